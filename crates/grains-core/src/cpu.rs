@@ -1,0 +1,359 @@
+//! The CPU backend: the CPU twins of the kernels run as loops, in the order of a GPU step
+//! (DESIGN.md §1). It is the reference the GPU is checked against.
+
+use crate::backend::{mechanical_energy, Backend, Counters, EnergyReport, Snapshot};
+use crate::error::CoreError;
+use crate::gpu_types::{DomainParams, GridParams, PairHistory, PairSlot, StepParams};
+use crate::kernels::passes::{
+    cell_count, cell_scatter, contact, gather, history_carry, integrate_first_half,
+    integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, wall_contact,
+};
+use crate::registry::ResolverKind;
+use crate::world::World;
+
+/// Neighbour list in CSR form: entries `nbr_start[p]..nbr_start[p+1]` hold p's candidates,
+/// sorted by index; `nbr_mirror[k]` is the entry of the same pair seen from the other side.
+#[derive(Clone, Debug, Default)]
+pub struct NeighbourList {
+    pub nbr_start: Vec<u32>,
+    pub nbr_i: Vec<u32>,
+    pub nbr_j: Vec<u32>,
+    pub nbr_mirror: Vec<u32>,
+}
+
+impl NeighbourList {
+    /// Owning pairs (p < q) in list order, which is sorted.
+    pub fn pairs(&self) -> Vec<(u32, u32)> {
+        self.nbr_i
+            .iter()
+            .zip(&self.nbr_j)
+            .filter(|(i, j)| i < j)
+            .map(|(&i, &j)| (i, j))
+            .collect()
+    }
+}
+
+/// The CPU backend's state.
+pub struct CpuBackend {
+    pub world: World,
+    step: StepParams,
+    domain: DomainParams,
+    grid: GridParams,
+    pub pos: Vec<[f32; 4]>,
+    pub vel: Vec<[f32; 4]>,
+    pub omega: Vec<[f32; 4]>,
+    pub quat: Vec<[f32; 4]>,
+    pub force: Vec<[f32; 4]>,
+    pub torque: Vec<[f32; 4]>,
+    ref_pos: Vec<[f32; 4]>,
+    pub dissipated: Vec<[f32; 4]>,
+    material_young: Vec<f32>,
+    pub list: NeighbourList,
+    pub history: Vec<PairHistory>,
+    pub slots: Vec<PairSlot>,
+    pub wall_history: Vec<PairHistory>,
+    pub wall_slots: Vec<PairSlot>,
+    // Broad-phase scratch, kept to avoid reallocating at every rebuild.
+    particle_cell: Vec<u32>,
+    cell_counts: Vec<u32>,
+    cell_start: Vec<u32>,
+    sorted: Vec<u32>,
+    nbr_count: Vec<u32>,
+    steps: u64,
+    rebuild_steps: Vec<u64>,
+}
+
+impl CpuBackend {
+    /// Set up the backend and compute the forces of the initial state.
+    pub fn new(world: World) -> Result<CpuBackend, CoreError> {
+        let grid = world.grid()?;
+        let n = world.particles.len();
+        let nw = world.walls.len();
+        let p = &world.particles;
+        let mut b = CpuBackend {
+            step: world.step_params(),
+            domain: world.domain.params(),
+            grid,
+            pos: p.pos.clone(),
+            vel: p.vel.clone(),
+            omega: p.omega.clone(),
+            quat: p.quat.clone(),
+            force: vec![[0.0; 4]; n],
+            torque: vec![[0.0; 4]; n],
+            ref_pos: p.pos.clone(),
+            dissipated: vec![[0.0; 4]; n],
+            material_young: world.materials.iter().map(|m| m.young as f32).collect(),
+            list: NeighbourList::default(),
+            history: Vec::new(),
+            slots: Vec::new(),
+            wall_history: vec![PairHistory::default(); n * nw],
+            wall_slots: vec![PairSlot::default(); n * nw],
+            particle_cell: vec![0; n],
+            cell_counts: vec![0; grid.n_cells as usize],
+            cell_start: vec![0; grid.n_cells as usize + 1],
+            sorted: vec![0; n],
+            nbr_count: vec![0; n],
+            steps: 0,
+            rebuild_steps: Vec::new(),
+            world,
+        };
+        b.rebuild();
+        b.forces();
+        Ok(b)
+    }
+
+    /// The grid the broad phase uses.
+    pub fn grid(&self) -> GridParams {
+        self.grid
+    }
+
+    /// Rebuild the neighbour list and carry history over.
+    pub fn rebuild(&mut self) {
+        let n = self.pos.len();
+        self.cell_counts.iter_mut().for_each(|c| *c = 0);
+        for gid in 0..n {
+            cell_count(
+                gid,
+                &self.grid,
+                &self.pos,
+                &mut self.particle_cell,
+                &mut self.cell_counts,
+            );
+        }
+        prefix_sum(&self.cell_counts, &mut self.cell_start);
+        let mut cursor = self.cell_start[..self.cell_counts.len()].to_vec();
+        for gid in 0..n {
+            cell_scatter(gid, &self.particle_cell, &mut cursor, &mut self.sorted);
+        }
+        for gid in 0..n {
+            pair_count(
+                gid,
+                &self.grid,
+                &self.domain,
+                &self.pos,
+                &self.cell_start,
+                &self.sorted,
+                &mut self.nbr_count,
+            );
+        }
+        let mut nbr_start = vec![0u32; n + 1];
+        prefix_sum(&self.nbr_count, &mut nbr_start);
+        let total = nbr_start[n] as usize;
+        let mut nbr_i = vec![0u32; total];
+        let mut nbr_j = vec![0u32; total];
+        for gid in 0..n {
+            pair_fill(
+                gid,
+                &self.grid,
+                &self.domain,
+                &self.pos,
+                &self.cell_start,
+                &self.sorted,
+                &nbr_start,
+                &mut nbr_i,
+                &mut nbr_j,
+            );
+        }
+        let mut nbr_mirror = vec![0u32; total];
+        for gid in 0..total {
+            pair_mirror(gid, &nbr_start, &nbr_i, &nbr_j, &mut nbr_mirror);
+        }
+        let mut history = vec![PairHistory::default(); total];
+        for gid in 0..total {
+            history_carry(
+                gid,
+                &nbr_i,
+                &nbr_j,
+                &self.list.nbr_start,
+                &self.list.nbr_j,
+                &self.history,
+                &mut history,
+            );
+        }
+        self.list = NeighbourList {
+            nbr_start,
+            nbr_i,
+            nbr_j,
+            nbr_mirror,
+        };
+        self.history = history;
+        self.slots = vec![PairSlot::default(); total];
+        self.ref_pos.copy_from_slice(&self.pos);
+        self.rebuild_steps.push(self.steps);
+    }
+
+    /// Contact passes and gather for the current positions and velocities.
+    fn forces(&mut self) {
+        let w = &self.world;
+        let t = &w.table;
+        for (cid, chain) in t.chains.iter().enumerate() {
+            match chain.resolver {
+                ResolverKind::SphereSphere => {
+                    for gid in 0..self.list.nbr_i.len() {
+                        contact(
+                            gid,
+                            cid as u32,
+                            chain,
+                            &self.step,
+                            &self.domain,
+                            &t.sphere_chain,
+                            &t.params,
+                            &w.particles.material,
+                            &self.material_young,
+                            &self.pos,
+                            &self.vel,
+                            &self.omega,
+                            &self.list.nbr_i,
+                            &self.list.nbr_j,
+                            &mut self.history,
+                            &mut self.slots,
+                        );
+                    }
+                }
+                ResolverKind::SpherePlane => {
+                    for gid in 0..self.wall_slots.len() {
+                        wall_contact(
+                            gid,
+                            cid as u32,
+                            chain,
+                            &self.step,
+                            &self.domain,
+                            &t.wall_chain,
+                            &t.params,
+                            &w.particles.material,
+                            &self.material_young,
+                            &w.walls,
+                            &self.pos,
+                            &self.vel,
+                            &self.omega,
+                            &mut self.wall_history,
+                            &mut self.wall_slots,
+                        );
+                    }
+                }
+            }
+        }
+        for gid in 0..self.pos.len() {
+            gather(
+                gid,
+                &self.step,
+                &self.list.nbr_start,
+                &self.list.nbr_j,
+                &self.list.nbr_mirror,
+                &self.slots,
+                &self.wall_slots,
+                &mut self.force,
+                &mut self.torque,
+                &mut self.dissipated,
+            );
+        }
+    }
+
+    /// Largest displacement since the last rebuild (m), as the first half-step computes it.
+    fn first_half(&mut self) -> f32 {
+        let mut max_disp2 = 0u32;
+        for gid in 0..self.pos.len() {
+            integrate_first_half(
+                gid,
+                &self.step,
+                &self.domain,
+                &mut self.pos,
+                &mut self.vel,
+                &mut self.omega,
+                &mut self.quat,
+                &self.force,
+                &self.torque,
+                &self.ref_pos,
+                &mut max_disp2,
+            );
+        }
+        f32::from_bits(max_disp2).sqrt()
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> String {
+        "cpu".into()
+    }
+
+    fn step(&mut self) {
+        let disp = self.first_half();
+        self.steps += 1;
+        if disp > 0.5 * self.step.skin {
+            self.rebuild();
+        }
+        self.forces();
+        for gid in 0..self.pos.len() {
+            integrate_second_half(
+                gid,
+                &self.step,
+                &mut self.vel,
+                &mut self.omega,
+                &self.force,
+                &self.torque,
+            );
+        }
+    }
+
+    fn counters(&self) -> Counters {
+        Counters {
+            steps: self.steps,
+            rebuilds: self.rebuild_steps.len() as u64,
+            neighbour_entries: self.list.nbr_j.len() as u64,
+        }
+    }
+
+    fn time(&self) -> f64 {
+        self.steps as f64 * self.world.dt
+    }
+
+    fn snapshot(&mut self) -> Snapshot {
+        Snapshot {
+            step: self.steps,
+            time: self.time(),
+            pos: self.pos.clone(),
+            vel: self.vel.clone(),
+            omega: self.omega.clone(),
+            quat: self.quat.clone(),
+            force: self.force.clone(),
+            torque: self.torque.clone(),
+            material: self.world.particles.material.clone(),
+        }
+    }
+
+    fn energy(&mut self) -> EnergyReport {
+        let (kinetic, rotational, gravitational) =
+            mechanical_energy(&self.world, &self.pos, &self.vel, &self.omega);
+        let mut elastic = 0.0f64;
+        for (k, s) in self.slots.iter().enumerate() {
+            if self.list.nbr_i[k] < self.list.nbr_j[k] {
+                elastic += s.elastic as f64;
+            }
+        }
+        for s in &self.wall_slots {
+            elastic += s.elastic as f64;
+        }
+        let (mut damp, mut fric) = (0.0f64, 0.0f64);
+        for a in &self.dissipated {
+            damp += a[0] as f64 - a[1] as f64;
+            fric += a[2] as f64 - a[3] as f64;
+        }
+        EnergyReport {
+            kinetic,
+            rotational,
+            gravitational,
+            elastic,
+            damping_dissipated: damp,
+            friction_dissipated: fric,
+            total: kinetic + rotational + gravitational + elastic + damp + fric,
+        }
+    }
+
+    fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
+        self.list.pairs()
+    }
+
+    fn rebuild_steps(&self) -> &[u64] {
+        &self.rebuild_steps
+    }
+}

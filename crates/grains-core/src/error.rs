@@ -1,0 +1,27 @@
+//! Errors of the core library.
+
+use thiserror::Error;
+
+/// What can go wrong while assembling a world from validated input.
+#[derive(Debug, Error)]
+pub enum CoreError {
+    /// A periodic axis must hold at least three broad-phase cells so that the 27 cells around
+    /// a particle are distinct.
+    #[error(
+        "periodic axis {axis} is {length} m long but needs at least 3 cells of {cell} m \
+         (largest diameter + skin + interaction range); make the domain longer than {min} m \
+         or the particles smaller"
+    )]
+    PeriodicAxisTooShort {
+        axis: char,
+        length: f32,
+        cell: f32,
+        min: f32,
+    },
+    /// No interaction is defined between two materials that are present.
+    #[error("no [[interaction]] between materials \"{a}\" and \"{b}\"")]
+    MissingInteraction { a: String, b: String },
+    /// A world with nothing to simulate.
+    #[error("the scene has no particles")]
+    NoParticles,
+}

@@ -1,0 +1,242 @@
+//! Plain-old-data mirrors of the WGSL structs in `shaders/lib/types.wgsl`.
+//!
+//! Every struct here is `#[repr(C)]` and laid out by WGSL's storage-buffer rules: a
+//! `vec3<f32>` (here `[f32; 3]`) is 16-byte aligned and the scalar after it fills its fourth
+//! lane. The layout test in `tests/` compares these offsets with what naga reports for the
+//! WGSL side, so a field added here without its twin fails the build's tests.
+
+use bytemuck::{Pod, Zeroable};
+
+/// One sphere as a resolver reads it (both bodies of a pair are gathered into this form).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SphereBody {
+    /// Centre (m).
+    pub pos: [f32; 3],
+    /// Radius (m).
+    pub radius: f32,
+    /// Translational velocity (m/s).
+    pub vel: [f32; 3],
+    /// Inverse mass (1/kg); 0 for a fixed particle.
+    pub inv_mass: f32,
+    /// Angular velocity (rad/s).
+    pub omega: [f32; 3],
+    /// Young's modulus of the body's material (Pa), read by laws that derive stiffness per pair.
+    pub young: f32,
+}
+
+/// A plane wall: points `x` with `(x - point) . normal >= 0` are inside the domain.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PlaneWall {
+    /// A point on the plane (m).
+    pub point: [f32; 3],
+    /// Material index of the wall.
+    pub material: u32,
+    /// Unit normal pointing into the domain.
+    pub normal: [f32; 3],
+    /// Young's modulus of the wall's material (Pa).
+    pub young: f32,
+}
+
+/// The simulation domain as resolvers and the integrator see it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct DomainParams {
+    /// Lower corner (m).
+    pub min: [f32; 3],
+    /// Bit k set: axis k is periodic.
+    pub periodic_mask: u32,
+    /// Upper corner (m).
+    pub max: [f32; 3],
+    pub _pad0: u32,
+    /// Edge lengths `max - min` (m), kept to avoid recomputing them per pair.
+    pub length: [f32; 3],
+    pub _pad1: u32,
+}
+
+/// What a geometry resolver hands to the laws of a chain.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactGeom {
+    /// Unit normal from body 1 to body 2.
+    pub normal: [f32; 3],
+    /// Overlap (m), positive when the surfaces interpenetrate.
+    pub delta: f32,
+    /// Contact point (m), in the middle of the overlap.
+    pub point: [f32; 3],
+    /// Effective radius `R* = R1 R2 / (R1 + R2)` (m); `R1` against a plane.
+    pub r_eff: f32,
+    /// Velocity of body 1 relative to body 2 at the contact point (m/s).
+    pub vrel: [f32; 3],
+    /// Effective mass `m* = 1 / (1/m1 + 1/m2)` (kg).
+    pub m_eff: f32,
+    /// Lever arm from body 1's centre to the contact point (m).
+    pub arm1: [f32; 3],
+    /// Fraction of the contact that is active (1 for spheres and planes).
+    pub fraction: f32,
+    /// Lever arm from body 2's centre to the contact point (m); zero for a wall.
+    pub arm2: [f32; 3],
+    /// Time step (s), for laws with an incremental history.
+    pub dt: f32,
+    /// Contact lengths `l1, l2` (m) of Woo's linear model, then Young's moduli `E1, E2` (Pa).
+    pub len_young: [f32; 4],
+}
+
+/// What the laws of a chain accumulate; the assembly turns it into forces on both bodies.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactForce {
+    /// Force on body 1 (N); body 2 receives the opposite.
+    pub force: [f32; 3],
+    /// Magnitude of the normal force so far (N, never negative), for Coulomb limits.
+    pub normal_force: f32,
+    /// Torque on body 1 not produced by `force` through the lever arm (N m).
+    pub torque1: [f32; 3],
+    /// Tangent normal stiffness `dF_n/d delta` of the normal law (N/m), for damping and
+    /// tangential laws that scale with it.
+    pub stiffness: f32,
+    /// Torque on body 2 not produced by `force` through the lever arm (N m).
+    pub torque2: [f32; 3],
+    /// Elastic energy stored in the contact (J).
+    pub elastic: f32,
+    /// Energy dissipated by damping during this step (J).
+    pub damping_dissipated: f32,
+    /// Energy dissipated by friction slip during this step (J).
+    pub friction_dissipated: f32,
+    pub _pad: [f32; 2],
+}
+
+/// Per-pair history carried from step to step and across rebuilds.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PairHistory {
+    /// Tangential spring displacement (m), kept in the current tangent plane.
+    pub tangential: [f32; 3],
+    /// 1 while the tangential contact slides (dynamic friction applies), else 0.
+    pub sliding: f32,
+    /// Spare slots for laws that keep more state (plastic overlap, adhesion flags).
+    pub extra: [f32; 4],
+}
+
+/// Result of one pair's chain, gathered per particle.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PairSlot {
+    /// Force on body 1 (N).
+    pub force: [f32; 3],
+    /// Elastic energy stored in the contact (J).
+    pub elastic: f32,
+    /// Total torque on body 1 (N m).
+    pub torque1: [f32; 3],
+    /// Energy dissipated by damping this step (J).
+    pub damping_dissipated: f32,
+    /// Total torque on body 2 (N m).
+    pub torque2: [f32; 3],
+    /// Energy dissipated by friction this step (J).
+    pub friction_dissipated: f32,
+}
+
+/// Constants of one time step, shared by the passes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct StepParams {
+    /// Gravity (m/s^2).
+    pub gravity: [f32; 3],
+    /// Time step (s).
+    pub dt: f32,
+    /// Number of particles.
+    pub n_particles: u32,
+    /// Number of plane walls.
+    pub n_walls: u32,
+    /// Number of materials.
+    pub n_materials: u32,
+    /// Skin distance of the candidate list (m).
+    pub skin: f32,
+}
+
+/// Uniform cell grid of the broad phase.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GridParams {
+    /// Lower corner of the grid (m).
+    pub origin: [f32; 3],
+    /// Candidate cut-off beyond touching: skin plus the largest interaction range (m).
+    pub cutoff: f32,
+    /// Cell edge lengths (m).
+    pub cell_size: [f32; 3],
+    /// Total number of cells.
+    pub n_cells: u32,
+    /// Cells per axis.
+    pub dims: [u32; 3],
+    /// Bit k set: axis k wraps around.
+    pub periodic_mask: u32,
+}
+
+/// Linear normal spring (Cundall & Strack 1979). `stiffness > 0` fixes `k_n` (N/m); otherwise
+/// it is derived per pair from Young's moduli and contact lengths as Woo does.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LinearParams {
+    /// Normal stiffness (N/m), or 0 to derive it from Young's moduli.
+    pub stiffness: f32,
+    pub _pad: [f32; 3],
+}
+
+/// Hertz normal contact.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct HertzParams {
+    /// Effective modulus `E* = 1/((1-nu1^2)/E1 + (1-nu2^2)/E2)` (Pa).
+    pub e_eff: f32,
+    pub _pad: [f32; 3],
+}
+
+/// Kuwabara-Kono damped Hertz contact.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct HertzDampedParams {
+    /// Effective modulus (Pa).
+    pub e_eff: f32,
+    /// Damping constant `A` (s), the mean of both materials'.
+    pub damping_time: f32,
+    pub _pad: [f32; 2],
+}
+
+/// Viscous normal dashpot `c = 2 zeta sqrt(m* k)` with `k` the normal law's tangent stiffness.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ViscousParams {
+    /// Damping ratio, solved at set-up so the achieved restitution is the requested one.
+    pub zeta: f32,
+    pub _pad: [f32; 3],
+}
+
+/// Cundall-Strack tangential spring with a Coulomb limit.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CundallStrackParams {
+    /// Static friction coefficient (limit while sticking).
+    pub mu_static: f32,
+    /// Dynamic friction coefficient (limit while sliding).
+    pub mu_dynamic: f32,
+    /// `k_t = stiffness_ratio * k_n` when `mindlin == 0`.
+    pub stiffness_ratio: f32,
+    /// Non-zero: Mindlin stiffness `k_t = 8 G* sqrt(R* delta)`.
+    pub mindlin: u32,
+    /// Effective shear modulus `G*` (Pa) for the Mindlin stiffness.
+    pub g_eff: f32,
+    pub _pad: [f32; 3],
+}
+
+/// All law parameters of one material pair. Each law reads its own member; a pair's chain says
+/// which laws run.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct InteractionParams {
+    pub linear: LinearParams,
+    pub hertz: HertzParams,
+    pub hertz_damped: HertzDampedParams,
+    pub viscous: ViscousParams,
+    pub cundall_strack: CundallStrackParams,
+}

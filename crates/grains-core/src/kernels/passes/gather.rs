@@ -1,0 +1,70 @@
+//! Per-particle gather of pair slots. WGSL twin: `shaders/passes/gather.wgsl`.
+//!
+//! Sums, in neighbour-list order then wall order, the slots a particle takes part in: no float
+//! atomics, so the totals are bitwise reproducible. Each side of a pair books half of the
+//! pair's dissipation; walls give all of theirs to the particle. Dissipation accumulates over
+//! the run with Kahan compensation (`acc = [damping, its compensation, friction, its
+//! compensation]`) because single increments are tiny against the running total.
+
+use crate::gpu_types::{PairSlot, StepParams};
+use crate::kernels::v3;
+use glam::Vec3;
+
+/// Kahan step: add `x` to `(sum, comp)`.
+#[inline]
+pub fn kahan_add(sum: f32, comp: f32, x: f32) -> (f32, f32) {
+    let y = x - comp;
+    let t = sum + y;
+    let c = (t - sum) - y;
+    (t, c)
+}
+
+/// Total contact force and torque on particle `gid`, and its dissipation this step.
+#[allow(clippy::too_many_arguments)]
+pub fn gather(
+    gid: usize,
+    step: &StepParams,
+    nbr_start: &[u32],
+    nbr_j: &[u32],
+    nbr_mirror: &[u32],
+    slots: &[PairSlot],
+    wall_slots: &[PairSlot],
+    force: &mut [[f32; 4]],
+    torque: &mut [[f32; 4]],
+    dissipated: &mut [[f32; 4]],
+) {
+    let mut f = Vec3::ZERO;
+    let mut t = Vec3::ZERO;
+    let mut damp = 0.0f32;
+    let mut fric = 0.0f32;
+    for k in nbr_start[gid]..nbr_start[gid + 1] {
+        let k = k as usize;
+        if nbr_j[k] as usize > gid {
+            let s = &slots[k];
+            f += v3(s.force);
+            t += v3(s.torque1);
+            damp += 0.5 * s.damping_dissipated;
+            fric += 0.5 * s.friction_dissipated;
+        } else {
+            let s = &slots[nbr_mirror[k] as usize];
+            f -= v3(s.force);
+            t += v3(s.torque2);
+            damp += 0.5 * s.damping_dissipated;
+            fric += 0.5 * s.friction_dissipated;
+        }
+    }
+    let nw = step.n_walls as usize;
+    for w in 0..nw {
+        let s = &wall_slots[gid * nw + w];
+        f += v3(s.force);
+        t += v3(s.torque1);
+        damp += s.damping_dissipated;
+        fric += s.friction_dissipated;
+    }
+    force[gid] = [f.x, f.y, f.z, 0.0];
+    torque[gid] = [t.x, t.y, t.z, 0.0];
+    let a = dissipated[gid];
+    let (d0, d1) = kahan_add(a[0], a[1], damp);
+    let (f0, f1) = kahan_add(a[2], a[3], fric);
+    dissipated[gid] = [d0, d1, f0, f1];
+}

@@ -1,0 +1,70 @@
+//! Per-step passes, each the CPU twin of one WGSL entry point of the same name
+//! (`shaders/passes/<stem>.wgsl`). Each function does the work of one invocation (`gid`), so the
+//! CPU backend is a loop over `gid` and the GPU a dispatch.
+
+pub mod cell_count;
+pub mod cell_scatter;
+pub mod contact;
+pub mod gather;
+pub mod history_carry;
+pub mod integrate_first_half;
+pub mod integrate_second_half;
+pub mod pair_count;
+pub mod pair_fill;
+pub mod pair_mirror;
+pub mod prefix_sum;
+pub mod wall_contact;
+
+pub use cell_count::cell_count;
+pub use cell_scatter::cell_scatter;
+pub use contact::{apply_chain, contact};
+pub use gather::gather;
+pub use history_carry::history_carry;
+pub use integrate_first_half::integrate_first_half;
+pub use integrate_second_half::integrate_second_half;
+pub use pair_count::pair_count;
+pub use pair_fill::pair_fill;
+pub use pair_mirror::pair_mirror;
+pub use prefix_sum::prefix_sum;
+pub use wall_contact::wall_contact;
+
+use crate::gpu_types::{GridParams, SphereBody};
+
+/// Cell coordinates of a position: clamped on bounded axes, wrapped on periodic ones.
+pub fn cell_coords(grid: &GridParams, x: [f32; 4]) -> [i32; 3] {
+    let mut c = [0i32; 3];
+    for k in 0..3 {
+        let dim = grid.dims[k] as i32;
+        let mut ck = ((x[k] - grid.origin[k]) / grid.cell_size[k]).floor() as i32;
+        if grid.periodic_mask & (1 << k) != 0 {
+            ck = ck.rem_euclid(dim);
+        } else {
+            ck = ck.clamp(0, dim - 1);
+        }
+        c[k] = ck;
+    }
+    c
+}
+
+/// Linear index of cell coordinates.
+pub fn cell_index(grid: &GridParams, c: [i32; 3]) -> u32 {
+    (c[0] as u32) + grid.dims[0] * ((c[1] as u32) + grid.dims[1] * (c[2] as u32))
+}
+
+/// Gather particle `p` into the form resolvers read.
+pub fn load_sphere(
+    p: usize,
+    pos: &[[f32; 4]],
+    vel: &[[f32; 4]],
+    omega: &[[f32; 4]],
+    young: f32,
+) -> SphereBody {
+    SphereBody {
+        pos: [pos[p][0], pos[p][1], pos[p][2]],
+        radius: pos[p][3],
+        vel: [vel[p][0], vel[p][1], vel[p][2]],
+        inv_mass: vel[p][3],
+        omega: [omega[p][0], omega[p][1], omega[p][2]],
+        young,
+    }
+}

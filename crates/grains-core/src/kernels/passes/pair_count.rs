@@ -1,0 +1,72 @@
+//! Broad phase, pass 3: count each particle's candidates. WGSL twin:
+//! `shaders/passes/pair_count.wgsl`.
+//!
+//! A candidate is any other particle whose surface is within `grid.cutoff` (skin plus the
+//! largest interaction range) of this one's, by minimum image on periodic axes. The grid
+//! guarantees a cell edge of at least the largest diameter plus the cut-off and at least three
+//! cells on every periodic axis, so the 27 surrounding cells hold every candidate exactly once.
+
+use crate::gpu_types::{DomainParams, GridParams};
+use crate::kernels::passes::{cell_coords, cell_index};
+use crate::kernels::resolvers::sphere_sphere::min_image;
+
+/// Visit every candidate of particle `gid`, in cell order.
+pub fn for_each_candidate(
+    gid: usize,
+    grid: &GridParams,
+    domain: &DomainParams,
+    pos: &[[f32; 4]],
+    cell_start: &[u32],
+    sorted: &[u32],
+    mut visit: impl FnMut(u32),
+) {
+    let x = pos[gid];
+    let c = cell_coords(grid, x);
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                let mut nc = [c[0] + dx, c[1] + dy, c[2] + dz];
+                let mut inside = true;
+                for k in 0..3 {
+                    let dim = grid.dims[k] as i32;
+                    if grid.periodic_mask & (1 << k) != 0 {
+                        nc[k] = nc[k].rem_euclid(dim);
+                    } else if nc[k] < 0 || nc[k] >= dim {
+                        inside = false;
+                    }
+                }
+                if !inside {
+                    continue;
+                }
+                let ci = cell_index(grid, nc) as usize;
+                for s in cell_start[ci]..cell_start[ci + 1] {
+                    let q = sorted[s as usize];
+                    if q as usize == gid {
+                        continue;
+                    }
+                    let y = pos[q as usize];
+                    let d = min_image([y[0] - x[0], y[1] - x[1], y[2] - x[2]], domain);
+                    let reach = x[3] + y[3] + grid.cutoff;
+                    if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach {
+                        visit(q);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Number of candidates of particle `gid` (both lower and higher indices).
+pub fn pair_count(
+    gid: usize,
+    grid: &GridParams,
+    domain: &DomainParams,
+    pos: &[[f32; 4]],
+    cell_start: &[u32],
+    sorted: &[u32],
+    nbr_count: &mut [u32],
+) {
+    let mut n = 0u32;
+    for_each_candidate(gid, grid, domain, pos, cell_start, sorted, |_| n += 1);
+    nbr_count[gid] = n;
+}

@@ -1,0 +1,42 @@
+//! Broad phase, pass 4: write each particle's candidates into its range of the neighbour list
+//! and sort that range by index. WGSL twin: `shaders/passes/pair_fill.wgsl`.
+//!
+//! Sorting per particle makes the list independent of the order inside cells, so both
+//! backends, and every run, build the same list; it also lets history be carried over and
+//! mirror entries be found by binary search.
+
+use crate::gpu_types::{DomainParams, GridParams};
+use crate::kernels::passes::pair_count::for_each_candidate;
+
+/// Fill `nbr_i[start..end]` with `gid` and `nbr_j[start..end]` with its sorted candidates.
+#[allow(clippy::too_many_arguments)]
+pub fn pair_fill(
+    gid: usize,
+    grid: &GridParams,
+    domain: &DomainParams,
+    pos: &[[f32; 4]],
+    cell_start: &[u32],
+    sorted: &[u32],
+    nbr_start: &[u32],
+    nbr_i: &mut [u32],
+    nbr_j: &mut [u32],
+) {
+    let start = nbr_start[gid] as usize;
+    let end = nbr_start[gid + 1] as usize;
+    let mut w = start;
+    for_each_candidate(gid, grid, domain, pos, cell_start, sorted, |q| {
+        nbr_i[w] = gid as u32;
+        nbr_j[w] = q;
+        w += 1;
+    });
+    // Insertion sort: lists are short (tens of entries), and the GPU twin does the same.
+    for a in start + 1..end {
+        let key = nbr_j[a];
+        let mut b = a;
+        while b > start && nbr_j[b - 1] > key {
+            nbr_j[b] = nbr_j[b - 1];
+            b -= 1;
+        }
+        nbr_j[b] = key;
+    }
+}

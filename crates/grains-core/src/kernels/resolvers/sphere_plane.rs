@@ -1,0 +1,37 @@
+//! Sphere-plane resolver. WGSL twin: `shaders/resolvers/sphere_plane.wgsl`.
+//!
+//! Body 1 is the sphere, body 2 the wall; the normal points from the sphere into the wall
+//! (the opposite of the wall's inward normal). The wall does not move. Contact lengths follow
+//! Woo's rule for a zero-thickness facet: `l1 = l2 = R`.
+
+use crate::gpu_types::{ContactGeom, PlaneWall, SphereBody};
+use crate::kernels::v3;
+
+/// Resolve the contact between sphere `b1` and plane wall `w`.
+pub fn resolve_sphere_plane(b1: &SphereBody, w: &PlaneWall, dt: f32) -> ContactGeom {
+    let p1 = v3(b1.pos);
+    let wn = v3(w.normal);
+    let s = (p1 - v3(w.point)).dot(wn);
+    let n = -wn;
+    let delta = b1.radius - s;
+    let arm1 = n * (b1.radius - 0.5 * delta);
+    let m_eff = if b1.inv_mass > 0.0 {
+        1.0 / b1.inv_mass
+    } else {
+        0.0
+    };
+    let vc1 = v3(b1.vel) + v3(b1.omega).cross(arm1);
+    ContactGeom {
+        normal: n.to_array(),
+        delta,
+        point: (p1 + arm1).to_array(),
+        r_eff: b1.radius,
+        vrel: vc1.to_array(),
+        m_eff,
+        arm1: arm1.to_array(),
+        fraction: 1.0,
+        arm2: [0.0; 3],
+        dt,
+        len_young: [b1.radius, b1.radius, b1.young, w.young],
+    }
+}

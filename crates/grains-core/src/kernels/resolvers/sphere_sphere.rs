@@ -1,0 +1,59 @@
+//! Sphere-sphere resolver. WGSL twin: `shaders/resolvers/sphere_sphere.wgsl`.
+//!
+//! Contact point in the middle of the overlap, lever arms `R_i - delta/2` along the normal
+//! (as LIGGGHTS' granular pair styles use), minimum-image separation on periodic axes.
+
+use crate::gpu_types::{ContactGeom, DomainParams, SphereBody};
+use crate::kernels::v3;
+
+/// Minimum-image separation vector `x2 - x1` (m) on the periodic axes of `domain`.
+///
+/// Uses `floor(d/L + 0.5)` rather than `round` so that WGSL (whose `round` ties to even)
+/// computes the very same value.
+pub fn min_image(d: [f32; 3], domain: &DomainParams) -> [f32; 3] {
+    let mut out = d;
+    for (k, o) in out.iter_mut().enumerate() {
+        if domain.periodic_mask & (1 << k) != 0 {
+            let l = domain.length[k];
+            *o -= l * (*o / l + 0.5).floor();
+        }
+    }
+    out
+}
+
+/// Resolve the contact between sphere `b1` and sphere `b2`.
+///
+/// Coincident centres get the normal +z, so the pair is pushed apart along a fixed axis rather
+/// than producing NaN.
+pub fn resolve_sphere_sphere(
+    b1: &SphereBody,
+    b2: &SphereBody,
+    domain: &DomainParams,
+    dt: f32,
+) -> ContactGeom {
+    let p1 = v3(b1.pos);
+    let p2 = v3(b2.pos);
+    let d = v3(min_image((p2 - p1).to_array(), domain));
+    let dist = d.length();
+    let n = if dist > 0.0 { d / dist } else { glam::Vec3::Z };
+    let delta = b1.radius + b2.radius - dist;
+    let arm1 = n * (b1.radius - 0.5 * delta);
+    let arm2 = -n * (b2.radius - 0.5 * delta);
+    let inv_m = b1.inv_mass + b2.inv_mass;
+    let m_eff = if inv_m > 0.0 { 1.0 / inv_m } else { 0.0 };
+    let vc1 = v3(b1.vel) + v3(b1.omega).cross(arm1);
+    let vc2 = v3(b2.vel) + v3(b2.omega).cross(arm2);
+    ContactGeom {
+        normal: n.to_array(),
+        delta,
+        point: (p1 + arm1).to_array(),
+        r_eff: b1.radius * b2.radius / (b1.radius + b2.radius),
+        vrel: (vc1 - vc2).to_array(),
+        m_eff,
+        arm1: arm1.to_array(),
+        fraction: 1.0,
+        arm2: arm2.to_array(),
+        dt,
+        len_young: [b1.radius, b2.radius, b1.young, b2.young],
+    }
+}

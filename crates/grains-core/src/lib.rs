@@ -1,0 +1,25 @@
+//! grains-core: everything of the DEM solver that does not need a GPU.
+//!
+//! - [`gpu_types`]: `#[repr(C)]` Pod mirrors of the WGSL structs.
+//! - [`registry`]: [`ResolverKind`], [`LawKind`], [`ChainSpec`].
+//! - [`kernels`]: CPU twins of every WGSL kernel (resolvers, laws, passes).
+//! - [`world`], [`materials`]: the state to simulate and the per-material-pair table.
+//! - [`cpu`]: the CPU backend; [`backend`]: the interface both backends share.
+//! - [`timestep`], [`restitution`]: derived figures.
+
+pub mod backend;
+pub mod cpu;
+pub mod error;
+pub mod gpu_types;
+pub mod kernels;
+pub mod materials;
+pub mod registry;
+pub mod restitution;
+pub mod timestep;
+pub mod world;
+
+pub use backend::{Backend, Counters, EnergyReport, Snapshot};
+pub use cpu::CpuBackend;
+pub use error::CoreError;
+pub use registry::{ChainSpec, LawKind, ResolverKind, Slot};
+pub use world::{Domain, Particles, World};

@@ -1,0 +1,127 @@
+//! Critical time steps and the automatic choice of `dt`.
+//!
+//! - Rayleigh time `T_R = pi R sqrt(rho/G) / (0.1631 nu + 0.8766)` (the time a Rayleigh wave
+//!   takes across a particle; Thornton & Randall 1988, Li et al. 2005), for the smallest
+//!   particle of each material.
+//! - Hertz collision time `t_c = 2.868 (m*^2 / (R* E*^2 v))^(1/5)` at the largest expected
+//!   impact speed `v` (Johnson 1985, §11.4), for two of the smallest particles; for linear
+//!   springs `t_c = pi sqrt(m*/k)`.
+//!
+//! `dt = auto` takes `min(0.15 T_R, t_c / 40)`: below the 0.2 T_R customary bound and at least
+//! 40 steps per collision, enough for the restitution and peak force to be resolved.
+
+use crate::materials::{effective_young, NormalLaw};
+use crate::world::World;
+
+/// Fraction of the Rayleigh time `dt = auto` takes.
+pub const RAYLEIGH_FRACTION: f64 = 0.15;
+/// Steps per collision `dt = auto` guarantees.
+pub const STEPS_PER_COLLISION: f64 = 40.0;
+
+/// Derived time-step figures of a world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimestepReport {
+    /// Smallest Rayleigh time (s).
+    pub rayleigh: f64,
+    /// Shortest collision time at `impact_speed` (s).
+    pub collision: f64,
+    /// Largest expected impact speed used (m/s).
+    pub impact_speed: f64,
+    /// What `dt = "auto"` chooses (s).
+    pub auto_dt: f64,
+}
+
+impl TimestepReport {
+    /// Whether `dt` exceeds the safe limits, with the reason.
+    pub fn warning(&self, dt: f64) -> Option<String> {
+        if dt > 0.2 * self.rayleigh {
+            Some(format!(
+                "dt = {dt:.3e} s exceeds 20% of the Rayleigh time {:.3e} s: the run may be unstable",
+                self.rayleigh
+            ))
+        } else if dt > self.collision / 10.0 {
+            Some(format!(
+                "dt = {dt:.3e} s resolves a collision ({:.3e} s at {:.3} m/s) in fewer than 10 steps",
+                self.collision, self.impact_speed
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// Largest expected impact speed (m/s): twice the fastest initial speed (two particles meeting
+/// head on) plus the speed of a fall across the domain's extent along gravity, with a floor of
+/// 0.01 m/s for scenes at rest without gravity.
+pub fn expected_impact_speed(world: &World) -> f64 {
+    let vmax = world
+        .particles
+        .vel
+        .iter()
+        .map(|v| ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) as f64).sqrt())
+        .fold(0.0, f64::max);
+    let g = world.gravity;
+    let gmag = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
+    let mut fall = 0.0;
+    if gmag > 0.0 {
+        let mut h = 0.0;
+        for k in 0..3 {
+            h += ((world.domain.max[k] - world.domain.min[k]) * g[k] / gmag).abs();
+        }
+        fall = (2.0 * gmag * h).sqrt();
+    }
+    (2.0 * vmax + fall).max(0.01)
+}
+
+/// Rayleigh and collision times of a world.
+pub fn timestep_report(world: &World) -> TimestepReport {
+    let v = expected_impact_speed(world);
+    let mut rayleigh = f64::INFINITY;
+    let mut collision = f64::INFINITY;
+    for (mi, mat) in world.materials.iter().enumerate() {
+        let rmin = world
+            .particles
+            .pos
+            .iter()
+            .zip(&world.particles.material)
+            .filter(|(_, &m)| m as usize == mi)
+            .map(|(p, _)| p[3] as f64)
+            .fold(f64::INFINITY, f64::min);
+        if !rmin.is_finite() {
+            continue;
+        }
+        let g = mat.young / (2.0 * (1.0 + mat.poisson));
+        let tr = std::f64::consts::PI * rmin * (mat.density / g).sqrt()
+            / (0.1631 * mat.poisson + 0.8766);
+        rayleigh = rayleigh.min(tr);
+        let m = mat.density * 4.0 / 3.0 * std::f64::consts::PI * rmin.powi(3);
+        let m_eff = 0.5 * m;
+        let r_eff = 0.5 * rmin;
+        let inter = world
+            .interactions
+            .iter()
+            .rev()
+            .find(|i| i.between == (mi, mi));
+        let tc = match inter.map(|i| &i.normal) {
+            Some(NormalLaw::Linear { stiffness }) => {
+                let k = stiffness.unwrap_or_else(|| {
+                    let area = std::f64::consts::PI * rmin * rmin;
+                    1.0 / (2.0 * rmin / (mat.young * area))
+                });
+                std::f64::consts::PI * (m_eff / k).sqrt()
+            }
+            _ => {
+                let e = effective_young(mat, mat);
+                2.868 * (m_eff * m_eff / (r_eff * e * e * v)).powf(0.2)
+            }
+        };
+        collision = collision.min(tc);
+    }
+    let auto_dt = (RAYLEIGH_FRACTION * rayleigh).min(collision / STEPS_PER_COLLISION);
+    TimestepReport {
+        rayleigh,
+        collision,
+        impact_speed: v,
+        auto_dt,
+    }
+}

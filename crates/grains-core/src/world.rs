@@ -1,0 +1,233 @@
+//! The world to simulate: particles (structure of arrays, vec4-sized fields), walls, domain,
+//! materials and the interaction table. Both backends start from a [`World`].
+
+use crate::error::CoreError;
+use crate::gpu_types::{DomainParams, GridParams, PlaneWall, StepParams};
+use crate::materials::{Interaction, Material, PairTable};
+
+/// Particle state as structure of arrays. Every per-particle field is 16 bytes so the arrays
+/// upload to the GPU as they are.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Particles {
+    /// Centre (m) and radius (m).
+    pub pos: Vec<[f32; 4]>,
+    /// Velocity (m/s) and inverse mass (1/kg; 0 = fixed).
+    pub vel: Vec<[f32; 4]>,
+    /// Angular velocity (rad/s) and inverse moment of inertia (1/(kg m^2); 0 = fixed).
+    pub omega: Vec<[f32; 4]>,
+    /// Orientation quaternion (x, y, z, w).
+    pub quat: Vec<[f32; 4]>,
+    /// Material index.
+    pub material: Vec<u32>,
+    /// Mass (kg), kept for fixed particles too (energy, output).
+    pub mass: Vec<f32>,
+    /// Moment of inertia about the centre (kg m^2).
+    pub inertia: Vec<f32>,
+}
+
+impl Particles {
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.pos.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.pos.is_empty()
+    }
+
+    /// Append a solid sphere of `density` (kg/m^3).
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_sphere(
+        &mut self,
+        x: [f64; 3],
+        radius: f64,
+        v: [f64; 3],
+        w: [f64; 3],
+        material: u32,
+        density: f64,
+        fixed: bool,
+    ) {
+        let mass = density * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
+        let inertia = 0.4 * mass * radius * radius;
+        let (im, ii) = if fixed {
+            (0.0, 0.0)
+        } else {
+            (1.0 / mass, 1.0 / inertia)
+        };
+        self.pos
+            .push([x[0] as f32, x[1] as f32, x[2] as f32, radius as f32]);
+        self.vel
+            .push([v[0] as f32, v[1] as f32, v[2] as f32, im as f32]);
+        self.omega
+            .push([w[0] as f32, w[1] as f32, w[2] as f32, ii as f32]);
+        self.quat.push([0.0, 0.0, 0.0, 1.0]);
+        self.material.push(material);
+        self.mass.push(mass as f32);
+        self.inertia.push(inertia as f32);
+    }
+}
+
+/// Axis-aligned domain, optionally periodic per axis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Domain {
+    pub min: [f64; 3],
+    pub max: [f64; 3],
+    pub periodic: [bool; 3],
+}
+
+impl Domain {
+    /// The GPU-shaped form.
+    pub fn params(&self) -> DomainParams {
+        let mut mask = 0;
+        for k in 0..3 {
+            if self.periodic[k] {
+                mask |= 1 << k;
+            }
+        }
+        DomainParams {
+            min: self.min.map(|x| x as f32),
+            periodic_mask: mask,
+            max: self.max.map(|x| x as f32),
+            _pad0: 0,
+            length: [0, 1, 2].map(|k| (self.max[k] - self.min[k]) as f32),
+            _pad1: 0,
+        }
+    }
+}
+
+/// Everything a backend needs to run.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub particles: Particles,
+    pub walls: Vec<PlaneWall>,
+    pub materials: Vec<Material>,
+    pub interactions: Vec<Interaction>,
+    pub table: PairTable,
+    pub domain: Domain,
+    /// Gravity (m/s^2).
+    pub gravity: [f64; 3],
+    /// Time step (s).
+    pub dt: f64,
+    /// Skin of the candidate list (m).
+    pub skin: f64,
+}
+
+/// Largest number of broad-phase cells per particle before cells are enlarged (memory bound
+/// for sparse scenes in big domains).
+const MAX_CELLS_PER_PARTICLE: usize = 8;
+
+impl World {
+    /// Assemble a world; builds the pair table from the materials actually present.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        particles: Particles,
+        walls: Vec<PlaneWall>,
+        materials: Vec<Material>,
+        interactions: Vec<Interaction>,
+        domain: Domain,
+        gravity: [f64; 3],
+        dt: f64,
+        skin: f64,
+    ) -> Result<World, CoreError> {
+        if particles.is_empty() {
+            return Err(CoreError::NoParticles);
+        }
+        let mut present: Vec<usize> = particles.material.iter().map(|&m| m as usize).collect();
+        present.sort_unstable();
+        present.dedup();
+        let mut sphere_pairs = Vec::new();
+        for (i, &a) in present.iter().enumerate() {
+            for &b in &present[i..] {
+                sphere_pairs.push((a, b));
+            }
+        }
+        let mut wall_mats: Vec<usize> = walls.iter().map(|w| w.material as usize).collect();
+        wall_mats.sort_unstable();
+        wall_mats.dedup();
+        let wall_pairs: Vec<(usize, usize)> = present
+            .iter()
+            .flat_map(|&a| wall_mats.iter().map(move |&w| (a, w)))
+            .collect();
+        let table = PairTable::build(&materials, &interactions, &sphere_pairs, &wall_pairs)?;
+        let world = World {
+            particles,
+            walls,
+            materials,
+            interactions,
+            table,
+            domain,
+            gravity,
+            dt,
+            skin,
+        };
+        world.grid()?;
+        Ok(world)
+    }
+
+    /// Largest interaction range of any chain (m).
+    pub fn interaction_range(&self) -> f32 {
+        self.table
+            .chains
+            .iter()
+            .map(|c| c.interaction_range())
+            .fold(0.0, f32::max)
+    }
+
+    /// Step constants.
+    pub fn step_params(&self) -> StepParams {
+        StepParams {
+            gravity: self.gravity.map(|g| g as f32),
+            dt: self.dt as f32,
+            n_particles: self.particles.len() as u32,
+            n_walls: self.walls.len() as u32,
+            n_materials: self.materials.len() as u32,
+            skin: self.skin as f32,
+        }
+    }
+
+    /// The broad-phase grid: cells at least (largest diameter + skin + range) wide, fitted to
+    /// the domain, at least 3 per periodic axis.
+    pub fn grid(&self) -> Result<GridParams, CoreError> {
+        let rmax = self
+            .particles
+            .pos
+            .iter()
+            .map(|p| p[3])
+            .fold(0.0f32, f32::max);
+        let cutoff = self.skin as f32 + self.interaction_range();
+        let mut want = 2.0 * rmax + cutoff;
+        let d = self.domain.params();
+        loop {
+            let mut dims = [1u32; 3];
+            let mut size = [0f32; 3];
+            for k in 0..3 {
+                let l = d.length[k];
+                let n = ((l / want).floor() as u32).max(1);
+                if self.domain.periodic[k] && n < 3 {
+                    return Err(CoreError::PeriodicAxisTooShort {
+                        axis: ['x', 'y', 'z'][k],
+                        length: l,
+                        cell: want,
+                        min: 3.0 * want,
+                    });
+                }
+                dims[k] = n;
+                size[k] = l / n as f32;
+            }
+            let n_cells = dims.iter().map(|&x| x as usize).product::<usize>();
+            if n_cells > MAX_CELLS_PER_PARTICLE * self.particles.len() + 1024 {
+                want *= 1.25;
+                continue;
+            }
+            return Ok(GridParams {
+                origin: d.min,
+                cutoff,
+                cell_size: size,
+                n_cells: n_cells as u32,
+                dims,
+                periodic_mask: d.periodic_mask,
+            });
+        }
+    }
+}
