@@ -1,0 +1,19 @@
+//! The one test binary of grains. Each module covers one area:
+//!
+//! - `physics`: contact laws and integrator against closed forms, energy and momentum (CPU).
+//! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
+//! - `determinism`: bitwise identical output run to run.
+//! - `scene_errors`: every kind of broken scene gives its precise message.
+//! - `io`: VTK, PVD and CSV output.
+//! - `shaders`: composition, naga validation, WGSL/Rust twin pairing, struct layouts.
+//! - `gpu`: CPU/GPU parity of every element, pass and scene; GPU determinism.
+//! - `cli`: the `grains` binary end to end.
+
+mod broad_phase;
+mod cli;
+mod determinism;
+mod gpu;
+mod io;
+mod physics;
+mod scene_errors;
+mod shaders;

@@ -1,0 +1,1 @@
+//! broad_phase tests (being written).

@@ -1,0 +1,1 @@
+//! determinism tests (being written).

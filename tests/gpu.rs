@@ -1,0 +1,1 @@
+//! gpu tests (being written).

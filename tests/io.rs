@@ -1,0 +1,1 @@
+//! io tests (being written).

@@ -1,0 +1,1 @@
+//! Physics against closed forms (CPU backend).

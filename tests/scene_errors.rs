@@ -1,0 +1,1 @@
+//! scene_errors tests (being written).

@@ -1,0 +1,1 @@
+//! shaders tests (being written).
