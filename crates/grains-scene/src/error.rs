@@ -1,0 +1,73 @@
+//! The one error type of the crate.
+
+use std::path::PathBuf;
+
+use grains_core::CoreError;
+use thiserror::Error;
+
+/// Everything that can be wrong with a scene. Every variant that comes from the file's content
+/// carries the file, the 1-based line and column, and the key path (e.g. `material[1].young`),
+/// and its message says what was expected.
+#[derive(Debug, Error)]
+pub enum SceneError {
+    /// The scene file itself could not be read.
+    #[error("{}: cannot read the scene file: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A value, key or table of the scene is wrong (including TOML syntax errors, whose key
+    /// is empty, and errors inside a `file =` particle file, whose message names that file
+    /// and its own line).
+    #[error("{}:{line}:{column}: {}{message}", file.display(), key_prefix(key))]
+    Invalid {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        key: String,
+        message: String,
+    },
+    /// grains-core rejected the assembled world; located at the scene part that caused it.
+    #[error("{}:{line}:{column}: {}{source}", file.display(), key_prefix(key))]
+    Core {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        key: String,
+        source: CoreError,
+    },
+}
+
+fn key_prefix(key: &str) -> String {
+    if key.is_empty() {
+        String::new()
+    } else {
+        format!("{key}: ")
+    }
+}
+
+impl SceneError {
+    /// 1-based line in the scene file, if the error has a place there.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            SceneError::Read { .. } => None,
+            SceneError::Invalid { line, .. } | SceneError::Core { line, .. } => Some(*line),
+        }
+    }
+
+    /// 1-based column (in characters) in the scene file, if the error has a place there.
+    pub fn column(&self) -> Option<usize> {
+        match self {
+            SceneError::Read { .. } => None,
+            SceneError::Invalid { column, .. } | SceneError::Core { column, .. } => Some(*column),
+        }
+    }
+
+    /// Key path of the offending value (empty for TOML syntax errors).
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            SceneError::Read { .. } => None,
+            SceneError::Invalid { key, .. } | SceneError::Core { key, .. } => Some(key),
+        }
+    }
+}

@@ -1,0 +1,1269 @@
+//! From scene text to a [`World`]: read every section with its key paths, check it, generate
+//! the particles, then let grains-core assemble the world.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use grains_core::gpu_types::PlaneWall;
+use grains_core::materials::{
+    DampingLaw, Interaction, Material, NormalLaw, TangentialLaw, TangentialStiffness,
+};
+use grains_core::timestep::{timestep_report, TimestepReport};
+use grains_core::{CoreError, Domain, LawKind, Particles, Slot, World};
+use toml::de::DeTable;
+
+use crate::error::SceneError;
+use crate::generators::{parse_pack, Lattice};
+use crate::walk::{Ctx, Table, Value};
+use crate::BackendChoice;
+
+/// Most particles a scene may hold: indices are u32 on the GPU, and this keeps a typo in a
+/// lattice count from exhausting memory before it can be reported.
+const MAX_PARTICLES: u64 = 1 << 28;
+
+/// Tangential stiffness ratio `k_t / k_n` when a linear normal law does not say otherwise.
+const DEFAULT_STIFFNESS_RATIO: f64 = 0.2;
+
+/// Everything `parse_scene` needs to build a `Scene`.
+pub(crate) struct Parsed {
+    pub world: World,
+    pub timestep: TimestepReport,
+    pub dt_auto: bool,
+    pub steps: u64,
+    pub backend: BackendChoice,
+    pub dir: PathBuf,
+    pub every_steps: Option<u64>,
+    pub vtk: bool,
+    pub csv: bool,
+    pub energy: bool,
+}
+
+enum Length {
+    Duration(f64, Range<usize>),
+    Steps(u64),
+}
+
+enum Every {
+    Seconds(f64),
+    Steps(u64),
+}
+
+/// Where a particle came from, to point at it when it is wrong.
+enum Origin {
+    /// An element of an inline list or the lattice table: span and key path.
+    Span(Range<usize>, String),
+    /// A line of a pack file.
+    PackLine(PathBuf, usize),
+}
+
+pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
+    let ctx = Ctx {
+        file: path,
+        src: text,
+    };
+    let root = DeTable::parse(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        ctx.err(&span, "", format!("TOML syntax error: {}", e.message()))
+    })?;
+    let root_span = root.span();
+    let root = Table {
+        ctx: &ctx,
+        t: root.get_ref(),
+        span: root_span,
+        path: String::new(),
+    };
+    root.deny_unknown(&[
+        "simulation",
+        "domain",
+        "material",
+        "particles",
+        "wall",
+        "interaction",
+        "output",
+    ])?;
+
+    // [simulation]
+    let sim = ctx.table(
+        root.req("simulation", "a [simulation] table")?,
+        "simulation",
+        "a [simulation] table",
+    )?;
+    sim.deny_unknown(&["duration", "steps", "dt", "gravity", "backend", "skin"])?;
+    let length = match (sim.get("duration"), sim.get("steps")) {
+        (Some(_), Some(_)) => {
+            let second = if sim.key_span("steps").start > sim.key_span("duration").start {
+                "steps"
+            } else {
+                "duration"
+            };
+            return Err(ctx.err(
+                &sim.key_span(second),
+                &sim.key(second),
+                "give either `duration` (s) or `steps`, not both",
+            ));
+        }
+        (None, None) => {
+            return Err(ctx.err(
+                &sim.span,
+                &sim.key("duration"),
+                "missing the run length: expected `duration` (s) or `steps` (a positive integer)",
+            ))
+        }
+        (Some(d), None) => Length::Duration(ctx.positive(d, &sim.key("duration"), "s")?, d.span()),
+        (None, Some(n)) => Length::Steps(ctx.integer(n, &sim.key("steps"), 1)?),
+    };
+    let dt_given = match sim.get("dt") {
+        None => None,
+        Some(v) => {
+            let what = "\"auto\" or a positive number of seconds";
+            match v.get_ref().as_str() {
+                Some("auto") => None,
+                Some(_) => {
+                    return Err(ctx.err(
+                        &v.span(),
+                        &sim.key("dt"),
+                        format!("expected {what}, found {}", ctx.found(v)),
+                    ))
+                }
+                None => {
+                    let dt = ctx.number(v, &sim.key("dt"), what)?;
+                    if dt <= 0.0 {
+                        return Err(ctx.err(
+                            &v.span(),
+                            &sim.key("dt"),
+                            format!("expected {what}, found {}", ctx.found(v)),
+                        ));
+                    }
+                    Some(dt)
+                }
+            }
+        }
+    };
+    let gravity = match sim.get("gravity") {
+        Some(v) => ctx.vec3(v, &sim.key("gravity"), "m/s^2")?,
+        None => [0.0; 3],
+    };
+    let backend = match sim.get("backend") {
+        None => BackendChoice::Auto,
+        Some(v) => {
+            let what = "one of \"auto\", \"gpu\", \"cpu\"";
+            match ctx.string(v, &sim.key("backend"), what)? {
+                "auto" => BackendChoice::Auto,
+                "gpu" => BackendChoice::Gpu,
+                "cpu" => BackendChoice::Cpu,
+                _ => {
+                    return Err(ctx.err(
+                        &v.span(),
+                        &sim.key("backend"),
+                        format!("expected {what}, found {}", ctx.found(v)),
+                    ))
+                }
+            }
+        }
+    };
+    let skin = match sim.get("skin") {
+        Some(v) => Some(ctx.positive(v, &sim.key("skin"), "m")?),
+        None => None,
+    };
+
+    // [domain]
+    let dom_value = root.req("domain", "a [domain] table with min and max")?;
+    let dom = ctx.table(dom_value, "domain", "a [domain] table")?;
+    dom.deny_unknown(&["min", "max", "periodic"])?;
+    let dmin = ctx.vec3(dom.req("min", "[x, y, z] (m)")?, "domain.min", "m")?;
+    let max_v = dom.req("max", "[x, y, z] (m)")?;
+    let dmax = ctx.vec3(max_v, "domain.max", "m")?;
+    check_box(&ctx, &dmin, &dmax, max_v, "domain.max", "domain.min")?;
+    let periodic = match dom.get("periodic") {
+        Some(v) => ctx.bool3(v, "domain.periodic")?,
+        None => [false; 3],
+    };
+    let domain = Domain {
+        min: dmin,
+        max: dmax,
+        periodic,
+    };
+
+    // [[material]]
+    let mats = ctx.tables(
+        root.req("material", "at least one [[material]] block")?,
+        "material",
+    )?;
+    let mut materials: Vec<Material> = Vec::new();
+    let mut material_spans: Vec<Range<usize>> = Vec::new();
+    for m in &mats {
+        m.deny_unknown(&["name", "density", "young", "poisson"])?;
+        let name_v = m.req("name", "a string")?;
+        let name = ctx.string(name_v, &m.key("name"), "a material name (a string)")?;
+        if name.is_empty() {
+            return Err(ctx.err(&name_v.span(), &m.key("name"), "expected a non-empty name"));
+        }
+        if let Some(k) = materials.iter().position(|x| x.name == name) {
+            let (line, _) = ctx.line_col(material_spans.get(k).map(|s| s.start).unwrap_or(0));
+            return Err(ctx.err(
+                &name_v.span(),
+                &m.key("name"),
+                format!("duplicate material name \"{name}\": material[{k}] (line {line}) already has it; names must be unique"),
+            ));
+        }
+        let density = ctx.positive(
+            m.req("density", "a positive number (kg/m^3)")?,
+            &m.key("density"),
+            "kg/m^3",
+        )?;
+        let young = ctx.positive(
+            m.req("young", "a positive number (Pa)")?,
+            &m.key("young"),
+            "Pa",
+        )?;
+        let pv = m.req("poisson", "a number in (-1, 0.5)")?;
+        let poisson = ctx.number(pv, &m.key("poisson"), "a number in (-1, 0.5)")?;
+        if !(poisson > -1.0 && poisson < 0.5) {
+            return Err(ctx.err(
+                &pv.span(),
+                &m.key("poisson"),
+                format!(
+                    "expected a Poisson's ratio in (-1, 0.5), found {}",
+                    ctx.found(pv)
+                ),
+            ));
+        }
+        materials.push(Material {
+            name: name.to_string(),
+            density,
+            young,
+            poisson,
+        });
+        material_spans.push(name_v.span());
+    }
+    let defined_names = || {
+        materials
+            .iter()
+            .map(|m| format!("\"{}\"", m.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let material_index = |v: &Value<'_>, key: &str| -> Result<usize, SceneError> {
+        let name = ctx.string(v, key, "a material name (a string)")?;
+        materials
+            .iter()
+            .position(|m| m.name == name)
+            .ok_or_else(|| {
+                ctx.err(
+                    &v.span(),
+                    key,
+                    format!(
+                        "unknown material \"{name}\"; defined materials: {}",
+                        defined_names()
+                    ),
+                )
+            })
+    };
+
+    // [[particles]]
+    let blocks = ctx.tables(
+        root.req("particles", "at least one [[particles]] block")?,
+        "particles",
+    )?;
+    let mut particles = Particles::default();
+    // First place each particle material is used, for "these two materials meet" errors.
+    let mut used_at: Vec<Option<(Range<usize>, String)>> = vec![None; materials.len()];
+    for b in &blocks {
+        b.deny_unknown(&[
+            "material",
+            "radius",
+            "radii",
+            "lattice",
+            "file",
+            "positions",
+            "velocities",
+            "angular_velocities",
+            "fixed",
+            "velocity",
+        ])?;
+        let mat_v = b.req("material", "a material name")?;
+        let mi = material_index(mat_v, &b.key("material"))?;
+        if let Some(slot) = used_at.get_mut(mi) {
+            if slot.is_none() {
+                *slot = Some((mat_v.span(), b.key("material")));
+            }
+        }
+        let density = materials.get(mi).map(|m| m.density).unwrap_or(0.0);
+        add_block(&ctx, b, &domain, mi as u32, density, &mut particles)?;
+    }
+
+    // [[wall]]
+    let mut walls = Vec::new();
+    let mut wall_used: Vec<(usize, Range<usize>, String)> = Vec::new();
+    if let Some(v) = root.get("wall") {
+        for w in ctx.tables(v, "wall")? {
+            w.deny_unknown(&["plane", "box", "material"])?;
+            let mat_v = w.req("material", "a material name")?;
+            let mi = material_index(mat_v, &w.key("material"))?;
+            let young = materials.get(mi).map(|m| m.young).unwrap_or(0.0) as f32;
+            wall_used.push((mi, mat_v.span(), w.key("material")));
+            let planes = match (w.get("plane"), w.get("box")) {
+                (Some(_), Some(_)) => {
+                    return Err(ctx.err(
+                        &w.key_span("box").max_by_start(w.key_span("plane")),
+                        &w.key("box"),
+                        "give either `plane` or `box`, not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(ctx.err(
+                        &w.span,
+                        &w.key("plane"),
+                        "missing the wall's shape: expected `plane = { point, normal }` or `box = { min, max }`",
+                    ))
+                }
+                (Some(p), None) => {
+                    let t = ctx.table(p, &w.key("plane"), "a table { point = [x, y, z], normal = [x, y, z] }")?;
+                    t.deny_unknown(&["point", "normal"])?;
+                    let point = ctx.vec3(t.req("point", "[x, y, z] (m)")?, &t.key("point"), "m")?;
+                    let nv = t.req("normal", "[x, y, z], pointing into the domain")?;
+                    let n = ctx.vec3(nv, &t.key("normal"), "unit vector")?;
+                    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+                    if len.is_nan() || len <= 1e-12 || !len.is_finite() {
+                        return Err(ctx.err(
+                            &nv.span(),
+                            &t.key("normal"),
+                            "expected a non-zero normal vector pointing into the domain",
+                        ));
+                    }
+                    vec![(point, n.map(|x| x / len))]
+                }
+                (None, Some(bv)) => {
+                    let t = ctx.table(bv, &w.key("box"), "a table { min = [x, y, z], max = [x, y, z] }")?;
+                    t.deny_unknown(&["min", "max"])?;
+                    let lo = ctx.vec3(t.req("min", "[x, y, z] (m)")?, &t.key("min"), "m")?;
+                    let hv = t.req("max", "[x, y, z] (m)")?;
+                    let hi = ctx.vec3(hv, &t.key("max"), "m")?;
+                    check_box(&ctx, &lo, &hi, hv, &t.key("max"), &t.key("min"))?;
+                    let mut planes = Vec::new();
+                    for k in 0..3 {
+                        let mut n = [0.0; 3];
+                        n[k] = 1.0;
+                        planes.push((lo, n));
+                        n[k] = -1.0;
+                        planes.push((hi, n));
+                    }
+                    planes
+                }
+            };
+            for (point, normal) in planes {
+                walls.push(PlaneWall {
+                    point: point.map(|x| x as f32),
+                    material: mi as u32,
+                    normal: normal.map(|x| x as f32),
+                    young,
+                });
+            }
+        }
+    }
+
+    // [[interaction]]
+    let mut interactions: Vec<Interaction> = Vec::new();
+    let mut interaction_lines: Vec<usize> = Vec::new();
+    if let Some(v) = root.get("interaction") {
+        for it in ctx.tables(v, "interaction")? {
+            it.deny_unknown(&[
+                "between",
+                "normal",
+                "damping",
+                "tangential",
+                "rolling",
+                "twisting",
+                "extra",
+            ])?;
+            for slot in [Slot::Rolling, Slot::Twisting, Slot::Extra] {
+                reserved_slot(&ctx, &it, slot)?;
+            }
+            let bv = it.req("between", "[\"material\", \"material\"]")?;
+            let what = "two material names [\"a\", \"b\"]";
+            let pair = ctx.array(bv, &it.key("between"), what)?;
+            if pair.len() != 2 {
+                return Err(ctx.err(
+                    &bv.span(),
+                    &it.key("between"),
+                    format!("expected {what}, found {} element(s)", pair.len()),
+                ));
+            }
+            let mut idx = [0usize; 2];
+            for (k, (x, o)) in pair.iter().zip(idx.iter_mut()).enumerate() {
+                *o = material_index(x, &format!("{}[{k}]", it.key("between")))?;
+            }
+            let (a, b) = (idx[0], idx[1]);
+            if let Some(k) = interactions
+                .iter()
+                .position(|i| i.between == (a, b) || i.between == (b, a))
+            {
+                return Err(ctx.err(
+                    &bv.span(),
+                    &it.key("between"),
+                    format!(
+                        "a second [[interaction]] between \"{}\" and \"{}\"; interaction[{k}] (line {}) already defines it",
+                        materials.get(a).map(|m| m.name.as_str()).unwrap_or(""),
+                        materials.get(b).map(|m| m.name.as_str()).unwrap_or(""),
+                        interaction_lines.get(k).copied().unwrap_or(0)
+                    ),
+                ));
+            }
+            let normal = normal_slot(&ctx, &it)?;
+            let hertz_type = match normal {
+                NormalLaw::Linear { .. } => false,
+                NormalLaw::Hertz | NormalLaw::HertzDamped { .. } => true,
+            };
+            let damping = damping_slot(&ctx, &it)?;
+            let tangential = tangential_slot(&ctx, &it, hertz_type)?;
+            interactions.push(Interaction {
+                between: (a, b),
+                normal,
+                damping,
+                tangential,
+            });
+            interaction_lines.push(ctx.line_col(it.span.start).0);
+        }
+    }
+
+    // Every pair of materials that can touch needs an interaction; say where they meet.
+    let has = |a: usize, b: usize| {
+        interactions
+            .iter()
+            .any(|i| i.between == (a, b) || i.between == (b, a))
+    };
+    let defined_pairs = || {
+        if interactions.is_empty() {
+            "none".to_string()
+        } else {
+            interactions
+                .iter()
+                .map(|i| {
+                    let n = |k: usize| materials.get(k).map(|m| m.name.as_str()).unwrap_or("");
+                    format!("[\"{}\", \"{}\"]", n(i.between.0), n(i.between.1))
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let name = |k: usize| materials.get(k).map(|m| m.name.clone()).unwrap_or_default();
+    let present: Vec<usize> = (0..materials.len())
+        .filter(|&k| used_at.get(k).is_some_and(|u| u.is_some()))
+        .collect();
+    // Later-used materials are reported at their own first use, so the message points at
+    // the block that introduced the missing pair.
+    let mut by_use = present.clone();
+    by_use.sort_by_key(|&k| used_at.get(k).and_then(|u| u.as_ref()).map(|u| u.0.start));
+    for (x, &b) in by_use.iter().enumerate() {
+        for &a in by_use.get(..=x).unwrap_or(&[]) {
+            if !has(a, b) {
+                let (span, key) = used_at
+                    .get(b)
+                    .and_then(|u| u.clone())
+                    .unwrap_or((root.span.clone(), String::new()));
+                return Err(ctx.err(
+                    &span,
+                    &key,
+                    format!(
+                        "particles of \"{}\" and \"{}\" can touch but no [[interaction]] has between = [\"{}\", \"{}\"]; defined interactions: {}",
+                        name(a), name(b), name(a), name(b), defined_pairs()
+                    ),
+                ));
+            }
+        }
+    }
+    for (w, span, key) in &wall_used {
+        for &a in &present {
+            if !has(a, *w) {
+                return Err(ctx.err(
+                    span,
+                    key,
+                    format!(
+                        "particles of \"{}\" can touch this wall of \"{}\" but no [[interaction]] has between = [\"{}\", \"{}\"]; defined interactions: {}",
+                        name(a), name(*w), name(a), name(*w), defined_pairs()
+                    ),
+                ));
+            }
+        }
+    }
+
+    // The world, with a provisional dt when it is to be chosen from the world itself.
+    let rmax = particles
+        .pos
+        .iter()
+        .map(|p| p[3] as f64)
+        .fold(0.0, f64::max);
+    let skin = skin.unwrap_or(0.5 * rmax);
+    let core_err = |e: CoreError| {
+        let (line, column) = ctx.line_col(dom_value.span().start);
+        SceneError::Core {
+            file: path.to_path_buf(),
+            line,
+            column,
+            key: "domain".to_string(),
+            source: e,
+        }
+    };
+    let mut world = World::new(
+        particles,
+        walls,
+        materials,
+        interactions,
+        domain,
+        gravity,
+        dt_given.unwrap_or(1.0),
+        skin,
+    )
+    .map_err(core_err)?;
+    let timestep = timestep_report(&world);
+    let dt = match dt_given {
+        Some(dt) => dt,
+        None => {
+            let dt = timestep.auto_dt;
+            if !(dt.is_finite() && dt > 0.0 && (dt as f32) > 0.0) {
+                let span = sim.get("dt").map(|v| v.span()).unwrap_or(sim.span.clone());
+                return Err(ctx.err(
+                    &span,
+                    &sim.key("dt"),
+                    format!("dt = \"auto\" found no usable time step (got {dt:e} s); give dt in seconds"),
+                ));
+            }
+            dt
+        }
+    };
+    world.dt = dt;
+
+    let steps = match length {
+        Length::Steps(n) => n,
+        Length::Duration(d, span) => {
+            let n = d / dt;
+            // duration = 0.05 with dt = 1e-5 is 5000 steps, not 5001 by a rounding ulp.
+            let r = n.round();
+            let n = if (n - r).abs() <= 1e-9 * r.max(1.0) {
+                r
+            } else {
+                n.ceil()
+            };
+            if !(1.0..1e15).contains(&n) {
+                return Err(ctx.err(
+                    &span,
+                    &sim.key("duration"),
+                    format!("duration / dt = {n:e} steps; expected between 1 and 1e15 steps"),
+                ));
+            }
+            n as u64
+        }
+    };
+
+    // [output]
+    let mut dir = PathBuf::from("out");
+    let mut every = None;
+    let (mut vtk, mut csv, mut energy) = (true, false, true);
+    if let Some(v) = root.get("output") {
+        let o = ctx.table(v, "output", "an [output] table")?;
+        o.deny_unknown(&["dir", "every", "every_steps", "formats", "energy"])?;
+        if let Some(d) = o.get("dir") {
+            let s = ctx.string(d, "output.dir", "a folder path (a string)")?;
+            if s.is_empty() {
+                return Err(ctx.err(&d.span(), "output.dir", "expected a non-empty folder path"));
+            }
+            dir = PathBuf::from(s);
+        }
+        every = match (o.get("every"), o.get("every_steps")) {
+            (Some(_), Some(_)) => {
+                return Err(ctx.err(
+                    &o.key_span("every_steps").max_by_start(o.key_span("every")),
+                    "output.every_steps",
+                    "give either `every` (s) or `every_steps`, not both",
+                ))
+            }
+            (Some(e), None) => Some(Every::Seconds(ctx.positive(e, "output.every", "s")?)),
+            (None, Some(e)) => Some(Every::Steps(ctx.integer(e, "output.every_steps", 1)?)),
+            (None, None) => None,
+        };
+        if let Some(f) = o.get("formats") {
+            let what = "an array of formats among \"vtk\", \"csv\"";
+            let list = ctx.array(f, "output.formats", what)?;
+            vtk = false;
+            csv = false;
+            for (k, x) in list.iter().enumerate() {
+                let key = format!("output.formats[{k}]");
+                match ctx.string(x, &key, "\"vtk\" or \"csv\"")? {
+                    "vtk" => vtk = true,
+                    "csv" => csv = true,
+                    _ => {
+                        return Err(ctx.err(
+                            &x.span(),
+                            &key,
+                            format!("expected \"vtk\" or \"csv\", found {}", ctx.found(x)),
+                        ))
+                    }
+                }
+            }
+        }
+        if let Some(e) = o.get("energy") {
+            energy = ctx.boolean(e, "output.energy")?;
+        }
+    }
+    let every_steps = every.map(|e| match e {
+        Every::Steps(n) => n,
+        Every::Seconds(s) => {
+            let n = (s / dt).round();
+            if (1.0..1e18).contains(&n) {
+                n as u64
+            } else if n >= 1e18 {
+                u64::MAX
+            } else {
+                1
+            }
+        }
+    });
+
+    Ok(Parsed {
+        world,
+        timestep,
+        dt_auto: dt_given.is_none(),
+        steps,
+        backend,
+        dir,
+        every_steps,
+        vtk,
+        csv,
+        energy,
+    })
+}
+
+trait MaxByStart {
+    fn max_by_start(self, other: Range<usize>) -> Range<usize>;
+}
+
+impl MaxByStart for Range<usize> {
+    /// The later of two spans: "not both" errors point at the second key written.
+    fn max_by_start(self, other: Range<usize>) -> Range<usize> {
+        if other.start > self.start {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// `min < max` on every axis; the error points at `max`.
+fn check_box(
+    ctx: &Ctx<'_>,
+    lo: &[f64; 3],
+    hi: &[f64; 3],
+    hi_v: &Value<'_>,
+    hi_key: &str,
+    lo_key: &str,
+) -> Result<(), SceneError> {
+    for k in 0..3 {
+        if hi[k] <= lo[k] {
+            return Err(ctx.err(
+                &hi_v.span(),
+                hi_key,
+                format!(
+                    "expected {hi_key} > {lo_key} on every axis; on {} it is {} <= {}",
+                    ["x", "y", "z"][k],
+                    hi[k],
+                    lo[k]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A list with one entry per particle of the block; `what` describes an entry.
+fn per_particle<'a, 'i>(
+    ctx: &Ctx<'_>,
+    v: &'a Value<'i>,
+    key: &str,
+    n: usize,
+    what: &str,
+    source: &str,
+) -> Result<&'a toml::de::DeArray<'i>, SceneError> {
+    let a = ctx.array(v, key, &format!("an array of {what}, one per particle"))?;
+    if a.len() != n {
+        return Err(ctx.err(
+            &v.span(),
+            key,
+            format!(
+                "expected {n} entries (one per particle of {source}), found {}",
+                a.len()
+            ),
+        ));
+    }
+    Ok(a)
+}
+
+/// Generate one `[[particles]]` block into `out`.
+fn add_block(
+    ctx: &Ctx<'_>,
+    b: &Table<'_, '_>,
+    domain: &Domain,
+    material: u32,
+    density: f64,
+    out: &mut Particles,
+) -> Result<(), SceneError> {
+    let sources: Vec<&str> = ["lattice", "file", "positions"]
+        .into_iter()
+        .filter(|k| b.get(k).is_some())
+        .collect();
+    if sources.is_empty() {
+        return Err(ctx.err(
+            &b.span,
+            &b.key("positions"),
+            "missing a particle source: expected exactly one of `lattice = { spacing, count }`, `file = \"pack.txt\"` or `positions = [[x, y, z], ...]`",
+        ));
+    }
+    if sources.len() > 1 {
+        let mut spans: Vec<(Range<usize>, &str)> =
+            sources.iter().map(|k| (b.key_span(k), *k)).collect();
+        spans.sort_by_key(|s| s.0.start);
+        let (span, k) = spans.pop().unwrap_or((b.span.clone(), "lattice"));
+        return Err(ctx.err(
+            &span,
+            &b.key(k),
+            format!(
+                "expected exactly one particle source, found {}",
+                sources.join(" and ")
+            ),
+        ));
+    }
+    // Positions, optional per-particle radius and velocity, and where each came from.
+    let mut pos: Vec<[f64; 3]> = Vec::new();
+    let mut file_radius: Vec<f64> = Vec::new();
+    let mut file_vel: Vec<Option<[f64; 3]>> = Vec::new();
+    let mut origin: Vec<Origin> = Vec::new();
+    let source_name;
+    if let Some(lv) = b.get("lattice") {
+        let lkey = b.key("lattice");
+        let t = ctx.table(
+            lv,
+            &lkey,
+            "a table { spacing, count = [nx, ny, nz], origin, jitter, seed }",
+        )?;
+        t.deny_unknown(&["spacing", "count", "origin", "jitter", "seed"])?;
+        let spacing = ctx.positive(
+            t.req("spacing", "a positive number (m)")?,
+            &t.key("spacing"),
+            "m",
+        )?;
+        let cv = t.req("count", "[nx, ny, nz] (positive integers)")?;
+        let what = "[nx, ny, nz] (3 positive integers)";
+        let ca = ctx.array(cv, &t.key("count"), what)?;
+        if ca.len() != 3 {
+            return Err(ctx.err(
+                &cv.span(),
+                &t.key("count"),
+                format!("expected {what}, found {} element(s)", ca.len()),
+            ));
+        }
+        let mut count = [0u64; 3];
+        for (k, (x, o)) in ca.iter().zip(count.iter_mut()).enumerate() {
+            *o = ctx.integer(x, &format!("{}[{k}]", t.key("count")), 1)?;
+        }
+        let total = count
+            .iter()
+            .try_fold(1u64, |acc, &c| acc.checked_mul(c))
+            .unwrap_or(u64::MAX);
+        if total.saturating_add(out.len() as u64) > MAX_PARTICLES {
+            return Err(ctx.err(
+                &cv.span(),
+                &t.key("count"),
+                format!("{total} lattice sites; a scene holds at most {MAX_PARTICLES} particles"),
+            ));
+        }
+        let origin_xyz = match t.get("origin") {
+            Some(v) => ctx.vec3(v, &t.key("origin"), "m")?,
+            None => domain.min.map(|m| m + 0.5 * spacing),
+        };
+        let jitter = match t.get("jitter") {
+            Some(v) => {
+                let j = ctx.non_negative(v, &t.key("jitter"), "fraction of spacing")?;
+                if j >= 0.5 {
+                    return Err(ctx.err(
+                        &v.span(),
+                        &t.key("jitter"),
+                        format!(
+                            "expected a fraction of the spacing in [0, 0.5), found {}",
+                            ctx.found(v)
+                        ),
+                    ));
+                }
+                j
+            }
+            None => 0.0,
+        };
+        let seed = match t.get("seed") {
+            Some(v) => ctx.integer(v, &t.key("seed"), 0)?,
+            None => 0,
+        };
+        let lat = Lattice {
+            spacing,
+            count,
+            origin: origin_xyz,
+            jitter,
+            seed,
+        };
+        for p in 0..lat.len() {
+            pos.push(lat.position(p));
+            let [i, j, k] = lat.site(p);
+            origin.push(Origin::Span(
+                lv.span(),
+                format!("{lkey} site ({i}, {j}, {k})"),
+            ));
+        }
+        source_name = "the lattice";
+    } else if let Some(fv) = b.get("file") {
+        let fkey = b.key("file");
+        let name = ctx.string(
+            fv,
+            &fkey,
+            "a path to an `x y z r [vx vy vz]` file (a string)",
+        )?;
+        let base = ctx.file.parent().unwrap_or(Path::new(""));
+        let full = base.join(name);
+        let text = std::fs::read_to_string(&full).map_err(|e| {
+            ctx.err(
+                &fv.span(),
+                &fkey,
+                format!("cannot read particle file {}: {e}", full.display()),
+            )
+        })?;
+        let pack = parse_pack(&text).map_err(|e| {
+            ctx.err(
+                &fv.span(),
+                &fkey,
+                format!("{}:{}: {}", full.display(), e.line, e.message),
+            )
+        })?;
+        if pack.is_empty() {
+            return Err(ctx.err(
+                &fv.span(),
+                &fkey,
+                format!(
+                    "particle file {} holds no particle lines (expected `x y z r [vx vy vz]`)",
+                    full.display()
+                ),
+            ));
+        }
+        if (pack.len() as u64).saturating_add(out.len() as u64) > MAX_PARTICLES {
+            return Err(ctx.err(
+                &fv.span(),
+                &fkey,
+                format!("a scene holds at most {MAX_PARTICLES} particles"),
+            ));
+        }
+        for p in &pack {
+            pos.push(p.pos);
+            file_radius.push(p.radius);
+            file_vel.push(p.vel);
+            origin.push(Origin::PackLine(full.clone(), p.line));
+        }
+        for k in ["radius", "radii"] {
+            if b.get(k).is_some() {
+                return Err(ctx.err(
+                    &b.key_span(k),
+                    &b.key(k),
+                    "the particle file gives each radius; remove this key",
+                ));
+            }
+        }
+        source_name = "the file";
+    } else {
+        let pv = b.req("positions", "[[x, y, z], ...]")?;
+        let pkey = b.key("positions");
+        let list = ctx.array(pv, &pkey, "an array of [x, y, z] positions (m)")?;
+        if list.is_empty() {
+            return Err(ctx.err(
+                &pv.span(),
+                &pkey,
+                "expected at least one position [x, y, z] (m)",
+            ));
+        }
+        if (list.len() as u64).saturating_add(out.len() as u64) > MAX_PARTICLES {
+            return Err(ctx.err(
+                &pv.span(),
+                &pkey,
+                format!("a scene holds at most {MAX_PARTICLES} particles"),
+            ));
+        }
+        for (k, x) in list.iter().enumerate() {
+            let key = format!("{pkey}[{k}]");
+            pos.push(ctx.vec3(x, &key, "m")?);
+            origin.push(Origin::Span(x.span(), key));
+        }
+        source_name = "positions";
+    }
+    let n = pos.len();
+
+    let radii: Vec<f64> = if !file_radius.is_empty() {
+        file_radius
+    } else {
+        match (b.get("radius"), b.get("radii")) {
+            (Some(_), Some(_)) => {
+                return Err(ctx.err(
+                    &b.key_span("radii").max_by_start(b.key_span("radius")),
+                    &b.key("radii"),
+                    "give either `radius` (m) or `radii` (one per particle), not both",
+                ))
+            }
+            (None, None) => {
+                return Err(ctx.err(
+                    &b.span,
+                    &b.key("radius"),
+                    "missing required key `radius` (expected a positive number (m), or `radii` with one per particle)",
+                ))
+            }
+            (Some(r), None) => vec![ctx.positive(r, &b.key("radius"), "m")?; n],
+            (None, Some(rv)) => {
+                let key = b.key("radii");
+                let a = per_particle(ctx, rv, &key, n, "radii (m)", source_name)?;
+                let mut out = Vec::with_capacity(n);
+                for (k, x) in a.iter().enumerate() {
+                    out.push(ctx.positive(x, &format!("{key}[{k}]"), "m")?);
+                }
+                out
+            }
+        }
+    };
+
+    let block_vel = match b.get("velocity") {
+        Some(v) => Some(ctx.vec3(v, &b.key("velocity"), "m/s")?),
+        None => None,
+    };
+    let mut vel: Vec<[f64; 3]> = (0..n)
+        .map(|k| {
+            file_vel
+                .get(k)
+                .copied()
+                .flatten()
+                .or(block_vel)
+                .unwrap_or([0.0; 3])
+        })
+        .collect();
+    if let Some(vv) = b.get("velocities") {
+        let key = b.key("velocities");
+        if block_vel.is_some() {
+            return Err(ctx.err(
+                &b.key_span("velocities").max_by_start(b.key_span("velocity")),
+                &key,
+                "give either `velocity` (the whole block) or `velocities` (one per particle), not both",
+            ));
+        }
+        let a = per_particle(
+            ctx,
+            vv,
+            &key,
+            n,
+            "velocities [vx, vy, vz] (m/s)",
+            source_name,
+        )?;
+        for (k, (x, o)) in a.iter().zip(vel.iter_mut()).enumerate() {
+            *o = ctx.vec3(x, &format!("{key}[{k}]"), "m/s")?;
+        }
+    }
+    let mut omega = vec![[0.0; 3]; n];
+    if let Some(wv) = b.get("angular_velocities") {
+        let key = b.key("angular_velocities");
+        let a = per_particle(
+            ctx,
+            wv,
+            &key,
+            n,
+            "angular velocities [wx, wy, wz] (rad/s)",
+            source_name,
+        )?;
+        for (k, (x, o)) in a.iter().zip(omega.iter_mut()).enumerate() {
+            *o = ctx.vec3(x, &format!("{key}[{k}]"), "rad/s")?;
+        }
+    }
+    let mut fixed = vec![false; n];
+    if let Some(fv) = b.get("fixed") {
+        let key = b.key("fixed");
+        if let Some(all) = fv.get_ref().as_bool() {
+            fixed = vec![all; n];
+        } else {
+            let a = per_particle(
+                ctx,
+                fv,
+                &key,
+                n,
+                "booleans (or one boolean for the block)",
+                source_name,
+            )?;
+            for (k, (x, o)) in a.iter().zip(fixed.iter_mut()).enumerate() {
+                *o = ctx.boolean(x, &format!("{key}[{k}]"))?;
+            }
+        }
+    }
+
+    let here = |k: usize| -> (Range<usize>, String, String) {
+        match origin.get(k) {
+            Some(Origin::Span(span, what)) => (span.clone(), what.clone(), String::new()),
+            Some(Origin::PackLine(file, line)) => (
+                b.get("file").map(|v| v.span()).unwrap_or(b.span.clone()),
+                b.key("file"),
+                format!("{}:{line}: ", file.display()),
+            ),
+            None => (b.span.clone(), b.path.clone(), String::new()),
+        }
+    };
+    for k in 0..n {
+        let (x, r) = (pos[k], radii.get(k).copied().unwrap_or(0.0));
+        if let Some(axis) = (0..3).find(|&c| !(x[c] >= domain.min[c] && x[c] <= domain.max[c])) {
+            let (span, key, prefix) = here(k);
+            return Err(ctx.err(
+                &span,
+                &key,
+                format!(
+                    "{prefix}particle centre ({:e}, {:e}, {:e}) m lies outside the domain on {} (expected {:e} <= {} <= {:e})",
+                    x[0], x[1], x[2], ["x", "y", "z"][axis], domain.min[axis], ["x", "y", "z"][axis], domain.max[axis]
+                ),
+            ));
+        }
+        let mass = density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+        let inertia = 0.4 * mass * r * r;
+        let ok = |m: f64| {
+            m.is_finite()
+                && (m as f32).is_finite()
+                && (m as f32) > 0.0
+                && ((1.0 / m) as f32).is_finite()
+        };
+        if !ok(mass) || !ok(inertia) {
+            let (span, key, prefix) = here(k);
+            return Err(ctx.err(
+                &span,
+                &key,
+                format!("{prefix}radius {r:e} m gives mass {mass:e} kg and moment of inertia {inertia:e} kg m^2, outside what f32 can hold; expected a radius and density of physical size"),
+            ));
+        }
+        out.push_sphere(x, r, vel[k], omega[k], material, density, fixed[k]);
+    }
+    Ok(())
+}
+
+/// `rolling`, `twisting`, `extra`: part of the format, but no law fills them yet.
+fn reserved_slot(ctx: &Ctx<'_>, it: &Table<'_, '_>, slot: Slot) -> Result<(), SceneError> {
+    let k = slot.key();
+    match slot {
+        Slot::Rolling | Slot::Twisting | Slot::Extra => {
+            if it.get(k).is_some() {
+                let laws = laws_of(slot);
+                return Err(ctx.err(
+                    &it.key_span(k),
+                    &it.key(k),
+                    format!(
+                        "no law exists yet for the {k} slot{}; remove `{k}`",
+                        if laws.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (accepted: {laws})")
+                        }
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        Slot::Normal | Slot::Damping | Slot::Tangential => Ok(()),
+    }
+}
+
+/// Keywords of the laws of a slot, comma-separated.
+fn laws_of(slot: Slot) -> String {
+    LawKind::ALL
+        .iter()
+        .filter(|l| l.slot() == slot)
+        .map(|l| format!("\"{}\"", l.keyword()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Open a slot table and resolve its `law` keyword, checked against the slot.
+fn slot_law<'a, 'i>(
+    ctx: &'a Ctx<'a>,
+    v: &'a Value<'i>,
+    key: &str,
+    slot: Slot,
+) -> Result<(Table<'a, 'i>, LawKind), SceneError> {
+    let t = ctx.table(
+        v,
+        key,
+        &format!("a table {{ law = ... }} with law one of {}", laws_of(slot)),
+    )?;
+    let lv = t.req("law", &format!("one of {}", laws_of(slot)))?;
+    let word = ctx.string(lv, &t.key("law"), &format!("one of {}", laws_of(slot)))?;
+    let law = LawKind::from_keyword(word).ok_or_else(|| {
+        ctx.err(
+            &lv.span(),
+            &t.key("law"),
+            format!(
+                "unknown {} law \"{word}\"; accepted: {}",
+                slot.key(),
+                laws_of(slot)
+            ),
+        )
+    })?;
+    if law.slot() != slot {
+        return Err(ctx.err(
+            &lv.span(),
+            &t.key("law"),
+            format!(
+                "\"{word}\" is a {} law and cannot fill the {} slot; accepted here: {} (put \"{word}\" under `{}`)",
+                law.slot().key(),
+                slot.key(),
+                laws_of(slot),
+                law.slot().key()
+            ),
+        ));
+    }
+    Ok((t, law))
+}
+
+/// A law of another slot reaching a slot parser (only possible if [`slot_law`] let it
+/// through): report it rather than panic.
+fn misplaced(ctx: &Ctx<'_>, t: &Table<'_, '_>, law: LawKind) -> SceneError {
+    ctx.err(
+        &t.span,
+        &t.key("law"),
+        format!("\"{}\" is a {} law", law.keyword(), law.slot().key()),
+    )
+}
+
+fn normal_slot(ctx: &Ctx<'_>, it: &Table<'_, '_>) -> Result<NormalLaw, SceneError> {
+    let v = it.req(
+        "normal",
+        &format!("{{ law = ... }} with law one of {}", laws_of(Slot::Normal)),
+    )?;
+    let (t, law) = slot_law(ctx, v, &it.key("normal"), Slot::Normal)?;
+    match law {
+        LawKind::Linear => {
+            t.deny_unknown(&["law", "stiffness"])?;
+            let stiffness = match t.get("stiffness") {
+                Some(s) => Some(ctx.positive(s, &t.key("stiffness"), "N/m")?),
+                None => None,
+            };
+            Ok(NormalLaw::Linear { stiffness })
+        }
+        LawKind::Hertz => {
+            t.deny_unknown(&["law"])?;
+            Ok(NormalLaw::Hertz)
+        }
+        LawKind::HertzDamped => {
+            t.deny_unknown(&["law", "damping_time"])?;
+            let a = t.req("damping_time", "a positive number (s)")?;
+            Ok(NormalLaw::HertzDamped {
+                damping_time: ctx.positive(a, &t.key("damping_time"), "s")?,
+            })
+        }
+        LawKind::Viscous | LawKind::CundallStrack => Err(misplaced(ctx, &t, law)),
+    }
+}
+
+fn damping_slot(ctx: &Ctx<'_>, it: &Table<'_, '_>) -> Result<Option<DampingLaw>, SceneError> {
+    let Some(v) = it.get("damping") else {
+        return Ok(None);
+    };
+    let (t, law) = slot_law(ctx, v, &it.key("damping"), Slot::Damping)?;
+    match law {
+        LawKind::Viscous => {
+            t.deny_unknown(&["law", "restitution"])?;
+            let ev = t.req("restitution", "a number in (0, 1]")?;
+            let what = "a restitution coefficient in (0, 1]";
+            let e = ctx.number(ev, &t.key("restitution"), what)?;
+            if !(e > 0.0 && e <= 1.0) {
+                return Err(ctx.err(
+                    &ev.span(),
+                    &t.key("restitution"),
+                    format!("expected {what}, found {}", ctx.found(ev)),
+                ));
+            }
+            Ok(Some(DampingLaw::Viscous { restitution: e }))
+        }
+        LawKind::Linear | LawKind::Hertz | LawKind::HertzDamped | LawKind::CundallStrack => {
+            Err(misplaced(ctx, &t, law))
+        }
+    }
+}
+
+fn tangential_slot(
+    ctx: &Ctx<'_>,
+    it: &Table<'_, '_>,
+    hertz_type: bool,
+) -> Result<Option<TangentialLaw>, SceneError> {
+    let Some(v) = it.get("tangential") else {
+        return Ok(None);
+    };
+    let (t, law) = slot_law(ctx, v, &it.key("tangential"), Slot::Tangential)?;
+    match law {
+        LawKind::CundallStrack => {
+            t.deny_unknown(&[
+                "law",
+                "friction",
+                "friction_static",
+                "stiffness_ratio",
+                "stiffness",
+            ])?;
+            let fv = t.req("friction", "a number >= 0 (Coulomb coefficient)")?;
+            let friction = ctx.non_negative(fv, &t.key("friction"), "Coulomb coefficient")?;
+            let friction_static = match t.get("friction_static") {
+                Some(sv) => {
+                    let s =
+                        ctx.non_negative(sv, &t.key("friction_static"), "Coulomb coefficient")?;
+                    if s < friction {
+                        return Err(ctx.err(
+                            &sv.span(),
+                            &t.key("friction_static"),
+                            format!(
+                                "expected friction_static >= friction ({friction}), found {}",
+                                ctx.found(sv)
+                            ),
+                        ));
+                    }
+                    s
+                }
+                None => friction,
+            };
+            let stiffness = match (t.get("stiffness_ratio"), t.get("stiffness")) {
+                (Some(_), Some(_)) => {
+                    return Err(ctx.err(
+                        &t.key_span("stiffness")
+                            .max_by_start(t.key_span("stiffness_ratio")),
+                        &t.key("stiffness"),
+                        "give either `stiffness_ratio` or `stiffness = \"mindlin\"`, not both",
+                    ))
+                }
+                (Some(r), None) => TangentialStiffness::Ratio(ctx.positive(
+                    r,
+                    &t.key("stiffness_ratio"),
+                    "k_t / k_n",
+                )?),
+                (None, Some(s)) => {
+                    let what = "\"mindlin\" (or use stiffness_ratio = k_t/k_n)";
+                    match ctx.string(s, &t.key("stiffness"), what)? {
+                        "mindlin" => TangentialStiffness::Mindlin,
+                        _ => {
+                            return Err(ctx.err(
+                                &s.span(),
+                                &t.key("stiffness"),
+                                format!("expected {what}, found {}", ctx.found(s)),
+                            ))
+                        }
+                    }
+                }
+                (None, None) if hertz_type => TangentialStiffness::Mindlin,
+                (None, None) => TangentialStiffness::Ratio(DEFAULT_STIFFNESS_RATIO),
+            };
+            Ok(Some(TangentialLaw::CundallStrack {
+                friction,
+                friction_static,
+                stiffness,
+            }))
+        }
+        LawKind::Linear | LawKind::Hertz | LawKind::HertzDamped | LawKind::Viscous => {
+            Err(misplaced(ctx, &t, law))
+        }
+    }
+}
