@@ -1,1 +1,486 @@
-//! io tests (being written).
+//! Output files: `particles.csv`, `energy.csv`, `.vtu` frames and the `.pvd` series, read back
+//! byte for byte against what was written.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use grains_core::{EnergyReport, Snapshot};
+use grains_io::{
+    frame_file_name, IoError, OutputOptions, OutputWriter, ENERGY_HEADER, PARTICLES_HEADER,
+};
+
+/// A fresh directory per test, so tests running in parallel never share files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("grains-io-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn options(dir: &Path) -> OutputOptions {
+    OutputOptions {
+        dir: dir.to_path_buf(),
+        vtk: true,
+        csv: true,
+        energy: true,
+    }
+}
+
+/// Three particles whose every value differs, with negatives, tiny, huge and inexact numbers,
+/// so a swapped column or a lossy format shows.
+fn snapshot(step: u64, time: f64, shift: f32) -> Snapshot {
+    let v = |base: f32| -> [f32; 4] { [base + shift, -base * 0.1, base * 1e-30, 0.3 + base] };
+    Snapshot {
+        step,
+        time,
+        pos: vec![
+            [0.1 + shift, 0.2, -0.3, 0.001],
+            [1e-30, -1e-30, 123456.79, 2.5e-4],
+            [-7.0e-6, 0.0, -0.0, 3.4e38],
+        ],
+        vel: vec![v(1.0), v(-2.0), [1e-38, -9.9e-5, 1e7, 1.0]],
+        omega: vec![v(3.0), v(4.5), v(-6.25)],
+        quat: vec![[0.0, 0.0, 0.0, 1.0]; 3],
+        force: vec![v(7.0), v(8.125), [f32::MIN_POSITIVE, -1e-45, 0.1, 0.0]],
+        torque: vec![v(10.0), v(-11.0), v(12.0)],
+        material: vec![0, 7, u32::MAX],
+    }
+}
+
+fn bits(v: f32) -> u32 {
+    v.to_bits()
+}
+
+#[test]
+fn particles_csv_round_trips_exactly() -> anyhow::Result<()> {
+    let dir = scratch("csv");
+    let frames = [snapshot(0, 0.0, 0.0), snapshot(250, 0.0025, 0.5)];
+    let ids = [10u64, 20, u64::MAX];
+    let mut w = OutputWriter::create(&options(&dir))?;
+    w.write_frame(&frames[0], None)?;
+    w.write_frame(&frames[1], Some(&ids))?;
+    w.finish()?;
+    assert_eq!(w.frames_written(), 2);
+
+    let text = fs::read_to_string(dir.join("particles.csv"))?;
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,fx,fy,fz,tx,ty,tz,radius")
+    );
+    assert_eq!(PARTICLES_HEADER, text.lines().next().unwrap_or_default());
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 6, "3 particles x 2 frames");
+    for (r, row) in rows.iter().enumerate() {
+        let (snap, i) = (&frames[r / 3], r % 3);
+        assert_eq!(row.len(), 19, "row {r}: {row:?}");
+        assert_eq!(row[0].parse::<u64>()?, snap.step);
+        assert_eq!(row[1].parse::<f64>()?.to_bits(), snap.time.to_bits());
+        let id = if r < 3 { i as u64 } else { ids[i] };
+        assert_eq!(row[2].parse::<u64>()?, id);
+        let mut want = Vec::new();
+        for a in [&snap.pos, &snap.vel, &snap.omega, &snap.force, &snap.torque] {
+            want.extend_from_slice(&a[i][..3]);
+        }
+        want.push(snap.pos[i][3]);
+        for (k, (text, want)) in row[3..].iter().zip(&want).enumerate() {
+            let got: f32 = text.parse()?;
+            assert_eq!(bits(got), bits(*want), "row {r} column {}: {text}", k + 3);
+        }
+    }
+
+    // The same state written again is the same bytes: nothing depends on timing or history.
+    let dir2 = scratch("csv-again");
+    let mut w = OutputWriter::create(&options(&dir2))?;
+    w.write_frame(&frames[0], None)?;
+    w.write_frame(&frames[1], Some(&ids))?;
+    w.finish()?;
+    assert_eq!(fs::read(dir2.join("particles.csv"))?, text.as_bytes());
+
+    // A new writer in the same directory starts the table afresh.
+    let w = OutputWriter::create(&options(&dir))?;
+    drop(w);
+    let again = fs::read_to_string(dir.join("particles.csv"))?;
+    assert_eq!(again, format!("{PARTICLES_HEADER}\n"));
+
+    fs::remove_dir_all(&dir)?;
+    fs::remove_dir_all(&dir2)?;
+    Ok(())
+}
+
+/// One `<DataArray .../>` of a `.vtu` header.
+#[derive(Debug)]
+struct DataArray {
+    attrs: BTreeMap<String, String>,
+}
+
+impl DataArray {
+    fn get(&self, key: &str) -> &str {
+        self.attrs.get(key).map_or("", String::as_str)
+    }
+}
+
+/// `key="value"` pairs of one tag body.
+fn attributes(tag: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut rest = tag;
+    while let Some(eq) = rest.find("=\"") {
+        let key = rest[..eq]
+            .rsplit(' ')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let after = &rest[eq + 2..];
+        let end = after.find('"').unwrap_or(after.len());
+        out.insert(key, after[..end].to_string());
+        rest = &after[(end + 1).min(after.len())..];
+    }
+    out
+}
+
+/// The body of the first `<name ...>` tag in `xml`.
+fn tag_attributes(xml: &str, name: &str) -> BTreeMap<String, String> {
+    let start = xml
+        .find(&format!("<{name} "))
+        .unwrap_or_else(|| panic!("no <{name}> in {xml}"));
+    let end = start + xml[start..].find('>').unwrap_or(0);
+    attributes(&xml[start..end])
+}
+
+struct Vtu {
+    header: String,
+    arrays: Vec<DataArray>,
+    /// Everything after the `_` marker.
+    data: Vec<u8>,
+}
+
+fn read_vtu(path: &Path) -> anyhow::Result<Vtu> {
+    let bytes = fs::read(path)?;
+    let marker = b"<AppendedData encoding=\"raw\">";
+    let at = bytes
+        .windows(marker.len())
+        .position(|w| w == marker)
+        .ok_or_else(|| anyhow::anyhow!("no raw AppendedData in {}", path.display()))?;
+    let underscore = at
+        + marker.len()
+        + bytes[at + marker.len()..]
+            .iter()
+            .position(|&b| b == b'_')
+            .ok_or_else(|| anyhow::anyhow!("no _ marker"))?;
+    // Only whitespace may stand between the tag and the marker.
+    assert!(bytes[at + marker.len()..underscore]
+        .iter()
+        .all(u8::is_ascii_whitespace));
+    let header = String::from_utf8(bytes[..underscore].to_vec())?;
+    let arrays = header
+        .match_indices("<DataArray ")
+        .map(|(i, _)| {
+            let end = i + header[i..].find("/>").unwrap_or(0);
+            DataArray {
+                attrs: attributes(&header[i..end]),
+            }
+        })
+        .collect();
+    Ok(Vtu {
+        header,
+        arrays,
+        data: bytes[underscore + 1..].to_vec(),
+    })
+}
+
+impl Vtu {
+    fn array(&self, name: &str) -> &DataArray {
+        self.arrays
+            .iter()
+            .find(|a| a.get("Name") == name)
+            .unwrap_or_else(|| panic!("no DataArray {name}"))
+    }
+
+    /// The payload of the block a `DataArray` points at, after its UInt64 byte count.
+    fn block(&self, name: &str) -> &[u8] {
+        let offset: usize = self.array(name).get("offset").parse().expect("offset");
+        let len = u64::from_le_bytes(self.data[offset..offset + 8].try_into().expect("8 bytes"));
+        &self.data[offset + 8..offset + 8 + len as usize]
+    }
+
+    fn f32s(&self, name: &str) -> Vec<f32> {
+        self.block(name)
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect()
+    }
+
+    fn i64s(&self, name: &str) -> Vec<i64> {
+        self.block(name)
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect()
+    }
+}
+
+#[test]
+fn vtu_frames_decode_and_pvd_lists_them() -> anyhow::Result<()> {
+    let dir = scratch("vtu");
+    let frames = [snapshot(0, 0.0, 0.0), snapshot(250, 0.0025, 0.5)];
+    let mut w = OutputWriter::create(&options(&dir))?;
+    for f in &frames {
+        w.write_frame(f, None)?;
+    }
+    w.finish()?;
+
+    for snap in &frames {
+        let name = frame_file_name(snap.step);
+        assert_eq!(name, format!("frame_{:08}.vtu", snap.step));
+        let vtu = read_vtu(&dir.join(&name))?;
+        assert!(vtu.header.starts_with("<?xml version=\"1.0\"?>\n"));
+        let file = tag_attributes(&vtu.header, "VTKFile");
+        assert_eq!(file["type"], "UnstructuredGrid");
+        assert_eq!(file["byte_order"], "LittleEndian");
+        assert_eq!(file["header_type"], "UInt64");
+        let piece = tag_attributes(&vtu.header, "Piece");
+        assert_eq!(piece["NumberOfPoints"], "3");
+        assert_eq!(piece["NumberOfCells"], "3");
+
+        // Every block: its offset follows the previous block exactly, its byte count matches
+        // type x components x points, and the last one ends where the closing tags begin.
+        let mut arrays: Vec<&DataArray> = vtu.arrays.iter().collect();
+        arrays.sort_by_key(|a| a.get("offset").parse::<usize>().unwrap_or(usize::MAX));
+        let mut expect_offset = 0usize;
+        for a in &arrays {
+            assert_eq!(a.get("format"), "appended", "{a:?}");
+            let offset: usize = a.get("offset").parse()?;
+            assert_eq!(offset, expect_offset, "{a:?}");
+            let size = match a.get("type") {
+                "Float32" | "UInt32" | "Int32" => 4,
+                "Int64" | "UInt64" | "Float64" => 8,
+                "UInt8" => 1,
+                other => anyhow::bail!("unexpected type {other}"),
+            };
+            let comps: usize = a
+                .attrs
+                .get("NumberOfComponents")
+                .map_or(Ok(1), |c| c.parse())?;
+            let len = u64::from_le_bytes(vtu.data[offset..offset + 8].try_into()?) as usize;
+            assert_eq!(len, 3 * size * comps, "{a:?}");
+            expect_offset = offset + 8 + len;
+        }
+        assert_eq!(
+            &vtu.data[expect_offset..],
+            b"\n  </AppendedData>\n</VTKFile>\n"
+        );
+        let names: Vec<&str> = arrays.iter().map(|a| a.get("Name")).collect();
+        for want in [
+            "id",
+            "radius",
+            "velocity",
+            "angular_velocity",
+            "force",
+            "torque",
+            "material",
+            "Points",
+            "connectivity",
+            "offsets",
+            "types",
+        ] {
+            assert!(names.contains(&want), "{want} missing from {names:?}");
+        }
+        assert_eq!(vtu.array("radius").get("type"), "Float32");
+        assert_eq!(vtu.array("velocity").get("NumberOfComponents"), "3");
+        assert_eq!(vtu.array("material").get("type"), "UInt32");
+
+        let radius = vtu.f32s("radius");
+        let want: Vec<f32> = snap.pos.iter().map(|p| p[3]).collect();
+        assert_eq!(
+            radius.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        for (field, rows) in [
+            ("velocity", &snap.vel),
+            ("Points", &snap.pos),
+            ("force", &snap.force),
+        ] {
+            let got = vtu.f32s(field);
+            let want: Vec<f32> = rows.iter().flat_map(|r| r[..3].to_vec()).collect();
+            assert_eq!(
+                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{field}"
+            );
+        }
+        assert_eq!(vtu.i64s("id"), [0, 1, 2]);
+        assert_eq!(vtu.i64s("connectivity"), [0, 1, 2]);
+        assert_eq!(vtu.i64s("offsets"), [1, 2, 3]);
+        assert_eq!(vtu.block("types"), [1, 1, 1]);
+        let material: Vec<u32> = vtu
+            .block("material")
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(material, snap.material);
+    }
+
+    let pvd = fs::read_to_string(dir.join("particles.pvd"))?;
+    assert_eq!(tag_attributes(&pvd, "VTKFile")["type"], "Collection");
+    let sets: Vec<BTreeMap<String, String>> = pvd
+        .match_indices("<DataSet ")
+        .map(|(i, _)| attributes(&pvd[i..i + pvd[i..].find("/>").unwrap_or(0)]))
+        .collect();
+    assert_eq!(sets.len(), 2, "{pvd}");
+    for (set, snap) in sets.iter().zip(&frames) {
+        assert_eq!(set["file"], frame_file_name(snap.step));
+        assert_eq!(
+            set["timestep"].parse::<f64>()?.to_bits(),
+            snap.time.to_bits()
+        );
+    }
+    assert!(!dir.join("particles.pvd.tmp").exists());
+
+    fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+#[test]
+fn pvd_is_valid_after_every_frame() -> anyhow::Result<()> {
+    let dir = scratch("pvd-live");
+    let mut w = OutputWriter::create(&options(&dir))?;
+    let pvd = || fs::read_to_string(dir.join("particles.pvd"));
+    assert!(pvd()?.contains("<Collection>"));
+    assert_eq!(pvd()?.matches("<DataSet ").count(), 0);
+    w.write_frame(&snapshot(5, 0.5, 0.0), None)?;
+    // No finish: a run killed now must still leave a series naming its frame.
+    let text = pvd()?;
+    assert_eq!(text.matches("<DataSet ").count(), 1);
+    assert!(text.trim_end().ends_with("</VTKFile>"));
+    assert!(text.contains("file=\"frame_00000005.vtu\""));
+    drop(w);
+    fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+#[test]
+fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
+    let dir = scratch("energy");
+    let reports = [
+        EnergyReport::default(),
+        EnergyReport {
+            kinetic: 0.1 + 0.2,
+            rotational: 1e-300,
+            gravitational: -12345.678901234567,
+            elastic: 5e-324,
+            damping_dissipated: 1.0 / 3.0,
+            friction_dissipated: 6.02214076e23,
+            total: -0.0,
+        },
+    ];
+    let times = [0.0, 1e-5 * 3.0];
+    let mut w = OutputWriter::create(&options(&dir))?;
+    for (k, (e, t)) in reports.iter().zip(times).enumerate() {
+        w.write_energy(k as u64 * 100, t, e)?;
+    }
+    // Flushed per line: readable before finish.
+    let text = fs::read_to_string(dir.join("energy.csv"))?;
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total")
+    );
+    assert_eq!(ENERGY_HEADER, text.lines().next().unwrap_or_default());
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 2);
+    for (k, row) in rows.iter().enumerate() {
+        let cols: Vec<&str> = row.split(',').collect();
+        assert_eq!(cols.len(), 9, "{row}");
+        assert_eq!(cols[0].parse::<u64>()?, k as u64 * 100);
+        assert_eq!(cols[1].parse::<f64>()?.to_bits(), times[k].to_bits());
+        let e = &reports[k];
+        let want = [
+            e.kinetic,
+            e.rotational,
+            e.gravitational,
+            e.elastic,
+            e.damping_dissipated,
+            e.friction_dissipated,
+            e.total,
+        ];
+        for (c, w) in cols[2..].iter().zip(want) {
+            assert_eq!(c.parse::<f64>()?.to_bits(), w.to_bits(), "{row}: {c}");
+        }
+    }
+    w.finish()?;
+    fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+#[test]
+fn switched_off_formats_leave_no_files() -> anyhow::Result<()> {
+    let dir = scratch("off");
+    let opts = OutputOptions {
+        dir: dir.clone(),
+        vtk: false,
+        csv: false,
+        energy: false,
+    };
+    let mut w = OutputWriter::create(&opts)?;
+    w.write_frame(&snapshot(1, 0.1, 0.0), None)?;
+    w.write_energy(1, 0.1, &EnergyReport::default())?;
+    w.finish()?;
+    assert_eq!(w.frames_written(), 1);
+    assert_eq!(fs::read_dir(&dir)?.count(), 0);
+    fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+#[test]
+fn bad_directory_is_an_error_naming_it() -> anyhow::Result<()> {
+    let base = scratch("blocked");
+    fs::create_dir_all(&base)?;
+    let file = base.join("not-a-dir");
+    fs::write(&file, b"x")?;
+    for dir in [file.clone(), file.join("out")] {
+        let err = match OutputWriter::create(&options(&dir)) {
+            Ok(_) => anyhow::bail!("{} accepted as output directory", dir.display()),
+            Err(e) => e,
+        };
+        assert!(matches!(err, IoError::CreateDir { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(msg.contains(&dir.display().to_string()), "{msg}");
+        assert!(msg.starts_with("cannot create directory "), "{msg}");
+    }
+    fs::remove_dir_all(&base)?;
+    Ok(())
+}
+
+#[test]
+fn mismatched_snapshot_is_refused() -> anyhow::Result<()> {
+    let dir = scratch("mismatch");
+    let mut w = OutputWriter::create(&options(&dir))?;
+    let mut snap = snapshot(3, 0.3, 0.0);
+    snap.torque.pop();
+    let err = w.write_frame(&snap, None).err();
+    assert!(
+        matches!(
+            err,
+            Some(IoError::Snapshot {
+                field: "torque",
+                expected: 3,
+                got: 2,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    let err = w.write_frame(&snapshot(3, 0.3, 0.0), Some(&[1, 2])).err();
+    assert!(
+        matches!(err, Some(IoError::Snapshot { field: "ids", .. })),
+        "{err:?}"
+    );
+    assert_eq!(w.frames_written(), 0);
+    let csv = fs::read_to_string(dir.join("particles.csv"))?;
+    assert_eq!(
+        csv.lines().count(),
+        1,
+        "nothing written for a refused frame"
+    );
+    fs::remove_dir_all(&dir)?;
+    Ok(())
+}

@@ -1,1 +1,229 @@
-//! grains-io
+//! grains-io: what a run leaves on disk (DESIGN §5).
+//!
+//! - `DIR/particles.csv`: one row per particle per output frame.
+//! - `DIR/energy.csv`: one row per energy sample.
+//! - `DIR/frame_XXXXXXXX.vtu` and `DIR/particles.pvd`: the same frames for ParaView.
+//!
+//! Everything is written so that a run killed at any moment leaves readable files: CSV files are
+//! flushed per frame or line, and the `.pvd` is replaced atomically after each complete frame.
+
+mod csv;
+mod error;
+mod vtk;
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use grains_core::{EnergyReport, Snapshot};
+
+pub use csv::{ENERGY_HEADER, PARTICLES_HEADER};
+pub use error::IoError;
+pub use vtk::frame_file_name;
+
+/// Name of the particle table in the output directory.
+pub const PARTICLES_CSV: &str = "particles.csv";
+/// Name of the energy log in the output directory.
+pub const ENERGY_CSV: &str = "energy.csv";
+/// Name of the ParaView series file in the output directory.
+pub const PARTICLES_PVD: &str = "particles.pvd";
+
+/// Bytes of CSV text gathered before handing them to the file.
+const CSV_CHUNK: usize = 1 << 16;
+
+/// Which files a run writes, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputOptions {
+    /// Output directory, created with its parents if missing.
+    pub dir: PathBuf,
+    /// Write a `.vtu` per frame and `particles.pvd`.
+    pub vtk: bool,
+    /// Write `particles.csv`.
+    pub csv: bool,
+    /// Write `energy.csv`.
+    pub energy: bool,
+}
+
+/// An open CSV file, remembered with its path for error messages.
+struct CsvFile {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl CsvFile {
+    fn create(path: PathBuf, header: &str) -> Result<CsvFile, IoError> {
+        let file = File::create(&path).map_err(IoError::create(&path))?;
+        let mut out = BufWriter::new(file);
+        writeln!(out, "{header}")
+            .and_then(|()| out.flush())
+            .map_err(IoError::write(&path))?;
+        Ok(CsvFile { path, out })
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), IoError> {
+        self.out
+            .write_all(bytes)
+            .map_err(IoError::write(&self.path))
+    }
+
+    fn flush(&mut self) -> Result<(), IoError> {
+        self.out.flush().map_err(IoError::write(&self.path))
+    }
+}
+
+/// Writes the output files of one run. Formats switched off in [`OutputOptions`] are skipped
+/// silently, so the caller need not check them.
+pub struct OutputWriter {
+    dir: PathBuf,
+    vtk: bool,
+    particles: Option<CsvFile>,
+    energy: Option<CsvFile>,
+    /// `(time, file name)` of every `.vtu` written, in order.
+    frames: Vec<(f64, String)>,
+    frames_written: usize,
+    /// Reused between frames so large frames do not reallocate.
+    text: String,
+}
+
+impl OutputWriter {
+    /// Creates the directory (and its parents), truncates `particles.csv` and `energy.csv` to
+    /// their headers, and writes an empty `particles.pvd`, so nothing from an earlier run in the
+    /// same directory is mistaken for this one's.
+    pub fn create(opts: &OutputOptions) -> Result<OutputWriter, IoError> {
+        fs::create_dir_all(&opts.dir).map_err(|err| IoError::CreateDir {
+            path: opts.dir.clone(),
+            err,
+        })?;
+        let particles = opts
+            .csv
+            .then(|| CsvFile::create(opts.dir.join(PARTICLES_CSV), PARTICLES_HEADER))
+            .transpose()?;
+        let energy = opts
+            .energy
+            .then(|| CsvFile::create(opts.dir.join(ENERGY_CSV), ENERGY_HEADER))
+            .transpose()?;
+        let writer = OutputWriter {
+            dir: opts.dir.clone(),
+            vtk: opts.vtk,
+            particles,
+            energy,
+            frames: Vec::new(),
+            frames_written: 0,
+            text: String::new(),
+        };
+        if writer.vtk {
+            writer.write_pvd()?;
+        }
+        Ok(writer)
+    }
+
+    /// Writes one output frame: appends its rows to `particles.csv` (flushed) and writes
+    /// `frame_<step>.vtu`, then rewrites `particles.pvd` to include it.
+    ///
+    /// `ids[i]` is written as particle `i`'s id when given; otherwise the index is.
+    /// A snapshot whose arrays disagree in length is refused before anything is written.
+    pub fn write_frame(&mut self, snap: &Snapshot, ids: Option<&[u64]>) -> Result<(), IoError> {
+        check_lengths(snap, ids)?;
+        if let Some(csv) = &mut self.particles {
+            let mut i = 0;
+            while i < snap.pos.len() {
+                self.text.clear();
+                i = csv::particle_rows(&mut self.text, snap, ids, i, CSV_CHUNK);
+                csv.write_all(self.text.as_bytes())?;
+            }
+            csv.flush()?;
+        }
+        if self.vtk {
+            let name = frame_file_name(snap.step);
+            let path = self.dir.join(&name);
+            let file = File::create(&path).map_err(IoError::create(&path))?;
+            let mut out = BufWriter::with_capacity(1 << 20, file);
+            vtk::write_vtu(&mut out, snap, ids)
+                .and_then(|()| out.flush())
+                .map_err(IoError::write(&path))?;
+            // The same step written again replaced its file, so it is listed once.
+            match self.frames.iter_mut().find(|(_, f)| *f == name) {
+                Some(entry) => entry.0 = snap.time,
+                None => self.frames.push((snap.time, name)),
+            }
+            self.write_pvd()?;
+        }
+        self.frames_written += 1;
+        Ok(())
+    }
+
+    /// Appends one line to `energy.csv` and flushes it, so a run that dies keeps its log.
+    pub fn write_energy(&mut self, step: u64, time: f64, e: &EnergyReport) -> Result<(), IoError> {
+        if let Some(csv) = &mut self.energy {
+            csv.write_all(csv::energy_row(step, time, e).as_bytes())?;
+            csv.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Rewrites `particles.pvd` listing every frame so far and flushes every open file.
+    /// Safe to call more than once; [`OutputWriter::write_frame`] already keeps the `.pvd`
+    /// current, so this matters only for the final flush.
+    pub fn finish(&mut self) -> Result<(), IoError> {
+        if self.vtk {
+            self.write_pvd()?;
+        }
+        if let Some(csv) = &mut self.particles {
+            csv.flush()?;
+        }
+        if let Some(csv) = &mut self.energy {
+            csv.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Frames written so far by [`OutputWriter::write_frame`].
+    pub fn frames_written(&self) -> usize {
+        self.frames_written
+    }
+
+    /// The output directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes the collection to a temporary file and renames it over the old one, so a reader
+    /// (or a run killed mid-write) never sees a truncated `.pvd`.
+    fn write_pvd(&self) -> Result<(), IoError> {
+        let path = self.dir.join(PARTICLES_PVD);
+        let tmp = self.dir.join(format!("{PARTICLES_PVD}.tmp"));
+        let file = File::create(&tmp).map_err(IoError::create(&tmp))?;
+        let mut out = BufWriter::new(file);
+        vtk::write_pvd(&mut out, &self.frames)
+            .and_then(|()| out.flush())
+            .map_err(IoError::write(&tmp))?;
+        drop(out);
+        fs::rename(&tmp, &path).map_err(|err| IoError::Rename {
+            from: tmp,
+            to: path,
+            err,
+        })
+    }
+}
+
+/// Every per-particle array must match `pos`; the writers index them all by particle.
+fn check_lengths(snap: &Snapshot, ids: Option<&[u64]>) -> Result<(), IoError> {
+    let n = snap.pos.len();
+    let fields = [
+        ("vel", snap.vel.len()),
+        ("omega", snap.omega.len()),
+        ("force", snap.force.len()),
+        ("torque", snap.torque.len()),
+        ("material", snap.material.len()),
+        ("ids", ids.map_or(n, <[u64]>::len)),
+    ];
+    match fields.into_iter().find(|&(_, len)| len != n) {
+        Some((field, got)) => Err(IoError::Snapshot {
+            step: snap.step,
+            field,
+            expected: n,
+            got,
+        }),
+        None => Ok(()),
+    }
+}
