@@ -1,1 +1,16 @@
-//! grains-gpu
+//! grains-gpu: the DEM step on a GPU through wgpu.
+//!
+//! - [`GpuContext`]: adapter choice and a device opened with the adapter's own limits.
+//! - [`GpuBackend`]: the world resident on the device, stepped by the WGSL twins of the CPU
+//!   kernels with no read-back per step (DESIGN.md §1).
+//! - [`kernel`]: pipelines whose bind groups are built by binding name, from reflection.
+
+mod backend;
+mod device;
+mod error;
+pub mod kernel;
+mod program;
+
+pub use backend::{GpuBackend, GpuOptions};
+pub use device::{list_adapters, AdapterRequest, AdapterSummary, GpuContext};
+pub use error::GpuError;

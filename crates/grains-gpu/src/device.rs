@@ -1,0 +1,175 @@
+//! Adapter selection and the device, with its limits.
+
+use crate::error::GpuError;
+
+/// One adapter as `grains info` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdapterSummary {
+    /// Adapter name, e.g. "NVIDIA GeForce RTX 4090" or "llvmpipe (LLVM 15.0.6, 256 bits)".
+    pub name: String,
+    /// Graphics API backend ("Vulkan", "Metal", ...).
+    pub backend: String,
+    /// Discrete GPU, integrated GPU, CPU, ...
+    pub device_type: String,
+    /// Driver name and version details.
+    pub driver: String,
+}
+
+/// Which adapters [`GpuContext::new`] may pick.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AdapterRequest {
+    /// A discrete or integrated GPU if there is one, else a virtual or other device, else a CPU
+    /// implementation (lavapipe).
+    #[default]
+    Any,
+    /// Only a hardware (discrete, integrated or virtual) GPU.
+    HardwareOnly,
+    /// Only a CPU implementation such as lavapipe (tests that must behave the same everywhere).
+    CpuOnly,
+}
+
+fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    // Only native compute APIs: GL has no storage buffers in every stage and no indirect
+    // compute on all drivers.
+    desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+    wgpu::Instance::new(desc)
+}
+
+fn summary(info: &wgpu::AdapterInfo) -> AdapterSummary {
+    AdapterSummary {
+        name: info.name.clone(),
+        backend: format!("{:?}", info.backend),
+        device_type: format!("{:?}", info.device_type),
+        driver: format!("{} {}", info.driver, info.driver_info)
+            .trim()
+            .to_string(),
+    }
+}
+
+/// Every adapter wgpu can see, in the order it reports them.
+pub fn list_adapters() -> Vec<AdapterSummary> {
+    let inst = instance();
+    pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()))
+        .iter()
+        .map(|a| summary(&a.get_info()))
+        .collect()
+}
+
+/// Rank of an adapter for [`AdapterRequest::Any`]: lower is preferred.
+fn rank(t: wgpu::DeviceType) -> u32 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+/// A device and queue with the adapter's own limits.
+#[derive(Clone)]
+pub struct GpuContext {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) info: wgpu::AdapterInfo,
+    pub(crate) limits: wgpu::Limits,
+}
+
+impl GpuContext {
+    /// Open a device on the best adapter allowed by `req`.
+    pub fn new(req: AdapterRequest) -> Result<GpuContext, GpuError> {
+        let inst = instance();
+        let adapters = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()));
+        let mut candidates: Vec<wgpu::Adapter> = adapters
+            .into_iter()
+            .filter(|a| {
+                let t = a.get_info().device_type;
+                match req {
+                    AdapterRequest::Any => true,
+                    AdapterRequest::HardwareOnly => t != wgpu::DeviceType::Cpu,
+                    AdapterRequest::CpuOnly => t == wgpu::DeviceType::Cpu,
+                }
+            })
+            .filter(|a| {
+                a.get_downlevel_capabilities().flags.contains(
+                    wgpu::DownlevelFlags::COMPUTE_SHADERS
+                        | wgpu::DownlevelFlags::INDIRECT_EXECUTION,
+                )
+            })
+            .collect();
+        candidates.sort_by_key(|a| rank(a.get_info().device_type));
+        let adapter = candidates
+            .into_iter()
+            .next()
+            .ok_or_else(|| GpuError::NoAdapter {
+                detail: match req {
+                    AdapterRequest::Any => String::new(),
+                    AdapterRequest::HardwareOnly => " of hardware type".into(),
+                    AdapterRequest::CpuOnly => " of CPU type".into(),
+                },
+            })?;
+        let info = adapter.get_info();
+        // Ask for everything the adapter offers: the contact kernels bind a dozen storage
+        // buffers and large scenes need big bindings, both beyond WebGPU's defaults.
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("grains"),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| GpuError::Device {
+            adapter: info.name.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(GpuContext {
+            device,
+            queue,
+            info,
+            limits,
+        })
+    }
+
+    /// Whether the adapter is a CPU implementation (lavapipe, WARP, SwiftShader).
+    pub fn adapter_is_cpu(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// The adapter's name.
+    pub fn adapter_name(&self) -> String {
+        self.info.name.clone()
+    }
+
+    /// The adapter as `grains info` lists it.
+    pub fn summary(&self) -> AdapterSummary {
+        summary(&self.info)
+    }
+
+    /// The limits the device was opened with.
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// Refuse a buffer of `size` bytes that the device could not bind or allocate.
+    pub fn check_buffer(&self, name: &str, size: u64, particles: usize) -> Result<(), GpuError> {
+        let checks = [
+            (
+                "max_storage_buffer_binding_size",
+                self.limits.max_storage_buffer_binding_size,
+            ),
+            ("max_buffer_size", self.limits.max_buffer_size),
+        ];
+        for (limit_name, limit) in checks {
+            if size > limit {
+                return Err(GpuError::BufferTooLarge {
+                    buffer: name.to_string(),
+                    size,
+                    limit_name,
+                    limit,
+                    particles,
+                });
+            }
+        }
+        Ok(())
+    }
+}

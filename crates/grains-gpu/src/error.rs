@@ -1,0 +1,69 @@
+//! Errors of the GPU backend.
+
+use thiserror::Error;
+
+/// What can go wrong when setting up or running the GPU backend.
+#[derive(Debug, Error)]
+pub enum GpuError {
+    /// No adapter matched the request.
+    #[error("no GPU adapter found{detail} (install a Vulkan driver, or Mesa's lavapipe for a CPU fallback)")]
+    NoAdapter {
+        /// What was asked for, for the message.
+        detail: String,
+    },
+    /// The adapter refused to create a device.
+    #[error("the adapter \"{adapter}\" refused to create a device: {message}")]
+    Device { adapter: String, message: String },
+    /// A buffer is larger than the device allows in one binding or one allocation.
+    #[error(
+        "buffer \"{buffer}\" needs {size} bytes for {particles} particles, over the device's \
+         {limit_name} of {limit} bytes; run fewer particles or use a device with larger limits"
+    )]
+    BufferTooLarge {
+        buffer: String,
+        size: u64,
+        limit_name: &'static str,
+        limit: u64,
+        particles: usize,
+    },
+    /// A kernel needs more of some per-stage resource than the device offers.
+    #[error("kernel \"{kernel}\" needs {needed} {what}, the device allows {limit}")]
+    KernelLimit {
+        kernel: String,
+        what: &'static str,
+        needed: u64,
+        limit: u64,
+    },
+    /// A dispatch would need more workgroups than one dimension allows.
+    #[error(
+        "{what} needs {groups} workgroups in one dimension, over the device's limit of {limit} \
+         ({particles} particles)"
+    )]
+    TooManyWorkgroups {
+        what: String,
+        groups: u64,
+        limit: u32,
+        particles: usize,
+    },
+    /// The shaders crate could not compose or validate a kernel.
+    #[error("shader \"{label}\": {message}")]
+    Shader { label: String, message: String },
+    /// A kernel declares a binding the backend has no buffer for (a contract mismatch between
+    /// the WGSL and the CPU twin's parameter names).
+    #[error("kernel \"{kernel}\" declares binding \"{name}\" (group {group}, binding {binding}), which the GPU backend does not provide")]
+    UnknownBinding {
+        kernel: String,
+        name: String,
+        group: u32,
+        binding: u32,
+    },
+    /// The device reported a validation or out-of-memory error.
+    #[error("device error in {context}: {message}")]
+    Validation { context: String, message: String },
+    /// The core library rejected the world.
+    #[error(transparent)]
+    Core(#[from] grains_core::CoreError),
+    /// Reading a buffer back failed.
+    #[error("reading buffer \"{0}\" back from the device failed")]
+    Readback(String),
+}

@@ -1,0 +1,210 @@
+//! One compute pipeline with its bindings reflected from the WGSL, bound by name.
+//!
+//! The WGSL kernels name their bindings after the CPU twins' parameters; binding indices are
+//! the shader author's choice. Reflecting them here and binding by name means a renumbering
+//! in `shaders/` cannot silently swap two buffers.
+
+use std::collections::BTreeMap;
+
+use crate::device::GpuContext;
+use crate::error::GpuError;
+
+/// How a reflected binding is accessed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindingKind {
+    /// `var<uniform>`.
+    Uniform,
+    /// `var<storage, read>`.
+    StorageRead,
+    /// `var<storage, read_write>`.
+    StorageReadWrite,
+}
+
+/// A binding of a kernel as reflected from its WGSL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub name: String,
+    pub group: u32,
+    pub binding: u32,
+    pub kind: BindingKind,
+}
+
+/// Reflect the bindings of a WGSL module (every bound global: a pipeline layout may hold
+/// bindings an entry point does not use, so including all of them is always valid).
+pub fn reflect(label: &str, src: &str) -> Result<(naga::Module, Vec<Binding>), GpuError> {
+    let module = naga::front::wgsl::parse_str(src).map_err(|e| GpuError::Shader {
+        label: label.to_string(),
+        message: e.emit_to_string(src),
+    })?;
+    let mut out = Vec::new();
+    for (_, g) in module.global_variables.iter() {
+        let Some(rb) = &g.binding else { continue };
+        let kind = match g.space {
+            naga::AddressSpace::Uniform => BindingKind::Uniform,
+            naga::AddressSpace::Storage { access } => {
+                if access.contains(naga::StorageAccess::STORE) {
+                    BindingKind::StorageReadWrite
+                } else {
+                    BindingKind::StorageRead
+                }
+            }
+            _ => {
+                return Err(GpuError::Shader {
+                    label: label.to_string(),
+                    message: format!(
+                        "binding {:?} is neither a uniform nor a storage buffer",
+                        g.name
+                    ),
+                })
+            }
+        };
+        out.push(Binding {
+            name: g.name.clone().unwrap_or_default(),
+            group: rb.group,
+            binding: rb.binding,
+            kind,
+        });
+    }
+    out.sort_by_key(|b| (b.group, b.binding));
+    Ok((module, out))
+}
+
+/// A compute pipeline and what it binds.
+pub struct Kernel {
+    pub label: String,
+    pub pipeline: wgpu::ComputePipeline,
+    pub layouts: Vec<wgpu::BindGroupLayout>,
+    pub bindings: Vec<Binding>,
+    /// `@workgroup_size` of the entry point.
+    pub workgroup: [u32; 3],
+}
+
+impl Kernel {
+    /// Build the pipeline of entry point `entry` of WGSL `src`.
+    pub fn new(ctx: &GpuContext, label: &str, src: &str, entry: &str) -> Result<Kernel, GpuError> {
+        let (module, bindings) = reflect(label, src)?;
+        let ep = module
+            .entry_points
+            .iter()
+            .find(|e| e.name == entry)
+            .ok_or_else(|| GpuError::Shader {
+                label: label.to_string(),
+                message: format!("no entry point named \"{entry}\""),
+            })?;
+        let workgroup = ep.workgroup_size;
+        let storage = bindings
+            .iter()
+            .filter(|b| b.kind != BindingKind::Uniform)
+            .count() as u64;
+        let limit = ctx.limits.max_storage_buffers_per_shader_stage as u64;
+        if storage > limit {
+            return Err(GpuError::KernelLimit {
+                kernel: label.to_string(),
+                what: "storage buffers per shader stage",
+                needed: storage,
+                limit,
+            });
+        }
+        let n_groups = bindings.iter().map(|b| b.group + 1).max().unwrap_or(0);
+        let dev = &ctx.device;
+        let scope = dev.push_error_scope(wgpu::ErrorFilter::Validation);
+        let layouts: Vec<wgpu::BindGroupLayout> = (0..n_groups)
+            .map(|g| {
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
+                    .iter()
+                    .filter(|b| b.group == g)
+                    .map(|b| wgpu::BindGroupLayoutEntry {
+                        binding: b.binding,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: match b.kind {
+                                BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+                                BindingKind::StorageRead => {
+                                    wgpu::BufferBindingType::Storage { read_only: true }
+                                }
+                                BindingKind::StorageReadWrite => {
+                                    wgpu::BufferBindingType::Storage { read_only: false }
+                                }
+                            },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    })
+                    .collect();
+                dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some(label),
+                    entries: &entries,
+                })
+            })
+            .collect();
+        let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
+        let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &layout_refs,
+            immediate_size: 0,
+        });
+        let sm = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(src.into()),
+        });
+        let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: Some(&pl),
+            module: &sm,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Shader {
+                label: label.to_string(),
+                message: e.to_string(),
+            });
+        }
+        Ok(Kernel {
+            label: label.to_string(),
+            pipeline,
+            layouts,
+            bindings,
+            workgroup,
+        })
+    }
+
+    /// Threads per workgroup.
+    pub fn threads(&self) -> u32 {
+        self.workgroup[0] * self.workgroup[1] * self.workgroup[2]
+    }
+
+    /// Bind groups from buffers named like the kernel's bindings; every binding must be given.
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        buffers: &BTreeMap<&str, &wgpu::Buffer>,
+    ) -> Result<Vec<wgpu::BindGroup>, GpuError> {
+        let mut groups = Vec::new();
+        for (g, layout) in self.layouts.iter().enumerate() {
+            let mut entries = Vec::new();
+            for b in self.bindings.iter().filter(|b| b.group == g as u32) {
+                let buf = buffers
+                    .get(b.name.as_str())
+                    .ok_or_else(|| GpuError::UnknownBinding {
+                        kernel: self.label.clone(),
+                        name: b.name.clone(),
+                        group: b.group,
+                        binding: b.binding,
+                    })?;
+                entries.push(wgpu::BindGroupEntry {
+                    binding: b.binding,
+                    resource: buf.as_entire_binding(),
+                });
+            }
+            groups.push(ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(&self.label),
+                layout,
+                entries: &entries,
+            }));
+        }
+        Ok(groups)
+    }
+}

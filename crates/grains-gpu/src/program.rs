@@ -1,0 +1,55 @@
+//! Recorded dispatch sequences: a kernel, its bind groups and how many workgroups to run.
+
+use crate::kernel::Kernel;
+
+/// How a dispatch is sized.
+#[derive(Clone, Copy, Debug)]
+pub enum Size {
+    /// A host-known workgroup count.
+    Direct(u32),
+    /// Read from slot `k` of the indirect-arguments buffer, written on the device.
+    Indirect(u32),
+}
+
+/// One dispatch.
+pub struct Op {
+    pub kernel: usize,
+    pub groups: Vec<wgpu::BindGroup>,
+    pub size: Size,
+}
+
+/// Record `ops` into a compute pass.
+pub fn record(
+    pass: &mut wgpu::ComputePass<'_>,
+    kernels: &[Kernel],
+    ops: &[Op],
+    args: &wgpu::Buffer,
+    max_dim: u32,
+) {
+    for op in ops {
+        if let Size::Direct(0) = op.size {
+            continue;
+        }
+        pass.set_pipeline(&kernels[op.kernel].pipeline);
+        for (i, g) in op.groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, g, &[]);
+        }
+        match op.size {
+            Size::Direct(g) => {
+                let (x, y) = split(g, max_dim);
+                pass.dispatch_workgroups(x, y, 1)
+            }
+            Size::Indirect(slot) => pass.dispatch_workgroups_indirect(args, slot as u64 * 16),
+        }
+    }
+}
+
+/// `g` workgroups as an (x, y) grid within the per-dimension limit (the passes number their
+/// invocations row by row, see shaders/lib/dispatch.wgsl, and skip the surplus).
+pub fn split(g: u32, max_dim: u32) -> (u32, u32) {
+    let x = g.min(max_dim);
+    if x == 0 {
+        return (0, 1);
+    }
+    (x, g.div_ceil(x))
+}
