@@ -1,1 +1,970 @@
-//! scene_errors tests (being written).
+//! Scene files: every kind of broken scene gives its precise `file:line:col: key: message`,
+//! and valid scenes (inline, fixtures, the repository's `scenes/`) build the expected world.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use grains_core::materials::{NormalLaw, TangentialLaw, TangentialStiffness};
+use grains_core::timestep::timestep_report;
+use grains_scene::{load_scene, parse_scene, BackendChoice, Scene, SceneError};
+use grains_tests::workspace_root;
+
+/// A valid scene; the error cases edit it in place, so its line numbers hold for them:
+/// 1 `[simulation]`, 3 `dt`, 6 `[domain]`, 8 `max`, 10 `[[material]]`, 12 `density`,
+/// 13 `young`, 14 `poisson`, 16 `[[particles]]`, 17 `material`, 19 `positions`,
+/// 20 `velocities`, 22 `[[interaction]]`, 24 `normal`, 25 `damping`, 26 `tangential`.
+const VALID: &str = r#"[simulation]
+steps = 100
+dt = 1e-5
+gravity = [0.0, 0.0, -9.81]
+
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.01, 0.01, 0.01]
+
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+
+[[particles]]
+material = "glass"
+radius = 0.001
+positions = [[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]
+velocities = [[0.0, 0.0, -1.0], [0.0, 0.0, 0.0]]
+
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+damping = { law = "viscous", restitution = 0.5 }
+tangential = { law = "cundall_strack", friction = 0.5 }
+"#;
+
+/// A fresh folder under the system temp dir for one test.
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "grains-scene-tests-{}-{}-{tag}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+/// Write `text` as `scene.toml` in a fresh folder and load it.
+fn load_text(tag: &str, text: &str) -> (PathBuf, Result<Scene, SceneError>) {
+    let path = temp_dir(tag).join("scene.toml");
+    std::fs::write(&path, text).expect("write scene");
+    let r = load_scene(&path);
+    (path, r)
+}
+
+/// `VALID` with one exact substring replaced (which must exist).
+fn edit(from: &str, to: &str) -> String {
+    assert!(VALID.contains(from), "VALID has no {from:?}");
+    VALID.replacen(from, to, 1)
+}
+
+/// Load `text`, expect an error at `line:col` on `key`, whose message contains every part of
+/// `expect`; returns the whole message.
+fn expect_error(
+    tag: &str,
+    text: &str,
+    line: usize,
+    col: usize,
+    key: &str,
+    expect: &[&str],
+) -> String {
+    let (path, r) = load_text(tag, text);
+    let err = match r {
+        Ok(_) => panic!("{tag}: the scene was accepted"),
+        Err(e) => e,
+    };
+    let msg = err.to_string();
+    let head = if key.is_empty() {
+        format!("{}:{line}:{col}: ", path.display())
+    } else {
+        format!("{}:{line}:{col}: {key}: ", path.display())
+    };
+    assert!(
+        msg.starts_with(&head),
+        "{tag}: expected the message to start with\n  {head}\ngot\n  {msg}"
+    );
+    assert_eq!(err.line(), Some(line), "{tag}: {msg}");
+    assert_eq!(err.column(), Some(col), "{tag}: {msg}");
+    assert_eq!(err.key(), Some(key), "{tag}: {msg}");
+    for part in expect {
+        assert!(msg.contains(part), "{tag}: expected {part:?} in\n  {msg}");
+    }
+    msg
+}
+
+// ---------------------------------------------------------------- broken scenes
+
+#[test]
+fn toml_syntax_error() {
+    let msg = expect_error(
+        "syntax",
+        &edit("steps = 100", "steps = "),
+        2,
+        9,
+        "",
+        &["TOML syntax error"],
+    );
+    assert!(msg.contains("scene.toml:2:9:"), "{msg}");
+}
+
+#[test]
+fn unknown_top_level_key() {
+    expect_error(
+        "unknown-top",
+        &format!("{VALID}[simulaton]\nsteps = 1\n"),
+        27,
+        2,
+        "simulaton",
+        &[
+            "unknown key `simulaton` at the top level",
+            "accepted keys: simulation, domain, material, particles, wall, interaction, output",
+        ],
+    );
+}
+
+#[test]
+fn unknown_nested_key() {
+    expect_error(
+        "unknown-nested",
+        &edit("density = 2500.0", "densty = 2500.0"),
+        12,
+        1,
+        "material[0].densty",
+        &[
+            "unknown key `densty` in `material[0]`",
+            "accepted keys: name, density, young, poisson",
+        ],
+    );
+    // Inside an inline table, two levels down.
+    expect_error(
+        "unknown-inline",
+        &edit(
+            "normal = { law = \"hertz\" }",
+            "normal = { law = \"hertz\", stiffnes = 1.0 }",
+        ),
+        24,
+        27,
+        "interaction[0].normal.stiffnes",
+        &[
+            "unknown key `stiffnes` in `interaction[0].normal`",
+            "accepted keys: law",
+        ],
+    );
+}
+
+#[test]
+fn missing_required_key() {
+    expect_error(
+        "missing-young",
+        &edit("young = 5.0e6\n", ""),
+        10,
+        1,
+        "material[0].young",
+        &[
+            "missing required key `young`",
+            "expected a positive number (Pa)",
+        ],
+    );
+    expect_error(
+        "missing-domain",
+        &edit(
+            "[domain]\nmin = [0.0, 0.0, 0.0]\nmax = [0.01, 0.01, 0.01]\n",
+            "",
+        ),
+        1,
+        1,
+        "domain",
+        &["missing required key `domain`"],
+    );
+}
+
+#[test]
+fn wrong_type() {
+    expect_error(
+        "wrong-type",
+        &edit("density = 2500.0", "density = \"heavy\""),
+        12,
+        11,
+        "material[0].density",
+        &["expected a positive number (kg/m^3), found \"heavy\""],
+    );
+    expect_error(
+        "wrong-type-vec",
+        &edit("gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, -9.81]"),
+        4,
+        11,
+        "simulation.gravity",
+        &["expected an array of 3 numbers [x, y, z] (m/s^2), found 2 element(s)"],
+    );
+    expect_error(
+        "not-array-of-tables",
+        &edit("[[material]]", "[material]"),
+        10,
+        1,
+        "material",
+        &["expected an array of tables ([[material]] blocks), found a table"],
+    );
+}
+
+#[test]
+fn unknown_material_name() {
+    expect_error(
+        "unknown-material",
+        &edit("material = \"glass\"", "material = \"steel\""),
+        17,
+        12,
+        "particles[0].material",
+        &["unknown material \"steel\"", "defined materials: \"glass\""],
+    );
+    expect_error(
+        "unknown-material-between",
+        &edit(
+            "between = [\"glass\", \"glass\"]",
+            "between = [\"glass\", \"glas\"]",
+        ),
+        23,
+        21,
+        "interaction[0].between[1]",
+        &["unknown material \"glas\"", "defined materials: \"glass\""],
+    );
+    expect_error(
+        "unknown-material-wall",
+        &format!("{VALID}\n[[wall]]\nplane = {{ point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0] }}\nmaterial = \"steel\"\n"),
+        30,
+        12,
+        "wall[0].material",
+        &["unknown material \"steel\"", "defined materials: \"glass\""],
+    );
+}
+
+#[test]
+fn duplicate_material_name() {
+    expect_error(
+        "duplicate-material",
+        &format!(
+            "{VALID}\n[[material]]\nname = \"glass\"\ndensity = 1.0\nyoung = 1.0\npoisson = 0.1\n"
+        ),
+        29,
+        8,
+        "material[1].name",
+        &["duplicate material name \"glass\"", "material[0] (line 11)"],
+    );
+}
+
+#[test]
+fn non_positive_values() {
+    let msg = expect_error(
+        "negative-young",
+        &edit("young = 5.0e6", "young = -5.0"),
+        13,
+        9,
+        "material[0].young",
+        &["expected a positive number (Pa), found -5.0"],
+    );
+    assert!(
+        msg.ends_with(
+            "scene.toml:13:9: material[0].young: expected a positive number (Pa), found -5.0"
+        ),
+        "{msg}"
+    );
+    expect_error(
+        "zero-density",
+        &edit("density = 2500.0", "density = 0"),
+        12,
+        11,
+        "material[0].density",
+        &["expected a positive number (kg/m^3), found 0"],
+    );
+    expect_error(
+        "zero-radius",
+        &edit("radius = 0.001", "radius = 0.0"),
+        18,
+        10,
+        "particles[0].radius",
+        &["expected a positive number (m), found 0.0"],
+    );
+    let lattice = edit(
+        "positions = [[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]\nvelocities = [[0.0, 0.0, -1.0], [0.0, 0.0, 0.0]]",
+        "lattice = { spacing = -0.002, count = [2, 2, 2] }\n",
+    );
+    expect_error(
+        "negative-spacing",
+        &lattice,
+        19,
+        23,
+        "particles[0].lattice.spacing",
+        &["expected a positive number (m), found -0.002"],
+    );
+}
+
+#[test]
+fn non_finite_numbers() {
+    expect_error(
+        "nan-density",
+        &edit("density = 2500.0", "density = nan"),
+        12,
+        11,
+        "material[0].density",
+        &["expected a positive number (kg/m^3), found nan"],
+    );
+    expect_error(
+        "inf-gravity",
+        &edit("gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, 0.0, -inf]"),
+        4,
+        22,
+        "simulation.gravity[2]",
+        &["expected a number (m/s^2), found -inf"],
+    );
+}
+
+#[test]
+fn poisson_out_of_range() {
+    expect_error(
+        "poisson",
+        &edit("poisson = 0.3", "poisson = 0.5"),
+        14,
+        11,
+        "material[0].poisson",
+        &["expected a Poisson's ratio in (-1, 0.5), found 0.5"],
+    );
+}
+
+#[test]
+fn unknown_law_keyword() {
+    expect_error(
+        "unknown-law",
+        &edit(
+            "normal = { law = \"hertz\" }",
+            "normal = { law = \"hooke\" }",
+        ),
+        24,
+        18,
+        "interaction[0].normal.law",
+        &[
+            "unknown normal law \"hooke\"",
+            "accepted: \"linear\", \"hertz\", \"hertz_damped\"",
+        ],
+    );
+}
+
+#[test]
+fn law_in_wrong_slot() {
+    expect_error(
+        "wrong-slot",
+        &edit(
+            "normal = { law = \"hertz\" }",
+            "normal = { law = \"viscous\" }",
+        ),
+        24,
+        18,
+        "interaction[0].normal.law",
+        &[
+            "\"viscous\" is a damping law and cannot fill the normal slot",
+            "accepted here: \"linear\", \"hertz\", \"hertz_damped\"",
+        ],
+    );
+}
+
+#[test]
+fn reserved_slots_are_rejected() {
+    expect_error(
+        "rolling",
+        &format!("{VALID}rolling = {{ law = \"constant_torque\", coefficient = 0.1 }}\n"),
+        27,
+        1,
+        "interaction[0].rolling",
+        &["no law exists yet for the rolling slot"],
+    );
+    expect_error(
+        "extra",
+        &format!("{VALID}extra = [{{ law = \"jkr\" }}]\n"),
+        27,
+        1,
+        "interaction[0].extra",
+        &["no law exists yet for the extra slot"],
+    );
+}
+
+#[test]
+fn restitution_out_of_range() {
+    expect_error(
+        "restitution",
+        &edit("restitution = 0.5", "restitution = 1.5"),
+        25,
+        44,
+        "interaction[0].damping.restitution",
+        &["expected a restitution coefficient in (0, 1], found 1.5"],
+    );
+    expect_error(
+        "restitution-zero",
+        &edit("restitution = 0.5", "restitution = 0"),
+        25,
+        44,
+        "interaction[0].damping.restitution",
+        &["in (0, 1], found 0"],
+    );
+}
+
+#[test]
+fn friction_rules() {
+    expect_error(
+        "friction-negative",
+        &edit("friction = 0.5", "friction = -0.1"),
+        26,
+        51,
+        "interaction[0].tangential.friction",
+        &["expected a number >= 0 (Coulomb coefficient), found -0.1"],
+    );
+    expect_error(
+        "friction-static",
+        &edit("friction = 0.5", "friction = 0.5, friction_static = 0.3"),
+        26,
+        74,
+        "interaction[0].tangential.friction_static",
+        &["expected friction_static >= friction (0.5), found 0.3"],
+    );
+}
+
+#[test]
+fn domain_min_not_below_max() {
+    expect_error(
+        "domain-box",
+        &edit("max = [0.01, 0.01, 0.01]", "max = [0.01, 0.0, 0.01]"),
+        8,
+        7,
+        "domain.max",
+        &["expected domain.max > domain.min on every axis; on y it is 0 <= 0"],
+    );
+}
+
+#[test]
+fn particle_outside_domain() {
+    expect_error(
+        "outside",
+        &edit("[0.005, 0.005, 0.005]]", "[0.005, 0.005, 0.02]]"),
+        19,
+        37,
+        "particles[0].positions[1]",
+        &["particle centre", "lies outside the domain on z"],
+    );
+    // A lattice too large for the domain: pointed at the lattice, naming the site.
+    let lattice = edit(
+        "positions = [[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]\nvelocities = [[0.0, 0.0, -1.0], [0.0, 0.0, 0.0]]",
+        "lattice = { spacing = 0.002, count = [6, 2, 2] }\n",
+    );
+    expect_error(
+        "outside-lattice",
+        &lattice,
+        19,
+        11,
+        "particles[0].lattice site (5, 0, 0)",
+        &["lies outside the domain on x"],
+    );
+}
+
+#[test]
+fn run_length_rules() {
+    expect_error(
+        "duration-and-steps",
+        &edit("steps = 100\n", "steps = 100\nduration = 0.1\n"),
+        3,
+        1,
+        "simulation.duration",
+        &["give either `duration` (s) or `steps`, not both"],
+    );
+    expect_error(
+        "no-length",
+        &edit("steps = 100\n", ""),
+        1,
+        1,
+        "simulation.duration",
+        &["missing the run length: expected `duration` (s) or `steps`"],
+    );
+    expect_error(
+        "steps-zero",
+        &edit("steps = 100", "steps = 0"),
+        2,
+        9,
+        "simulation.steps",
+        &["expected an integer >= 1, found 0"],
+    );
+}
+
+#[test]
+fn dt_rules() {
+    expect_error(
+        "dt-word",
+        &edit("dt = 1e-5", "dt = \"fast\""),
+        3,
+        6,
+        "simulation.dt",
+        &["expected \"auto\" or a positive number of seconds, found \"fast\""],
+    );
+    expect_error(
+        "dt-negative",
+        &edit("dt = 1e-5", "dt = -1e-5"),
+        3,
+        6,
+        "simulation.dt",
+        &["expected \"auto\" or a positive number of seconds, found -1e-5"],
+    );
+}
+
+#[test]
+fn particle_file_errors() {
+    let lines = "positions = [[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]\nvelocities = [[0.0, 0.0, -1.0], [0.0, 0.0, 0.0]]";
+    expect_error(
+        "file-missing",
+        &edit(lines, "file = \"nope.xyzr\"\n"),
+        19,
+        8,
+        "particles[0].file",
+        &["cannot read particle file", "nope.xyzr"],
+    );
+    // A malformed line: the message gives the pack file's own line number.
+    let path = temp_dir("file-bad").join("scene.toml");
+    let pack = path.with_file_name("pack.xyzr");
+    std::fs::write(
+        &pack,
+        "# header\n0.002 0.002 0.002 0.001\n\n0.003 0.003 0.001\n",
+    )
+    .expect("write pack");
+    let err = parse_scene(&edit(lines, "file = \"pack.xyzr\"\n"), &path)
+        .expect_err("malformed pack accepted");
+    let msg = err.to_string();
+    let head = format!(
+        "{}:19:8: particles[0].file: {}:4: ",
+        path.display(),
+        pack.display()
+    );
+    assert!(msg.starts_with(&head), "expected {head}\ngot {msg}");
+    assert!(
+        msg.contains("expected 4 numbers (x y z r) or 7 (x y z r vx vy vz), found 3 field(s)"),
+        "{msg}"
+    );
+    // A number that is not one.
+    std::fs::write(&pack, "0.002 0.002 0.002 0.001\n0.003 0.003 0.003 abc\n").expect("write pack");
+    let msg = parse_scene(&edit(lines, "file = \"pack.xyzr\"\n"), &path)
+        .expect_err("accepted")
+        .to_string();
+    assert!(
+        msg.contains("pack.xyzr:2: field 4 (r): expected a finite number, found `abc`"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn list_length_mismatch() {
+    expect_error(
+        "velocities-length",
+        &edit(
+            "velocities = [[0.0, 0.0, -1.0], [0.0, 0.0, 0.0]]",
+            "velocities = [[0.0, 0.0, -1.0]]",
+        ),
+        20,
+        14,
+        "particles[0].velocities",
+        &["expected 2 entries (one per particle of positions), found 1"],
+    );
+}
+
+#[test]
+fn exactly_one_particle_source() {
+    expect_error(
+        "two-sources",
+        &edit(
+            "radius = 0.001\n",
+            "radius = 0.001\nlattice = { spacing = 0.002, count = [1, 1, 1] }\n",
+        ),
+        20,
+        1,
+        "particles[0].positions",
+        &["expected exactly one particle source, found lattice and positions"],
+    );
+}
+
+#[test]
+fn missing_interaction_between_materials_that_meet() {
+    let steel = "\n[[material]]\nname = \"steel\"\ndensity = 7800.0\nyoung = 2.0e11\npoisson = 0.29\n\n[[particles]]\nmaterial = \"steel\"\nradius = 0.001\npositions = [[0.008, 0.008, 0.008]]\n";
+    expect_error(
+        "missing-interaction",
+        &format!("{VALID}{steel}"),
+        35,
+        12,
+        "particles[1].material",
+        &[
+            "particles of \"glass\" and \"steel\" can touch but no [[interaction]] has between = [\"glass\", \"steel\"]",
+            "defined interactions: [\"glass\", \"glass\"]",
+        ],
+    );
+    // A wall of another material.
+    let wall = "\n[[material]]\nname = \"steel\"\ndensity = 7800.0\nyoung = 2.0e11\npoisson = 0.29\n\n[[wall]]\nbox = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }\nmaterial = \"steel\"\n";
+    expect_error(
+        "missing-wall-interaction",
+        &format!("{VALID}{wall}"),
+        36,
+        12,
+        "wall[0].material",
+        &["particles of \"glass\" can touch this wall of \"steel\""],
+    );
+}
+
+#[test]
+fn periodic_axis_too_short() {
+    let text = edit(
+        "max = [0.01, 0.01, 0.01]\n",
+        "max = [0.006, 0.01, 0.01]\nperiodic = [true, false, false]\n",
+    );
+    expect_error(
+        "periodic-short",
+        &text,
+        6,
+        1,
+        "domain",
+        &["periodic axis x", "needs at least 3 cells"],
+    );
+}
+
+#[test]
+fn output_rules() {
+    expect_error(
+        "every-zero",
+        &format!("{VALID}\n[output]\nevery = 0\n"),
+        29,
+        9,
+        "output.every",
+        &["expected a positive number (s), found 0"],
+    );
+    expect_error(
+        "every-steps-zero",
+        &format!("{VALID}\n[output]\nevery_steps = 0\n"),
+        29,
+        15,
+        "output.every_steps",
+        &["expected an integer >= 1, found 0"],
+    );
+    expect_error(
+        "format",
+        &format!("{VALID}\n[output]\nformats = [\"vtk\", \"hdf5\"]\n"),
+        29,
+        19,
+        "output.formats[1]",
+        &["expected \"vtk\" or \"csv\", found \"hdf5\""],
+    );
+}
+
+#[test]
+fn nothing_panics_on_odd_input() {
+    // Odd but syntactically valid documents must give errors, never panics.
+    let odd: Vec<String> = vec![
+        String::new(),
+        "simulation = 3".into(),
+        "[simulation]\nsteps = 9223372036854775807\n".into(),
+        "[simulation]\nsteps = -1\n".into(),
+        "[[simulation]]\n".into(),
+        edit("radius = 0.001", "radius = 1e300"),
+        edit("radius = 0.001", "radius = 1e-30"),
+        edit("dt = 1e-5", "dt = 1e-300"),
+        edit("steps = 100", "duration = 1e30"),
+        edit("positions = [[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]", "positions = []"),
+        edit("positions = [[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]", "positions = [[1, 2], 3]"),
+        edit("between = [\"glass\", \"glass\"]", "between = []"),
+        format!("{VALID}\n[[wall]]\nplane = {{ point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 0.0] }}\nmaterial = \"glass\"\n"),
+    ];
+    for text in &odd {
+        assert!(
+            parse_scene(text, Path::new("odd.toml")).is_err(),
+            "accepted:\n{text}"
+        );
+    }
+    // A lattice count that would not fit in memory is refused before generating.
+    let lattice = edit(
+        "positions = [[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]\nvelocities = [[0.0, 0.0, -1.0], [0.0, 0.0, 0.0]]",
+        "lattice = { spacing = 1e-9, count = [100000, 100000, 100000] }\n",
+    );
+    let msg = parse_scene(&lattice, Path::new("odd.toml"))
+        .expect_err("huge lattice")
+        .to_string();
+    assert!(msg.contains("particles[0].lattice.count"), "{msg}");
+}
+
+// ---------------------------------------------------------------- valid scenes
+
+#[test]
+fn valid_scene_builds_the_world() {
+    let text = format!(
+        "{VALID}\n[[wall]]\nbox = {{ min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }}\nmaterial = \"glass\"\n\n[[wall]]\nplane = {{ point = [0.0, 0.0, 0.001], normal = [0.0, 0.0, 2.0] }}\nmaterial = \"glass\"\n"
+    );
+    let (_, r) = load_text("valid", &text);
+    let scene = r.expect("valid scene");
+    let w = &scene.world;
+    assert_eq!(w.particles.len(), 2);
+    assert_eq!(w.materials.len(), 1);
+    let mass = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.001f64.powi(3);
+    for m in &w.particles.mass {
+        assert!((*m as f64 - mass).abs() < 1e-6 * mass, "mass {m} vs {mass}");
+    }
+    assert!((w.particles.vel[0][3] as f64 - 1.0 / mass).abs() < 1e-6 / mass);
+    assert_eq!(w.particles.vel[0][2], -1.0);
+    assert_eq!(w.particles.pos[1], [0.005, 0.005, 0.005, 0.001]);
+    // Box: six inward planes; then the plane, its normal made unit.
+    assert_eq!(w.walls.len(), 7);
+    assert_eq!(w.walls[0].normal, [1.0, 0.0, 0.0]);
+    assert_eq!(w.walls[1].normal, [-1.0, 0.0, 0.0]);
+    assert_eq!(w.walls[1].point, [0.01, 0.01, 0.01]);
+    assert_eq!(w.walls[6].normal, [0.0, 0.0, 1.0]);
+    assert!(w.walls.iter().all(|p| p.young == 5.0e6 && p.material == 0));
+    // One chain between spheres, one against walls.
+    let names: Vec<String> = w.table.chains.iter().map(|c| c.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "sphere_sphere__hertz__viscous__cundall_strack",
+            "sphere_plane__hertz__viscous__cundall_strack"
+        ]
+    );
+    let inter = &w.interactions[0];
+    assert_eq!(inter.normal, NormalLaw::Hertz);
+    assert_eq!(
+        inter.tangential,
+        Some(TangentialLaw::CundallStrack {
+            friction: 0.5,
+            friction_static: 0.5,
+            stiffness: TangentialStiffness::Mindlin
+        })
+    );
+    assert_eq!(w.dt, 1e-5);
+    assert!(!scene.dt_auto);
+    assert_eq!(w.gravity, [0.0, 0.0, -9.81]);
+    assert!((w.skin - 0.0005).abs() < 1e-10, "skin {}", w.skin);
+    assert_eq!(scene.run.steps, 100);
+    assert_eq!(scene.run.backend, BackendChoice::Auto);
+    assert_eq!(scene.output.dir, PathBuf::from("out"));
+    assert_eq!(scene.output.every_steps, 1);
+    assert!(scene.output.vtk && !scene.output.csv && scene.output.energy);
+    let summary = scene.summary();
+    for part in [
+        "particles   2",
+        "walls       7",
+        "chains      2",
+        "dt          1.0000e-5 s (given)",
+        "MiB",
+    ] {
+        assert!(summary.contains(part), "{part:?} not in\n{summary}");
+    }
+    // --steps override rescales the default output interval.
+    let scene = scene.with_steps(5000);
+    assert_eq!(scene.run.steps, 5000);
+    assert_eq!(scene.output.every_steps, 50);
+}
+
+#[test]
+fn linear_law_defaults_and_output_settings() {
+    let text = edit("normal = { law = \"hertz\" }", "normal = { law = \"linear\", stiffness = 1e3 }")
+        .replace("steps = 100", "duration = 0.05")
+        + "\n[output]\ndir = \"results/run1\"\nevery = 0.001\nformats = [\"csv\"]\nenergy = false\n";
+    let scene = parse_scene(&text, Path::new("x.toml")).expect("valid");
+    let inter = &scene.world.interactions[0];
+    assert_eq!(
+        inter.normal,
+        NormalLaw::Linear {
+            stiffness: Some(1e3)
+        }
+    );
+    match &inter.tangential {
+        Some(TangentialLaw::CundallStrack { stiffness, .. }) => {
+            assert_eq!(*stiffness, TangentialStiffness::Ratio(0.2))
+        }
+        None => panic!("no tangential law"),
+    }
+    // 0.05 s / 1e-5 s is 5000 steps, not 5001 from rounding.
+    assert_eq!(scene.run.steps, 5000);
+    assert_eq!(scene.output.every_steps, 100);
+    assert_eq!(scene.output.dir, PathBuf::from("results/run1"));
+    assert!(!scene.output.vtk && scene.output.csv && !scene.output.energy);
+    // An explicit interval survives a step override.
+    assert_eq!(scene.with_steps(10).output.every_steps, 100);
+}
+
+#[test]
+fn file_reads_comments_and_velocities() {
+    let path = workspace_root().join("tests/fixtures/scenes/pack_scene.toml");
+    let scene = load_scene(&path).expect("fixture scene");
+    let p = &scene.world.particles;
+    assert_eq!(p.len(), 4);
+    assert_eq!(p.pos[1], [0.005, 0.002, 0.002, 0.0015]);
+    assert_eq!(p.pos[2], [0.002, 0.005, 0.002, 0.001]);
+    // Per-line velocity first, then the block's `velocity`.
+    assert_eq!(&p.vel[0][..3], &[0.0, 0.0, -1.0]);
+    assert_eq!(&p.vel[1][..3], &[0.1, 0.0, -0.2]);
+    assert_eq!(&p.vel[2][..3], &[0.0, 0.0, -1.0]);
+    assert_eq!(&p.vel[3][..3], &[0.0, 0.0, 0.0]);
+    let big = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.0015f64.powi(3);
+    assert!((p.mass[1] as f64 - big).abs() < 1e-6 * big);
+}
+
+#[test]
+fn file_reads_peer_benchmark_format() {
+    // The first particles of the peer kit's gas scene (x y z r vx vy vz, `#` header).
+    let dir = temp_dir("peer");
+    let src = workspace_root().join("tests/fixtures/scenes/gas_100k_head.xyzr");
+    std::fs::copy(&src, dir.join("gas.xyzr")).expect("copy fixture");
+    let text = "[simulation]\nsteps = 2000\ndt = 1e-5\n[domain]\nmin = [0.0, 0.0, 0.0]\nmax = [0.1104, 0.1104, 0.1104]\nperiodic = [true, true, true]\n[[material]]\nname = \"glass\"\ndensity = 2500.0\nyoung = 5e6\npoisson = 0.3\n[[particles]]\nmaterial = \"glass\"\nfile = \"gas.xyzr\"\n[[interaction]]\nbetween = [\"glass\", \"glass\"]\nnormal = { law = \"hertz\" }\ndamping = { law = \"viscous\", restitution = 0.5 }\ntangential = { law = \"cundall_strack\", friction = 0.5 }\n";
+    let path = dir.join("gas.toml");
+    std::fs::write(&path, text).expect("write");
+    let scene = load_scene(&path).expect("peer-format scene");
+    let p = &scene.world.particles;
+    assert_eq!(p.len(), 20);
+    assert_eq!(
+        p.pos[0],
+        [1.264810436e-03, 1.242825957e-03, 1.225139449e-03, 1.0e-3]
+    );
+    assert_eq!(
+        &p.vel[0][..3],
+        &[3.420616307e-03, 5.089090039e-02, -8.601404328e-02]
+    );
+    let speed = (p.vel[5][0].powi(2) + p.vel[5][1].powi(2) + p.vel[5][2].powi(2)).sqrt();
+    assert!((speed - 0.1).abs() < 1e-6, "speed {speed}");
+
+    // The full peer files, when generated (`/work/shared/peers/make_scenes.sh /tmp/peer-scenes`).
+    for (name, n) in [("settle_20k", 20_800usize), ("gas_100k", 97_336)] {
+        let xyzr = Path::new("/tmp/peer-scenes").join(format!("{name}.xyzr"));
+        if !xyzr.exists() {
+            eprintln!("skipping {}: not generated", xyzr.display());
+            continue;
+        }
+        let (max, per) = if name == "gas_100k" {
+            ("[0.1104, 0.1104, 0.1104]", "[true, true, true]")
+        } else {
+            ("[0.088, 0.088, 0.0286]", "[false, false, false]")
+        };
+        let text = text
+            .replace("gas.xyzr", &xyzr.display().to_string())
+            .replace("[0.1104, 0.1104, 0.1104]", max)
+            .replace("[true, true, true]", per);
+        let scene = parse_scene(&text, &path).expect("peer scene");
+        assert_eq!(scene.world.particles.len(), n);
+    }
+}
+
+#[test]
+fn lattice_count_order_and_determinism() {
+    let lattice = |seed: u64| {
+        edit(
+            "positions = [[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]\nvelocities = [[0.0, 0.0, -1.0], [0.0, 0.0, 0.0]]",
+            &format!("lattice = {{ spacing = 0.0022, count = [4, 3, 2], jitter = 0.05, seed = {seed} }}\nvelocity = [0.0, 0.0, -0.5]"),
+        )
+    };
+    let a = parse_scene(&lattice(7), Path::new("a.toml")).expect("lattice");
+    let b = parse_scene(&lattice(7), Path::new("b.toml")).expect("lattice");
+    let c = parse_scene(&lattice(8), Path::new("c.toml")).expect("lattice");
+    let pa = &a.world.particles;
+    assert_eq!(pa.len(), 24);
+    assert_eq!(pa.pos, b.world.particles.pos, "same seed, same positions");
+    assert_ne!(pa.pos, c.world.particles.pos, "another seed moves them");
+    // Default origin: domain.min + spacing/2; x fastest, then y, then z; jitter <= 5%.
+    let amp = 0.05 * 0.0022 + 1e-9;
+    for (p, x) in pa.pos.iter().enumerate() {
+        let (i, j, k) = (p % 4, (p / 4) % 3, p / 12);
+        let site = [i, j, k].map(|s| 0.0011 + 0.0022 * s as f64);
+        for c in 0..3 {
+            assert!(
+                (x[c] as f64 - site[c]).abs() <= amp,
+                "particle {p} axis {c}: {} vs {}",
+                x[c],
+                site[c]
+            );
+        }
+        assert_eq!(&pa.vel[p][..3], &[0.0, 0.0, -0.5]);
+    }
+}
+
+#[test]
+fn lattice_reproduces_the_peer_generator() {
+    // gen_scene.py settle: spacing 1.1 d, jitter 0.04 d, seed 1, origin s/2; its first 45
+    // particles are in the fixture, printed with 10 significant digits. Positions are f32,
+    // so they agree to one f32 ulp; a wrong seed or key would be off by the jitter, 8e-5 m.
+    let text = edit(
+        "max = [0.01, 0.01, 0.01]",
+        "max = [0.088, 0.088, 0.0286]",
+    )
+    .replace(
+        "positions = [[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]\nvelocities = [[0.0, 0.0, -1.0], [0.0, 0.0, 0.0]]",
+        &format!("lattice = {{ spacing = 0.0022, count = [40, 40, 13], jitter = {}, seed = 1 }}", 0.08e-3 / 2.2e-3),
+    );
+    let scene = parse_scene(&text, Path::new("settle.toml")).expect("settle lattice");
+    assert_eq!(scene.world.particles.len(), 20_800);
+    let reference = std::fs::read_to_string(
+        workspace_root().join("tests/fixtures/scenes/settle_20k_head.xyzr"),
+    )
+    .expect("fixture");
+    let rows: Vec<Vec<f64>> = reference
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            l.split_whitespace()
+                .map(|x| x.parse().expect("number"))
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 45);
+    for (p, row) in rows.iter().enumerate() {
+        for c in 0..3 {
+            let got = scene.world.particles.pos[p][c] as f64;
+            assert!(
+                (got - row[c]).abs() <= f32::EPSILON as f64 * row[c].abs(),
+                "particle {p} axis {c}: {got} vs {}",
+                row[c]
+            );
+        }
+    }
+}
+
+#[test]
+fn auto_dt_is_the_timestep_report_choice() {
+    let text = edit("dt = 1e-5", "dt = \"auto\"").replace("steps = 100", "duration = 0.01");
+    let scene = parse_scene(&text, Path::new("auto.toml")).expect("auto dt");
+    assert!(scene.dt_auto);
+    let report = timestep_report(&scene.world);
+    assert_eq!(scene.world.dt, report.auto_dt);
+    assert_eq!(scene.timestep, report);
+    assert_eq!(scene.run.steps, (0.01 / report.auto_dt).ceil() as u64);
+    assert!(scene.summary().contains("(auto)"));
+    // Omitting dt means auto as well.
+    let text = edit("dt = 1e-5\n", "");
+    let scene = parse_scene(&text, Path::new("auto.toml")).expect("auto dt");
+    assert!(scene.dt_auto);
+}
+
+#[test]
+fn repository_scenes_all_parse() {
+    let dir = workspace_root().join("scenes");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    let mut failures = Vec::new();
+    for p in &paths {
+        if let Err(e) = load_scene(p) {
+            failures.push(e.to_string());
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "scenes that do not parse:\n{}",
+        failures.join("\n")
+    );
+}

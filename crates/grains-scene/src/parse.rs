@@ -127,7 +127,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
                 }
                 None => {
                     let dt = ctx.number(v, &sim.key("dt"), what)?;
-                    if dt <= 0.0 {
+                    if dt <= 0.0 || (dt as f32) <= 0.0 {
                         return Err(ctx.err(
                             &v.span(),
                             &sim.key("dt"),

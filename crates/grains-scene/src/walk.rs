@@ -95,7 +95,8 @@ impl Ctx<'_> {
             format!("a positive number ({unit})")
         };
         let x = self.number(v, key, &what)?;
-        if x > 0.0 {
+        // Below f32's smallest subnormal the kernels would see zero.
+        if x > 0.0 && (x as f32) > 0.0 {
             Ok(x)
         } else {
             Err(self.expected(v, key, &what))
