@@ -1,0 +1,129 @@
+// WGSL twins of the Pod structs in crates/grains-core/src/gpu_types.rs.
+//
+// Field names and order match the Rust structs exactly: a `[f32; 3]` followed by a scalar is a
+// `vec3<f32>` whose fourth lane the scalar fills, so both sides pack identically in storage
+// buffers. Padding arrays are `array<f32, N>`, which has a stride of 4 in storage buffers (none
+// of these padded structs is ever read from a uniform buffer). The layout test in
+// tests/shaders.rs checks every offset against `std::mem::offset_of!`.
+
+struct SphereBody {
+    pos: vec3<f32>,
+    radius: f32,
+    vel: vec3<f32>,
+    inv_mass: f32,
+    omega: vec3<f32>,
+    young: f32,
+}
+
+struct PlaneWall {
+    point: vec3<f32>,
+    material: u32,
+    normal: vec3<f32>,
+    young: f32,
+}
+
+struct DomainParams {
+    min: vec3<f32>,
+    periodic_mask: u32,
+    max: vec3<f32>,
+    _pad0: u32,
+    length: vec3<f32>,
+    _pad1: u32,
+}
+
+struct ContactGeom {
+    normal: vec3<f32>,
+    delta: f32,
+    point: vec3<f32>,
+    r_eff: f32,
+    vrel: vec3<f32>,
+    m_eff: f32,
+    arm1: vec3<f32>,
+    fraction: f32,
+    arm2: vec3<f32>,
+    dt: f32,
+    len_young: vec4<f32>,
+}
+
+struct ContactForce {
+    force: vec3<f32>,
+    normal_force: f32,
+    torque1: vec3<f32>,
+    stiffness: f32,
+    torque2: vec3<f32>,
+    elastic: f32,
+    damping_dissipated: f32,
+    friction_dissipated: f32,
+    _pad: array<f32, 2>,
+}
+
+struct PairHistory {
+    tangential: vec3<f32>,
+    sliding: f32,
+    extra: vec4<f32>,
+}
+
+struct PairSlot {
+    force: vec3<f32>,
+    elastic: f32,
+    torque1: vec3<f32>,
+    damping_dissipated: f32,
+    torque2: vec3<f32>,
+    friction_dissipated: f32,
+}
+
+struct StepParams {
+    gravity: vec3<f32>,
+    dt: f32,
+    n_particles: u32,
+    n_walls: u32,
+    n_materials: u32,
+    skin: f32,
+}
+
+struct GridParams {
+    origin: vec3<f32>,
+    cutoff: f32,
+    cell_size: vec3<f32>,
+    n_cells: u32,
+    dims: vec3<u32>,
+    periodic_mask: u32,
+}
+
+struct LinearParams {
+    stiffness: f32,
+    _pad: array<f32, 3>,
+}
+
+struct HertzParams {
+    e_eff: f32,
+    _pad: array<f32, 3>,
+}
+
+struct HertzDampedParams {
+    e_eff: f32,
+    damping_time: f32,
+    _pad: array<f32, 2>,
+}
+
+struct ViscousParams {
+    zeta: f32,
+    _pad: array<f32, 3>,
+}
+
+struct CundallStrackParams {
+    mu_static: f32,
+    mu_dynamic: f32,
+    stiffness_ratio: f32,
+    mindlin: u32,
+    g_eff: f32,
+    _pad: array<f32, 3>,
+}
+
+struct InteractionParams {
+    linear: LinearParams,
+    hertz: HertzParams,
+    hertz_damped: HertzDampedParams,
+    viscous: ViscousParams,
+    cundall_strack: CundallStrackParams,
+}

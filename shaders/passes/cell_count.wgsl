@@ -1,0 +1,28 @@
+// CPU twin: crates/grains-core/src/kernels/passes/cell_count.rs
+//
+// Broad phase, pass 1: bin each particle into its cell and count it. `cell_counts` must be
+// zeroed before the dispatch.
+//!include lib/types.wgsl
+//!include lib/dispatch.wgsl
+//!include lib/grid.wgsl
+
+@group(0) @binding(0) var<uniform> grid: GridParams;
+@group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> particle_cell: array<u32>;
+@group(0) @binding(3) var<storage, read_write> cell_counts: array<atomic<u32>>;
+// The particle count, which the twin takes from `pos.len()`.
+@group(0) @binding(4) var<uniform> step: StepParams;
+
+@compute @workgroup_size(64)
+fn cell_count(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let gid = linear_index(id, nwg);
+    if (gid >= step.n_particles) {
+        return;
+    }
+    let c = cell_index(grid, cell_coords(grid, pos[gid]));
+    particle_cell[gid] = c;
+    atomicAdd(&cell_counts[c], 1u);
+}

@@ -1,0 +1,64 @@
+// CPU twin: crates/grains-core/src/kernels/passes/gather.rs
+//
+// Per-particle sum of its pair slots, in neighbour-list order then wall order: no float
+// atomics, so totals are bitwise reproducible. Each side of a pair books half the pair's
+// dissipation; a wall gives all of its to the particle. `dissipated` accumulates over the run
+// as [damping, its Kahan compensation, friction, its compensation].
+//!include lib/types.wgsl
+//!include lib/dispatch.wgsl
+//!include lib/math.wgsl
+
+@group(0) @binding(0) var<uniform> step: StepParams;
+@group(0) @binding(1) var<storage, read> nbr_start: array<u32>;
+@group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
+@group(0) @binding(3) var<storage, read> nbr_mirror: array<u32>;
+@group(0) @binding(4) var<storage, read> slots: array<PairSlot>;
+// With no walls, bind any buffer of at least one PairSlot; it is not read.
+@group(0) @binding(5) var<storage, read> wall_slots: array<PairSlot>;
+@group(0) @binding(6) var<storage, read_write> force: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> torque: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> dissipated: array<vec4<f32>>;
+
+@compute @workgroup_size(64)
+fn gather(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let gid = linear_index(id, nwg);
+    if (gid >= step.n_particles) {
+        return;
+    }
+    var f = vec3<f32>(0.0, 0.0, 0.0);
+    var t = vec3<f32>(0.0, 0.0, 0.0);
+    var damp = 0.0;
+    var fric = 0.0;
+    for (var k = nbr_start[gid]; k < nbr_start[gid + 1u]; k = k + 1u) {
+        if (nbr_j[k] > gid) {
+            let s = slots[k];
+            f = f + s.force;
+            t = t + s.torque1;
+            damp = damp + 0.5 * s.damping_dissipated;
+            fric = fric + 0.5 * s.friction_dissipated;
+        } else {
+            let s = slots[nbr_mirror[k]];
+            f = f - s.force;
+            t = t + s.torque2;
+            damp = damp + 0.5 * s.damping_dissipated;
+            fric = fric + 0.5 * s.friction_dissipated;
+        }
+    }
+    let nw = step.n_walls;
+    for (var w = 0u; w < nw; w = w + 1u) {
+        let s = wall_slots[gid * nw + w];
+        f = f + s.force;
+        t = t + s.torque1;
+        damp = damp + s.damping_dissipated;
+        fric = fric + s.friction_dissipated;
+    }
+    force[gid] = vec4<f32>(f, 0.0);
+    torque[gid] = vec4<f32>(t, 0.0);
+    let a = dissipated[gid];
+    let d = kahan_add(a[0], a[1], damp);
+    let r = kahan_add(a[2], a[3], fric);
+    dissipated[gid] = vec4<f32>(d, r);
+}

@@ -1,0 +1,59 @@
+// CPU twin: crates/grains-core/src/kernels/passes/history_carry.rs
+//
+// Broad phase, pass 6: carry contact history from the old list to the new one by matching
+// (p, q). Only owning entries (p < q) hold history. `old_start` holds the old list's starts
+// (n_particles + 1 of them); bound with fewer (e.g. a 1-element buffer before the first list)
+// it means "no old list", as an empty slice does for the twin.
+//!include lib/types.wgsl
+//!include lib/dispatch.wgsl
+
+@group(0) @binding(0) var<storage, read> nbr_i: array<u32>;
+@group(0) @binding(1) var<storage, read> nbr_j: array<u32>;
+@group(0) @binding(2) var<storage, read> old_start: array<u32>;
+@group(0) @binding(3) var<storage, read> old_j: array<u32>;
+@group(0) @binding(4) var<storage, read> old_history: array<PairHistory>;
+@group(0) @binding(5) var<storage, read_write> history: array<PairHistory>;
+// The new entry count is read from `nbr_start[step.n_particles]` (indirect dispatch).
+@group(0) @binding(6) var<uniform> step: StepParams;
+@group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
+
+// CPU twin: `find_sorted` in crates/grains-core/src/kernels/passes/pair_mirror.rs, bound to
+// `old_j` (see pair_mirror.wgsl for why it is not shared).
+fn find_sorted(lo_in: u32, hi_in: u32, key: u32) -> u32 {
+    var lo = lo_in;
+    var hi = hi_in;
+    while (lo < hi) {
+        let mid = lo + (hi - lo) / 2u;
+        let v = old_j[mid];
+        if (v == key) {
+            return mid;
+        }
+        if (v < key) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return 0xffffffffu;
+}
+
+@compute @workgroup_size(64)
+fn history_carry(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let gid = linear_index(id, nwg);
+    if (gid >= nbr_start[step.n_particles]) {
+        return;
+    }
+    let p = nbr_i[gid];
+    let q = nbr_j[gid];
+    var h = PairHistory();
+    if (p < q && p + 1u < arrayLength(&old_start)) {
+        let k = find_sorted(old_start[p], old_start[p + 1u], q);
+        if (k != 0xffffffffu) {
+            h = old_history[k];
+        }
+    }
+    history[gid] = h;
+}

@@ -1,0 +1,74 @@
+// CPU twin: crates/grains-core/src/kernels/passes/integrate_first_half.rs
+//
+// First half of velocity Verlet, the position drift, the quaternion update and the largest
+// squared displacement since the last rebuild (folded with atomicMax on the f32 bits, which
+// order like the values for non-negative floats).
+//!include lib/types.wgsl
+//!include lib/dispatch.wgsl
+//!include lib/domain.wgsl
+
+@group(0) @binding(0) var<uniform> step: StepParams;
+@group(0) @binding(1) var<uniform> domain: DomainParams;
+@group(0) @binding(2) var<storage, read_write> pos: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> vel: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> omega: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> quat: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> force: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read> torque: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read> ref_pos: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read_write> max_disp2: atomic<u32>;
+
+// CPU twin: `wrap_position` in the same Rust file.
+fn wrap_position(x: vec3<f32>, domain: DomainParams) -> vec3<f32> {
+    var a = x;
+    for (var k = 0u; k < 3u; k = k + 1u) {
+        if ((domain.periodic_mask & (1u << k)) != 0u) {
+            let l = domain.length[k];
+            a[k] = a[k] - l * floor((a[k] - domain.min[k]) / l);
+        }
+    }
+    return a;
+}
+
+@compute @workgroup_size(64)
+fn integrate_first_half(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let gid = linear_index(id, nwg);
+    if (gid >= step.n_particles) {
+        return;
+    }
+    let half = 0.5 * step.dt;
+    let inv_m = vel[gid].w;
+    let inv_i = omega[gid].w;
+    var v = vel[gid].xyz;
+    var w = omega[gid].xyz;
+    if (inv_m > 0.0) {
+        v = v + (force[gid].xyz * inv_m + step.gravity) * half;
+        w = w + torque[gid].xyz * inv_i * half;
+    }
+    let x = wrap_position(pos[gid].xyz + v * step.dt, domain);
+    let q = quat[gid];
+    // dq = (omega, 0) * q, written out component by component as the twin does.
+    let dq = vec4<f32>(
+        w.x * q[3] + w.y * q[2] - w.z * q[1],
+        w.y * q[3] + w.z * q[0] - w.x * q[2],
+        w.z * q[3] + w.x * q[1] - w.y * q[0],
+        -(w.x * q[0] + w.y * q[1] + w.z * q[2]),
+    );
+    let qn = vec4<f32>(
+        q[0] + half * dq[0],
+        q[1] + half * dq[1],
+        q[2] + half * dq[2],
+        q[3] + half * dq[3],
+    );
+    let qlen = sqrt(qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]);
+    quat[gid] = vec4<f32>(qn[0] / qlen, qn[1] / qlen, qn[2] / qlen, qn[3] / qlen);
+    pos[gid] = vec4<f32>(x, pos[gid].w);
+    vel[gid] = vec4<f32>(v, inv_m);
+    omega[gid] = vec4<f32>(w, inv_i);
+    let d = min_image(x - ref_pos[gid].xyz, domain);
+    let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    atomicMax(&max_disp2, bitcast<u32>(d2));
+}

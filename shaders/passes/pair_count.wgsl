@@ -1,0 +1,51 @@
+// CPU twin: crates/grains-core/src/kernels/passes/pair_count.rs
+//
+// Broad phase, pass 3: count each particle's candidates (lower and higher indices) over the 27
+// surrounding cells. The loop is written out here and in pair_fill.wgsl (the twin shares it
+// through a closure, which WGSL lacks); both visit cells and particles in the same order.
+//!include lib/types.wgsl
+//!include lib/dispatch.wgsl
+//!include lib/grid.wgsl
+
+@group(0) @binding(0) var<uniform> grid: GridParams;
+@group(0) @binding(1) var<uniform> domain: DomainParams;
+@group(0) @binding(2) var<storage, read> pos: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read> sorted: array<u32>;
+@group(0) @binding(5) var<storage, read_write> nbr_count: array<u32>;
+// The particle count, which the twin's caller takes from `pos.len()`.
+@group(0) @binding(6) var<uniform> step: StepParams;
+
+@compute @workgroup_size(64)
+fn pair_count(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let gid = linear_index(id, nwg);
+    if (gid >= step.n_particles) {
+        return;
+    }
+    let x = pos[gid];
+    let c = cell_coords(grid, x);
+    var n = 0u;
+    for (var dz = -1; dz <= 1; dz = dz + 1) {
+        for (var dy = -1; dy <= 1; dy = dy + 1) {
+            for (var dx = -1; dx <= 1; dx = dx + 1) {
+                let ci = neighbour_cell(grid, c, vec3<i32>(dx, dy, dz));
+                if (ci < 0) {
+                    continue;
+                }
+                for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
+                    let q = sorted[s];
+                    if (q == gid) {
+                        continue;
+                    }
+                    if (is_candidate(grid, domain, x, pos[q])) {
+                        n = n + 1u;
+                    }
+                }
+            }
+        }
+    }
+    nbr_count[gid] = n;
+}

@@ -1,0 +1,67 @@
+// CPU twin: crates/grains-core/src/kernels/passes/pair_fill.rs
+//
+// Broad phase, pass 4: write each particle's candidates into its range
+// `nbr_start[gid]..nbr_start[gid + 1]` and insertion-sort the range by index, so the list does
+// not depend on the order cell_scatter's atomics gave inside cells.
+//!include lib/types.wgsl
+//!include lib/dispatch.wgsl
+//!include lib/grid.wgsl
+
+@group(0) @binding(0) var<uniform> grid: GridParams;
+@group(0) @binding(1) var<uniform> domain: DomainParams;
+@group(0) @binding(2) var<storage, read> pos: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read> sorted: array<u32>;
+@group(0) @binding(5) var<storage, read> nbr_start: array<u32>;
+@group(0) @binding(6) var<storage, read_write> nbr_i: array<u32>;
+@group(0) @binding(7) var<storage, read_write> nbr_j: array<u32>;
+// The particle count, which the twin's caller takes from `pos.len()`.
+@group(0) @binding(8) var<uniform> step: StepParams;
+
+@compute @workgroup_size(64)
+fn pair_fill(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let gid = linear_index(id, nwg);
+    if (gid >= step.n_particles) {
+        return;
+    }
+    let start = nbr_start[gid];
+    let end = nbr_start[gid + 1u];
+    var w = start;
+    let x = pos[gid];
+    let c = cell_coords(grid, x);
+    for (var dz = -1; dz <= 1; dz = dz + 1) {
+        for (var dy = -1; dy <= 1; dy = dy + 1) {
+            for (var dx = -1; dx <= 1; dx = dx + 1) {
+                let ci = neighbour_cell(grid, c, vec3<i32>(dx, dy, dz));
+                if (ci < 0) {
+                    continue;
+                }
+                for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
+                    let q = sorted[s];
+                    if (q == gid) {
+                        continue;
+                    }
+                    // The bound check only matters if pair_count saw other positions; it keeps
+                    // a stale count from writing into the next particle's range.
+                    if (is_candidate(grid, domain, x, pos[q]) && w < end) {
+                        nbr_i[w] = gid;
+                        nbr_j[w] = q;
+                        w = w + 1u;
+                    }
+                }
+            }
+        }
+    }
+    for (var a = start + 1u; a < end; a = a + 1u) {
+        let key = nbr_j[a];
+        var b = a;
+        while (b > start && nbr_j[b - 1u] > key) {
+            nbr_j[b] = nbr_j[b - 1u];
+            b = b - 1u;
+        }
+        nbr_j[b] = key;
+    }
+}

@@ -1,0 +1,42 @@
+// CPU twin: crates/grains-core/src/kernels/resolvers/sphere_sphere.rs
+//
+// Sphere-sphere resolver: contact point in the middle of the overlap, lever arms
+// `R_i - delta/2` along the normal, minimum image on periodic axes. Coincident centres get the
+// normal +z rather than NaN.
+//!include lib/types.wgsl
+//!include lib/domain.wgsl
+
+fn resolve_sphere_sphere(b1: SphereBody, b2: SphereBody, domain: DomainParams, dt: f32) -> ContactGeom {
+    let p1 = b1.pos;
+    let p2 = b2.pos;
+    let d = min_image(p2 - p1, domain);
+    // sqrt(dot) rather than length(): the twin's glam `length` is exactly this.
+    let dist = sqrt(dot(d, d));
+    var n = vec3<f32>(0.0, 0.0, 1.0);
+    if (dist > 0.0) {
+        n = d / dist;
+    }
+    let delta = b1.radius + b2.radius - dist;
+    let arm1 = n * (b1.radius - 0.5 * delta);
+    let arm2 = -n * (b2.radius - 0.5 * delta);
+    let inv_m = b1.inv_mass + b2.inv_mass;
+    var m_eff = 0.0;
+    if (inv_m > 0.0) {
+        m_eff = 1.0 / inv_m;
+    }
+    let vc1 = b1.vel + cross(b1.omega, arm1);
+    let vc2 = b2.vel + cross(b2.omega, arm2);
+    return ContactGeom(
+        n,
+        delta,
+        p1 + arm1,
+        b1.radius * b2.radius / (b1.radius + b2.radius),
+        vc1 - vc2,
+        m_eff,
+        arm1,
+        1.0,
+        arm2,
+        dt,
+        vec4<f32>(b1.radius, b2.radius, b1.young, b2.young),
+    );
+}
