@@ -466,8 +466,8 @@ fn particle_outside_domain() {
         &lattice,
         19,
         11,
-        "particles[0].lattice site (5, 0, 0)",
-        &["lies outside the domain on x"],
+        "particles[0].lattice",
+        &["lattice site (5, 0, 0): particle centre", "lies outside the domain on x"],
     );
 }
 

@@ -90,7 +90,9 @@ pub struct PackParticle {
 /// A malformed pack-file line: 1-based line number and what is wrong.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PackLineError {
+    /// 1-based line in the pack file.
     pub line: usize,
+    /// What is wrong and what was expected.
     pub message: String,
 }
 

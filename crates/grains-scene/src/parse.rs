@@ -50,8 +50,9 @@ enum Every {
 
 /// Where a particle came from, to point at it when it is wrong.
 enum Origin {
-    /// An element of an inline list or the lattice table: span and key path.
-    Span(Range<usize>, String),
+    /// An element of an inline list or the lattice table: span, key path and what to call
+    /// the particle in the message.
+    Span(Range<usize>, String, String),
     /// A line of a pack file.
     PackLine(PathBuf, usize),
 }
@@ -812,7 +813,8 @@ fn add_block(
             let [i, j, k] = lat.site(p);
             origin.push(Origin::Span(
                 lv.span(),
-                format!("{lkey} site ({i}, {j}, {k})"),
+                lkey.clone(),
+                format!("lattice site ({i}, {j}, {k}): "),
             ));
         }
         source_name = "the lattice";
@@ -893,7 +895,7 @@ fn add_block(
         for (k, x) in list.iter().enumerate() {
             let key = format!("{pkey}[{k}]");
             pos.push(ctx.vec3(x, &key, "m")?);
-            origin.push(Origin::Span(x.span(), key));
+            origin.push(Origin::Span(x.span(), key, String::new()));
         }
         source_name = "positions";
     }
@@ -1002,7 +1004,7 @@ fn add_block(
 
     let here = |k: usize| -> (Range<usize>, String, String) {
         match origin.get(k) {
-            Some(Origin::Span(span, what)) => (span.clone(), what.clone(), String::new()),
+            Some(Origin::Span(span, key, what)) => (span.clone(), key.clone(), what.clone()),
             Some(Origin::PackLine(file, line)) => (
                 b.get("file").map(|v| v.span()).unwrap_or(b.span.clone()),
                 b.key("file"),
