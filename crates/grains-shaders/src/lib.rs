@@ -249,3 +249,19 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod harness_tests {
+    use super::*;
+
+    #[test]
+    fn harnesses_validate() {
+        for (name, entry) in harnesses() {
+            let src = compose_harness(&name).unwrap();
+            let m = validate(&src, &name).unwrap_or_else(|e| panic!("{e}"));
+            assert!(m.entry_points.iter().any(|e| e.name == entry), "{name}");
+        }
+        assert!(compose_harness("harness_law").is_err());
+        assert!(compose_harness("nope").is_err());
+    }
+}
