@@ -467,7 +467,10 @@ fn particle_outside_domain() {
         19,
         11,
         "particles[0].lattice",
-        &["lattice site (5, 0, 0): particle centre", "lies outside the domain on x"],
+        &[
+            "lattice site (5, 0, 0): particle centre",
+            "lies outside the domain on x",
+        ],
     );
 }
 
