@@ -12,6 +12,12 @@ pub fn workspace_root() -> PathBuf {
 
 /// Whether a missing GPU adapter must fail the run (CI, or asked for explicitly).
 pub fn gpu_required() -> bool {
-    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false)
-        || std::env::var("GRAINS_REQUIRE_GPU").map(|v| v == "1").unwrap_or(false)
+    std::env::var("CI")
+        .map(|v| v == "true" || v == "1")
+        .unwrap_or(false)
+        || std::env::var("GRAINS_REQUIRE_GPU")
+            .map(|v| v == "1")
+            .unwrap_or(false)
 }
+
+pub mod worlds;

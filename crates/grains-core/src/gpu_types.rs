@@ -115,7 +115,9 @@ pub struct PairHistory {
     pub tangential: [f32; 3],
     /// 1 while the tangential contact slides (dynamic friction applies), else 0.
     pub sliding: f32,
-    /// Spare slots for laws that keep more state (plastic overlap, adhesion flags).
+    /// Per-law state: `[0]` previous dashpot force of `hertz_damped` (N), `[1]` previous
+    /// dashpot force of `viscous` (N), `[2]` energy held by the `cundall_strack` spring (J),
+    /// `[3]` its previous tangential stiffness (N/m).
     pub extra: [f32; 4],
 }
 

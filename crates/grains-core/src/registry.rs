@@ -123,8 +123,8 @@ impl LawKind {
         match self {
             LawKind::Linear => false,
             LawKind::Hertz => false,
-            LawKind::HertzDamped => false,
-            LawKind::Viscous => false,
+            LawKind::HertzDamped => true,
+            LawKind::Viscous => true,
             LawKind::CundallStrack => true,
         }
     }

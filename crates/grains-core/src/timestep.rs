@@ -65,8 +65,8 @@ pub fn expected_impact_speed(world: &World) -> f64 {
     let mut fall = 0.0;
     if gmag > 0.0 {
         let mut h = 0.0;
-        for k in 0..3 {
-            h += ((world.domain.max[k] - world.domain.min[k]) * g[k] / gmag).abs();
+        for (k, gk) in g.iter().enumerate() {
+            h += ((world.domain.max[k] - world.domain.min[k]) * gk / gmag).abs();
         }
         fall = (2.0 * gmag * h).sqrt();
     }

@@ -4,7 +4,8 @@
 //! `A` in seconds (Kuwabara & Kono 1987; Brilliantov et al. 1996; Mpacts N_DampedHertz,
 //! shared/reference/000; Pöschel & Schwager, *Computational Granular Dynamics*, p. 19).
 //! The total is clipped at zero so the contact never pulls; the energy taken by the dashpot is
-//! booked as damping dissipation.
+//! booked as damping dissipation, as the trapezoid of the dashpot force over the step (the
+//! previous dashpot force is kept in `history.extra[0]`; see `viscous.rs` for why).
 
 use crate::gpu_types::{ContactForce, ContactGeom, HertzDampedParams, PairHistory};
 use crate::kernels::v3;
@@ -13,10 +14,11 @@ use crate::kernels::v3;
 pub fn law_hertz_damped(
     geom: &ContactGeom,
     params: &HertzDampedParams,
-    _history: &mut PairHistory,
+    history: &mut PairHistory,
     force: &mut ContactForce,
 ) {
     if geom.delta <= 0.0 {
+        history.extra[0] = 0.0;
         return;
     }
     let n = v3(geom.normal);
@@ -32,5 +34,6 @@ pub fn law_hertz_damped(
     force.normal_force += total;
     force.stiffness += 1.5 * kh * sd;
     force.elastic += 0.4 * f_el * geom.delta;
-    force.damping_dissipated += f_damp_applied * vn * geom.dt;
+    force.damping_dissipated += 0.5 * (history.extra[0] + f_damp_applied) * vn * geom.dt;
+    history.extra[0] = f_damp_applied;
 }

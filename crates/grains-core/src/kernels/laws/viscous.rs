@@ -7,6 +7,11 @@
 //! impact speed. The dashpot may not make the total normal force attractive (clipped at zero),
 //! which changes the restitution a given `zeta` achieves (Schwager & Pöschel 2007, Granular
 //! Matter 9:465); [`crate::restitution`] solves for the `zeta` that achieves the requested one.
+//!
+//! The dissipated energy is the trapezoid of the dashpot force over the step's displacement,
+//! `(F_prev + F) / 2 * v_n dt` (the previous force is kept in `history.extra[1]`): velocity
+//! Verlet applies each force half before and half after its instant, so booking `F v_n dt`
+//! alone would lag by half a step and the ledger would drift by O(dt).
 
 use crate::gpu_types::{ContactForce, ContactGeom, PairHistory, ViscousParams};
 use crate::kernels::v3;
@@ -15,10 +20,11 @@ use crate::kernels::v3;
 pub fn law_viscous(
     geom: &ContactGeom,
     params: &ViscousParams,
-    _history: &mut PairHistory,
+    history: &mut PairHistory,
     force: &mut ContactForce,
 ) {
     if geom.delta <= 0.0 {
+        history.extra[1] = 0.0;
         return;
     }
     let n = v3(geom.normal);
@@ -28,5 +34,6 @@ pub fn law_viscous(
     let f_damp = (c * vn).max(-force.normal_force);
     force.force = (v3(force.force) - n * f_damp).to_array();
     force.normal_force += f_damp;
-    force.damping_dissipated += f_damp * vn * geom.dt;
+    force.damping_dissipated += 0.5 * (history.extra[1] + f_damp) * vn * geom.dt;
+    history.extra[1] = f_damp;
 }

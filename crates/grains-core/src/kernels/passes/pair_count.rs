@@ -27,11 +27,11 @@ pub fn for_each_candidate(
             for dx in -1..=1 {
                 let mut nc = [c[0] + dx, c[1] + dy, c[2] + dz];
                 let mut inside = true;
-                for k in 0..3 {
+                for (k, ck) in nc.iter_mut().enumerate() {
                     let dim = grid.dims[k] as i32;
                     if grid.periodic_mask & (1 << k) != 0 {
-                        nc[k] = nc[k].rem_euclid(dim);
-                    } else if nc[k] < 0 || nc[k] >= dim {
+                        *ck = ck.rem_euclid(dim);
+                    } else if *ck < 0 || *ck >= dim {
                         inside = false;
                     }
                 }

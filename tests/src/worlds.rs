@@ -1,0 +1,161 @@
+//! Small worlds built directly with grains-core's API, for tests that should not depend on the
+//! scene parser.
+
+use grains_core::gpu_types::PlaneWall;
+use grains_core::materials::{
+    DampingLaw, Interaction, Material, NormalLaw, TangentialLaw, TangentialStiffness,
+};
+use grains_core::{Domain, Particles, World};
+
+/// A material with the given Young's modulus (Pa) and density (kg/m^3), Poisson 0.3.
+pub fn material(name: &str, young: f64, density: f64) -> Material {
+    Material {
+        name: name.into(),
+        density,
+        young,
+        poisson: 0.3,
+    }
+}
+
+/// Interaction of material 0 with itself.
+pub fn self_interaction(
+    normal: NormalLaw,
+    restitution: Option<f64>,
+    friction: Option<(f64, f64)>,
+    stiffness: TangentialStiffness,
+) -> Interaction {
+    Interaction {
+        between: (0, 0),
+        normal,
+        damping: restitution.map(|e| DampingLaw::Viscous { restitution: e }),
+        tangential: friction.map(|(mu_d, mu_s)| TangentialLaw::CundallStrack {
+            friction: mu_d,
+            friction_static: mu_s,
+            stiffness,
+        }),
+    }
+}
+
+/// An open domain that is large enough for a handful of particles near the origin.
+pub fn open_domain(half: f64) -> Domain {
+    Domain {
+        min: [-half; 3],
+        max: [half; 3],
+        periodic: [false; 3],
+    }
+}
+
+/// A plane wall of material 0 through `point` with inward `normal`.
+pub fn wall(point: [f32; 3], normal: [f32; 3], young: f32) -> PlaneWall {
+    PlaneWall {
+        point,
+        material: 0,
+        normal,
+        young,
+    }
+}
+
+/// Six inward walls on the faces of the box `[min, max]`.
+pub fn box_walls(min: [f32; 3], max: [f32; 3], young: f32) -> Vec<PlaneWall> {
+    let mut w = Vec::new();
+    for k in 0..3 {
+        let mut n = [0.0f32; 3];
+        n[k] = 1.0;
+        w.push(wall(min, n, young));
+        let mut n = [0.0f32; 3];
+        n[k] = -1.0;
+        w.push(wall(max, n, young));
+    }
+    w
+}
+
+/// splitmix64, the tests' deterministic random source.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [a, b).
+    pub fn range(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * self.uniform()
+    }
+}
+
+/// `n` spheres of radius `r` in a jittered simple-cubic lattice filling the box `[lo, hi]`,
+/// with random velocities of magnitude up to `vmax` (m/s) and spins up to `wmax` (rad/s).
+#[allow(clippy::too_many_arguments)]
+pub fn lattice_particles(
+    lo: [f64; 3],
+    hi: [f64; 3],
+    r: f64,
+    spacing: f64,
+    density: f64,
+    vmax: f64,
+    wmax: f64,
+    seed: u64,
+) -> Particles {
+    let mut rng = SplitMix(seed);
+    let mut p = Particles::default();
+    let counts: Vec<usize> = (0..3)
+        .map(|k| ((hi[k] - lo[k]) / spacing).floor() as usize)
+        .collect();
+    let jitter = 0.5 * (spacing - 2.0 * r) * 0.9;
+    for k in 0..counts[2] {
+        for j in 0..counts[1] {
+            for i in 0..counts[0] {
+                let c = [i, j, k];
+                let x: [f64; 3] = std::array::from_fn(|a| {
+                    lo[a] + (c[a] as f64 + 0.5) * spacing + rng.range(-jitter, jitter)
+                });
+                let v: [f64; 3] = std::array::from_fn(|_| rng.range(-vmax, vmax));
+                let w: [f64; 3] = std::array::from_fn(|_| rng.range(-wmax, wmax));
+                p.push_sphere(x, r, v, w, 0, density, false);
+            }
+        }
+    }
+    p
+}
+
+/// Build a world, panicking with the core error (tests only).
+#[allow(clippy::too_many_arguments)]
+pub fn world(
+    particles: Particles,
+    walls: Vec<PlaneWall>,
+    mat: Material,
+    inter: Interaction,
+    domain: Domain,
+    gravity: [f64; 3],
+    dt: f64,
+    skin: f64,
+) -> World {
+    match World::new(
+        particles,
+        walls,
+        vec![mat],
+        vec![inter],
+        domain,
+        gravity,
+        dt,
+        skin,
+    ) {
+        Ok(w) => w,
+        Err(e) => panic!("test world rejected: {e}"),
+    }
+}
+
+/// Hertz, no damping, no friction.
+pub fn hertz_only() -> Interaction {
+    self_interaction(NormalLaw::Hertz, None, None, TangentialStiffness::Mindlin)
+}
