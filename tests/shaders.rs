@@ -1,1 +1,563 @@
-//! shaders tests (being written).
+//! Shaders without a device: every pass, chain and harness composes and passes naga's
+//! validator; WGSL files and CPU twins pair up; struct layouts agree with `gpu_types.rs`; the
+//! registry's stems have files; the binding table of shaders/README.md is what naga reflects.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use grains_core::gpu_types::*;
+use grains_core::{ChainSpec, LawKind, ResolverKind, Slot};
+use grains_shaders::{
+    chain_template, compose_chain, compose_harness, compose_pass, harnesses, pass_stems,
+    reflect_bindings, struct_layout, validate, wgsl_files, BindingKind, ShaderError,
+};
+use grains_tests::workspace_root;
+
+const TWIN_DIRS: [&str; 3] = ["resolvers", "laws", "passes"];
+
+fn validated(src: &str, label: &str) -> grains_shaders::naga::Module {
+    validate(src, label).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn entry_point<'a>(
+    module: &'a grains_shaders::naga::Module,
+    name: &str,
+) -> &'a grains_shaders::naga::EntryPoint {
+    module
+        .entry_points
+        .iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("no entry point `{name}`"))
+}
+
+/// Every chain built from the registry: each normal law, with or without each law of the
+/// later slots, for each resolver.
+fn registry_chains() -> Vec<ChainSpec> {
+    let normals: Vec<LawKind> = LawKind::ALL
+        .into_iter()
+        .filter(|l| l.slot() == Slot::Normal)
+        .collect();
+    let others: Vec<LawKind> = LawKind::ALL
+        .into_iter()
+        .filter(|l| l.slot() != Slot::Normal)
+        .collect();
+    let mut chains = Vec::new();
+    for r in ResolverKind::ALL {
+        for &n in &normals {
+            for mask in 0..(1u32 << others.len()) {
+                let mut laws = vec![n];
+                for (k, &l) in others.iter().enumerate() {
+                    if mask & (1 << k) != 0 {
+                        laws.push(l);
+                    }
+                }
+                chains.push(ChainSpec::new(r, laws));
+            }
+        }
+    }
+    chains
+}
+
+/// A composed chain validates, has its template's entry point, and its generated
+/// `apply_chain` calls the laws in the chain's order.
+fn check_chain(chain: &ChainSpec, chain_id: u32) {
+    let name = chain.name();
+    let src = compose_chain(chain, chain_id).unwrap_or_else(|e| panic!("{e}"));
+    let module = validated(&src, &name);
+    let ep = entry_point(&module, chain_template(chain.resolver));
+    assert_eq!(ep.workgroup_size, [64, 1, 1], "{name}");
+    assert!(
+        src.contains(&format!("const CHAIN_ID: u32 = {chain_id}u;")),
+        "{name}: chain id"
+    );
+    let body = &src[src
+        .find("fn apply_chain(")
+        .unwrap_or_else(|| panic!("{name}: no apply_chain"))..];
+    let body = &body[..body.find("\n}\n").expect("end of apply_chain")];
+    let mut at = 0;
+    for law in &chain.laws {
+        let call = format!("law_{}(geom, params.", law.stem());
+        let k = body[at..]
+            .find(&call)
+            .unwrap_or_else(|| panic!("{name}: `{call}` missing or out of order"));
+        at += k + call.len();
+    }
+    assert_eq!(
+        body.matches("law_").count(),
+        chain.laws.len(),
+        "{name}: apply_chain calls exactly the chain's laws"
+    );
+}
+
+#[test]
+fn every_pass_composes_and_validates() {
+    let stems = pass_stems();
+    for stem in [
+        "integrate_first_half",
+        "integrate_second_half",
+        "cell_count",
+        "prefix_sum",
+        "cell_scatter",
+        "pair_count",
+        "pair_fill",
+        "pair_mirror",
+        "history_carry",
+        "gather",
+    ] {
+        assert!(stems.contains(&stem), "pass `{stem}` missing");
+    }
+    for stem in stems {
+        let src = compose_pass(stem).unwrap_or_else(|e| panic!("{e}"));
+        let module = validated(&src, stem);
+        let compute: Vec<_> = module
+            .entry_points
+            .iter()
+            .filter(|e| e.stage == grains_shaders::naga::ShaderStage::Compute)
+            .collect();
+        assert_eq!(compute.len(), 1, "{stem}: one entry point");
+        assert_eq!(
+            compute[0].name, stem,
+            "{stem}: entry point named after the file"
+        );
+        let size = if stem == "prefix_sum" { 256 } else { 64 };
+        assert_eq!(compute[0].workgroup_size, [size, 1, 1], "{stem}");
+        for b in reflect_bindings(&module, stem) {
+            assert_eq!(b.group, 0, "{stem}: `{}` outside group 0", b.name);
+        }
+    }
+}
+
+#[test]
+fn chain_templates_are_not_standalone_passes() {
+    for r in ResolverKind::ALL {
+        let t = chain_template(r);
+        match compose_pass(t) {
+            Err(ShaderError::UnfilledSlot { slot, .. }) => assert_eq!(slot, "chain"),
+            other => panic!("compose_pass({t}) should need a chain, got {other:?}"),
+        }
+    }
+    assert!(matches!(
+        compose_pass("no_such_pass"),
+        Err(ShaderError::UnknownFile { .. })
+    ));
+}
+
+#[test]
+fn every_resolver_and_law_validates_in_chains() {
+    let chains = registry_chains();
+    for r in ResolverKind::ALL {
+        assert!(chains.iter().any(|c| c.resolver == r), "{r:?} untested");
+    }
+    for l in LawKind::ALL {
+        assert!(chains.iter().any(|c| c.laws.contains(&l)), "{l:?} untested");
+    }
+    for (id, chain) in chains.iter().enumerate() {
+        check_chain(chain, id as u32);
+    }
+}
+
+#[test]
+fn every_scene_chain_validates() {
+    let dir = workspace_root().join("scenes");
+    let mut scenes: Vec<_> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    scenes.sort();
+    for path in scenes {
+        // A scene that does not load is the scene tests' business (some read particle files
+        // generated by the benchmark kit); its chains cannot be known here.
+        let scene = match grains_scene::load_scene(&path) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("skipping {}: {e}", path.display());
+                continue;
+            }
+        };
+        for (id, chain) in scene.world.table.chains.iter().enumerate() {
+            check_chain(chain, id as u32);
+        }
+    }
+}
+
+#[test]
+fn every_harness_composes_and_validates() {
+    let list = harnesses();
+    for r in ResolverKind::ALL {
+        let name = format!("harness_resolve_{}", r.stem());
+        assert!(list.iter().any(|(n, _)| *n == name), "no harness {name}");
+    }
+    for l in LawKind::ALL {
+        let name = format!("harness_law_{}", l.stem());
+        assert!(list.iter().any(|(n, _)| *n == name), "no harness {name}");
+    }
+    for (name, entry) in list {
+        let src = compose_harness(&name).unwrap_or_else(|e| panic!("{e}"));
+        let module = validated(&src, &name);
+        assert_eq!(entry_point(&module, entry).workgroup_size, [64, 1, 1]);
+    }
+    assert!(matches!(
+        compose_harness("harness_law_no_such_law"),
+        Err(ShaderError::UnknownHarness { .. })
+    ));
+}
+
+#[test]
+fn errors_carry_label_and_naga_rendering() {
+    let e = validate("fn f() -> u32 { return 1.5; }", "broken.wgsl").unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("broken.wgsl"), "{msg}");
+    assert!(msg.contains("return 1.5"), "naga's excerpt missing: {msg}");
+    let e = validate(
+        "@group(0) @binding(0) var<storage, read> a: array<u32>;\n\
+         @compute @workgroup_size(1) fn main() { a[0] = 1u; }",
+        "readonly.wgsl",
+    )
+    .unwrap_err();
+    assert!(matches!(e, ShaderError::Validation { .. }), "{e}");
+    assert!(e.to_string().contains("readonly.wgsl"), "{e}");
+}
+
+/// `(stem, path)` of the files with extension `ext` directly in `dir`, minus `mod.rs`.
+fn stems_in(dir: &Path, ext: &str) -> BTreeMap<String, std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .filter(|p| p.file_name().is_some_and(|n| n != "mod.rs"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+        .collect()
+}
+
+#[test]
+fn every_wgsl_file_has_its_twin_and_names_it() {
+    let root = workspace_root();
+    let mut problems = Vec::new();
+    for dir in TWIN_DIRS {
+        let wgsl = stems_in(&root.join("shaders").join(dir), "wgsl");
+        let rust = stems_in(&root.join("crates/grains-core/src/kernels").join(dir), "rs");
+        assert!(!wgsl.is_empty(), "shaders/{dir} is empty");
+        for stem in wgsl.keys().filter(|s| !rust.contains_key(*s)) {
+            problems.push(format!(
+                "shaders/{dir}/{stem}.wgsl has no twin crates/grains-core/src/kernels/{dir}/{stem}.rs"
+            ));
+        }
+        for stem in rust.keys().filter(|s| !wgsl.contains_key(*s)) {
+            problems.push(format!(
+                "crates/grains-core/src/kernels/{dir}/{stem}.rs has no twin shaders/{dir}/{stem}.wgsl"
+            ));
+        }
+        for (stem, path) in &wgsl {
+            let text = std::fs::read_to_string(path).unwrap();
+            let want = format!("// CPU twin: crates/grains-core/src/kernels/{dir}/{stem}.rs");
+            if text.lines().next() != Some(want.as_str()) {
+                problems.push(format!(
+                    "shaders/{dir}/{stem}.wgsl: first line is not `{want}`"
+                ));
+            }
+        }
+        for (stem, path) in &rust {
+            let text = std::fs::read_to_string(path).unwrap();
+            let header: String = text
+                .lines()
+                .take_while(|l| l.starts_with("//!"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let want = format!("shaders/{dir}/{stem}.wgsl");
+            if !header.contains(&want) {
+                problems.push(format!(
+                    "crates/grains-core/src/kernels/{dir}/{stem}.rs: header does not name `{want}`"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn embedded_files_match_the_shaders_directory() {
+    let root = workspace_root().join("shaders");
+    let mut on_disk = BTreeSet::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "wgsl") {
+                let rel = p.strip_prefix(&root).unwrap().to_string_lossy();
+                on_disk.insert(rel.replace('\\', "/"));
+            }
+        }
+    }
+    let embedded: BTreeSet<String> = wgsl_files().iter().map(|(p, _)| p.to_string()).collect();
+    assert_eq!(embedded, on_disk);
+    for (rel, src) in wgsl_files() {
+        let disk = std::fs::read_to_string(root.join(rel)).unwrap();
+        assert_eq!(src, disk, "{rel}: embedded copy is stale");
+    }
+}
+
+#[test]
+fn registry_stems_have_files() {
+    let files: BTreeSet<&str> = wgsl_files().iter().map(|(p, _)| *p).collect();
+    for r in ResolverKind::ALL {
+        let path = format!("resolvers/{}.wgsl", r.stem());
+        assert!(files.contains(path.as_str()), "{r:?}: no {path}");
+        let (_, src) = wgsl_files().into_iter().find(|(p, _)| *p == path).unwrap();
+        assert!(
+            src.contains(&format!("fn resolve_{}(", r.stem())),
+            "{path} lacks resolve_{}",
+            r.stem()
+        );
+    }
+    for l in LawKind::ALL {
+        let path = format!("laws/{}.wgsl", l.stem());
+        assert!(files.contains(path.as_str()), "{l:?}: no {path}");
+        let (_, src) = wgsl_files().into_iter().find(|(p, _)| *p == path).unwrap();
+        assert!(
+            src.contains(&format!("fn law_{}(", l.stem())),
+            "{path} lacks law_{}",
+            l.stem()
+        );
+    }
+}
+
+/// `(type name, size, [(field, offset)])` of a Rust struct, fields listed by hand: a field added
+/// on one side only changes the size or the field list, and the test fails.
+macro_rules! rust_layout {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        (
+            stringify!($t),
+            std::mem::size_of::<$t>() as u32,
+            vec![$((stringify!($f).to_string(), std::mem::offset_of!($t, $f) as u32)),*],
+        )
+    };
+}
+
+#[test]
+fn struct_layouts_match_gpu_types() {
+    let (_, types) = wgsl_files()
+        .into_iter()
+        .find(|(p, _)| *p == "lib/types.wgsl")
+        .expect("lib/types.wgsl");
+    let module = validated(types, "lib/types.wgsl");
+    let rust = [
+        rust_layout!(SphereBody {
+            pos,
+            radius,
+            vel,
+            inv_mass,
+            omega,
+            young
+        }),
+        rust_layout!(PlaneWall {
+            point,
+            material,
+            normal,
+            young
+        }),
+        rust_layout!(DomainParams {
+            min,
+            periodic_mask,
+            max,
+            _pad0,
+            length,
+            _pad1
+        }),
+        rust_layout!(ContactGeom {
+            normal,
+            delta,
+            point,
+            r_eff,
+            vrel,
+            m_eff,
+            arm1,
+            fraction,
+            arm2,
+            dt,
+            len_young
+        }),
+        rust_layout!(ContactForce {
+            force,
+            normal_force,
+            torque1,
+            stiffness,
+            torque2,
+            elastic,
+            damping_dissipated,
+            friction_dissipated,
+            _pad
+        }),
+        rust_layout!(PairHistory {
+            tangential,
+            sliding,
+            extra
+        }),
+        rust_layout!(PairSlot {
+            force,
+            elastic,
+            torque1,
+            damping_dissipated,
+            torque2,
+            friction_dissipated
+        }),
+        rust_layout!(StepParams {
+            gravity,
+            dt,
+            n_particles,
+            n_walls,
+            n_materials,
+            skin
+        }),
+        rust_layout!(GridParams {
+            origin,
+            cutoff,
+            cell_size,
+            n_cells,
+            dims,
+            periodic_mask
+        }),
+        rust_layout!(LinearParams { stiffness, _pad }),
+        rust_layout!(HertzParams { e_eff, _pad }),
+        rust_layout!(HertzDampedParams {
+            e_eff,
+            damping_time,
+            _pad
+        }),
+        rust_layout!(ViscousParams { zeta, _pad }),
+        rust_layout!(CundallStrackParams {
+            mu_static,
+            mu_dynamic,
+            stiffness_ratio,
+            mindlin,
+            g_eff,
+            _pad
+        }),
+        rust_layout!(InteractionParams {
+            linear,
+            hertz,
+            hertz_damped,
+            viscous,
+            cundall_strack
+        }),
+    ];
+    let mut problems = Vec::new();
+    for (name, size, fields) in rust {
+        let Some((wsize, wfields)) = struct_layout(&module, name) else {
+            problems.push(format!("{name}: no struct in lib/types.wgsl"));
+            continue;
+        };
+        if wsize != size {
+            problems.push(format!("{name}: size {size} in Rust, {wsize} in WGSL"));
+        }
+        if wfields != fields {
+            problems.push(format!(
+                "{name}: fields differ\n  Rust: {fields:?}\n  WGSL: {wfields:?}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The tables of shaders/README.md: heading name -> rows `(binding, name, access, type)`.
+fn readme_tables() -> BTreeMap<String, Vec<(u32, String, String, String)>> {
+    let text = std::fs::read_to_string(workspace_root().join("shaders/README.md")).unwrap();
+    let mut out: BTreeMap<String, Vec<_>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(h) = line.strip_prefix("### `") {
+            let name = h.split('`').next().unwrap().to_string();
+            out.insert(name.clone(), Vec::new());
+            current = Some(name);
+            continue;
+        }
+        let Some(cur) = &current else { continue };
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // `| # | name | access | type | holds |` splits into 7 cells, empty at both ends.
+        if cells.len() < 6 {
+            continue;
+        }
+        let Ok(binding) = cells[1].parse::<u32>() else {
+            continue;
+        };
+        let strip = |s: &str| s.trim_matches('`').to_string();
+        out.get_mut(cur).unwrap().push((
+            binding,
+            strip(cells[2]),
+            cells[3].to_string(),
+            strip(cells[4]),
+        ));
+    }
+    out
+}
+
+#[test]
+fn readme_binding_tables_match_reflection() {
+    let tables = readme_tables();
+    let mut modules: Vec<(String, String, String, String)> = Vec::new(); // (table, label, entry, src)
+    for stem in pass_stems() {
+        modules.push((
+            stem.into(),
+            stem.into(),
+            stem.into(),
+            compose_pass(stem).unwrap(),
+        ));
+    }
+    for chain in registry_chains() {
+        let t = chain_template(chain.resolver);
+        modules.push((
+            t.into(),
+            chain.name(),
+            t.into(),
+            compose_chain(&chain, 0).unwrap(),
+        ));
+    }
+    for (name, entry) in harnesses() {
+        let table = if name.starts_with("harness_law_") {
+            "harness_law_<stem>".to_string()
+        } else {
+            name.clone()
+        };
+        modules.push((
+            table,
+            name.clone(),
+            entry.into(),
+            compose_harness(&name).unwrap(),
+        ));
+    }
+    let mut problems = Vec::new();
+    for (table, label, entry, src) in &modules {
+        let Some(rows) = tables.get(table) else {
+            problems.push(format!(
+                "shaders/README.md has no table `{table}` (for {label})"
+            ));
+            continue;
+        };
+        let module = validated(src, label);
+        let reflected: Vec<_> = reflect_bindings(&module, entry)
+            .into_iter()
+            .map(|b| {
+                let access = match b.kind {
+                    BindingKind::Uniform => "uniform",
+                    BindingKind::StorageRead => "read",
+                    BindingKind::StorageReadWrite => "read_write",
+                };
+                (b.binding, b.name, access.to_string(), b.type_name)
+            })
+            .collect();
+        if &reflected != rows {
+            problems.push(format!(
+                "{label}: README table `{table}` differs from reflection\n  README: {rows:?}\n  naga:   {reflected:?}"
+            ));
+        }
+    }
+    let used: BTreeSet<&String> = modules.iter().map(|m| &m.0).collect();
+    for t in tables.keys().filter(|t| !used.contains(t)) {
+        problems.push(format!("shaders/README.md documents unknown kernel `{t}`"));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
