@@ -3,7 +3,9 @@
 // Cundall-Strack tangential spring with a static/dynamic Coulomb limit (Cundall & Strack 1979;
 // Luding 2008). The history vector is first rotated into the current tangent plane, keeping its
 // length, so a rolling contact does not leak force into the normal direction. `k_t` is
-// `stiffness_ratio * k_n` or Mindlin's `8 G* sqrt(R* delta)` (Mindlin 1949).
+// `stiffness_ratio * k_n` or Mindlin's `8 G* sqrt(R* delta)` (Mindlin 1949). The spring's energy
+// is the work the applied force did on it (trapezoid, `history.extra[2]`, previous `k_t` in
+// `history.extra[3]`); on a slip, what exceeds `|F_limit|^2 / 2 k_t` is friction dissipation.
 //!include lib/types.wgsl
 
 fn law_cundall_strack(
@@ -15,6 +17,8 @@ fn law_cundall_strack(
     if (geom.delta <= 0.0) {
         (*history).tangential = vec3<f32>(0.0, 0.0, 0.0);
         (*history).sliding = 0.0;
+        (*history).extra[2] = 0.0;
+        (*history).extra[3] = 0.0;
         return;
     }
     let n = geom.normal;
@@ -27,7 +31,9 @@ fn law_cundall_strack(
     if (xi_plane > 0.0) {
         xi = xi * (xi_len / xi_plane);
     }
-    xi = xi + vt * geom.dt;
+    let f_prev = -xi * (*history).extra[3];
+    let dxi = vt * geom.dt;
+    xi = xi + dxi;
     var kt: f32;
     if (params.mindlin != 0u) {
         kt = 8.0 * params.g_eff * sqrt(geom.r_eff * geom.delta);
@@ -40,25 +46,28 @@ fn law_cundall_strack(
     if ((*history).sliding > 0.0) {
         mu = params.mu_dynamic;
     }
+    var stored: f32;
     if (ft_trial > mu * (*force).normal_force) {
         let limit = params.mu_dynamic * (*force).normal_force;
         ft = ft * (limit / ft_trial);
+        (*history).sliding = 1.0;
+        var kept = 0.0;
         if (kt > 0.0) {
             xi = -ft / kt;
+            kept = 0.5 * limit * limit / kt;
         } else {
             xi = vec3<f32>(0.0, 0.0, 0.0);
         }
-        (*history).sliding = 1.0;
-        if (kt > 0.0) {
-            (*force).friction_dissipated = (*force).friction_dissipated
-                + 0.5 * (ft_trial * ft_trial - limit * limit) / kt;
-        }
+        let worked = (*history).extra[2] - 0.5 * dot(f_prev + ft, dxi);
+        (*force).friction_dissipated = (*force).friction_dissipated + (worked - kept);
+        stored = kept;
     } else {
         (*history).sliding = 0.0;
+        stored = (*history).extra[2] - 0.5 * dot(f_prev + ft, dxi);
     }
     (*history).tangential = xi;
+    (*history).extra[2] = stored;
+    (*history).extra[3] = kt;
     (*force).force = (*force).force + ft;
-    if (kt > 0.0) {
-        (*force).elastic = (*force).elastic + 0.5 * dot(ft, ft) / kt;
-    }
+    (*force).elastic = (*force).elastic + stored;
 }

@@ -2,6 +2,7 @@
 //
 // Kuwabara-Kono damped Hertz: `F_n = 4/3 E* sqrt(R*) (delta^(3/2) + A d(delta)/dt sqrt(delta))`
 // (Kuwabara & Kono 1987; Brilliantov et al. 1996), clipped at zero so it never pulls.
+// Dissipation is the trapezoid of the dashpot force, previous one in `history.extra[0]`.
 //!include lib/types.wgsl
 
 fn law_hertz_damped(
@@ -11,6 +12,7 @@ fn law_hertz_damped(
     force: ptr<function, ContactForce>,
 ) {
     if (geom.delta <= 0.0) {
+        (*history).extra[0] = 0.0;
         return;
     }
     let n = geom.normal;
@@ -26,5 +28,7 @@ fn law_hertz_damped(
     (*force).normal_force = (*force).normal_force + total;
     (*force).stiffness = (*force).stiffness + 1.5 * kh * sd;
     (*force).elastic = (*force).elastic + 0.4 * f_el * geom.delta;
-    (*force).damping_dissipated = (*force).damping_dissipated + f_damp_applied * vn * geom.dt;
+    (*force).damping_dissipated = (*force).damping_dissipated
+        + 0.5 * ((*history).extra[0] + f_damp_applied) * vn * geom.dt;
+    (*history).extra[0] = f_damp_applied;
 }

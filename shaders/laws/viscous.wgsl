@@ -2,6 +2,7 @@
 //
 // Viscous normal dashpot `F_d = c v_n`, `c = 2 zeta sqrt(m* k)` with `k` the normal law's tangent
 // stiffness (Tsuji et al. 1992 form on Hertz), never pulling harder than the springs push.
+// Dissipation is the trapezoid `(F_prev + F)/2 v_n dt`, previous force in `history.extra[1]`.
 //!include lib/types.wgsl
 
 fn law_viscous(
@@ -11,6 +12,7 @@ fn law_viscous(
     force: ptr<function, ContactForce>,
 ) {
     if (geom.delta <= 0.0) {
+        (*history).extra[1] = 0.0;
         return;
     }
     let n = geom.normal;
@@ -19,5 +21,7 @@ fn law_viscous(
     let f_damp = max(c * vn, -(*force).normal_force);
     (*force).force = (*force).force - n * f_damp;
     (*force).normal_force = (*force).normal_force + f_damp;
-    (*force).damping_dissipated = (*force).damping_dissipated + f_damp * vn * geom.dt;
+    (*force).damping_dissipated = (*force).damping_dissipated
+        + 0.5 * ((*history).extra[1] + f_damp) * vn * geom.dt;
+    (*history).extra[1] = f_damp;
 }
