@@ -470,13 +470,15 @@ impl GpuBackend {
             ("nbr_count", 4 * n),
             ("new_start", 4 * (n + 1)),
             ("nbr_start", 4 * (n + 1)),
+            // At least one element: a binding of an empty array is still checked against the
+            // element size.
             (
                 "wall_history",
-                std::mem::size_of::<PairHistory>() as u64 * n * nw,
+                std::mem::size_of::<PairHistory>() as u64 * (n * nw).max(1),
             ),
             (
                 "wall_slots",
-                std::mem::size_of::<PairSlot>() as u64 * n * nw,
+                std::mem::size_of::<PairSlot>() as u64 * (n * nw).max(1),
             ),
             ("max_disp2", 4),
             ("control", 4 * CONTROL_WORDS as u64),
@@ -640,7 +642,7 @@ impl GpuBackend {
                 ],
                 Indirect(S_PREFIX_NBR),
             )?,
-            self.op(ids.guard, &[], Indirect(S_GUARD))?,
+            self.op(ids.guard, &[], Direct(1))?,
             self.op(
                 ids.pair_fill,
                 &[
@@ -663,6 +665,7 @@ impl GpuBackend {
             self.op(
                 ids.history_carry,
                 &[
+                    ("nbr_start", "new_start"),
                     ("nbr_i", "new_i"),
                     ("nbr_j", "new_j"),
                     ("old_start", "nbr_start"),

@@ -35,17 +35,6 @@ const S_COMMIT_LIST: u32 = 11u;
 const S_COMMIT_PARTICLES: u32 = 12u;
 const S_CONTACT: u32 = 13u;
 
-// `g` workgroups as an (x, y) grid within the per-dimension limit; passes number their
-// invocations row by row (shaders/lib/dispatch.wgsl) and skip the surplus.
-fn set_args(args: ptr<storage, array<u32>, read_write>, slot: u32, g: u32, max_dim: u32) {
-    let x = min(g, max_dim);
-    let y = select(1u, (g + x - 1u) / x, x > 0u);
-    (*args)[4u * slot] = x;
-    (*args)[4u * slot + 1u] = y;
-    (*args)[4u * slot + 2u] = 1u;
-    (*args)[4u * slot + 3u] = 0u;
-}
-
 fn linear_index(id: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return id.x + id.y * nwg.x * 64u;
 }
@@ -55,6 +44,19 @@ fn linear_index(id: vec3<u32>, nwg: vec3<u32>) -> u32 {
 @group(0) @binding(1) var<storage, read> plan: array<u32>;
 @group(0) @binding(2) var<storage, read_write> args: array<u32>;
 @group(0) @binding(3) var<storage, read_write> max_disp2: array<u32>;
+
+// (Duplicated in each kernel that writes `args`: WGSL cannot pass a storage pointer.)
+// `g` workgroups as an (x, y) grid within the per-dimension limit; passes number their
+// invocations row by row (shaders/lib/dispatch.wgsl) and skip the surplus.
+fn set_args(slot: u32, g: u32, max_dim: u32) {
+    let x = min(g, max_dim);
+    let y = select(1u, (g + x - 1u) / x, x > 0u);
+    args[4u * slot] = x;
+    args[4u * slot + 1u] = y;
+    args[4u * slot + 2u] = 1u;
+    args[4u * slot + 3u] = 0u;
+}
+
 
 // The same test as `CpuBackend::step`: sqrt of the largest squared displacement against half
 // the skin, in f32.
@@ -81,7 +83,7 @@ fn decide() {
         if (rebuild && (s <= S_PAIR_FILL || s == S_COMMIT_PARTICLES)) {
             x = plan[P_SLOTS + s];
         }
-        set_args(&args, s, x, plan[P_MAX_DIM]);
+        set_args(s, x, plan[P_MAX_DIM]);
     }
 }
 
@@ -91,17 +93,34 @@ fn decide() {
 @group(0) @binding(2) var<storage, read_write> args: array<u32>;
 @group(0) @binding(3) var<storage, read> new_start: array<u32>;
 
+// (Duplicated in each kernel that writes `args`: WGSL cannot pass a storage pointer.)
+// `g` workgroups as an (x, y) grid within the per-dimension limit; passes number their
+// invocations row by row (shaders/lib/dispatch.wgsl) and skip the surplus.
+fn set_args(slot: u32, g: u32, max_dim: u32) {
+    let x = min(g, max_dim);
+    let y = select(1u, (g + x - 1u) / x, x > 0u);
+    args[4u * slot] = x;
+    args[4u * slot + 1u] = y;
+    args[4u * slot + 2u] = 1u;
+    args[4u * slot + 3u] = 0u;
+}
+
+
 // Runs after the neighbour counts are scanned. A list that does not fit is not written: the
 // step goes on with the old list (its result is discarded), and the host, at its next check,
 // restores the state it saved, grows the buffers and replays.
 @compute @workgroup_size(1)
 fn guard() {
+    // Dispatched every step (it cannot be sized from `args`, which it writes).
+    if (control[C_REBUILD] == 0u) {
+        return;
+    }
     let total = new_start[plan[P_N]];
     control[C_MAX_TOTAL] = max(control[C_MAX_TOTAL], total);
     if (total > plan[P_CAPACITY]) {
         control[C_OVERFLOW] = 1u;
-        set_args(&args, S_PAIR_FILL, 0u, 1u);
-        set_args(&args, S_COMMIT_PARTICLES, 0u, 1u);
+        set_args(S_PAIR_FILL, 0u, 1u);
+        set_args(S_COMMIT_PARTICLES, 0u, 1u);
         return;
     }
     control[C_TOTAL] = total;
@@ -111,7 +130,7 @@ fn guard() {
             continue;
         }
         let threads = plan[P_SLOTS + s];
-        set_args(&args, s, (total + threads - 1u) / threads, plan[P_MAX_DIM]);
+        set_args(s, (total + threads - 1u) / threads, plan[P_MAX_DIM]);
     }
 }
 
