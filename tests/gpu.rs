@@ -493,157 +493,495 @@ fn adapter_summary_is_listed() {
     );
 }
 
-#[test]
-#[ignore]
-fn debug_divergence() {
-    let Some(ctx) = gpu_context() else { return };
-    for (name, w) in [("gas", periodic_gas(13)), ("box", settling_box(11))] {
-        let mut c = cpu(w.clone());
-        let mut g = gpu(w, &ctx);
-        let f0 = max_diff4(&c.force, &g.snapshot().force);
-        eprintln!("{name} init force diff {f0:?}");
-        for k in 0..10 {
-            c.run(50);
-            g.run(50);
-            let s = g.snapshot();
-            let (dx, _) = max_diff4(&c.pos, &s.pos);
-            let (dv, sv) = max_diff4(&c.vel, &s.vel);
-            let (df, sf) = max_diff4(&c.force, &s.force);
-            let nbits = c.pos.iter().zip(&s.pos).filter(|(a, b)| a != b).count();
-            eprintln!("{name} step {}: dx {dx:e} dv {dv:e}/{sv} df {df:e}/{sf} differing particles {nbits}", 50 * (k + 1));
+// ---------------------------------------------------------------------------------------------
+// Elements through their harness kernels
+
+use grains_core::gpu_types::{
+    ContactForce, ContactGeom, CundallStrackParams, HertzDampedParams, HertzParams,
+    InteractionParams, LinearParams, PlaneWall, SphereBody, ViscousParams,
+};
+use grains_core::kernels::laws::{
+    law_cundall_strack, law_hertz, law_hertz_damped, law_linear, law_viscous,
+};
+use grains_core::kernels::resolvers::{resolve_sphere_plane, resolve_sphere_sphere};
+use grains_core::{LawKind, ResolverKind};
+
+const N_RANDOM: usize = 10_000;
+
+fn unit(rng: &mut SplitMix) -> [f32; 3] {
+    loop {
+        let v = [
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        ];
+        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if l > 0.1 && l <= 1.0 {
+            return v.map(|x| (x / l) as f32);
         }
     }
 }
 
-#[test]
-#[ignore]
-fn debug_first_difference() {
-    let Some(ctx) = gpu_context() else { return };
-    for (name, w) in [("gas", periodic_gas(13)), ("box", settling_box(11))] {
-        let mut c = cpu(w.clone());
-        let mut g = gpu(w, &ctx);
-        for k in 1..=300 {
-            c.step();
-            g.step();
-            let s = g.snapshot();
-            let bad: Vec<usize> = (0..c.pos.len())
-                .filter(|&i| {
-                    c.force[i] != s.force[i] || c.vel[i] != s.vel[i] || c.pos[i] != s.pos[i]
-                })
-                .collect();
-            if !bad.is_empty() {
-                let i = bad[0];
-                eprintln!("{name}: first difference at step {k}, {} particles, e.g. {i}: cpu f {:?} gpu f {:?} cpu v {:?} gpu v {:?}", bad.len(), c.force[i], s.force[i], c.vel[i], s.vel[i]);
-                let total = c.list.nbr_j.len();
-                let slots: Vec<PairSlot> = g.read_buffer("slots", total).unwrap();
-                let hist: Vec<PairHistory> = g.read_buffer("history", total).unwrap();
-                for e in c.list.nbr_start[i] as usize..c.list.nbr_start[i + 1] as usize {
-                    let o = if c.list.nbr_j[e] as usize > i {
-                        e
-                    } else {
-                        c.list.nbr_mirror[e] as usize
-                    };
-                    if c.slots[o] != slots[o] {
-                        eprintln!(
-                            "  pair ({}, {}) cpu {:?}\n   gpu {:?}\n  hist cpu {:?}\n   gpu {:?}",
-                            c.list.nbr_i[o],
-                            c.list.nbr_j[o],
-                            c.slots[o],
-                            slots[o],
-                            c.history[o],
-                            hist[o]
-                        );
-                    }
-                }
-                break;
-            }
-        }
-    }
+fn vec3(rng: &mut SplitMix, s: f64) -> [f32; 3] {
+    std::array::from_fn(|_| rng.range(-s, s) as f32)
 }
 
-#[test]
-#[ignore]
-fn debug_growth() {
-    let Some(ctx) = gpu_context() else { return };
-    let w = periodic_gas(13);
-    let mut c = cpu(w.clone());
-    let mut g = gpu(w, &ctx);
-    for k in 1..=60 {
-        c.step();
-        g.step();
-        let s = g.snapshot();
-        let mut worst = (0.0f32, 0usize);
-        for i in 0..c.pos.len() {
-            for d in 0..3 {
-                let dv = (c.vel[i][d] - s.vel[i][d]).abs();
-                if dv > worst.0 {
-                    worst = (dv, i);
-                }
-            }
-        }
-        let i = worst.1;
-        eprintln!(
-            "step {k}: max dv {:e} at {i}: cpu v {:?} f {:?} | gpu v {:?} f {:?}",
-            worst.0, c.vel[i], c.force[i], s.vel[i], s.force[i]
+fn log_uniform(rng: &mut SplitMix, a: f64, b: f64) -> f32 {
+    (a.ln() + (b.ln() - a.ln()) * rng.uniform()).exp() as f32
+}
+
+fn norm(v: [f32; 3]) -> f32 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// Run a harness over the given buffers and read back its outputs as `T`s.
+fn harness(
+    ctx: &GpuContext,
+    name: &str,
+    buffers: &[(&str, &[u8])],
+    outputs: &[&str],
+    n: usize,
+) -> Vec<Vec<u8>> {
+    let src = grains_shaders::compose_harness(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let entry = grains_shaders::harnesses()
+        .into_iter()
+        .find(|(h, _)| h == name)
+        .map(|(_, e)| e)
+        .unwrap_or_else(|| panic!("no harness {name}"));
+    grains_gpu::kernel::run_once(
+        ctx,
+        name,
+        &src,
+        entry,
+        buffers,
+        outputs,
+        n.div_ceil(64) as u32,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// `|a - b| <= tol * scale` per component, with a message naming the element and field.
+fn check(what: &str, i: usize, field: &str, a: &[f32], b: &[f32], tol: f32, scale: f32) {
+    for k in 0..a.len() {
+        let ok = (a[k] - b[k]).abs() <= tol * scale || (a[k].is_nan() && b[k].is_nan());
+        assert!(
+            ok,
+            "{what} #{i} {field}: cpu {a:?} gpu {b:?} (tol {tol} x scale {scale:e})"
         );
     }
 }
 
-#[test]
-#[ignore]
-fn debug_step16() {
-    let Some(ctx) = gpu_context() else { return };
-    let w = periodic_gas(13);
-    let mut c = cpu(w.clone());
-    let mut g = gpu(w, &ctx);
-    for k in 1..=16 {
-        c.step();
-        g.step();
-        if k < 15 {
-            continue;
-        }
-        let i = 1370usize;
-        let total = c.list.nbr_j.len();
-        let slots: Vec<PairSlot> = g.read_buffer("slots", total).unwrap();
-        let hist: Vec<PairHistory> = g.read_buffer("history", total).unwrap();
-        let nj: Vec<u32> = g.read_buffer("nbr_j", total).unwrap();
-        eprintln!("step {k} total {} gpu {}", total, g.neighbour_entries());
-        for e in c.list.nbr_start[i] as usize..c.list.nbr_start[i + 1] as usize {
-            let o = if c.list.nbr_j[e] as usize > i {
-                e
+/// A random pair of spheres touching, nearly touching or apart, with edge cases first:
+/// coincident centres, exactly touching, a fixed body.
+fn sphere_pairs(rng: &mut SplitMix) -> Vec<(SphereBody, SphereBody)> {
+    let mut out = Vec::new();
+    for i in 0..N_RANDOM {
+        let r1 = log_uniform(rng, 1e-4, 1e-2);
+        let r2 = log_uniform(rng, 1e-4, 1e-2);
+        let p1 = vec3(rng, 0.05);
+        let n = unit(rng);
+        let gap = match i {
+            0 => 0.0,              // coincident centres
+            1 => (r1 + r2) as f64, // exactly touching (zero overlap)
+            _ => (r1 + r2) as f64 * rng.range(0.8, 1.1),
+        };
+        let p2 = std::array::from_fn(|k| p1[k] + n[k] * gap as f32);
+        let body = |rng: &mut SplitMix, pos: [f32; 3], radius: f32, fixed: bool| SphereBody {
+            pos,
+            radius,
+            vel: vec3(rng, 1.0),
+            inv_mass: if fixed {
+                0.0
             } else {
-                c.list.nbr_mirror[e] as usize
-            };
-            eprintln!(
-                "  pair ({}, {}) gpu j {} cpu f {:?} gpu f {:?}\n  hist cpu {:?}\n   gpu {:?}",
-                c.list.nbr_i[o],
-                c.list.nbr_j[o],
-                nj[o],
-                c.slots[o].force,
-                slots[o].force,
-                c.history[o].tangential,
-                hist[o].tangential
-            );
-        }
+                log_uniform(rng, 1e1, 1e6)
+            },
+            omega: vec3(rng, 100.0),
+            young: log_uniform(rng, 1e6, 1e11),
+        };
+        let b1 = body(rng, p1, r1, false);
+        let b2 = body(rng, p2, r2, i == 2);
+        out.push((b1, b2));
     }
+    out
+}
+
+/// Resolver outputs: directions to `tol` absolute (unit vectors), lengths to `tol` of the
+/// pair's size (the overlap is a difference of nearly equal lengths, so relative to itself
+/// it would be ill-conditioned), velocities to `tol` of the pair's largest surface speed,
+/// masses, radii and pass-through values relative to themselves.
+#[allow(clippy::too_many_arguments)]
+fn compare_geom(
+    what: &str,
+    i: usize,
+    a: &ContactGeom,
+    b: &ContactGeom,
+    tol: f32,
+    size: f32,
+    speed: f32,
+    pos_scale: f32,
+) {
+    check(what, i, "normal", &a.normal, &b.normal, tol, 1.0);
+    check(what, i, "delta", &[a.delta], &[b.delta], tol, size);
+    check(what, i, "point", &a.point, &b.point, tol, pos_scale);
+    check(what, i, "r_eff", &[a.r_eff], &[b.r_eff], tol, a.r_eff.abs());
+    check(what, i, "vrel", &a.vrel, &b.vrel, tol, speed);
+    check(what, i, "m_eff", &[a.m_eff], &[b.m_eff], tol, a.m_eff.abs());
+    check(what, i, "arm1", &a.arm1, &b.arm1, tol, size);
+    check(what, i, "arm2", &a.arm2, &b.arm2, tol, size);
+    check(what, i, "fraction", &[a.fraction], &[b.fraction], 0.0, 1.0);
+    check(what, i, "dt", &[a.dt], &[b.dt], 0.0, 1.0);
+    check(what, i, "len_young", &a.len_young, &b.len_young, 0.0, 1.0);
 }
 
 #[test]
-#[ignore]
-fn debug_overflow() {
+fn resolvers_match_their_twins() {
     let Some(ctx) = gpu_context() else { return };
-    let world = periodic_gas(17);
-    let opts = GpuOptions {
-        initial_neighbour_capacity_per_particle: 1,
-        check_every: 16,
-    };
-    let g = GpuBackend::with_options(world, &ctx, opts).unwrap();
-    let c: Vec<u32> = g.read_buffer("control", 8).unwrap();
-    let p: Vec<u32> = g.read_buffer("plan", 8).unwrap();
-    eprintln!(
-        "cap {} grows {} entries {} control {c:?} plan {p:?}",
-        g.neighbour_capacity(),
-        g.list_grows(),
-        g.neighbour_entries()
-    );
+    let mut rng = SplitMix(0x5EED_0001);
+    let dt = 1e-6f32;
+    for r in ResolverKind::ALL {
+        let tol = r.parity_tolerance();
+        let pairs = sphere_pairs(&mut rng);
+        let b1: Vec<SphereBody> = pairs.iter().map(|p| p.0).collect();
+        let n = b1.len();
+        let zero_geom = vec![ContactGeom::default(); n];
+        let name = format!("harness_resolve_{}", r.stem());
+        match r {
+            ResolverKind::SphereSphere => {
+                let b2: Vec<SphereBody> = pairs.iter().map(|p| p.1).collect();
+                // Periodic in x only, over a box the pairs straddle.
+                let domain = Domain {
+                    min: [-0.06; 3],
+                    max: [0.06; 3],
+                    periodic: [true, false, false],
+                }
+                .params();
+                let out = harness(
+                    &ctx,
+                    &name,
+                    &[
+                        ("b1", bytemuck::cast_slice(&b1)),
+                        ("b2", bytemuck::cast_slice(&b2)),
+                        ("domain", bytemuck::bytes_of(&domain)),
+                        ("dt", bytemuck::bytes_of(&dt)),
+                        ("geom", bytemuck::cast_slice(&zero_geom)),
+                    ],
+                    &["geom"],
+                    n,
+                );
+                let gpu: Vec<ContactGeom> = bytemuck::pod_collect_to_vec(&out[0]);
+                for i in 0..n {
+                    let c = resolve_sphere_sphere(&b1[i], &b2[i], &domain, dt);
+                    let size = b1[i].radius + b2[i].radius;
+                    let speed = norm(b1[i].vel)
+                        + norm(b2[i].vel)
+                        + norm(b1[i].omega) * b1[i].radius
+                        + norm(b2[i].omega) * b2[i].radius;
+                    let pos_scale = norm(b1[i].pos).max(size);
+                    compare_geom(&name, i, &c, &gpu[i], tol, size, speed, pos_scale);
+                }
+            }
+            ResolverKind::SpherePlane => {
+                let walls: Vec<PlaneWall> = (0..n)
+                    .map(|i| {
+                        let normal = unit(&mut rng);
+                        // The wall passes at a random distance around the sphere's radius.
+                        let d = if i == 1 {
+                            b1[i].radius
+                        } else {
+                            b1[i].radius * rng.range(0.5, 1.2) as f32
+                        };
+                        PlaneWall {
+                            point: std::array::from_fn(|k| b1[i].pos[k] - normal[k] * d),
+                            material: 0,
+                            normal,
+                            young: log_uniform(&mut rng, 1e6, 1e11),
+                        }
+                    })
+                    .collect();
+                let out = harness(
+                    &ctx,
+                    &name,
+                    &[
+                        ("b1", bytemuck::cast_slice(&b1)),
+                        ("w", bytemuck::cast_slice(&walls)),
+                        ("dt", bytemuck::bytes_of(&dt)),
+                        ("geom", bytemuck::cast_slice(&zero_geom)),
+                    ],
+                    &["geom"],
+                    n,
+                );
+                let gpu: Vec<ContactGeom> = bytemuck::pod_collect_to_vec(&out[0]);
+                for i in 0..n {
+                    let c = resolve_sphere_plane(&b1[i], &walls[i], dt);
+                    let size = b1[i].radius;
+                    let speed = norm(b1[i].vel) + norm(b1[i].omega) * b1[i].radius;
+                    let pos_scale = norm(b1[i].pos).max(norm(walls[i].point)).max(size);
+                    compare_geom(&name, i, &c, &gpu[i], tol, size, speed, pos_scale);
+                }
+            }
+        }
+        eprintln!("{name}: {n} inputs within {tol}");
+    }
+}
+
+fn cpu_law(
+    law: LawKind,
+    g: &ContactGeom,
+    p: &InteractionParams,
+    h: &mut PairHistory,
+    f: &mut ContactForce,
+) {
+    match law {
+        LawKind::Linear => law_linear(g, &p.linear, h, f),
+        LawKind::Hertz => law_hertz(g, &p.hertz, h, f),
+        LawKind::HertzDamped => law_hertz_damped(g, &p.hertz_damped, h, f),
+        LawKind::Viscous => law_viscous(g, &p.viscous, h, f),
+        LawKind::CundallStrack => law_cundall_strack(g, &p.cundall_strack, h, f),
+    }
+}
+
+/// Random law inputs: overlaps mostly positive (a tenth apart, one exactly zero), with edge
+/// cases first: zero overlap, huge stiffness, zero friction.
+fn law_inputs(
+    rng: &mut SplitMix,
+) -> (
+    Vec<ContactGeom>,
+    Vec<InteractionParams>,
+    Vec<PairHistory>,
+    Vec<ContactForce>,
+) {
+    let (mut gs, mut ps, mut hs, mut fs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for i in 0..N_RANDOM {
+        let r1 = log_uniform(rng, 1e-4, 1e-2);
+        let r2 = log_uniform(rng, 1e-4, 1e-2);
+        let r_eff = r1 * r2 / (r1 + r2);
+        let delta = match i {
+            0 => 0.0,
+            _ if rng.uniform() < 0.1 => -(r_eff * rng.range(0.0, 0.01) as f32),
+            _ => r_eff * log_uniform(rng, 1e-6, 1e-1),
+        };
+        let normal = unit(rng);
+        gs.push(ContactGeom {
+            normal,
+            delta,
+            point: vec3(rng, 0.05),
+            r_eff,
+            vrel: vec3(rng, 1.0),
+            m_eff: log_uniform(rng, 1e-7, 1e-1),
+            arm1: normal.map(|x| x * r1),
+            fraction: 1.0,
+            arm2: normal.map(|x| -x * r2),
+            dt: log_uniform(rng, 1e-7, 1e-5),
+            len_young: [
+                r1,
+                r2,
+                log_uniform(rng, 1e6, 1e11),
+                log_uniform(rng, 1e6, 1e11),
+            ],
+        });
+        let huge = i == 1;
+        let e_eff = if huge {
+            1e14
+        } else {
+            log_uniform(rng, 1e6, 1e11)
+        };
+        let mu_s = if i == 2 {
+            0.0
+        } else {
+            rng.range(0.0, 1.0) as f32
+        };
+        let mu_d = if i == 2 {
+            0.0
+        } else {
+            mu_s * rng.range(0.5, 1.0) as f32
+        };
+        ps.push(InteractionParams {
+            linear: LinearParams {
+                stiffness: if rng.uniform() < 0.5 {
+                    0.0
+                } else if huge {
+                    1e12
+                } else {
+                    log_uniform(rng, 1e2, 1e7)
+                },
+                _pad: [0.0; 3],
+            },
+            hertz: HertzParams {
+                e_eff,
+                _pad: [0.0; 3],
+            },
+            hertz_damped: HertzDampedParams {
+                e_eff,
+                damping_time: log_uniform(rng, 1e-7, 1e-4),
+                _pad: [0.0; 2],
+            },
+            viscous: ViscousParams {
+                zeta: rng.range(0.0, 1.0) as f32,
+                _pad: [0.0; 3],
+            },
+            cundall_strack: CundallStrackParams {
+                mu_static: mu_s,
+                mu_dynamic: mu_d,
+                stiffness_ratio: rng.range(0.1, 1.0) as f32,
+                mindlin: (rng.uniform() < 0.5) as u32,
+                g_eff: log_uniform(rng, 1e5, 1e10),
+                _pad: [0.0; 3],
+            },
+        });
+        let xi_scale = (delta.abs() as f64).max(1e-9);
+        hs.push(PairHistory {
+            tangential: vec3(rng, xi_scale),
+            sliding: (rng.uniform() < 0.3) as u32 as f32,
+            extra: [
+                rng.range(-1e-3, 1e-3) as f32,
+                rng.range(-1e-3, 1e-3) as f32,
+                rng.range(0.0, 1e-9) as f32,
+                log_uniform(rng, 1e2, 1e6),
+            ],
+        });
+        // A realistic force from an earlier normal law, for laws later in the chain.
+        let fn_mag = log_uniform(rng, 1e-6, 1e1);
+        fs.push(ContactForce {
+            force: normal.map(|x| -x * fn_mag),
+            normal_force: fn_mag,
+            stiffness: log_uniform(rng, 1e1, 1e7),
+            ..Default::default()
+        });
+    }
+    (gs, ps, hs, fs)
+}
+
+#[test]
+fn laws_match_their_twins() {
+    let Some(ctx) = gpu_context() else { return };
+    let mut rng = SplitMix(0x5EED_0002);
+    for law in LawKind::ALL {
+        let tol = law.parity_tolerance();
+        let (gs, ps, hs, fs) = law_inputs(&mut rng);
+        let n = gs.len();
+        let name = format!("harness_law_{}", law.stem());
+        let out = harness(
+            &ctx,
+            &name,
+            &[
+                ("geom", bytemuck::cast_slice(&gs)),
+                ("params", bytemuck::cast_slice(&ps)),
+                ("history_in", bytemuck::cast_slice(&hs)),
+                ("force_in", bytemuck::cast_slice(&fs)),
+                ("history_out", bytemuck::cast_slice(&hs)),
+                ("force_out", bytemuck::cast_slice(&fs)),
+            ],
+            &["history_out", "force_out"],
+            n,
+        );
+        let gh: Vec<PairHistory> = bytemuck::pod_collect_to_vec(&out[0]);
+        let gf: Vec<ContactForce> = bytemuck::pod_collect_to_vec(&out[1]);
+        let mut worst = 0.0f32;
+        for i in 0..n {
+            let (mut h, mut f) = (hs[i], fs[i]);
+            cpu_law(law, &gs[i], &ps[i], &mut h, &mut f);
+            // Scales: forces and torques relative to the largest force magnitude of the
+            // element; stiffness relative to itself; energies relative to the work scale
+            // |F| |delta| + |F|^2/k plus their own size (several are differences of terms).
+            let fscale = norm(f.force).max(f.normal_force).max(norm(fs[i].force));
+            let escale = fscale * (gs[i].delta.abs() + norm(gs[i].vrel) * gs[i].dt)
+                + f.elastic.abs()
+                + f.damping_dissipated.abs()
+                + f.friction_dissipated.abs()
+                + 1e-30;
+            let g = &gf[i];
+            check(&name, i, "force", &f.force, &g.force, tol, fscale);
+            check(
+                &name,
+                i,
+                "normal_force",
+                &[f.normal_force],
+                &[g.normal_force],
+                tol,
+                fscale,
+            );
+            check(
+                &name,
+                i,
+                "stiffness",
+                &[f.stiffness],
+                &[g.stiffness],
+                tol,
+                f.stiffness.abs(),
+            );
+            check(
+                &name,
+                i,
+                "torque1",
+                &f.torque1,
+                &g.torque1,
+                tol,
+                norm(f.torque1).max(1e-30),
+            );
+            check(
+                &name,
+                i,
+                "torque2",
+                &f.torque2,
+                &g.torque2,
+                tol,
+                norm(f.torque2).max(1e-30),
+            );
+            check(&name, i, "elastic", &[f.elastic], &[g.elastic], tol, escale);
+            check(
+                &name,
+                i,
+                "damping_dissipated",
+                &[f.damping_dissipated],
+                &[g.damping_dissipated],
+                tol,
+                escale,
+            );
+            check(
+                &name,
+                i,
+                "friction_dissipated",
+                &[f.friction_dissipated],
+                &[g.friction_dissipated],
+                tol,
+                escale,
+            );
+            // History: the spring to `tol` of its length, flags exactly.
+            let xscale = norm(h.tangential).max(1e-30);
+            check(
+                &name,
+                i,
+                "history.tangential",
+                &h.tangential,
+                &gh[i].tangential,
+                tol,
+                xscale,
+            );
+            assert_eq!(h.sliding, gh[i].sliding, "{name} #{i} history.sliding");
+            // extra = [previous dashpot force of hertz_damped (N), of viscous (N), spring
+            // energy of cundall_strack (J), its previous stiffness (N/m)]: the dashpot forces
+            // are differences of the total and the elastic force, so they scale with the force.
+            let xs = [fscale, fscale, escale, h.extra[3].abs()];
+            for (k, scale) in xs.into_iter().enumerate() {
+                let s = h.extra[k].abs().max(scale);
+                check(
+                    &name,
+                    i,
+                    "history.extra",
+                    &[h.extra[k]],
+                    &[gh[i].extra[k]],
+                    tol,
+                    s,
+                );
+            }
+            for k in 0..3 {
+                if fscale > 0.0 {
+                    worst = worst.max((f.force[k] - g.force[k]).abs() / fscale);
+                }
+            }
+        }
+        eprintln!(
+            "{name}: {n} inputs, worst force difference {worst:e} of scale (tolerance {tol})"
+        );
+    }
 }

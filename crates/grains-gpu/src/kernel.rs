@@ -208,3 +208,94 @@ impl Kernel {
         Ok(groups)
     }
 }
+
+/// Run entry point `entry` of `src` once over buffers given by binding name, with `groups`
+/// workgroups (split into rows as the passes expect), and read back the `outputs`. Every
+/// buffer is created at exactly the size of its data, so kernels that bound themselves with
+/// `arrayLength` see the array the caller meant. For parity harnesses and one-off checks.
+pub fn run_once(
+    ctx: &GpuContext,
+    label: &str,
+    src: &str,
+    entry: &str,
+    buffers: &[(&str, &[u8])],
+    outputs: &[&str],
+    groups: u32,
+) -> Result<Vec<Vec<u8>>, GpuError> {
+    let kernel = Kernel::new(ctx, label, src, entry)?;
+    let dev = &ctx.device;
+    let mut owned = BTreeMap::new();
+    for (name, data) in buffers {
+        let size = (data.len() as u64).max(4).next_multiple_of(4);
+        ctx.check_buffer(name, size, 0)?;
+        let buf = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(name),
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::UNIFORM
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        ctx.queue.write_buffer(&buf, 0, data);
+        owned.insert(*name, buf);
+    }
+    let map: BTreeMap<&str, &wgpu::Buffer> = owned.iter().map(|(k, v)| (*k, v)).collect();
+    let bind_groups = kernel.bind(ctx, &map)?;
+    let scope = dev.push_error_scope(wgpu::ErrorFilter::Validation);
+    let mut enc = dev.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&kernel.pipeline);
+        for (i, g) in bind_groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, g, &[]);
+        }
+        let (x, y) =
+            crate::program::split(groups, ctx.limits.max_compute_workgroups_per_dimension);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+    let mut staging = Vec::new();
+    for name in outputs {
+        let src = owned
+            .get(name)
+            .ok_or_else(|| GpuError::Readback(name.to_string()))?;
+        let dst = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: src.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        enc.copy_buffer_to_buffer(src, 0, &dst, 0, src.size());
+        staging.push((name.to_string(), dst));
+    }
+    ctx.queue.submit([enc.finish()]);
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(GpuError::Validation {
+            context: label.to_string(),
+            message: e.to_string(),
+        });
+    }
+    let mut out = Vec::new();
+    for (name, dst) in staging {
+        let (tx, rx) = std::sync::mpsc::channel();
+        dst.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        dev.poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Validation {
+                context: format!("reading {name}"),
+                message: e.to_string(),
+            })?;
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            _ => return Err(GpuError::Readback(name)),
+        }
+        let data = dst
+            .get_mapped_range(..)
+            .map_err(|_| GpuError::Readback(name.clone()))?
+            .to_vec();
+        dst.unmap();
+        out.push(data);
+    }
+    Ok(out)
+}
