@@ -250,8 +250,7 @@ pub fn run_once(
         for (i, g) in bind_groups.iter().enumerate() {
             pass.set_bind_group(i as u32, g, &[]);
         }
-        let (x, y) =
-            crate::program::split(groups, ctx.limits.max_compute_workgroups_per_dimension);
+        let (x, y) = crate::program::split(groups, ctx.limits.max_compute_workgroups_per_dimension);
         pass.dispatch_workgroups(x, y, 1);
     }
     let mut staging = Vec::new();
