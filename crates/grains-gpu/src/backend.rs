@@ -205,6 +205,11 @@ struct KernelIds {
 }
 
 /// The GPU backend. See the module documentation for the step.
+///
+/// `run(n)` records the `n` steps in submissions of 32 with no read-back in between, except the
+/// overflow check every `check_every` steps and one at the end, so that `counters()` and
+/// `rebuild_steps()` (which the `Backend` trait serves from `&self`) are current when it returns.
+/// `step()` is `run(1)`: correct, but one small read-back per call; loop on `run` for speed.
 pub struct GpuBackend {
     ctx: GpuContext,
     world: World,
