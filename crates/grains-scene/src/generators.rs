@@ -57,6 +57,19 @@ impl Lattice {
         [p % nx, (p / nx) % ny, p / (nx * ny)]
     }
 
+    /// Velocity of magnitude `speed` (m/s) in a random isotropic direction for particle `p`:
+    /// `cos(theta) = 1 - 2 U(p, 3)`, `phi = 2 pi U(p, 4)`, the peer kit's gas recipe.
+    pub fn random_velocity(&self, p: u64, speed: f64) -> [f64; 3] {
+        let cos_t = 1.0 - 2.0 * unit(self.seed, p, 3);
+        let sin_t = (1.0 - cos_t * cos_t).max(0.0).sqrt();
+        let phi = 2.0 * std::f64::consts::PI * unit(self.seed, p, 4);
+        [
+            speed * sin_t * phi.cos(),
+            speed * sin_t * phi.sin(),
+            speed * cos_t,
+        ]
+    }
+
     /// Centre of particle `p`: `origin + spacing * (i, j, k) + jitter * spacing * (2U - 1)`.
     pub fn position(&self, p: u64) -> [f64; 3] {
         let ijk = self.site(p);

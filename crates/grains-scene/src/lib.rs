@@ -15,7 +15,8 @@
 //! - `domain.periodic` defaults to `[false, false, false]`.
 //! - `lattice.origin` defaults to `domain.min + spacing/2` on each axis, so a lattice of
 //!   `count` sites fills `[min, min + count*spacing]` with its sites centred in their cells
-//!   (the layout of the peer benchmark scenes); `jitter` defaults to 0 and `seed` to 0.
+//!   (the layout of the peer benchmark scenes); `jitter` defaults to 0 and `seed` to 0; the
+//!   optional `speed` (m/s) gives each site that speed in a random isotropic direction.
 //! - `[output]`: `dir = "out"`, `every_steps = max(1, steps/100)`, `formats = ["vtk"]`,
 //!   `energy = true`.
 //! - A particle's velocity is, by priority: its `velocities` entry, its pack-file line's

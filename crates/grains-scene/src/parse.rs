@@ -743,9 +743,9 @@ fn add_block(
         let t = ctx.table(
             lv,
             &lkey,
-            "a table { spacing, count = [nx, ny, nz], origin, jitter, seed }",
+            "a table { spacing, count = [nx, ny, nz], origin, jitter, seed, speed }",
         )?;
-        t.deny_unknown(&["spacing", "count", "origin", "jitter", "seed"])?;
+        t.deny_unknown(&["spacing", "count", "origin", "jitter", "seed", "speed"])?;
         let spacing = ctx.positive(
             t.req("spacing", "a positive number (m)")?,
             &t.key("spacing"),
@@ -801,6 +801,10 @@ fn add_block(
             Some(v) => ctx.integer(v, &t.key("seed"), 0)?,
             None => 0,
         };
+        let speed = match t.get("speed") {
+            Some(v) => Some(ctx.non_negative(v, &t.key("speed"), "m/s")?),
+            None => None,
+        };
         let lat = Lattice {
             spacing,
             count,
@@ -810,6 +814,9 @@ fn add_block(
         };
         for p in 0..lat.len() {
             pos.push(lat.position(p));
+            if let Some(v) = speed {
+                file_vel.push(Some(lat.random_velocity(p, v)));
+            }
             let [i, j, k] = lat.site(p);
             origin.push(Origin::Span(
                 lv.span(),

@@ -1,0 +1,180 @@
+//! The `grains` command line, as a library so the test suite can drive it in-process.
+//!
+//! `grains run SCENE`, `grains check SCENE`, `grains info`, `grains shader SCENE`,
+//! `grains bench` (DESIGN.md §5).
+
+pub mod bench;
+pub mod run;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use grains_core::{Backend, CpuBackend, World};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// GPU-accelerated Discrete Element Method solver.
+#[derive(Parser, Debug)]
+#[command(name = "grains", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Backend chosen on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// A hardware GPU if there is one, else the CPU backend.
+    Auto,
+    /// The GPU backend (any adapter, lavapipe included); an error if there is none.
+    Gpu,
+    /// The CPU backend.
+    Cpu,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a scene, writing frames and the energy log.
+    Run {
+        /// Scene file (TOML).
+        scene: PathBuf,
+        /// Override the scene's backend.
+        #[arg(long, value_enum)]
+        backend: Option<BackendArg>,
+        /// Override the output directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Override the number of steps.
+        #[arg(long)]
+        steps: Option<u64>,
+        /// No progress bar and no summary.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Validate a scene and print its derived figures (no GPU needed).
+    Check {
+        /// Scene file (TOML).
+        scene: PathBuf,
+    },
+    /// List the GPU adapters wgpu can see.
+    Info,
+    /// Print the composed WGSL of each contact chain of a scene.
+    Shader {
+        /// Scene file (TOML).
+        scene: PathBuf,
+    },
+    /// Time the CPU and GPU backends on the settle scene (particle-steps per second).
+    Bench(bench::BenchArgs),
+}
+
+/// Parse `args` (program name first) and run the command.
+pub fn main_with_args<I, T>(args: I) -> Result<()>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = Cli::try_parse_from(args).map_err(|e| {
+        // --help and --version are not failures.
+        if !e.use_stderr() {
+            let _ = e.print();
+            std::process::exit(0);
+        }
+        anyhow::anyhow!("{e}")
+    })?;
+    match cli.command {
+        Command::Run {
+            scene,
+            backend,
+            out,
+            steps,
+            quiet,
+        } => run::run(&run::RunArgs {
+            scene,
+            backend,
+            out,
+            steps,
+            quiet,
+        })
+        .map(|_| ()),
+        Command::Check { scene } => check(&scene),
+        Command::Info => info(),
+        Command::Shader { scene } => shader(&scene),
+        Command::Bench(args) => bench::bench(&args),
+    }
+}
+
+fn check(path: &PathBuf) -> Result<()> {
+    let scene = grains_scene::load_scene(path)?;
+    print!("{}", scene.summary());
+    for chain in &scene.world.table.chains {
+        let id = scene
+            .world
+            .table
+            .chains
+            .iter()
+            .position(|c| c == chain)
+            .unwrap_or(0) as u32;
+        let src = grains_shaders::compose_chain(chain, id)?;
+        grains_shaders::validate(&src, &chain.name())?;
+        println!("chain {:<44} composed and validated (naga)", chain.name());
+    }
+    if let Some(w) = scene.timestep.warning(scene.world.dt) {
+        println!("warning: {w}");
+    }
+    println!("ok");
+    Ok(())
+}
+
+fn info() -> Result<()> {
+    let adapters = grains_gpu::list_adapters();
+    if adapters.is_empty() {
+        println!("no GPU adapter found: `--backend auto` uses the CPU backend");
+    }
+    for (i, a) in adapters.iter().enumerate() {
+        println!(
+            "adapter {i}: {} ({}, {}; driver {})",
+            a.name, a.backend, a.device_type, a.driver
+        );
+    }
+    Ok(())
+}
+
+fn shader(path: &PathBuf) -> Result<()> {
+    let scene = grains_scene::load_scene(path)?;
+    for (id, chain) in scene.world.table.chains.iter().enumerate() {
+        let src = grains_shaders::compose_chain(chain, id as u32)?;
+        grains_shaders::validate(&src, &chain.name())?;
+        println!("// ==== chain {id}: {} ====", chain.name());
+        println!("{src}");
+    }
+    Ok(())
+}
+
+/// Build the backend a run asked for; the message says which one was taken and why.
+pub fn make_backend(world: World, choice: BackendArg) -> Result<(Box<dyn Backend>, String)> {
+    match choice {
+        BackendArg::Cpu => Ok((
+            Box::new(CpuBackend::new(world)?),
+            "backend: cpu (asked for)".into(),
+        )),
+        BackendArg::Gpu => {
+            let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)
+                .context("--backend gpu needs a GPU adapter")?;
+            let name = ctx.adapter_name();
+            let b = grains_gpu::GpuBackend::new(world, &ctx)?;
+            Ok((Box::new(b), format!("backend: gpu on {name} (asked for)")))
+        }
+        BackendArg::Auto => {
+            match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::HardwareOnly) {
+                Ok(ctx) => {
+                    let name = ctx.adapter_name();
+                    let b = grains_gpu::GpuBackend::new(world, &ctx)?;
+                    Ok((Box::new(b), format!("backend: gpu on {name} (auto)")))
+                }
+                Err(e) => Ok((
+                    Box::new(CpuBackend::new(world)?),
+                    format!("backend: cpu (auto: {e})"),
+                )),
+            }
+        }
+    }
+}

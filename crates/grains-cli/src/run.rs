@@ -1,0 +1,152 @@
+//! `grains run`: a scene in, frames and the energy log out, with a progress bar.
+
+use crate::{make_backend, BackendArg};
+use anyhow::{bail, Context, Result};
+use grains_core::{Backend, Snapshot};
+use grains_io::{OutputOptions, OutputWriter};
+use grains_scene::BackendChoice;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `grains run`.
+#[derive(Clone, Debug)]
+pub struct RunArgs {
+    pub scene: PathBuf,
+    pub backend: Option<BackendArg>,
+    pub out: Option<PathBuf>,
+    pub steps: Option<u64>,
+    pub quiet: bool,
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    pub backend: String,
+    pub steps: u64,
+    pub particles: usize,
+    /// Wall-clock seconds of stepping (output excluded).
+    pub seconds: f64,
+    pub rebuilds: u64,
+    pub frames: usize,
+    pub out: PathBuf,
+}
+
+/// Steps between progress-bar updates at most; bounds the batch a backend runs at once.
+const PROGRESS_CHUNK: u64 = 200;
+
+/// Refuse to write a state that has gone non-finite, naming the first bad particle.
+fn check_finite(snap: &Snapshot, dt: f64, auto_dt: f64) -> Result<()> {
+    for (id, (p, v)) in snap.pos.iter().zip(&snap.vel).enumerate() {
+        if p.iter().chain(v.iter()).any(|x| !x.is_finite()) {
+            bail!(
+                "particle {id} has a non-finite position or velocity at step {} (t = {:.6e} s): \
+                 the run is unstable; dt = {dt:.3e} s, `dt = \"auto\"` would choose {auto_dt:.3e} s",
+                snap.step,
+                snap.time
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Run a scene to completion.
+pub fn run(args: &RunArgs) -> Result<RunReport> {
+    let mut scene = grains_scene::load_scene(&args.scene)?;
+    if let Some(n) = args.steps {
+        scene = scene.with_steps(n);
+    }
+    let out = args.out.clone().unwrap_or_else(|| scene.output.dir.clone());
+    let choice = args.backend.unwrap_or(match scene.run.backend {
+        BackendChoice::Auto => BackendArg::Auto,
+        BackendChoice::Gpu => BackendArg::Gpu,
+        BackendChoice::Cpu => BackendArg::Cpu,
+    });
+    let say = |s: &str| {
+        if !args.quiet {
+            eprintln!("{s}");
+        }
+    };
+    if let Some(w) = scene.timestep.warning(scene.world.dt) {
+        eprintln!("warning: {w}");
+    }
+    let dt = scene.world.dt;
+    let auto_dt = scene.timestep.auto_dt;
+    let particles = scene.world.particles.len();
+    let steps = scene.run.steps;
+    let every = scene.output.every_steps.max(1);
+    let (mut backend, message) = make_backend(scene.world, choice)?;
+    say(&format!(
+        "{message}; {particles} particles, {steps} steps of {dt:.3e} s, output every {every} steps to {}",
+        out.display()
+    ));
+    let mut writer = OutputWriter::create(&OutputOptions {
+        dir: out.clone(),
+        vtk: scene.output.vtk,
+        csv: scene.output.csv,
+        energy: scene.output.energy,
+    })
+    .with_context(|| format!("cannot write output to {}", out.display()))?;
+    let frames_on = scene.output.vtk || scene.output.csv;
+    let output = |b: &mut Box<dyn Backend>, w: &mut OutputWriter| -> Result<()> {
+        let snap = b.snapshot();
+        check_finite(&snap, dt, auto_dt)?;
+        if frames_on {
+            w.write_frame(&snap, None)?;
+        }
+        if scene.output.energy {
+            let e = b.energy();
+            w.write_energy(snap.step, snap.time, &e)?;
+        }
+        Ok(())
+    };
+    output(&mut backend, &mut writer)?;
+
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} steps  {per_sec}  elapsed {elapsed_precise}  ETA {eta_precise}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar
+    };
+    let mut stepping = 0.0f64;
+    let mut done = 0u64;
+    while done < steps {
+        let next_output = ((done / every) + 1) * every;
+        let target = next_output.min(steps).min(done + PROGRESS_CHUNK);
+        let t0 = Instant::now();
+        backend.run(target - done);
+        stepping += t0.elapsed().as_secs_f64();
+        done = target;
+        bar.set_position(done);
+        if done % every == 0 || done == steps {
+            output(&mut backend, &mut writer)?;
+        }
+    }
+    bar.finish_and_clear();
+    writer.finish()?;
+    let counters = backend.counters();
+    let report = RunReport {
+        backend: backend.name(),
+        steps: done,
+        particles,
+        seconds: stepping,
+        rebuilds: counters.rebuilds,
+        frames: writer.frames_written(),
+        out,
+    };
+    say(&format!(
+        "done: {} steps in {:.2} s ({:.3e} particle-steps/s), {} broad-phase rebuilds, {} frames in {}",
+        report.steps,
+        report.seconds,
+        report.particles as f64 * report.steps as f64 / report.seconds.max(1e-9),
+        report.rebuilds,
+        report.frames,
+        report.out.display()
+    ));
+    Ok(report)
+}
