@@ -28,11 +28,15 @@ pub enum AdapterRequest {
     CpuOnly,
 }
 
+/// Only native compute APIs: GL has no storage buffers in every stage and no indirect compute
+/// on all drivers (and probing it prints EGL noise on headless machines).
+const BACKENDS: wgpu::Backends = wgpu::Backends::VULKAN
+    .union(wgpu::Backends::METAL)
+    .union(wgpu::Backends::DX12);
+
 fn instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    // Only native compute APIs: GL has no storage buffers in every stage and no indirect
-    // compute on all drivers.
-    desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+    desc.backends = BACKENDS;
     wgpu::Instance::new(desc)
 }
 
@@ -50,7 +54,7 @@ fn summary(info: &wgpu::AdapterInfo) -> AdapterSummary {
 /// Every adapter wgpu can see, in the order it reports them.
 pub fn list_adapters() -> Vec<AdapterSummary> {
     let inst = instance();
-    pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()))
+    pollster::block_on(inst.enumerate_adapters(BACKENDS))
         .iter()
         .map(|a| summary(&a.get_info()))
         .collect()
@@ -80,7 +84,7 @@ impl GpuContext {
     /// Open a device on the best adapter allowed by `req`.
     pub fn new(req: AdapterRequest) -> Result<GpuContext, GpuError> {
         let inst = instance();
-        let adapters = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()));
+        let adapters = pollster::block_on(inst.enumerate_adapters(BACKENDS));
         let mut candidates: Vec<wgpu::Adapter> = adapters
             .into_iter()
             .filter(|a| {
