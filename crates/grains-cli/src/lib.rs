@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use grains_core::{Backend, CpuBackend, World};
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// GPU-accelerated Discrete Element Method solver.
 #[derive(Parser, Debug)]
@@ -102,18 +102,11 @@ where
     }
 }
 
-fn check(path: &PathBuf) -> Result<()> {
+fn check(path: &Path) -> Result<()> {
     let scene = grains_scene::load_scene(path)?;
     print!("{}", scene.summary());
-    for chain in &scene.world.table.chains {
-        let id = scene
-            .world
-            .table
-            .chains
-            .iter()
-            .position(|c| c == chain)
-            .unwrap_or(0) as u32;
-        let src = grains_shaders::compose_chain(chain, id)?;
+    for (id, chain) in scene.world.table.chains.iter().enumerate() {
+        let src = grains_shaders::compose_chain(chain, id as u32)?;
         grains_shaders::validate(&src, &chain.name())?;
         println!("chain {:<44} composed and validated (naga)", chain.name());
     }
@@ -138,7 +131,7 @@ fn info() -> Result<()> {
     Ok(())
 }
 
-fn shader(path: &PathBuf) -> Result<()> {
+fn shader(path: &Path) -> Result<()> {
     let scene = grains_scene::load_scene(path)?;
     for (id, chain) in scene.world.table.chains.iter().enumerate() {
         let src = grains_shaders::compose_chain(chain, id as u32)?;

@@ -123,7 +123,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         stepping += t0.elapsed().as_secs_f64();
         done = target;
         bar.set_position(done);
-        if done % every == 0 || done == steps {
+        if done.is_multiple_of(every) || done == steps {
             output(&mut backend, &mut writer)?;
         }
     }

@@ -1,0 +1,10 @@
+//! Settle benchmark: particle-steps per second of the CPU and GPU backends at 20k and 100k
+//! spheres, side by side in one run (the CPU backend is the ratio's baseline).
+//!
+//! `GRAINS_BENCH_SIZES=20000,100000,1000000` and `GRAINS_BENCH_STEPS=200` override the defaults.
+
+fn main() -> anyhow::Result<()> {
+    let sizes = std::env::var("GRAINS_BENCH_SIZES").unwrap_or_else(|_| "20000,100000".into());
+    let steps = std::env::var("GRAINS_BENCH_STEPS").unwrap_or_else(|_| "200".into());
+    grains_cli::main_with_args(["grains", "bench", "--sizes", &sizes, "--steps", &steps])
+}
