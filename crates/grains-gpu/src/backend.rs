@@ -39,7 +39,7 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
-            initial_neighbour_capacity_per_particle: 48,
+            initial_neighbour_capacity_per_particle: 24,
             check_every: 64,
         }
     }
