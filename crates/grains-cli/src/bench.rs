@@ -91,10 +91,10 @@ pub fn settle_world(n: u64) -> Result<World> {
 pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<BenchRow> {
     let particles = world.particles.len();
     let (mut b, _) = make_backend(world, backend)?;
-    b.run(20);
+    b.try_run(20)?;
     let _ = b.snapshot();
     let t0 = Instant::now();
-    b.run(steps);
+    b.try_run(steps)?;
     // A snapshot waits for the device to finish, so the timing covers all the work.
     let _ = b.snapshot();
     let seconds = t0.elapsed().as_secs_f64();

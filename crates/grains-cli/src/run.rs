@@ -119,7 +119,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         let next_output = ((done / every) + 1) * every;
         let target = next_output.min(steps).min(done + PROGRESS_CHUNK);
         let t0 = Instant::now();
-        backend.run(target - done);
+        backend.try_run(target - done)?;
         stepping += t0.elapsed().as_secs_f64();
         done = target;
         bar.set_position(done);

@@ -59,6 +59,13 @@ pub trait Backend {
             self.step();
         }
     }
+    /// Advance `n` steps, reporting a backend failure (a device lost, a neighbour list that
+    /// cannot grow within the device's limits) as an error instead of a panic. The CLI uses
+    /// this; `run` suits tests.
+    fn try_run(&mut self, n: u64) -> Result<(), crate::CoreError> {
+        self.run(n);
+        Ok(())
+    }
     /// Steps taken and the time reached (s).
     fn counters(&self) -> Counters;
     /// Current time (s).

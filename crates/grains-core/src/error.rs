@@ -21,6 +21,9 @@ pub enum CoreError {
     /// No interaction is defined between two materials that are present.
     #[error("no [[interaction]] between materials \"{a}\" and \"{b}\"")]
     MissingInteraction { a: String, b: String },
+    /// A backend could not carry on.
+    #[error("the {backend} backend failed: {message}")]
+    Backend { backend: String, message: String },
     /// A world with nothing to simulate.
     #[error("the scene has no particles")]
     NoParticles,

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use grains_core::backend::mechanical_energy;
 use grains_core::gpu_types::{InteractionParams, PairHistory, PairSlot, PlaneWall};
-use grains_core::{Backend, Counters, EnergyReport, ResolverKind, Snapshot, World};
+use grains_core::{Backend, CoreError, Counters, EnergyReport, ResolverKind, Snapshot, World};
 
 use crate::device::GpuContext;
 use crate::error::GpuError;
@@ -922,8 +922,16 @@ impl Backend for GpuBackend {
     }
 
     fn run(&mut self, n: u64) {
-        self.advance(n)
-            .unwrap_or_else(|e| panic!("GPU step failed: {e}"));
+        if let Err(e) = self.try_run(n) {
+            panic!("{e}");
+        }
+    }
+
+    fn try_run(&mut self, n: u64) -> Result<(), CoreError> {
+        self.advance(n).map_err(|e| CoreError::Backend {
+            backend: format!("GPU ({})", self.ctx.adapter_name()),
+            message: e.to_string(),
+        })
     }
 
     fn counters(&self) -> Counters {
