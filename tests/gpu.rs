@@ -985,3 +985,45 @@ fn laws_match_their_twins() {
         );
     }
 }
+
+/// The compensated drift survives the shader compiler: a particle at 0.1 m moving 1e-9 m per
+/// step (under half an ulp) must advance on the GPU exactly as on the CPU. Mesa folds a plain
+/// Kahan compensation to zero; `StepParams::unit` keeps it.
+#[test]
+fn compensated_drift_survives_the_shader_compiler() {
+    let Some(ctx) = gpu_context() else { return };
+    let mut p = Particles::default();
+    p.push_sphere(
+        [0.1, 0.1, 0.1],
+        0.001,
+        [1e-4, -1e-4, 0.0],
+        [0.0; 3],
+        0,
+        2500.0,
+        false,
+    );
+    let w = world(
+        p,
+        vec![],
+        material("m", 1e7, 2500.0),
+        hertz_only(),
+        open_domain(1.0),
+        [0.0; 3],
+        1e-5,
+        0.0005,
+    );
+    let mut g = gpu(w, &ctx);
+    g.run(2000);
+    let s = g.snapshot();
+    let ulp = 0.1f32.next_up() - 0.1f32;
+    assert!(
+        (s.pos[0][0] - (0.1 + 2e-6) as f32).abs() <= ulp,
+        "x = {}",
+        s.pos[0][0]
+    );
+    assert!(
+        (s.pos[0][1] - (0.1 - 2e-6) as f32).abs() <= ulp,
+        "y = {}",
+        s.pos[0][1]
+    );
+}

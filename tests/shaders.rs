@@ -411,7 +411,11 @@ fn struct_layouts_match_gpu_types() {
             n_particles,
             n_walls,
             n_materials,
-            skin
+            skin,
+            unit,
+            _pad0,
+            _pad1,
+            _pad2
         }),
         rust_layout!(GridParams {
             origin,

@@ -79,6 +79,10 @@ struct StepParams {
     n_walls: u32,
     n_materials: u32,
     skin: f32,
+    unit: f32,
+    _pad0: f32,
+    _pad1: f32,
+    _pad2: f32,
 }
 
 struct GridParams {

@@ -58,7 +58,7 @@ fn gather(
     force[gid] = vec4<f32>(f, 0.0);
     torque[gid] = vec4<f32>(t, 0.0);
     let a = dissipated[gid];
-    let d = kahan_add(a[0], a[1], damp);
-    let r = kahan_add(a[2], a[3], fric);
+    let d = kahan_add(a[0], a[1], damp, step.unit);
+    let r = kahan_add(a[2], a[3], fric, step.unit);
     dissipated[gid] = vec4<f32>(d, r);
 }

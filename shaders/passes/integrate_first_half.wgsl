@@ -2,7 +2,8 @@
 //
 // First half of velocity Verlet, the position drift, the quaternion update and the largest
 // squared displacement since the last rebuild (folded with atomicMax on the f32 bits, which
-// order like the values for non-negative floats).
+// order like the values for non-negative floats). The drift is Kahan-compensated through
+// `pos_comp`, so slow particles keep moving in f32 (see the twin).
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/domain.wgsl
@@ -10,13 +11,14 @@
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<uniform> domain: DomainParams;
 @group(0) @binding(2) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> vel: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> omega: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> quat: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read> force: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read> torque: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read> ref_pos: array<vec4<f32>>;
-@group(0) @binding(9) var<storage, read_write> max_disp2: atomic<u32>;
+@group(0) @binding(3) var<storage, read_write> pos_comp: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> vel: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> omega: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> quat: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read> force: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read> torque: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read> ref_pos: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read_write> max_disp2: atomic<u32>;
 
 // CPU twin: `wrap_position` in the same Rust file.
 fn wrap_position(x: vec3<f32>, domain: DomainParams) -> vec3<f32> {
@@ -48,7 +50,12 @@ fn integrate_first_half(
         v = v + (force[gid].xyz * inv_m + step.gravity) * half;
         w = w + torque[gid].xyz * inv_i * half;
     }
-    let x = wrap_position(pos[gid].xyz + v * step.dt, domain);
+    let x0 = pos[gid].xyz;
+    let y = v * step.dt - pos_comp[gid].xyz;
+    let t = x0 + y;
+    let c = (t - x0 * step.unit) - y;
+    pos_comp[gid] = vec4<f32>(c, 0.0);
+    let x = wrap_position(t, domain);
     let q = quat[gid];
     // dq = (omega, 0) * q, written out component by component as the twin does.
     let dq = vec4<f32>(

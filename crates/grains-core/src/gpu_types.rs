@@ -155,6 +155,15 @@ pub struct StepParams {
     pub n_materials: u32,
     /// Skin distance of the candidate list (m).
     pub skin: f32,
+    /// Always 1.0. Compensated sums multiply by it where an exact value must not be seen as
+    /// algebraically known: shader compilers (Mesa's NIR among them) may rewrite
+    /// `((a + b) - a) - b` to 0 and so silently undo a Kahan summation; `a * unit` hides the
+    /// identity without changing any value.
+    pub unit: f32,
+    // Scalars, not an array: arrays in uniform buffers need a 16-byte stride.
+    pub _pad0: f32,
+    pub _pad1: f32,
+    pub _pad2: f32,
 }
 
 /// Uniform cell grid of the broad phase.

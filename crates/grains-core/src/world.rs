@@ -183,6 +183,10 @@ impl World {
             n_walls: self.walls.len() as u32,
             n_materials: self.materials.len() as u32,
             skin: self.skin as f32,
+            unit: 1.0,
+            _pad0: 0.0,
+            _pad1: 0.0,
+            _pad2: 0.0,
         }
     }
 

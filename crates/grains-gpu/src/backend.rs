@@ -159,8 +159,9 @@ const LIST_BUFFERS: [(&str, u64); 9] = [
 
 /// Buffers saved at every check and restored after an overflow: everything a step reads that
 /// is not rebuilt from scratch.
-const SAVED: [&str; 18] = [
+const SAVED: [&str; 19] = [
     "pos",
+    "pos_comp",
     "vel",
     "omega",
     "quat",
@@ -463,7 +464,8 @@ impl GpuBackend {
         let params: &[InteractionParams] = &table.params;
         self.upload("pair_params", cast_slice(params), 0, none)?;
         self.upload("walls", cast_slice(&walls), 0, none)?;
-        let zeroed: [(&'static str, u64); 15] = [
+        let zeroed: [(&'static str, u64); 16] = [
+            ("pos_comp", 16 * n),
             ("force", 16 * n),
             ("torque", 16 * n),
             ("dissipated", 16 * n),

@@ -10,12 +10,13 @@ use crate::gpu_types::{PairSlot, StepParams};
 use crate::kernels::v3;
 use glam::Vec3;
 
-/// Kahan step: add `x` to `(sum, comp)`.
+/// Kahan step: add `x` to `(sum, comp)`. `unit` is [`StepParams::unit`] (1.0), which keeps
+/// shader compilers from simplifying the compensation away.
 #[inline]
-pub fn kahan_add(sum: f32, comp: f32, x: f32) -> (f32, f32) {
+pub fn kahan_add(sum: f32, comp: f32, x: f32, unit: f32) -> (f32, f32) {
     let y = x - comp;
     let t = sum + y;
-    let c = (t - sum) - y;
+    let c = (t - sum * unit) - y;
     (t, c)
 }
 
@@ -64,7 +65,7 @@ pub fn gather(
     force[gid] = [f.x, f.y, f.z, 0.0];
     torque[gid] = [t.x, t.y, t.z, 0.0];
     let a = dissipated[gid];
-    let (d0, d1) = kahan_add(a[0], a[1], damp);
-    let (f0, f1) = kahan_add(a[2], a[3], fric);
+    let (d0, d1) = kahan_add(a[0], a[1], damp, step.unit);
+    let (f0, f1) = kahan_add(a[2], a[3], fric, step.unit);
     dissipated[gid] = [d0, d1, f0, f1];
 }
