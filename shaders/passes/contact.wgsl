@@ -43,6 +43,12 @@ fn contact(
     if (pair_chain[table] != CHAIN_ID) {
         return;
     }
+    // Most candidates do not touch: decide that from the positions alone.
+    if (sphere_sphere_overlap(pos[p], pos[q], domain) <= -INTERACTION_RANGE) {
+        history[gid] = PairHistory();
+        slots[gid] = PairSlot();
+        return;
+    }
     let b1 = load_sphere(pos[p], vel[p], omega[p], material_young[material[p]]);
     let b2 = load_sphere(pos[q], vel[q], omega[q], material_young[material[q]]);
     let geom = resolve_sphere_sphere(b1, b2, domain, step.dt);

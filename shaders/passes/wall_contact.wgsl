@@ -37,6 +37,11 @@ fn wall_contact(
     if (wall_chain[table] != CHAIN_ID) {
         return;
     }
+    if (sphere_plane_overlap(pos[p], w) <= -INTERACTION_RANGE) {
+        history[gid] = PairHistory();
+        slots[gid] = PairSlot();
+        return;
+    }
     let b1 = load_sphere(pos[p], vel[p], omega[p], material_young[material[p]]);
     let geom = resolve_sphere_plane(b1, w, step.dt);
     if (geom.delta > -INTERACTION_RANGE) {

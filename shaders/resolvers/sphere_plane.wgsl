@@ -4,6 +4,13 @@
 // from the sphere into the wall. Contact lengths `l1 = l2 = R` (Woo, zero-thickness facet).
 //!include lib/types.wgsl
 
+// Overlap computed exactly as resolve_sphere_plane computes `delta` (the wall pass's early
+// out). Twin: `sphere_plane_overlap`.
+fn sphere_plane_overlap(x: vec4<f32>, w: PlaneWall) -> f32 {
+    let s = dot(x.xyz - w.point, w.normal);
+    return x.w - s;
+}
+
 fn resolve_sphere_plane(b1: SphereBody, w: PlaneWall, dt: f32) -> ContactGeom {
     let p1 = b1.pos;
     let wn = w.normal;

@@ -6,6 +6,14 @@
 //!include lib/types.wgsl
 //!include lib/domain.wgsl
 
+// Overlap computed exactly as resolve_sphere_sphere computes `delta`: the contact pass skips
+// out-of-range pairs with it before loading velocities. Twin: `sphere_sphere_overlap`.
+fn sphere_sphere_overlap(x1: vec4<f32>, x2: vec4<f32>, domain: DomainParams) -> f32 {
+    let d = min_image(x2.xyz - x1.xyz, domain);
+    let dist = sqrt(dot(d, d));
+    return x1.w + x2.w - dist;
+}
+
 fn resolve_sphere_sphere(b1: SphereBody, b2: SphereBody, domain: DomainParams, dt: f32) -> ContactGeom {
     let p1 = b1.pos;
     let p2 = b2.pos;

@@ -13,6 +13,7 @@ use crate::kernels::laws::{
 };
 use crate::kernels::passes::load_sphere;
 use crate::kernels::resolvers::resolve_sphere_sphere;
+use crate::kernels::resolvers::sphere_sphere::sphere_sphere_overlap;
 use crate::kernels::v3;
 use crate::registry::{ChainSpec, LawKind};
 
@@ -80,6 +81,12 @@ pub fn contact(
     }
     let table = (material[p] * step.n_materials + material[q]) as usize;
     if pair_chain[table] != chain_id {
+        return;
+    }
+    // Most candidates do not touch: decide that from the positions alone.
+    if sphere_sphere_overlap(pos[p], pos[q], domain) <= -chain.interaction_range() {
+        history[gid] = PairHistory::default();
+        slots[gid] = PairSlot::default();
         return;
     }
     let b1 = load_sphere(p, pos, vel, omega, material_young[material[p] as usize]);

@@ -9,6 +9,7 @@ use crate::gpu_types::{
 use crate::kernels::passes::contact::{apply_chain, assemble_slot};
 use crate::kernels::passes::load_sphere;
 use crate::kernels::resolvers::resolve_sphere_plane;
+use crate::kernels::resolvers::sphere_plane::sphere_plane_overlap;
 use crate::registry::ChainSpec;
 
 /// Evaluate (particle, wall) slot `gid` if its material pair runs chain `chain_id`.
@@ -35,6 +36,11 @@ pub fn wall_contact(
     let w = &walls[gid % nw];
     let table = (material[p] * step.n_materials + w.material) as usize;
     if wall_chain[table] != chain_id {
+        return;
+    }
+    if sphere_plane_overlap(pos[p], w) <= -chain.interaction_range() {
+        history[gid] = PairHistory::default();
+        slots[gid] = PairSlot::default();
         return;
     }
     let b1 = load_sphere(p, pos, vel, omega, material_young[material[p] as usize]);

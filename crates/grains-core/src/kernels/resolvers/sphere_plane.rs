@@ -7,6 +7,15 @@
 use crate::gpu_types::{ContactGeom, PlaneWall, SphereBody};
 use crate::kernels::v3;
 
+/// Overlap (m) of the sphere at `x` (centre xyz, radius w) with wall `w`, computed exactly as
+/// [`resolve_sphere_plane`] computes `delta` (an early out for the wall pass).
+pub fn sphere_plane_overlap(x: [f32; 4], w: &PlaneWall) -> f32 {
+    let s = (x[0] - w.point[0]) * w.normal[0]
+        + (x[1] - w.point[1]) * w.normal[1]
+        + (x[2] - w.point[2]) * w.normal[2];
+    x[3] - s
+}
+
 /// Resolve the contact between sphere `b1` and plane wall `w`.
 pub fn resolve_sphere_plane(b1: &SphereBody, w: &PlaneWall, dt: f32) -> ContactGeom {
     let p1 = v3(b1.pos);

@@ -21,6 +21,15 @@ pub fn min_image(d: [f32; 3], domain: &DomainParams) -> [f32; 3] {
     out
 }
 
+/// Overlap (m) of spheres at `x1`, `x2` (centre xyz, radius w), computed exactly as
+/// [`resolve_sphere_sphere`] computes `delta`, so the contact pass can skip a pair that is out
+/// of range before gathering anything else, with the very same decision.
+pub fn sphere_sphere_overlap(x1: [f32; 4], x2: [f32; 4], domain: &DomainParams) -> f32 {
+    let d = min_image([x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]], domain);
+    let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+    x1[3] + x2[3] - dist
+}
+
 /// Resolve the contact between sphere `b1` and sphere `b2`.
 ///
 /// Coincident centres get the normal +z, so the pair is pushed apart along a fixed axis rather
