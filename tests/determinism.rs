@@ -73,3 +73,32 @@ fn gpu_runs_are_bitwise_identical() {
     );
     assert!(a == b, "particles.csv differs between two GPU runs");
 }
+
+/// The CPU backend runs its passes on a thread pool; the result must not depend on the
+/// number of threads (each element is computed alone, the one reduction is a `max`).
+#[test]
+fn cpu_backend_is_independent_of_thread_count() {
+    use grains_core::{Backend, CpuBackend};
+    let text = std::fs::read_to_string(workspace_root().join("scenes/settle.toml"))
+        .expect("scenes/settle.toml")
+        .replace("count = [40, 40, 13]", "count = [16, 16, 8]");
+    let run = |threads: usize| {
+        let scene =
+            grains_scene::parse_scene(&text, std::path::Path::new("settle.toml")).expect("scene");
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        pool.install(|| {
+            let mut b = CpuBackend::new(scene.world).expect("backend");
+            b.run(2000);
+            (b.snapshot(), b.energy(), b.counters().rebuilds)
+        })
+    };
+    let (a, ea, ra) = run(1);
+    let (b, eb, rb) = run(3);
+    assert!(ra > 1, "the run should rebuild");
+    assert_eq!(ra, rb);
+    assert!(a == b, "snapshots differ between 1 and 3 threads");
+    assert_eq!(ea, eb);
+}

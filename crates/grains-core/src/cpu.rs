@@ -1,5 +1,11 @@
 //! The CPU backend: the CPU twins of the kernels run as loops, in the order of a GPU step
 //! (DESIGN.md §1). It is the reference the GPU is checked against.
+//!
+//! Passes whose invocations each write only their own elements run in parallel (rayon) over
+//! `gid`; every element is computed exactly as alone, and the only reduction (the largest
+//! displacement) is a `max`, so results are bitwise the same for any number of threads. The
+//! counting-sort passes (`cell_count`, `cell_scatter`) stay sequential: they are cheap, and
+//! their order inside a cell does not matter because `pair_fill` sorts.
 
 use crate::backend::{mechanical_energy, Backend, Counters, EnergyReport, Snapshot};
 use crate::error::CoreError;
@@ -10,6 +16,7 @@ use crate::kernels::passes::{
 };
 use crate::registry::ResolverKind;
 use crate::world::World;
+use rayon::prelude::*;
 
 /// Neighbour list in CSR form: entries `nbr_start[p]..nbr_start[p+1]` hold p's candidates,
 /// sorted by index; `nbr_mirror[k]` is the entry of the same pair seen from the other side.
@@ -128,51 +135,46 @@ impl CpuBackend {
         for gid in 0..n {
             cell_scatter(gid, &self.particle_cell, &mut cursor, &mut self.sorted);
         }
-        for gid in 0..n {
-            pair_count(
-                gid,
-                &self.grid,
-                &self.domain,
-                &self.pos,
-                &self.cell_start,
-                &self.sorted,
-                &mut self.nbr_count,
-            );
-        }
+        let (grid, domain) = (&self.grid, &self.domain);
+        let (pos, cell_start, sorted) = (&self.pos, &self.cell_start, &self.sorted);
+        self.nbr_count
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(gid, c)| pair_count(gid, grid, domain, pos, cell_start, sorted, c));
         let mut nbr_start = vec![0u32; n + 1];
         prefix_sum(&self.nbr_count, &mut nbr_start);
         let total = nbr_start[n] as usize;
         let mut nbr_i = vec![0u32; total];
         let mut nbr_j = vec![0u32; total];
-        for gid in 0..n {
-            pair_fill(
-                gid,
-                &self.grid,
-                &self.domain,
-                &self.pos,
-                &self.cell_start,
-                &self.sorted,
-                &nbr_start,
-                &mut nbr_i,
-                &mut nbr_j,
-            );
+        {
+            // Each particle's range of the list, as disjoint mutable slices.
+            let mut ranges = Vec::with_capacity(n);
+            let (mut rest_i, mut rest_j) = (&mut nbr_i[..], &mut nbr_j[..]);
+            for c in &self.nbr_count {
+                let (a, b) = std::mem::take(&mut rest_i).split_at_mut(*c as usize);
+                let (x, y) = std::mem::take(&mut rest_j).split_at_mut(*c as usize);
+                ranges.push((a, x));
+                rest_i = b;
+                rest_j = y;
+            }
+            ranges
+                .into_par_iter()
+                .enumerate()
+                .for_each(|(gid, (ri, rj))| {
+                    pair_fill(gid, grid, domain, pos, cell_start, sorted, ri, rj)
+                });
         }
         let mut nbr_mirror = vec![0u32; total];
-        for gid in 0..total {
-            pair_mirror(gid, &nbr_start, &nbr_i, &nbr_j, &mut nbr_mirror);
-        }
+        nbr_mirror
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(gid, m)| pair_mirror(gid, &nbr_start, &nbr_i, &nbr_j, m));
         let mut history = vec![PairHistory::default(); total];
-        for gid in 0..total {
-            history_carry(
-                gid,
-                &nbr_i,
-                &nbr_j,
-                &self.list.nbr_start,
-                &self.list.nbr_j,
-                &self.history,
-                &mut history,
-            );
-        }
+        let (old_start, old_j, old_history) =
+            (&self.list.nbr_start, &self.list.nbr_j, &self.history);
+        history.par_iter_mut().enumerate().for_each(|(gid, h)| {
+            history_carry(gid, &nbr_i, &nbr_j, old_start, old_j, old_history, h)
+        });
         self.list = NeighbourList {
             nbr_start,
             nbr_i,
@@ -192,85 +194,101 @@ impl CpuBackend {
         for (cid, chain) in t.chains.iter().enumerate() {
             match chain.resolver {
                 ResolverKind::SphereSphere => {
-                    for gid in 0..self.list.nbr_i.len() {
-                        contact(
-                            gid,
-                            cid as u32,
-                            chain,
-                            &self.step,
-                            &self.domain,
-                            &t.sphere_chain,
-                            &t.params,
-                            &w.particles.material,
-                            &self.material_young,
-                            &self.pos,
-                            &self.vel,
-                            &self.omega,
-                            &self.list.nbr_i,
-                            &self.list.nbr_j,
-                            &mut self.history,
-                            &mut self.slots,
-                        );
-                    }
+                    let (step, domain) = (&self.step, &self.domain);
+                    let (pos, vel, omega) = (&self.pos, &self.vel, &self.omega);
+                    let (young, list) = (&self.material_young, &self.list);
+                    (&mut self.history, &mut self.slots)
+                        .into_par_iter()
+                        .enumerate()
+                        .for_each(|(gid, (h, s))| {
+                            contact(
+                                gid,
+                                cid as u32,
+                                chain,
+                                step,
+                                domain,
+                                &t.sphere_chain,
+                                &t.params,
+                                &w.particles.material,
+                                young,
+                                pos,
+                                vel,
+                                omega,
+                                &list.nbr_i,
+                                &list.nbr_j,
+                                h,
+                                s,
+                            )
+                        });
                 }
                 ResolverKind::SpherePlane => {
-                    for gid in 0..self.wall_slots.len() {
-                        wall_contact(
-                            gid,
-                            cid as u32,
-                            chain,
-                            &self.step,
-                            &self.domain,
-                            &t.wall_chain,
-                            &t.params,
-                            &w.particles.material,
-                            &self.material_young,
-                            &w.walls,
-                            &self.pos,
-                            &self.vel,
-                            &self.omega,
-                            &mut self.wall_history,
-                            &mut self.wall_slots,
-                        );
-                    }
+                    let (step, domain) = (&self.step, &self.domain);
+                    let (pos, vel, omega) = (&self.pos, &self.vel, &self.omega);
+                    let young = &self.material_young;
+                    (&mut self.wall_history, &mut self.wall_slots)
+                        .into_par_iter()
+                        .enumerate()
+                        .for_each(|(gid, (h, s))| {
+                            wall_contact(
+                                gid,
+                                cid as u32,
+                                chain,
+                                step,
+                                domain,
+                                &t.wall_chain,
+                                &t.params,
+                                &w.particles.material,
+                                young,
+                                &w.walls,
+                                pos,
+                                vel,
+                                omega,
+                                h,
+                                s,
+                            )
+                        });
                 }
             }
         }
-        for gid in 0..self.pos.len() {
-            gather(
-                gid,
-                &self.step,
-                &self.list.nbr_start,
-                &self.list.nbr_j,
-                &self.list.nbr_mirror,
-                &self.slots,
-                &self.wall_slots,
-                &mut self.force,
-                &mut self.torque,
-                &mut self.dissipated,
-            );
-        }
+        let (step, list) = (&self.step, &self.list);
+        let (slots, wall_slots) = (&self.slots, &self.wall_slots);
+        (&mut self.force, &mut self.torque, &mut self.dissipated)
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(gid, (f, t, d))| {
+                gather(
+                    gid,
+                    step,
+                    &list.nbr_start,
+                    &list.nbr_j,
+                    &list.nbr_mirror,
+                    slots,
+                    wall_slots,
+                    f,
+                    t,
+                    d,
+                )
+            });
     }
 
     /// Largest displacement since the last rebuild (m), as the first half-step computes it.
     fn first_half(&mut self) -> f32 {
-        let mut max_disp2 = 0u32;
-        for gid in 0..self.pos.len() {
-            integrate_first_half(
-                gid,
-                &self.step,
-                &self.domain,
-                &mut self.pos,
-                &mut self.pos_comp,
-                &mut self.vel,
-                &mut self.omega,
-                &mut self.quat,
-                &self.force,
-                &self.torque,
-                &self.ref_pos,
-                &mut max_disp2,
-            );
-        }
+        let (step, domain) = (&self.step, &self.domain);
+        let (force, torque, ref_pos) = (&self.force, &self.torque, &self.ref_pos);
+        let max_disp2 = (
+            &mut self.pos,
+            &mut self.pos_comp,
+            &mut self.vel,
+            &mut self.omega,
+            &mut self.quat,
+        )
+            .into_par_iter()
+            .enumerate()
+            .map(|(gid, (x, c, v, w, q))| {
+                integrate_first_half(gid, step, domain, x, c, v, w, q, force, torque, ref_pos)
+            })
+            .max()
+            .unwrap_or(0);
         f32::from_bits(max_disp2).sqrt()
     }
 }
@@ -287,16 +305,11 @@ impl Backend for CpuBackend {
             self.rebuild();
         }
         self.forces();
-        for gid in 0..self.pos.len() {
-            integrate_second_half(
-                gid,
-                &self.step,
-                &mut self.vel,
-                &mut self.omega,
-                &self.force,
-                &self.torque,
-            );
-        }
+        let (step, force, torque) = (&self.step, &self.force, &self.torque);
+        (&mut self.vel, &mut self.omega)
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(gid, (v, w))| integrate_second_half(gid, step, v, w, force, torque));
     }
 
     fn counters(&self) -> Counters {

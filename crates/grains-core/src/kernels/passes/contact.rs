@@ -3,7 +3,7 @@
 //!
 //! One invocation per neighbour-list entry; only the owning entry (p < q) of a pair whose
 //! material pair runs this chain evaluates it, writing force, torques and energies into its
-//! own slot.
+//! own slot. `history` and `slot` are the elements at `gid` of the bindings of those names.
 
 use crate::gpu_types::{
     ContactForce, ContactGeom, DomainParams, InteractionParams, PairHistory, PairSlot, StepParams,
@@ -71,8 +71,8 @@ pub fn contact(
     omega: &[[f32; 4]],
     nbr_i: &[u32],
     nbr_j: &[u32],
-    history: &mut [PairHistory],
-    slots: &mut [PairSlot],
+    history: &mut PairHistory,
+    slot: &mut PairSlot,
 ) {
     let p = nbr_i[gid] as usize;
     let q = nbr_j[gid] as usize;
@@ -85,18 +85,18 @@ pub fn contact(
     }
     // Most candidates do not touch: decide that from the positions alone.
     if sphere_sphere_overlap(pos[p], pos[q], domain) <= -chain.interaction_range() {
-        history[gid] = PairHistory::default();
-        slots[gid] = PairSlot::default();
+        *history = PairHistory::default();
+        *slot = PairSlot::default();
         return;
     }
     let b1 = load_sphere(p, pos, vel, omega, material_young[material[p] as usize]);
     let b2 = load_sphere(q, pos, vel, omega, material_young[material[q] as usize]);
     let geom = resolve_sphere_sphere(&b1, &b2, domain, step.dt);
     if geom.delta > -chain.interaction_range() {
-        let f = apply_chain(chain, &geom, &pair_params[table], &mut history[gid]);
-        slots[gid] = assemble_slot(&geom, &f);
+        let f = apply_chain(chain, &geom, &pair_params[table], history);
+        *slot = assemble_slot(&geom, &f);
     } else {
-        history[gid] = PairHistory::default();
-        slots[gid] = PairSlot::default();
+        *history = PairHistory::default();
+        *slot = PairSlot::default();
     }
 }

@@ -30,9 +30,9 @@ pub fn gather(
     nbr_mirror: &[u32],
     slots: &[PairSlot],
     wall_slots: &[PairSlot],
-    force: &mut [[f32; 4]],
-    torque: &mut [[f32; 4]],
-    dissipated: &mut [[f32; 4]],
+    force: &mut [f32; 4],
+    torque: &mut [f32; 4],
+    dissipated: &mut [f32; 4],
 ) {
     let mut f = Vec3::ZERO;
     let mut t = Vec3::ZERO;
@@ -62,10 +62,10 @@ pub fn gather(
         damp += s.damping_dissipated;
         fric += s.friction_dissipated;
     }
-    force[gid] = [f.x, f.y, f.z, 0.0];
-    torque[gid] = [t.x, t.y, t.z, 0.0];
-    let a = dissipated[gid];
+    *force = [f.x, f.y, f.z, 0.0];
+    *torque = [t.x, t.y, t.z, 0.0];
+    let a = *dissipated;
     let (d0, d1) = kahan_add(a[0], a[1], damp, step.unit);
     let (f0, f1) = kahan_add(a[2], a[3], fric, step.unit);
-    dissipated[gid] = [d0, d1, f0, f1];
+    *dissipated = [d0, d1, f0, f1];
 }

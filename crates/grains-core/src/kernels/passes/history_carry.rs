@@ -13,7 +13,7 @@ pub fn history_carry(
     old_start: &[u32],
     old_j: &[u32],
     old_history: &[PairHistory],
-    history: &mut [PairHistory],
+    history: &mut PairHistory,
 ) {
     let p = nbr_i[gid];
     let q = nbr_j[gid];
@@ -24,5 +24,5 @@ pub fn history_carry(
             h = old_history[k as usize];
         }
     }
-    history[gid] = h;
+    *history = h;
 }

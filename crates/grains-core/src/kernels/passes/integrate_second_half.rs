@@ -8,19 +8,18 @@ use glam::Vec3;
 pub fn integrate_second_half(
     gid: usize,
     step: &StepParams,
-    vel: &mut [[f32; 4]],
-    omega: &mut [[f32; 4]],
+    vel: &mut [f32; 4],
+    omega: &mut [f32; 4],
     force: &[[f32; 4]],
     torque: &[[f32; 4]],
 ) {
     let half = 0.5 * step.dt;
-    let inv_m = vel[gid][3];
-    let inv_i = omega[gid][3];
+    let inv_m = vel[3];
+    let inv_i = omega[3];
     if inv_m > 0.0 {
-        let v =
-            v4xyz(vel[gid]) + (v4xyz(force[gid]) * inv_m + Vec3::from_array(step.gravity)) * half;
-        let w = v4xyz(omega[gid]) + v4xyz(torque[gid]) * inv_i * half;
-        vel[gid] = [v.x, v.y, v.z, inv_m];
-        omega[gid] = [w.x, w.y, w.z, inv_i];
+        let v = v4xyz(*vel) + (v4xyz(force[gid]) * inv_m + Vec3::from_array(step.gravity)) * half;
+        let w = v4xyz(*omega) + v4xyz(torque[gid]) * inv_i * half;
+        *vel = [v.x, v.y, v.z, inv_m];
+        *omega = [w.x, w.y, w.z, inv_i];
     }
 }

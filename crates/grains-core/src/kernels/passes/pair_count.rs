@@ -64,9 +64,9 @@ pub fn pair_count(
     pos: &[[f32; 4]],
     cell_start: &[u32],
     sorted: &[u32],
-    nbr_count: &mut [u32],
+    nbr_count: &mut u32,
 ) {
     let mut n = 0u32;
     for_each_candidate(gid, grid, domain, pos, cell_start, sorted, |_| n += 1);
-    nbr_count[gid] = n;
+    *nbr_count = n;
 }

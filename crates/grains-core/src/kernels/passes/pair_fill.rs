@@ -8,7 +8,8 @@
 use crate::gpu_types::{DomainParams, GridParams};
 use crate::kernels::passes::pair_count::for_each_candidate;
 
-/// Fill `nbr_i[start..end]` with `gid` and `nbr_j[start..end]` with its sorted candidates.
+/// Fill particle `gid`'s range of the list (`nbr_i`, `nbr_j` are the slices
+/// `nbr_start[gid]..nbr_start[gid + 1]` of the bindings) with `gid` and its sorted candidates.
 #[allow(clippy::too_many_arguments)]
 pub fn pair_fill(
     gid: usize,
@@ -17,12 +18,11 @@ pub fn pair_fill(
     pos: &[[f32; 4]],
     cell_start: &[u32],
     sorted: &[u32],
-    nbr_start: &[u32],
     nbr_i: &mut [u32],
     nbr_j: &mut [u32],
 ) {
-    let start = nbr_start[gid] as usize;
-    let end = nbr_start[gid + 1] as usize;
+    let start = 0;
+    let end = nbr_j.len();
     let mut w = start;
     for_each_candidate(gid, grid, domain, pos, cell_start, sorted, |q| {
         nbr_i[w] = gid as u32;

@@ -26,9 +26,9 @@ pub fn pair_mirror(
     nbr_start: &[u32],
     nbr_i: &[u32],
     nbr_j: &[u32],
-    nbr_mirror: &mut [u32],
+    nbr_mirror: &mut u32,
 ) {
     let p = nbr_i[gid];
     let q = nbr_j[gid] as usize;
-    nbr_mirror[gid] = find_sorted(nbr_j, nbr_start[q], nbr_start[q + 1], p);
+    *nbr_mirror = find_sorted(nbr_j, nbr_start[q], nbr_start[q + 1], p);
 }

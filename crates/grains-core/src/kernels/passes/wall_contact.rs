@@ -28,8 +28,8 @@ pub fn wall_contact(
     pos: &[[f32; 4]],
     vel: &[[f32; 4]],
     omega: &[[f32; 4]],
-    history: &mut [PairHistory],
-    slots: &mut [PairSlot],
+    history: &mut PairHistory,
+    slot: &mut PairSlot,
 ) {
     let nw = step.n_walls as usize;
     let p = gid / nw;
@@ -39,17 +39,17 @@ pub fn wall_contact(
         return;
     }
     if sphere_plane_overlap(pos[p], w) <= -chain.interaction_range() {
-        history[gid] = PairHistory::default();
-        slots[gid] = PairSlot::default();
+        *history = PairHistory::default();
+        *slot = PairSlot::default();
         return;
     }
     let b1 = load_sphere(p, pos, vel, omega, material_young[material[p] as usize]);
     let geom = resolve_sphere_plane(&b1, w, step.dt);
     if geom.delta > -chain.interaction_range() {
-        let f = apply_chain(chain, &geom, &pair_params[table], &mut history[gid]);
-        slots[gid] = assemble_slot(&geom, &f);
+        let f = apply_chain(chain, &geom, &pair_params[table], history);
+        *slot = assemble_slot(&geom, &f);
     } else {
-        history[gid] = PairHistory::default();
-        slots[gid] = PairSlot::default();
+        *history = PairHistory::default();
+        *slot = PairSlot::default();
     }
 }
