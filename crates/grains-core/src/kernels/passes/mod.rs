@@ -1,6 +1,8 @@
 //! Per-step passes, each the CPU twin of one WGSL entry point of the same name
 //! (`shaders/passes/<stem>.wgsl`). Each function does the work of one invocation (`gid`), so the
-//! CPU backend is a loop over `gid` and the GPU a dispatch.
+//! CPU backend is a (parallel) loop over `gid` and the GPU a dispatch. Parameters are the WGSL
+//! bindings of the same names; a binding an invocation writes only at `gid` is passed as that
+//! element (`&mut T`), which is what lets the CPU backend run invocations on several threads.
 
 pub mod cell_count;
 pub mod cell_scatter;
