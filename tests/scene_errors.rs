@@ -971,3 +971,25 @@ fn repository_scenes_all_parse() {
         failures.join("\n")
     );
 }
+
+/// A particle whose centre starts behind a wall plane is refused at the wall, naming the
+/// particle, its distance behind the plane and what is expected.
+#[test]
+fn particle_behind_a_wall() {
+    let text = format!(
+        "{VALID}\n[[wall]]\nplane = {{ point = [0.0, 0.0, 0.003], normal = [0.0, 0.0, 1.0] }}\nmaterial = \"glass\"\n"
+    );
+    let msg = expect_error(
+        "behind-wall",
+        &text,
+        28,
+        1,
+        "wall[0]",
+        &[
+            "particle 0 at",
+            "behind plane 0",
+            "expected every particle centre on the side the normal points to",
+        ],
+    );
+    assert!(msg.contains("lies 1.0000e-3 m behind"), "{msg}");
+}

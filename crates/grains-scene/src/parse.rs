@@ -296,6 +296,8 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
     // [[wall]]
     let mut walls = Vec::new();
     let mut wall_used: Vec<(usize, Range<usize>, String)> = Vec::new();
+    // Where each plane came from, for messages about particles behind it.
+    let mut wall_src: Vec<(Range<usize>, String)> = Vec::new();
     if let Some(v) = root.get("wall") {
         for w in ctx.tables(v, "wall")? {
             w.deny_unknown(&["plane", "box", "material"])?;
@@ -353,12 +355,32 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
                 }
             };
             for (point, normal) in planes {
+                wall_src.push((w.span.clone(), w.path.clone()));
                 walls.push(PlaneWall {
                     point: point.map(|x| x as f32),
                     material: mi as u32,
                     normal: normal.map(|x| x as f32),
                     young,
                 });
+            }
+        }
+    }
+
+    // A particle whose centre starts behind a wall would be shot out by a huge overlap.
+    for (i, (w, (span, key))) in walls.iter().zip(&wall_src).enumerate() {
+        for (k, x) in particles.pos.iter().enumerate() {
+            let side: f64 = (0..3)
+                .map(|c| (x[c] as f64 - w.point[c] as f64) * w.normal[c] as f64)
+                .sum();
+            if side < 0.0 {
+                return Err(ctx.err(
+                    span,
+                    key,
+                    format!(
+                        "particle {k} at ({:e}, {:e}, {:e}) m lies {:.4e} m behind plane {i} (point ({:e}, {:e}, {:e}), normal ({}, {}, {})); expected every particle centre on the side the normal points to",
+                        x[0], x[1], x[2], -side, w.point[0], w.point[1], w.point[2], w.normal[0], w.normal[1], w.normal[2]
+                    ),
+                ));
             }
         }
     }
