@@ -55,6 +55,24 @@ fn max_diff4(a: &[[f32; 4]], b: &[[f32; 4]]) -> (f32, f32) {
     (d, s)
 }
 
+/// Largest coordinate difference of two position arrays (m), by minimum image on periodic
+/// axes: a particle may sit just across a periodic face on one backend.
+fn max_pos_diff(a: &[[f32; 4]], b: &[[f32; 4]], d: &Domain) -> f32 {
+    a.iter()
+        .zip(b)
+        .flat_map(|(a, b)| {
+            (0..3).map(move |k| {
+                let l = (d.max[k] - d.min[k]) as f32;
+                let mut e = (a[k] - b[k]).abs();
+                if d.periodic[k] {
+                    e = e.min(l - e);
+                }
+                e
+            })
+        })
+        .fold(0.0f32, f32::max)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Worlds
 
@@ -288,23 +306,7 @@ fn scene_parity(
     let size = (0..3)
         .map(|k| c.world.domain.max[k] - c.world.domain.min[k])
         .fold(0.0f64, f64::max) as f32;
-    // Minimum image: a particle may sit just across a periodic face on one backend.
-    let d = c.world.domain;
-    let dx = cs
-        .pos
-        .iter()
-        .zip(&gs.pos)
-        .flat_map(|(a, b)| {
-            (0..3).map(move |k| {
-                let l = (d.max[k] - d.min[k]) as f32;
-                let mut e = (a[k] - b[k]).abs();
-                if d.periodic[k] {
-                    e = e.min(l - e);
-                }
-                e
-            })
-        })
-        .fold(0.0f32, f32::max);
+    let dx = max_pos_diff(&cs.pos, &gs.pos, &c.world.domain);
     let (dv, sv) = max_diff4(&cs.vel, &gs.vel);
     eprintln!(
         "{name}: {} particles, {} rebuilds, {} pairs, max |dx| {dx:e} m (domain {size}), max |dv| {dv:e} m/s (max |v| {sv})",
@@ -394,23 +396,7 @@ fn neighbour_overflow_grows_and_matches_cpu() {
     }
     assert!(g.list_grows() > 0, "the list should have grown");
     let (cs, gs) = (c.snapshot(), g.snapshot());
-    // Minimum image: a particle may sit just across a periodic face on one backend.
-    let d = c.world.domain;
-    let dx = cs
-        .pos
-        .iter()
-        .zip(&gs.pos)
-        .flat_map(|(a, b)| {
-            (0..3).map(move |k| {
-                let l = (d.max[k] - d.min[k]) as f32;
-                let mut e = (a[k] - b[k]).abs();
-                if d.periodic[k] {
-                    e = e.min(l - e);
-                }
-                e
-            })
-        })
-        .fold(0.0f32, f32::max);
+    let dx = max_pos_diff(&cs.pos, &gs.pos, &c.world.domain);
     assert!(dx < 1e-6, "positions after growth and replay: {dx}");
     eprintln!(
         "overflow: capacity {} after {} grows",
@@ -992,26 +978,7 @@ fn laws_match_their_twins() {
 #[test]
 fn compensated_drift_survives_the_shader_compiler() {
     let Some(ctx) = gpu_context() else { return };
-    let mut p = Particles::default();
-    p.push_sphere(
-        [0.1, 0.1, 0.1],
-        0.001,
-        [1e-4, -1e-4, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
-    let w = world(
-        p,
-        vec![],
-        material("m", 1e7, 2500.0),
-        hertz_only(),
-        open_domain(1.0),
-        [0.0; 3],
-        1e-5,
-        0.0005,
-    );
+    let w = slow_particle_world();
     let mut g = gpu(w, &ctx);
     g.run(2000);
     let s = g.snapshot();

@@ -651,26 +651,7 @@ fn hertz_damped_restitution_follows_first_order_theory() {
 /// to within an ulp.
 #[test]
 fn slow_particles_far_from_the_origin_keep_moving() {
-    let mut p = grains_core::Particles::default();
-    p.push_sphere(
-        [0.1, 0.1, 0.1],
-        0.001,
-        [1e-4, -1e-4, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
-    let w = world(
-        p,
-        vec![],
-        material("m", 1e7, 2500.0),
-        hertz_only(),
-        open_domain(1.0),
-        [0.0; 3],
-        1e-5,
-        0.0005,
-    );
+    let w = slow_particle_world();
     let mut b = cpu(w);
     b.run(10_000);
     let ulp = 0.1f32.next_up() - 0.1f32;

@@ -159,3 +159,28 @@ pub fn world(
 pub fn hertz_only() -> Interaction {
     self_interaction(NormalLaw::Hertz, None, None, TangentialStiffness::Mindlin)
 }
+
+/// One sphere at (0.1, 0.1, 0.1) m drifting at (1e-4, -1e-4, 0) m/s with dt = 1e-5 s: each
+/// step moves it 1e-9 m, under half an ulp of its coordinates (3.7e-9 m).
+pub fn slow_particle_world() -> World {
+    let mut p = Particles::default();
+    p.push_sphere(
+        [0.1, 0.1, 0.1],
+        0.001,
+        [1e-4, -1e-4, 0.0],
+        [0.0; 3],
+        0,
+        2500.0,
+        false,
+    );
+    world(
+        p,
+        vec![],
+        material("m", 1e7, 2500.0),
+        hertz_only(),
+        open_domain(1.0),
+        [0.0; 3],
+        1e-5,
+        0.0005,
+    )
+}

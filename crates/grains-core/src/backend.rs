@@ -80,6 +80,47 @@ pub trait Backend {
     fn rebuild_steps(&self) -> &[u64];
 }
 
+/// The energy ledger of a backend's state, summed in f64 in a fixed order: mechanical energy
+/// from the particles, elastic energy from the owning entries (p < q) of the pair slots and
+/// from the wall slots, dissipation from the per-particle Kahan accumulators.
+#[allow(clippy::too_many_arguments)]
+pub fn energy_report(
+    world: &World,
+    pos: &[[f32; 4]],
+    vel: &[[f32; 4]],
+    omega: &[[f32; 4]],
+    nbr_i: &[u32],
+    nbr_j: &[u32],
+    slots: &[crate::gpu_types::PairSlot],
+    wall_slots: &[crate::gpu_types::PairSlot],
+    dissipated: &[[f32; 4]],
+) -> EnergyReport {
+    let (kinetic, rotational, gravitational) = mechanical_energy(world, pos, vel, omega);
+    let mut elastic = 0.0f64;
+    for ((s, i), j) in slots.iter().zip(nbr_i).zip(nbr_j) {
+        if i < j {
+            elastic += s.elastic as f64;
+        }
+    }
+    for s in wall_slots {
+        elastic += s.elastic as f64;
+    }
+    let (mut damp, mut fric) = (0.0f64, 0.0f64);
+    for a in dissipated {
+        damp += a[0] as f64 - a[1] as f64;
+        fric += a[2] as f64 - a[3] as f64;
+    }
+    EnergyReport {
+        kinetic,
+        rotational,
+        gravitational,
+        elastic,
+        damping_dissipated: damp,
+        friction_dissipated: fric,
+        total: kinetic + rotational + gravitational + elastic + damp + fric,
+    }
+}
+
 /// Kinetic, rotational and gravitational energy of a state, in f64.
 pub fn mechanical_energy(
     world: &World,

@@ -7,7 +7,7 @@
 //! counting-sort passes (`cell_count`, `cell_scatter`) stay sequential: they are cheap, and
 //! their order inside a cell does not matter because `pair_fill` sorts.
 
-use crate::backend::{mechanical_energy, Backend, Counters, EnergyReport, Snapshot};
+use crate::backend::{energy_report, Backend, Counters, EnergyReport, Snapshot};
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairHistory, PairSlot, StepParams};
 use crate::kernels::passes::{
@@ -339,31 +339,17 @@ impl Backend for CpuBackend {
     }
 
     fn energy(&mut self) -> EnergyReport {
-        let (kinetic, rotational, gravitational) =
-            mechanical_energy(&self.world, &self.pos, &self.vel, &self.omega);
-        let mut elastic = 0.0f64;
-        for (k, s) in self.slots.iter().enumerate() {
-            if self.list.nbr_i[k] < self.list.nbr_j[k] {
-                elastic += s.elastic as f64;
-            }
-        }
-        for s in &self.wall_slots {
-            elastic += s.elastic as f64;
-        }
-        let (mut damp, mut fric) = (0.0f64, 0.0f64);
-        for a in &self.dissipated {
-            damp += a[0] as f64 - a[1] as f64;
-            fric += a[2] as f64 - a[3] as f64;
-        }
-        EnergyReport {
-            kinetic,
-            rotational,
-            gravitational,
-            elastic,
-            damping_dissipated: damp,
-            friction_dissipated: fric,
-            total: kinetic + rotational + gravitational + elastic + damp + fric,
-        }
+        energy_report(
+            &self.world,
+            &self.pos,
+            &self.vel,
+            &self.omega,
+            &self.list.nbr_i,
+            &self.list.nbr_j,
+            &self.slots,
+            &self.wall_slots,
+            &self.dissipated,
+        )
     }
 
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {

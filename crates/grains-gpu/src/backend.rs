@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use grains_core::backend::mechanical_energy;
+use grains_core::backend::energy_report;
 use grains_core::gpu_types::{InteractionParams, PairHistory, PairSlot, PlaneWall};
 use grains_core::{Backend, CoreError, Counters, EnergyReport, ResolverKind, Snapshot, World};
 
@@ -968,37 +968,23 @@ impl Backend for GpuBackend {
         let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
         let vel: Vec<[f32; 4]> = self.read_pod("vel", n);
         let omega: Vec<[f32; 4]> = self.read_pod("omega", n);
-        let (kinetic, rotational, gravitational) =
-            mechanical_energy(&self.world, &pos, &vel, &omega);
         let slots: Vec<PairSlot> = self.read_pod("slots", self.total);
         let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
         let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
         let wall_slots: Vec<PairSlot> = self.read_pod("wall_slots", n * self.n_walls as u64);
         let dissipated: Vec<[f32; 4]> = self.read_pod("dissipated", n);
         // The same sums in the same order as CpuBackend::energy.
-        let mut elastic = 0.0f64;
-        for (k, s) in slots.iter().enumerate() {
-            if ni[k] < nj[k] {
-                elastic += s.elastic as f64;
-            }
-        }
-        for s in &wall_slots {
-            elastic += s.elastic as f64;
-        }
-        let (mut damp, mut fric) = (0.0f64, 0.0f64);
-        for a in &dissipated {
-            damp += a[0] as f64 - a[1] as f64;
-            fric += a[2] as f64 - a[3] as f64;
-        }
-        EnergyReport {
-            kinetic,
-            rotational,
-            gravitational,
-            elastic,
-            damping_dissipated: damp,
-            friction_dissipated: fric,
-            total: kinetic + rotational + gravitational + elastic + damp + fric,
-        }
+        energy_report(
+            &self.world,
+            &pos,
+            &vel,
+            &omega,
+            &ni,
+            &nj,
+            &slots,
+            &wall_slots,
+            &dissipated,
+        )
     }
 
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
