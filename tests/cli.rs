@@ -184,3 +184,34 @@ fn auto_backend_says_which_it_took() {
         assert!(msg.starts_with("backend: cpu (auto"), "{msg}");
     }
 }
+
+/// scenes/gas.toml as shipped (8000 spheres, 10^4 steps, periodic, no damping, no friction):
+/// the total energy in its energy log stays within 1e-4 of its start at every line.
+#[test]
+fn gas_scene_conserves_energy_over_its_run() {
+    let out = temp_dir("gas");
+    let o = out.to_string_lossy().into_owned();
+    grains(&[
+        "run",
+        &scene("gas.toml"),
+        "--backend",
+        "cpu",
+        "--out",
+        &o,
+        "-q",
+    ])
+    .expect("run");
+    let (_, e) = read_csv(&out.join("energy.csv"));
+    assert_eq!(
+        e.last().map(|r| r[0]),
+        Some(10_000.0),
+        "the run should reach 10^4 steps"
+    );
+    let e0 = e[0][8];
+    let worst = e
+        .iter()
+        .map(|r| (r[8] - e0).abs() / e0)
+        .fold(0.0f64, f64::max);
+    assert!(worst < 1e-4, "relative energy drift {worst}");
+    assert!(e.iter().any(|r| r[5] > 0.0), "the gas should have collided");
+}
