@@ -994,3 +994,85 @@ fn compensated_drift_survives_the_shader_compiler() {
         s.pos[0][1]
     );
 }
+
+/// Two materials with three different chains (and a wall material with a fourth): the
+/// per-material-pair table and each chain kernel's CHAIN_ID filter must route every pair to
+/// its own laws on the GPU exactly as on the CPU.
+#[test]
+fn scene_two_materials_several_chains() {
+    use grains_core::materials::{DampingLaw, Interaction, TangentialLaw};
+    let Some(ctx) = gpu_context() else { return };
+    let (lo, hi) = ([0.0; 3], [1.2e-2, 1.2e-2, 1.6e-2]);
+    let mut p = lattice_particles(lo, hi, 0.5e-3, 1.2e-3, 2500.0, 0.2, 20.0, 29);
+    // Every third particle becomes the second material (heavier, stiffer).
+    for (k, m) in p.material.iter_mut().enumerate() {
+        if k % 3 == 0 {
+            *m = 1;
+            p.mass[k] *= 3.0;
+            p.inertia[k] *= 3.0;
+            p.vel[k][3] /= 3.0;
+            p.omega[k][3] /= 3.0;
+        }
+    }
+    let glass = material("glass", 1e7, 2500.0);
+    let steel = material("steel", 5e7, 7500.0);
+    let cs = |mu: f64| {
+        Some(TangentialLaw::CundallStrack {
+            friction: mu,
+            friction_static: mu,
+            stiffness: TangentialStiffness::Mindlin,
+        })
+    };
+    let interactions = vec![
+        Interaction {
+            between: (0, 0),
+            normal: NormalLaw::Hertz,
+            damping: Some(DampingLaw::Viscous { restitution: 0.5 }),
+            tangential: cs(0.5),
+        },
+        Interaction {
+            between: (1, 1),
+            normal: NormalLaw::Linear { stiffness: None },
+            damping: Some(DampingLaw::Viscous { restitution: 0.8 }),
+            tangential: None,
+        },
+        Interaction {
+            between: (0, 1),
+            normal: NormalLaw::HertzDamped { damping_time: 1e-6 },
+            damping: None,
+            tangential: cs(0.3),
+        },
+    ];
+    let mut walls = box_walls([0.0; 3], [1.2e-2, 1.2e-2, 1.6e-2], 5e7);
+    for w in &mut walls {
+        w.material = 1;
+    }
+    let world = World::new(
+        p,
+        walls,
+        vec![glass, steel],
+        interactions,
+        Domain {
+            min: lo,
+            max: hi,
+            periodic: [false; 3],
+        },
+        [0.0, 0.0, -9.81],
+        2e-6,
+        1e-4,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        world.table.chains.len() >= 5,
+        "expected distinct sphere and wall chains, got {:?}",
+        world.table.chains
+    );
+    scene_parity(
+        "two materials",
+        world,
+        &ctx,
+        400,
+        GpuOptions::default(),
+        (1e-5, 1e-3),
+    );
+}
