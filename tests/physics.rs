@@ -100,6 +100,8 @@ fn hertz_impact_duration_and_peak_force() {
     let f_max = 4.0 / 3.0 * e_eff * r_eff.sqrt() * dmax.powf(1.5);
     let mut b = head_on(NormalLaw::Hertz, None, r, v, young, t_c / 4000.0);
     let (dur, peak, e) = impact(&mut b, v, 100_000);
+    eprintln!("Hertz peak force {peak:.6e} N, closed form {f_max:.6e} N");
+    eprintln!("contact duration {dur:.6e} s, closed form {t_c:.6e} s");
     assert!((dur - t_c).abs() / t_c < 0.01, "duration {dur} vs {t_c}");
     assert!(
         (peak - f_max).abs() / f_max < 0.01,
@@ -126,6 +128,7 @@ fn linear_contact_duration() {
         t_c / 4000.0,
     );
     let (dur, _, e) = impact(&mut b, v, 100_000);
+    eprintln!("contact duration {dur:.6e} s, closed form {t_c:.6e} s");
     assert!((dur - t_c).abs() / t_c < 0.01, "duration {dur} vs {t_c}");
     assert!((e - 1.0).abs() < 1e-3, "undamped: e = {e}");
 }
@@ -147,6 +150,7 @@ fn linear_stiffness_from_young_modulus() {
         t_c / 4000.0,
     );
     let (dur, _, _) = impact(&mut b, v, 100_000);
+    eprintln!("contact duration {dur:.6e} s, closed form {t_c:.6e} s");
     assert!((dur - t_c).abs() / t_c < 0.01, "duration {dur} vs {t_c}");
 }
 
@@ -175,6 +179,7 @@ fn viscous_restitution_is_the_requested_one() {
             };
             let mut b = head_on(normal.clone(), Some(e_req), r, v, young, t_c / 20000.0);
             let (_, _, e) = impact(&mut b, v, 1_000_000);
+            eprintln!("{normal:?}: requested e = {e_req}, achieved {e:.6}");
             assert!(
                 (e - e_req).abs() < 1e-3,
                 "{normal:?}: requested e = {e_req}, achieved {e}"
@@ -226,6 +231,7 @@ fn sphere_at_rest_on_plane_settles_where_force_balances_weight() {
         let mut b = cpu(w);
         b.run(100_000);
         let delta = -(b.pos[0][2] as f64);
+        eprintln!("{normal:?} at rest: overlap {delta:.6e} m, F(delta) = m g at {expected:.6e} m");
         assert!(
             (delta - expected).abs() / expected < 1e-3,
             "{normal:?}: delta {delta} vs {expected}"
@@ -341,6 +347,7 @@ fn sliding_onset_on_tilted_gravity() {
         } else {
             g * (theta.sin() - mu * theta.cos())
         };
+        eprintln!("tan(theta) = {factor} x 7/2 mu: a = {a:.5} m/s^2, closed form {expected:.5}");
         assert!(
             (a - expected).abs() / expected < 0.01,
             "factor {factor}: a = {a}, expected {expected}"
@@ -408,6 +415,11 @@ fn slip_to_roll_transition() {
         }
     }
     let t_seen = t_seen.expect("never started rolling");
+    eprintln!(
+        "slip to roll at {t_seen:.6} s (closed form {t_roll:.6} s), v = {:.6} m/s (5/7 v0 = {:.6})",
+        b.vel[0][0],
+        5.0 * v0 / 7.0
+    );
     assert!(
         (t_seen - t_roll).abs() / t_roll < 0.01,
         "rolling at {t_seen}, expected {t_roll}"
@@ -477,6 +489,7 @@ fn energy_conserved_in_elastic_gas() {
         b.counters().rebuilds > 1,
         "the gas should have rebuilt its list"
     );
+    eprintln!("elastic gas: largest relative energy drift {worst:.3e}");
     assert!(worst < 1e-4, "relative energy drift {worst}");
 }
 
@@ -594,6 +607,7 @@ fn energy_ledger_closes_in_damped_frictional_settle() {
         e.friction_dissipated > 0.0,
         "no friction dissipation: {e:?}"
     );
+    eprintln!("settle ledger: largest relative deviation {worst:.3e}; end {e:?}");
     assert!(
         worst < 1e-3,
         "ledger off by {worst} (start {e0:?}, end {e:?})"
@@ -630,6 +644,10 @@ fn hertz_damped_restitution_follows_first_order_theory() {
             t_c / 20000.0,
         );
         let (_, _, e) = impact(&mut b, v, 1_000_000);
+        eprintln!(
+            "damped Hertz at v = {v}: 1 - e = {:.5e}, first-order theory {predicted:.5e}",
+            1.0 - e
+        );
         assert!(
             ((1.0 - e) - predicted).abs() < 0.03 * predicted,
             "v = {v}: 1 - e = {}, first-order theory {predicted}",
