@@ -5,7 +5,8 @@ use crate::{make_backend, BackendArg};
 use anyhow::Result;
 use clap::Args;
 use grains_core::World;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Instant;
 
 /// Arguments of `grains bench`.
@@ -20,6 +21,11 @@ pub struct BenchArgs {
     /// Backends to time.
     #[arg(long, value_delimiter = ',', default_values_t = vec!["cpu".to_string(), "gpu".to_string()])]
     pub backends: Vec<String>,
+    /// The peer benchmark kit (shared/peers): where LIGGGHTS is installed, it runs the same
+    /// settle scene for the same steps on this machine (1 and 2 MPI ranks) and its throughput,
+    /// kinetic energy and contacts per particle are printed beside grains', with the ratio.
+    #[arg(long)]
+    pub peers: Option<PathBuf>,
 }
 
 /// One timed run.
@@ -31,10 +37,15 @@ pub struct BenchRow {
     pub seconds: f64,
     pub particle_steps_per_s: f64,
     pub rebuilds: u64,
+    /// Translational kinetic energy at the end (J).
+    pub kinetic: f64,
+    /// Particle-particle contacts per particle at the end.
+    pub contacts_per_particle: f64,
 }
 
 /// The settle scene of the peer benchmark (shared/peers/README.md): spheres of d = 2 mm on a
-/// simple cubic lattice of spacing 2.2 mm, 40 x 40 columns, in a walled box; Hertz with
+/// simple cubic lattice of spacing 2.2 mm jittered by 0.08 mm with the kit's seed (the same
+/// positions as its data files), 40 x 40 columns, in a walled box; Hertz with
 /// viscous damping for e = 0.5, Mindlin tangential spring with mu = 0.5; dt = 1e-5 s; skin
 /// 1 mm. `n` is rounded up to whole layers of 1600.
 pub fn settle_scene_toml(n: u64) -> String {
@@ -61,7 +72,7 @@ poisson = 0.3
 [[particles]]
 material = "glass"
 radius = 0.001
-lattice = {{ spacing = {s}, count = [40, 40, {layers}], jitter = 0.036, seed = 1 }}
+lattice = {{ spacing = {s}, count = [40, 40, {layers}], jitter = 0.036363636, seed = 1 }}
 
 [[wall]]
 box = {{ min = [0.0, 0.0, 0.0], max = [{lx}, {lx}, {lz}] }}
@@ -105,14 +116,130 @@ pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<Ben
         seconds,
         particle_steps_per_s: particles as f64 * steps as f64 / seconds,
         rebuilds: b.counters().rebuilds,
+        kinetic: b.energy().kinetic,
+        contacts_per_particle: b.contacts().per_particle(particles),
     })
+}
+
+/// LIGGGHTS on the peer kit's settle scene of `layers` lattice layers: its input file, the data
+/// file written by the kit's own generator, `steps` steps on `ranks` MPI ranks.
+fn liggghts_row(kit: &Path, layers: u64, steps: u64, ranks: u32) -> Result<BenchRow> {
+    let dir = std::env::temp_dir().join(format!("grains-peers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let stem = dir.join(format!("settle_{layers}"));
+    let data = stem.with_extension("data");
+    if !data.exists() {
+        let gen = Command::new("python3")
+            .arg(kit.join("gen_scene.py"))
+            .args(["settle", "--nz", &layers.to_string(), "--out"])
+            .arg(&stem)
+            .output()?;
+        anyhow::ensure!(
+            gen.status.success(),
+            "the kit's gen_scene.py failed: {}",
+            String::from_utf8_lossy(&gen.stderr)
+        );
+    }
+    let log = dir.join(format!("log_{layers}_{ranks}.txt"));
+    let out = Command::new("mpirun")
+        .args([
+            "--allow-run-as-root",
+            "-np",
+            &ranks.to_string(),
+            "liggghts",
+            "-in",
+        ])
+        .arg(kit.join("liggghts/in.settle"))
+        .arg("-var")
+        .arg("data")
+        .arg(&data)
+        .args(["-var", "nsteps", &steps.to_string(), "-log"])
+        .arg(&log)
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "liggghts failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&log)?;
+    // "Loop time of T on P procs for S steps with N atoms", after the last thermo line.
+    let loop_line = text
+        .lines()
+        .find(|l| l.starts_with("Loop time of"))
+        .ok_or_else(|| anyhow::anyhow!("no loop time in {}", log.display()))?;
+    let words: Vec<&str> = loop_line.split_whitespace().collect();
+    let seconds: f64 = words
+        .get(3)
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(f64::NAN);
+    let particles: usize = words
+        .iter()
+        .position(|w| *w == "with")
+        .and_then(|k| words.get(k + 1))
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(0);
+    let thermo: Vec<f64> = text
+        .lines()
+        .take_while(|l| !l.starts_with("Loop time of"))
+        .filter_map(|l| {
+            let v: Vec<f64> = l
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            (v.len() == 4).then_some(v)
+        })
+        .last()
+        .unwrap_or_default();
+    Ok(BenchRow {
+        particles,
+        backend: format!(
+            "LIGGGHTS ({ranks} rank{})",
+            if ranks > 1 { "s" } else { "" }
+        ),
+        steps,
+        seconds,
+        particle_steps_per_s: particles as f64 * steps as f64 / seconds,
+        rebuilds: text
+            .lines()
+            .find_map(|l| l.strip_prefix("Neighbor list builds = "))
+            .and_then(|w| w.trim().parse().ok())
+            .unwrap_or(0),
+        kinetic: thermo.get(2).copied().unwrap_or(f64::NAN),
+        contacts_per_particle: thermo.get(3).copied().unwrap_or(f64::NAN),
+    })
+}
+
+fn print_row(row: &BenchRow, cpu_rate: Option<f64>) {
+    let ratio = cpu_rate
+        .map(|c| format!("{:.2}x", row.particle_steps_per_s / c))
+        .unwrap_or_else(|| "-".into());
+    println!(
+        "{:>9}  {:<36} {:>6} {:>9.2} {:>16.3e} {:>9} {:>11.4e} {:>9.3} {:>8}",
+        row.particles,
+        row.backend,
+        row.steps,
+        row.seconds,
+        row.particle_steps_per_s,
+        row.rebuilds,
+        row.kinetic,
+        row.contacts_per_particle,
+        ratio
+    );
 }
 
 /// Run the benchmark and print its table.
 pub fn bench(args: &BenchArgs) -> Result<()> {
     println!(
-        "{:>9}  {:<40} {:>6} {:>9} {:>16} {:>9} {:>8}",
-        "particles", "backend", "steps", "seconds", "particle-steps/s", "rebuilds", "vs cpu"
+        "{:>9}  {:<36} {:>6} {:>9} {:>16} {:>9} {:>11} {:>9} {:>8}",
+        "particles",
+        "backend",
+        "steps",
+        "seconds",
+        "particle-steps/s",
+        "rebuilds",
+        "KE end (J)",
+        "contacts",
+        "vs cpu"
     );
     for &n in &args.sizes {
         let mut cpu_rate = None;
@@ -128,26 +255,23 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             let row = match time_backend(world, which, args.steps) {
                 Ok(r) => r,
                 Err(e) => {
-                    println!("{n:>9}  {name:<40} skipped: {e:#}");
+                    println!("{n:>9}  {name:<36} skipped: {e:#}");
                     continue;
                 }
             };
             if which == BackendArg::Cpu {
                 cpu_rate = Some(row.particle_steps_per_s);
             }
-            let ratio = cpu_rate
-                .map(|c| format!("{:.2}x", row.particle_steps_per_s / c))
-                .unwrap_or_else(|| "-".into());
-            println!(
-                "{:>9}  {:<40} {:>6} {:>9.2} {:>16.3e} {:>9} {:>8}",
-                row.particles,
-                row.backend,
-                row.steps,
-                row.seconds,
-                row.particle_steps_per_s,
-                row.rebuilds,
-                ratio
-            );
+            print_row(&row, cpu_rate);
+        }
+        if let Some(kit) = &args.peers {
+            for ranks in [1, 2] {
+                // grains times `steps` after 20 warm-up steps; the peer runs them all.
+                match liggghts_row(kit, n.div_ceil(1600).max(1), args.steps + 20, ranks) {
+                    Ok(row) => print_row(&row, cpu_rate),
+                    Err(e) => println!("{n:>9}  {:<36} skipped: {e:#}", "LIGGGHTS"),
+                }
+            }
         }
     }
     Ok(())

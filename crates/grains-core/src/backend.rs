@@ -36,6 +36,40 @@ pub struct EnergyReport {
     pub total: f64,
 }
 
+/// Contacts at one instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContactCount {
+    /// Particle-particle contacts (each pair once).
+    pub pairs: u64,
+    /// Particle-wall contacts.
+    pub walls: u64,
+}
+
+impl ContactCount {
+    /// Particle-particle contacts per particle, each contact counted for both particles (the
+    /// coordination number LIGGGHTS' `contact/atom` averages).
+    pub fn per_particle(&self, particles: usize) -> f64 {
+        2.0 * self.pairs as f64 / particles.max(1) as f64
+    }
+}
+
+/// Count the touching pairs among a backend's slots: a slot holds elastic energy exactly when
+/// its surfaces overlap (every normal law stores energy for any positive overlap).
+pub fn count_contacts(
+    nbr_i: &[u32],
+    nbr_j: &[u32],
+    slots: &[crate::gpu_types::PairSlot],
+    wall_slots: &[crate::gpu_types::PairSlot],
+) -> ContactCount {
+    let pairs = slots
+        .iter()
+        .zip(nbr_i.iter().zip(nbr_j))
+        .filter(|(s, (i, j))| i < j && s.elastic > 0.0)
+        .count() as u64;
+    let walls = wall_slots.iter().filter(|s| s.elastic > 0.0).count() as u64;
+    ContactCount { pairs, walls }
+}
+
 /// Counters a run reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -76,6 +110,8 @@ pub trait Backend {
     fn energy(&mut self) -> EnergyReport;
     /// Sorted candidate pairs (p < q), for audits and parity.
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)>;
+    /// Contacts now (pairs and wall contacts whose surfaces overlap).
+    fn contacts(&mut self) -> ContactCount;
     /// Steps at which the broad phase was rebuilt.
     fn rebuild_steps(&self) -> &[u64];
 }

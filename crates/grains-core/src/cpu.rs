@@ -7,7 +7,9 @@
 //! counting-sort passes (`cell_count`, `cell_scatter`) stay sequential: they are cheap, and
 //! their order inside a cell does not matter because `pair_fill` sorts.
 
-use crate::backend::{energy_report, Backend, Counters, EnergyReport, Snapshot};
+use crate::backend::{
+    count_contacts, energy_report, Backend, ContactCount, Counters, EnergyReport, Snapshot,
+};
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairHistory, PairSlot, StepParams};
 use crate::kernels::passes::{
@@ -354,6 +356,15 @@ impl Backend for CpuBackend {
 
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
         self.list.pairs()
+    }
+
+    fn contacts(&mut self) -> ContactCount {
+        count_contacts(
+            &self.list.nbr_i,
+            &self.list.nbr_j,
+            &self.slots,
+            &self.wall_slots,
+        )
     }
 
     fn rebuild_steps(&self) -> &[u64] {

@@ -18,7 +18,7 @@ pub mod restitution;
 pub mod timestep;
 pub mod world;
 
-pub use backend::{Backend, Counters, EnergyReport, Snapshot};
+pub use backend::{Backend, ContactCount, Counters, EnergyReport, Snapshot};
 pub use cpu::CpuBackend;
 pub use error::CoreError;
 pub use registry::{ChainSpec, LawKind, ResolverKind, Slot};

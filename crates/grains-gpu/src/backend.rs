@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use grains_core::backend::energy_report;
+use grains_core::backend::{count_contacts, energy_report, ContactCount};
 use grains_core::gpu_types::{InteractionParams, PairHistory, PairSlot, PlaneWall};
 use grains_core::{Backend, CoreError, Counters, EnergyReport, ResolverKind, Snapshot, World};
 
@@ -985,6 +985,15 @@ impl Backend for GpuBackend {
             &wall_slots,
             &dissipated,
         )
+    }
+
+    fn contacts(&mut self) -> ContactCount {
+        let n = self.n as u64;
+        let slots: Vec<PairSlot> = self.read_pod("slots", self.total);
+        let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
+        let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
+        let wall_slots: Vec<PairSlot> = self.read_pod("wall_slots", n * self.n_walls as u64);
+        count_contacts(&ni, &nj, &slots, &wall_slots)
     }
 
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
