@@ -130,6 +130,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     bar.finish_and_clear();
     writer.finish()?;
     let counters = backend.counters();
+    let contacts = backend.contacts();
     let report = RunReport {
         backend: backend.name(),
         steps: done,
@@ -140,11 +141,14 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         out,
     };
     say(&format!(
-        "done: {} steps in {:.2} s ({:.3e} particle-steps/s), {} broad-phase rebuilds, {} frames in {}",
+        "done: {} steps in {:.2} s ({:.3e} particle-steps/s), {} broad-phase rebuilds, \
+         {:.3} contacts per particle and {} wall contacts at the end, {} frames in {}",
         report.steps,
         report.seconds,
         report.particles as f64 * report.steps as f64 / report.seconds.max(1e-9),
         report.rebuilds,
+        contacts.per_particle(report.particles),
+        contacts.walls,
         report.frames,
         report.out.display()
     ));
