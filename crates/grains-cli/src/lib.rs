@@ -104,7 +104,8 @@ where
 
 fn check(path: &Path) -> Result<()> {
     let scene = grains_scene::load_scene(path)?;
-    print!("{}", scene.summary());
+    let summary = scene.summary();
+    println!("{}", summary.trim_end());
     for (id, chain) in scene.world.table.chains.iter().enumerate() {
         let src = grains_shaders::compose_chain(chain, id as u32)?;
         grains_shaders::validate(&src, &chain.name())?;
@@ -163,10 +164,21 @@ pub fn make_backend(world: World, choice: BackendArg) -> Result<(Box<dyn Backend
                     let b = grains_gpu::GpuBackend::new(world, &ctx)?;
                     Ok((Box::new(b), format!("backend: gpu on {name} (auto)")))
                 }
-                Err(e) => Ok((
-                    Box::new(CpuBackend::new(world)?),
-                    format!("backend: cpu (auto: {e})"),
-                )),
+                Err(e) => {
+                    // A CPU Vulkan device (lavapipe) is slower than the CPU backend: auto skips
+                    // it, and says how to use it anyway.
+                    let why = match grains_gpu::list_adapters().first() {
+                        Some(a) => format!(
+                            "no hardware GPU; the CPU adapter \"{}\" runs only with --backend gpu",
+                            a.name
+                        ),
+                        None => e.to_string(),
+                    };
+                    Ok((
+                        Box::new(CpuBackend::new(world)?),
+                        format!("backend: cpu (auto: {why})"),
+                    ))
+                }
             }
         }
     }
