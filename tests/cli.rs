@@ -215,3 +215,130 @@ fn gas_scene_conserves_energy_over_its_run() {
     assert!(worst < 1e-4, "relative energy drift {worst}");
     assert!(e.iter().any(|r| r[5] > 0.0), "the gas should have collided");
 }
+
+/// A run stopped half way and resumed from its checkpoint writes the same particles.csv and
+/// energy.csv, byte for byte, as the same run done in one go; on each backend.
+#[test]
+fn resumed_run_matches_the_uninterrupted_one() {
+    let dir = temp_dir("resume");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text = std::fs::read_to_string(workspace_root().join("scenes/settle.toml"))
+        .expect("scene")
+        .replace("count = [40, 40, 13]", "count = [12, 12, 6]")
+        .replace("formats = [\"vtk\"]", "formats = [\"vtk\", \"csv\"]")
+        .replace(
+            "every = 0.005",
+            "every_steps = 100\ncheckpoint_every_steps = 250",
+        );
+    let path = dir.join("settle_resume.toml");
+    std::fs::write(&path, text).expect("write scene");
+    let p = path.to_string_lossy().into_owned();
+    let mut backends = vec!["cpu"];
+    if grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any).is_ok() {
+        backends.push("gpu");
+    } else if grains_tests::gpu_required() {
+        panic!("a GPU adapter is required (CI / GRAINS_REQUIRE_GPU)");
+    }
+    for backend in backends {
+        let whole = dir.join(format!("whole-{backend}"));
+        let parts = dir.join(format!("parts-{backend}"));
+        let (w, pt) = (
+            whole.to_string_lossy().into_owned(),
+            parts.to_string_lossy().into_owned(),
+        );
+        grains(&[
+            "run",
+            &p,
+            "--backend",
+            backend,
+            "--steps",
+            "1200",
+            "--out",
+            &w,
+            "-q",
+        ])
+        .expect("whole");
+        // The run dies at step 600, after its checkpoint at step 500 and with frames and
+        // energy lines up to 600 on disk: those after 500 must be redone, not duplicated.
+        // (A run also checkpoints at its end, so the 500-step state comes from a second run.)
+        grains(&[
+            "run",
+            &p,
+            "--backend",
+            backend,
+            "--steps",
+            "600",
+            "--out",
+            &pt,
+            "-q",
+        ])
+        .expect("first part");
+        let at500 = dir.join(format!("at500-{backend}"));
+        grains(&[
+            "run",
+            &p,
+            "--backend",
+            backend,
+            "--steps",
+            "500",
+            "--out",
+            &at500.to_string_lossy(),
+            "-q",
+        ])
+        .expect("500 steps");
+        let (fp, s500) = grains_io::read_checkpoint(&at500.join("checkpoint.bin")).expect("read");
+        assert_eq!(
+            s500.step, 500,
+            "a checkpoint is written at the end of a run"
+        );
+        grains_io::write_checkpoint(&parts.join("checkpoint.bin"), fp, &s500).expect("write");
+        grains(&[
+            "run",
+            &p,
+            "--backend",
+            backend,
+            "--steps",
+            "1200",
+            "--out",
+            &pt,
+            "--resume",
+            "-q",
+        ])
+        .expect("resume");
+        for f in ["particles.csv", "energy.csv"] {
+            let a = std::fs::read(whole.join(f)).expect("whole output");
+            let b = std::fs::read(parts.join(f)).expect("resumed output");
+            assert!(
+                a == b,
+                "{backend}: {f} of the resumed run differs from the uninterrupted one"
+            );
+        }
+        let pvd = std::fs::read_to_string(parts.join("particles.pvd")).expect("pvd");
+        assert_eq!(
+            pvd.matches("<DataSet").count(),
+            13,
+            "{backend}: frames 0..=1200 every 100"
+        );
+    }
+    // A checkpoint of another scene is refused.
+    let other = dir.join("other.toml");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(&path)
+            .expect("scene")
+            .replace("friction = 0.5", "friction = 0.4"),
+    )
+    .expect("write");
+    let e = grains(&[
+        "run",
+        &other.to_string_lossy(),
+        "--backend",
+        "cpu",
+        "--out",
+        &dir.join("parts-cpu").to_string_lossy(),
+        "--resume",
+        "-q",
+    ])
+    .expect_err("foreign checkpoint");
+    assert!(format!("{e:#}").contains("different scene"), "{e:#}");
+}

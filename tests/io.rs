@@ -484,3 +484,57 @@ fn mismatched_snapshot_is_refused() -> anyhow::Result<()> {
     fs::remove_dir_all(&dir)?;
     Ok(())
 }
+
+/// Checkpoints round-trip exactly; a truncated or foreign file is an error naming it.
+#[test]
+fn checkpoint_round_trips_and_refuses_damage() {
+    use grains_core::gpu_types::{PairHistory, PairSlot};
+    use grains_core::BackendState;
+    let dir = std::env::temp_dir().join(format!("grains-io-ck-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("checkpoint.bin");
+    let state = BackendState {
+        step: 1234,
+        rebuild_steps: vec![0, 17, 400],
+        pos: vec![[1.0, -2.0, 3.5e-7, 1e-3], [0.25, 0.5, 0.75, 2e-3]],
+        pos_comp: vec![[1e-12, 0.0, -3e-13, 0.0]; 2],
+        vel: vec![[0.1, 0.2, 0.3, 9.0]; 2],
+        omega: vec![[4.0, 5.0, 6.0, 7.0]; 2],
+        quat: vec![[0.0, 0.0, 0.0, 1.0]; 2],
+        force: vec![[1.0; 4]; 2],
+        torque: vec![[2.0; 4]; 2],
+        ref_pos: vec![[3.0; 4]; 2],
+        dissipated: vec![[1e-9, -1e-17, 2e-9, 0.0]; 2],
+        nbr_start: vec![0, 1, 2],
+        nbr_i: vec![0, 1],
+        nbr_j: vec![1, 0],
+        nbr_mirror: vec![1, 0],
+        history: vec![
+            PairHistory {
+                tangential: [1e-6, 2e-6, 0.0],
+                sliding: 1.0,
+                extra: [0.5, 0.25, 1e-9, 3e3],
+            };
+            2
+        ],
+        slots: vec![PairSlot::default(); 2],
+        wall_history: vec![],
+        wall_slots: vec![],
+    };
+    grains_io::write_checkpoint(&path, 0xdead_beef, &state).expect("write");
+    let (fp, back) = grains_io::read_checkpoint(&path).expect("read");
+    assert_eq!(fp, 0xdead_beef);
+    assert_eq!(back, state);
+    let bytes = std::fs::read(&path).expect("bytes");
+    std::fs::write(&path, &bytes[..bytes.len() - 5]).expect("truncate");
+    let e = grains_io::read_checkpoint(&path).expect_err("truncated");
+    assert!(
+        e.to_string().contains("truncated") && e.to_string().contains("checkpoint.bin"),
+        "{e}"
+    );
+    std::fs::write(&path, b"not a checkpoint at all").expect("junk");
+    let e = grains_io::read_checkpoint(&path).expect_err("junk");
+    assert!(e.to_string().contains("not a grains checkpoint"), "{e}");
+    let e = grains_io::read_checkpoint(&dir.join("missing.bin")).expect_err("missing");
+    assert!(e.to_string().contains("cannot read it"), "{e}");
+}

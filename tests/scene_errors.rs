@@ -663,6 +663,32 @@ fn output_rules() {
         "output.formats[1]",
         &["expected \"vtk\" or \"csv\", found \"hdf5\""],
     );
+    expect_error(
+        "checkpoint-both",
+        &format!("{VALID}\n[output]\ncheckpoint_every = 0.01\ncheckpoint_every_steps = 10\n"),
+        30,
+        1,
+        "output.checkpoint_every_steps",
+        &["give either `checkpoint_every` (s) or `checkpoint_every_steps`, not both"],
+    );
+    expect_error(
+        "checkpoint-zero",
+        &format!("{VALID}\n[output]\ncheckpoint_every_steps = 0\n"),
+        29,
+        26,
+        "output.checkpoint_every_steps",
+        &["expected an integer >= 1, found 0"],
+    );
+    let (_, r) = load_text(
+        "checkpoint-seconds",
+        &format!("{VALID}\n[output]\ncheckpoint_every = 2e-4\n"),
+    );
+    let scene = r.expect("valid");
+    assert_eq!(
+        scene.output.checkpoint_every_steps,
+        Some(20),
+        "2e-4 s at dt = 1e-5 s"
+    );
 }
 
 #[test]

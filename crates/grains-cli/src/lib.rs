@@ -8,7 +8,7 @@ pub mod run;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use grains_core::{Backend, CpuBackend, World};
+use grains_core::{Backend, BackendState, CpuBackend, World};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -49,6 +49,10 @@ pub enum Command {
         /// No progress bar and no summary.
         #[arg(long, short)]
         quiet: bool,
+        /// Resume from the checkpoint in the output directory (written when the scene sets
+        /// `output.checkpoint_every`), keeping the output written up to it.
+        #[arg(long)]
+        resume: bool,
     },
     /// Validate a scene and print its derived figures (no GPU needed).
     Check {
@@ -87,12 +91,14 @@ where
             out,
             steps,
             quiet,
+            resume,
         } => run::run(&run::RunArgs {
             scene,
             backend,
             out,
             steps,
             quiet,
+            resume,
         })
         .map(|_| ()),
         Command::Check { scene } => check(&scene),
@@ -145,24 +151,42 @@ fn shader(path: &Path) -> Result<()> {
 
 /// Build the backend a run asked for; the message says which one was taken and why.
 pub fn make_backend(world: World, choice: BackendArg) -> Result<(Box<dyn Backend>, String)> {
+    make_backend_from(world, choice, None)
+}
+
+/// As [`make_backend`], resuming from `state` when given.
+pub fn make_backend_from(
+    world: World,
+    choice: BackendArg,
+    state: Option<&BackendState>,
+) -> Result<(Box<dyn Backend>, String)> {
+    let cpu = |world: World| -> Result<Box<dyn Backend>> {
+        Ok(match state {
+            Some(s) => Box::new(CpuBackend::from_state(world, s.clone())?),
+            None => Box::new(CpuBackend::new(world)?),
+        })
+    };
+    let gpu = |world: World, ctx: &grains_gpu::GpuContext| -> Result<Box<dyn Backend>> {
+        Ok(match state {
+            Some(s) => Box::new(grains_gpu::GpuBackend::from_state(world, ctx, s)?),
+            None => Box::new(grains_gpu::GpuBackend::new(world, ctx)?),
+        })
+    };
     match choice {
-        BackendArg::Cpu => Ok((
-            Box::new(CpuBackend::new(world)?),
-            "backend: cpu (asked for)".into(),
-        )),
+        BackendArg::Cpu => Ok((cpu(world)?, "backend: cpu (asked for)".into())),
         BackendArg::Gpu => {
             let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)
                 .context("--backend gpu needs a GPU adapter")?;
             let name = ctx.adapter_name();
-            let b = grains_gpu::GpuBackend::new(world, &ctx)?;
-            Ok((Box::new(b), format!("backend: gpu on {name} (asked for)")))
+            let b = gpu(world, &ctx)?;
+            Ok((b, format!("backend: gpu on {name} (asked for)")))
         }
         BackendArg::Auto => {
             match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::HardwareOnly) {
                 Ok(ctx) => {
                     let name = ctx.adapter_name();
-                    let b = grains_gpu::GpuBackend::new(world, &ctx)?;
-                    Ok((Box::new(b), format!("backend: gpu on {name} (auto)")))
+                    let b = gpu(world, &ctx)?;
+                    Ok((b, format!("backend: gpu on {name} (auto)")))
                 }
                 Err(e) => {
                     // A CPU Vulkan device (lavapipe) is slower than the CPU backend: auto skips
@@ -174,10 +198,7 @@ pub fn make_backend(world: World, choice: BackendArg) -> Result<(Box<dyn Backend
                         ),
                         None => e.to_string(),
                     };
-                    Ok((
-                        Box::new(CpuBackend::new(world)?),
-                        format!("backend: cpu (auto: {why})"),
-                    ))
+                    Ok((cpu(world)?, format!("backend: cpu (auto: {why})")))
                 }
             }
         }

@@ -1,9 +1,9 @@
 //! `grains run`: a scene in, frames and the energy log out, with a progress bar.
 
-use crate::{make_backend, BackendArg};
+use crate::{make_backend_from, BackendArg};
 use anyhow::{bail, Context, Result};
 use grains_core::{Backend, Snapshot};
-use grains_io::{OutputOptions, OutputWriter};
+use grains_io::{read_checkpoint, write_checkpoint, OutputOptions, OutputWriter, CHECKPOINT_FILE};
 use grains_scene::BackendChoice;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
@@ -17,6 +17,8 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
     pub steps: Option<u64>,
     pub quiet: bool,
+    /// Resume from `OUT/checkpoint.bin`.
+    pub resume: bool,
 }
 
 /// What a finished run reports.
@@ -75,17 +77,44 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let particles = scene.world.particles.len();
     let steps = scene.run.steps;
     let every = scene.output.every_steps.max(1);
-    let (mut backend, message) = make_backend(scene.world, choice)?;
+    let fingerprint = scene.world.fingerprint();
+    let checkpoint_path = out.join(CHECKPOINT_FILE);
+    let state = if args.resume {
+        let (fp, state) = read_checkpoint(&checkpoint_path)?;
+        if fp != fingerprint {
+            bail!(
+                "{} was written for a different scene (particles, materials, walls, laws, domain, \
+                 dt or skin differ): resume it with the scene that wrote it, or run without --resume",
+                checkpoint_path.display()
+            );
+        }
+        Some(state)
+    } else {
+        None
+    };
+    let start = state.as_ref().map(|s| s.step).unwrap_or(0);
+    let (mut backend, message) = make_backend_from(scene.world, choice, state.as_ref())?;
+    if args.resume {
+        say(&format!(
+            "resuming at step {start} from {}",
+            checkpoint_path.display()
+        ));
+    }
     say(&format!(
         "{message}; {particles} particles, {steps} steps of {dt:.3e} s, output every {every} steps to {}",
         out.display()
     ));
-    let mut writer = OutputWriter::create(&OutputOptions {
+    let opts = OutputOptions {
         dir: out.clone(),
         vtk: scene.output.vtk,
         csv: scene.output.csv,
         energy: scene.output.energy,
-    })
+    };
+    let mut writer = if args.resume {
+        OutputWriter::resume(&opts, start)
+    } else {
+        OutputWriter::create(&opts)
+    }
     .with_context(|| format!("cannot write output to {}", out.display()))?;
     let frames_on = scene.output.vtk || scene.output.csv;
     let output = |b: &mut Box<dyn Backend>, w: &mut OutputWriter| -> Result<()> {
@@ -100,7 +129,14 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         }
         Ok(())
     };
-    output(&mut backend, &mut writer)?;
+    if !args.resume {
+        output(&mut backend, &mut writer)?;
+    }
+    let checkpoint_every = scene.output.checkpoint_every_steps;
+    let checkpoint = |b: &mut Box<dyn Backend>| -> Result<()> {
+        write_checkpoint(&checkpoint_path, fingerprint, &b.state())?;
+        Ok(())
+    };
 
     let bar = if args.quiet {
         ProgressBar::hidden()
@@ -114,10 +150,17 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         bar
     };
     let mut stepping = 0.0f64;
-    let mut done = 0u64;
+    let mut done = start;
+    bar.set_position(done);
     while done < steps {
         let next_output = ((done / every) + 1) * every;
-        let target = next_output.min(steps).min(done + PROGRESS_CHUNK);
+        let next_checkpoint = checkpoint_every
+            .map(|c| (done / c.max(1) + 1) * c.max(1))
+            .unwrap_or(u64::MAX);
+        let target = next_output
+            .min(next_checkpoint)
+            .min(steps)
+            .min(done + PROGRESS_CHUNK);
         let t0 = Instant::now();
         backend.try_run(target - done)?;
         stepping += t0.elapsed().as_secs_f64();
@@ -126,6 +169,11 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         if done.is_multiple_of(every) || done == steps {
             output(&mut backend, &mut writer)?;
         }
+        if let Some(c) = checkpoint_every {
+            if done.is_multiple_of(c.max(1)) || done == steps {
+                checkpoint(&mut backend)?;
+            }
+        }
     }
     bar.finish_and_clear();
     writer.finish()?;
@@ -133,7 +181,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let contacts = backend.contacts();
     let report = RunReport {
         backend: backend.name(),
-        steps: done,
+        steps: done - start,
         particles,
         seconds: stepping,
         rebuilds: counters.rebuilds,

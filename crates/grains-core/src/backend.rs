@@ -112,6 +112,8 @@ pub trait Backend {
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)>;
     /// Contacts now (pairs and wall contacts whose surfaces overlap).
     fn contacts(&mut self) -> ContactCount;
+    /// Everything needed to resume this run later, on either backend.
+    fn state(&mut self) -> crate::state::BackendState;
     /// Steps at which the broad phase was rebuilt.
     fn rebuild_steps(&self) -> &[u64];
 }

@@ -17,6 +17,7 @@ use crate::kernels::passes::{
     integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, wall_contact,
 };
 use crate::registry::ResolverKind;
+use crate::state::BackendState;
 use crate::world::World;
 use rayon::prelude::*;
 
@@ -111,6 +112,36 @@ impl CpuBackend {
         };
         b.rebuild();
         b.forces();
+        Ok(b)
+    }
+
+    /// Resume from a saved state (a checkpoint): the run continues exactly where the state
+    /// was taken.
+    pub fn from_state(world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
+        state.validate(world.particles.len(), world.walls.len())?;
+        let mut b = CpuBackend::new(world)?;
+        let s = state;
+        b.steps = s.step;
+        b.rebuild_steps = s.rebuild_steps;
+        b.pos = s.pos;
+        b.pos_comp = s.pos_comp;
+        b.vel = s.vel;
+        b.omega = s.omega;
+        b.quat = s.quat;
+        b.force = s.force;
+        b.torque = s.torque;
+        b.ref_pos = s.ref_pos;
+        b.dissipated = s.dissipated;
+        b.list = NeighbourList {
+            nbr_start: s.nbr_start,
+            nbr_i: s.nbr_i,
+            nbr_j: s.nbr_j,
+            nbr_mirror: s.nbr_mirror,
+        };
+        b.history = s.history;
+        b.slots = s.slots;
+        b.wall_history = s.wall_history;
+        b.wall_slots = s.wall_slots;
         Ok(b)
     }
 
@@ -356,6 +387,30 @@ impl Backend for CpuBackend {
 
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
         self.list.pairs()
+    }
+
+    fn state(&mut self) -> BackendState {
+        BackendState {
+            step: self.steps,
+            rebuild_steps: self.rebuild_steps.clone(),
+            pos: self.pos.clone(),
+            pos_comp: self.pos_comp.clone(),
+            vel: self.vel.clone(),
+            omega: self.omega.clone(),
+            quat: self.quat.clone(),
+            force: self.force.clone(),
+            torque: self.torque.clone(),
+            ref_pos: self.ref_pos.clone(),
+            dissipated: self.dissipated.clone(),
+            nbr_start: self.list.nbr_start.clone(),
+            nbr_i: self.list.nbr_i.clone(),
+            nbr_j: self.list.nbr_j.clone(),
+            nbr_mirror: self.list.nbr_mirror.clone(),
+            history: self.history.clone(),
+            slots: self.slots.clone(),
+            wall_history: self.wall_history.clone(),
+            wall_slots: self.wall_slots.clone(),
+        }
     }
 
     fn contacts(&mut self) -> ContactCount {

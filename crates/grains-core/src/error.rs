@@ -24,6 +24,9 @@ pub enum CoreError {
     /// A backend could not carry on.
     #[error("the {backend} backend failed: {message}")]
     Backend { backend: String, message: String },
+    /// A saved state that does not fit the world it is restored into.
+    #[error("the saved state does not fit this scene: {0}")]
+    BadState(String),
     /// A world with nothing to simulate.
     #[error("the scene has no particles")]
     NoParticles,

@@ -15,6 +15,7 @@ pub mod kernels;
 pub mod materials;
 pub mod registry;
 pub mod restitution;
+pub mod state;
 pub mod timestep;
 pub mod world;
 
@@ -22,4 +23,5 @@ pub use backend::{Backend, ContactCount, Counters, EnergyReport, Snapshot};
 pub use cpu::CpuBackend;
 pub use error::CoreError;
 pub use registry::{ChainSpec, LawKind, ResolverKind, Slot};
+pub use state::BackendState;
 pub use world::{Domain, Particles, World};

@@ -165,6 +165,46 @@ impl World {
         Ok(world)
     }
 
+    /// A 64-bit fingerprint (FNV-1a) of what makes a saved state meaningful for this world:
+    /// particle count, radii and materials, walls, materials, the interaction table and its
+    /// chains, domain, gravity, dt and skin. Initial positions and velocities are left out:
+    /// a checkpoint replaces them.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for b in bytes {
+                h ^= *b as u64;
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
+        eat(&(self.particles.len() as u64).to_le_bytes());
+        for (p, m) in self.particles.pos.iter().zip(&self.particles.material) {
+            eat(&p[3].to_le_bytes());
+            eat(&m.to_le_bytes());
+        }
+        eat(bytemuck::cast_slice(&self.walls));
+        for m in &self.materials {
+            for x in [m.density, m.young, m.poisson] {
+                eat(&x.to_le_bytes());
+            }
+        }
+        eat(bytemuck::cast_slice(&self.table.params));
+        eat(bytemuck::cast_slice(&self.table.sphere_chain));
+        eat(bytemuck::cast_slice(&self.table.wall_chain));
+        for c in &self.table.chains {
+            eat(c.name().as_bytes());
+        }
+        for k in 0..3 {
+            for x in [self.domain.min[k], self.domain.max[k], self.gravity[k]] {
+                eat(&x.to_le_bytes());
+            }
+            eat(&[self.domain.periodic[k] as u8]);
+        }
+        eat(&self.dt.to_le_bytes());
+        eat(&self.skin.to_le_bytes());
+        h
+    }
+
     /// Largest interaction range of any chain (m).
     pub fn interaction_range(&self) -> f32 {
         self.table

@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 
 use grains_core::backend::{count_contacts, energy_report, ContactCount};
 use grains_core::gpu_types::{InteractionParams, PairHistory, PairSlot, PlaneWall};
-use grains_core::{Backend, CoreError, Counters, EnergyReport, ResolverKind, Snapshot, World};
+use grains_core::{
+    Backend, BackendState, CoreError, Counters, EnergyReport, ResolverKind, Snapshot, World,
+};
 
 use crate::device::GpuContext;
 use crate::error::GpuError;
@@ -368,6 +370,81 @@ impl GpuBackend {
                 break;
             }
         }
+        Ok(b)
+    }
+
+    /// Resume from a saved state (a checkpoint, possibly written by the CPU backend): the run
+    /// continues exactly where the state was taken.
+    pub fn from_state(
+        world: World,
+        ctx: &GpuContext,
+        state: &BackendState,
+    ) -> Result<GpuBackend, GpuError> {
+        use bytemuck::cast_slice;
+        state
+            .validate(world.particles.len(), world.walls.len())
+            .map_err(|e| GpuError::State(e.to_string()))?;
+        let mut b = GpuBackend::new(world, ctx)?;
+        let total = state.nbr_i.len() as u64;
+        if total > b.capacity {
+            b.capacity = (total + total / 4).next_multiple_of(64);
+            for (name, elem) in LIST_BUFFERS {
+                let buf = b.make_buffer(name, elem * b.capacity, wgpu::BufferUsages::empty())?;
+                b.bufs.insert(name, buf);
+                let saved = b.make_exact(name, elem * b.capacity)?;
+                b.saved.insert(name, saved);
+            }
+            b.write_plan()?;
+            b.build_ops()?;
+        }
+        let q = &b.ctx.queue;
+        let put = |name: &str, bytes: &[u8]| {
+            if !bytes.is_empty() {
+                q.write_buffer(&b.bufs[name], 0, bytes);
+            }
+        };
+        put("pos", cast_slice(&state.pos));
+        put("pos_comp", cast_slice(&state.pos_comp));
+        put("vel", cast_slice(&state.vel));
+        put("omega", cast_slice(&state.omega));
+        put("quat", cast_slice(&state.quat));
+        put("force", cast_slice(&state.force));
+        put("torque", cast_slice(&state.torque));
+        put("ref_pos", cast_slice(&state.ref_pos));
+        put("dissipated", cast_slice(&state.dissipated));
+        put("nbr_start", cast_slice(&state.nbr_start));
+        put("nbr_i", cast_slice(&state.nbr_i));
+        put("nbr_j", cast_slice(&state.nbr_j));
+        put("nbr_mirror", cast_slice(&state.nbr_mirror));
+        put("history", cast_slice(&state.history));
+        put("slots", cast_slice(&state.slots));
+        put("wall_history", cast_slice(&state.wall_history));
+        put("wall_slots", cast_slice(&state.wall_slots));
+        // The control words as the device would hold them after those steps.
+        let mut control = vec![0u32; CONTROL_WORDS];
+        control[C_STEP] = state.step as u32;
+        control[C_REBUILDS] = state.rebuild_steps.len() as u32;
+        control[C_TOTAL] = total as u32;
+        control[C_MAX_TOTAL] = total as u32;
+        for (r, s) in state.rebuild_steps.iter().enumerate() {
+            control[C_LOG + r % LOG_LEN] = *s as u32;
+        }
+        put("control", cast_slice(&control));
+        put("max_disp2", cast_slice(&[0u32]));
+        // Dispatches over the list are sized by its total on the device, at each rebuild (the
+        // guard kernel); here the host sizes them for the restored list the same way.
+        let mut args: Vec<u32> = b.read_buffer("args", b.bufs["args"].size() as usize / 4)?;
+        for &(k, slot) in &b.ids.contact {
+            let (x, y) =
+                crate::program::split(total.div_ceil(b.threads(k) as u64) as u32, b.max_dim());
+            args[4 * slot as usize..4 * slot as usize + 4].copy_from_slice(&[x, y, 1, 0]);
+        }
+        q.write_buffer(&b.bufs["args"], 0, cast_slice(&args));
+        b.steps = state.step;
+        b.rebuild_log = state.rebuild_steps.clone();
+        b.total = total;
+        b.since_check = 0;
+        b.save();
         Ok(b)
     }
 
@@ -985,6 +1062,33 @@ impl Backend for GpuBackend {
             &wall_slots,
             &dissipated,
         )
+    }
+
+    fn state(&mut self) -> BackendState {
+        let n = self.n as u64;
+        let t = self.total;
+        let nw = n * self.n_walls as u64;
+        BackendState {
+            step: self.steps,
+            rebuild_steps: self.rebuild_log.clone(),
+            pos: self.read_pod("pos", n),
+            pos_comp: self.read_pod("pos_comp", n),
+            vel: self.read_pod("vel", n),
+            omega: self.read_pod("omega", n),
+            quat: self.read_pod("quat", n),
+            force: self.read_pod("force", n),
+            torque: self.read_pod("torque", n),
+            ref_pos: self.read_pod("ref_pos", n),
+            dissipated: self.read_pod("dissipated", n),
+            nbr_start: self.read_pod("nbr_start", n + 1),
+            nbr_i: self.read_pod("nbr_i", t),
+            nbr_j: self.read_pod("nbr_j", t),
+            nbr_mirror: self.read_pod("nbr_mirror", t),
+            history: self.read_pod("history", t),
+            slots: self.read_pod("slots", t),
+            wall_history: self.read_pod("wall_history", nw),
+            wall_slots: self.read_pod("wall_slots", nw),
+        }
     }
 
     fn contacts(&mut self) -> ContactCount {

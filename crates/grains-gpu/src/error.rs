@@ -5,6 +5,9 @@ use thiserror::Error;
 /// What can go wrong when setting up or running the GPU backend.
 #[derive(Debug, Error)]
 pub enum GpuError {
+    /// A saved state that does not fit the scene it is restored into.
+    #[error("cannot resume on the GPU: {0}")]
+    State(String),
     /// No adapter matched the request.
     #[error("no GPU adapter found{detail} (install a Vulkan driver, or Mesa's lavapipe for a CPU fallback)")]
     NoAdapter {

@@ -43,6 +43,14 @@ pub enum IoError {
         /// What the OS said.
         err: io::Error,
     },
+    /// A checkpoint that cannot be read back.
+    #[error("checkpoint {}: {what}", path.display())]
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// What is wrong with it.
+        what: String,
+    },
     /// A snapshot (or the id list passed with it) whose arrays disagree in length.
     #[error(
         "snapshot of step {step}: `{field}` has {got} entries but there are {expected} particles"

@@ -7,6 +7,7 @@
 //! Everything is written so that a run killed at any moment leaves readable files: CSV files are
 //! flushed per frame or line, and the `.pvd` is replaced atomically after each complete frame.
 
+mod checkpoint;
 mod csv;
 mod error;
 mod vtk;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use grains_core::{EnergyReport, Snapshot};
 
+pub use checkpoint::{read_checkpoint, write_checkpoint, CHECKPOINT_FILE};
 pub use csv::{ENERGY_HEADER, PARTICLES_HEADER};
 pub use error::IoError;
 pub use vtk::frame_file_name;
@@ -58,6 +60,41 @@ impl CsvFile {
             .and_then(|()| out.flush())
             .map_err(IoError::write(&path))?;
         Ok(CsvFile { path, out })
+    }
+
+    /// Reopen for appending after a resume at `step`: keep the header and the rows of steps up
+    /// to `step` (rows written after the checkpoint would be written again), replacing the file
+    /// atomically; a missing file starts anew.
+    fn reopen(path: PathBuf, header: &str, step: u64) -> Result<CsvFile, IoError> {
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(_) => return CsvFile::create(path, header),
+        };
+        let tmp = path.with_extension("csv.tmp");
+        let mut kept = String::with_capacity(text.len());
+        kept.push_str(header);
+        kept.push('\n');
+        for line in text.lines().skip(1) {
+            let row_step = line.split(',').next().and_then(|s| s.parse::<u64>().ok());
+            if row_step.is_some_and(|s| s <= step) {
+                kept.push_str(line);
+                kept.push('\n');
+            }
+        }
+        fs::write(&tmp, kept).map_err(IoError::write(&tmp))?;
+        fs::rename(&tmp, &path).map_err(|err| IoError::Rename {
+            from: tmp,
+            to: path.clone(),
+            err,
+        })?;
+        let file = fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(IoError::create(&path))?;
+        Ok(CsvFile {
+            path,
+            out: BufWriter::new(file),
+        })
     }
 
     fn write_all(&mut self, bytes: &[u8]) -> Result<(), IoError> {
@@ -109,6 +146,61 @@ impl OutputWriter {
             energy,
             frames: Vec::new(),
             frames_written: 0,
+            text: String::new(),
+        };
+        if writer.vtk {
+            writer.write_pvd()?;
+        }
+        Ok(writer)
+    }
+
+    /// Reopens the output of a run resumed at `step`: CSV rows and `.pvd` frames up to `step`
+    /// are kept, later ones (written after the checkpoint) dropped, and writing continues
+    /// after them.
+    pub fn resume(opts: &OutputOptions, step: u64) -> Result<OutputWriter, IoError> {
+        fs::create_dir_all(&opts.dir).map_err(|err| IoError::CreateDir {
+            path: opts.dir.clone(),
+            err,
+        })?;
+        let particles = opts
+            .csv
+            .then(|| CsvFile::reopen(opts.dir.join(PARTICLES_CSV), PARTICLES_HEADER, step))
+            .transpose()?;
+        let energy = opts
+            .energy
+            .then(|| CsvFile::reopen(opts.dir.join(ENERGY_CSV), ENERGY_HEADER, step))
+            .transpose()?;
+        let mut frames = Vec::new();
+        if opts.vtk {
+            let pvd = fs::read_to_string(opts.dir.join(PARTICLES_PVD)).unwrap_or_default();
+            for line in pvd.lines() {
+                let attr = |name: &str| {
+                    let key = format!("{name}=\"");
+                    let at = line.find(&key)? + key.len();
+                    let end = line[at..].find('"')? + at;
+                    Some(line[at..end].to_string())
+                };
+                let (Some(time), Some(file)) = (attr("timestep"), attr("file")) else {
+                    continue;
+                };
+                let frame_step = file
+                    .strip_prefix("frame_")
+                    .and_then(|s| s.strip_suffix(".vtu"))
+                    .and_then(|s| s.parse::<u64>().ok());
+                if let (Ok(t), Some(s)) = (time.parse::<f64>(), frame_step) {
+                    if s <= step {
+                        frames.push((t, file));
+                    }
+                }
+            }
+        }
+        let writer = OutputWriter {
+            dir: opts.dir.clone(),
+            vtk: opts.vtk,
+            particles,
+            energy,
+            frames_written: frames.len(),
+            frames,
             text: String::new(),
         };
         if writer.vtk {

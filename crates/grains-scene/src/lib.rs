@@ -17,6 +17,8 @@
 //!   `count` sites fills `[min, min + count*spacing]` with its sites centred in their cells
 //!   (the layout of the peer benchmark scenes); `jitter` defaults to 0 and `seed` to 0; the
 //!   optional `speed` (m/s) gives each site that speed in a random isotropic direction.
+//! - `[output]`: `checkpoint_every` (s) or `checkpoint_every_steps` are optional (no
+//!   checkpoints by default).
 //! - `[output]`: `dir = "out"`, `every_steps = max(1, steps/100)`, `formats = ["vtk"]`,
 //!   `energy = true`.
 //! - A particle's velocity is, by priority: its `velocities` entry, its pack-file line's
@@ -82,6 +84,10 @@ pub struct OutputSettings {
     pub csv: bool,
     /// Write `energy.csv`.
     pub energy: bool,
+    /// Write `checkpoint.bin` (the whole state, to resume with `grains run --resume`) every
+    /// this many steps and at the end: `checkpoint_every_steps`, or `round(checkpoint_every /
+    /// dt)`; none by default.
+    pub checkpoint_every_steps: Option<u64>,
 }
 
 /// A validated scene, ready to run.
@@ -134,6 +140,7 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
             vtk: p.vtk,
             csv: p.csv,
             energy: p.energy,
+            checkpoint_every_steps: p.checkpoint_every_steps,
         },
         timestep: p.timestep,
         dt_auto: p.dt_auto,

@@ -33,6 +33,7 @@ pub(crate) struct Parsed {
     pub backend: BackendChoice,
     pub dir: PathBuf,
     pub every_steps: Option<u64>,
+    pub checkpoint_every_steps: Option<u64>,
     pub vtk: bool,
     pub csv: bool,
     pub energy: bool,
@@ -581,10 +582,19 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
     // [output]
     let mut dir = PathBuf::from("out");
     let mut every = None;
+    let mut checkpoint_every = None;
     let (mut vtk, mut csv, mut energy) = (true, false, true);
     if let Some(v) = root.get("output") {
         let o = ctx.table(v, "output", "an [output] table")?;
-        o.deny_unknown(&["dir", "every", "every_steps", "formats", "energy"])?;
+        o.deny_unknown(&[
+            "dir",
+            "every",
+            "every_steps",
+            "formats",
+            "energy",
+            "checkpoint_every",
+            "checkpoint_every_steps",
+        ])?;
         if let Some(d) = o.get("dir") {
             let s = ctx.string(d, "output.dir", "a folder path (a string)")?;
             if s.is_empty() {
@@ -602,6 +612,27 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
             }
             (Some(e), None) => Some(Every::Seconds(ctx.positive(e, "output.every", "s")?)),
             (None, Some(e)) => Some(Every::Steps(ctx.integer(e, "output.every_steps", 1)?)),
+            (None, None) => None,
+        };
+        checkpoint_every = match (o.get("checkpoint_every"), o.get("checkpoint_every_steps")) {
+            (Some(_), Some(_)) => {
+                return Err(ctx.err(
+                    &o.key_span("checkpoint_every_steps")
+                        .max_by_start(o.key_span("checkpoint_every")),
+                    "output.checkpoint_every_steps",
+                    "give either `checkpoint_every` (s) or `checkpoint_every_steps`, not both",
+                ))
+            }
+            (Some(e), None) => Some(Every::Seconds(ctx.positive(
+                e,
+                "output.checkpoint_every",
+                "s",
+            )?)),
+            (None, Some(e)) => Some(Every::Steps(ctx.integer(
+                e,
+                "output.checkpoint_every_steps",
+                1,
+            )?)),
             (None, None) => None,
         };
         if let Some(f) = o.get("formats") {
@@ -628,7 +659,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
             energy = ctx.boolean(e, "output.energy")?;
         }
     }
-    let every_steps = every.map(|e| match e {
+    let to_steps = |e: Every| match e {
         Every::Steps(n) => n,
         Every::Seconds(s) => {
             let n = (s / dt).round();
@@ -640,7 +671,9 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
                 1
             }
         }
-    });
+    };
+    let every_steps = every.map(to_steps);
+    let checkpoint_every_steps = checkpoint_every.map(to_steps);
 
     Ok(Parsed {
         world,
@@ -650,6 +683,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
         backend,
         dir,
         every_steps,
+        checkpoint_every_steps,
         vtk,
         csv,
         energy,

@@ -1,0 +1,177 @@
+//! Checkpoints: a backend's complete state in one binary file, to resume a run.
+//!
+//! Layout (little-endian): the magic `GRAINSCK`, format version (u32), the world's fingerprint
+//! (u64, `World::fingerprint`), the step (u64), then each array of
+//! [`grains_core::BackendState`] in declaration order as its element count (u64) followed by
+//! its raw elements. The file is written beside its final name and renamed over it, so a run
+//! killed while writing leaves the previous checkpoint intact.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Read, Write};
+use std::path::Path;
+
+use bytemuck::Pod;
+use grains_core::BackendState;
+
+use crate::error::IoError;
+
+/// Name of the checkpoint in the output directory.
+pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
+
+const MAGIC: &[u8; 8] = b"GRAINSCK";
+const VERSION: u32 = 1;
+
+fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
+    out.write_all(&(a.len() as u64).to_le_bytes())?;
+    out.write_all(bytemuck::cast_slice(a))
+}
+
+/// Write `state` of the world with `fingerprint` to `path` (atomically).
+pub fn write_checkpoint(
+    path: &Path,
+    fingerprint: u64,
+    state: &BackendState,
+) -> Result<(), IoError> {
+    let tmp = path.with_extension("bin.tmp");
+    let file = File::create(&tmp).map_err(IoError::create(&tmp))?;
+    let mut out = BufWriter::new(file);
+    let s = state;
+    let write = |out: &mut BufWriter<File>| -> std::io::Result<()> {
+        out.write_all(MAGIC)?;
+        out.write_all(&VERSION.to_le_bytes())?;
+        out.write_all(&fingerprint.to_le_bytes())?;
+        out.write_all(&s.step.to_le_bytes())?;
+        put(out, &s.rebuild_steps)?;
+        for a in [
+            &s.pos,
+            &s.pos_comp,
+            &s.vel,
+            &s.omega,
+            &s.quat,
+            &s.force,
+            &s.torque,
+            &s.ref_pos,
+            &s.dissipated,
+        ] {
+            put(out, a)?;
+        }
+        for a in [&s.nbr_start, &s.nbr_i, &s.nbr_j, &s.nbr_mirror] {
+            put(out, a)?;
+        }
+        put(out, &s.history)?;
+        put(out, &s.slots)?;
+        put(out, &s.wall_history)?;
+        put(out, &s.wall_slots)?;
+        out.flush()
+    };
+    write(&mut out).map_err(IoError::write(&tmp))?;
+    drop(out);
+    fs::rename(&tmp, path).map_err(|err| IoError::Rename {
+        from: tmp,
+        to: path.to_path_buf(),
+        err,
+    })
+}
+
+/// Reads through a byte slice, reporting truncation as a checkpoint error.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    path: &'a Path,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], IoError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        match end {
+            Some(end) => {
+                let s = &self.bytes[self.at..end];
+                self.at = end;
+                Ok(s)
+            }
+            None => Err(IoError::Checkpoint {
+                path: self.path.to_path_buf(),
+                what: format!("truncated at byte {}", self.at),
+            }),
+        }
+    }
+
+    fn u64(&mut self) -> Result<u64, IoError> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    fn array<T: Pod>(&mut self) -> Result<Vec<T>, IoError> {
+        let n = self.u64()? as usize;
+        let size = n
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| IoError::Checkpoint {
+                path: self.path.to_path_buf(),
+                what: format!("an array of {n} elements at byte {}", self.at),
+            })?;
+        Ok(bytemuck::pod_collect_to_vec(self.take(size)?))
+    }
+}
+
+/// Read a checkpoint: the fingerprint of the world it belongs to, and the state.
+pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|err| IoError::Checkpoint {
+            path: path.to_path_buf(),
+            what: format!("cannot read it: {err}"),
+        })?;
+    let mut r = Reader {
+        bytes: &bytes,
+        at: 0,
+        path,
+    };
+    if r.take(8)? != MAGIC {
+        return Err(IoError::Checkpoint {
+            path: path.to_path_buf(),
+            what: "not a grains checkpoint (bad magic)".into(),
+        });
+    }
+    let mut v = [0u8; 4];
+    v.copy_from_slice(r.take(4)?);
+    let version = u32::from_le_bytes(v);
+    if version != VERSION {
+        return Err(IoError::Checkpoint {
+            path: path.to_path_buf(),
+            what: format!("format version {version}, this grains reads version {VERSION}"),
+        });
+    }
+    let fingerprint = r.u64()?;
+    let step = r.u64()?;
+    let state = BackendState {
+        step,
+        rebuild_steps: r.array()?,
+        pos: r.array()?,
+        pos_comp: r.array()?,
+        vel: r.array()?,
+        omega: r.array()?,
+        quat: r.array()?,
+        force: r.array()?,
+        torque: r.array()?,
+        ref_pos: r.array()?,
+        dissipated: r.array()?,
+        nbr_start: r.array()?,
+        nbr_i: r.array()?,
+        nbr_j: r.array()?,
+        nbr_mirror: r.array()?,
+        history: r.array()?,
+        slots: r.array()?,
+        wall_history: r.array()?,
+        wall_slots: r.array()?,
+    };
+    if r.at != bytes.len() {
+        return Err(IoError::Checkpoint {
+            path: path.to_path_buf(),
+            what: format!("{} bytes after the last array", bytes.len() - r.at),
+        });
+    }
+    Ok((fingerprint, state))
+}
