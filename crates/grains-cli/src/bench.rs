@@ -13,7 +13,7 @@ use std::time::Instant;
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
     /// Particle counts of the settle scene (40 x 40 lattice columns, height to match).
-    #[arg(long, value_delimiter = ',', default_values_t = vec![20_000u64, 100_000])]
+    #[arg(long, value_delimiter = ',', default_values_t = vec![20_000u64, 100_000, 1_000_000])]
     pub sizes: Vec<u64>,
     /// Steps timed per run (after 20 warm-up steps).
     #[arg(long, default_value_t = 200)]
