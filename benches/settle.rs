@@ -9,7 +9,8 @@ fn main() -> anyhow::Result<()> {
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
         std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
     }
-    let sizes = std::env::var("GRAINS_BENCH_SIZES").unwrap_or_else(|_| "20000,100000,1000000".into());
+    let sizes =
+        std::env::var("GRAINS_BENCH_SIZES").unwrap_or_else(|_| "20000,100000,1000000".into());
     let steps = std::env::var("GRAINS_BENCH_STEPS").unwrap_or_else(|_| "200".into());
     grains_cli::main_with_args(["grains", "bench", "--sizes", &sizes, "--steps", &steps])
 }
