@@ -32,7 +32,14 @@ pub struct RunReport {
     pub rebuilds: u64,
     pub frames: usize,
     pub out: PathBuf,
+    /// Largest relative departure of the energy ledger's total from its first value in this
+    /// process (None without `output.energy`).
+    pub energy_drift: Option<f64>,
 }
+
+/// Relative drift of the energy ledger's total beyond which a run warns (1%): ten times what
+/// the damped settle of the test suite shows at the automatic time step.
+const AUDIT_WARNING: f64 = 1e-2;
 
 /// Steps between progress-bar updates at most; bounds the batch a backend runs at once.
 const PROGRESS_CHUNK: u64 = 200;
@@ -117,7 +124,10 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     }
     .with_context(|| format!("cannot write output to {}", out.display()))?;
     let frames_on = scene.output.vtk || scene.output.csv;
-    let output = |b: &mut Box<dyn Backend>, w: &mut OutputWriter| -> Result<()> {
+    // The ledger's total at the first energy line of this process, and the largest relative
+    // departure from it since: reported at the end as the run's energy audit.
+    let mut audit: Option<(f64, f64)> = None;
+    let mut output = |b: &mut Box<dyn Backend>, w: &mut OutputWriter| -> Result<()> {
         let snap = b.snapshot();
         check_finite(&snap, dt, auto_dt)?;
         if frames_on {
@@ -126,6 +136,10 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         if scene.output.energy {
             let e = b.energy();
             w.write_energy(snap.step, snap.time, &e)?;
+            let (e0, worst) = audit.get_or_insert((e.total, 0.0));
+            if *e0 != 0.0 {
+                *worst = worst.max((e.total - *e0).abs() / e0.abs());
+            }
         }
         Ok(())
     };
@@ -177,6 +191,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     }
     bar.finish_and_clear();
     writer.finish()?;
+    drop(output);
     let counters = backend.counters();
     let contacts = backend.contacts();
     let report = RunReport {
@@ -187,6 +202,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         rebuilds: counters.rebuilds,
         frames: writer.frames_written(),
         out,
+        energy_drift: audit.map(|(_, worst)| worst),
     };
     say(&format!(
         "done: {} steps in {:.2} s ({:.3e} particle-steps/s), {} broad-phase rebuilds, \
@@ -200,5 +216,19 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         report.frames,
         report.out.display()
     ));
+    if let Some((_, worst)) = audit {
+        if worst > AUDIT_WARNING {
+            eprintln!(
+                "warning: the energy ledger's total moved by {:.2}% during the run: the time step \
+                 ({dt:.3e} s) is probably too large for these contacts (`dt = \"auto\"` would \
+                 choose {auto_dt:.3e} s)",
+                100.0 * worst
+            );
+        } else {
+            say(&format!(
+                "energy audit: the ledger's total stayed within {worst:.2e} of its start"
+            ));
+        }
+    }
     Ok(report)
 }
