@@ -191,7 +191,6 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     }
     bar.finish_and_clear();
     writer.finish()?;
-    drop(output);
     let counters = backend.counters();
     let contacts = backend.contacts();
     let report = RunReport {
