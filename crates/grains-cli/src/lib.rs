@@ -136,7 +136,7 @@ fn info() -> Result<()> {
         );
     }
     if let Ok(ctx) = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
-        let binding = ctx.limits().max_storage_buffer_binding_size as u64;
+        let binding = ctx.limits().max_storage_buffer_binding_size;
         // The largest per-particle buffer is the pair-slot array: 48 bytes per neighbour-list
         // entry, 24 entries per particle at the start (it grows with the packing's density).
         let per_particle = 24 * std::mem::size_of::<grains_core::gpu_types::PairSlot>() as u64;
