@@ -35,6 +35,14 @@ fn check_validates_every_scene_and_its_chains() {
     }
 }
 
+/// Run a scene of `scenes/` to its end on the CPU backend, into a fresh folder.
+fn run_on_cpu(name: &str, tag: &str) -> PathBuf {
+    let out = temp_dir(tag);
+    let o = out.to_string_lossy().into_owned();
+    grains(&["run", &scene(name), "--backend", "cpu", "--out", &o, "-q"]).expect("run");
+    out
+}
+
 fn read_csv(path: &Path) -> (String, Vec<Vec<f64>>) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lines = text.lines();
@@ -54,18 +62,7 @@ fn read_csv(path: &Path) -> (String, Vec<Vec<f64>>) {
 /// half-step lag of the dashpot leaves it within 1%).
 #[test]
 fn run_writes_frames_energy_and_the_expected_rebound() {
-    let out = temp_dir("run");
-    let o = out.to_string_lossy().into_owned();
-    grains(&[
-        "run",
-        &scene("two_spheres_head_on.toml"),
-        "--backend",
-        "cpu",
-        "--out",
-        &o,
-        "-q",
-    ])
-    .expect("run");
+    let out = run_on_cpu("two_spheres_head_on.toml", "run");
     let (h, rows) = read_csv(&out.join("particles.csv"));
     assert_eq!(
         h,
@@ -189,18 +186,7 @@ fn auto_backend_says_which_it_took() {
 /// the total energy in its energy log stays within 1e-4 of its start at every line.
 #[test]
 fn gas_scene_conserves_energy_over_its_run() {
-    let out = temp_dir("gas");
-    let o = out.to_string_lossy().into_owned();
-    grains(&[
-        "run",
-        &scene("gas.toml"),
-        "--backend",
-        "cpu",
-        "--out",
-        &o,
-        "-q",
-    ])
-    .expect("run");
+    let out = run_on_cpu("gas.toml", "gas");
     let (_, e) = read_csv(&out.join("energy.csv"));
     assert_eq!(
         e.last().map(|r| r[0]),

@@ -127,73 +127,37 @@ impl OutputWriter {
     /// their headers, and writes an empty `particles.pvd`, so nothing from an earlier run in the
     /// same directory is mistaken for this one's.
     pub fn create(opts: &OutputOptions) -> Result<OutputWriter, IoError> {
-        fs::create_dir_all(&opts.dir).map_err(|err| IoError::CreateDir {
-            path: opts.dir.clone(),
-            err,
-        })?;
-        let particles = opts
-            .csv
-            .then(|| CsvFile::create(opts.dir.join(PARTICLES_CSV), PARTICLES_HEADER))
-            .transpose()?;
-        let energy = opts
-            .energy
-            .then(|| CsvFile::create(opts.dir.join(ENERGY_CSV), ENERGY_HEADER))
-            .transpose()?;
-        let writer = OutputWriter {
-            dir: opts.dir.clone(),
-            vtk: opts.vtk,
-            particles,
-            energy,
-            frames: Vec::new(),
-            frames_written: 0,
-            text: String::new(),
-        };
-        if writer.vtk {
-            writer.write_pvd()?;
-        }
-        Ok(writer)
+        OutputWriter::open(opts, None)
     }
 
     /// Reopens the output of a run resumed at `step`: CSV rows and `.pvd` frames up to `step`
     /// are kept, later ones (written after the checkpoint) dropped, and writing continues
     /// after them.
     pub fn resume(opts: &OutputOptions, step: u64) -> Result<OutputWriter, IoError> {
+        OutputWriter::open(opts, Some(step))
+    }
+
+    fn open(opts: &OutputOptions, resume_at: Option<u64>) -> Result<OutputWriter, IoError> {
         fs::create_dir_all(&opts.dir).map_err(|err| IoError::CreateDir {
             path: opts.dir.clone(),
             err,
         })?;
+        let csv = |name: &str, header: &str| match resume_at {
+            Some(step) => CsvFile::reopen(opts.dir.join(name), header, step),
+            None => CsvFile::create(opts.dir.join(name), header),
+        };
         let particles = opts
             .csv
-            .then(|| CsvFile::reopen(opts.dir.join(PARTICLES_CSV), PARTICLES_HEADER, step))
+            .then(|| csv(PARTICLES_CSV, PARTICLES_HEADER))
             .transpose()?;
         let energy = opts
             .energy
-            .then(|| CsvFile::reopen(opts.dir.join(ENERGY_CSV), ENERGY_HEADER, step))
+            .then(|| csv(ENERGY_CSV, ENERGY_HEADER))
             .transpose()?;
-        let mut frames = Vec::new();
-        if opts.vtk {
-            let pvd = fs::read_to_string(opts.dir.join(PARTICLES_PVD)).unwrap_or_default();
-            for line in pvd.lines() {
-                let attr = |name: &str| {
-                    let key = format!("{name}=\"");
-                    let at = line.find(&key)? + key.len();
-                    let end = line[at..].find('"')? + at;
-                    Some(line[at..end].to_string())
-                };
-                let (Some(time), Some(file)) = (attr("timestep"), attr("file")) else {
-                    continue;
-                };
-                let frame_step = file
-                    .strip_prefix("frame_")
-                    .and_then(|s| s.strip_suffix(".vtu"))
-                    .and_then(|s| s.parse::<u64>().ok());
-                if let (Ok(t), Some(s)) = (time.parse::<f64>(), frame_step) {
-                    if s <= step {
-                        frames.push((t, file));
-                    }
-                }
-            }
-        }
+        let frames = match resume_at {
+            Some(step) if opts.vtk => frames_up_to(&opts.dir, step),
+            _ => Vec::new(),
+        };
         let writer = OutputWriter {
             dir: opts.dir.clone(),
             vtk: opts.vtk,
@@ -296,6 +260,34 @@ impl OutputWriter {
             err,
         })
     }
+}
+
+/// The frames an existing `particles.pvd` lists up to `step` (a missing or unreadable one
+/// lists none): `(time, file)` as the writer keeps them.
+fn frames_up_to(dir: &Path, step: u64) -> Vec<(f64, String)> {
+    let pvd = fs::read_to_string(dir.join(PARTICLES_PVD)).unwrap_or_default();
+    let mut frames = Vec::new();
+    for line in pvd.lines() {
+        let attr = |name: &str| {
+            let key = format!("{name}=\"");
+            let at = line.find(&key)? + key.len();
+            let end = line[at..].find('"')? + at;
+            Some(line[at..end].to_string())
+        };
+        let (Some(time), Some(file)) = (attr("timestep"), attr("file")) else {
+            continue;
+        };
+        let frame_step = file
+            .strip_prefix("frame_")
+            .and_then(|s| s.strip_suffix(".vtu"))
+            .and_then(|s| s.parse::<u64>().ok());
+        if let (Ok(t), Some(s)) = (time.parse::<f64>(), frame_step) {
+            if s <= step {
+                frames.push((t, file));
+            }
+        }
+    }
+    frames
 }
 
 /// Every per-particle array must match `pos`; the writers index them all by particle.
