@@ -355,3 +355,14 @@ fn energy_audit_flags_a_coarse_time_step() {
     assert!(drifts[0] < 1e-2, "auto dt drift {}", drifts[0]);
     assert!(drifts[1] > 1e-2, "coarse dt drift {}", drifts[1]);
 }
+
+/// The minimal scene the README shows is a valid scene.
+#[test]
+fn readme_scene_is_valid() {
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).expect("README");
+    let start = readme.find("```toml\n").expect("a toml block") + "```toml\n".len();
+    let end = start + readme[start..].find("```").expect("its end");
+    let scene = grains_scene::parse_scene(&readme[start..end], Path::new("README.md"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(scene.world.particles.len(), 40 * 40 * 60);
+}
