@@ -78,11 +78,19 @@ pub struct CpuBackend {
 impl CpuBackend {
     /// Set up the backend and compute the forces of the initial state.
     pub fn new(world: World) -> Result<CpuBackend, CoreError> {
+        let mut b = CpuBackend::allocate(world)?;
+        b.rebuild();
+        b.forces();
+        Ok(b)
+    }
+
+    /// The backend's arrays for `world`, before any list is built or force computed.
+    fn allocate(world: World) -> Result<CpuBackend, CoreError> {
         let grid = world.grid()?;
         let n = world.particles.len();
         let nw = world.walls.len();
         let p = &world.particles;
-        let mut b = CpuBackend {
+        Ok(CpuBackend {
             step: world.step_params(),
             domain: world.domain.params(),
             grid,
@@ -109,17 +117,15 @@ impl CpuBackend {
             steps: 0,
             rebuild_steps: Vec::new(),
             world,
-        };
-        b.rebuild();
-        b.forces();
-        Ok(b)
+        })
     }
 
     /// Resume from a saved state (a checkpoint): the run continues exactly where the state
     /// was taken.
     pub fn from_state(world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
         state.validate(world.particles.len(), world.walls.len())?;
-        let mut b = CpuBackend::new(world)?;
+        // Everything `new` would build and compute is replaced by the state.
+        let mut b = CpuBackend::allocate(world)?;
         let s = state;
         b.steps = s.step;
         b.rebuild_steps = s.rebuild_steps;
