@@ -232,65 +232,37 @@ fn resumed_run_matches_the_uninterrupted_one() {
             whole.to_string_lossy().into_owned(),
             parts.to_string_lossy().into_owned(),
         );
-        grains(&[
-            "run",
-            &p,
-            "--backend",
-            backend,
-            "--steps",
-            "1200",
-            "--out",
-            &w,
-            "-q",
-        ])
-        .expect("whole");
+        let run = |steps: &str, out: &str, resume: bool| {
+            let mut args = vec![
+                "run",
+                &p,
+                "--backend",
+                backend,
+                "--steps",
+                steps,
+                "--out",
+                out,
+            ];
+            if resume {
+                args.push("--resume");
+            }
+            args.push("-q");
+            grains(&args).unwrap_or_else(|e| panic!("{backend} {steps} steps: {e:#}"));
+        };
+        run("1200", &w, false);
         // The run dies at step 600, after its checkpoint at step 500 and with frames and
         // energy lines up to 600 on disk: those after 500 must be redone, not duplicated.
         // (A run also checkpoints at its end, so the 500-step state comes from a second run.)
-        grains(&[
-            "run",
-            &p,
-            "--backend",
-            backend,
-            "--steps",
-            "600",
-            "--out",
-            &pt,
-            "-q",
-        ])
-        .expect("first part");
+        run("600", &pt, false);
         let at500 = dir.join(format!("at500-{backend}"));
-        grains(&[
-            "run",
-            &p,
-            "--backend",
-            backend,
-            "--steps",
-            "500",
-            "--out",
-            &at500.to_string_lossy(),
-            "-q",
-        ])
-        .expect("500 steps");
+        run("500", &at500.to_string_lossy(), false);
         let (fp, s500) = grains_io::read_checkpoint(&at500.join("checkpoint.bin")).expect("read");
         assert_eq!(
             s500.step, 500,
             "a checkpoint is written at the end of a run"
         );
         grains_io::write_checkpoint(&parts.join("checkpoint.bin"), fp, &s500).expect("write");
-        grains(&[
-            "run",
-            &p,
-            "--backend",
-            backend,
-            "--steps",
-            "1200",
-            "--out",
-            &pt,
-            "--resume",
-            "-q",
-        ])
-        .expect("resume");
+        run("1200", &pt, true);
         for f in ["particles.csv", "energy.csv"] {
             let a = std::fs::read(whole.join(f)).expect("whole output");
             let b = std::fs::read(parts.join(f)).expect("resumed output");
