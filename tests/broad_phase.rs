@@ -1,8 +1,8 @@
 //! Broad phase: the candidate list against brute force, no missed contact over a run, history
 //! carried across rebuilds.
 
+use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
 use grains_core::kernels::resolvers::sphere_sphere::min_image;
-use grains_core::materials::{NormalLaw, TangentialStiffness};
 use grains_core::{Backend, CpuBackend, Domain, Particles, World};
 use grains_tests::worlds::*;
 
@@ -92,10 +92,10 @@ fn no_contact_is_missed_over_a_run() {
         let walls = if periodic {
             vec![]
         } else {
-            box_walls([0.0; 3], [l as f32; 3], 5e6)
+            box_walls([0.0; 3], [l as f32; 3])
         };
         let inter = self_interaction(
-            NormalLaw::Hertz,
+            hertz(),
             Some(0.7),
             Some((0.3, 0.3)),
             TangentialStiffness::Mindlin,
@@ -158,9 +158,9 @@ fn history_is_carried_across_rebuilds() {
             max: [l, l, 2.0 * l],
             periodic: [false; 3],
         };
-        let walls = box_walls([0.0; 3], [l as f32, l as f32, 2.0 * l as f32], 5e6);
+        let walls = box_walls([0.0; 3], [l as f32, l as f32, 2.0 * l as f32]);
         let inter = self_interaction(
-            NormalLaw::Hertz,
+            hertz(),
             Some(0.5),
             Some((0.5, 0.5)),
             TangentialStiffness::Mindlin,

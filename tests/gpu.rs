@@ -11,8 +11,9 @@
 
 use std::sync::OnceLock;
 
-use grains_core::gpu_types::{PairHistory, PairSlot};
-use grains_core::materials::{NormalLaw, TangentialStiffness};
+use grains_core::gpu_types::PairSlot;
+use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
+use grains_core::law::Word;
 use grains_core::{Backend, CpuBackend, Domain, Particles, World};
 use grains_gpu::{AdapterRequest, GpuBackend, GpuContext, GpuOptions};
 use grains_tests::worlds::*;
@@ -79,7 +80,7 @@ fn max_pos_diff(a: &[[f32; 4]], b: &[[f32; 4]], d: &Domain) -> f32 {
 /// Hertz + viscous (e = 0.5) + Mindlin Cundall-Strack (mu 0.5): the benchmark chain.
 fn full_chain() -> grains_core::materials::Interaction {
     self_interaction(
-        NormalLaw::Hertz,
+        hertz(),
         Some(0.5),
         Some((0.5, 0.5)),
         TangentialStiffness::Mindlin,
@@ -132,7 +133,7 @@ fn sphere_on_plane() -> World {
         10.0,
         7,
     );
-    let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], 1e7)];
+    let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0])];
     world(
         p,
         walls,
@@ -161,7 +162,7 @@ fn settling_box_spaced(seed: u64, spacing: f64) -> World {
     let p = lattice_particles(lo, hi, 0.5e-3, spacing, 2500.0, 0.2, 20.0, seed);
     world(
         p,
-        box_walls([0.0; 3], [1.2e-2, 1.2e-2, 1.6e-2], 1e7),
+        box_walls([0.0; 3], [1.2e-2, 1.2e-2, 1.6e-2]),
         material("glass", 1e7, 2500.0),
         full_chain(),
         Domain {
@@ -232,9 +233,24 @@ fn pass_parity(world: World, ctx: &GpuContext) {
             );
         }
     }
-    let history: Vec<PairHistory> = g.read_buffer("history", total).unwrap();
-    for (k, (a, b)) in c.history.iter().zip(&history).enumerate() {
-        assert_eq!(a.sliding, b.sliding, "history {k} sliding");
+    // History: the flags and states (words the laws declare exact) are equal.
+    let t = &c.world.table;
+    let stride = t.nbr_history_stride;
+    let history: Vec<f32> = g.read_buffer("history", total * stride).unwrap();
+    let chain = &t.chains[t.sphere_chain[0] as usize];
+    for (law, &(_, _, ho, _)) in chain.laws.iter().zip(&chain.layout().laws) {
+        for (w, kind) in law.history_words().iter().enumerate() {
+            if *kind != Word::Exact {
+                continue;
+            }
+            for k in 0..total {
+                let i = k * stride + ho + w;
+                assert_eq!(
+                    c.history[i], history[i],
+                    "entry {k} {law:?} history word {w}"
+                );
+            }
+        }
     }
 
     // Gathered force and torque: same tolerance against the largest total.
@@ -482,39 +498,11 @@ fn adapter_summary_is_listed() {
 // ---------------------------------------------------------------------------------------------
 // Elements through their harness kernels
 
-use grains_core::gpu_types::{
-    ContactForce, ContactGeom, CundallStrackParams, HertzDampedParams, HertzParams,
-    InteractionParams, LinearParams, PlaneWall, SphereBody, ViscousParams,
-};
-use grains_core::kernels::laws::{
-    law_cundall_strack, law_hertz, law_hertz_damped, law_linear, law_viscous,
-};
+use grains_core::gpu_types::{ContactForce, ContactGeom, PlaneWall, SphereBody};
 use grains_core::kernels::resolvers::{resolve_sphere_plane, resolve_sphere_sphere};
 use grains_core::{LawKind, ResolverKind};
 
 const N_RANDOM: usize = 10_000;
-
-fn unit(rng: &mut SplitMix) -> [f32; 3] {
-    loop {
-        let v = [
-            rng.range(-1.0, 1.0),
-            rng.range(-1.0, 1.0),
-            rng.range(-1.0, 1.0),
-        ];
-        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-        if l > 0.1 && l <= 1.0 {
-            return v.map(|x| (x / l) as f32);
-        }
-    }
-}
-
-fn vec3(rng: &mut SplitMix, s: f64) -> [f32; 3] {
-    std::array::from_fn(|_| rng.range(-s, s) as f32)
-}
-
-fn log_uniform(rng: &mut SplitMix, a: f64, b: f64) -> f32 {
-    (a.ln() + (b.ln() - a.ln()) * rng.uniform()).exp() as f32
-}
 
 fn norm(v: [f32; 3]) -> f32 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
@@ -562,10 +550,10 @@ fn check(what: &str, i: usize, field: &str, a: &[f32], b: &[f32], tol: f32, scal
 fn sphere_pairs(rng: &mut SplitMix) -> Vec<(SphereBody, SphereBody)> {
     let mut out = Vec::new();
     for i in 0..N_RANDOM {
-        let r1 = log_uniform(rng, 1e-4, 1e-2);
-        let r2 = log_uniform(rng, 1e-4, 1e-2);
-        let p1 = vec3(rng, 0.05);
-        let n = unit(rng);
+        let r1 = rng.log_uniform(1e-4, 1e-2);
+        let r2 = rng.log_uniform(1e-4, 1e-2);
+        let p1 = rng.vec3(0.05);
+        let n = rng.unit();
         let gap = match i {
             0 => 0.0,              // coincident centres
             1 => (r1 + r2) as f64, // exactly touching (zero overlap)
@@ -575,14 +563,14 @@ fn sphere_pairs(rng: &mut SplitMix) -> Vec<(SphereBody, SphereBody)> {
         let body = |rng: &mut SplitMix, pos: [f32; 3], radius: f32, fixed: bool| SphereBody {
             pos,
             radius,
-            vel: vec3(rng, 1.0),
+            vel: rng.vec3(1.0),
             inv_mass: if fixed {
                 0.0
             } else {
-                log_uniform(rng, 1e1, 1e6)
+                rng.log_uniform(1e1, 1e6)
             },
-            omega: vec3(rng, 100.0),
-            young: log_uniform(rng, 1e6, 1e11),
+            omega: rng.vec3(100.0),
+            _pad: 0.0,
         };
         let b1 = body(rng, p1, r1, false);
         let b2 = body(rng, p2, r2, i == 2);
@@ -616,7 +604,7 @@ fn compare_geom(
     check(what, i, "arm2", &a.arm2, &b.arm2, tol, size);
     check(what, i, "fraction", &[a.fraction], &[b.fraction], 0.0, 1.0);
     check(what, i, "dt", &[a.dt], &[b.dt], 0.0, 1.0);
-    check(what, i, "len_young", &a.len_young, &b.len_young, 0.0, 1.0);
+    check(what, i, "lengths", &a.lengths, &b.lengths, 0.0, 1.0);
 }
 
 #[test]
@@ -669,7 +657,7 @@ fn resolvers_match_their_twins() {
             ResolverKind::SpherePlane => {
                 let walls: Vec<PlaneWall> = (0..n)
                     .map(|i| {
-                        let normal = unit(&mut rng);
+                        let normal = rng.unit();
                         // The wall passes at a random distance around the sphere's radius.
                         let d = if i == 1 {
                             b1[i].radius
@@ -680,7 +668,7 @@ fn resolvers_match_their_twins() {
                             point: std::array::from_fn(|k| b1[i].pos[k] - normal[k] * d),
                             material: 0,
                             normal,
-                            young: log_uniform(&mut rng, 1e6, 1e11),
+                            _pad: 0.0,
                         }
                     })
                     .collect();
@@ -710,141 +698,37 @@ fn resolvers_match_their_twins() {
     }
 }
 
-fn cpu_law(
-    law: LawKind,
-    g: &ContactGeom,
-    p: &InteractionParams,
-    h: &mut PairHistory,
-    f: &mut ContactForce,
-) {
-    match law {
-        LawKind::Linear => law_linear(g, &p.linear, h, f),
-        LawKind::Hertz => law_hertz(g, &p.hertz, h, f),
-        LawKind::HertzDamped => law_hertz_damped(g, &p.hertz_damped, h, f),
-        LawKind::Viscous => law_viscous(g, &p.viscous, h, f),
-        LawKind::CundallStrack => law_cundall_strack(g, &p.cundall_strack, h, f),
-    }
-}
-
-/// Random law inputs: overlaps mostly positive (a tenth apart, one exactly zero), with edge
-/// cases first: zero overlap, huge stiffness, zero friction.
-fn law_inputs(
-    rng: &mut SplitMix,
-) -> (
-    Vec<ContactGeom>,
-    Vec<InteractionParams>,
-    Vec<PairHistory>,
-    Vec<ContactForce>,
-) {
-    let (mut gs, mut ps, mut hs, mut fs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for i in 0..N_RANDOM {
-        let r1 = log_uniform(rng, 1e-4, 1e-2);
-        let r2 = log_uniform(rng, 1e-4, 1e-2);
-        let r_eff = r1 * r2 / (r1 + r2);
-        let delta = match i {
-            0 => 0.0,
-            _ if rng.uniform() < 0.1 => -(r_eff * rng.range(0.0, 0.01) as f32),
-            _ => r_eff * log_uniform(rng, 1e-6, 1e-1),
-        };
-        let normal = unit(rng);
-        gs.push(ContactGeom {
-            normal,
-            delta,
-            point: vec3(rng, 0.05),
-            r_eff,
-            vrel: vec3(rng, 1.0),
-            m_eff: log_uniform(rng, 1e-7, 1e-1),
-            arm1: normal.map(|x| x * r1),
-            fraction: 1.0,
-            arm2: normal.map(|x| -x * r2),
-            dt: log_uniform(rng, 1e-7, 1e-5),
-            len_young: [
-                r1,
-                r2,
-                log_uniform(rng, 1e6, 1e11),
-                log_uniform(rng, 1e6, 1e11),
-            ],
-        });
-        let huge = i == 1;
-        let e_eff = if huge {
-            1e14
-        } else {
-            log_uniform(rng, 1e6, 1e11)
-        };
-        let mu_s = if i == 2 {
-            0.0
-        } else {
-            rng.range(0.0, 1.0) as f32
-        };
-        let mu_d = if i == 2 {
-            0.0
-        } else {
-            mu_s * rng.range(0.5, 1.0) as f32
-        };
-        ps.push(InteractionParams {
-            linear: LinearParams {
-                stiffness: if rng.uniform() < 0.5 {
-                    0.0
-                } else if huge {
-                    1e12
-                } else {
-                    log_uniform(rng, 1e2, 1e7)
-                },
-                _pad: [0.0; 3],
-            },
-            hertz: HertzParams {
-                e_eff,
-                _pad: [0.0; 3],
-            },
-            hertz_damped: HertzDampedParams {
-                e_eff,
-                damping_time: log_uniform(rng, 1e-7, 1e-4),
-                _pad: [0.0; 2],
-            },
-            viscous: ViscousParams {
-                zeta: rng.range(0.0, 1.0) as f32,
-                _pad: [0.0; 3],
-            },
-            cundall_strack: CundallStrackParams {
-                mu_static: mu_s,
-                mu_dynamic: mu_d,
-                stiffness_ratio: rng.range(0.1, 1.0) as f32,
-                mindlin: (rng.uniform() < 0.5) as u32,
-                g_eff: log_uniform(rng, 1e5, 1e10),
-                _pad: [0.0; 3],
-            },
-        });
-        let xi_scale = (delta.abs() as f64).max(1e-9);
-        hs.push(PairHistory {
-            tangential: vec3(rng, xi_scale),
-            sliding: (rng.uniform() < 0.3) as u32 as f32,
-            extra: [
-                rng.range(-1e-3, 1e-3) as f32,
-                rng.range(-1e-3, 1e-3) as f32,
-                rng.range(0.0, 1e-9) as f32,
-                log_uniform(rng, 1e2, 1e6),
-            ],
-        });
-        // A realistic force from an earlier normal law, for laws later in the chain.
-        let fn_mag = log_uniform(rng, 1e-6, 1e1);
-        fs.push(ContactForce {
-            force: normal.map(|x| -x * fn_mag),
-            normal_force: fn_mag,
-            stiffness: log_uniform(rng, 1e1, 1e7),
-            ..Default::default()
-        });
-    }
-    (gs, ps, hs, fs)
-}
-
+/// Every law of the registry through its harness kernel, on 10,000 random cases its own module
+/// generates (edge cases first), against its CPU twin, within the tolerance it declares.
+/// Scales: forces and torques relative to the largest force magnitude of the case; stiffness
+/// relative to itself; energies relative to the work scale `|F| |delta| + |F| |v| dt` plus their
+/// own size (several are differences of terms); history words by what each measures
+/// ([`Word`]): forces and energies by those scales, lengths by the record's largest length,
+/// flags exactly.
 #[test]
 fn laws_match_their_twins() {
     let Some(ctx) = gpu_context() else { return };
     let mut rng = SplitMix(0x5EED_0002);
-    for law in LawKind::ALL {
+    for &law in LawKind::ALL {
         let tol = law.parity_tolerance();
-        let (gs, ps, hs, fs) = law_inputs(&mut rng);
-        let n = gs.len();
+        let cases: Vec<_> = (0..N_RANDOM)
+            .map(|i| law.parity_case(&mut rng, i))
+            .collect();
+        let n = cases.len();
+        let words = law.history_words();
+        // A law without history gets the harness's one-word placeholder.
+        let hw = words.len().max(1);
+        let gs: Vec<ContactGeom> = cases.iter().map(|c| c.geom).collect();
+        let ps: Vec<u32> = cases.iter().flat_map(|c| c.params.clone()).collect();
+        let hs: Vec<f32> = cases
+            .iter()
+            .flat_map(|c| {
+                let mut h = c.history.clone();
+                h.resize(hw, 0.0);
+                h
+            })
+            .collect();
+        let fs: Vec<ContactForce> = cases.iter().map(|c| c.force).collect();
         let name = format!("harness_law_{}", law.stem());
         let out = harness(
             &ctx,
@@ -860,105 +744,49 @@ fn laws_match_their_twins() {
             &["history_out", "force_out"],
             n,
         );
-        let gh: Vec<PairHistory> = bytemuck::pod_collect_to_vec(&out[0]);
+        let gh: Vec<f32> = bytemuck::pod_collect_to_vec(&out[0]);
         let gf: Vec<ContactForce> = bytemuck::pod_collect_to_vec(&out[1]);
         let mut worst = 0.0f32;
-        for i in 0..n {
-            let (mut h, mut f) = (hs[i], fs[i]);
-            cpu_law(law, &gs[i], &ps[i], &mut h, &mut f);
-            // Scales: forces and torques relative to the largest force magnitude of the
-            // element; stiffness relative to itself; energies relative to the work scale
-            // |F| |delta| + |F|^2/k plus their own size (several are differences of terms).
-            let fscale = norm(f.force).max(f.normal_force).max(norm(fs[i].force));
-            let escale = fscale * (gs[i].delta.abs() + norm(gs[i].vrel) * gs[i].dt)
+        for (i, c) in cases.iter().enumerate() {
+            let (mut h, mut f) = (c.history.clone(), c.force);
+            law.apply(&c.geom, &c.params, &mut h, &mut f);
+            let fscale = norm(f.force).max(f.normal_force).max(norm(c.force.force));
+            let escale = fscale * (c.geom.delta.abs() + norm(c.geom.vrel) * c.geom.dt)
                 + f.elastic.abs()
                 + f.damping_dissipated.abs()
                 + f.friction_dissipated.abs()
                 + 1e-30;
             let g = &gf[i];
             check(&name, i, "force", &f.force, &g.force, tol, fscale);
-            check(
-                &name,
-                i,
-                "normal_force",
-                &[f.normal_force],
-                &[g.normal_force],
-                tol,
-                fscale,
-            );
-            check(
-                &name,
-                i,
-                "stiffness",
-                &[f.stiffness],
-                &[g.stiffness],
-                tol,
-                f.stiffness.abs(),
-            );
-            check(
-                &name,
-                i,
-                "torque1",
-                &f.torque1,
-                &g.torque1,
-                tol,
-                norm(f.torque1).max(1e-30),
-            );
-            check(
-                &name,
-                i,
-                "torque2",
-                &f.torque2,
-                &g.torque2,
-                tol,
-                norm(f.torque2).max(1e-30),
-            );
+            let nf = (&[f.normal_force], &[g.normal_force]);
+            check(&name, i, "normal_force", nf.0, nf.1, tol, fscale);
+            let k = (&[f.stiffness], &[g.stiffness]);
+            check(&name, i, "stiffness", k.0, k.1, tol, f.stiffness.abs());
+            let t1 = norm(f.torque1).max(1e-30);
+            check(&name, i, "torque1", &f.torque1, &g.torque1, tol, t1);
+            let t2 = norm(f.torque2).max(1e-30);
+            check(&name, i, "torque2", &f.torque2, &g.torque2, tol, t2);
             check(&name, i, "elastic", &[f.elastic], &[g.elastic], tol, escale);
-            check(
-                &name,
-                i,
-                "damping_dissipated",
-                &[f.damping_dissipated],
-                &[g.damping_dissipated],
-                tol,
-                escale,
-            );
-            check(
-                &name,
-                i,
-                "friction_dissipated",
-                &[f.friction_dissipated],
-                &[g.friction_dissipated],
-                tol,
-                escale,
-            );
-            // History: the spring to `tol` of its length, flags exactly.
-            let xscale = norm(h.tangential).max(1e-30);
-            check(
-                &name,
-                i,
-                "history.tangential",
-                &h.tangential,
-                &gh[i].tangential,
-                tol,
-                xscale,
-            );
-            assert_eq!(h.sliding, gh[i].sliding, "{name} #{i} history.sliding");
-            // extra = [previous dashpot force of hertz_damped (N), of viscous (N), spring
-            // energy of cundall_strack (J), its previous stiffness (N/m)]: the dashpot forces
-            // are differences of the total and the elastic force, so they scale with the force.
-            let xs = [fscale, fscale, escale, h.extra[3].abs()];
-            for (k, scale) in xs.into_iter().enumerate() {
-                let s = h.extra[k].abs().max(scale);
-                check(
-                    &name,
-                    i,
-                    "history.extra",
-                    &[h.extra[k]],
-                    &[gh[i].extra[k]],
-                    tol,
-                    s,
-                );
+            let d = (&[f.damping_dissipated], &[g.damping_dissipated]);
+            check(&name, i, "damping_dissipated", d.0, d.1, tol, escale);
+            let d = (&[f.friction_dissipated], &[g.friction_dissipated]);
+            check(&name, i, "friction_dissipated", d.0, d.1, tol, escale);
+            let lscale = words
+                .iter()
+                .zip(&h)
+                .filter(|(w, _)| **w == Word::Length)
+                .map(|(_, x)| x.abs())
+                .fold(1e-30f32, f32::max);
+            for (w, kind) in words.iter().enumerate() {
+                let (a, b) = (h[w], gh[i * hw + w]);
+                let field = format!("history word {w} ({kind:?})");
+                match kind {
+                    Word::Exact => assert_eq!(a, b, "{name} #{i} {field}"),
+                    Word::Force => check(&name, i, &field, &[a], &[b], tol, a.abs().max(fscale)),
+                    Word::Energy => check(&name, i, &field, &[a], &[b], tol, a.abs().max(escale)),
+                    Word::Length => check(&name, i, &field, &[a], &[b], tol, lscale),
+                    Word::Own => check(&name, i, &field, &[a], &[b], tol, a.abs()),
+                }
             }
             for k in 0..3 {
                 if fscale > 0.0 {
@@ -1000,7 +828,7 @@ fn compensated_drift_survives_the_shader_compiler() {
 /// its own laws on the GPU exactly as on the CPU.
 #[test]
 fn scene_two_materials_several_chains() {
-    use grains_core::materials::{DampingLaw, Interaction, TangentialLaw};
+    use grains_core::materials::Interaction;
     let Some(ctx) = gpu_context() else { return };
     let (lo, hi) = ([0.0; 3], [1.2e-2, 1.2e-2, 1.6e-2]);
     let mut p = lattice_particles(lo, hi, 0.5e-3, 1.2e-3, 2500.0, 0.2, 20.0, 29);
@@ -1016,34 +844,13 @@ fn scene_two_materials_several_chains() {
     }
     let glass = material("glass", 1e7, 2500.0);
     let steel = material("steel", 5e7, 7500.0);
-    let cs = |mu: f64| {
-        Some(TangentialLaw::CundallStrack {
-            friction: mu,
-            friction_static: mu,
-            stiffness: TangentialStiffness::Mindlin,
-        })
-    };
+    let cs = |mu: f64| cundall_strack(mu, mu, TangentialStiffness::Mindlin);
     let interactions = vec![
-        Interaction {
-            between: (0, 0),
-            normal: NormalLaw::Hertz,
-            damping: Some(DampingLaw::Viscous { restitution: 0.5 }),
-            tangential: cs(0.5),
-        },
-        Interaction {
-            between: (1, 1),
-            normal: NormalLaw::Linear { stiffness: None },
-            damping: Some(DampingLaw::Viscous { restitution: 0.8 }),
-            tangential: None,
-        },
-        Interaction {
-            between: (0, 1),
-            normal: NormalLaw::HertzDamped { damping_time: 1e-6 },
-            damping: None,
-            tangential: cs(0.3),
-        },
+        Interaction::new(0, 0, vec![hertz(), viscous(0.5), cs(0.5)]),
+        Interaction::new(1, 1, vec![linear(None), viscous(0.8)]),
+        Interaction::new(0, 1, vec![hertz_damped(1e-6), cs(0.3)]),
     ];
-    let mut walls = box_walls([0.0; 3], [1.2e-2, 1.2e-2, 1.6e-2], 5e7);
+    let mut walls = box_walls([0.0; 3], [1.2e-2, 1.2e-2, 1.6e-2]);
     for w in &mut walls {
         w.material = 1;
     }

@@ -488,7 +488,7 @@ fn mismatched_snapshot_is_refused() -> anyhow::Result<()> {
 /// Checkpoints round-trip exactly; a truncated or foreign file is an error naming it.
 #[test]
 fn checkpoint_round_trips_and_refuses_damage() {
-    use grains_core::gpu_types::{PairHistory, PairSlot};
+    use grains_core::gpu_types::PairSlot;
     use grains_core::BackendState;
     let dir = std::env::temp_dir().join(format!("grains-io-ck-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
@@ -509,14 +509,7 @@ fn checkpoint_round_trips_and_refuses_damage() {
         nbr_i: vec![0, 1],
         nbr_j: vec![1, 0],
         nbr_mirror: vec![1, 0],
-        history: vec![
-            PairHistory {
-                tangential: [1e-6, 2e-6, 0.0],
-                sliding: 1.0,
-                extra: [0.5, 0.25, 1e-9, 3e3],
-            };
-            2
-        ],
+        history: vec![1e-6, 2e-6, 0.0, 1.0, 0.5, 0.25, 1e-9, 3e3],
         slots: vec![PairSlot::default(); 2],
         wall_history: vec![],
         wall_slots: vec![],

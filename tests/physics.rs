@@ -6,9 +6,12 @@
 //! choosing stiffness so the overlap is a percent-scale fraction of the radius.
 
 use grains_core::gpu_types::ContactGeom;
-use grains_core::gpu_types::{CundallStrackParams, PairHistory};
-use grains_core::kernels::laws::law_cundall_strack;
-use grains_core::materials::{effective_young, NormalLaw, TangentialStiffness};
+use grains_core::kernels::laws::cundall_strack::{
+    law_cundall_strack, CundallStrackHistory, CundallStrackParams, TangentialStiffness,
+};
+use grains_core::kernels::laws::linear::LinearSpec;
+use grains_core::materials::effective_young;
+use grains_core::LawSpec;
 use grains_core::{Backend, CpuBackend, World};
 use grains_tests::worlds::*;
 
@@ -23,7 +26,7 @@ fn cpu(world: World) -> CpuBackend {
 
 /// Two equal spheres of radius `r` approaching head on along x at relative speed `v`.
 fn head_on(
-    normal: NormalLaw,
+    normal: LawSpec,
     restitution: Option<f64>,
     r: f64,
     v: f64,
@@ -98,7 +101,7 @@ fn hertz_impact_duration_and_peak_force() {
     let dmax = (15.0 * m_eff * v * v / (16.0 * e_eff * r_eff.sqrt())).powf(0.4);
     let t_c = 2.9432 * dmax / v;
     let f_max = 4.0 / 3.0 * e_eff * r_eff.sqrt() * dmax.powf(1.5);
-    let mut b = head_on(NormalLaw::Hertz, None, r, v, young, t_c / 4000.0);
+    let mut b = head_on(hertz(), None, r, v, young, t_c / 4000.0);
     let (dur, peak, e) = impact(&mut b, v, 100_000);
     eprintln!("Hertz peak force {peak:.6e} N, closed form {f_max:.6e} N");
     eprintln!("contact duration {dur:.6e} s, closed form {t_c:.6e} s");
@@ -119,14 +122,7 @@ fn linear_contact_duration() {
     let (r, v, k) = (0.01, 1.0, 5e4);
     let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
     let t_c = PI * (0.5 * m / k).sqrt();
-    let mut b = head_on(
-        NormalLaw::Linear { stiffness: Some(k) },
-        None,
-        r,
-        v,
-        1e7,
-        t_c / 4000.0,
-    );
+    let mut b = head_on(linear(Some(k)), None, r, v, 1e7, t_c / 4000.0);
     let (dur, _, e) = impact(&mut b, v, 100_000);
     eprintln!("contact duration {dur:.6e} s, closed form {t_c:.6e} s");
     assert!((dur - t_c).abs() / t_c < 0.01, "duration {dur} vs {t_c}");
@@ -141,14 +137,7 @@ fn linear_stiffness_from_young_modulus() {
     let k = PI * young * r / 2.0;
     let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
     let t_c = PI * (0.5 * m / k).sqrt();
-    let mut b = head_on(
-        NormalLaw::Linear { stiffness: None },
-        None,
-        r,
-        v,
-        young,
-        t_c / 4000.0,
-    );
+    let mut b = head_on(linear(None), None, r, v, young, t_c / 4000.0);
     let (dur, _, _) = impact(&mut b, v, 100_000);
     eprintln!("contact duration {dur:.6e} s, closed form {t_c:.6e} s");
     assert!((dur - t_c).abs() / t_c < 0.01, "duration {dur} vs {t_c}");
@@ -160,15 +149,10 @@ fn linear_stiffness_from_young_modulus() {
 fn viscous_restitution_is_the_requested_one() {
     let (r, v, young) = (0.01, 1.0, 1e7);
     for e_req in [0.1, 0.3, 0.5, 0.7, 0.9] {
-        for normal in [
-            NormalLaw::Linear {
-                stiffness: Some(5e4),
-            },
-            NormalLaw::Hertz,
-        ] {
+        for normal in [linear(Some(5e4)), hertz()] {
             let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
             let t_c = match normal {
-                NormalLaw::Linear { stiffness: Some(k) } => PI * (0.5 * m / k).sqrt(),
+                LawSpec::Linear(LinearSpec { stiffness: Some(k) }) => PI * (0.5 * m / k).sqrt(),
                 _ => {
                     let mat = material("m", young, 2500.0);
                     let e_eff = effective_young(&mat, &mat);
@@ -197,21 +181,16 @@ fn sphere_at_rest_on_plane_settles_where_force_balances_weight() {
     let (r, young, g) = (0.01, 1e9, 9.81);
     let mat = material("m", young, 2500.0);
     let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
-    for normal in [
-        NormalLaw::Hertz,
-        NormalLaw::Linear {
-            stiffness: Some(1e5),
-        },
-    ] {
+    for normal in [hertz(), linear(Some(1e5))] {
         let expected = match normal {
-            NormalLaw::Hertz => {
+            LawSpec::Hertz(()) => {
                 (m * g / (4.0 / 3.0 * effective_young(&mat, &mat) * r.sqrt())).powf(2.0 / 3.0)
             }
             _ => m * g / 1e5,
         };
         let mut p = grains_core::Particles::default();
         p.push_sphere([0.0; 3], r, [0.0; 3], [0.0; 3], 0, 2500.0, false);
-        let walls = vec![wall([0.0, 0.0, -r as f32], [0.0, 0.0, 1.0], young as f32)];
+        let walls = vec![wall([0.0, 0.0, -r as f32], [0.0, 0.0, 1.0])];
         let inter = self_interaction(
             normal.clone(),
             Some(0.3),
@@ -256,7 +235,6 @@ fn coulomb_sliding_onset_at_mu_n() {
         stiffness_ratio: 1.0,
         mindlin: 0,
         g_eff: 0.0,
-        _pad: [0.0; 3],
     };
     let geom = ContactGeom {
         normal: [0.0, 0.0, 1.0],
@@ -269,7 +247,7 @@ fn coulomb_sliding_onset_at_mu_n() {
         ..Default::default()
     };
     let kt = 1e3f32;
-    let mut h = PairHistory::default();
+    let mut h = CundallStrackHistory::default();
     let mut onset = None;
     let mut prev = 0.0f32;
     for step in 0..2000 {
@@ -319,9 +297,9 @@ fn sliding_onset_on_tilted_gravity() {
         let mut b0 = {
             // Let the sphere settle on the plane with gravity normal to it first.
             p.push_sphere([0.0, 0.0, r], r, [0.0; 3], [0.0; 3], 0, 2500.0, false);
-            let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], young as f32)];
+            let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0])];
             let inter = self_interaction(
-                NormalLaw::Hertz,
+                hertz(),
                 Some(0.2),
                 Some((mu, mu)),
                 TangentialStiffness::Mindlin,
@@ -386,9 +364,9 @@ fn slip_to_roll_transition() {
         2500.0,
         false,
     );
-    let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], young as f32)];
+    let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0])];
     let inter = self_interaction(
-        NormalLaw::Hertz,
+        hertz(),
         Some(0.3),
         Some((mu, mu)),
         TangentialStiffness::Mindlin,
@@ -446,7 +424,7 @@ fn gas_world(n_side: usize, periodic: bool, friction: bool) -> World {
     );
     let inter = if friction {
         self_interaction(
-            NormalLaw::Hertz,
+            hertz(),
             None,
             Some((0.5, 0.5)),
             TangentialStiffness::Mindlin,
@@ -576,7 +554,7 @@ fn energy_ledger_closes_in_damped_frictional_settle() {
     let p = lattice_particles([0.0; 3], [lx, lx, lz], r, spacing, 2500.0, 0.0, 0.0, 3);
     let mat = material("m", 5e6, 2500.0);
     let inter = self_interaction(
-        NormalLaw::Hertz,
+        hertz(),
         Some(0.5),
         Some((0.5, 0.5)),
         TangentialStiffness::Mindlin,
@@ -586,7 +564,7 @@ fn energy_ledger_closes_in_damped_frictional_settle() {
         max: [lx, lx, lz],
         periodic: [false; 3],
     };
-    let walls = box_walls([0.0; 3], [lx as f32, lx as f32, lz as f32], 5e6);
+    let walls = box_walls([0.0; 3], [lx as f32, lx as f32, lz as f32]);
     let mut w = world(p, walls, mat, inter, domain, [0.0, 0.0, -9.81], 1.0, 0.0005);
     w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
     let mut b = cpu(w);
@@ -635,14 +613,7 @@ fn hertz_damped_restitution_follows_first_order_theory() {
         .powf(0.4);
         let t_c = 2.9432 * dmax / v;
         let predicted = 2.0 * kh * a * v * dmax.powf(1.5) * integral / (m_eff * v * v);
-        let mut b = head_on(
-            NormalLaw::HertzDamped { damping_time: a },
-            None,
-            r,
-            v,
-            young,
-            t_c / 20000.0,
-        );
+        let mut b = head_on(hertz_damped(a), None, r, v, young, t_c / 20000.0);
         let (_, _, e) = impact(&mut b, v, 1_000_000);
         eprintln!(
             "damped Hertz at v = {v}: 1 - e = {:.5e}, first-order theory {predicted:.5e}",
@@ -697,13 +668,8 @@ fn sphere_resting_on_a_floor_away_from_the_origin() {
     let expected = (m * g / (4.0 / 3.0 * effective_young(&mat, &mat) * r.sqrt())).powf(2.0 / 3.0);
     let mut p = grains_core::Particles::default();
     p.push_sphere([0.05, 0.05, r], r, [0.0; 3], [0.0; 3], 0, 2500.0, false);
-    let walls = vec![wall([0.0; 3], [0.0, 0.0, 1.0], young as f32)];
-    let inter = self_interaction(
-        NormalLaw::Hertz,
-        Some(0.3),
-        None,
-        TangentialStiffness::Mindlin,
-    );
+    let walls = vec![wall([0.0; 3], [0.0, 0.0, 1.0])];
+    let inter = self_interaction(hertz(), Some(0.3), None, TangentialStiffness::Mindlin);
     let w = world(
         p,
         walls,

@@ -4,10 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use grains_core::materials::{NormalLaw, TangentialLaw, TangentialStiffness};
+use grains_core::kernels::laws::cundall_strack::{CundallStrackParams, CundallStrackSpec};
 use grains_core::timestep::timestep_report;
+use grains_core::{LawKind, LawSpec, Slot};
 use grains_scene::{load_scene, parse_scene, BackendChoice, Scene, SceneError};
 use grains_tests::workspace_root;
+use grains_tests::worlds::{hertz, linear};
 
 /// A valid scene; the error cases edit it in place, so its line numbers hold for them:
 /// 1 `[simulation]`, 3 `dt`, 6 `[domain]`, 8 `max`, 10 `[[material]]`, 12 `density`,
@@ -751,7 +753,7 @@ fn valid_scene_builds_the_world() {
     assert_eq!(w.walls[1].normal, [-1.0, 0.0, 0.0]);
     assert_eq!(w.walls[1].point, [0.01, 0.01, 0.01]);
     assert_eq!(w.walls[6].normal, [0.0, 0.0, 1.0]);
-    assert!(w.walls.iter().all(|p| p.young == 5.0e6 && p.material == 0));
+    assert!(w.walls.iter().all(|p| p.material == 0));
     // One chain between spheres, one against walls.
     let names: Vec<String> = w.table.chains.iter().map(|c| c.name()).collect();
     assert_eq!(
@@ -762,15 +764,17 @@ fn valid_scene_builds_the_world() {
         ]
     );
     let inter = &w.interactions[0];
-    assert_eq!(inter.normal, NormalLaw::Hertz);
+    assert_eq!(inter.law(Slot::Normal), Some(&hertz()));
     assert_eq!(
-        inter.tangential,
-        Some(TangentialLaw::CundallStrack {
+        inter.law(Slot::Tangential),
+        Some(&LawSpec::CundallStrack(CundallStrackSpec {
             friction: 0.5,
             friction_static: 0.5,
-            stiffness: TangentialStiffness::Mindlin
-        })
+            stiffness: None
+        }))
     );
+    // After Hertz, the tangential stiffness defaults to Mindlin's.
+    assert_eq!(cundall_strack_params(w).mindlin, 1);
     assert_eq!(w.dt, 1e-5);
     assert!(!scene.dt_auto);
     assert_eq!(w.gravity, [0.0, 0.0, -9.81]);
@@ -803,18 +807,10 @@ fn linear_law_defaults_and_output_settings() {
         + "\n[output]\ndir = \"results/run1\"\nevery = 0.001\nformats = [\"csv\"]\nenergy = false\n";
     let scene = parse_scene(&text, Path::new("x.toml")).expect("valid");
     let inter = &scene.world.interactions[0];
-    assert_eq!(
-        inter.normal,
-        NormalLaw::Linear {
-            stiffness: Some(1e3)
-        }
-    );
-    match &inter.tangential {
-        Some(TangentialLaw::CundallStrack { stiffness, .. }) => {
-            assert_eq!(*stiffness, TangentialStiffness::Ratio(0.2))
-        }
-        None => panic!("no tangential law"),
-    }
+    assert_eq!(inter.law(Slot::Normal), Some(&linear(Some(1e3))));
+    // After a linear spring, the tangential stiffness defaults to 0.2 k_n.
+    let cs = cundall_strack_params(&scene.world);
+    assert_eq!((cs.mindlin, cs.stiffness_ratio), (0, 0.2));
     // 0.05 s / 1e-5 s is 5000 steps, not 5001 from rounding.
     assert_eq!(scene.run.steps, 5000);
     assert_eq!(scene.output.every_steps, 100);
@@ -1018,4 +1014,17 @@ fn particle_behind_a_wall() {
         ],
     );
     assert!(msg.contains("lies 1.0000e-3 m behind"), "{msg}");
+}
+
+/// The `cundall_strack` parameters of material pair (0, 0) in the first chain, read from the
+/// pair table at the offset the chain's layout gives.
+fn cundall_strack_params(w: &grains_core::World) -> CundallStrackParams {
+    let chain = &w.table.chains[w.table.sphere_chain[0] as usize];
+    let k = chain
+        .laws
+        .iter()
+        .position(|&l| l == LawKind::CundallStrack)
+        .expect("a cundall_strack law");
+    let (po, pw, _, _) = chain.layout().laws[k];
+    *bytemuck::from_bytes(bytemuck::cast_slice(&w.table.record(0)[po..po + pw]))
 }

@@ -9,7 +9,7 @@ use grains_core::gpu_types::*;
 use grains_core::{ChainSpec, LawKind, ResolverKind, Slot};
 use grains_shaders::{
     chain_template, compose_chain, compose_harness, compose_pass, harnesses, pass_stems,
-    reflect_bindings, struct_layout, validate, wgsl_files, BindingKind, ShaderError,
+    reflect_bindings, struct_layout, validate, wgsl_files, BindingKind, ChainBinding, ShaderError,
 };
 use grains_tests::workspace_root;
 
@@ -30,39 +30,33 @@ fn entry_point<'a>(
         .unwrap_or_else(|| panic!("no entry point `{name}`"))
 }
 
-/// Every chain built from the registry: each normal law, with or without each law of the
-/// later slots, for each resolver.
+/// Chains that put every law of the registry in each slot it may fill, for each resolver: the
+/// law alone if it is a normal law, else after the first normal law; plus one chain with a law
+/// of every filled slot. Linear in the number of laws (the power set would not survive 25).
 fn registry_chains() -> Vec<ChainSpec> {
-    let normals: Vec<LawKind> = LawKind::ALL
-        .into_iter()
-        .filter(|l| l.slot() == Slot::Normal)
-        .collect();
-    let others: Vec<LawKind> = LawKind::ALL
-        .into_iter()
-        .filter(|l| l.slot() != Slot::Normal)
-        .collect();
+    let first_of = |slot: Slot| slot.laws().first().copied();
+    let normal = first_of(Slot::Normal).expect("a normal law");
     let mut chains = Vec::new();
     for r in ResolverKind::ALL {
-        for &n in &normals {
-            for mask in 0..(1u32 << others.len()) {
-                let mut laws = vec![n];
-                for (k, &l) in others.iter().enumerate() {
-                    if mask & (1 << k) != 0 {
-                        laws.push(l);
-                    }
-                }
-                chains.push(ChainSpec::new(r, laws));
-            }
+        for &l in LawKind::ALL {
+            let laws = if l.slot() == Slot::Normal {
+                vec![l]
+            } else {
+                vec![normal, l]
+            };
+            chains.push(ChainSpec::new(r, laws));
         }
+        let every: Vec<LawKind> = Slot::ALL.into_iter().filter_map(first_of).collect();
+        chains.push(ChainSpec::new(r, every));
     }
     chains
 }
 
 /// A composed chain validates, has its template's entry point, and its generated
 /// `apply_chain` calls the laws in the chain's order.
-fn check_chain(chain: &ChainSpec, chain_id: u32) {
+fn check_chain(chain: &ChainSpec, chain_id: u32, binding: &ChainBinding) {
     let name = chain.name();
-    let src = compose_chain(chain, chain_id).unwrap_or_else(|e| panic!("{e}"));
+    let src = compose_chain(chain, chain_id, binding).unwrap_or_else(|e| panic!("{e}"));
     let module = validated(&src, &name);
     let ep = entry_point(&module, chain_template(chain.resolver));
     assert_eq!(ep.workgroup_size, [64, 1, 1], "{name}");
@@ -149,10 +143,18 @@ fn every_resolver_and_law_validates_in_chains() {
         assert!(chains.iter().any(|c| c.resolver == r), "{r:?} untested");
     }
     for l in LawKind::ALL {
-        assert!(chains.iter().any(|c| c.laws.contains(&l)), "{l:?} untested");
+        assert!(chains.iter().any(|c| c.laws.contains(l)), "{l:?} untested");
     }
     for (id, chain) in chains.iter().enumerate() {
-        check_chain(chain, id as u32);
+        // Tight records, and records padded to wider strides, as a table with other chains has.
+        let tight = ChainBinding::tight(chain);
+        check_chain(chain, id as u32, &tight);
+        let wide = ChainBinding {
+            params_stride: tight.params_stride + 3,
+            history_stride: tight.history_stride + 2,
+            range: 1e-4,
+        };
+        check_chain(chain, id as u32, &wide);
     }
 }
 
@@ -178,7 +180,7 @@ fn every_scene_chain_validates() {
             }
         };
         for (id, chain) in scene.world.table.chains.iter().enumerate() {
-            check_chain(chain, id as u32);
+            check_chain(chain, id as u32, &ChainBinding::of(&scene.world.table, id));
         }
     }
 }
@@ -352,13 +354,13 @@ fn struct_layouts_match_gpu_types() {
             vel,
             inv_mass,
             omega,
-            young
+            _pad
         }),
         rust_layout!(PlaneWall {
             point,
             material,
             normal,
-            young
+            _pad
         }),
         rust_layout!(DomainParams {
             min,
@@ -379,7 +381,8 @@ fn struct_layouts_match_gpu_types() {
             fraction,
             arm2,
             dt,
-            len_young
+            lengths,
+            _pad
         }),
         rust_layout!(ContactForce {
             force,
@@ -391,11 +394,6 @@ fn struct_layouts_match_gpu_types() {
             damping_dissipated,
             friction_dissipated,
             _pad
-        }),
-        rust_layout!(PairHistory {
-            tangential,
-            sliding,
-            extra
         }),
         rust_layout!(PairSlot {
             force,
@@ -413,7 +411,7 @@ fn struct_layouts_match_gpu_types() {
             n_materials,
             skin,
             unit,
-            _pad0,
+            nbr_history_stride,
             _pad1,
             _pad2
         }),
@@ -424,29 +422,6 @@ fn struct_layouts_match_gpu_types() {
             n_cells,
             dims,
             periodic_mask
-        }),
-        rust_layout!(LinearParams { stiffness, _pad }),
-        rust_layout!(HertzParams { e_eff, _pad }),
-        rust_layout!(HertzDampedParams {
-            e_eff,
-            damping_time,
-            _pad
-        }),
-        rust_layout!(ViscousParams { zeta, _pad }),
-        rust_layout!(CundallStrackParams {
-            mu_static,
-            mu_dynamic,
-            stiffness_ratio,
-            mindlin,
-            g_eff,
-            _pad
-        }),
-        rust_layout!(InteractionParams {
-            linear,
-            hertz,
-            hertz_damped,
-            viscous,
-            cundall_strack
         }),
     ];
     let mut problems = Vec::new();
@@ -461,6 +436,45 @@ fn struct_layouts_match_gpu_types() {
         if wfields != fields {
             problems.push(format!(
                 "{name}: fields differ\n  Rust: {fields:?}\n  WGSL: {wfields:?}"
+            ));
+        }
+    }
+    // Each law's records, from its own WGSL file, against the layouts its module declares.
+    // Records are 4-byte scalars only, so they concatenate without padding into a chain's.
+    for &law in LawKind::ALL {
+        let path = format!("laws/{}.wgsl", law.stem());
+        let src = grains_shaders::compose_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        let module = validated(&src, &path);
+        let mut names = vec![law.params_struct()];
+        names.extend(law.history_struct());
+        let layouts = law.layouts();
+        for name in names {
+            let Some((_, size, fields)) = layouts.iter().find(|(n, _, _)| *n == name) else {
+                problems.push(format!("{law:?}: {name} has no Rust layout in layouts()"));
+                continue;
+            };
+            let Some((wsize, wfields)) = struct_layout(&module, name) else {
+                problems.push(format!("{law:?}: no struct {name} in {path}"));
+                continue;
+            };
+            if wsize != *size || wfields != *fields {
+                problems.push(format!(
+                    "{name}: Rust {size} {fields:?}, WGSL {wsize} {wfields:?}"
+                ));
+            }
+            if size % 4 != 0 {
+                problems.push(format!("{name}: {size} bytes is not whole words"));
+            }
+        }
+        let words = layouts
+            .iter()
+            .find(|(n, _, _)| Some(*n) == law.history_struct())
+            .map(|(_, size, _)| *size as usize / 4)
+            .unwrap_or(0);
+        if words != law.history_words().len() {
+            problems.push(format!(
+                "{law:?}: history struct of {words} words, HISTORY_WORDS lists {}",
+                law.history_words().len()
             ));
         }
     }
@@ -499,6 +513,22 @@ fn readme_tables() -> BTreeMap<String, Vec<(u32, String, String, String)>> {
     out
 }
 
+/// A law harness binds the law's own records (naga resolves the aliases): the README names
+/// them by their aliases `HarnessParams` and `HarnessHistory`.
+fn law_neutral(label: &str, type_name: String) -> String {
+    let Some(law) = label
+        .strip_prefix("harness_law_")
+        .and_then(|stem| LawKind::ALL.iter().find(|l| l.stem() == stem))
+    else {
+        return type_name;
+    };
+    let mut t = type_name.replace(law.params_struct(), "HarnessParams");
+    if let Some(h) = law.history_struct() {
+        t = t.replace(h, "HarnessHistory");
+    }
+    t
+}
+
 #[test]
 fn readme_binding_tables_match_reflection() {
     let tables = readme_tables();
@@ -517,7 +547,7 @@ fn readme_binding_tables_match_reflection() {
             t.into(),
             chain.name(),
             t.into(),
-            compose_chain(&chain, 0).unwrap(),
+            compose_chain(&chain, 0, &ChainBinding::tight(&chain)).unwrap(),
         ));
     }
     for (name, entry) in harnesses() {
@@ -550,7 +580,12 @@ fn readme_binding_tables_match_reflection() {
                     BindingKind::StorageRead => "read",
                     BindingKind::StorageReadWrite => "read_write",
                 };
-                (b.binding, b.name, access.to_string(), b.type_name)
+                (
+                    b.binding,
+                    b.name,
+                    access.to_string(),
+                    law_neutral(label, b.type_name),
+                )
             })
             .collect();
         if &reflected != rows {

@@ -4,34 +4,47 @@
 // Luding 2008). The history vector is first rotated into the current tangent plane, keeping its
 // length, so a rolling contact does not leak force into the normal direction. `k_t` is
 // `stiffness_ratio * k_n` or Mindlin's `8 G* sqrt(R* delta)` (Mindlin 1949). The spring's energy
-// is the work the applied force did on it (trapezoid, `history.extra[2]`, previous `k_t` in
-// `history.extra[3]`); on a slip, what exceeds `|F_limit|^2 / 2 k_t` is friction dissipation.
+// is the work the applied force did on it (trapezoid, kept with the previous `k_t` in the
+// history); on a slip, what exceeds `|F_limit|^2 / 2 k_t` is friction dissipation.
 //!include lib/types.wgsl
+
+struct CundallStrackParams {
+    mu_static: f32,
+    mu_dynamic: f32,
+    stiffness_ratio: f32,
+    mindlin: u32,
+    g_eff: f32,
+}
+
+// 4-byte scalars only (no vec3), so the record packs into the chain's history as in Rust.
+struct CundallStrackHistory {
+    xi: array<f32, 3>,
+    sliding: f32,
+    stored: f32,
+    kt_prev: f32,
+}
 
 fn law_cundall_strack(
     geom: ContactGeom,
     params: CundallStrackParams,
-    history: ptr<function, PairHistory>,
+    history: ptr<function, CundallStrackHistory>,
     force: ptr<function, ContactForce>,
 ) {
     if (geom.delta <= 0.0) {
-        (*history).tangential = vec3<f32>(0.0, 0.0, 0.0);
-        (*history).sliding = 0.0;
-        (*history).extra[2] = 0.0;
-        (*history).extra[3] = 0.0;
+        *history = CundallStrackHistory();
         return;
     }
     let n = geom.normal;
     let vrel = geom.vrel;
     let vt = vrel - n * dot(vrel, n);
-    var xi = (*history).tangential;
+    var xi = vec3<f32>((*history).xi[0], (*history).xi[1], (*history).xi[2]);
     let xi_len = sqrt(dot(xi, xi));
     xi = xi - n * dot(xi, n);
     let xi_plane = sqrt(dot(xi, xi));
     if (xi_plane > 0.0) {
         xi = xi * (xi_len / xi_plane);
     }
-    let f_prev = -xi * (*history).extra[3];
+    let f_prev = -xi * (*history).kt_prev;
     let dxi = vt * geom.dt;
     xi = xi + dxi;
     var kt: f32;
@@ -58,16 +71,16 @@ fn law_cundall_strack(
         } else {
             xi = vec3<f32>(0.0, 0.0, 0.0);
         }
-        let worked = (*history).extra[2] - 0.5 * dot(f_prev + ft, dxi);
+        let worked = (*history).stored - 0.5 * dot(f_prev + ft, dxi);
         (*force).friction_dissipated = (*force).friction_dissipated + (worked - kept);
         stored = kept;
     } else {
         (*history).sliding = 0.0;
-        stored = (*history).extra[2] - 0.5 * dot(f_prev + ft, dxi);
+        stored = (*history).stored - 0.5 * dot(f_prev + ft, dxi);
     }
-    (*history).tangential = xi;
-    (*history).extra[2] = stored;
-    (*history).extra[3] = kt;
+    (*history).xi = array<f32, 3>(xi.x, xi.y, xi.z);
+    (*history).stored = stored;
+    (*history).kt_prev = kt;
     (*force).force = (*force).force + ft;
     (*force).elastic = (*force).elastic + stored;
 }

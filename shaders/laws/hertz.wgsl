@@ -4,10 +4,13 @@
 // `8/15 E* sqrt(R*) delta^(5/2)`, tangent stiffness `2 E* sqrt(R* delta)`.
 //!include lib/types.wgsl
 
+struct HertzParams {
+    e_eff: f32,
+}
+
 fn law_hertz(
     geom: ContactGeom,
     params: HertzParams,
-    history: ptr<function, PairHistory>,
     force: ptr<function, ContactForce>,
 ) {
     if (geom.delta <= 0.0) {

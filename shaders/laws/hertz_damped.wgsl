@@ -2,17 +2,26 @@
 //
 // Kuwabara-Kono damped Hertz: `F_n = 4/3 E* sqrt(R*) (delta^(3/2) + A d(delta)/dt sqrt(delta))`
 // (Kuwabara & Kono 1987; Brilliantov et al. 1996), clipped at zero so it never pulls.
-// Dissipation is the trapezoid of the dashpot force, previous one in `history.extra[0]`.
+// Dissipation is the trapezoid of the dashpot force, the previous one kept in the history.
 //!include lib/types.wgsl
+
+struct HertzDampedParams {
+    e_eff: f32,
+    damping_time: f32,
+}
+
+struct HertzDampedHistory {
+    f_damp_prev: f32,
+}
 
 fn law_hertz_damped(
     geom: ContactGeom,
     params: HertzDampedParams,
-    history: ptr<function, PairHistory>,
+    history: ptr<function, HertzDampedHistory>,
     force: ptr<function, ContactForce>,
 ) {
     if (geom.delta <= 0.0) {
-        (*history).extra[0] = 0.0;
+        (*history).f_damp_prev = 0.0;
         return;
     }
     let n = geom.normal;
@@ -29,6 +38,6 @@ fn law_hertz_damped(
     (*force).stiffness = (*force).stiffness + 1.5 * kh * sd;
     (*force).elastic = (*force).elastic + 0.4 * f_el * geom.delta;
     (*force).damping_dissipated = (*force).damping_dissipated
-        + 0.5 * ((*history).extra[0] + f_damp_applied) * vn * geom.dt;
-    (*history).extra[0] = f_damp_applied;
+        + 0.5 * ((*history).f_damp_prev + f_damp_applied) * vn * geom.dt;
+    (*history).f_damp_prev = f_damp_applied;
 }

@@ -1,9 +1,16 @@
 // CPU twin: crates/grains-core/src/kernels/laws/linear.rs
 //
 // Linear normal spring `F_n = k_n delta` (Cundall & Strack 1979); with no stiffness given, Woo's
-// series springs over `A = pi min(l1, l2)^2`: `k_n = (l1/(E1 A) + l2/(E2 A))^-1`.
+// series springs over `A = pi min(l1, l2)^2`: `k_n = (l1/(E1 A) + l2/(E2 A))^-1`, with the
+// moduli from the pair's parameters and the lengths from the geometry.
 //!include lib/types.wgsl
 //!include lib/math.wgsl
+
+struct LinearParams {
+    stiffness: f32,
+    young1: f32,
+    young2: f32,
+}
 
 fn linear_stiffness_from_young(l1: f32, l2: f32, e1: f32, e2: f32) -> f32 {
     let lmin = min(l1, l2);
@@ -14,7 +21,6 @@ fn linear_stiffness_from_young(l1: f32, l2: f32, e1: f32, e2: f32) -> f32 {
 fn law_linear(
     geom: ContactGeom,
     params: LinearParams,
-    history: ptr<function, PairHistory>,
     force: ptr<function, ContactForce>,
 ) {
     if (geom.delta <= 0.0) {
@@ -22,8 +28,8 @@ fn law_linear(
     }
     var k = params.stiffness;
     if (!(params.stiffness > 0.0)) {
-        let ly = geom.len_young;
-        k = linear_stiffness_from_young(ly[0], ly[1], ly[2], ly[3]);
+        let l = geom.lengths;
+        k = linear_stiffness_from_young(l[0], l[1], params.young1, params.young2);
     }
     let fn_mag = k * geom.delta;
     let n = geom.normal;

@@ -2,17 +2,25 @@
 //
 // Viscous normal dashpot `F_d = c v_n`, `c = 2 zeta sqrt(m* k)` with `k` the normal law's tangent
 // stiffness (Tsuji et al. 1992 form on Hertz), never pulling harder than the springs push.
-// Dissipation is the trapezoid `(F_prev + F)/2 v_n dt`, previous force in `history.extra[1]`.
+// Dissipation is the trapezoid `(F_prev + F)/2 v_n dt`, the previous force kept in the history.
 //!include lib/types.wgsl
+
+struct ViscousParams {
+    zeta: f32,
+}
+
+struct ViscousHistory {
+    f_damp_prev: f32,
+}
 
 fn law_viscous(
     geom: ContactGeom,
     params: ViscousParams,
-    history: ptr<function, PairHistory>,
+    history: ptr<function, ViscousHistory>,
     force: ptr<function, ContactForce>,
 ) {
     if (geom.delta <= 0.0) {
-        (*history).extra[1] = 0.0;
+        (*history).f_damp_prev = 0.0;
         return;
     }
     let n = geom.normal;
@@ -22,6 +30,6 @@ fn law_viscous(
     (*force).force = (*force).force - n * f_damp;
     (*force).normal_force = (*force).normal_force + f_damp;
     (*force).damping_dissipated = (*force).damping_dissipated
-        + 0.5 * ((*history).extra[1] + f_damp) * vn * geom.dt;
-    (*history).extra[1] = f_damp;
+        + 0.5 * ((*history).f_damp_prev + f_damp) * vn * geom.dt;
+    (*history).f_damp_prev = f_damp;
 }

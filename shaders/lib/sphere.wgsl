@@ -3,8 +3,8 @@
 
 // CPU twin: `load_sphere` in crates/grains-core/src/kernels/passes/mod.rs. It takes the loaded
 // array elements rather than the arrays, because WGSL cannot pass storage arrays to functions.
-fn load_sphere(pos: vec4<f32>, vel: vec4<f32>, omega: vec4<f32>, young: f32) -> SphereBody {
-    return SphereBody(pos.xyz, pos.w, vel.xyz, vel.w, omega.xyz, young);
+fn load_sphere(pos: vec4<f32>, vel: vec4<f32>, omega: vec4<f32>) -> SphereBody {
+    return SphereBody(pos.xyz, pos.w, vel.xyz, vel.w, omega.xyz, 0.0);
 }
 
 // CPU twin: `assemble_slot` in crates/grains-core/src/kernels/passes/contact.rs.

@@ -12,14 +12,14 @@ struct SphereBody {
     vel: vec3<f32>,
     inv_mass: f32,
     omega: vec3<f32>,
-    young: f32,
+    _pad: f32,
 }
 
 struct PlaneWall {
     point: vec3<f32>,
     material: u32,
     normal: vec3<f32>,
-    young: f32,
+    _pad: f32,
 }
 
 struct DomainParams {
@@ -42,7 +42,8 @@ struct ContactGeom {
     fraction: f32,
     arm2: vec3<f32>,
     dt: f32,
-    len_young: vec4<f32>,
+    lengths: vec2<f32>,
+    _pad: vec2<f32>,
 }
 
 struct ContactForce {
@@ -55,12 +56,6 @@ struct ContactForce {
     damping_dissipated: f32,
     friction_dissipated: f32,
     _pad: array<f32, 2>,
-}
-
-struct PairHistory {
-    tangential: vec3<f32>,
-    sliding: f32,
-    extra: vec4<f32>,
 }
 
 struct PairSlot {
@@ -80,7 +75,7 @@ struct StepParams {
     n_materials: u32,
     skin: f32,
     unit: f32,
-    _pad0: f32,
+    nbr_history_stride: u32,
     _pad1: f32,
     _pad2: f32,
 }
@@ -92,42 +87,4 @@ struct GridParams {
     n_cells: u32,
     dims: vec3<u32>,
     periodic_mask: u32,
-}
-
-struct LinearParams {
-    stiffness: f32,
-    _pad: array<f32, 3>,
-}
-
-struct HertzParams {
-    e_eff: f32,
-    _pad: array<f32, 3>,
-}
-
-struct HertzDampedParams {
-    e_eff: f32,
-    damping_time: f32,
-    _pad: array<f32, 2>,
-}
-
-struct ViscousParams {
-    zeta: f32,
-    _pad: array<f32, 3>,
-}
-
-struct CundallStrackParams {
-    mu_static: f32,
-    mu_dynamic: f32,
-    stiffness_ratio: f32,
-    mindlin: u32,
-    g_eff: f32,
-    _pad: array<f32, 3>,
-}
-
-struct InteractionParams {
-    linear: LinearParams,
-    hertz: HertzParams,
-    hertz_damped: HertzDampedParams,
-    viscous: ViscousParams,
-    cundall_strack: CundallStrackParams,
 }

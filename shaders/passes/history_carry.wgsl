@@ -1,20 +1,22 @@
 // CPU twin: crates/grains-core/src/kernels/passes/history_carry.rs
 //
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
-// (p, q). Only owning entries (p < q) hold history. `old_start` holds the old list's starts
-// (n_particles + 1 of them); bound with fewer (e.g. a 1-element buffer before the first list)
-// it means "no old list", as an empty slice does for the twin.
+// (p, q). Only owning entries (p < q) hold history. Each entry's record is
+// `step.nbr_history_stride` words, copied as bits (u32) so nothing is rounded or flushed.
+// `old_start` holds the old list's starts (n_particles + 1 of them); bound with fewer (e.g. a
+// 1-element buffer before the first list) it means "no old list", as an empty slice does for
+// the twin.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 
-@group(0) @binding(0) var<storage, read> nbr_i: array<u32>;
-@group(0) @binding(1) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(2) var<storage, read> old_start: array<u32>;
-@group(0) @binding(3) var<storage, read> old_j: array<u32>;
-@group(0) @binding(4) var<storage, read> old_history: array<PairHistory>;
-@group(0) @binding(5) var<storage, read_write> history: array<PairHistory>;
+@group(0) @binding(0) var<uniform> step: StepParams;
+@group(0) @binding(1) var<storage, read> nbr_i: array<u32>;
+@group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
+@group(0) @binding(3) var<storage, read> old_start: array<u32>;
+@group(0) @binding(4) var<storage, read> old_j: array<u32>;
+@group(0) @binding(5) var<storage, read> old_history: array<u32>;
+@group(0) @binding(6) var<storage, read_write> history: array<u32>;
 // The new entry count is read from `nbr_start[step.n_particles]` (indirect dispatch).
-@group(0) @binding(6) var<uniform> step: StepParams;
 @group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
 
 // CPU twin: `find_sorted` in crates/grains-core/src/kernels/passes/pair_mirror.rs, bound to
@@ -46,14 +48,18 @@ fn history_carry(
     if (gid >= nbr_start[step.n_particles]) {
         return;
     }
+    let stride = step.nbr_history_stride;
     let p = nbr_i[gid];
     let q = nbr_j[gid];
-    var h = PairHistory();
+    var k = 0xffffffffu;
     if (p < q && p + 1u < arrayLength(&old_start)) {
-        let k = find_sorted(old_start[p], old_start[p + 1u], q);
-        if (k != 0xffffffffu) {
-            h = old_history[k];
-        }
+        k = find_sorted(old_start[p], old_start[p + 1u], q);
     }
-    history[gid] = h;
+    for (var w = 0u; w < stride; w = w + 1u) {
+        var x = 0u;
+        if (k != 0xffffffffu) {
+            x = old_history[k * stride + w];
+        }
+        history[gid * stride + w] = x;
+    }
 }

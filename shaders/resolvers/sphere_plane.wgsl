@@ -34,6 +34,7 @@ fn resolve_sphere_plane(b1: SphereBody, w: PlaneWall, dt: f32) -> ContactGeom {
         1.0,
         vec3<f32>(0.0, 0.0, 0.0),
         dt,
-        vec4<f32>(b1.radius, b1.radius, b1.young, w.young),
+        vec2<f32>(b1.radius, b1.radius),
+        vec2<f32>(0.0, 0.0),
     );
 }

@@ -45,6 +45,7 @@ fn resolve_sphere_sphere(b1: SphereBody, b2: SphereBody, domain: DomainParams, d
         1.0,
         arm2,
         dt,
-        vec4<f32>(b1.radius, b2.radius, b1.young, b2.young),
+        vec2<f32>(b1.radius, b2.radius),
+        vec2<f32>(0.0, 0.0),
     );
 }

@@ -2,10 +2,13 @@
 //! scene parser.
 
 use grains_core::gpu_types::PlaneWall;
-use grains_core::materials::{
-    DampingLaw, Interaction, Material, NormalLaw, TangentialLaw, TangentialStiffness,
-};
-use grains_core::{Domain, Particles, World};
+use grains_core::kernels::laws::cundall_strack::{CundallStrackSpec, TangentialStiffness};
+use grains_core::kernels::laws::hertz_damped::HertzDampedSpec;
+use grains_core::kernels::laws::linear::LinearSpec;
+use grains_core::kernels::laws::viscous::ViscousSpec;
+use grains_core::materials::{Interaction, Material};
+pub use grains_core::parity::SplitMix;
+use grains_core::{Domain, LawSpec, Particles, World};
 
 /// A material with the given Young's modulus (Pa) and density (kg/m^3), Poisson 0.3.
 pub fn material(name: &str, young: f64, density: f64) -> Material {
@@ -17,23 +20,47 @@ pub fn material(name: &str, young: f64, density: f64) -> Material {
     }
 }
 
-/// Interaction of material 0 with itself.
+/// `hertz`.
+pub fn hertz() -> LawSpec {
+    LawSpec::Hertz(())
+}
+
+/// `linear`, with the stiffness given (N/m) or from Young's modulus.
+pub fn linear(stiffness: Option<f64>) -> LawSpec {
+    LawSpec::Linear(LinearSpec { stiffness })
+}
+
+/// `hertz_damped` with damping constant `a` (s).
+pub fn hertz_damped(damping_time: f64) -> LawSpec {
+    LawSpec::HertzDamped(HertzDampedSpec { damping_time })
+}
+
+/// `viscous` for restitution `e`.
+pub fn viscous(restitution: f64) -> LawSpec {
+    LawSpec::Viscous(ViscousSpec { restitution })
+}
+
+/// `cundall_strack` with dynamic and static coefficients.
+pub fn cundall_strack(mu_d: f64, mu_s: f64, stiffness: TangentialStiffness) -> LawSpec {
+    LawSpec::CundallStrack(CundallStrackSpec {
+        friction: mu_d,
+        friction_static: mu_s,
+        stiffness: Some(stiffness),
+    })
+}
+
+/// Interaction of material 0 with itself: a normal law, optionally a viscous dashpot for
+/// `restitution` and a Cundall-Strack spring with `(mu_d, mu_s)`.
 pub fn self_interaction(
-    normal: NormalLaw,
+    normal: LawSpec,
     restitution: Option<f64>,
     friction: Option<(f64, f64)>,
     stiffness: TangentialStiffness,
 ) -> Interaction {
-    Interaction {
-        between: (0, 0),
-        normal,
-        damping: restitution.map(|e| DampingLaw::Viscous { restitution: e }),
-        tangential: friction.map(|(mu_d, mu_s)| TangentialLaw::CundallStrack {
-            friction: mu_d,
-            friction_static: mu_s,
-            stiffness,
-        }),
-    }
+    let mut laws = vec![normal];
+    laws.extend(restitution.map(viscous));
+    laws.extend(friction.map(|(mu_d, mu_s)| cundall_strack(mu_d, mu_s, stiffness)));
+    Interaction::new(0, 0, laws)
 }
 
 /// An open domain that is large enough for a handful of particles near the origin.
@@ -46,51 +73,27 @@ pub fn open_domain(half: f64) -> Domain {
 }
 
 /// A plane wall of material 0 through `point` with inward `normal`.
-pub fn wall(point: [f32; 3], normal: [f32; 3], young: f32) -> PlaneWall {
+pub fn wall(point: [f32; 3], normal: [f32; 3]) -> PlaneWall {
     PlaneWall {
         point,
         material: 0,
         normal,
-        young,
+        _pad: 0.0,
     }
 }
 
 /// Six inward walls on the faces of the box `[min, max]`.
-pub fn box_walls(min: [f32; 3], max: [f32; 3], young: f32) -> Vec<PlaneWall> {
+pub fn box_walls(min: [f32; 3], max: [f32; 3]) -> Vec<PlaneWall> {
     let mut w = Vec::new();
     for k in 0..3 {
         let mut n = [0.0f32; 3];
         n[k] = 1.0;
-        w.push(wall(min, n, young));
+        w.push(wall(min, n));
         let mut n = [0.0f32; 3];
         n[k] = -1.0;
-        w.push(wall(max, n, young));
+        w.push(wall(max, n));
     }
     w
-}
-
-/// splitmix64, the tests' deterministic random source.
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in [a, b).
-    pub fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.uniform()
-    }
 }
 
 /// `n` spheres of radius `r` in a jittered simple-cubic lattice filling the box `[lo, hi]`,
@@ -157,7 +160,7 @@ pub fn world(
 
 /// Hertz, no damping, no friction.
 pub fn hertz_only() -> Interaction {
-    self_interaction(NormalLaw::Hertz, None, None, TangentialStiffness::Mindlin)
+    self_interaction(hertz(), None, None, TangentialStiffness::Mindlin)
 }
 
 /// One sphere at (0.1, 0.1, 0.1) m drifting at (1e-4, -1e-4, 0) m/s with dt = 1e-5 s: each

@@ -113,7 +113,8 @@ fn check(path: &Path) -> Result<()> {
     let summary = scene.summary();
     println!("{}", summary.trim_end());
     for (id, chain) in scene.world.table.chains.iter().enumerate() {
-        let src = grains_shaders::compose_chain(chain, id as u32)?;
+        let binding = grains_shaders::ChainBinding::of(&scene.world.table, id);
+        let src = grains_shaders::compose_chain(chain, id as u32, &binding)?;
         grains_shaders::validate(&src, &chain.name())?;
         println!("chain {:<44} composed and validated (naga)", chain.name());
     }
@@ -153,7 +154,8 @@ fn info() -> Result<()> {
 fn shader(path: &Path) -> Result<()> {
     let scene = grains_scene::load_scene(path)?;
     for (id, chain) in scene.world.table.chains.iter().enumerate() {
-        let src = grains_shaders::compose_chain(chain, id as u32)?;
+        let binding = grains_shaders::ChainBinding::of(&scene.world.table, id);
+        let src = grains_shaders::compose_chain(chain, id as u32, &binding)?;
         grains_shaders::validate(&src, &chain.name())?;
         println!("// ==== chain {id}: {} ====", chain.name());
         println!("{src}");

@@ -11,10 +11,10 @@ use crate::backend::{
     count_contacts, energy_report, Backend, ContactCount, Counters, EnergyReport, Snapshot,
 };
 use crate::error::CoreError;
-use crate::gpu_types::{DomainParams, GridParams, PairHistory, PairSlot, StepParams};
+use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::{
     cell_count, cell_scatter, contact, gather, history_carry, integrate_first_half,
-    integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, wall_contact,
+    integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, wall_contact, ChainRun,
 };
 use crate::registry::ResolverKind;
 use crate::state::BackendState;
@@ -59,11 +59,12 @@ pub struct CpuBackend {
     pub torque: Vec<[f32; 4]>,
     ref_pos: Vec<[f32; 4]>,
     pub dissipated: Vec<[f32; 4]>,
-    material_young: Vec<f32>,
     pub list: NeighbourList,
-    pub history: Vec<PairHistory>,
+    /// Per-entry history records, `table.nbr_history_stride` words each.
+    pub history: Vec<f32>,
     pub slots: Vec<PairSlot>,
-    pub wall_history: Vec<PairHistory>,
+    /// Per-(particle, wall) history records, `table.wall_history_stride` words each.
+    pub wall_history: Vec<f32>,
     pub wall_slots: Vec<PairSlot>,
     // Broad-phase scratch, kept to avoid reallocating at every rebuild.
     particle_cell: Vec<u32>,
@@ -103,11 +104,10 @@ impl CpuBackend {
             torque: vec![[0.0; 4]; n],
             ref_pos: p.pos.clone(),
             dissipated: vec![[0.0; 4]; n],
-            material_young: world.materials.iter().map(|m| m.young as f32).collect(),
             list: NeighbourList::default(),
             history: Vec::new(),
             slots: Vec::new(),
-            wall_history: vec![PairHistory::default(); n * nw],
+            wall_history: vec![0.0; n * nw * world.table.wall_history_stride],
             wall_slots: vec![PairSlot::default(); n * nw],
             particle_cell: vec![0; n],
             cell_counts: vec![0; grid.n_cells as usize],
@@ -123,7 +123,12 @@ impl CpuBackend {
     /// Resume from a saved state (a checkpoint): the run continues exactly where the state
     /// was taken.
     pub fn from_state(world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
-        state.validate(world.particles.len(), world.walls.len())?;
+        state.validate(
+            world.particles.len(),
+            world.walls.len(),
+            world.table.nbr_history_stride,
+            world.table.wall_history_stride,
+        )?;
         // Everything `new` would build and compute is replaced by the state.
         let mut b = CpuBackend::allocate(world)?;
         let s = state;
@@ -208,12 +213,17 @@ impl CpuBackend {
             .par_iter_mut()
             .enumerate()
             .for_each(|(gid, m)| pair_mirror(gid, &nbr_start, &nbr_i, &nbr_j, m));
-        let mut history = vec![PairHistory::default(); total];
+        let stride = self.world.table.nbr_history_stride;
+        let mut history = vec![0.0f32; total * stride];
         let (old_start, old_j, old_history) =
             (&self.list.nbr_start, &self.list.nbr_j, &self.history);
-        history.par_iter_mut().enumerate().for_each(|(gid, h)| {
-            history_carry(gid, &nbr_i, &nbr_j, old_start, old_j, old_history, h)
-        });
+        let step = &self.step;
+        history
+            .par_chunks_mut(stride)
+            .enumerate()
+            .for_each(|(gid, h)| {
+                history_carry(gid, step, &nbr_i, &nbr_j, old_start, old_j, old_history, h)
+            });
         self.list = NeighbourList {
             nbr_start,
             nbr_i,
@@ -230,26 +240,30 @@ impl CpuBackend {
     fn forces(&mut self) {
         let w = &self.world;
         let t = &w.table;
-        for (cid, chain) in t.chains.iter().enumerate() {
-            match chain.resolver {
+        let stride = t.params_stride;
+        for (cid, spec) in t.chains.iter().enumerate() {
+            let chain = ChainRun::new(cid as u32, spec, t.chain_range[cid]);
+            let chain = &chain;
+            let (step, domain) = (&self.step, &self.domain);
+            let (pos, vel, omega) = (&self.pos, &self.vel, &self.omega);
+            let material = &w.particles.material;
+            match spec.resolver {
                 ResolverKind::SphereSphere => {
-                    let (step, domain) = (&self.step, &self.domain);
-                    let (pos, vel, omega) = (&self.pos, &self.vel, &self.omega);
-                    let (young, list) = (&self.material_young, &self.list);
-                    (&mut self.history, &mut self.slots)
-                        .into_par_iter()
+                    let list = &self.list;
+                    self.history
+                        .par_chunks_mut(t.nbr_history_stride)
+                        .zip(self.slots.par_iter_mut())
                         .enumerate()
                         .for_each(|(gid, (h, s))| {
                             contact(
                                 gid,
-                                cid as u32,
                                 chain,
                                 step,
                                 domain,
                                 &t.sphere_chain,
                                 &t.params,
-                                &w.particles.material,
-                                young,
+                                stride,
+                                material,
                                 pos,
                                 vel,
                                 omega,
@@ -261,23 +275,20 @@ impl CpuBackend {
                         });
                 }
                 ResolverKind::SpherePlane => {
-                    let (step, domain) = (&self.step, &self.domain);
-                    let (pos, vel, omega) = (&self.pos, &self.vel, &self.omega);
-                    let young = &self.material_young;
-                    (&mut self.wall_history, &mut self.wall_slots)
-                        .into_par_iter()
+                    self.wall_history
+                        .par_chunks_mut(t.wall_history_stride)
+                        .zip(self.wall_slots.par_iter_mut())
                         .enumerate()
                         .for_each(|(gid, (h, s))| {
                             wall_contact(
                                 gid,
-                                cid as u32,
                                 chain,
                                 step,
                                 domain,
                                 &t.wall_chain,
                                 &t.params,
-                                &w.particles.material,
-                                young,
+                                stride,
+                                material,
                                 &w.walls,
                                 pos,
                                 vel,

@@ -18,9 +18,9 @@ pub enum CoreError {
         cell: f32,
         min: f32,
     },
-    /// No interaction is defined between two materials that are present.
-    #[error("no [[interaction]] between materials \"{a}\" and \"{b}\"")]
-    MissingInteraction { a: String, b: String },
+    /// No interaction is defined between two materials that can touch.
+    #[error("{0}")]
+    MissingInteraction(Box<MissingInteraction>),
     /// A backend could not carry on.
     #[error("the {backend} backend failed: {message}")]
     Backend { backend: String, message: String },
@@ -30,4 +30,14 @@ pub enum CoreError {
     /// A world with nothing to simulate.
     #[error("the scene has no particles")]
     NoParticles,
+}
+
+/// Two materials that can touch with no interaction between them.
+#[derive(Debug, Error)]
+#[error("{why} can touch, but no [[interaction]] joins materials \"{a}\" and \"{b}\"; add one with between = [\"{a}\", \"{b}\"]")]
+pub struct MissingInteraction {
+    pub a: String,
+    pub b: String,
+    /// Why they can touch, e.g. `2 particles of "glass"`.
+    pub why: String,
 }

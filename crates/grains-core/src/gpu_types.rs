@@ -4,6 +4,9 @@
 //! `vec3<f32>` (here `[f32; 3]`) is 16-byte aligned and the scalar after it fills its fourth
 //! lane. The layout test in `tests/` compares these offsets with what naga reports for the
 //! WGSL side, so a field added here without its twin fails the build's tests.
+//!
+//! Law parameter and history structs live in their law's module (`kernels/laws/`), next to the
+//! law, and in its WGSL file.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -21,8 +24,7 @@ pub struct SphereBody {
     pub inv_mass: f32,
     /// Angular velocity (rad/s).
     pub omega: [f32; 3],
-    /// Young's modulus of the body's material (Pa), read by laws that derive stiffness per pair.
-    pub young: f32,
+    pub _pad: f32,
 }
 
 /// A plane wall: points `x` with `(x - point) . normal >= 0` are inside the domain.
@@ -35,8 +37,7 @@ pub struct PlaneWall {
     pub material: u32,
     /// Unit normal pointing into the domain.
     pub normal: [f32; 3],
-    /// Young's modulus of the wall's material (Pa).
-    pub young: f32,
+    pub _pad: f32,
 }
 
 /// The simulation domain as resolvers and the integrator see it.
@@ -79,8 +80,9 @@ pub struct ContactGeom {
     pub arm2: [f32; 3],
     /// Time step (s), for laws with an incremental history.
     pub dt: f32,
-    /// Contact lengths `l1, l2` (m) of Woo's linear model, then Young's moduli `E1, E2` (Pa).
-    pub len_young: [f32; 4],
+    /// Contact lengths `l1, l2` (m) of Woo's linear model.
+    pub lengths: [f32; 2],
+    pub _pad: [f32; 2],
 }
 
 /// What the laws of a chain accumulate; the assembly turns it into forces on both bodies.
@@ -105,20 +107,6 @@ pub struct ContactForce {
     /// Energy dissipated by friction slip during this step (J).
     pub friction_dissipated: f32,
     pub _pad: [f32; 2],
-}
-
-/// Per-pair history carried from step to step and across rebuilds.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct PairHistory {
-    /// Tangential spring displacement (m), kept in the current tangent plane.
-    pub tangential: [f32; 3],
-    /// 1 while the tangential contact slides (dynamic friction applies), else 0.
-    pub sliding: f32,
-    /// Per-law state: `[0]` previous dashpot force of `hertz_damped` (N), `[1]` previous
-    /// dashpot force of `viscous` (N), `[2]` energy held by the `cundall_strack` spring (J),
-    /// `[3]` its previous tangential stiffness (N/m).
-    pub extra: [f32; 4],
 }
 
 /// Result of one pair's chain, gathered per particle.
@@ -160,8 +148,9 @@ pub struct StepParams {
     /// `((a + b) - a) - b` to 0 and so silently undo a Kahan summation; `a * unit` hides the
     /// identity without changing any value.
     pub unit: f32,
+    /// History words per neighbour-list entry (the pair table's `nbr_history_stride`).
+    pub nbr_history_stride: u32,
     // Scalars, not an array: arrays in uniform buffers need a 16-byte stride.
-    pub _pad0: f32,
     pub _pad1: f32,
     pub _pad2: f32,
 }
@@ -182,72 +171,4 @@ pub struct GridParams {
     pub dims: [u32; 3],
     /// Bit k set: axis k wraps around.
     pub periodic_mask: u32,
-}
-
-/// Linear normal spring (Cundall & Strack 1979). `stiffness > 0` fixes `k_n` (N/m); otherwise
-/// it is derived per pair from Young's moduli and contact lengths as Woo does.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LinearParams {
-    /// Normal stiffness (N/m), or 0 to derive it from Young's moduli.
-    pub stiffness: f32,
-    pub _pad: [f32; 3],
-}
-
-/// Hertz normal contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct HertzParams {
-    /// Effective modulus `E* = 1/((1-nu1^2)/E1 + (1-nu2^2)/E2)` (Pa).
-    pub e_eff: f32,
-    pub _pad: [f32; 3],
-}
-
-/// Kuwabara-Kono damped Hertz contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct HertzDampedParams {
-    /// Effective modulus (Pa).
-    pub e_eff: f32,
-    /// Damping constant `A` (s), the mean of both materials'.
-    pub damping_time: f32,
-    pub _pad: [f32; 2],
-}
-
-/// Viscous normal dashpot `c = 2 zeta sqrt(m* k)` with `k` the normal law's tangent stiffness.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ViscousParams {
-    /// Damping ratio, solved at set-up so the achieved restitution is the requested one.
-    pub zeta: f32,
-    pub _pad: [f32; 3],
-}
-
-/// Cundall-Strack tangential spring with a Coulomb limit.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct CundallStrackParams {
-    /// Static friction coefficient (limit while sticking).
-    pub mu_static: f32,
-    /// Dynamic friction coefficient (limit while sliding).
-    pub mu_dynamic: f32,
-    /// `k_t = stiffness_ratio * k_n` when `mindlin == 0`.
-    pub stiffness_ratio: f32,
-    /// Non-zero: Mindlin stiffness `k_t = 8 G* sqrt(R* delta)`.
-    pub mindlin: u32,
-    /// Effective shear modulus `G*` (Pa) for the Mindlin stiffness.
-    pub g_eff: f32,
-    pub _pad: [f32; 3],
-}
-
-/// All law parameters of one material pair. Each law reads its own member; a pair's chain says
-/// which laws run.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct InteractionParams {
-    pub linear: LinearParams,
-    pub hertz: HertzParams,
-    pub hertz_damped: HertzDampedParams,
-    pub viscous: ViscousParams,
-    pub cundall_strack: CundallStrackParams,
 }

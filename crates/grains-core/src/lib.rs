@@ -1,7 +1,8 @@
 //! grains-core: everything of the DEM solver that does not need a GPU.
 //!
 //! - [`gpu_types`]: `#[repr(C)]` Pod mirrors of the WGSL structs.
-//! - [`registry`]: [`ResolverKind`], [`LawKind`], [`ChainSpec`].
+//! - [`registry`]: [`ResolverKind`], [`LawKind`], [`ChainSpec`], generated from one table.
+//! - [`law`]: what a force law module provides; [`parity`]: random parity inputs.
 //! - [`kernels`]: CPU twins of every WGSL kernel (resolvers, laws, passes).
 //! - [`world`], [`materials`]: the state to simulate and the per-material-pair table.
 //! - [`cpu`]: the CPU backend; [`backend`]: the interface both backends share.
@@ -12,7 +13,9 @@ pub mod cpu;
 pub mod error;
 pub mod gpu_types;
 pub mod kernels;
+pub mod law;
 pub mod materials;
+pub mod parity;
 pub mod registry;
 pub mod restitution;
 pub mod state;
@@ -22,6 +25,6 @@ pub mod world;
 pub use backend::{Backend, ContactCount, Counters, EnergyReport, Snapshot};
 pub use cpu::CpuBackend;
 pub use error::CoreError;
-pub use registry::{ChainSpec, LawKind, ResolverKind, Slot};
+pub use registry::{ChainLayout, ChainSpec, LawKind, LawSpec, ResolverKind, Slot};
 pub use state::BackendState;
 pub use world::{Domain, Particles, World};

@@ -2,15 +2,12 @@
 //!
 //! Mixing rules: Hertz effective modulus `E* = 1/((1-nu1^2)/E1 + (1-nu2^2)/E2)`, effective
 //! shear modulus `G* = 1/(2(2-nu1)(1+nu1)/E1 + 2(2-nu2)(1+nu2)/E2)` (Mindlin; the form
-//! LIGGGHTS uses). Friction is given per interaction, not per material.
+//! LIGGGHTS uses). Each law mixes its own parameters from the two materials
+//! ([`crate::law::Law::mix`]); friction is given per interaction, not per material.
 
-use crate::error::CoreError;
-use crate::gpu_types::{
-    CundallStrackParams, HertzDampedParams, HertzParams, InteractionParams, LinearParams,
-    ViscousParams,
-};
-use crate::registry::{ChainSpec, LawKind, ResolverKind};
-use crate::restitution::{zeta_for_restitution, SpringShape};
+use crate::error::{CoreError, MissingInteraction};
+use crate::law::{PairContext, SpringShape};
+use crate::registry::{ChainSpec, LawKind, LawSpec, ResolverKind, Slot};
 
 /// An isotropic elastic material.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,125 +33,59 @@ pub fn effective_shear(a: &Material, b: &Material) -> f64 {
         + 2.0 * (2.0 - b.poisson) * (1.0 + b.poisson) / b.young)
 }
 
-/// The normal slot of an interaction.
-#[derive(Clone, Debug, PartialEq)]
-pub enum NormalLaw {
-    /// Linear spring; `None` derives the stiffness from Young's moduli (Woo).
-    Linear { stiffness: Option<f64> },
-    /// Hertz.
-    Hertz,
-    /// Kuwabara-Kono damped Hertz with damping constant `A` (s).
-    HertzDamped { damping_time: f64 },
-}
-
-/// The damping slot of an interaction.
-#[derive(Clone, Debug, PartialEq)]
-pub enum DampingLaw {
-    /// Viscous dashpot achieving restitution `e` on a head-on impact.
-    Viscous { restitution: f64 },
-}
-
-/// Tangential stiffness of the Cundall-Strack spring.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TangentialStiffness {
-    /// `k_t = ratio * k_n` (tangent normal stiffness).
-    Ratio(f64),
-    /// Mindlin's `8 G* sqrt(R* delta)`.
-    Mindlin,
-}
-
-/// The tangential slot of an interaction.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TangentialLaw {
-    /// Cundall-Strack spring with static and dynamic Coulomb coefficients.
-    CundallStrack {
-        friction: f64,
-        friction_static: f64,
-        stiffness: TangentialStiffness,
-    },
-}
-
-/// One `[[interaction]]`: the laws between two materials.
+/// One `[[interaction]]`: the laws between two materials, one per filled slot.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interaction {
     /// Material indices (order does not matter).
     pub between: (usize, usize),
-    pub normal: NormalLaw,
-    pub damping: Option<DampingLaw>,
-    pub tangential: Option<TangentialLaw>,
+    /// The laws with their settings (the normal slot is required).
+    pub laws: Vec<LawSpec>,
 }
 
 impl Interaction {
-    /// The laws of this interaction, in slot order.
-    pub fn laws(&self) -> Vec<LawKind> {
-        let mut laws = vec![match self.normal {
-            NormalLaw::Linear { .. } => LawKind::Linear,
-            NormalLaw::Hertz => LawKind::Hertz,
-            NormalLaw::HertzDamped { .. } => LawKind::HertzDamped,
-        }];
-        if let Some(DampingLaw::Viscous { .. }) = self.damping {
-            laws.push(LawKind::Viscous);
+    /// An interaction between materials `a` and `b`; the laws are put in slot order.
+    pub fn new(a: usize, b: usize, mut laws: Vec<LawSpec>) -> Interaction {
+        laws.sort_by_key(|l| l.kind().slot());
+        Interaction {
+            between: (a, b),
+            laws,
         }
-        if let Some(TangentialLaw::CundallStrack { .. }) = self.tangential {
-            laws.push(LawKind::CundallStrack);
-        }
-        laws
     }
 
-    /// Law parameters for materials `a`, `b`.
-    pub fn params(&self, a: &Material, b: &Material) -> InteractionParams {
-        let e_eff = effective_young(a, b) as f32;
-        let mut p = InteractionParams::default();
-        let shape = match self.normal {
-            NormalLaw::Linear { stiffness } => {
-                p.linear = LinearParams {
-                    stiffness: stiffness.unwrap_or(0.0) as f32,
-                    _pad: [0.0; 3],
-                };
-                SpringShape::Linear
-            }
-            NormalLaw::Hertz => {
-                p.hertz = HertzParams {
-                    e_eff,
-                    _pad: [0.0; 3],
-                };
-                SpringShape::Hertz
-            }
-            NormalLaw::HertzDamped { damping_time } => {
-                p.hertz_damped = HertzDampedParams {
-                    e_eff,
-                    damping_time: damping_time as f32,
-                    _pad: [0.0; 2],
-                };
-                SpringShape::Hertz
-            }
+    /// The laws of this interaction, in slot order.
+    pub fn kinds(&self) -> Vec<LawKind> {
+        self.laws.iter().map(|l| l.kind()).collect()
+    }
+
+    /// The law in `slot`, if any.
+    pub fn law(&self, slot: Slot) -> Option<&LawSpec> {
+        self.laws.iter().find(|l| l.kind().slot() == slot)
+    }
+
+    /// Elastic shape of the normal law (Hertz when, impossibly, there is none).
+    pub fn spring(&self) -> SpringShape {
+        self.laws
+            .iter()
+            .find_map(|l| l.spring())
+            .unwrap_or(SpringShape::Hertz)
+    }
+
+    /// The chain's parameter record for materials `a`, `b` (words, in chain order), and the
+    /// largest range of its laws (m) for pairs of effective radius up to `r_eff_max`.
+    pub fn params(&self, a: &Material, b: &Material, r_eff_max: f64) -> (Vec<u32>, f64) {
+        let pair = PairContext {
+            a,
+            b,
+            spring: self.spring(),
+            r_eff_max,
         };
-        if let Some(DampingLaw::Viscous { restitution }) = self.damping {
-            p.viscous = ViscousParams {
-                zeta: zeta_for_restitution(shape, restitution) as f32,
-                _pad: [0.0; 3],
-            };
+        let mut words = Vec::new();
+        let mut range = 0.0f64;
+        for l in &self.laws {
+            words.extend(l.mix(&pair));
+            range = range.max(l.range(&pair));
         }
-        if let Some(TangentialLaw::CundallStrack {
-            friction,
-            friction_static,
-            stiffness,
-        }) = &self.tangential
-        {
-            let (ratio, mindlin) = match stiffness {
-                TangentialStiffness::Ratio(r) => (*r as f32, 0),
-                TangentialStiffness::Mindlin => (0.0, 1),
-            };
-            p.cundall_strack = CundallStrackParams {
-                mu_static: *friction_static as f32,
-                mu_dynamic: *friction as f32,
-                stiffness_ratio: ratio,
-                mindlin,
-                g_eff: effective_shear(a, b) as f32,
-                _pad: [0.0; 3],
-            };
-        }
-        p
+        (words, range)
     }
 }
 
@@ -162,36 +93,55 @@ impl Interaction {
 pub const NO_CHAIN: u32 = u32::MAX;
 
 /// Per-material-pair table: which chain runs and with which parameters, indexed by
-/// `a * n_materials + b` (symmetric).
+/// `a * n_materials + b` (ordered: body 1 of material `a`, body 2 of material `b`).
 #[derive(Clone, Debug, Default)]
 pub struct PairTable {
     pub n_materials: usize,
     /// Distinct chains; sphere-sphere and sphere-plane chains are separate entries.
     pub chains: Vec<ChainSpec>,
+    /// Interaction range of each chain (m): the largest over the material pairs it serves.
+    pub chain_range: Vec<f32>,
     /// Chain index of each material pair meeting as two spheres.
     pub sphere_chain: Vec<u32>,
     /// Chain index of each (particle material, wall material) pair.
     pub wall_chain: Vec<u32>,
-    /// Law parameters of each material pair.
-    pub params: Vec<InteractionParams>,
+    /// Parameter record of each material pair: `params_stride` words from
+    /// `(a * n_materials + b) * params_stride`, laid out as its chain's [`ChainSpec::layout`].
+    pub params: Vec<u32>,
+    /// Words per material pair in `params` (the largest chain record, at least 1).
+    pub params_stride: usize,
+    /// History words per neighbour-list entry (the largest sphere-sphere chain's, at least 1).
+    pub nbr_history_stride: usize,
+    /// History words per (particle, wall) slot (the largest sphere-plane chain's, at least 1).
+    pub wall_history_stride: usize,
+}
+
+/// Two materials that can touch and why, for the message when no interaction joins them.
+#[derive(Clone, Debug)]
+pub struct TouchingPair {
+    pub a: usize,
+    pub b: usize,
+    /// Why they can touch, e.g. "2 particles of \"glass\"".
+    pub why: String,
 }
 
 impl PairTable {
-    /// Build the table. Every pair of `present` materials (those of particles, and particle
-    /// materials against wall materials) must have an interaction.
+    /// Build the table for the material pairs that can touch: `sphere_pairs` meet as two
+    /// spheres, `wall_pairs` as (particle material, wall material). `r_max[m]` is the largest
+    /// particle radius of material `m` (m), which bounds the range of adhesive laws.
     pub fn build(
         materials: &[Material],
         interactions: &[Interaction],
-        sphere_pairs: &[(usize, usize)],
-        wall_pairs: &[(usize, usize)],
+        sphere_pairs: &[TouchingPair],
+        wall_pairs: &[TouchingPair],
+        r_max: &[f64],
     ) -> Result<PairTable, CoreError> {
         let n = materials.len();
         let mut t = PairTable {
             n_materials: n,
-            chains: Vec::new(),
             sphere_chain: vec![NO_CHAIN; n * n],
             wall_chain: vec![NO_CHAIN; n * n],
-            params: vec![InteractionParams::default(); n * n],
+            ..Default::default()
         };
         let find = |a: usize, b: usize| {
             interactions
@@ -199,34 +149,85 @@ impl PairTable {
                 .rev()
                 .find(|i| i.between == (a, b) || i.between == (b, a))
         };
+        let mut records: Vec<(usize, Vec<u32>)> = Vec::new();
         for (set, resolver) in [
             (sphere_pairs, ResolverKind::SphereSphere),
             (wall_pairs, ResolverKind::SpherePlane),
         ] {
-            for &(a, b) in set {
-                let inter = find(a, b).ok_or_else(|| CoreError::MissingInteraction {
-                    a: materials[a].name.clone(),
-                    b: materials[b].name.clone(),
+            for tp in set {
+                let (a, b) = (tp.a, tp.b);
+                let inter = find(a, b).ok_or_else(|| {
+                    CoreError::MissingInteraction(Box::new(MissingInteraction {
+                        a: materials[a].name.clone(),
+                        b: materials[b].name.clone(),
+                        why: tp.why.clone(),
+                    }))
                 })?;
-                let spec = ChainSpec::new(resolver, inter.laws());
+                let spec = ChainSpec::new(resolver, inter.kinds());
                 let id = match t.chains.iter().position(|c| *c == spec) {
                     Some(i) => i,
                     None => {
                         t.chains.push(spec);
+                        t.chain_range.push(0.0);
                         t.chains.len() - 1
                     }
-                } as u32;
-                let params = inter.params(&materials[a], &materials[b]);
+                };
+                let ra = r_max.get(a).copied().unwrap_or(0.0);
+                let rb = r_max.get(b).copied().unwrap_or(0.0);
+                let r_eff_max = match resolver {
+                    ResolverKind::SphereSphere if ra + rb > 0.0 => ra * rb / (ra + rb),
+                    ResolverKind::SphereSphere => 0.0,
+                    ResolverKind::SpherePlane => ra,
+                };
                 for (x, y) in [(a, b), (b, a)] {
+                    let (words, range) = inter.params(&materials[x], &materials[y], r_eff_max);
+                    t.chain_range[id] = t.chain_range[id].max(range as f32);
                     let k = x * n + y;
-                    t.params[k] = params;
+                    records.push((k, words));
                     match resolver {
-                        ResolverKind::SphereSphere => t.sphere_chain[k] = id,
-                        ResolverKind::SpherePlane => t.wall_chain[k] = id,
+                        ResolverKind::SphereSphere => t.sphere_chain[k] = id as u32,
+                        ResolverKind::SpherePlane => t.wall_chain[k] = id as u32,
                     }
                 }
             }
         }
+        let stride_of = |r: ResolverKind, what: fn(&ChainSpec) -> usize| {
+            t.chains
+                .iter()
+                .filter(|c| c.resolver == r)
+                .map(what)
+                .max()
+                .unwrap_or(0)
+                .max(1)
+        };
+        t.nbr_history_stride = stride_of(ResolverKind::SphereSphere, |c| c.layout().history_words);
+        t.wall_history_stride = stride_of(ResolverKind::SpherePlane, |c| c.layout().history_words);
+        t.params_stride = t
+            .chains
+            .iter()
+            .map(|c| c.layout().params_words)
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        t.params = vec![0; n * n * t.params_stride];
+        for (k, words) in records {
+            t.params[k * t.params_stride..k * t.params_stride + words.len()]
+                .copy_from_slice(&words);
+        }
         Ok(t)
+    }
+
+    /// History words per entry of the pair source `resolver` reads.
+    pub fn history_stride(&self, resolver: ResolverKind) -> usize {
+        match resolver {
+            ResolverKind::SphereSphere => self.nbr_history_stride,
+            ResolverKind::SpherePlane => self.wall_history_stride,
+        }
+    }
+
+    /// The parameter record of table entry `k` (`a * n_materials + b`).
+    #[inline]
+    pub fn record(&self, k: usize) -> &[u32] {
+        &self.params[k * self.params_stride..(k + 1) * self.params_stride]
     }
 }

@@ -1,8 +1,17 @@
-//! The registry of chain elements: every resolver and law grains knows, with its scene
-//! keyword, slot, WGSL file, history use and parity tolerance.
+//! The registry of chain elements: every resolver and law grains knows.
 //!
-//! Matches on these enums never use a wildcard arm, so adding a variant makes the compiler list
-//! every place that must learn about it (CPU chain, composer, scene parser, parity tests).
+//! Laws are listed once, in the `laws!` table at the bottom of this file: one line per law,
+//! naming its variant and the type in its module that implements [`Law`]. From that table the
+//! macro generates [`LawKind`] (keyword, slot, sizes, tolerance), [`LawSpec`] (a law's scene
+//! settings, parsed by the law), and the dispatch the CPU chain, the composer, the scene parser,
+//! the time-step estimate and the tests loop over. Nothing else names a law.
+//!
+//! Matches on [`ResolverKind`] never use a wildcard arm, so adding a resolver makes the compiler
+//! list every place that must learn about it.
+
+use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::law::{CollisionContext, FieldOffsets, Law, LawKeys, PairContext, SpringShape, Word};
+use crate::parity::SplitMix;
 
 /// Geometry resolver of a chain: which two kinds of body meet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,6 +57,16 @@ pub enum Slot {
 }
 
 impl Slot {
+    /// Every slot, in chain order.
+    pub const ALL: [Slot; 6] = [
+        Slot::Normal,
+        Slot::Damping,
+        Slot::Tangential,
+        Slot::Rolling,
+        Slot::Twisting,
+        Slot::Extra,
+    ];
+
     /// The scene key of the slot inside an `[[interaction]]` table.
     pub fn key(self) -> &'static str {
         match self {
@@ -59,47 +78,224 @@ impl Slot {
             Slot::Extra => "extra",
         }
     }
+
+    /// The laws that fill this slot.
+    pub fn laws(self) -> Vec<LawKind> {
+        LawKind::ALL
+            .iter()
+            .copied()
+            .filter(|l| l.slot() == self)
+            .collect()
+    }
 }
 
-/// A force law of a chain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum LawKind {
-    /// Linear spring (Cundall & Strack 1979), `k_n` given or from Young's modulus (Woo).
-    Linear,
-    /// Hertz elastic sphere contact.
-    Hertz,
-    /// Kuwabara-Kono damped Hertz contact.
-    HertzDamped,
-    /// Viscous dashpot tuned to a requested restitution coefficient.
-    Viscous,
-    /// Cundall-Strack tangential spring with a Coulomb limit.
-    CundallStrack,
+/// Words (4 bytes each) of a Pod record with 4-byte alignment.
+const fn words<T>() -> usize {
+    std::mem::size_of::<T>() / 4
+}
+
+/// The law of a parity case, with its parameters and history as words.
+#[derive(Clone, Debug)]
+pub struct ParityWords {
+    pub geom: ContactGeom,
+    pub params: Vec<u32>,
+    pub history: Vec<f32>,
+    pub force: ContactForce,
+}
+
+macro_rules! laws {
+    ($($variant:ident => $module:ident :: $ty:ident),* $(,)?) => {
+        /// A force law of a chain. Generated from the registry table.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum LawKind {
+            $(
+                #[doc = concat!("`", stringify!($module), "`: see [`crate::kernels::laws::", stringify!($module), "`].")]
+                $variant,
+            )*
+        }
+
+        /// A law with its scene settings. Generated from the registry table.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum LawSpec {
+            $(
+                #[doc = concat!("Settings of `", stringify!($module), "`.")]
+                $variant(<crate::kernels::laws::$module::$ty as Law>::Spec),
+            )*
+        }
+
+        impl LawKind {
+            /// Every law, in registry order.
+            pub const ALL: &'static [LawKind] = &[$(LawKind::$variant),*];
+
+            /// Scene keyword (`law = "..."`), also the stem of its files and of `law_<stem>`.
+            pub fn keyword(self) -> &'static str {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::KEYWORD,)*
+                }
+            }
+
+            /// The slot the law fills.
+            pub fn slot(self) -> Slot {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::SLOT,)*
+                }
+            }
+
+            /// Keys its slot table accepts besides `law`.
+            pub fn keys(self) -> &'static [&'static str] {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::KEYS,)*
+                }
+            }
+
+            /// Relative tolerance of CPU/GPU parity on the law's outputs.
+            pub fn parity_tolerance(self) -> f32 {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::PARITY_TOLERANCE,)*
+                }
+            }
+
+            /// Name of its parameter struct (Rust and WGSL).
+            pub fn params_struct(self) -> &'static str {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::PARAMS_STRUCT,)*
+                }
+            }
+
+            /// Name of its history struct (Rust and WGSL), if it keeps history.
+            pub fn history_struct(self) -> Option<&'static str> {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::HISTORY_STRUCT,)*
+                }
+            }
+
+            /// Size of its parameters (4-byte words).
+            pub fn params_words(self) -> usize {
+                match self {
+                    $(LawKind::$variant => words::<<crate::kernels::laws::$module::$ty as Law>::Params>(),)*
+                }
+            }
+
+            /// What each of its history words measures; the length is the history's size.
+            pub fn history_words(self) -> &'static [Word] {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::HISTORY_WORDS,)*
+                }
+            }
+
+            /// The ledger columns it writes.
+            pub fn energy_terms(self) -> &'static [&'static str] {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::ENERGY,)*
+                }
+            }
+
+            /// Rust layouts of its params and history structs.
+            pub fn layouts(self) -> Vec<(&'static str, u32, FieldOffsets)> {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::layouts(),)*
+                }
+            }
+
+            /// Parse the law's settings from its slot table.
+            pub fn parse<K: LawKeys>(self, keys: &K) -> Result<LawSpec, K::Error> {
+                Ok(match self {
+                    $(LawKind::$variant => LawSpec::$variant(<crate::kernels::laws::$module::$ty as Law>::parse(keys)?),)*
+                })
+            }
+
+            /// Random parity case `i`, parameters and history as words.
+            pub fn parity_case(self, rng: &mut SplitMix, i: usize) -> ParityWords {
+                match self {
+                    $(LawKind::$variant => {
+                        let c = <crate::kernels::laws::$module::$ty as Law>::parity_case(rng, i);
+                        ParityWords {
+                            geom: c.geom,
+                            params: bytemuck::cast_slice(bytemuck::bytes_of(&c.params)).to_vec(),
+                            history: bytemuck::cast_slice(bytemuck::bytes_of(&c.history)).to_vec(),
+                            force: c.force,
+                        }
+                    })*
+                }
+            }
+
+            /// Apply the law to `geom`, reading its parameters from `params` and its history
+            /// from `history` (each exactly the law's words).
+            #[inline]
+            pub fn apply(
+                self,
+                geom: &ContactGeom,
+                params: &[u32],
+                history: &mut [f32],
+                force: &mut ContactForce,
+            ) {
+                match self {
+                    $(LawKind::$variant => {
+                        type L = crate::kernels::laws::$module::$ty;
+                        let p: &<L as Law>::Params = bytemuck::from_bytes(bytemuck::cast_slice(params));
+                        let h: &mut <L as Law>::History =
+                            bytemuck::from_bytes_mut(bytemuck::cast_slice_mut(history));
+                        <L as Law>::apply(geom, p, h, force)
+                    })*
+                }
+            }
+        }
+
+        impl LawSpec {
+            /// Which law these settings are for.
+            pub fn kind(&self) -> LawKind {
+                match self {
+                    $(LawSpec::$variant(_) => LawKind::$variant,)*
+                }
+            }
+
+            /// The elastic shape, for a normal law.
+            pub fn spring(&self) -> Option<SpringShape> {
+                match self {
+                    $(LawSpec::$variant(s) => <crate::kernels::laws::$module::$ty as Law>::spring(s),)*
+                }
+            }
+
+            /// Parameters of one material pair, as words.
+            pub fn mix(&self, pair: &PairContext<'_>) -> Vec<u32> {
+                match self {
+                    $(LawSpec::$variant(s) => {
+                        let p = <crate::kernels::laws::$module::$ty as Law>::mix(s, pair);
+                        bytemuck::cast_slice(bytemuck::bytes_of(&p)).to_vec()
+                    })*
+                }
+            }
+
+            /// How far beyond touching the law acts (m).
+            pub fn range(&self, pair: &PairContext<'_>) -> f64 {
+                match self {
+                    $(LawSpec::$variant(s) => <crate::kernels::laws::$module::$ty as Law>::range(s, pair),)*
+                }
+            }
+
+            /// Collision time (s) of a normal law, for `dt = "auto"`.
+            pub fn collision_time(&self, c: &CollisionContext<'_>) -> Option<f64> {
+                match self {
+                    $(LawSpec::$variant(s) => <crate::kernels::laws::$module::$ty as Law>::collision_time(s, c),)*
+                }
+            }
+        }
+    };
+}
+
+// The registry table: one line per law.
+laws! {
+    Linear => linear::Linear,
+    Hertz => hertz::Hertz,
+    HertzDamped => hertz_damped::HertzDamped,
+    Viscous => viscous::Viscous,
+    CundallStrack => cundall_strack::CundallStrack,
 }
 
 impl LawKind {
-    /// Every law, in registry order.
-    pub const ALL: [LawKind; 5] = [
-        LawKind::Linear,
-        LawKind::Hertz,
-        LawKind::HertzDamped,
-        LawKind::Viscous,
-        LawKind::CundallStrack,
-    ];
-
-    /// Scene keyword (`law = "..."`).
-    pub fn keyword(self) -> &'static str {
-        match self {
-            LawKind::Linear => "linear",
-            LawKind::Hertz => "hertz",
-            LawKind::HertzDamped => "hertz_damped",
-            LawKind::Viscous => "viscous",
-            LawKind::CundallStrack => "cundall_strack",
-        }
-    }
-
     /// The law of a scene keyword.
     pub fn from_keyword(word: &str) -> Option<LawKind> {
-        LawKind::ALL.into_iter().find(|l| l.keyword() == word)
+        LawKind::ALL.iter().copied().find(|l| l.keyword() == word)
     }
 
     /// File stem under `shaders/laws/` and `kernels/laws/`; the function is `law_<stem>`.
@@ -107,52 +303,23 @@ impl LawKind {
         self.keyword()
     }
 
-    /// The slot the law occupies.
-    pub fn slot(self) -> Slot {
-        match self {
-            LawKind::Linear => Slot::Normal,
-            LawKind::Hertz => Slot::Normal,
-            LawKind::HertzDamped => Slot::Normal,
-            LawKind::Viscous => Slot::Damping,
-            LawKind::CundallStrack => Slot::Tangential,
-        }
-    }
-
-    /// Whether the law reads or writes the pair history.
+    /// Whether the law keeps per-pair history.
     pub fn uses_history(self) -> bool {
-        match self {
-            LawKind::Linear => false,
-            LawKind::Hertz => false,
-            LawKind::HertzDamped => true,
-            LawKind::Viscous => true,
-            LawKind::CundallStrack => true,
-        }
+        !self.history_words().is_empty()
     }
+}
 
-    /// Distance beyond touching over which the law still acts (m). None of these laws is
-    /// adhesive, so they act only while the surfaces overlap.
-    pub fn interaction_range(self) -> f32 {
-        match self {
-            LawKind::Linear => 0.0,
-            LawKind::Hertz => 0.0,
-            LawKind::HertzDamped => 0.0,
-            LawKind::Viscous => 0.0,
-            LawKind::CundallStrack => 0.0,
-        }
-    }
-
-    /// Relative tolerance of CPU/GPU parity on the law's force. Closed-form laws: 1e-5 (a few
-    /// f32 ulps through powers and square roots). The tangential law also rotates and rescales
-    /// its history vector, which adds a normalisation: 2e-5.
-    pub fn parity_tolerance(self) -> f32 {
-        match self {
-            LawKind::Linear => 1e-5,
-            LawKind::Hertz => 1e-5,
-            LawKind::HertzDamped => 1e-5,
-            LawKind::Viscous => 1e-5,
-            LawKind::CundallStrack => 2e-5,
-        }
-    }
+/// Where each law of a chain finds its parameters and history: word offsets into the chain's
+/// parameter record and history record, laid out in chain order. The composer lays the WGSL
+/// structs out the same way (4-byte scalars only, so no padding between laws).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainLayout {
+    /// `(params offset, params words, history offset, history words)` per law, in chain order.
+    pub laws: Vec<(usize, usize, usize, usize)>,
+    /// Words of parameters the chain uses.
+    pub params_words: usize,
+    /// Words of history the chain uses.
+    pub history_words: usize,
 }
 
 /// A contact model chain: a resolver, then laws in slot order.
@@ -170,12 +337,21 @@ impl ChainSpec {
         ChainSpec { resolver, laws }
     }
 
-    /// Largest interaction range of the chain's laws (m).
-    pub fn interaction_range(&self) -> f32 {
-        self.laws
-            .iter()
-            .map(|l| l.interaction_range())
-            .fold(0.0, f32::max)
+    /// Word offsets of each law's parameters and history.
+    pub fn layout(&self) -> ChainLayout {
+        let (mut p, mut h) = (0, 0);
+        let mut laws = Vec::with_capacity(self.laws.len());
+        for l in &self.laws {
+            let (pw, hw) = (l.params_words(), l.history_words().len());
+            laws.push((p, pw, h, hw));
+            p += pw;
+            h += hw;
+        }
+        ChainLayout {
+            laws,
+            params_words: p,
+            history_words: h,
+        }
     }
 
     /// A stable identifier usable in file and entry-point names, e.g.

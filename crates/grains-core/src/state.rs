@@ -7,7 +7,7 @@
 //! bitwise as the uninterrupted one would on the same backend.
 
 use crate::error::CoreError;
-use crate::gpu_types::{PairHistory, PairSlot};
+use crate::gpu_types::PairSlot;
 
 /// A backend's state after `step` steps.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -29,9 +29,11 @@ pub struct BackendState {
     pub nbr_i: Vec<u32>,
     pub nbr_j: Vec<u32>,
     pub nbr_mirror: Vec<u32>,
-    pub history: Vec<PairHistory>,
+    /// History records of the neighbour-list entries (`nbr_history_stride` words each).
+    pub history: Vec<f32>,
     pub slots: Vec<PairSlot>,
-    pub wall_history: Vec<PairHistory>,
+    /// History records of the (particle, wall) slots (`wall_history_stride` words each).
+    pub wall_history: Vec<f32>,
     pub wall_slots: Vec<PairSlot>,
 }
 
@@ -39,7 +41,13 @@ impl BackendState {
     /// Check that the state fits a world of `n` particles and `n_walls` walls and that its
     /// neighbour list is well formed, so a damaged or foreign checkpoint is refused with a
     /// reason instead of indexing out of bounds later.
-    pub fn validate(&self, n: usize, n_walls: usize) -> Result<(), CoreError> {
+    pub fn validate(
+        &self,
+        n: usize,
+        n_walls: usize,
+        nbr_history_stride: usize,
+        wall_history_stride: usize,
+    ) -> Result<(), CoreError> {
         let bad = |what: String| Err(CoreError::BadState(what));
         for (name, a) in [
             ("pos", &self.pos),
@@ -71,7 +79,7 @@ impl BackendState {
             ("nbr_i", self.nbr_i.len()),
             ("nbr_j", self.nbr_j.len()),
             ("nbr_mirror", self.nbr_mirror.len()),
-            ("history", self.history.len()),
+            ("history", self.history.len() / nbr_history_stride.max(1)),
             ("slots", self.slots.len()),
         ] {
             if len != total {
@@ -87,7 +95,15 @@ impl BackendState {
         {
             return bad("the neighbour list names particles or entries that do not exist".into());
         }
-        if self.wall_history.len() != n * n_walls || self.wall_slots.len() != n * n_walls {
+        if self.history.len() != total * nbr_history_stride {
+            return bad(format!(
+                "history holds {} words, expected {total} entries x {nbr_history_stride}",
+                self.history.len()
+            ));
+        }
+        if self.wall_history.len() != n * n_walls * wall_history_stride
+            || self.wall_slots.len() != n * n_walls
+        {
             return bad(format!(
                 "wall contacts: {} and {} entries, expected {} particles x {} walls",
                 self.wall_history.len(),

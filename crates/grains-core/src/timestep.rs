@@ -5,12 +5,14 @@
 //!   particle of each material.
 //! - Hertz collision time `t_c = 2.868 (m*^2 / (R* E*^2 v))^(1/5)` at the largest expected
 //!   impact speed `v` (Johnson 1985, §11.4), for two of the smallest particles; for linear
-//!   springs `t_c = pi sqrt(m*/k)`.
+//!   springs `t_c = pi sqrt(m*/k)`. Each normal law gives its own
+//!   ([`crate::law::Law::collision_time`]); the interaction of a material with itself is asked
+//!   first, then any interaction the material takes part in.
 //!
 //! `dt = auto` takes `min(0.15 T_R, t_c / 40)`: below the 0.2 T_R customary bound and at least
 //! 40 steps per collision, enough for the restitution and peak force to be resolved.
 
-use crate::materials::{effective_young, NormalLaw};
+use crate::law::CollisionContext;
 use crate::world::World;
 
 /// Fraction of the Rayleigh time `dt = auto` takes.
@@ -97,24 +99,31 @@ pub fn timestep_report(world: &World) -> TimestepReport {
         let m = mat.density * 4.0 / 3.0 * std::f64::consts::PI * rmin.powi(3);
         let m_eff = 0.5 * m;
         let r_eff = 0.5 * rmin;
-        let inter = world
+        let mut candidates: Vec<_> = world
             .interactions
             .iter()
             .rev()
-            .find(|i| i.between == (mi, mi));
-        let tc = match inter.map(|i| &i.normal) {
-            Some(NormalLaw::Linear { stiffness }) => {
-                let k = stiffness.unwrap_or_else(|| {
-                    let area = std::f64::consts::PI * rmin * rmin;
-                    1.0 / (2.0 * rmin / (mat.young * area))
-                });
-                std::f64::consts::PI * (m_eff / k).sqrt()
-            }
-            _ => {
-                let e = effective_young(mat, mat);
-                2.868 * (m_eff * m_eff / (r_eff * e * e * v)).powf(0.2)
-            }
+            .filter(|i| i.between == (mi, mi))
+            .collect();
+        candidates.extend(
+            world
+                .interactions
+                .iter()
+                .rev()
+                .filter(|i| i.between != (mi, mi) && (i.between.0 == mi || i.between.1 == mi)),
+        );
+        let c = CollisionContext {
+            material: mat,
+            m_eff,
+            r_eff,
+            radius: rmin,
+            impact_speed: v,
         };
+        let tc = candidates
+            .iter()
+            .flat_map(|i| i.laws.iter())
+            .find_map(|l| l.collision_time(&c))
+            .unwrap_or_else(|| c.hertz_time());
         collision = collision.min(tc);
     }
     let auto_dt = (RAYLEIGH_FRACTION * rayleigh).min(collision / STEPS_PER_COLLISION);

@@ -3,7 +3,7 @@
 
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PlaneWall, StepParams};
-use crate::materials::{Interaction, Material, PairTable};
+use crate::materials::{Interaction, Material, PairTable, TouchingPair};
 
 /// Particle state as structure of arrays. Every per-particle field is 16 bytes so the arrays
 /// upload to the GPU as they are.
@@ -133,23 +133,20 @@ impl World {
         if particles.is_empty() {
             return Err(CoreError::NoParticles);
         }
-        let mut present: Vec<usize> = particles.material.iter().map(|&m| m as usize).collect();
-        present.sort_unstable();
-        present.dedup();
-        let mut sphere_pairs = Vec::new();
-        for (i, &a) in present.iter().enumerate() {
-            for &b in &present[i..] {
-                sphere_pairs.push((a, b));
+        let (sphere_pairs, wall_pairs) = touching_pairs(&particles, &walls, &materials);
+        let mut r_max = vec![0.0f64; materials.len()];
+        for (p, &m) in particles.pos.iter().zip(&particles.material) {
+            if let Some(r) = r_max.get_mut(m as usize) {
+                *r = r.max(p[3] as f64);
             }
         }
-        let mut wall_mats: Vec<usize> = walls.iter().map(|w| w.material as usize).collect();
-        wall_mats.sort_unstable();
-        wall_mats.dedup();
-        let wall_pairs: Vec<(usize, usize)> = present
-            .iter()
-            .flat_map(|&a| wall_mats.iter().map(move |&w| (a, w)))
-            .collect();
-        let table = PairTable::build(&materials, &interactions, &sphere_pairs, &wall_pairs)?;
+        let table = PairTable::build(
+            &materials,
+            &interactions,
+            &sphere_pairs,
+            &wall_pairs,
+            &r_max,
+        )?;
         let world = World {
             particles,
             walls,
@@ -189,6 +186,7 @@ impl World {
             }
         }
         eat(bytemuck::cast_slice(&self.table.params));
+        eat(&(self.table.params_stride as u64).to_le_bytes());
         eat(bytemuck::cast_slice(&self.table.sphere_chain));
         eat(bytemuck::cast_slice(&self.table.wall_chain));
         for c in &self.table.chains {
@@ -207,11 +205,7 @@ impl World {
 
     /// Largest interaction range of any chain (m).
     pub fn interaction_range(&self) -> f32 {
-        self.table
-            .chains
-            .iter()
-            .map(|c| c.interaction_range())
-            .fold(0.0, f32::max)
+        self.table.chain_range.iter().copied().fold(0.0, f32::max)
     }
 
     /// Step constants.
@@ -224,7 +218,7 @@ impl World {
             n_materials: self.materials.len() as u32,
             skin: self.skin as f32,
             unit: 1.0,
-            _pad0: 0.0,
+            nbr_history_stride: self.table.nbr_history_stride as u32,
             _pad1: 0.0,
             _pad2: 0.0,
         }
@@ -274,4 +268,48 @@ impl World {
             });
         }
     }
+}
+
+/// The material pairs that can touch, and why: two particles of one material when it has at
+/// least two, particles of two materials when both have some, and each particle material with
+/// each wall material. A material with a single particle needs no interaction with itself.
+pub fn touching_pairs(
+    particles: &Particles,
+    walls: &[PlaneWall],
+    materials: &[Material],
+) -> (Vec<TouchingPair>, Vec<TouchingPair>) {
+    let mut count = vec![0usize; materials.len()];
+    for &m in &particles.material {
+        if let Some(c) = count.get_mut(m as usize) {
+            *c += 1;
+        }
+    }
+    let name = |k: usize| materials.get(k).map(|m| m.name.as_str()).unwrap_or("");
+    let mut spheres = Vec::new();
+    for a in 0..count.len() {
+        for b in a..count.len() {
+            let why = if a == b && count[a] >= 2 {
+                format!("{} particles of \"{}\"", count[a], name(a))
+            } else if a != b && count[a] > 0 && count[b] > 0 {
+                format!("particles of \"{}\" and of \"{}\"", name(a), name(b))
+            } else {
+                continue;
+            };
+            spheres.push(TouchingPair { a, b, why });
+        }
+    }
+    let mut wall_mats: Vec<usize> = walls.iter().map(|w| w.material as usize).collect();
+    wall_mats.sort_unstable();
+    wall_mats.dedup();
+    let mut on_walls = Vec::new();
+    for (a, &c) in count.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        for &w in &wall_mats {
+            let why = format!("particles of \"{}\" and a wall of \"{}\"", name(a), name(w));
+            on_walls.push(TouchingPair { a, b: w, why });
+        }
+    }
+    (spheres, on_walls)
 }

@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use grains_core::backend::{count_contacts, energy_report, ContactCount};
-use grains_core::gpu_types::{InteractionParams, PairHistory, PairSlot, PlaneWall};
+use grains_core::gpu_types::{PairSlot, PlaneWall};
 use grains_core::{
     Backend, BackendState, CoreError, Counters, EnergyReport, ResolverKind, Snapshot, World,
 };
@@ -146,18 +146,22 @@ fn groups(count: u64, threads: u32) -> u64 {
     count.div_ceil(threads.max(1) as u64)
 }
 
-/// Element sizes of the buffers sized by the neighbour-list capacity.
-const LIST_BUFFERS: [(&str, u64); 9] = [
-    ("new_i", 4),
-    ("new_j", 4),
-    ("new_mirror", 4),
-    ("new_history", std::mem::size_of::<PairHistory>() as u64),
-    ("nbr_i", 4),
-    ("nbr_j", 4),
-    ("nbr_mirror", 4),
-    ("history", std::mem::size_of::<PairHistory>() as u64),
-    ("slots", std::mem::size_of::<PairSlot>() as u64),
-];
+/// Element sizes of the buffers sized by the neighbour-list capacity; a history record is
+/// `history_words` words (the pair table's `nbr_history_stride`).
+fn list_buffers(history_words: usize) -> [(&'static str, u64); 9] {
+    let h = 4 * history_words as u64;
+    [
+        ("new_i", 4),
+        ("new_j", 4),
+        ("new_mirror", 4),
+        ("new_history", h),
+        ("nbr_i", 4),
+        ("nbr_j", 4),
+        ("nbr_mirror", 4),
+        ("history", h),
+        ("slots", std::mem::size_of::<PairSlot>() as u64),
+    ]
+}
 
 /// Buffers saved at every check and restored after an overflow: everything a step reads that
 /// is not rebuilt from scratch.
@@ -286,7 +290,8 @@ impl GpuBackend {
         let mut wall_contact = Vec::new();
         for (cid, chain) in world.table.chains.iter().enumerate() {
             let label = format!("chain {cid} {}", chain.name());
-            let src = grains_shaders::compose_chain(chain, cid as u32)
+            let binding = grains_shaders::ChainBinding::of(&world.table, cid);
+            let src = grains_shaders::compose_chain(chain, cid as u32, &binding)
                 .map_err(|e| shader_err(&label, e))?;
             match chain.resolver {
                 ResolverKind::SphereSphere => {
@@ -382,13 +387,18 @@ impl GpuBackend {
     ) -> Result<GpuBackend, GpuError> {
         use bytemuck::cast_slice;
         state
-            .validate(world.particles.len(), world.walls.len())
+            .validate(
+                world.particles.len(),
+                world.walls.len(),
+                world.table.nbr_history_stride,
+                world.table.wall_history_stride,
+            )
             .map_err(|e| GpuError::State(e.to_string()))?;
         let mut b = GpuBackend::new(world, ctx)?;
         let total = state.nbr_i.len() as u64;
         if total > b.capacity {
             b.capacity = (total + total / 4).next_multiple_of(64);
-            for (name, elem) in LIST_BUFFERS {
+            for (name, elem) in list_buffers(b.world.table.nbr_history_stride) {
                 let buf = b.make_buffer(name, elem * b.capacity, wgpu::BufferUsages::empty())?;
                 b.bufs.insert(name, buf);
                 let saved = b.make_exact(name, elem * b.capacity)?;
@@ -518,7 +528,6 @@ impl GpuBackend {
         let step = w.step_params();
         let domain = w.domain.params();
         let p = w.particles.clone();
-        let young: Vec<f32> = w.materials.iter().map(|m| m.young as f32).collect();
         let table = w.table.clone();
         let walls: Vec<PlaneWall> = w.walls.clone();
         let nw = self.n_walls as u64;
@@ -535,11 +544,9 @@ impl GpuBackend {
         self.upload("quat", cast_slice(&p.quat), 0, none)?;
         self.upload("ref_pos", cast_slice(&p.pos), 0, none)?;
         self.upload("material", cast_slice(&p.material), 0, none)?;
-        self.upload("material_young", cast_slice(&young), 0, none)?;
         self.upload("sphere_chain", cast_slice(&table.sphere_chain), 0, none)?;
         self.upload("wall_chain", cast_slice(&table.wall_chain), 0, none)?;
-        let params: &[InteractionParams] = &table.params;
-        self.upload("pair_params", cast_slice(params), 0, none)?;
+        self.upload("pair_params", cast_slice(&table.params), 0, none)?;
         self.upload("walls", cast_slice(&walls), 0, none)?;
         let zeroed: [(&'static str, u64); 16] = [
             ("pos_comp", 16 * n),
@@ -558,7 +565,7 @@ impl GpuBackend {
             // element size.
             (
                 "wall_history",
-                std::mem::size_of::<PairHistory>() as u64 * (n * nw).max(1),
+                4 * table.wall_history_stride as u64 * (n * nw).max(1),
             ),
             (
                 "wall_slots",
@@ -582,7 +589,7 @@ impl GpuBackend {
         self.ctx
             .queue
             .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
-        for (name, elem) in LIST_BUFFERS {
+        for (name, elem) in list_buffers(self.world.table.nbr_history_stride) {
             let buf = self.make_buffer(name, elem * self.capacity, none)?;
             self.bufs.insert(name, buf);
         }
@@ -913,7 +920,7 @@ impl GpuBackend {
         let old_cap = self.capacity;
         self.capacity = new_cap;
         let mut enc = self.encoder();
-        for (name, elem) in LIST_BUFFERS {
+        for (name, elem) in list_buffers(self.world.table.nbr_history_stride) {
             let buf = self.make_buffer(name, elem * new_cap, wgpu::BufferUsages::empty())?;
             if let Some(saved) = self.saved.get(name) {
                 enc.copy_buffer_to_buffer(saved, 0, &buf, 0, elem * old_cap);
@@ -923,7 +930,7 @@ impl GpuBackend {
             self.bufs.insert(name, buf);
         }
         for name in SAVED {
-            if LIST_BUFFERS.iter().any(|(l, _)| *l == name) {
+            if list_buffers(1).iter().any(|(l, _)| *l == name) {
                 continue;
             }
             let dst = &self.bufs[name];
@@ -1084,9 +1091,12 @@ impl Backend for GpuBackend {
             nbr_i: self.read_pod("nbr_i", t),
             nbr_j: self.read_pod("nbr_j", t),
             nbr_mirror: self.read_pod("nbr_mirror", t),
-            history: self.read_pod("history", t),
+            history: self.read_pod("history", t * self.world.table.nbr_history_stride as u64),
             slots: self.read_pod("slots", t),
-            wall_history: self.read_pod("wall_history", nw),
+            wall_history: self.read_pod(
+                "wall_history",
+                nw * self.world.table.wall_history_stride as u64,
+            ),
             wall_slots: self.read_pod("wall_slots", nw),
         }
     }

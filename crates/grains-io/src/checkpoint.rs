@@ -19,7 +19,8 @@ use crate::error::IoError;
 pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
 
 const MAGIC: &[u8; 8] = b"GRAINSCK";
-const VERSION: u32 = 1;
+// 2: history records laid out per chain from its laws (words), parameters per chain.
+const VERSION: u32 = 2;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
     out.write_all(&(a.len() as u64).to_le_bytes())?;

@@ -26,13 +26,14 @@
 
 mod error;
 pub mod generators;
+mod law_keys;
 mod parse;
 mod walk;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use grains_core::gpu_types::{PairHistory, PairSlot};
+use grains_core::gpu_types::PairSlot;
 use grains_core::timestep::TimestepReport;
 use grains_core::World;
 
@@ -176,14 +177,18 @@ impl Scene {
         // World copy (4 vec4 arrays + material, mass, inertia) and the backend's 8 vec4
         // arrays plus 3 u32 scratch arrays.
         let per_particle = 4 * 16 + 3 * 4 + 8 * 16 + 3 * 4;
-        let pair = std::mem::size_of::<PairHistory>() + std::mem::size_of::<PairSlot>();
+        let t = &self.world.table;
+        let slot = std::mem::size_of::<PairSlot>();
+        let pair = 4 * t.nbr_history_stride + slot;
+        let wall_pair = 4 * t.wall_history_stride + slot;
         let list = 3 * 4 + pair;
         let cells = self
             .world
             .grid()
             .map(|g| g.n_cells as usize * 2 * 4)
             .unwrap_or(0);
-        let bytes = n * per_particle + n * walls * pair + n * ENTRIES_PER_PARTICLE * list + cells;
+        let bytes =
+            n * per_particle + n * walls * wall_pair + n * ENTRIES_PER_PARTICLE * list + cells;
         bytes as u64
     }
 

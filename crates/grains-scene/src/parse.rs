@@ -5,24 +5,20 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use grains_core::gpu_types::PlaneWall;
-use grains_core::materials::{
-    DampingLaw, Interaction, Material, NormalLaw, TangentialLaw, TangentialStiffness,
-};
+use grains_core::materials::{Interaction, Material};
 use grains_core::timestep::{timestep_report, TimestepReport};
-use grains_core::{CoreError, Domain, LawKind, Particles, Slot, World};
+use grains_core::{CoreError, Domain, LawKind, LawSpec, Particles, Slot, World};
 use toml::de::DeTable;
 
 use crate::error::SceneError;
 use crate::generators::{parse_pack, Lattice};
+use crate::law_keys::SlotKeys;
 use crate::walk::{Ctx, Table, Value};
 use crate::BackendChoice;
 
 /// Most particles a scene may hold: indices are u32 on the GPU, and this keeps a typo in a
 /// lattice count from exhausting memory before it can be reported.
 const MAX_PARTICLES: u64 = 1 << 28;
-
-/// Tangential stiffness ratio `k_t / k_n` when a linear normal law does not say otherwise.
-const DEFAULT_STIFFNESS_RATIO: f64 = 0.2;
 
 /// Everything `parse_scene` needs to build a `Scene`.
 pub(crate) struct Parsed {
@@ -304,7 +300,6 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
             w.deny_unknown(&["plane", "box", "material"])?;
             let mat_v = w.req("material", "a material name")?;
             let mi = material_index(mat_v, &w.key("material"))?;
-            let young = materials.get(mi).map(|m| m.young).unwrap_or(0.0) as f32;
             wall_used.push((mi, mat_v.span(), w.key("material")));
             let planes = match (w.get("plane"), w.get("box")) {
                 (Some(_), Some(_)) => {
@@ -361,7 +356,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
                     point: point.map(|x| x as f32),
                     material: mi as u32,
                     normal: normal.map(|x| x as f32),
-                    young,
+                    _pad: 0.0,
                 });
             }
         }
@@ -400,7 +395,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
                 "twisting",
                 "extra",
             ])?;
-            for slot in [Slot::Rolling, Slot::Twisting, Slot::Extra] {
+            for slot in Slot::ALL {
                 reserved_slot(&ctx, &it, slot)?;
             }
             let bv = it.req("between", "[\"material\", \"material\"]")?;
@@ -433,19 +428,13 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
                     ),
                 ));
             }
-            let normal = normal_slot(&ctx, &it)?;
-            let hertz_type = match normal {
-                NormalLaw::Linear { .. } => false,
-                NormalLaw::Hertz | NormalLaw::HertzDamped { .. } => true,
-            };
-            let damping = damping_slot(&ctx, &it)?;
-            let tangential = tangential_slot(&ctx, &it, hertz_type)?;
-            interactions.push(Interaction {
-                between: (a, b),
-                normal,
-                damping,
-                tangential,
-            });
+            let mut laws = Vec::new();
+            for slot in Slot::ALL {
+                if let Some(law) = slot_law(&ctx, &it, slot)? {
+                    laws.push(law);
+                }
+            }
+            interactions.push(Interaction::new(a, b, laws));
             interaction_lines.push(ctx.line_col(it.span.start).0);
         }
     }
@@ -478,8 +467,18 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
     // the block that introduced the missing pair.
     let mut by_use = present.clone();
     by_use.sort_by_key(|&k| used_at.get(k).and_then(|u| u.as_ref()).map(|u| u.0.start));
+    // A material with a single particle cannot touch itself: it needs no interaction with itself.
+    let mut count = vec![0usize; materials.len()];
+    for &m in &particles.material {
+        if let Some(c) = count.get_mut(m as usize) {
+            *c += 1;
+        }
+    }
     for (x, &b) in by_use.iter().enumerate() {
         for &a in by_use.get(..=x).unwrap_or(&[]) {
+            if a == b && count.get(a).copied().unwrap_or(0) < 2 {
+                continue;
+            }
             if !has(a, b) {
                 let (span, key) = used_at
                     .get(b)
@@ -1110,52 +1109,50 @@ fn add_block(
     Ok(())
 }
 
-/// `rolling`, `twisting`, `extra`: part of the format, but no law fills them yet.
+/// A slot no law fills yet (`rolling`, `twisting`, `extra` today): part of the format, refused
+/// with the reason when given.
 fn reserved_slot(ctx: &Ctx<'_>, it: &Table<'_, '_>, slot: Slot) -> Result<(), SceneError> {
     let k = slot.key();
-    match slot {
-        Slot::Rolling | Slot::Twisting | Slot::Extra => {
-            if it.get(k).is_some() {
-                let laws = laws_of(slot);
-                return Err(ctx.err(
-                    &it.key_span(k),
-                    &it.key(k),
-                    format!(
-                        "no law exists yet for the {k} slot{}; remove `{k}`",
-                        if laws.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" (accepted: {laws})")
-                        }
-                    ),
-                ));
-            }
-            Ok(())
-        }
-        Slot::Normal | Slot::Damping | Slot::Tangential => Ok(()),
+    if slot.laws().is_empty() && it.get(k).is_some() {
+        return Err(ctx.err(
+            &it.key_span(k),
+            &it.key(k),
+            format!("no law exists yet for the {k} slot; remove `{k}`"),
+        ));
     }
+    Ok(())
 }
 
 /// Keywords of the laws of a slot, comma-separated.
 fn laws_of(slot: Slot) -> String {
-    LawKind::ALL
+    slot.laws()
         .iter()
-        .filter(|l| l.slot() == slot)
         .map(|l| format!("\"{}\"", l.keyword()))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// Open a slot table and resolve its `law` keyword, checked against the slot.
-fn slot_law<'a, 'i>(
-    ctx: &'a Ctx<'a>,
-    v: &'a Value<'i>,
-    key: &str,
-    slot: Slot,
-) -> Result<(Table<'a, 'i>, LawKind), SceneError> {
+/// The law of one slot of an interaction: its table, its `law` keyword checked against the
+/// slot, and its keys parsed by the law's own module. `None` when an optional slot is absent;
+/// the normal slot is required.
+fn slot_law(ctx: &Ctx<'_>, it: &Table<'_, '_>, slot: Slot) -> Result<Option<LawSpec>, SceneError> {
+    let key = slot.key();
+    let v = match (it.get(key), slot) {
+        (Some(v), _) => v,
+        (None, Slot::Normal) => {
+            return Err(it
+                .req(
+                    key,
+                    &format!("{{ law = ... }} with law one of {}", laws_of(slot)),
+                )
+                .err()
+                .unwrap_or_else(|| ctx.err(&it.span, &it.key(key), "missing")))
+        }
+        (None, _) => return Ok(None),
+    };
     let t = ctx.table(
         v,
-        key,
+        &it.key(key),
         &format!("a table {{ law = ... }} with law one of {}", laws_of(slot)),
     )?;
     let lv = t.req("law", &format!("one of {}", laws_of(slot)))?;
@@ -1184,151 +1181,8 @@ fn slot_law<'a, 'i>(
             ),
         ));
     }
-    Ok((t, law))
-}
-
-/// A law of another slot reaching a slot parser (only possible if [`slot_law`] let it
-/// through): report it rather than panic.
-fn misplaced(ctx: &Ctx<'_>, t: &Table<'_, '_>, law: LawKind) -> SceneError {
-    ctx.err(
-        &t.span,
-        &t.key("law"),
-        format!("\"{}\" is a {} law", law.keyword(), law.slot().key()),
-    )
-}
-
-fn normal_slot(ctx: &Ctx<'_>, it: &Table<'_, '_>) -> Result<NormalLaw, SceneError> {
-    let v = it.req(
-        "normal",
-        &format!("{{ law = ... }} with law one of {}", laws_of(Slot::Normal)),
-    )?;
-    let (t, law) = slot_law(ctx, v, &it.key("normal"), Slot::Normal)?;
-    match law {
-        LawKind::Linear => {
-            t.deny_unknown(&["law", "stiffness"])?;
-            let stiffness = match t.get("stiffness") {
-                Some(s) => Some(ctx.positive(s, &t.key("stiffness"), "N/m")?),
-                None => None,
-            };
-            Ok(NormalLaw::Linear { stiffness })
-        }
-        LawKind::Hertz => {
-            t.deny_unknown(&["law"])?;
-            Ok(NormalLaw::Hertz)
-        }
-        LawKind::HertzDamped => {
-            t.deny_unknown(&["law", "damping_time"])?;
-            let a = t.req("damping_time", "a positive number (s)")?;
-            Ok(NormalLaw::HertzDamped {
-                damping_time: ctx.positive(a, &t.key("damping_time"), "s")?,
-            })
-        }
-        LawKind::Viscous | LawKind::CundallStrack => Err(misplaced(ctx, &t, law)),
-    }
-}
-
-fn damping_slot(ctx: &Ctx<'_>, it: &Table<'_, '_>) -> Result<Option<DampingLaw>, SceneError> {
-    let Some(v) = it.get("damping") else {
-        return Ok(None);
-    };
-    let (t, law) = slot_law(ctx, v, &it.key("damping"), Slot::Damping)?;
-    match law {
-        LawKind::Viscous => {
-            t.deny_unknown(&["law", "restitution"])?;
-            let ev = t.req("restitution", "a number in (0, 1]")?;
-            let what = "a restitution coefficient in (0, 1]";
-            let e = ctx.number(ev, &t.key("restitution"), what)?;
-            if !(e > 0.0 && e <= 1.0) {
-                return Err(ctx.err(
-                    &ev.span(),
-                    &t.key("restitution"),
-                    format!("expected {what}, found {}", ctx.found(ev)),
-                ));
-            }
-            Ok(Some(DampingLaw::Viscous { restitution: e }))
-        }
-        LawKind::Linear | LawKind::Hertz | LawKind::HertzDamped | LawKind::CundallStrack => {
-            Err(misplaced(ctx, &t, law))
-        }
-    }
-}
-
-fn tangential_slot(
-    ctx: &Ctx<'_>,
-    it: &Table<'_, '_>,
-    hertz_type: bool,
-) -> Result<Option<TangentialLaw>, SceneError> {
-    let Some(v) = it.get("tangential") else {
-        return Ok(None);
-    };
-    let (t, law) = slot_law(ctx, v, &it.key("tangential"), Slot::Tangential)?;
-    match law {
-        LawKind::CundallStrack => {
-            t.deny_unknown(&[
-                "law",
-                "friction",
-                "friction_static",
-                "stiffness_ratio",
-                "stiffness",
-            ])?;
-            let fv = t.req("friction", "a number >= 0 (Coulomb coefficient)")?;
-            let friction = ctx.non_negative(fv, &t.key("friction"), "Coulomb coefficient")?;
-            let friction_static = match t.get("friction_static") {
-                Some(sv) => {
-                    let s =
-                        ctx.non_negative(sv, &t.key("friction_static"), "Coulomb coefficient")?;
-                    if s < friction {
-                        return Err(ctx.err(
-                            &sv.span(),
-                            &t.key("friction_static"),
-                            format!(
-                                "expected friction_static >= friction ({friction}), found {}",
-                                ctx.found(sv)
-                            ),
-                        ));
-                    }
-                    s
-                }
-                None => friction,
-            };
-            let stiffness = match (t.get("stiffness_ratio"), t.get("stiffness")) {
-                (Some(_), Some(_)) => {
-                    return Err(ctx.err(
-                        &t.key_span("stiffness")
-                            .max_by_start(t.key_span("stiffness_ratio")),
-                        &t.key("stiffness"),
-                        "give either `stiffness_ratio` or `stiffness = \"mindlin\"`, not both",
-                    ))
-                }
-                (Some(r), None) => TangentialStiffness::Ratio(ctx.positive(
-                    r,
-                    &t.key("stiffness_ratio"),
-                    "k_t / k_n",
-                )?),
-                (None, Some(s)) => {
-                    let what = "\"mindlin\" (or use stiffness_ratio = k_t/k_n)";
-                    match ctx.string(s, &t.key("stiffness"), what)? {
-                        "mindlin" => TangentialStiffness::Mindlin,
-                        _ => {
-                            return Err(ctx.err(
-                                &s.span(),
-                                &t.key("stiffness"),
-                                format!("expected {what}, found {}", ctx.found(s)),
-                            ))
-                        }
-                    }
-                }
-                (None, None) if hertz_type => TangentialStiffness::Mindlin,
-                (None, None) => TangentialStiffness::Ratio(DEFAULT_STIFFNESS_RATIO),
-            };
-            Ok(Some(TangentialLaw::CundallStrack {
-                friction,
-                friction_static,
-                stiffness,
-            }))
-        }
-        LawKind::Linear | LawKind::Hertz | LawKind::HertzDamped | LawKind::Viscous => {
-            Err(misplaced(ctx, &t, law))
-        }
-    }
+    let mut accepted = vec!["law"];
+    accepted.extend_from_slice(law.keys());
+    t.deny_unknown(&accepted)?;
+    law.parse(&SlotKeys { t: &t }).map(Some)
 }

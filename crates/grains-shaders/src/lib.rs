@@ -3,8 +3,8 @@
 //!
 //! - [`compose_pass`]: one pass of the step (`shaders/passes/<stem>.wgsl`) with its includes.
 //! - [`compose_chain`]: the contact kernel of one [`ChainSpec`]: the `contact` (sphere pairs) or
-//!   `wall_contact` (sphere-plane) template with the chain's resolver, laws and a generated
-//!   `apply_chain`.
+//!   `wall_contact` (sphere-plane) template with the chain's resolver, laws, generated parameter
+//!   and history records and a generated `apply_chain`.
 //! - [`compose_harness`]: the parity harnesses of `shaders/testing/`.
 //! - [`validate`], [`reflect_bindings`], [`struct_layout`]: naga's view of a composed module.
 //!
@@ -20,6 +20,7 @@ mod reflect;
 
 use std::collections::BTreeMap;
 
+use grains_core::materials::PairTable;
 use grains_core::{ChainSpec, LawKind, ResolverKind};
 
 use compose::{Composer, Piece};
@@ -64,6 +65,18 @@ pub fn compose_pass(stem: &str) -> Result<String, ShaderError> {
     Composer::new(&path, BTreeMap::new()).run(&path)
 }
 
+/// Compose any file of `shaders/` (path relative to it, e.g. `laws/hertz.wgsl`) with its
+/// includes, for reading its structs (a law's records) through naga.
+pub fn compose_file(path: &str) -> Result<String, ShaderError> {
+    if compose::file(path).is_none() {
+        return Err(ShaderError::UnknownFile {
+            path: path.to_string(),
+            wanted_by: format!("compose_file({path:?})"),
+        });
+    }
+    Composer::new(path, BTreeMap::new()).run(path)
+}
+
 /// Template (under `shaders/passes/`) of a resolver's contact pass, and the entry point in it.
 pub fn chain_template(resolver: ResolverKind) -> &'static str {
     match resolver {
@@ -72,14 +85,37 @@ pub fn chain_template(resolver: ResolverKind) -> &'static str {
     }
 }
 
-/// The member of `InteractionParams` that law `law` reads.
-fn law_params_field(law: LawKind) -> &'static str {
-    match law {
-        LawKind::Linear => "linear",
-        LawKind::Hertz => "hertz",
-        LawKind::HertzDamped => "hertz_damped",
-        LawKind::Viscous => "viscous",
-        LawKind::CundallStrack => "cundall_strack",
+/// How a chain's kernel is bound in a world: the strides of the parameter table and of the
+/// history records its pair source keeps, and how far beyond touching the chain acts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChainBinding {
+    /// Words per material pair in the parameter table (at least the chain's own).
+    pub params_stride: usize,
+    /// Words per history record of the chain's pair source (at least the chain's own).
+    pub history_stride: usize,
+    /// Interaction range (m).
+    pub range: f32,
+}
+
+impl ChainBinding {
+    /// The binding of chain `chain_id` of a world's pair table.
+    pub fn of(table: &PairTable, chain_id: usize) -> ChainBinding {
+        let chain = &table.chains[chain_id];
+        ChainBinding {
+            params_stride: table.params_stride,
+            history_stride: table.history_stride(chain.resolver),
+            range: table.chain_range.get(chain_id).copied().unwrap_or(0.0),
+        }
+    }
+
+    /// A chain alone: strides of exactly its own records (at least one word), range 0.
+    pub fn tight(chain: &ChainSpec) -> ChainBinding {
+        let l = chain.layout();
+        ChainBinding {
+            params_stride: l.params_words.max(1),
+            history_stride: l.history_words.max(1),
+            range: 0.0,
+        }
     }
 }
 
@@ -89,38 +125,112 @@ fn f32_literal(x: f32) -> Option<String> {
     x.is_finite().then(|| format!("{x:?}f"))
 }
 
-/// The generated `apply_chain`: the WGSL form of `grains_core::kernels::passes::contact::apply_chain`.
-fn apply_chain_source(chain: &ChainSpec) -> String {
-    let mut s = String::new();
-    s.push_str(&format!(
-        "// Generated for chain `{}`: its laws in chain order.\n",
-        chain.name()
-    ));
-    s.push_str(
-        "fn apply_chain(geom: ContactGeom, params: InteractionParams, history: ptr<function, PairHistory>) -> ContactForce {\n",
-    );
-    s.push_str("    var f = ContactForce();\n");
-    for &law in &chain.laws {
-        s.push_str(&format!(
-            "    law_{}(geom, params.{}, history, &f);\n",
-            law.stem(),
-            law_params_field(law)
-        ));
+/// A struct of the given members, padded with `_pad: array<scalar, n>` up to `stride` words.
+fn record_struct(
+    name: &str,
+    members: &[(String, String, usize)],
+    stride: usize,
+    scalar: &str,
+) -> String {
+    let mut s = format!("struct {name} {{\n");
+    let mut used = 0;
+    for (field, ty, words) in members {
+        s.push_str(&format!("    {field}: {ty},\n"));
+        used += words;
     }
-    s.push_str("    return f;\n}\n");
+    if stride > used {
+        s.push_str(&format!("    _pad: array<{scalar}, {}>,\n", stride - used));
+    }
+    s.push_str("}\n");
     s
 }
 
+/// The generated records and `apply_chain`: the WGSL form of
+/// `grains_core::kernels::passes::contact::apply_chain`. `ChainParams` and `ChainHistory` are
+/// the laws' records in chain order (4-byte scalars, so the word offsets are those of
+/// [`ChainSpec::layout`]), padded to the binding's strides.
+fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, ShaderError> {
+    let layout = chain.layout();
+    if b.params_stride < layout.params_words || b.history_stride < layout.history_words {
+        return Err(ShaderError::Chain {
+            chain: chain.name(),
+            message: format!(
+                "strides ({} parameter, {} history words) below the chain's ({}, {})",
+                b.params_stride, b.history_stride, layout.params_words, layout.history_words
+            ),
+        });
+    }
+    let params: Vec<_> = chain
+        .laws
+        .iter()
+        .map(|l| {
+            (
+                l.stem().to_string(),
+                l.params_struct().to_string(),
+                l.params_words(),
+            )
+        })
+        .collect();
+    let history: Vec<_> = chain
+        .laws
+        .iter()
+        .filter_map(|l| {
+            l.history_struct()
+                .map(|h| (l.stem().to_string(), h.to_string(), l.history_words().len()))
+        })
+        .collect();
+    let mut s = format!(
+        "// Generated for chain `{}`: its records and its laws in chain order.\n",
+        chain.name()
+    );
+    s.push_str(&record_struct(
+        "ChainParams",
+        &params,
+        b.params_stride,
+        "u32",
+    ));
+    s.push_str(&record_struct(
+        "ChainHistory",
+        &history,
+        b.history_stride,
+        "f32",
+    ));
+    s.push_str(
+        "fn apply_chain(geom: ContactGeom, params: ChainParams, history: ptr<function, ChainHistory>) -> ContactForce {\n",
+    );
+    s.push_str("    var f = ContactForce();\n");
+    // A law's history goes through a local: naga's SPIR-V writer cannot pass a pointer to a
+    // member of a pointed-to struct as a call argument.
+    for &law in &chain.laws {
+        let stem = law.stem();
+        if law.history_struct().is_some() {
+            s.push_str(&format!("    var h_{stem} = (*history).{stem};\n"));
+            s.push_str(&format!(
+                "    law_{stem}(geom, params.{stem}, &h_{stem}, &f);\n"
+            ));
+            s.push_str(&format!("    (*history).{stem} = h_{stem};\n"));
+        } else {
+            s.push_str(&format!("    law_{stem}(geom, params.{stem}, &f);\n"));
+        }
+    }
+    s.push_str("    return f;\n}\n");
+    Ok(s)
+}
+
 /// Compose the contact kernel of `chain`, whose id in the pair table is `chain_id` (invocations
-/// whose material pair maps to another chain return at once).
+/// whose material pair maps to another chain return at once), bound as `binding` says.
 ///
 /// The template is `contact` for [`ResolverKind::SphereSphere`] and `wall_contact` for
 /// [`ResolverKind::SpherePlane`] (see [`chain_template`]); its entry point has the same name. The
-/// slot receives `CHAIN_ID`, `INTERACTION_RANGE`, the resolver's and laws' files and the
-/// generated `apply_chain`.
-pub fn compose_chain(chain: &ChainSpec, chain_id: u32) -> Result<String, ShaderError> {
+/// slot receives `CHAIN_ID`, `INTERACTION_RANGE`, the resolver's and laws' files, the generated
+/// records and `apply_chain`.
+pub fn compose_chain(
+    chain: &ChainSpec,
+    chain_id: u32,
+    binding: &ChainBinding,
+) -> Result<String, ShaderError> {
     let name = chain.name();
-    let range = chain.interaction_range();
+    let range = binding.range;
     let range = f32_literal(range).ok_or_else(|| ShaderError::Chain {
         chain: name.clone(),
         message: format!("interaction range {range} is not finite"),
@@ -135,7 +245,7 @@ pub fn compose_chain(chain: &ChainSpec, chain_id: u32) -> Result<String, ShaderE
     for law in &chain.laws {
         pieces.push(Piece::File(format!("laws/{}.wgsl", law.stem())));
     }
-    pieces.push(Piece::Text(apply_chain_source(chain)));
+    pieces.push(Piece::Text(apply_chain_source(chain, binding)?));
     let template = format!("passes/{}.wgsl", chain_template(chain.resolver));
     let slots = BTreeMap::from([("chain".to_string(), pieces)]);
     Composer::new(&name, slots).run(&template)
@@ -164,11 +274,18 @@ pub fn harnesses() -> Vec<(String, &'static str)> {
 /// law of the registry (the generic `testing/harness_law.wgsl` with that law inserted).
 pub fn compose_harness(name: &str) -> Result<String, ShaderError> {
     if let Some(stem) = name.strip_prefix("harness_law_") {
-        if let Some(law) = LawKind::ALL.into_iter().find(|l| l.stem() == stem) {
+        if let Some(law) = LawKind::ALL.iter().copied().find(|l| l.stem() == stem) {
+            let (history_type, history_arg) = match law.history_struct() {
+                Some(h) => (format!("alias HarnessHistory = {h};\n"), "history, "),
+                None => (
+                    "struct HarnessHistory {\n    unused: f32,\n}\n".to_string(),
+                    "",
+                ),
+            };
             let call = format!(
-                "// Generated: the law under test.\nfn harness_apply(geom: ContactGeom, params: InteractionParams, history: ptr<function, PairHistory>, force: ptr<function, ContactForce>) {{\n    law_{}(geom, params.{}, history, force);\n}}\n",
+                "// Generated: the law under test and its records.\nalias HarnessParams = {};\n{history_type}fn harness_apply(geom: ContactGeom, params: HarnessParams, history: ptr<function, HarnessHistory>, force: ptr<function, ContactForce>) {{\n    law_{}(geom, params, {history_arg}force);\n}}\n",
+                law.params_struct(),
                 law.stem(),
-                law_params_field(law)
             );
             let pieces = vec![
                 Piece::File(format!("laws/{}.wgsl", law.stem())),
@@ -242,9 +359,10 @@ mod tests {
     #[test]
     fn every_single_law_chain_validates() {
         for r in ResolverKind::ALL {
-            for l in LawKind::ALL {
+            for &l in LawKind::ALL {
                 let chain = ChainSpec::new(r, vec![l]);
-                check(&compose_chain(&chain, 7).unwrap(), &chain.name());
+                let b = ChainBinding::tight(&chain);
+                check(&compose_chain(&chain, 7, &b).unwrap(), &chain.name());
             }
         }
     }

@@ -12,39 +12,103 @@
 //! Energy: with a stiffness that follows the overlap (Mindlin, or a ratio of a Hertz tangent
 //! stiffness) the spring is not conservative, so `|F|^2 / 2 k_t` is not the energy it holds.
 //! The law books instead the work the applied force does on the spring over the step, the
-//! trapezoid `-(F_prev + F) / 2 . dxi` (previous force from `history.extra[3]` = previous
-//! `k_t`), keeps the sum in `history.extra[2]`, and on a slip books as friction dissipation
+//! trapezoid `-(F_prev + F) / 2 . dxi` (previous force from the previous `k_t` kept in the
+//! history), keeps the sum in the history, and on a slip books as friction dissipation
 //! whatever exceeds the energy `|F_limit|^2 / 2 k_t` the spring keeps. In steady sliding that is
 //! `F_limit |dxi|` per step, the friction work; the ledger closes to O(dt^2).
+//!
+//! Scene keys: `friction` (required), `friction_static` (>= friction, default friction),
+//! `stiffness_ratio` (k_t/k_n) or `stiffness = "mindlin"` (the default after a Hertz-type
+//! normal law; after a linear one, a ratio of 0.2).
 
-use crate::gpu_types::{ContactForce, ContactGeom, CundallStrackParams, PairHistory};
+use bytemuck::{Pod, Zeroable};
+
+use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
+use crate::law::{
+    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
+    Word,
+};
+use crate::materials::effective_shear;
+use crate::parity::{random_geom, random_prior_force, SplitMix};
+use crate::registry::Slot;
+
+/// `k_t / k_n` when neither a ratio nor Mindlin is asked for after a linear normal law.
+pub const DEFAULT_STIFFNESS_RATIO: f64 = 0.2;
+
+/// Per-pair parameters of the Cundall-Strack spring.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CundallStrackParams {
+    /// Static friction coefficient (limit while sticking).
+    pub mu_static: f32,
+    /// Dynamic friction coefficient (limit while sliding).
+    pub mu_dynamic: f32,
+    /// `k_t = stiffness_ratio * k_n` when `mindlin == 0`.
+    pub stiffness_ratio: f32,
+    /// Non-zero: Mindlin stiffness `k_t = 8 G* sqrt(R* delta)`.
+    pub mindlin: u32,
+    /// Effective shear modulus `G*` (Pa) for the Mindlin stiffness.
+    pub g_eff: f32,
+}
+
+/// Per-pair history of the Cundall-Strack spring.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CundallStrackHistory {
+    /// Spring displacement (m), kept in the current tangent plane.
+    pub xi: [f32; 3],
+    /// 1 while the contact slides (dynamic friction applies), else 0.
+    pub sliding: f32,
+    /// Energy held by the spring (J): the work done on it.
+    pub stored: f32,
+    /// Tangential stiffness of the previous step (N/m).
+    pub kt_prev: f32,
+}
+
+/// Tangential stiffness of the spring.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TangentialStiffness {
+    /// `k_t = ratio * k_n` (tangent normal stiffness).
+    Ratio(f64),
+    /// Mindlin's `8 G* sqrt(R* delta)`.
+    Mindlin,
+}
+
+/// Scene settings of `cundall_strack`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CundallStrackSpec {
+    /// Dynamic (sliding) coefficient.
+    pub friction: f64,
+    /// Static coefficient (>= friction).
+    pub friction_static: f64,
+    /// The stiffness; `None` takes Mindlin after a Hertz-type normal law and
+    /// [`DEFAULT_STIFFNESS_RATIO`] after a linear one.
+    pub stiffness: Option<TangentialStiffness>,
+}
 
 /// Tangential spring with static/dynamic Coulomb limit.
 pub fn law_cundall_strack(
     geom: &ContactGeom,
     params: &CundallStrackParams,
-    history: &mut PairHistory,
+    history: &mut CundallStrackHistory,
     force: &mut ContactForce,
 ) {
     if geom.delta <= 0.0 {
-        history.tangential = [0.0; 3];
-        history.sliding = 0.0;
-        history.extra[2] = 0.0;
-        history.extra[3] = 0.0;
+        *history = CundallStrackHistory::default();
         return;
     }
     let n = v3(geom.normal);
     let vrel = v3(geom.vrel);
     let vt = vrel - n * vrel.dot(n);
-    let mut xi = v3(history.tangential);
+    let mut xi = v3(history.xi);
     let xi_len = xi.length();
     xi -= n * xi.dot(n);
     let xi_plane = xi.length();
     if xi_plane > 0.0 {
         xi *= xi_len / xi_plane;
     }
-    let f_prev = -xi * history.extra[3];
+    let f_prev = -xi * history.kt_prev;
     let dxi = vt * geom.dt;
     xi += dxi;
     let kt = if params.mindlin != 0 {
@@ -71,16 +135,184 @@ pub fn law_cundall_strack(
             xi = glam::Vec3::ZERO;
             0.0
         };
-        let worked = history.extra[2] - 0.5 * (f_prev + ft).dot(dxi);
+        let worked = history.stored - 0.5 * (f_prev + ft).dot(dxi);
         force.friction_dissipated += worked - kept;
         stored = kept;
     } else {
         history.sliding = 0.0;
-        stored = history.extra[2] - 0.5 * (f_prev + ft).dot(dxi);
+        stored = history.stored - 0.5 * (f_prev + ft).dot(dxi);
     }
-    history.tangential = xi.to_array();
-    history.extra[2] = stored;
-    history.extra[3] = kt;
+    history.xi = xi.to_array();
+    history.stored = stored;
+    history.kt_prev = kt;
     force.force = (v3(force.force) + ft).to_array();
     force.elastic += stored;
+}
+
+/// The `cundall_strack` law.
+pub struct CundallStrack;
+
+impl Law for CundallStrack {
+    const KEYWORD: &'static str = "cundall_strack";
+    const SLOT: Slot = Slot::Tangential;
+    const KEYS: &'static [&'static str] = &[
+        "friction",
+        "friction_static",
+        "stiffness_ratio",
+        "stiffness",
+    ];
+    // Closed form, plus the rotation and rescaling of the history vector (a normalisation):
+    // 2e-5.
+    const PARITY_TOLERANCE: f32 = 2e-5;
+    const PARAMS_STRUCT: &'static str = "CundallStrackParams";
+    const HISTORY_STRUCT: Option<&'static str> = Some("CundallStrackHistory");
+    const HISTORY_WORDS: &'static [Word] = &[
+        Word::Length,
+        Word::Length,
+        Word::Length,
+        Word::Exact,
+        Word::Energy,
+        Word::Own,
+    ];
+    const ENERGY: &'static [&'static str] = &["elastic", "friction"];
+    type Params = CundallStrackParams;
+    type History = CundallStrackHistory;
+    type Spec = CundallStrackSpec;
+
+    fn parse<K: LawKeys>(keys: &K) -> Result<CundallStrackSpec, K::Error> {
+        let what = "a number >= 0 (Coulomb coefficient)";
+        let f = keys.non_negative("friction", "Coulomb coefficient")?;
+        let friction = required(keys, "friction", what, f)?;
+        let friction_static = match keys.non_negative("friction_static", "Coulomb coefficient")? {
+            Some(s) if s < friction => {
+                let found = keys.found("friction_static");
+                return Err(keys.error(
+                    "friction_static",
+                    format!("expected friction_static >= friction ({friction}), found {found}"),
+                ));
+            }
+            Some(s) => s,
+            None => friction,
+        };
+        let stiffness = match (keys.has("stiffness_ratio"), keys.has("stiffness")) {
+            (true, true) => {
+                return Err(keys.conflict(
+                    "stiffness",
+                    "stiffness_ratio",
+                    "give either `stiffness_ratio` or `stiffness = \"mindlin\"`, not both".into(),
+                ))
+            }
+            (true, false) => keys
+                .positive("stiffness_ratio", "k_t / k_n")?
+                .map(TangentialStiffness::Ratio),
+            (false, true) => {
+                let what = "\"mindlin\" (or use stiffness_ratio = k_t/k_n)";
+                match keys.string("stiffness", what)?.as_deref() {
+                    Some("mindlin") => Some(TangentialStiffness::Mindlin),
+                    Some(_) => {
+                        let found = keys.found("stiffness");
+                        return Err(
+                            keys.error("stiffness", format!("expected {what}, found {found}"))
+                        );
+                    }
+                    None => None,
+                }
+            }
+            (false, false) => None,
+        };
+        Ok(CundallStrackSpec {
+            friction,
+            friction_static,
+            stiffness,
+        })
+    }
+
+    fn spring(_: &CundallStrackSpec) -> Option<SpringShape> {
+        None
+    }
+
+    fn mix(spec: &CundallStrackSpec, pair: &PairContext<'_>) -> CundallStrackParams {
+        let stiffness = spec.stiffness.clone().unwrap_or(match pair.spring {
+            SpringShape::Hertz => TangentialStiffness::Mindlin,
+            SpringShape::Linear => TangentialStiffness::Ratio(DEFAULT_STIFFNESS_RATIO),
+        });
+        let (ratio, mindlin) = match stiffness {
+            TangentialStiffness::Ratio(r) => (r as f32, 0),
+            TangentialStiffness::Mindlin => (0.0, 1),
+        };
+        CundallStrackParams {
+            mu_static: spec.friction_static as f32,
+            mu_dynamic: spec.friction as f32,
+            stiffness_ratio: ratio,
+            mindlin,
+            g_eff: effective_shear(pair.a, pair.b) as f32,
+        }
+    }
+
+    fn range(_: &CundallStrackSpec, _: &PairContext<'_>) -> f64 {
+        0.0
+    }
+
+    fn collision_time(_: &CundallStrackSpec, _: &CollisionContext<'_>) -> Option<f64> {
+        None
+    }
+
+    fn apply(
+        g: &ContactGeom,
+        p: &CundallStrackParams,
+        h: &mut CundallStrackHistory,
+        f: &mut ContactForce,
+    ) {
+        law_cundall_strack(g, p, h, f)
+    }
+
+    fn parity_case(
+        rng: &mut SplitMix,
+        i: usize,
+    ) -> ParityCase<CundallStrackParams, CundallStrackHistory> {
+        let geom = random_geom(rng, i);
+        let force = random_prior_force(rng, &geom);
+        let (mu_s, mu_d) = if i == 2 {
+            (0.0, 0.0)
+        } else {
+            let s = rng.range(0.0, 1.0) as f32;
+            (s, s * rng.range(0.5, 1.0) as f32)
+        };
+        let xi_scale = (geom.delta.abs() as f64).max(1e-9);
+        ParityCase {
+            geom,
+            params: CundallStrackParams {
+                mu_static: mu_s,
+                mu_dynamic: mu_d,
+                stiffness_ratio: rng.range(0.1, 1.0) as f32,
+                mindlin: rng.chance(0.5) as u32,
+                g_eff: rng.log_uniform(1e5, 1e10),
+            },
+            history: CundallStrackHistory {
+                xi: rng.vec3(xi_scale),
+                sliding: rng.chance(0.3) as u32 as f32,
+                stored: rng.range(0.0, 1e-9) as f32,
+                kt_prev: rng.log_uniform(1e2, 1e6),
+            },
+            force,
+        }
+    }
+
+    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
+        vec![
+            crate::pod_layout!(CundallStrackParams {
+                mu_static,
+                mu_dynamic,
+                stiffness_ratio,
+                mindlin,
+                g_eff
+            }),
+            crate::pod_layout!(CundallStrackHistory {
+                xi,
+                sliding,
+                stored,
+                kt_prev
+            }),
+        ]
+    }
 }

@@ -6,25 +6,60 @@
 //! `c ~ delta^(1/4)`, Tsuji et al.'s (1992) form, whose restitution does not depend on the
 //! impact speed. The dashpot may not make the total normal force attractive (clipped at zero),
 //! which changes the restitution a given `zeta` achieves (Schwager & Pöschel 2007, Granular
-//! Matter 9:465); [`crate::restitution`] solves for the `zeta` that achieves the requested one.
+//! Matter 9:465); [`crate::restitution`] solves for the `zeta` that achieves the requested one,
+//! for the spring shape of the chain's normal law.
 //!
 //! The dissipated energy is the trapezoid of the dashpot force over the step's displacement,
-//! `(F_prev + F) / 2 * v_n dt` (the previous force is kept in `history.extra[1]`): velocity
-//! Verlet applies each force half before and half after its instant, so booking `F v_n dt`
-//! alone would lag by half a step and the ledger would drift by O(dt).
+//! `(F_prev + F) / 2 * v_n dt` (the previous force is kept in the history): velocity Verlet
+//! applies each force half before and half after its instant, so booking `F v_n dt` alone would
+//! lag by half a step and the ledger would drift by O(dt).
+//!
+//! Scene keys: `restitution` (in (0, 1], required).
 
-use crate::gpu_types::{ContactForce, ContactGeom, PairHistory, ViscousParams};
+use bytemuck::{Pod, Zeroable};
+
+use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
+use crate::law::{
+    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
+    Word,
+};
+use crate::parity::{random_geom, random_prior_force, SplitMix};
+use crate::registry::Slot;
+use crate::restitution::zeta_for_restitution;
+
+/// Per-pair parameters of the viscous dashpot.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ViscousParams {
+    /// Damping ratio, solved at set-up so the achieved restitution is the requested one.
+    pub zeta: f32,
+}
+
+/// Per-pair history of the viscous dashpot.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ViscousHistory {
+    /// Dashpot force applied at the previous step (N).
+    pub f_damp_prev: f32,
+}
+
+/// Scene settings of `viscous`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViscousSpec {
+    /// Requested coefficient of restitution of a head-on impact.
+    pub restitution: f64,
+}
 
 /// Restitution-tuned dashpot.
 pub fn law_viscous(
     geom: &ContactGeom,
     params: &ViscousParams,
-    history: &mut PairHistory,
+    history: &mut ViscousHistory,
     force: &mut ContactForce,
 ) {
     if geom.delta <= 0.0 {
-        history.extra[1] = 0.0;
+        history.f_damp_prev = 0.0;
         return;
     }
     let n = v3(geom.normal);
@@ -34,6 +69,79 @@ pub fn law_viscous(
     let f_damp = (c * vn).max(-force.normal_force);
     force.force = (v3(force.force) - n * f_damp).to_array();
     force.normal_force += f_damp;
-    force.damping_dissipated += 0.5 * (history.extra[1] + f_damp) * vn * geom.dt;
-    history.extra[1] = f_damp;
+    force.damping_dissipated += 0.5 * (history.f_damp_prev + f_damp) * vn * geom.dt;
+    history.f_damp_prev = f_damp;
+}
+
+/// The `viscous` law.
+pub struct Viscous;
+
+impl Law for Viscous {
+    const KEYWORD: &'static str = "viscous";
+    const SLOT: Slot = Slot::Damping;
+    const KEYS: &'static [&'static str] = &["restitution"];
+    // Closed form with one square root: a few f32 ulps.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const PARAMS_STRUCT: &'static str = "ViscousParams";
+    const HISTORY_STRUCT: Option<&'static str> = Some("ViscousHistory");
+    const HISTORY_WORDS: &'static [Word] = &[Word::Force];
+    const ENERGY: &'static [&'static str] = &["damping"];
+    type Params = ViscousParams;
+    type History = ViscousHistory;
+    type Spec = ViscousSpec;
+
+    fn parse<K: LawKeys>(keys: &K) -> Result<ViscousSpec, K::Error> {
+        let what = "a restitution coefficient in (0, 1]";
+        let e = keys.number("restitution", what)?;
+        let e = required(keys, "restitution", "a number in (0, 1]", e)?;
+        if !(e > 0.0 && e <= 1.0) {
+            let found = keys.found("restitution");
+            return Err(keys.error("restitution", format!("expected {what}, found {found}")));
+        }
+        Ok(ViscousSpec { restitution: e })
+    }
+
+    fn spring(_: &ViscousSpec) -> Option<SpringShape> {
+        None
+    }
+
+    fn mix(spec: &ViscousSpec, pair: &PairContext<'_>) -> ViscousParams {
+        ViscousParams {
+            zeta: zeta_for_restitution(pair.spring, spec.restitution) as f32,
+        }
+    }
+
+    fn range(_: &ViscousSpec, _: &PairContext<'_>) -> f64 {
+        0.0
+    }
+
+    fn collision_time(_: &ViscousSpec, _: &CollisionContext<'_>) -> Option<f64> {
+        None
+    }
+
+    fn apply(g: &ContactGeom, p: &ViscousParams, h: &mut ViscousHistory, f: &mut ContactForce) {
+        law_viscous(g, p, h, f)
+    }
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<ViscousParams, ViscousHistory> {
+        let geom = random_geom(rng, i);
+        let force = random_prior_force(rng, &geom);
+        ParityCase {
+            geom,
+            params: ViscousParams {
+                zeta: rng.range(0.0, 1.0) as f32,
+            },
+            history: ViscousHistory {
+                f_damp_prev: rng.range(-1e-3, 1e-3) as f32,
+            },
+            force,
+        }
+    }
+
+    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
+        vec![
+            crate::pod_layout!(ViscousParams { zeta }),
+            crate::pod_layout!(ViscousHistory { f_damp_prev }),
+        ]
+    }
 }

@@ -1,40 +1,59 @@
 //! Contact pass over sphere pairs. WGSL twin: `shaders/passes/contact.wgsl`, into which the
-//! composer inserts one chain's resolver and generated `apply_chain`.
+//! composer inserts one chain's resolver, its laws, its parameter and history records and the
+//! generated `apply_chain`.
 //!
 //! One invocation per neighbour-list entry; only the owning entry (p < q) of a pair whose
 //! material pair runs this chain evaluates it, writing force, torques and energies into its
-//! own slot. `history` and `slot` are the elements at `gid` of the bindings of those names.
+//! own slot. `history` (the entry's record of `step.nbr_history_stride` words) and `slot` are
+//! the elements at `gid` of the bindings of those names.
 
-use crate::gpu_types::{
-    ContactForce, ContactGeom, DomainParams, InteractionParams, PairHistory, PairSlot, StepParams,
-};
-use crate::kernels::laws::{
-    law_cundall_strack, law_hertz, law_hertz_damped, law_linear, law_viscous,
-};
+use crate::gpu_types::{ContactForce, ContactGeom, DomainParams, PairSlot, StepParams};
 use crate::kernels::passes::load_sphere;
 use crate::kernels::resolvers::resolve_sphere_sphere;
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_overlap;
 use crate::kernels::v3;
-use crate::registry::{ChainSpec, LawKind};
+use crate::registry::{ChainLayout, ChainSpec};
+
+/// A chain as the contact passes run it: its laws with their word offsets, its id in the pair
+/// table and its interaction range.
+#[derive(Clone, Debug)]
+pub struct ChainRun<'a> {
+    pub id: u32,
+    pub spec: &'a ChainSpec,
+    pub layout: ChainLayout,
+    /// Interaction range (m): pairs closer than this beyond touching are evaluated.
+    pub range: f32,
+}
+
+impl<'a> ChainRun<'a> {
+    /// Chain `id` of `spec`, acting out to `range` (m).
+    pub fn new(id: u32, spec: &'a ChainSpec, range: f32) -> ChainRun<'a> {
+        ChainRun {
+            id,
+            spec,
+            layout: spec.layout(),
+            range,
+        }
+    }
+}
 
 /// Run a chain's laws in order: the CPU form of the `apply_chain` the composer generates.
+/// `params` is the pair's parameter record and `history` its history record.
+#[inline]
 pub fn apply_chain(
-    chain: &ChainSpec,
+    chain: &ChainRun<'_>,
     geom: &ContactGeom,
-    params: &InteractionParams,
-    history: &mut PairHistory,
+    params: &[u32],
+    history: &mut [f32],
 ) -> ContactForce {
     let mut f = ContactForce::default();
-    for law in &chain.laws {
-        match law {
-            LawKind::Linear => law_linear(geom, &params.linear, history, &mut f),
-            LawKind::Hertz => law_hertz(geom, &params.hertz, history, &mut f),
-            LawKind::HertzDamped => law_hertz_damped(geom, &params.hertz_damped, history, &mut f),
-            LawKind::Viscous => law_viscous(geom, &params.viscous, history, &mut f),
-            LawKind::CundallStrack => {
-                law_cundall_strack(geom, &params.cundall_strack, history, &mut f)
-            }
-        }
+    for (law, &(po, pw, ho, hw)) in chain.spec.laws.iter().zip(&chain.layout.laws) {
+        law.apply(
+            geom,
+            &params[po..po + pw],
+            &mut history[ho..ho + hw],
+            &mut f,
+        );
     }
     f
 }
@@ -54,24 +73,23 @@ pub fn assemble_slot(geom: &ContactGeom, f: &ContactForce) -> PairSlot {
     }
 }
 
-/// Evaluate neighbour-list entry `gid` if it owns its pair and the pair runs chain `chain_id`.
+/// Evaluate neighbour-list entry `gid` if it owns its pair and the pair runs `chain`.
 #[allow(clippy::too_many_arguments)]
 pub fn contact(
     gid: usize,
-    chain_id: u32,
-    chain: &ChainSpec,
+    chain: &ChainRun<'_>,
     step: &StepParams,
     domain: &DomainParams,
     pair_chain: &[u32],
-    pair_params: &[InteractionParams],
+    pair_params: &[u32],
+    params_stride: usize,
     material: &[u32],
-    material_young: &[f32],
     pos: &[[f32; 4]],
     vel: &[[f32; 4]],
     omega: &[[f32; 4]],
     nbr_i: &[u32],
     nbr_j: &[u32],
-    history: &mut PairHistory,
+    history: &mut [f32],
     slot: &mut PairSlot,
 ) {
     let p = nbr_i[gid] as usize;
@@ -80,23 +98,24 @@ pub fn contact(
         return;
     }
     let table = (material[p] * step.n_materials + material[q]) as usize;
-    if pair_chain[table] != chain_id {
+    if pair_chain[table] != chain.id {
         return;
     }
     // Most candidates do not touch: decide that from the positions alone.
-    if sphere_sphere_overlap(pos[p], pos[q], domain) <= -chain.interaction_range() {
-        *history = PairHistory::default();
+    if sphere_sphere_overlap(pos[p], pos[q], domain) <= -chain.range {
+        history.fill(0.0);
         *slot = PairSlot::default();
         return;
     }
-    let b1 = load_sphere(p, pos, vel, omega, material_young[material[p] as usize]);
-    let b2 = load_sphere(q, pos, vel, omega, material_young[material[q] as usize]);
+    let b1 = load_sphere(p, pos, vel, omega);
+    let b2 = load_sphere(q, pos, vel, omega);
     let geom = resolve_sphere_sphere(&b1, &b2, domain, step.dt);
-    if geom.delta > -chain.interaction_range() {
-        let f = apply_chain(chain, &geom, &pair_params[table], history);
+    if geom.delta > -chain.range {
+        let params = &pair_params[table * params_stride..(table + 1) * params_stride];
+        let f = apply_chain(chain, &geom, params, history);
         *slot = assemble_slot(&geom, &f);
     } else {
-        *history = PairHistory::default();
+        history.fill(0.0);
         *slot = PairSlot::default();
     }
 }

@@ -1,28 +1,32 @@
 //! Broad phase, pass 6: carry contact history from the old neighbour list to the new one by
 //! matching (p, q). WGSL twin: `shaders/passes/history_carry.wgsl`. Only owning entries
-//! (p < q) hold history; a pair absent from the old list starts from zero.
+//! (p < q) hold history; a pair absent from the old list starts from zero. Each entry's record
+//! is `step.nbr_history_stride` words, copied bit for bit.
 
-use crate::gpu_types::PairHistory;
+use crate::gpu_types::StepParams;
 use crate::kernels::passes::pair_mirror::find_sorted;
 
-/// Copy the history of new entry `gid` from the old list.
+/// Copy the history record of new entry `gid` from the old list.
+#[allow(clippy::too_many_arguments)]
 pub fn history_carry(
     gid: usize,
+    step: &StepParams,
     nbr_i: &[u32],
     nbr_j: &[u32],
     old_start: &[u32],
     old_j: &[u32],
-    old_history: &[PairHistory],
-    history: &mut PairHistory,
+    old_history: &[f32],
+    history: &mut [f32],
 ) {
+    let stride = step.nbr_history_stride as usize;
     let p = nbr_i[gid];
     let q = nbr_j[gid];
-    let mut h = PairHistory::default();
+    history.fill(0.0);
     if p < q && (p as usize) + 1 < old_start.len() {
         let k = find_sorted(old_j, old_start[p as usize], old_start[p as usize + 1], q);
         if k != u32::MAX {
-            h = old_history[k as usize];
+            let k = k as usize;
+            history.copy_from_slice(&old_history[k * stride..(k + 1) * stride]);
         }
     }
-    *history = h;
 }

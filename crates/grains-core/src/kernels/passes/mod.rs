@@ -19,7 +19,7 @@ pub mod wall_contact;
 
 pub use cell_count::cell_count;
 pub use cell_scatter::cell_scatter;
-pub use contact::{apply_chain, contact};
+pub use contact::{apply_chain, contact, ChainRun};
 pub use gather::gather;
 pub use history_carry::history_carry;
 pub use integrate_first_half::integrate_first_half;
@@ -54,19 +54,13 @@ pub fn cell_index(grid: &GridParams, c: [i32; 3]) -> u32 {
 }
 
 /// Gather particle `p` into the form resolvers read.
-pub fn load_sphere(
-    p: usize,
-    pos: &[[f32; 4]],
-    vel: &[[f32; 4]],
-    omega: &[[f32; 4]],
-    young: f32,
-) -> SphereBody {
+pub fn load_sphere(p: usize, pos: &[[f32; 4]], vel: &[[f32; 4]], omega: &[[f32; 4]]) -> SphereBody {
     SphereBody {
         pos: [pos[p][0], pos[p][1], pos[p][2]],
         radius: pos[p][3],
         vel: [vel[p][0], vel[p][1], vel[p][2]],
         inv_mass: vel[p][3],
         omega: [omega[p][0], omega[p][1], omega[p][2]],
-        young,
+        _pad: 0.0,
     }
 }

@@ -41,6 +41,7 @@ pub fn resolve_sphere_plane(b1: &SphereBody, w: &PlaneWall, dt: f32) -> ContactG
         fraction: 1.0,
         arm2: [0.0; 3],
         dt,
-        len_young: [b1.radius, b1.radius, b1.young, w.young],
+        lengths: [b1.radius, b1.radius],
+        _pad: [0.0; 2],
     }
 }

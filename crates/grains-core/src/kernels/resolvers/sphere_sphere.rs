@@ -63,6 +63,7 @@ pub fn resolve_sphere_sphere(
         fraction: 1.0,
         arm2: arm2.to_array(),
         dt,
-        len_young: [b1.radius, b2.radius, b1.young, b2.young],
+        lengths: [b1.radius, b2.radius],
+        _pad: [0.0; 2],
     }
 }

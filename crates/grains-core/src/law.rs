@@ -1,0 +1,193 @@
+//! What a force law is: the [`Law`] trait every law module implements, and the small interfaces
+//! it uses to read its scene keys ([`LawKeys`]), mix material properties into per-pair
+//! parameters ([`PairContext`]) and estimate a collision time ([`CollisionContext`]).
+//!
+//! A law is one module under `kernels/laws/` (its Rust twin) plus one WGSL file under
+//! `shaders/laws/`, joined by one line of the registry table (`registry.rs`). Everything else
+//! (the `LawKind` enum, `apply_chain` on both sides, slot dispatch in the parser, the per-chain
+//! parameter and history layouts, parity and layout test lists, the time-step estimate) is
+//! generated from that table or loops over it, in the spirit of LAMMPS GRANULAR's sub-models
+//! (`coeffs_to_local`, `mix_coeffs`, `calculate_forces`, registered once).
+//!
+//! Parameter and history records are `#[repr(C)]` Pod structs of 4-byte scalars (`f32`, `u32`,
+//! `[f32; N]`): they then have alignment 4 on both sides, so a chain's record is the plain
+//! concatenation of its laws' records, with the same word offsets in Rust and WGSL.
+
+use bytemuck::Pod;
+
+use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::materials::Material;
+use crate::parity::SplitMix;
+use crate::registry::Slot;
+
+/// The elastic shape of a normal law, which later laws of the chain may need: the viscous
+/// dashpot's damping ratio for a requested restitution depends on it, and so does the default
+/// tangential stiffness.
+pub use crate::restitution::SpringShape;
+
+/// What a law knows when it turns its scene settings into the parameters of one material pair.
+#[derive(Clone, Copy, Debug)]
+pub struct PairContext<'a> {
+    /// Material of body 1 (a particle).
+    pub a: &'a Material,
+    /// Material of body 2 (a particle or a wall).
+    pub b: &'a Material,
+    /// Elastic shape of the chain's normal law.
+    pub spring: SpringShape,
+    /// Largest effective radius `R*` of any pair this chain may meet (m): the interaction range
+    /// of an adhesive law grows with it.
+    pub r_eff_max: f64,
+}
+
+/// What a normal law needs to estimate the duration of a collision, for `dt = "auto"`: two
+/// equal particles of the smallest radius of a material meeting head on.
+#[derive(Clone, Copy, Debug)]
+pub struct CollisionContext<'a> {
+    pub material: &'a Material,
+    /// Effective mass `m* = m/2` (kg).
+    pub m_eff: f64,
+    /// Effective radius `R* = R/2` (m).
+    pub r_eff: f64,
+    /// Radius of the particles (m).
+    pub radius: f64,
+    /// Largest expected impact speed (m/s).
+    pub impact_speed: f64,
+}
+
+impl CollisionContext<'_> {
+    /// Hertz collision time `2.868 (m*^2 / (R* E*^2 v))^(1/5)` (Johnson 1985, §11.4).
+    pub fn hertz_time(&self) -> f64 {
+        let e = crate::materials::effective_young(self.material, self.material);
+        2.868 * (self.m_eff * self.m_eff / (self.r_eff * e * e * self.impact_speed)).powf(0.2)
+    }
+}
+
+/// The ledger column a history word is measured in, so the parity test compares it against the
+/// right scale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Word {
+    /// A force (N): compared relative to the pair's force scale.
+    Force,
+    /// An energy (J): compared relative to the pair's work scale.
+    Energy,
+    /// A length or a component of a displacement vector (m): compared relative to the largest
+    /// length word of the record.
+    Length,
+    /// A quantity compared relative to its own size (a stiffness, a radius).
+    Own,
+    /// A flag or a state: compared exactly.
+    Exact,
+}
+
+/// Reading a law's keys from its slot table (`normal = { law = "...", ... }`). The scene crate
+/// implements it over the TOML table, with spans, so errors name file, line, column and key.
+pub trait LawKeys {
+    /// The scene crate's error.
+    type Error;
+    /// Whether key `k` is present.
+    fn has(&self, k: &str) -> bool;
+    /// A number; `what` describes what is expected.
+    fn number(&self, k: &str, what: &str) -> Result<Option<f64>, Self::Error>;
+    /// A positive number in `unit`.
+    fn positive(&self, k: &str, unit: &str) -> Result<Option<f64>, Self::Error>;
+    /// A number `>= 0` in `unit`.
+    fn non_negative(&self, k: &str, unit: &str) -> Result<Option<f64>, Self::Error>;
+    /// A string; `what` describes what is expected.
+    fn string(&self, k: &str, what: &str) -> Result<Option<String>, Self::Error>;
+    /// How the value of key `k` is written in the file, for "found ..." in messages.
+    fn found(&self, k: &str) -> String;
+    /// The error "key `k` is required".
+    fn missing(&self, k: &str, what: &str) -> Self::Error;
+    /// An error at key `k` (its value, or the table when `k` is absent).
+    fn error(&self, k: &str, message: String) -> Self::Error;
+    /// An error at the later of keys `k1`, `k2` (two keys that exclude each other).
+    fn conflict(&self, k1: &str, k2: &str, message: String) -> Self::Error;
+}
+
+/// A required key: `Ok(v)` or the "missing" error.
+pub fn required<K: LawKeys>(
+    keys: &K,
+    k: &str,
+    what: &str,
+    v: Option<f64>,
+) -> Result<f64, K::Error> {
+    v.ok_or_else(|| keys.missing(k, what))
+}
+
+/// `(field, byte offset)` of a struct, for the layout test against naga.
+pub type FieldOffsets = Vec<(String, u32)>;
+
+/// `(struct name, size in bytes, fields)` of a Rust struct, fields listed by hand: a field added
+/// on one side only changes the size or the field list, and the layout test fails.
+#[macro_export]
+macro_rules! pod_layout {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        (
+            stringify!($t),
+            std::mem::size_of::<$t>() as u32,
+            vec![$((stringify!($f).to_string(), std::mem::offset_of!($t, $f) as u32)),*],
+        )
+    };
+}
+
+/// One random parity case of a law: inputs for the CPU twin and the WGSL harness.
+#[derive(Clone, Copy, Debug)]
+pub struct ParityCase<P, H> {
+    pub geom: ContactGeom,
+    pub params: P,
+    pub history: H,
+    /// The force accumulated by earlier laws of the chain (a realistic `normal_force` and
+    /// `stiffness` for laws after the normal slot).
+    pub force: ContactForce,
+}
+
+/// A force law. Implemented by a zero-sized type in the law's module; the registry table lists
+/// it once.
+pub trait Law {
+    /// Scene keyword (`law = "..."`), also the stem of its files and of `law_<stem>`.
+    const KEYWORD: &'static str;
+    /// The slot it fills.
+    const SLOT: Slot;
+    /// Keys its slot table accepts besides `law`.
+    const KEYS: &'static [&'static str];
+    /// Relative tolerance of CPU/GPU parity on its outputs.
+    const PARITY_TOLERANCE: f32;
+    /// Name of its parameter struct on both sides.
+    const PARAMS_STRUCT: &'static str;
+    /// Name of its history struct on both sides, or `None` when it keeps no history.
+    const HISTORY_STRUCT: Option<&'static str>;
+    /// What each history word measures (its length is the history's size in words).
+    const HISTORY_WORDS: &'static [Word];
+    /// The ledger columns it writes: elastic, damping, friction.
+    const ENERGY: &'static [&'static str];
+
+    /// Per-pair parameters (`#[repr(C)]`, Pod, 4-byte scalars only).
+    type Params: Pod + Default + std::fmt::Debug + PartialEq;
+    /// Per-pair history (`#[repr(C)]`, Pod, 4-byte scalars only); `()` when none.
+    type History: Pod + Default + std::fmt::Debug + PartialEq;
+    /// Its settings as the scene gives them.
+    type Spec: Clone + std::fmt::Debug + PartialEq;
+
+    /// Parse its keys (unknown keys are refused before this is called).
+    fn parse<K: LawKeys>(keys: &K) -> Result<Self::Spec, K::Error>;
+    /// The elastic shape, for a normal law; `None` for the other slots.
+    fn spring(spec: &Self::Spec) -> Option<SpringShape>;
+    /// Parameters of one material pair.
+    fn mix(spec: &Self::Spec, pair: &PairContext<'_>) -> Self::Params;
+    /// How far beyond touching it acts for these parameters (m), at the largest `R*` of the
+    /// pairs it meets (`pair.r_eff_max`).
+    fn range(spec: &Self::Spec, pair: &PairContext<'_>) -> f64;
+    /// Collision time (s) of a normal law, for `dt = "auto"`; `None` for the other slots.
+    fn collision_time(spec: &Self::Spec, c: &CollisionContext<'_>) -> Option<f64>;
+    /// Apply the law: the CPU twin `law_<stem>` with the registry's uniform signature.
+    fn apply(
+        geom: &ContactGeom,
+        params: &Self::Params,
+        history: &mut Self::History,
+        force: &mut ContactForce,
+    );
+    /// Random parity case `i` (the first few indices are edge cases).
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<Self::Params, Self::History>;
+    /// Rust layouts of its params and history structs, for the test against naga.
+    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)>;
+}
