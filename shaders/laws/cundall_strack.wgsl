@@ -31,6 +31,7 @@ fn law_cundall_strack(
     force: ptr<function, ContactForce>,
 ) {
     if (geom.delta <= 0.0) {
+        (*force).friction_dissipated = (*force).friction_dissipated + (*history).stored;
         *history = CundallStrackHistory();
         return;
     }

@@ -15,7 +15,8 @@
 //! trapezoid `-(F_prev + F) / 2 . dxi` (previous force from the previous `k_t` kept in the
 //! history), keeps the sum in the history, and on a slip books as friction dissipation
 //! whatever exceeds the energy `|F_limit|^2 / 2 k_t` the spring keeps. In steady sliding that is
-//! `F_limit |dxi|` per step, the friction work; the ledger closes to O(dt^2).
+//! `F_limit |dxi|` per step, the friction work; the ledger closes to O(dt^2). When the overlap
+//! opens, the energy still held is booked as friction dissipation.
 //!
 //! Scene keys: `friction` (required), `friction_static` (>= friction, default friction),
 //! `stiffness_ratio` (k_t/k_n) or `stiffness = "mindlin"` (the default after a Hertz-type
@@ -95,6 +96,9 @@ pub fn law_cundall_strack(
     force: &mut ContactForce,
 ) {
     if geom.delta <= 0.0 {
+        // The spring lets go: what it held is lost, not returned (an adhesive normal law can
+        // keep a Coulomb limit, and so spring energy, up to the moment the overlap opens).
+        force.friction_dissipated += history.stored;
         *history = CundallStrackHistory::default();
         return;
     }
