@@ -1,7 +1,7 @@
 //! The registry of chain elements: every resolver and law grains knows.
 //!
-//! Laws are listed once, in the `laws!` table at the bottom of this file: one line per law,
-//! naming its variant and the type in its module that implements [`Law`]. From that table the
+//! Laws are listed once, in the `laws!` table of `kernels/laws/mod.rs`: one line per law,
+//! naming its variant, its module and the type in it that implements [`Law`]. From that table the
 //! macro generates [`LawKind`] (keyword, slot, sizes, tolerance), [`LawSpec`] (a law's scene
 //! settings, parsed by the law), and the dispatch the CPU chain, the composer, the scene parser,
 //! the time-step estimate and the tests loop over. Nothing else names a law.
@@ -10,8 +10,6 @@
 //! list every place that must learn about it.
 
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::law::{CollisionContext, FieldOffsets, Law, LawKeys, PairContext, SpringShape, Word};
-use crate::parity::SplitMix;
 
 /// Geometry resolver of a chain: which two kinds of body meet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -90,7 +88,7 @@ impl Slot {
 }
 
 /// Words (4 bytes each) of a Pod record with 4-byte alignment.
-const fn words<T>() -> usize {
+pub(crate) const fn words<T>() -> usize {
     std::mem::size_of::<T>() / 4
 }
 
@@ -103,8 +101,12 @@ pub struct ParityWords {
     pub force: ContactForce,
 }
 
+/// Generates, from the registry table in `kernels/laws/mod.rs`, each law's `pub mod`, the
+/// [`LawKind`] and [`LawSpec`] enums and every dispatch over them.
 macro_rules! laws {
     ($($variant:ident => $module:ident :: $ty:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
         /// A force law of a chain. Generated from the registry table.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum LawKind {
@@ -283,14 +285,9 @@ macro_rules! laws {
     };
 }
 
-// The registry table: one line per law.
-laws! {
-    Linear => linear::Linear,
-    Hertz => hertz::Hertz,
-    HertzDamped => hertz_damped::HertzDamped,
-    Viscous => viscous::Viscous,
-    CundallStrack => cundall_strack::CundallStrack,
-}
+pub(crate) use laws;
+
+pub use crate::kernels::laws::{LawKind, LawSpec};
 
 impl LawKind {
     /// The law of a scene keyword.

@@ -2,11 +2,21 @@
 //! range, time-step estimate, parity inputs (the [`crate::law::Law`] trait) and its CPU twin
 //! `law_<name>(geom, params, [history,] force)`, which only adds into the
 //! [`crate::gpu_types::ContactForce`]; a chain is the ordered list of calls. Laws are called
-//! only while the pair is within the chain's interaction range. The registry table
-//! (`crate::registry`) lists each law once.
+//! only while the pair is within the chain's interaction range.
+//!
+//! The table below is the registry of laws: one line per law (variant, module, type). It
+//! declares the module and generates `LawKind`, `LawSpec` and every dispatch over them
+//! (`crate::registry`).
 
-pub mod cundall_strack;
-pub mod hertz;
-pub mod hertz_damped;
-pub mod linear;
-pub mod viscous;
+use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::law::{CollisionContext, FieldOffsets, Law, LawKeys, PairContext, SpringShape, Word};
+use crate::parity::SplitMix;
+use crate::registry::{words, ParityWords, Slot};
+
+crate::registry::laws! {
+    Linear => linear::Linear,
+    Hertz => hertz::Hertz,
+    HertzDamped => hertz_damped::HertzDamped,
+    Viscous => viscous::Viscous,
+    CundallStrack => cundall_strack::CundallStrack,
+}
