@@ -13,6 +13,7 @@
 // as index loops.
 #![allow(clippy::excessive_precision, clippy::needless_range_loop)]
 
+mod adhesion;
 mod broad_phase;
 mod cli;
 mod determinism;

@@ -19,4 +19,5 @@ crate::registry::laws! {
     HertzDamped => hertz_damped::HertzDamped,
     Viscous => viscous::Viscous,
     CundallStrack => cundall_strack::CundallStrack,
+    Jkr => jkr::Jkr,
 }

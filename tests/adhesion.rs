@@ -1,0 +1,273 @@
+//! Adhesive normal laws against their closed forms (CPU backend; the GPU runs the same laws
+//! through the parity harness in `gpu`, and the adhesion scene on both backends in `cli`).
+//!
+//! Displacement control: two kinematic spheres (`fixed`, so they keep their given velocity)
+//! start pressed together and are pulled apart at a constant speed; the contact force of each
+//! step is read against the overlap of that step. Positions are f32 near 1 mm, so the overlap
+//! is resolved to about 1e-10 m, 1e-5 of the overlap scale `delta0` used here.
+
+use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
+use grains_core::kernels::laws::jkr::JkrSpec;
+use grains_core::materials::{effective_young, Interaction};
+use grains_core::{Backend, CpuBackend, LawSpec, Particles, World};
+use grains_tests::worlds::*;
+
+const PI: f64 = std::f64::consts::PI;
+
+fn cpu(world: World) -> CpuBackend {
+    match CpuBackend::new(world) {
+        Ok(b) => b,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+pub fn jkr(w: f64) -> LawSpec {
+    LawSpec::Jkr(JkrSpec {
+        work_of_adhesion: w,
+    })
+}
+
+/// Two kinematic spheres of radius `r`, the second pulled away along +x at `speed` from an
+/// initial overlap `delta_start` until the overlap is below `delta_end`: `(overlap, repulsive
+/// force)` at each step.
+fn pull_apart(
+    law: LawSpec,
+    r: f64,
+    young: f64,
+    delta_start: f64,
+    delta_end: f64,
+    speed: f64,
+    dt: f64,
+) -> Vec<(f64, f64)> {
+    let mut p = Particles::default();
+    p.push_sphere([0.0; 3], r, [0.0; 3], [0.0; 3], 0, 2500.0, true);
+    let x1 = 2.0 * r - delta_start;
+    p.push_sphere(
+        [x1, 0.0, 0.0],
+        r,
+        [speed, 0.0, 0.0],
+        [0.0; 3],
+        0,
+        2500.0,
+        true,
+    );
+    let inter = Interaction::new(0, 0, vec![law]);
+    let w = world(
+        p,
+        vec![],
+        material("m", young, 2500.0),
+        inter,
+        open_domain(0.01),
+        [0.0; 3],
+        dt,
+        0.1 * r,
+    );
+    let mut b = cpu(w);
+    let mut out = Vec::new();
+    loop {
+        b.step();
+        let gap = (b.pos[1][0] - b.pos[0][0]) as f64;
+        let delta = 2.0 * r - gap;
+        out.push((delta, -b.force[0][0] as f64));
+        if delta < delta_end {
+            return out;
+        }
+    }
+}
+
+/// The JKR curve in f64: overlap and force at contact radius `a = a0 s^2`.
+fn jkr_point(s: f64, e: f64, w: f64, r: f64) -> (f64, f64) {
+    let a0 = (2.0 * PI * w * r * r / e).cbrt();
+    let delta0 = a0 * a0 / r;
+    (
+        delta0 * (s.powi(4) - s),
+        PI * w * r * (8.0 / 3.0 * s.powi(6) - 4.0 * s.powi(3)),
+    )
+}
+
+/// The JKR force (f64) at overlap `delta` on the stable branch.
+fn jkr_force(delta: f64, e: f64, w: f64, r: f64) -> f64 {
+    let a0 = (2.0 * PI * w * r * r / e).cbrt();
+    let d = delta / (a0 * a0 / r);
+    let mut s = d.max(0.0).powf(0.25) + 1.0;
+    for _ in 0..100 {
+        s -= (s.powi(4) - s - d) / (4.0 * s.powi(3) - 1.0);
+    }
+    jkr_point(s, e, w, r).1
+}
+
+/// JKR under displacement control: the force follows the JKR curve, is
+/// `-(4/3) pi W R*` at zero overlap, reaches the pull-off force `-(3/2) pi W R*` as its
+/// minimum, and the contact breaks at `delta_f = -(3/4) (pi^2 W^2 R* / E*^2)^(1/3)`.
+/// Tolerances: the curve and the two forces to 1e-3 of `F_c` (f32 forces, the overlap
+/// resolved to 1e-5 of its scale); the break within one step's displacement (1e-4 of delta0).
+#[test]
+fn jkr_pull_off_and_break_under_displacement_control() {
+    let (r, young, w) = (1e-3, 1e7, 1.0);
+    let mat = material("m", young, 2500.0);
+    let e = effective_young(&mat, &mat);
+    let r_eff = 0.5 * r;
+    let fc = 1.5 * PI * w * r_eff;
+    let (delta0, _) = jkr_point(1.0, e, w, r_eff);
+    let delta0 = delta0
+        .abs()
+        .max((2.0 * PI * w * r_eff * r_eff / e).cbrt().powi(2) / r_eff);
+    let delta_f = -0.75 * (PI * PI * w * w * r_eff / (e * e)).cbrt();
+    let (speed, dt) = (1e-3, 1e-6);
+    let path = pull_apart(jkr(w), r, young, 3.0 * delta0, 1.2 * delta_f, speed, dt);
+    let mut worst = 0.0f64;
+    let mut f_min = f64::INFINITY;
+    let mut last_attached = None;
+    for &(delta, f) in &path {
+        if delta > delta_f + speed * dt {
+            worst = worst.max((f - jkr_force(delta, e, w, r_eff)).abs());
+        }
+        f_min = f_min.min(f);
+        if f != 0.0 {
+            last_attached = Some(delta);
+        }
+    }
+    // The force at zero overlap, interpolated between the two steps around it.
+    let k = path.iter().position(|p| p.0 < 0.0).expect("crossed zero");
+    let ((d1, f1), (d2, f2)) = (path[k - 1], path[k]);
+    let f_zero = f1 + (f2 - f1) * (0.0 - d1) / (d2 - d1);
+    let last = last_attached.expect("was in contact");
+    eprintln!(
+        "JKR: F(0) = {:.6e} N (theory {:.6e}), min F = {:.6e} N (pull-off {:.6e}), \
+         breaks at {:.6e} m (delta_f {:.6e}), worst curve error {:.3e} F_c",
+        f_zero,
+        -4.0 / 3.0 * PI * w * r_eff,
+        f_min,
+        -fc,
+        last,
+        delta_f,
+        worst / fc
+    );
+    assert!(worst < 1e-3 * fc, "off the JKR curve by {} F_c", worst / fc);
+    assert!(
+        (f_zero + 4.0 / 3.0 * PI * w * r_eff).abs() < 1e-3 * fc,
+        "F(0) = {f_zero}"
+    );
+    assert!(
+        (f_min + fc).abs() < 1e-3 * fc,
+        "pull-off {f_min}, expected {}",
+        -fc
+    );
+    assert!(
+        last >= delta_f && last - delta_f <= 1.5 * speed * dt,
+        "broke at {last}, expected {delta_f}"
+    );
+    // After the break the pair stays apart: no force returns while the overlap is negative.
+    assert!(path.iter().rev().take(10).all(|p| p.1 == 0.0));
+}
+
+/// A JKR sphere set down on a plane under gravity comes to rest at the overlap where the JKR
+/// force balances its weight (`F(delta) = m g` on the stable branch, `R* = R` against a
+/// plane). Damping (e = 0.3) takes the bounce out; 1e-3 of delta0 leaves room for the
+/// residual motion and f32 positions.
+#[test]
+fn jkr_sphere_rests_on_a_plane_where_the_curve_balances_its_weight() {
+    let (r, young, w, g) = (1e-3, 1e7, 0.01, 9.81);
+    let mat = material("m", young, 2500.0);
+    let e = effective_young(&mat, &mat);
+    let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
+    let a0 = (2.0 * PI * w * r * r / e).cbrt();
+    let delta0 = a0 * a0 / r;
+    // Bisection on the stable branch (F increases with delta there).
+    let (mut lo, mut hi) = (0.0, 100.0 * delta0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if jkr_force(mid, e, w, r) < m * g {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let expected = 0.5 * (lo + hi);
+    let mut p = Particles::default();
+    p.push_sphere([0.0; 3], r, [0.0; 3], [0.0; 3], 0, 2500.0, false);
+    let walls = vec![wall([0.0, 0.0, -r as f32], [0.0, 0.0, 1.0])];
+    let inter = Interaction::new(0, 0, vec![jkr(w), viscous(0.3)]);
+    let mut wd = world(
+        p,
+        walls,
+        mat,
+        inter,
+        open_domain(0.01),
+        [0.0, 0.0, -g],
+        1.0,
+        1e-4,
+    );
+    wd.dt = grains_core::timestep::timestep_report(&wd).auto_dt;
+    let mut b = cpu(wd);
+    b.run((0.05 / b.world.dt) as u64);
+    let delta = -(b.pos[0][2] as f64);
+    eprintln!(
+        "JKR rest overlap {delta:.6e} m, expected {expected:.6e} m (delta0 {delta0:.3e}, mg/F_c {:.3})",
+        m * g / (1.5 * PI * w * r)
+    );
+    assert!(
+        (b.vel[0][2] as f64).abs() < 1e-6,
+        "still moving: {:?}",
+        b.vel[0]
+    );
+    assert!(
+        (delta - expected).abs() < 1e-3 * delta0,
+        "rests at {delta}, expected {expected}"
+    );
+}
+
+/// Adhesive spheres colliding in a box, with damping and friction: the energy ledger (kinetic,
+/// gravitational, the JKR energy in the elastic column, snap-in and snap-off losses with the
+/// dashpot in the damping column, friction) stays constant to 1e-3 of the initial energy.
+#[test]
+fn energy_ledger_closes_in_an_adhesive_run() {
+    let (lx, lz) = (6e-3, 8e-3);
+    let p = lattice_particles([0.0; 3], [lx, lx, lz], 5e-4, 1.5e-3, 2500.0, 0.3, 50.0, 7);
+    let mat = material("m", 5e6, 2500.0);
+    let inter = Interaction::new(
+        0,
+        0,
+        vec![
+            jkr(0.05),
+            viscous(0.7),
+            cundall_strack(0.3, 0.3, TangentialStiffness::Mindlin),
+        ],
+    );
+    let domain = grains_core::Domain {
+        min: [0.0; 3],
+        max: [lx, lx, lz],
+        periodic: [false; 3],
+    };
+    let walls = box_walls([0.0; 3], [lx as f32, lx as f32, lz as f32]);
+    let mut w = world(p, walls, mat, inter, domain, [0.0, 0.0, -9.81], 1.0, 2e-4);
+    w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
+    let mut b = cpu(w);
+    let e0 = b.energy();
+    let mut worst = 0.0f64;
+    let mut most_negative_elastic = 0.0f64;
+    let steps = (0.05 / b.world.dt) as u64;
+    for _ in 0..50 {
+        b.run(steps / 50);
+        let e = b.energy();
+        most_negative_elastic = most_negative_elastic.min(e.elastic);
+        worst = worst.max((e.total - e0.total).abs() / e0.total);
+    }
+    let e = b.energy();
+    eprintln!(
+        "adhesive ledger: largest relative deviation {worst:.3e}; most negative stored energy \
+         {most_negative_elastic:.3e} J; end {e:?}"
+    );
+    assert!(
+        most_negative_elastic < 0.0,
+        "no adhesive contact held: {e:?}"
+    );
+    assert!(
+        e.damping_dissipated > 0.05 * e0.total,
+        "too little dissipation: {e:?}"
+    );
+    assert!(
+        worst < 1e-3,
+        "ledger off by {worst} (start {e0:?}, end {e:?})"
+    );
+}
