@@ -271,3 +271,47 @@ fn energy_ledger_closes_in_an_adhesive_run() {
         "ledger off by {worst} (start {e0:?}, end {e:?})"
     );
 }
+
+pub fn dmt(w: f64) -> LawSpec {
+    LawSpec::Dmt(grains_core::kernels::laws::dmt::DmtSpec {
+        work_of_adhesion: w,
+    })
+}
+
+/// DMT under displacement control: Hertz minus `2 pi W R*` while touching, so the force
+/// follows that curve, its minimum (the pull-off force) is `-2 pi W R*` at the last touching
+/// step, and nothing acts once apart. Tolerances: 1e-4 of the pull-off force on the curve (a
+/// closed form in f32), and the minimum within the Hertz force of one step's overlap (which is
+/// 1e-6 of it here).
+#[test]
+fn dmt_pull_off_under_displacement_control() {
+    let (r, young, w) = (1e-3, 1e7, 1.0);
+    let mat = material("m", young, 2500.0);
+    let e = effective_young(&mat, &mat);
+    let r_eff = 0.5 * r;
+    let f_po = 2.0 * PI * w * r_eff;
+    let (speed, dt) = (1e-3, 1e-6);
+    let path = pull_apart(dmt(w), r, young, 2e-6, -2e-6, speed, dt);
+    let mut worst = 0.0f64;
+    let mut f_min = f64::INFINITY;
+    for &(delta, f) in &path {
+        let want = if delta > 0.0 {
+            4.0 / 3.0 * e * r_eff.sqrt() * delta.powf(1.5) - f_po
+        } else {
+            0.0
+        };
+        worst = worst.max((f - want).abs());
+        f_min = f_min.min(f);
+    }
+    eprintln!(
+        "DMT: min F = {f_min:.6e} N (pull-off {:.6e}), worst curve error {:.3e} of it",
+        -f_po,
+        worst / f_po
+    );
+    assert!(worst < 1e-4 * f_po, "off the DMT curve by {}", worst / f_po);
+    assert!(
+        (f_min + f_po).abs() < 1e-4 * f_po,
+        "pull-off {f_min}, expected {}",
+        -f_po
+    );
+}

@@ -20,4 +20,5 @@ crate::registry::laws! {
     Viscous => viscous::Viscous,
     CundallStrack => cundall_strack::CundallStrack,
     Jkr => jkr::Jkr,
+    Dmt => dmt::Dmt,
 }
