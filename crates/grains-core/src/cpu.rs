@@ -242,7 +242,7 @@ impl CpuBackend {
         let t = &w.table;
         let stride = t.params_stride;
         for (cid, spec) in t.chains.iter().enumerate() {
-            let chain = ChainRun::new(cid as u32, spec, t.chain_range[cid]);
+            let chain = ChainRun::new(cid as u32, spec, t.chain_reach[cid]);
             let chain = &chain;
             let (step, domain) = (&self.step, &self.domain);
             let (pos, vel, omega) = (&self.pos, &self.vel, &self.omega);

@@ -101,6 +101,11 @@ pub struct PairTable {
     pub chains: Vec<ChainSpec>,
     /// Interaction range of each chain (m): the largest over the material pairs it serves.
     pub chain_range: Vec<f32>,
+    /// How far beyond touching each chain's pairs are evaluated (m): its range, plus the skin
+    /// for a chain that acts beyond touching. A pair separating fast can then not leave the
+    /// range between two steps unseen: its laws always see it go (an adhesive contact breaks
+    /// and books its energy) before the pass forgets its history.
+    pub chain_reach: Vec<f32>,
     /// Chain index of each material pair meeting as two spheres.
     pub sphere_chain: Vec<u32>,
     /// Chain index of each (particle material, wall material) pair.

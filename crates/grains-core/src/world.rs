@@ -140,13 +140,18 @@ impl World {
                 *r = r.max(p[3] as f64);
             }
         }
-        let table = PairTable::build(
+        let mut table = PairTable::build(
             &materials,
             &interactions,
             &sphere_pairs,
             &wall_pairs,
             &r_max,
         )?;
+        table.chain_reach = table
+            .chain_range
+            .iter()
+            .map(|&r| if r > 0.0 { r + skin as f32 } else { 0.0 })
+            .collect();
         let world = World {
             particles,
             walls,

@@ -93,7 +93,7 @@ pub struct ChainBinding {
     pub params_stride: usize,
     /// Words per history record of the chain's pair source (at least the chain's own).
     pub history_stride: usize,
-    /// Interaction range (m).
+    /// How far beyond touching pairs are evaluated (m): the pair table's `chain_reach`.
     pub range: f32,
 }
 
@@ -104,7 +104,7 @@ impl ChainBinding {
         ChainBinding {
             params_stride: table.params_stride,
             history_stride: table.history_stride(chain.resolver),
-            range: table.chain_range.get(chain_id).copied().unwrap_or(0.0),
+            range: table.chain_reach.get(chain_id).copied().unwrap_or(0.0),
         }
     }
 

@@ -21,7 +21,8 @@ pub struct ChainRun<'a> {
     pub id: u32,
     pub spec: &'a ChainSpec,
     pub layout: ChainLayout,
-    /// Interaction range (m): pairs closer than this beyond touching are evaluated.
+    /// Reach (m): pairs closer than this beyond touching are evaluated (the pair table's
+    /// `chain_reach`).
     pub range: f32,
 }
 
