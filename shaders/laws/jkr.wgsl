@@ -15,6 +15,8 @@ struct JkrParams {
 struct JkrHistory {
     established: f32,
     u_prev: f32,
+    delta_prev: f32,
+    f_prev: f32,
 }
 
 const JKR_ITERATIONS: u32 = 24u;
@@ -51,11 +53,13 @@ fn law_jkr(
     let d = geom.delta / delta0;
     let d_break = -0.4724703;
     if ((*history).established == 0.0 && geom.delta < 0.0) {
+        (*history).delta_prev = geom.delta;
         return;
     }
     if (d <= d_break) {
-        (*force).damping_dissipated = (*force).damping_dissipated + (*history).u_prev;
-        *history = JkrHistory();
+        let last = 0.5 * (*history).f_prev * (geom.delta - (*history).delta_prev);
+        (*force).damping_dissipated = (*force).damping_dissipated + ((*history).u_prev + last);
+        *history = JkrHistory(0.0, 0.0, geom.delta, 0.0);
         return;
     }
     let s = jkr_root(d);
@@ -66,7 +70,8 @@ fn law_jkr(
     let s4 = s3 * s;
     let u = pw * a0 * a0 * s4 * (16.0 / 15.0 * s3 * s3 - 8.0 / 3.0 * s3 + 1.0);
     if ((*history).established == 0.0) {
-        (*force).damping_dissipated = (*force).damping_dissipated - u;
+        (*force).damping_dissipated = (*force).damping_dissipated
+            + (0.5 * f * (geom.delta - (*history).delta_prev) - u);
     }
     let n = geom.normal;
     (*force).force = (*force).force - n * f;
@@ -75,4 +80,6 @@ fn law_jkr(
     (*force).elastic = (*force).elastic + u;
     (*history).established = 1.0;
     (*history).u_prev = u;
+    (*history).delta_prev = geom.delta;
+    (*history).f_prev = f;
 }
