@@ -21,4 +21,5 @@ crate::registry::laws! {
     CundallStrack => cundall_strack::CundallStrack,
     Jkr => jkr::Jkr,
     Dmt => dmt::Dmt,
+    MaugisDugdale => maugis_dugdale::MaugisDugdale,
 }
