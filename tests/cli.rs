@@ -338,3 +338,72 @@ fn readme_scene_is_valid() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.world.particles.len(), 40 * 40 * 60);
 }
+
+/// scenes/adhesion.toml as shipped, on the CPU backend and on the GPU (lavapipe where there is
+/// no GPU; required under CI): two kinematic JKR spheres pulled apart write their
+/// force-overlap curve to contacts.csv. The curve's minimum is the pull-off force
+/// `-3/2 pi W R*` and its last row (every 5 steps, 6.4e-8 m apart) lies just above the break
+/// overlap `delta_f`; both to 1e-3 of their size. The two backends write the same rows, forces
+/// to 1e-4 of the pull-off force (JKR's declared parity tolerance).
+#[test]
+fn adhesion_scene_writes_the_jkr_curve_on_both_backends() {
+    let (w, r_eff, e_eff) = (1.0, 0.5e-3, 1e7 / (2.0 * (1.0 - 0.09)));
+    let pi = std::f64::consts::PI;
+    let f_c = 1.5 * pi * w * r_eff;
+    let delta_f = -0.75 * (pi * pi * w * w * r_eff / (e_eff * e_eff)).cbrt();
+    let mut curves = Vec::new();
+    let gpu_ok = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any).is_ok();
+    assert!(
+        gpu_ok || !grains_tests::gpu_required(),
+        "no GPU adapter under CI"
+    );
+    for backend in ["cpu", "gpu"] {
+        if backend == "gpu" && !gpu_ok {
+            eprintln!("skipping the GPU run: no adapter");
+            continue;
+        }
+        let out = temp_dir(&format!("adhesion-{backend}"));
+        let o = out.to_string_lossy().into_owned();
+        let args = [
+            "run",
+            &scene("adhesion.toml"),
+            "--backend",
+            backend,
+            "--out",
+            &o,
+            "-q",
+        ];
+        grains(&args).unwrap_or_else(|e| panic!("{backend}: {e:#}"));
+        let (header, rows) = read_csv(&out.join("contacts.csv"));
+        assert_eq!(header, "step,time,i,j,overlap,fn,ft,nx,ny,nz");
+        let f_min = rows.iter().map(|r| r[5]).fold(f64::INFINITY, f64::min);
+        let last = rows.last().expect("rows")[4];
+        eprintln!("{backend}: {} rows, min fn {f_min:.6e} N (pull-off {:.6e}), last overlap {last:.6e} m (delta_f {delta_f:.6e})", rows.len(), -f_c);
+        assert!(
+            (f_min + f_c).abs() < 1e-3 * f_c,
+            "{backend}: pull-off {f_min}"
+        );
+        assert!(
+            last >= delta_f && last - delta_f < 1e-7,
+            "{backend}: last contact at {last}, break at {delta_f}"
+        );
+        assert!(rows
+            .iter()
+            .all(|r| r[2] == 0.0 && r[3] == 1.0 && r[7] == 1.0));
+        curves.push(rows);
+        let _ = std::fs::remove_dir_all(&out);
+    }
+    if let [cpu, gpu] = &curves[..] {
+        assert_eq!(cpu.len(), gpu.len(), "rows on CPU and GPU");
+        for (a, b) in cpu.iter().zip(gpu) {
+            assert_eq!(a[0], b[0]);
+            assert!(
+                (a[5] - b[5]).abs() < 1e-4 * f_c,
+                "step {}: fn {} vs {}",
+                a[0],
+                a[5],
+                b[5]
+            );
+        }
+    }
+}

@@ -23,6 +23,7 @@ fn options(dir: &Path) -> OutputOptions {
         vtk: true,
         csv: true,
         energy: true,
+        contacts: true,
     }
 }
 
@@ -419,6 +420,7 @@ fn switched_off_formats_leave_no_files() -> anyhow::Result<()> {
         vtk: false,
         csv: false,
         energy: false,
+        contacts: false,
     };
     let mut w = OutputWriter::create(&opts)?;
     w.write_frame(&snapshot(1, 0.1, 0.0), None)?;
@@ -530,4 +532,69 @@ fn checkpoint_round_trips_and_refuses_damage() {
     assert!(e.to_string().contains("not a grains checkpoint"), "{e}");
     let e = grains_io::read_checkpoint(&dir.join("missing.bin")).expect_err("missing");
     assert!(e.to_string().contains("cannot read it"), "{e}");
+}
+
+/// `contacts.csv` rows (wall contacts with `j = -1 - w`) and the contact-line frame, listed as
+/// part 1 of its step in `particles.pvd` beside the particle frame (part 0); a resume keeps
+/// them up to its step.
+#[test]
+fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
+    use grains_core::ContactRecord;
+    let dir = scratch("contacts");
+    let mut w = OutputWriter::create(&options(&dir))?;
+    let snap = snapshot(7, 0.5, 0.0);
+    w.write_frame(&snap, None)?;
+    let records = [
+        ContactRecord {
+            i: 0,
+            j: 1,
+            overlap: 1e-6,
+            normal_force: 2.5,
+            tangential_force: 0.5,
+            normal: [1.0, 0.0, 0.0],
+            point: [0.5, 0.0, 0.0],
+        },
+        ContactRecord {
+            i: 2,
+            j: -4,
+            overlap: -2e-7,
+            normal_force: -0.125,
+            tangential_force: 0.0,
+            normal: [0.0, 0.0, -1.0],
+            point: [0.0, 0.0, -1.0],
+        },
+    ];
+    w.write_contacts(7, 0.5, &records, &snap.pos)?;
+    w.finish()?;
+    let csv = fs::read_to_string(dir.join("contacts.csv"))?;
+    assert_eq!(
+        csv,
+        "step,time,i,j,overlap,fn,ft,nx,ny,nz\n\
+         7,0.5,0,1,1e-6,2.5,0.5,1,0,0\n\
+         7,0.5,2,-4,-2e-7,-0.125,0,0,0,-1\n"
+    );
+    let vtp = fs::read_to_string(dir.join("contacts_00000007.vtp"))?;
+    assert!(
+        vtp.contains("NumberOfPoints=\"4\" NumberOfLines=\"2\""),
+        "{vtp}"
+    );
+    assert!(vtp.contains("Name=\"normal_force\""), "{vtp}");
+    let pvd = fs::read_to_string(dir.join("particles.pvd"))?;
+    assert!(
+        pvd.contains("part=\"0\" file=\"frame_00000007.vtu\""),
+        "{pvd}"
+    );
+    assert!(
+        pvd.contains("part=\"1\" file=\"contacts_00000007.vtp\""),
+        "{pvd}"
+    );
+    let w = OutputWriter::resume(&options(&dir), 7)?;
+    drop(w);
+    let pvd = fs::read_to_string(dir.join("particles.pvd"))?;
+    assert!(
+        pvd.contains("contacts_00000007.vtp"),
+        "a resume drops the contact frame: {pvd}"
+    );
+    fs::remove_dir_all(&dir)?;
+    Ok(())
 }

@@ -116,6 +116,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         vtk: scene.output.vtk,
         csv: scene.output.csv,
         energy: scene.output.energy,
+        contacts: scene.output.contacts,
     };
     let mut writer = if args.resume {
         OutputWriter::resume(&opts, start)
@@ -132,6 +133,10 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         check_finite(&snap, dt, auto_dt)?;
         if frames_on {
             w.write_frame(&snap, None)?;
+        }
+        if scene.output.contacts {
+            let records = b.contact_records();
+            w.write_contacts(snap.step, snap.time, &records, &snap.pos)?;
         }
         if scene.output.energy {
             let e = b.energy();

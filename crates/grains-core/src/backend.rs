@@ -53,8 +53,13 @@ impl ContactCount {
     }
 }
 
-/// Count the touching pairs among a backend's slots: a slot holds elastic energy exactly when
-/// its surfaces overlap (every normal law stores energy for any positive overlap).
+/// Whether a slot holds an active contact: its laws exerted a force or hold energy (every
+/// normal law does for any positive overlap; an adhesive one also while it holds on apart).
+pub fn slot_active(s: &crate::gpu_types::PairSlot) -> bool {
+    s.force != [0.0; 3] || s.elastic != 0.0
+}
+
+/// Count the active contacts among a backend's slots ([`slot_active`]).
 pub fn count_contacts(
     nbr_i: &[u32],
     nbr_j: &[u32],
@@ -64,10 +69,98 @@ pub fn count_contacts(
     let pairs = slots
         .iter()
         .zip(nbr_i.iter().zip(nbr_j))
-        .filter(|(s, (i, j))| i < j && s.elastic > 0.0)
+        .filter(|(s, (i, j))| i < j && slot_active(s))
         .count() as u64;
-    let walls = wall_slots.iter().filter(|s| s.elastic > 0.0).count() as u64;
+    let walls = wall_slots.iter().filter(|s| slot_active(s)).count() as u64;
     ContactCount { pairs, walls }
+}
+
+/// One active contact, as `contacts.csv` and the force-chain frames show it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactRecord {
+    /// First particle.
+    pub i: u32,
+    /// Second particle, or `-1 - w` for wall `w`.
+    pub j: i64,
+    /// Overlap (m), negative for an adhesive contact held apart.
+    pub overlap: f32,
+    /// Normal force (N), positive when it pushes the bodies apart.
+    pub normal_force: f32,
+    /// Magnitude of the tangential force (N).
+    pub tangential_force: f32,
+    /// Unit normal from `i` towards `j` (into the wall).
+    pub normal: [f32; 3],
+    /// Contact point (m), in the middle of the overlap.
+    pub point: [f32; 3],
+}
+
+/// The active contacts of a state ([`slot_active`]), pairs in list order then wall contacts,
+/// with their geometry recomputed from the positions the slots were evaluated at (the
+/// resolvers' own overlap and normal).
+pub fn contact_records(
+    world: &World,
+    pos: &[[f32; 4]],
+    nbr_i: &[u32],
+    nbr_j: &[u32],
+    slots: &[crate::gpu_types::PairSlot],
+    wall_slots: &[crate::gpu_types::PairSlot],
+) -> Vec<ContactRecord> {
+    use crate::kernels::resolvers::sphere_sphere::min_image;
+    let domain = world.domain.params();
+    let split = |f: [f32; 3], n: [f32; 3]| {
+        let fnn = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
+        let t = [f[0] - fnn * n[0], f[1] - fnn * n[1], f[2] - fnn * n[2]];
+        // The force is on body 1; along +n it pulls body 1 towards body 2.
+        (-fnn, (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt())
+    };
+    let mut out = Vec::new();
+    for ((s, &i), &j) in slots.iter().zip(nbr_i).zip(nbr_j) {
+        if i >= j || !slot_active(s) {
+            continue;
+        }
+        let (a, b) = (pos[i as usize], pos[j as usize]);
+        let d = min_image([b[0] - a[0], b[1] - a[1], b[2] - a[2]], &domain);
+        let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        let n = if dist > 0.0 {
+            d.map(|x| x / dist)
+        } else {
+            [0.0, 0.0, 1.0]
+        };
+        let overlap = a[3] + b[3] - dist;
+        let arm = a[3] - 0.5 * overlap;
+        let (normal_force, tangential_force) = split(s.force, n);
+        out.push(ContactRecord {
+            i,
+            j: j as i64,
+            overlap,
+            normal_force,
+            tangential_force,
+            normal: n,
+            point: [a[0] + n[0] * arm, a[1] + n[1] * arm, a[2] + n[2] * arm],
+        });
+    }
+    let nw = world.walls.len();
+    for (k, s) in wall_slots.iter().enumerate() {
+        if !slot_active(s) {
+            continue;
+        }
+        let (p, w) = (k / nw, k % nw);
+        let (x, wall) = (pos[p], &world.walls[w]);
+        let n = wall.normal.map(|c| -c);
+        let overlap = crate::kernels::resolvers::sphere_plane::sphere_plane_overlap(x, wall);
+        let arm = x[3] - 0.5 * overlap;
+        let (normal_force, tangential_force) = split(s.force, n);
+        out.push(ContactRecord {
+            i: p as u32,
+            j: -1 - w as i64,
+            overlap,
+            normal_force,
+            tangential_force,
+            normal: n,
+            point: [x[0] + n[0] * arm, x[1] + n[1] * arm, x[2] + n[2] * arm],
+        });
+    }
+    out
 }
 
 /// Counters a run reports.
@@ -110,8 +203,10 @@ pub trait Backend {
     fn energy(&mut self) -> EnergyReport;
     /// Sorted candidate pairs (p < q), for audits and parity.
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)>;
-    /// Contacts now (pairs and wall contacts whose surfaces overlap).
+    /// Contacts now (active pairs and wall contacts, [`slot_active`]).
     fn contacts(&mut self) -> ContactCount;
+    /// The active contacts now, with their geometry and forces.
+    fn contact_records(&mut self) -> Vec<ContactRecord>;
     /// Everything needed to resume this run later, on either backend.
     fn state(&mut self) -> crate::state::BackendState;
     /// Steps at which the broad phase was rebuilt.

@@ -8,7 +8,8 @@
 //! their order inside a cell does not matter because `pair_fill` sorts.
 
 use crate::backend::{
-    count_contacts, energy_report, Backend, ContactCount, Counters, EnergyReport, Snapshot,
+    contact_records, count_contacts, energy_report, Backend, ContactCount, ContactRecord, Counters,
+    EnergyReport, Snapshot,
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
@@ -432,6 +433,17 @@ impl Backend for CpuBackend {
 
     fn contacts(&mut self) -> ContactCount {
         count_contacts(
+            &self.list.nbr_i,
+            &self.list.nbr_j,
+            &self.slots,
+            &self.wall_slots,
+        )
+    }
+
+    fn contact_records(&mut self) -> Vec<ContactRecord> {
+        contact_records(
+            &self.world,
+            &self.pos,
             &self.list.nbr_i,
             &self.list.nbr_j,
             &self.slots,

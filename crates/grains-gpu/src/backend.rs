@@ -1110,6 +1110,16 @@ impl Backend for GpuBackend {
         count_contacts(&ni, &nj, &slots, &wall_slots)
     }
 
+    fn contact_records(&mut self) -> Vec<grains_core::ContactRecord> {
+        let n = self.n as u64;
+        let slots: Vec<PairSlot> = self.read_pod("slots", self.total);
+        let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
+        let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
+        let wall_slots: Vec<PairSlot> = self.read_pod("wall_slots", n * self.n_walls as u64);
+        let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
+        grains_core::backend::contact_records(&self.world, &pos, &ni, &nj, &slots, &wall_slots)
+    }
+
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
         let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
         let nj: Vec<u32> = self.read_pod("nbr_j", self.total);

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use grains_core::{EnergyReport, Snapshot};
+use grains_core::{ContactRecord, EnergyReport, Snapshot};
 
 /// Header of `particles.csv`, a contract with scripts outside the project.
 pub const PARTICLES_HEADER: &str = "step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,fx,fy,fz,tx,ty,tz,radius";
@@ -10,6 +10,26 @@ pub const PARTICLES_HEADER: &str = "step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,fx,fy,f
 /// Header of `energy.csv`, a contract with scripts outside the project.
 pub const ENERGY_HEADER: &str =
     "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total";
+
+/// Header of `contacts.csv`: one row per active contact per output step; `j = -1 - w` for wall
+/// `w`; `fn` is the normal force (N, positive when repulsive), `ft` the tangential force's
+/// magnitude (N), `n` the unit normal from `i` to `j`.
+pub const CONTACTS_HEADER: &str = "step,time,i,j,overlap,fn,ft,nx,ny,nz";
+
+/// Appends one `contacts.csv` row per record.
+pub(crate) fn contact_rows(out: &mut String, step: u64, time: f64, records: &[ContactRecord]) {
+    for r in records {
+        let _ = write!(out, "{step},{time},{},{}", r.i, r.j);
+        for v in [r.overlap, r.normal_force, r.tangential_force]
+            .into_iter()
+            .chain(r.normal)
+        {
+            out.push(',');
+            push_f32(out, v);
+        }
+        out.push('\n');
+    }
+}
 
 /// Appends `v` in Rust's shortest round-trip form, so equal f32 state gives equal bytes and
 /// parsing gives the same bits back. Plain notation in the usual range keeps the file readable;

@@ -3,6 +3,8 @@
 //! - `DIR/particles.csv`: one row per particle per output frame.
 //! - `DIR/energy.csv`: one row per energy sample.
 //! - `DIR/frame_XXXXXXXX.vtu` and `DIR/particles.pvd`: the same frames for ParaView.
+//! - `DIR/contacts.csv`: one row per active contact per output frame; with VTK on, also
+//!   `DIR/contacts_XXXXXXXX.vtp` (contact lines, the force network) as part 1 of the series.
 //!
 //! Everything is written so that a run killed at any moment leaves readable files: CSV files are
 //! flushed per frame or line, and the `.pvd` is replaced atomically after each complete frame.
@@ -16,10 +18,10 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use grains_core::{EnergyReport, Snapshot};
+use grains_core::{ContactRecord, EnergyReport, Snapshot};
 
 pub use checkpoint::{read_checkpoint, write_checkpoint, CHECKPOINT_FILE};
-pub use csv::{ENERGY_HEADER, PARTICLES_HEADER};
+pub use csv::{CONTACTS_HEADER, ENERGY_HEADER, PARTICLES_HEADER};
 pub use error::IoError;
 pub use vtk::frame_file_name;
 
@@ -27,6 +29,8 @@ pub use vtk::frame_file_name;
 pub const PARTICLES_CSV: &str = "particles.csv";
 /// Name of the energy log in the output directory.
 pub const ENERGY_CSV: &str = "energy.csv";
+/// Name of the contact table in the output directory.
+pub const CONTACTS_CSV: &str = "contacts.csv";
 /// Name of the ParaView series file in the output directory.
 pub const PARTICLES_PVD: &str = "particles.pvd";
 
@@ -44,6 +48,8 @@ pub struct OutputOptions {
     pub csv: bool,
     /// Write `energy.csv`.
     pub energy: bool,
+    /// Write `contacts.csv` (and, with `vtk`, the contact-line frames).
+    pub contacts: bool,
 }
 
 /// An open CSV file, remembered with its path for error messages.
@@ -115,6 +121,7 @@ pub struct OutputWriter {
     vtk: bool,
     particles: Option<CsvFile>,
     energy: Option<CsvFile>,
+    contacts: Option<CsvFile>,
     /// `(time, file name)` of every `.vtu` written, in order.
     frames: Vec<(f64, String)>,
     frames_written: usize,
@@ -154,6 +161,10 @@ impl OutputWriter {
             .energy
             .then(|| csv(ENERGY_CSV, ENERGY_HEADER))
             .transpose()?;
+        let contacts = opts
+            .contacts
+            .then(|| csv(CONTACTS_CSV, CONTACTS_HEADER))
+            .transpose()?;
         let frames = match resume_at {
             Some(step) if opts.vtk => frames_up_to(&opts.dir, step),
             _ => Vec::new(),
@@ -163,6 +174,7 @@ impl OutputWriter {
             vtk: opts.vtk,
             particles,
             energy,
+            contacts,
             frames_written: frames.len(),
             frames,
             text: String::new(),
@@ -208,6 +220,42 @@ impl OutputWriter {
         Ok(())
     }
 
+    /// Writes the active contacts of a frame: rows of `contacts.csv` (flushed) and, with VTK
+    /// on, `contacts_<step>.vtp` (a line from particle `i`'s centre to particle `j`'s, or to the
+    /// contact point on a wall) listed in `particles.pvd` as part 1 of the step.
+    pub fn write_contacts(
+        &mut self,
+        step: u64,
+        time: f64,
+        records: &[ContactRecord],
+        pos: &[[f32; 4]],
+    ) -> Result<(), IoError> {
+        let Some(csv) = &mut self.contacts else {
+            return Ok(());
+        };
+        for chunk in records.chunks(4096) {
+            self.text.clear();
+            csv::contact_rows(&mut self.text, step, time, chunk);
+            csv.write_all(self.text.as_bytes())?;
+        }
+        csv.flush()?;
+        if self.vtk {
+            let name = vtk::contacts_file_name(step);
+            let path = self.dir.join(&name);
+            let file = File::create(&path).map_err(IoError::create(&path))?;
+            let mut out = BufWriter::new(file);
+            vtk::write_contact_lines(&mut out, records, pos)
+                .and_then(|()| out.flush())
+                .map_err(IoError::write(&path))?;
+            match self.frames.iter_mut().find(|(_, f)| *f == name) {
+                Some(entry) => entry.0 = time,
+                None => self.frames.push((time, name)),
+            }
+            self.write_pvd()?;
+        }
+        Ok(())
+    }
+
     /// Appends one line to `energy.csv` and flushes it, so a run that dies keeps its log.
     pub fn write_energy(&mut self, step: u64, time: f64, e: &EnergyReport) -> Result<(), IoError> {
         if let Some(csv) = &mut self.energy {
@@ -228,6 +276,9 @@ impl OutputWriter {
             csv.flush()?;
         }
         if let Some(csv) = &mut self.energy {
+            csv.flush()?;
+        }
+        if let Some(csv) = &mut self.contacts {
             csv.flush()?;
         }
         Ok(())
@@ -280,6 +331,10 @@ fn frames_up_to(dir: &Path, step: u64) -> Vec<(f64, String)> {
         let frame_step = file
             .strip_prefix("frame_")
             .and_then(|s| s.strip_suffix(".vtu"))
+            .or_else(|| {
+                file.strip_prefix("contacts_")
+                    .and_then(|s| s.strip_suffix(".vtp"))
+            })
             .and_then(|s| s.parse::<u64>().ok());
         if let (Ok(t), Some(s)) = (time.parse::<f64>(), frame_step) {
             if s <= step {

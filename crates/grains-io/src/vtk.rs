@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-use grains_core::Snapshot;
+use grains_core::{ContactRecord, Snapshot};
 
 /// The VTK cell type of a single point.
 const VTK_VERTEX: u8 = 1;
@@ -165,7 +165,85 @@ pub(crate) fn write_vtu(
     w.write_all(b"\n  </AppendedData>\n</VTKFile>\n")
 }
 
-/// Writes a `.pvd` collection of `(time, file)` frames to `w`.
+/// File name of the contact-line frame of `step`.
+pub fn contacts_file_name(step: u64) -> String {
+    format!("contacts_{step:08}.vtp")
+}
+
+/// Writes the force network of one frame as VTK polydata (ASCII): a line per contact from
+/// particle `i`'s centre to particle `j`'s (to the contact point for a wall), with the normal
+/// and tangential force, the overlap and `j` as cell data. Colour by `normal_force` and use a
+/// Tube filter to see force chains.
+pub(crate) fn write_contact_lines(
+    w: &mut impl Write,
+    records: &[ContactRecord],
+    pos: &[[f32; 4]],
+) -> io::Result<()> {
+    let n = records.len();
+    writeln!(
+        w,
+        "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <PolyData>\n    <Piece NumberOfPoints=\"{}\" NumberOfLines=\"{n}\">",
+        2 * n
+    )?;
+    writeln!(w, "      <Points>\n        <DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">")?;
+    for r in records {
+        let a = pos[r.i as usize];
+        let b = if r.j >= 0 {
+            // The centre of `j` as seen from `i` (its nearest periodic image).
+            let dist = a[3] + pos[r.j as usize][3] - r.overlap;
+            r.normal.map(|c| c * dist)
+        } else {
+            [r.point[0] - a[0], r.point[1] - a[1], r.point[2] - a[2]]
+        };
+        let b = [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+        writeln!(
+            w,
+            "          {} {} {} {} {} {}",
+            a[0], a[1], a[2], b[0], b[1], b[2]
+        )?;
+    }
+    writeln!(w, "        </DataArray>\n      </Points>\n      <Lines>")?;
+    writeln!(
+        w,
+        "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">"
+    )?;
+    for k in 0..n {
+        writeln!(w, "          {} {}", 2 * k, 2 * k + 1)?;
+    }
+    writeln!(w, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">")?;
+    for k in 0..n {
+        writeln!(w, "          {}", 2 * k + 2)?;
+    }
+    writeln!(
+        w,
+        "        </DataArray>\n      </Lines>\n      <CellData Scalars=\"normal_force\">"
+    )?;
+    type Column = (&'static str, fn(&ContactRecord) -> String);
+    let columns: [Column; 4] = [
+        ("normal_force", |r| r.normal_force.to_string()),
+        ("tangential_force", |r| r.tangential_force.to_string()),
+        ("overlap", |r| r.overlap.to_string()),
+        ("j", |r| r.j.to_string()),
+    ];
+    for (name, value) in columns {
+        let ty = if name == "j" { "Int64" } else { "Float32" };
+        writeln!(
+            w,
+            "        <DataArray type=\"{ty}\" Name=\"{name}\" format=\"ascii\">"
+        )?;
+        for r in records {
+            writeln!(w, "          {}", value(r))?;
+        }
+        writeln!(w, "        </DataArray>")?;
+    }
+    writeln!(
+        w,
+        "      </CellData>\n    </Piece>\n  </PolyData>\n</VTKFile>"
+    )
+}
+
+/// Writes a `.pvd` collection of `(time, file)` frames to `w`: particle frames as part 0,
+/// contact-line frames as part 1 of the same time step.
 pub(crate) fn write_pvd(w: &mut impl Write, frames: &[(f64, String)]) -> io::Result<()> {
     w.write_all(
         b"<?xml version=\"1.0\"?>\n\
@@ -173,9 +251,10 @@ pub(crate) fn write_pvd(w: &mut impl Write, frames: &[(f64, String)]) -> io::Res
           \x20 <Collection>\n",
     )?;
     for (time, file) in frames {
+        let part = if file.starts_with("contacts_") { 1 } else { 0 };
         writeln!(
             w,
-            "    <DataSet timestep=\"{time}\" group=\"\" part=\"0\" file=\"{file}\"/>"
+            "    <DataSet timestep=\"{time}\" group=\"\" part=\"{part}\" file=\"{file}\"/>"
         )?;
     }
     w.write_all(b"  </Collection>\n</VTKFile>\n")

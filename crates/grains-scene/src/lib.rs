@@ -83,6 +83,8 @@ pub struct OutputSettings {
     pub vtk: bool,
     /// Write `particles.csv`.
     pub csv: bool,
+    /// Write `contacts.csv` (and, with `vtk`, the contact-line frames).
+    pub contacts: bool,
     /// Write `energy.csv`.
     pub energy: bool,
     /// Write `checkpoint.bin` (the whole state, to resume with `grains run --resume`) every
@@ -140,6 +142,7 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
             every_steps,
             vtk: p.vtk,
             csv: p.csv,
+            contacts: p.contacts,
             energy: p.energy,
             checkpoint_every_steps: p.checkpoint_every_steps,
         },
@@ -277,6 +280,9 @@ impl Scene {
         }
         if self.output.csv {
             formats.push("csv");
+        }
+        if self.output.contacts {
+            formats.push("contacts");
         }
         if self.output.energy {
             formats.push("energy");

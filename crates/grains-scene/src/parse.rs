@@ -32,6 +32,7 @@ pub(crate) struct Parsed {
     pub checkpoint_every_steps: Option<u64>,
     pub vtk: bool,
     pub csv: bool,
+    pub contacts: bool,
     pub energy: bool,
 }
 
@@ -583,6 +584,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
     let mut every = None;
     let mut checkpoint_every = None;
     let (mut vtk, mut csv, mut energy) = (true, false, true);
+    let mut contacts = false;
     if let Some(v) = root.get("output") {
         let o = ctx.table(v, "output", "an [output] table")?;
         o.deny_unknown(&[
@@ -635,20 +637,24 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
             (None, None) => None,
         };
         if let Some(f) = o.get("formats") {
-            let what = "an array of formats among \"vtk\", \"csv\"";
+            let what = "an array of formats among \"vtk\", \"csv\", \"contacts\"";
             let list = ctx.array(f, "output.formats", what)?;
             vtk = false;
             csv = false;
             for (k, x) in list.iter().enumerate() {
                 let key = format!("output.formats[{k}]");
-                match ctx.string(x, &key, "\"vtk\" or \"csv\"")? {
+                match ctx.string(x, &key, "\"vtk\", \"csv\" or \"contacts\"")? {
                     "vtk" => vtk = true,
                     "csv" => csv = true,
+                    "contacts" => contacts = true,
                     _ => {
                         return Err(ctx.err(
                             &x.span(),
                             &key,
-                            format!("expected \"vtk\" or \"csv\", found {}", ctx.found(x)),
+                            format!(
+                                "expected \"vtk\", \"csv\" or \"contacts\", found {}",
+                                ctx.found(x)
+                            ),
                         ))
                     }
                 }
@@ -685,6 +691,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
         checkpoint_every_steps,
         vtk,
         csv,
+        contacts,
         energy,
     })
 }
