@@ -693,3 +693,51 @@ fn sphere_resting_on_a_floor_away_from_the_origin() {
         b.vel[0][2]
     );
 }
+
+/// Kinematic particles (`fixed`): a fixed sphere keeps its given velocity and spin whatever
+/// pushes on it (here a free sphere it runs into, and gravity), so its position advances by
+/// exactly `v t` (to f32 rounding of the compensated drift, 1e-6 of the distance), while the
+/// free one is pushed away.
+#[test]
+fn kinematic_particles_keep_their_prescribed_motion() {
+    let r = 0.01;
+    let mut p = grains_core::Particles::default();
+    p.push_sphere(
+        [0.0; 3],
+        r,
+        [0.5, 0.0, 0.0],
+        [0.0, 0.0, 3.0],
+        0,
+        2500.0,
+        true,
+    );
+    p.push_sphere([0.025, 0.0, 0.0], r, [0.0; 3], [0.0; 3], 0, 2500.0, false);
+    let inter = self_interaction(hertz(), Some(0.5), None, TangentialStiffness::Mindlin);
+    let w = world(
+        p,
+        vec![],
+        material("m", 1e7, 2500.0),
+        inter,
+        open_domain(0.5),
+        [0.0, 0.0, -9.81],
+        1e-5,
+        0.005,
+    );
+    let mut b = cpu(w);
+    let steps = 4000;
+    b.run(steps);
+    let t = steps as f64 * 1e-5;
+    assert_eq!(b.vel[0][..3], [0.5, 0.0, 0.0], "fixed velocity changed");
+    assert_eq!(b.omega[0][..3], [0.0, 0.0, 3.0], "fixed spin changed");
+    let x = b.pos[0][0] as f64;
+    assert!(
+        (x - 0.5 * t).abs() < 1e-6 * 0.5 * t,
+        "x = {x}, expected {}",
+        0.5 * t
+    );
+    assert!(
+        b.vel[1][0] > 0.5,
+        "the free sphere was not pushed: {:?}",
+        b.vel[1]
+    );
+}

@@ -663,7 +663,7 @@ fn output_rules() {
         29,
         19,
         "output.formats[1]",
-        &["expected \"vtk\" or \"csv\", found \"hdf5\""],
+        &["expected \"vtk\", \"csv\" or \"contacts\", found \"hdf5\""],
     );
     expect_error(
         "checkpoint-both",
@@ -1027,4 +1027,98 @@ fn cundall_strack_params(w: &grains_core::World) -> CundallStrackParams {
         .expect("a cundall_strack law");
     let (po, pw, _, _) = chain.layout().laws[k];
     *bytemuck::from_bytes(bytemuck::cast_slice(&w.table.record(0)[po..po + pw]))
+}
+
+/// A material pair that cannot touch needs no interaction: one sphere of "ball" dropped on a
+/// floor of "floor" runs with only the ball-floor interaction. A second ball makes ball-ball
+/// contacts possible, and then the missing interaction is an error that says why they touch.
+#[test]
+fn a_material_pair_that_cannot_touch_needs_no_interaction() {
+    let one = r#"[simulation]
+steps = 50
+dt = 1e-5
+
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.01, 0.01, 0.01]
+
+[[material]]
+name = "ball"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+
+[[material]]
+name = "floor"
+density = 7800.0
+young = 2.0e11
+poisson = 0.29
+
+[[particles]]
+material = "ball"
+radius = 0.001
+positions = [[0.005, 0.005, 0.00105]]
+
+[[wall]]
+plane = { point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0] }
+material = "floor"
+
+[[interaction]]
+between = ["ball", "floor"]
+normal = { law = "hertz" }
+"#;
+    let scene = parse_scene(one, Path::new("one.toml")).expect("one ball needs no ball-ball law");
+    let mut b = grains_core::CpuBackend::new(scene.world).expect("backend");
+    grains_core::Backend::run(&mut b, 50);
+    let two = one.replace(
+        "positions = [[0.005, 0.005, 0.00105]]",
+        "positions = [[0.005, 0.005, 0.00105], [0.002, 0.002, 0.002]]",
+    );
+    let err = parse_scene(&two, Path::new("two.toml")).expect_err("two balls can touch");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("particles of \"ball\" and \"ball\" can touch")
+            && msg.contains("defined interactions: [\"ball\", \"floor\"]"),
+        "{msg}"
+    );
+    // The core says the same when a world is built directly.
+    use grains_core::materials::{Interaction, Material};
+    let mat = |name: &str| Material {
+        name: name.into(),
+        density: 2500.0,
+        young: 5e6,
+        poisson: 0.3,
+    };
+    let mut p = grains_core::Particles::default();
+    for x in [0.002, 0.006] {
+        p.push_sphere(
+            [x, 0.005, 0.005],
+            0.001,
+            [0.0; 3],
+            [0.0; 3],
+            0,
+            2500.0,
+            false,
+        );
+    }
+    let err = grains_core::World::new(
+        p,
+        vec![],
+        vec![mat("ball"), mat("floor")],
+        vec![Interaction::new(0, 1, vec![hertz()])],
+        grains_core::Domain {
+            min: [0.0; 3],
+            max: [0.01; 3],
+            periodic: [false; 3],
+        },
+        [0.0; 3],
+        1e-5,
+        1e-4,
+    )
+    .expect_err("two balls, no ball-ball law");
+    assert!(
+        err.to_string()
+            .starts_with("2 particles of \"ball\" can touch, but no [[interaction]]"),
+        "{err}"
+    );
 }
