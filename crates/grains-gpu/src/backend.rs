@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use grains_core::backend::{count_contacts, energy_report, ContactCount};
 use grains_core::gpu_types::{PairSlot, PlaneWall};
+use grains_core::state::{Sizes, STATE_ARRAYS};
 use grains_core::{
     Backend, BackendState, CoreError, Counters, EnergyReport, ResolverKind, Snapshot, World,
 };
@@ -164,28 +165,14 @@ fn list_buffers(history_words: usize) -> [(&'static str, u64); 9] {
 }
 
 /// Buffers saved at every check and restored after an overflow: everything a step reads that
-/// is not rebuilt from scratch.
-const SAVED: [&str; 19] = [
-    "pos",
-    "pos_comp",
-    "vel",
-    "omega",
-    "quat",
-    "force",
-    "torque",
-    "ref_pos",
-    "dissipated",
-    "nbr_start",
-    "nbr_i",
-    "nbr_j",
-    "nbr_mirror",
-    "history",
-    "slots",
-    "wall_history",
-    "wall_slots",
-    "control",
-    "args",
-];
+/// is not rebuilt from scratch, i.e. the state's arrays (each a buffer of the same name) and
+/// the control words.
+fn saved_names() -> impl Iterator<Item = &'static str> {
+    STATE_ARRAYS
+        .iter()
+        .map(|a| a.name)
+        .chain(["control", "args"])
+}
 
 /// Kernel indices into `GpuBackend::kernels`.
 struct KernelIds {
@@ -413,23 +400,9 @@ impl GpuBackend {
                 q.write_buffer(&b.bufs[name], 0, bytes);
             }
         };
-        put("pos", cast_slice(&state.pos));
-        put("pos_comp", cast_slice(&state.pos_comp));
-        put("vel", cast_slice(&state.vel));
-        put("omega", cast_slice(&state.omega));
-        put("quat", cast_slice(&state.quat));
-        put("force", cast_slice(&state.force));
-        put("torque", cast_slice(&state.torque));
-        put("ref_pos", cast_slice(&state.ref_pos));
-        put("dissipated", cast_slice(&state.dissipated));
-        put("nbr_start", cast_slice(&state.nbr_start));
-        put("nbr_i", cast_slice(&state.nbr_i));
-        put("nbr_j", cast_slice(&state.nbr_j));
-        put("nbr_mirror", cast_slice(&state.nbr_mirror));
-        put("history", cast_slice(&state.history));
-        put("slots", cast_slice(&state.slots));
-        put("wall_history", cast_slice(&state.wall_history));
-        put("wall_slots", cast_slice(&state.wall_slots));
+        for (a, bytes) in STATE_ARRAYS.iter().zip(state.array_bytes()) {
+            put(a.name, bytes);
+        }
         // The control words as the device would hold them after those steps.
         let mut control = vec![0u32; CONTROL_WORDS];
         control[C_STEP] = state.step as u32;
@@ -593,7 +566,7 @@ impl GpuBackend {
             let buf = self.make_buffer(name, elem * self.capacity, none)?;
             self.bufs.insert(name, buf);
         }
-        for name in SAVED {
+        for name in saved_names() {
             let size = self.bufs[name].size();
             let buf = self.make_exact(name, size)?;
             self.saved.insert(name, buf);
@@ -814,7 +787,7 @@ impl GpuBackend {
     /// Device-side copy of the state a replay starts from.
     fn save(&self) {
         let mut enc = self.encoder();
-        for name in SAVED {
+        for name in saved_names() {
             let src = &self.bufs[name];
             enc.copy_buffer_to_buffer(src, 0, &self.saved[name], 0, src.size());
         }
@@ -929,7 +902,7 @@ impl GpuBackend {
             }
             self.bufs.insert(name, buf);
         }
-        for name in SAVED {
+        for name in saved_names() {
             if list_buffers(1).iter().any(|(l, _)| *l == name) {
                 continue;
             }
@@ -1072,33 +1045,28 @@ impl Backend for GpuBackend {
     }
 
     fn state(&mut self) -> BackendState {
-        let n = self.n as u64;
-        let t = self.total;
-        let nw = n * self.n_walls as u64;
-        BackendState {
+        let t = &self.world.table;
+        let sizes = Sizes {
+            particles: self.n,
+            walls: self.n_walls,
+            entries: self.total as usize,
+            nbr_history_stride: t.nbr_history_stride,
+            wall_history_stride: t.wall_history_stride,
+        };
+        let mut s = BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_log.clone(),
-            pos: self.read_pod("pos", n),
-            pos_comp: self.read_pod("pos_comp", n),
-            vel: self.read_pod("vel", n),
-            omega: self.read_pod("omega", n),
-            quat: self.read_pod("quat", n),
-            force: self.read_pod("force", n),
-            torque: self.read_pod("torque", n),
-            ref_pos: self.read_pod("ref_pos", n),
-            dissipated: self.read_pod("dissipated", n),
-            nbr_start: self.read_pod("nbr_start", n + 1),
-            nbr_i: self.read_pod("nbr_i", t),
-            nbr_j: self.read_pod("nbr_j", t),
-            nbr_mirror: self.read_pod("nbr_mirror", t),
-            history: self.read_pod("history", t * self.world.table.nbr_history_stride as u64),
-            slots: self.read_pod("slots", t),
-            wall_history: self.read_pod(
-                "wall_history",
-                nw * self.world.table.wall_history_stride as u64,
-            ),
-            wall_slots: self.read_pod("wall_slots", nw),
+            ..Default::default()
+        };
+        for a in STATE_ARRAYS {
+            let size = (a.extent.len(&sizes) * a.elem) as u64;
+            let bytes = self
+                .read_bytes(a.name, size)
+                .unwrap_or_else(|e| panic!("{e}"));
+            s.set_array_bytes(a.name, &bytes[..size as usize])
+                .unwrap_or_else(|e| panic!("{e}"));
         }
+        s
     }
 
     fn contacts(&mut self) -> ContactCount {

@@ -1,8 +1,8 @@
 //! Checkpoints: a backend's complete state in one binary file, to resume a run.
 //!
 //! Layout (little-endian): the magic `GRAINSCK`, format version (u32), the world's fingerprint
-//! (u64, `World::fingerprint`), the step (u64), then each array of
-//! [`grains_core::BackendState`] in declaration order as its element count (u64) followed by
+//! (u64, `World::fingerprint`), the step (u64), the rebuild steps, then each array of
+//! [`grains_core::state::STATE_ARRAYS`] in its order as its element count (u64) followed by
 //! its raw elements. The file is written beside its final name and renamed over it, so a run
 //! killed while writing leaves the previous checkpoint intact.
 
@@ -11,6 +11,7 @@ use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
 use bytemuck::Pod;
+use grains_core::state::STATE_ARRAYS;
 use grains_core::BackendState;
 
 use crate::error::IoError;
@@ -43,26 +44,10 @@ pub fn write_checkpoint(
         out.write_all(&fingerprint.to_le_bytes())?;
         out.write_all(&s.step.to_le_bytes())?;
         put(out, &s.rebuild_steps)?;
-        for a in [
-            &s.pos,
-            &s.pos_comp,
-            &s.vel,
-            &s.omega,
-            &s.quat,
-            &s.force,
-            &s.torque,
-            &s.ref_pos,
-            &s.dissipated,
-        ] {
-            put(out, a)?;
+        for (a, bytes) in STATE_ARRAYS.iter().zip(s.array_bytes()) {
+            out.write_all(&((bytes.len() / a.elem) as u64).to_le_bytes())?;
+            out.write_all(bytes)?;
         }
-        for a in [&s.nbr_start, &s.nbr_i, &s.nbr_j, &s.nbr_mirror] {
-            put(out, a)?;
-        }
-        put(out, &s.history)?;
-        put(out, &s.slots)?;
-        put(out, &s.wall_history)?;
-        put(out, &s.wall_slots)?;
         out.flush()
     };
     write(&mut out).map_err(IoError::write(&tmp))?;
@@ -147,27 +132,26 @@ pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
     }
     let fingerprint = r.u64()?;
     let step = r.u64()?;
-    let state = BackendState {
+    let mut state = BackendState {
         step,
         rebuild_steps: r.array()?,
-        pos: r.array()?,
-        pos_comp: r.array()?,
-        vel: r.array()?,
-        omega: r.array()?,
-        quat: r.array()?,
-        force: r.array()?,
-        torque: r.array()?,
-        ref_pos: r.array()?,
-        dissipated: r.array()?,
-        nbr_start: r.array()?,
-        nbr_i: r.array()?,
-        nbr_j: r.array()?,
-        nbr_mirror: r.array()?,
-        history: r.array()?,
-        slots: r.array()?,
-        wall_history: r.array()?,
-        wall_slots: r.array()?,
+        ..Default::default()
     };
+    for a in STATE_ARRAYS {
+        let n = r.u64()? as usize;
+        let at = r.at;
+        let size = n.checked_mul(a.elem).ok_or_else(|| IoError::Checkpoint {
+            path: path.to_path_buf(),
+            what: format!("an array of {n} elements at byte {at}"),
+        })?;
+        let bytes = r.take(size)?;
+        state
+            .set_array_bytes(a.name, bytes)
+            .map_err(|e| IoError::Checkpoint {
+                path: path.to_path_buf(),
+                what: e.to_string(),
+            })?;
+    }
     if r.at != bytes.len() {
         return Err(IoError::Checkpoint {
             path: path.to_path_buf(),

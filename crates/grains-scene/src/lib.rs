@@ -33,7 +33,6 @@ mod walk;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use grains_core::gpu_types::PairSlot;
 use grains_core::timestep::TimestepReport;
 use grains_core::World;
 
@@ -172,27 +171,24 @@ impl Scene {
         self
     }
 
-    /// Estimated memory of the CPU backend for this scene (bytes): per-particle state, the
-    /// particle-wall slots, the broad-phase cells and a dense-pack neighbour list.
+    /// Estimated memory of the CPU backend for this scene (bytes): the backend state (every
+    /// array of [`grains_core::state::STATE_ARRAYS`], with a dense-pack neighbour list), the
+    /// world's copy of the particles, the broad-phase scratch and cells.
     pub fn cpu_memory_estimate(&self) -> u64 {
-        let n = self.world.particles.len();
-        let walls = self.world.walls.len();
-        // World copy (4 vec4 arrays + material, mass, inertia) and the backend's 8 vec4
-        // arrays plus 3 u32 scratch arrays.
-        let per_particle = 4 * 16 + 3 * 4 + 8 * 16 + 3 * 4;
-        let t = &self.world.table;
-        let slot = std::mem::size_of::<PairSlot>();
-        let pair = 4 * t.nbr_history_stride + slot;
-        let wall_pair = 4 * t.wall_history_stride + slot;
-        let list = 3 * 4 + pair;
-        let cells = self
-            .world
-            .grid()
-            .map(|g| g.n_cells as usize * 2 * 4)
-            .unwrap_or(0);
-        let bytes =
-            n * per_particle + n * walls * wall_pair + n * ENTRIES_PER_PARTICLE * list + cells;
-        bytes as u64
+        let w = &self.world;
+        let n = w.particles.len();
+        let sizes = grains_core::state::Sizes {
+            particles: n,
+            walls: w.walls.len(),
+            entries: n * ENTRIES_PER_PARTICLE,
+            nbr_history_stride: w.table.nbr_history_stride,
+            wall_history_stride: w.table.wall_history_stride,
+        };
+        // World copy (4 vec4 arrays + material, mass, inertia), broad-phase scratch (cell,
+        // sorted index and count per particle).
+        let per_particle = (4 * 16 + 3 * 4 + 3 * 4) as u64;
+        let cells = w.grid().map(|g| g.n_cells as u64 * 2 * 4).unwrap_or(0);
+        grains_core::state::state_bytes(&sizes) + n as u64 * per_particle + cells
     }
 
     /// A multi-line human summary: counts, domain, time step and its limits, steps, memory.
