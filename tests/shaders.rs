@@ -150,8 +150,8 @@ fn every_resolver_and_law_validates_in_chains() {
         let tight = ChainBinding::tight(chain);
         check_chain(chain, id as u32, &tight);
         let wide = ChainBinding {
-            params_stride: tight.params_stride + 3,
-            history_stride: tight.history_stride + 2,
+            params_stride: tight.params_stride + 4,
+            history_stride: tight.history_stride + 8,
             range: 1e-4,
         };
         check_chain(chain, id as u32, &wide);

@@ -2,9 +2,10 @@
 //
 // Template of the contact pass over sphere pairs; grains-shaders' compose_chain fills the
 // `chain` slot with CHAIN_ID, INTERACTION_RANGE, resolvers/sphere_sphere.wgsl, the chain's
-// laws, the generated `ChainParams` and `ChainHistory` records (the laws' records
-// concatenated, padded to the table's strides) and the generated `apply_chain`. One invocation per neighbour-list entry; only the
-// owning entry (p < q) of a pair whose material pair runs this chain evaluates it.
+// laws, the generated `ChainParams` and `ChainHistory` records with their vec4 loads and
+// stores (`load_params`, `load_history`, `store_history`, `clear_history`) and `apply_chain`.
+// One invocation per neighbour-list entry; only the owning entry (p < q) of a pair whose
+// material pair runs this chain evaluates it.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/sphere.wgsl
@@ -13,14 +14,14 @@
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<uniform> domain: DomainParams;
 @group(0) @binding(2) var<storage, read> pair_chain: array<u32>;
-@group(0) @binding(3) var<storage, read> pair_params: array<ChainParams>;
+@group(0) @binding(3) var<storage, read> pair_params: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read> material: array<u32>;
 @group(0) @binding(5) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> vel: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> omega: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read> nbr_i: array<u32>;
 @group(0) @binding(9) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(10) var<storage, read_write> history: array<ChainHistory>;
+@group(0) @binding(10) var<storage, read_write> history: array<vec4<f32>>;
 @group(0) @binding(11) var<storage, read_write> slots: array<PairSlot>;
 // The entry count, `nbr_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(12) var<storage, read> nbr_start: array<u32>;
@@ -45,7 +46,7 @@ fn contact(
     }
     // Most candidates do not touch: decide that from the positions alone.
     if (sphere_sphere_overlap(pos[p], pos[q], domain) <= -INTERACTION_RANGE) {
-        history[gid] = ChainHistory();
+        clear_history(gid);
         slots[gid] = PairSlot();
         return;
     }
@@ -53,12 +54,12 @@ fn contact(
     let b2 = load_sphere(pos[q], vel[q], omega[q]);
     let geom = resolve_sphere_sphere(b1, b2, domain, step.dt);
     if (geom.delta > -INTERACTION_RANGE) {
-        var h = history[gid];
-        let f = apply_chain(geom, pair_params[table], &h);
-        history[gid] = h;
+        var h = load_history(gid);
+        let f = apply_chain(geom, load_params(table), &h);
+        store_history(gid, h);
         slots[gid] = assemble_slot(geom, f);
     } else {
-        history[gid] = ChainHistory();
+        clear_history(gid);
         slots[gid] = PairSlot();
     }
 }

@@ -2,7 +2,8 @@
 //
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
 // (p, q). Only owning entries (p < q) hold history. Each entry's record is
-// `step.nbr_history_stride` words, copied as bits (u32) so nothing is rounded or flushed.
+// `step.nbr_history_stride` words (whole vec4s), copied as bits (u32) so nothing is rounded or
+// flushed.
 // `old_start` holds the old list's starts (n_particles + 1 of them); bound with fewer (e.g. a
 // 1-element buffer before the first list) it means "no old list", as an empty slice does for
 // the twin.
@@ -14,8 +15,8 @@
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
 @group(0) @binding(3) var<storage, read> old_start: array<u32>;
 @group(0) @binding(4) var<storage, read> old_j: array<u32>;
-@group(0) @binding(5) var<storage, read> old_history: array<u32>;
-@group(0) @binding(6) var<storage, read_write> history: array<u32>;
+@group(0) @binding(5) var<storage, read> old_history: array<vec4<u32>>;
+@group(0) @binding(6) var<storage, read_write> history: array<vec4<u32>>;
 // The new entry count is read from `nbr_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
 
@@ -48,7 +49,7 @@ fn history_carry(
     if (gid >= nbr_start[step.n_particles]) {
         return;
     }
-    let stride = step.nbr_history_stride;
+    let stride = step.nbr_history_stride / 4u;
     let p = nbr_i[gid];
     let q = nbr_j[gid];
     var k = 0xffffffffu;
@@ -56,7 +57,7 @@ fn history_carry(
         k = find_sorted(old_start[p], old_start[p + 1u], q);
     }
     for (var w = 0u; w < stride; w = w + 1u) {
-        var x = 0u;
+        var x = vec4<u32>(0u);
         if (k != 0xffffffffu) {
             x = old_history[k * stride + w];
         }

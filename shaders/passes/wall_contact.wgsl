@@ -1,7 +1,8 @@
 // CPU twin: crates/grains-core/src/kernels/passes/wall_contact.rs
 //
 // Template of the sphere-plane contact pass; compose_chain fills the `chain` slot with
-// CHAIN_ID, INTERACTION_RANGE, resolvers/sphere_plane.wgsl, the laws, the `ChainParams` and `ChainHistory` records and `apply_chain`. Every
+// CHAIN_ID, INTERACTION_RANGE, resolvers/sphere_plane.wgsl, the laws, the `ChainParams` and
+// `ChainHistory` records with their vec4 loads and stores, and `apply_chain`. Every
 // (particle, wall) pair has the fixed slot `p * n_walls + w`, checked every step. The twin's
 // `domain` parameter is unused, so it is not bound here.
 //!include lib/types.wgsl
@@ -11,13 +12,13 @@
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<storage, read> wall_chain: array<u32>;
-@group(0) @binding(2) var<storage, read> pair_params: array<ChainParams>;
+@group(0) @binding(2) var<storage, read> pair_params: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read> material: array<u32>;
 @group(0) @binding(4) var<storage, read> walls: array<PlaneWall>;
 @group(0) @binding(5) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> vel: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> omega: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read_write> history: array<ChainHistory>;
+@group(0) @binding(8) var<storage, read_write> history: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read_write> slots: array<PairSlot>;
 
 @compute @workgroup_size(64)
@@ -37,19 +38,19 @@ fn wall_contact(
         return;
     }
     if (sphere_plane_overlap(pos[p], w) <= -INTERACTION_RANGE) {
-        history[gid] = ChainHistory();
+        clear_history(gid);
         slots[gid] = PairSlot();
         return;
     }
     let b1 = load_sphere(pos[p], vel[p], omega[p]);
     let geom = resolve_sphere_plane(b1, w, step.dt);
     if (geom.delta > -INTERACTION_RANGE) {
-        var h = history[gid];
-        let f = apply_chain(geom, pair_params[table], &h);
-        history[gid] = h;
+        var h = load_history(gid);
+        let f = apply_chain(geom, load_params(table), &h);
+        store_history(gid, h);
         slots[gid] = assemble_slot(geom, f);
     } else {
-        history[gid] = ChainHistory();
+        clear_history(gid);
         slots[gid] = PairSlot();
     }
 }

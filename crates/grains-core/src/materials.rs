@@ -113,11 +113,14 @@ pub struct PairTable {
     /// Parameter record of each material pair: `params_stride` words from
     /// `(a * n_materials + b) * params_stride`, laid out as its chain's [`ChainSpec::layout`].
     pub params: Vec<u32>,
-    /// Words per material pair in `params` (the largest chain record, at least 1).
+    /// Words per material pair in `params`: the largest chain record, rounded up to whole
+    /// 16-byte `vec4`s, which the GPU kernels load at once.
     pub params_stride: usize,
-    /// History words per neighbour-list entry (the largest sphere-sphere chain's, at least 1).
+    /// History words per neighbour-list entry: the largest sphere-sphere chain's, in whole
+    /// `vec4`s (at least one).
     pub nbr_history_stride: usize,
-    /// History words per (particle, wall) slot (the largest sphere-plane chain's, at least 1).
+    /// History words per (particle, wall) slot: the largest sphere-plane chain's, in whole
+    /// `vec4`s (at least one).
     pub wall_history_stride: usize,
 }
 
@@ -204,6 +207,7 @@ impl PairTable {
                 .max()
                 .unwrap_or(0)
                 .max(1)
+                .next_multiple_of(4)
         };
         t.nbr_history_stride = stride_of(ResolverKind::SphereSphere, |c| c.layout().history_words);
         t.wall_history_stride = stride_of(ResolverKind::SpherePlane, |c| c.layout().history_words);
@@ -213,7 +217,8 @@ impl PairTable {
             .map(|c| c.layout().params_words)
             .max()
             .unwrap_or(0)
-            .max(1);
+            .max(1)
+            .next_multiple_of(4);
         t.params = vec![0; n * n * t.params_stride];
         for (k, words) in records {
             t.params[k * t.params_stride..k * t.params_stride + words.len()]

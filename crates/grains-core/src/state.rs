@@ -99,7 +99,10 @@ macro_rules! state_arrays {
                                 bytes.len()
                             )));
                         }
-                        self.$name = bytemuck::pod_collect_to_vec(bytes);
+                        self.$name = bytes
+                            .chunks_exact(elem)
+                            .map(bytemuck::pod_read_unaligned)
+                            .collect();
                     })*
                     other => {
                         return Err(CoreError::BadState(format!("no state array `{other}`")))

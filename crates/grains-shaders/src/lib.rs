@@ -27,7 +27,7 @@ use compose::{Composer, Piece};
 pub use error::ShaderError;
 /// The naga this crate parses and validates with (the version wgpu uses).
 pub use naga;
-pub use reflect::{reflect_bindings, struct_layout, BindingInfo, BindingKind};
+pub use reflect::{record_words, reflect_bindings, struct_layout, BindingInfo, BindingKind};
 
 /// Passes that are templates for [`compose_chain`] rather than standalone kernels.
 const CHAIN_TEMPLATES: [&str; 2] = ["contact", "wall_contact"];
@@ -108,12 +108,12 @@ impl ChainBinding {
         }
     }
 
-    /// A chain alone: strides of exactly its own records (at least one word), range 0.
+    /// A chain alone: strides of its own records (rounded up to whole `vec4`s), range 0.
     pub fn tight(chain: &ChainSpec) -> ChainBinding {
         let l = chain.layout();
         ChainBinding {
-            params_stride: l.params_words.max(1),
-            history_stride: l.history_words.max(1),
+            params_stride: l.params_words.max(1).next_multiple_of(4),
+            history_stride: l.history_words.max(1).next_multiple_of(4),
             range: 0.0,
         }
     }
@@ -125,76 +125,152 @@ fn f32_literal(x: f32) -> Option<String> {
     x.is_finite().then(|| format!("{x:?}f"))
 }
 
-/// A struct of the given members, padded with `_pad: array<scalar, n>` up to `stride` words.
-fn record_struct(
-    name: &str,
-    members: &[(String, String, usize)],
-    stride: usize,
-    scalar: &str,
-) -> String {
+/// A struct of the given members (a placeholder word when there are none: WGSL has no empty
+/// structs).
+fn record_struct(name: &str, members: &[(String, String)]) -> String {
     let mut s = format!("struct {name} {{\n");
-    let mut used = 0;
-    for (field, ty, words) in members {
+    for (field, ty) in members {
         s.push_str(&format!("    {field}: {ty},\n"));
-        used += words;
     }
-    if stride > used {
-        s.push_str(&format!("    _pad: array<{scalar}, {}>,\n", stride - used));
+    if members.is_empty() {
+        s.push_str("    _unused: f32,\n");
     }
     s.push_str("}\n");
     s
 }
 
-/// The generated records and `apply_chain`: the WGSL form of
+/// The words of the record struct `name` that `laws/<stem>.wgsl` declares.
+fn law_record_words(
+    chain: &ChainSpec,
+    stem: &str,
+    name: &str,
+) -> Result<Vec<(String, bool)>, ShaderError> {
+    let path = format!("laws/{stem}.wgsl");
+    let src = compose_file(&path)?;
+    let module = validate(&src, &path)?;
+    record_words(&module, name).map_err(|message| ShaderError::Chain {
+        chain: chain.name(),
+        message,
+    })
+}
+
+/// Lane of word `k` of a `vec4` array.
+fn lane(k: usize) -> &'static str {
+    ["x", "y", "z", "w"][k % 4]
+}
+
+/// The generated records, their loads and stores, and `apply_chain`: the WGSL form of
 /// `grains_core::kernels::passes::contact::apply_chain`. `ChainParams` and `ChainHistory` are
-/// the laws' records in chain order (4-byte scalars, so the word offsets are those of
-/// [`ChainSpec::layout`]), padded to the binding's strides.
+/// the laws' records in chain order; in the buffers each is `params_stride` /
+/// `history_stride` words (whole `vec4`s), at the word offsets of [`ChainSpec::layout`], the
+/// CPU's. Loads and stores move whole `vec4`s (`load_params`, `load_history`,
+/// `store_history`, `clear_history`): four times fewer memory operations than word by word.
 fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, ShaderError> {
     let layout = chain.layout();
-    if b.params_stride < layout.params_words || b.history_stride < layout.history_words {
+    let aligned = b.params_stride % 4 == 0 && b.history_stride % 4 == 0;
+    if b.params_stride < layout.params_words || b.history_stride < layout.history_words || !aligned
+    {
         return Err(ShaderError::Chain {
             chain: chain.name(),
             message: format!(
-                "strides ({} parameter, {} history words) below the chain's ({}, {})",
+                "strides ({} parameter, {} history words) must be whole vec4s and hold the chain's ({}, {})",
                 b.params_stride, b.history_stride, layout.params_words, layout.history_words
             ),
         });
     }
-    let params: Vec<_> = chain
-        .laws
-        .iter()
-        .map(|l| {
-            (
-                l.stem().to_string(),
-                l.params_struct().to_string(),
-                l.params_words(),
-            )
-        })
-        .collect();
-    let history: Vec<_> = chain
-        .laws
-        .iter()
-        .filter_map(|l| {
-            l.history_struct()
-                .map(|h| (l.stem().to_string(), h.to_string(), l.history_words().len()))
-        })
-        .collect();
+    let (ps4, hs4) = (b.params_stride / 4, b.history_stride / 4);
+    let mut params = Vec::new();
+    let mut history = Vec::new();
+    // (word in the record, access path, is u32) of every word of each record.
+    let mut pwords = Vec::new();
+    let mut hwords = Vec::new();
+    for (law, &(po, pw, ho, hw)) in chain.laws.iter().zip(&layout.laws) {
+        let stem = law.stem();
+        params.push((stem.to_string(), law.params_struct().to_string()));
+        let words = law_record_words(chain, stem, law.params_struct())?;
+        if words.len() != pw {
+            return Err(ShaderError::Chain {
+                chain: chain.name(),
+                message: format!(
+                    "{} has {} words in WGSL and {pw} in Rust",
+                    law.params_struct(),
+                    words.len()
+                ),
+            });
+        }
+        for (k, (path, u)) in words.into_iter().enumerate() {
+            pwords.push((po + k, format!("{stem}.{path}"), u));
+        }
+        if let Some(h) = law.history_struct() {
+            history.push((stem.to_string(), h.to_string()));
+            let words = law_record_words(chain, stem, h)?;
+            if words.len() != hw {
+                return Err(ShaderError::Chain {
+                    chain: chain.name(),
+                    message: format!("{h} has {} words in WGSL and {hw} in Rust", words.len()),
+                });
+            }
+            for (k, (path, u)) in words.into_iter().enumerate() {
+                hwords.push((ho + k, format!("{stem}.{path}"), u));
+            }
+        }
+    }
     let mut s = format!(
         "// Generated for chain `{}`: its records and its laws in chain order.\n",
         chain.name()
     );
-    s.push_str(&record_struct(
-        "ChainParams",
-        &params,
-        b.params_stride,
-        "u32",
+    s.push_str(&format!(
+        "const PARAMS_VEC4: u32 = {ps4}u;\nconst HISTORY_VEC4: u32 = {hs4}u;\n"
     ));
-    s.push_str(&record_struct(
-        "ChainHistory",
-        &history,
-        b.history_stride,
-        "f32",
-    ));
+    s.push_str(&record_struct("ChainParams", &params));
+    s.push_str(&record_struct("ChainHistory", &history));
+    // Loads: the vec4s a record spans, then each field from its lane.
+    let used =
+        |words: &[(usize, String, bool)]| words.iter().map(|w| w.0 / 4 + 1).max().unwrap_or(0);
+    s.push_str("fn load_params(t: u32) -> ChainParams {\n    var p: ChainParams;\n");
+    for v in 0..used(&pwords) {
+        s.push_str(&format!(
+            "    let w{v} = pair_params[t * PARAMS_VEC4 + {v}u];\n"
+        ));
+    }
+    for (k, path, u) in &pwords {
+        let w = format!("w{}.{}", k / 4, lane(*k));
+        let value = if *u { w } else { format!("bitcast<f32>({w})") };
+        s.push_str(&format!("    p.{path} = {value};\n"));
+    }
+    s.push_str("    return p;\n}\n");
+    s.push_str("fn load_history(e: u32) -> ChainHistory {\n    var h: ChainHistory;\n");
+    for v in 0..used(&hwords) {
+        s.push_str(&format!(
+            "    let w{v} = history[e * HISTORY_VEC4 + {v}u];\n"
+        ));
+    }
+    for (k, path, u) in &hwords {
+        let w = format!("w{}.{}", k / 4, lane(*k));
+        let value = if *u { format!("bitcast<u32>({w})") } else { w };
+        s.push_str(&format!("    h.{path} = {value};\n"));
+    }
+    s.push_str("    return h;\n}\n");
+    s.push_str("fn store_history(e: u32, h: ChainHistory) {\n");
+    for v in 0..used(&hwords) {
+        let mut lanes = Vec::new();
+        for l in 0..4 {
+            let k = 4 * v + l;
+            lanes.push(match hwords.iter().find(|w| w.0 == k) {
+                Some((_, path, true)) => format!("bitcast<f32>(h.{path})"),
+                Some((_, path, false)) => format!("h.{path}"),
+                None => "0.0".to_string(),
+            });
+        }
+        s.push_str(&format!(
+            "    history[e * HISTORY_VEC4 + {v}u] = vec4<f32>({});\n",
+            lanes.join(", ")
+        ));
+    }
+    s.push_str("}\n");
+    s.push_str(
+        "fn clear_history(e: u32) {\n    for (var v = 0u; v < HISTORY_VEC4; v = v + 1u) {\n        history[e * HISTORY_VEC4 + v] = vec4<f32>(0.0);\n    }\n}\n",
+    );
     s.push_str(
         "fn apply_chain(geom: ContactGeom, params: ChainParams, history: ptr<function, ChainHistory>) -> ContactForce {\n",
     );

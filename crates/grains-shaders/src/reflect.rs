@@ -165,3 +165,47 @@ pub fn struct_layout(module: &Module, name: &str) -> Option<(u32, Vec<(String, u
         .collect();
     Some((size, fields))
 }
+
+/// The words of record struct `name` in order, as `(access path, is u32)`: a law's parameter
+/// or history struct, whose members must be 4-byte scalars (`f32`, `u32`) or fixed arrays of
+/// them (an array member `xi: array<f32, 3>` gives `xi[0]`, `xi[1]`, `xi[2]`). `Err` names the
+/// member that is not.
+pub fn record_words(module: &Module, name: &str) -> Result<Vec<(String, bool)>, String> {
+    let ty = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .map(|(_, t)| t)
+        .ok_or_else(|| format!("no struct `{name}`"))?;
+    let TypeInner::Struct { members, .. } = &ty.inner else {
+        return Err(format!("`{name}` is not a struct"));
+    };
+    let scalar = |s: &naga::Scalar| match (s.kind, s.width) {
+        (naga::ScalarKind::Float, 4) => Some(false),
+        (naga::ScalarKind::Uint, 4) => Some(true),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for m in members {
+        let field = m.name.clone().unwrap_or_default();
+        let bad = || format!("`{name}.{field}` is not an f32, a u32 or a fixed array of them");
+        match &module.types[m.ty].inner {
+            TypeInner::Scalar(s) => out.push((field.clone(), scalar(s).ok_or_else(bad)?)),
+            TypeInner::Array {
+                base,
+                size: naga::ArraySize::Constant(n),
+                ..
+            } => {
+                let TypeInner::Scalar(s) = &module.types[*base].inner else {
+                    return Err(bad());
+                };
+                let is_u32 = scalar(s).ok_or_else(bad)?;
+                for k in 0..n.get() {
+                    out.push((format!("{field}[{k}]"), is_u32));
+                }
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(out)
+}
