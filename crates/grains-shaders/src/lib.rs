@@ -167,7 +167,7 @@ fn lane(k: usize) -> &'static str {
 /// `store_history`, `clear_history`): four times fewer memory operations than word by word.
 fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, ShaderError> {
     let layout = chain.layout();
-    let aligned = b.params_stride % 4 == 0 && b.history_stride % 4 == 0;
+    let aligned = b.params_stride.is_multiple_of(4) && b.history_stride.is_multiple_of(4);
     if b.params_stride < layout.params_words || b.history_stride < layout.history_words || !aligned
     {
         return Err(ShaderError::Chain {
