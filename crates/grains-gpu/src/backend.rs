@@ -800,40 +800,8 @@ impl GpuBackend {
             .bufs
             .get(name)
             .ok_or_else(|| GpuError::Readback(name.to_string()))?;
-        let size = size.min(src.size()).next_multiple_of(4);
-        if size == 0 {
-            return Ok(Vec::new());
-        }
-        let staging = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = self.encoder();
-        enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
-        self.ctx.queue.submit([enc.finish()]);
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.ctx
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| GpuError::Validation {
-                context: format!("reading {name}"),
-                message: e.to_string(),
-            })?;
-        match rx.recv() {
-            Ok(Ok(())) => {}
-            _ => return Err(GpuError::Readback(name.to_string())),
-        }
-        let data = staging
-            .get_mapped_range(..)
-            .map_err(|_| GpuError::Readback(name.to_string()))?
-            .to_vec();
-        staging.unmap();
-        Ok(data)
+        let mut out = crate::device::read_back(&self.ctx, self.encoder(), &[(name, src, size)])?;
+        Ok(out.pop().unwrap_or_default())
     }
 
     fn read_pod<T: bytemuck::Pod>(&self, name: &str, count: u64) -> Vec<T> {

@@ -177,3 +177,58 @@ impl GpuContext {
         Ok(())
     }
 }
+
+/// Copy `size` bytes from the start of each buffer into mapped staging memory and return them:
+/// the one readback of the crate. The copies are recorded into `enc`, which is submitted, so
+/// work recorded before them completes first.
+pub fn read_back(
+    ctx: &GpuContext,
+    mut enc: wgpu::CommandEncoder,
+    sources: &[(&str, &wgpu::Buffer, u64)],
+) -> Result<Vec<Vec<u8>>, GpuError> {
+    let dev = &ctx.device;
+    let mut staging = Vec::new();
+    for &(name, src, size) in sources {
+        let size = size.min(src.size()).next_multiple_of(4);
+        if size == 0 {
+            staging.push((name, None));
+            continue;
+        }
+        let dst = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        enc.copy_buffer_to_buffer(src, 0, &dst, 0, size);
+        staging.push((name, Some(dst)));
+    }
+    ctx.queue.submit([enc.finish()]);
+    let mut out = Vec::new();
+    for (name, dst) in staging {
+        let Some(dst) = dst else {
+            out.push(Vec::new());
+            continue;
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        dst.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        dev.poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Validation {
+                context: format!("reading {name}"),
+                message: e.to_string(),
+            })?;
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            _ => return Err(GpuError::Readback(name.to_string())),
+        }
+        let data = dst
+            .get_mapped_range(..)
+            .map_err(|_| GpuError::Readback(name.to_string()))?
+            .to_vec();
+        dst.unmap();
+        out.push(data);
+    }
+    Ok(out)
+}

@@ -9,64 +9,29 @@ use std::collections::BTreeMap;
 use crate::device::GpuContext;
 use crate::error::GpuError;
 
-/// How a reflected binding is accessed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BindingKind {
-    /// `var<uniform>`.
-    Uniform,
-    /// `var<storage, read>`.
-    StorageRead,
-    /// `var<storage, read_write>`.
-    StorageReadWrite,
-}
+pub use grains_shaders::{BindingInfo as Binding, BindingKind};
 
-/// A binding of a kernel as reflected from its WGSL.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Binding {
-    pub name: String,
-    pub group: u32,
-    pub binding: u32,
-    pub kind: BindingKind,
-}
-
-/// Reflect the bindings of a WGSL module (every bound global: a pipeline layout may hold
-/// bindings an entry point does not use, so including all of them is always valid).
+/// Parse `src` and reflect every binding it declares (grains-shaders' reflection: one for the
+/// whole project). A bound global that is not a buffer is an error, since kernels bind buffers
+/// only.
 pub fn reflect(label: &str, src: &str) -> Result<(naga::Module, Vec<Binding>), GpuError> {
     let module = naga::front::wgsl::parse_str(src).map_err(|e| GpuError::Shader {
         label: label.to_string(),
         message: e.emit_to_string(src),
     })?;
-    let mut out = Vec::new();
-    for (_, g) in module.global_variables.iter() {
-        let Some(rb) = &g.binding else { continue };
-        let kind = match g.space {
-            naga::AddressSpace::Uniform => BindingKind::Uniform,
-            naga::AddressSpace::Storage { access } => {
-                if access.contains(naga::StorageAccess::STORE) {
-                    BindingKind::StorageReadWrite
-                } else {
-                    BindingKind::StorageRead
-                }
-            }
-            _ => {
-                return Err(GpuError::Shader {
-                    label: label.to_string(),
-                    message: format!(
-                        "binding {:?} is neither a uniform nor a storage buffer",
-                        g.name
-                    ),
-                })
-            }
-        };
-        out.push(Binding {
-            name: g.name.clone().unwrap_or_default(),
-            group: rb.group,
-            binding: rb.binding,
-            kind,
+    let bindings = grains_shaders::module_bindings(&module);
+    let bound = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.binding.is_some())
+        .count();
+    if bindings.len() != bound {
+        return Err(GpuError::Shader {
+            label: label.to_string(),
+            message: "a binding is neither a uniform nor a storage buffer".to_string(),
         });
     }
-    out.sort_by_key(|b| (b.group, b.binding));
-    Ok((module, out))
+    Ok((module, bindings))
 }
 
 /// A compute pipeline and what it binds.
@@ -253,48 +218,19 @@ pub fn run_once(
         let (x, y) = crate::program::split(groups, ctx.limits.max_compute_workgroups_per_dimension);
         pass.dispatch_workgroups(x, y, 1);
     }
-    let mut staging = Vec::new();
+    let mut sources = Vec::new();
     for name in outputs {
         let src = owned
             .get(name)
             .ok_or_else(|| GpuError::Readback(name.to_string()))?;
-        let dst = dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: src.size(),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        enc.copy_buffer_to_buffer(src, 0, &dst, 0, src.size());
-        staging.push((name.to_string(), dst));
+        sources.push((*name, src, src.size()));
     }
-    ctx.queue.submit([enc.finish()]);
+    let out = crate::device::read_back(ctx, enc, &sources);
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(GpuError::Validation {
             context: label.to_string(),
             message: e.to_string(),
         });
     }
-    let mut out = Vec::new();
-    for (name, dst) in staging {
-        let (tx, rx) = std::sync::mpsc::channel();
-        dst.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        dev.poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| GpuError::Validation {
-                context: format!("reading {name}"),
-                message: e.to_string(),
-            })?;
-        match rx.recv() {
-            Ok(Ok(())) => {}
-            _ => return Err(GpuError::Readback(name)),
-        }
-        let data = dst
-            .get_mapped_range(..)
-            .map_err(|_| GpuError::Readback(name.clone()))?
-            .to_vec();
-        dst.unmap();
-        out.push(data);
-    }
-    Ok(out)
+    out
 }

@@ -27,7 +27,9 @@ use compose::{Composer, Piece};
 pub use error::ShaderError;
 /// The naga this crate parses and validates with (the version wgpu uses).
 pub use naga;
-pub use reflect::{record_words, reflect_bindings, struct_layout, BindingInfo, BindingKind};
+pub use reflect::{
+    module_bindings, record_words, reflect_bindings, struct_layout, BindingInfo, BindingKind,
+};
 
 /// Passes that are templates for [`compose_chain`] rather than standalone kernels.
 const CHAIN_TEMPLATES: [&str; 2] = ["contact", "wall_contact"];

@@ -119,31 +119,47 @@ pub fn reflect_bindings(module: &Module, entry_point: &str) -> Vec<BindingInfo> 
     }
     let mut out: Vec<BindingInfo> = used
         .into_iter()
-        .filter_map(|h| {
-            let g = &module.global_variables[h];
-            let rb = g.binding.as_ref()?;
-            let kind = match g.space {
-                naga::AddressSpace::Uniform => BindingKind::Uniform,
-                naga::AddressSpace::Storage { access } => {
-                    if access.contains(naga::StorageAccess::STORE) {
-                        BindingKind::StorageReadWrite
-                    } else {
-                        BindingKind::StorageRead
-                    }
-                }
-                _ => return None,
-            };
-            Some(BindingInfo {
-                name: g.name.clone().unwrap_or_default(),
-                group: rb.group,
-                binding: rb.binding,
-                kind,
-                type_name: type_name(module, g.ty),
-            })
-        })
+        .filter_map(|h| binding_info(module, h))
         .collect();
     out.sort_by_key(|b| (b.group, b.binding));
     out
+}
+
+/// Every resource binding `module` declares, used or not (a pipeline layout may hold bindings
+/// an entry point does not use), sorted by (group, binding). A bound global that is neither a
+/// uniform nor a storage buffer is left out.
+pub fn module_bindings(module: &Module) -> Vec<BindingInfo> {
+    let mut out: Vec<BindingInfo> = module
+        .global_variables
+        .iter()
+        .filter_map(|(h, _)| binding_info(module, h))
+        .collect();
+    out.sort_by_key(|b| (b.group, b.binding));
+    out
+}
+
+/// The binding of global `h`, if it is a uniform or storage buffer.
+fn binding_info(module: &Module, h: Handle<naga::GlobalVariable>) -> Option<BindingInfo> {
+    let g = &module.global_variables[h];
+    let rb = g.binding.as_ref()?;
+    let kind = match g.space {
+        naga::AddressSpace::Uniform => BindingKind::Uniform,
+        naga::AddressSpace::Storage { access } => {
+            if access.contains(naga::StorageAccess::STORE) {
+                BindingKind::StorageReadWrite
+            } else {
+                BindingKind::StorageRead
+            }
+        }
+        _ => return None,
+    };
+    Some(BindingInfo {
+        name: g.name.clone().unwrap_or_default(),
+        group: rb.group,
+        binding: rb.binding,
+        kind,
+        type_name: type_name(module, g.ty),
+    })
 }
 
 /// Size and `(member, offset)` list of struct `name` in `module`, as naga's layouter computes
