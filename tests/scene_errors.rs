@@ -754,6 +754,9 @@ fn valid_scene_builds_the_world() {
     assert_eq!(w.walls[1].point, [0.01, 0.01, 0.01]);
     assert_eq!(w.walls[6].normal, [0.0, 0.0, 1.0]);
     assert!(w.walls.iter().all(|p| p.material == 0));
+    // Every particle indexes the shape table, whose entry 0 is the sphere.
+    assert_eq!(w.particles.shape, vec![grains_core::shapes::SPHERE; 2]);
+    assert_eq!(w.shapes, vec![grains_core::shapes::ShapeRecord::sphere()]);
     // One chain between spheres, one against walls.
     let names: Vec<String> = w.table.chains.iter().map(|c| c.name()).collect();
     assert_eq!(

@@ -18,6 +18,7 @@ pub mod materials;
 pub mod parity;
 pub mod registry;
 pub mod restitution;
+pub mod shapes;
 pub mod state;
 pub mod timestep;
 pub mod world;

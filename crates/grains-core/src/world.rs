@@ -23,6 +23,8 @@ pub struct Particles {
     pub mass: Vec<f32>,
     /// Moment of inertia about the centre (kg m^2).
     pub inertia: Vec<f32>,
+    /// Index into the world's shape table ([`crate::shapes`]); `pos.w` is the bounding radius.
+    pub shape: Vec<u32>,
 }
 
 impl Particles {
@@ -65,6 +67,7 @@ impl Particles {
         self.material.push(material);
         self.mass.push(mass as f32);
         self.inertia.push(inertia as f32);
+        self.shape.push(crate::shapes::SPHERE);
     }
 }
 
@@ -103,6 +106,8 @@ pub struct World {
     pub walls: Vec<PlaneWall>,
     pub materials: Vec<Material>,
     pub interactions: Vec<Interaction>,
+    /// What the particles are (`Particles::shape` indexes it): the sphere, entry 0, today.
+    pub shapes: Vec<crate::shapes::ShapeRecord>,
     pub table: PairTable,
     pub domain: Domain,
     /// Gravity (m/s^2).
@@ -157,6 +162,7 @@ impl World {
             walls,
             materials,
             interactions,
+            shapes: vec![crate::shapes::ShapeRecord::sphere()],
             table,
             domain,
             gravity,
@@ -185,6 +191,8 @@ impl World {
             eat(&m.to_le_bytes());
         }
         eat(bytemuck::cast_slice(&self.walls));
+        eat(bytemuck::cast_slice(&self.particles.shape));
+        eat(bytemuck::cast_slice(&self.shapes));
         for m in &self.materials {
             for x in [m.density, m.young, m.poisson] {
                 eat(&x.to_le_bytes());
