@@ -1,0 +1,216 @@
+//! The device buffers of the GPU backend: creation, upload, the saved copies an overflow
+//! restores from, and reading back.
+
+use super::*;
+
+/// Element sizes of the buffers sized by the neighbour-list capacity; a history record is
+/// `history_words` words (the pair table's `nbr_history_stride`).
+pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64); 9] {
+    let h = 4 * history_words as u64;
+    [
+        ("new_i", 4),
+        ("new_j", 4),
+        ("new_mirror", 4),
+        ("new_history", h),
+        ("nbr_i", 4),
+        ("nbr_j", 4),
+        ("nbr_mirror", 4),
+        ("history", h),
+        ("slots", std::mem::size_of::<PairSlot>() as u64),
+    ]
+}
+
+/// Buffers saved at every check and restored after an overflow: everything a step reads that
+/// is not rebuilt from scratch, i.e. the state's arrays (each a buffer of the same name) and
+/// the control words.
+pub(super) fn saved_names() -> impl Iterator<Item = &'static str> {
+    STATE_ARRAYS
+        .iter()
+        .map(|a| a.name)
+        .chain(["control", "args"])
+}
+
+impl GpuBackend {
+    pub(super) fn encoder(&self) -> wgpu::CommandEncoder {
+        self.ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("grains step"),
+            })
+    }
+
+    pub(super) fn make_buffer(
+        &self,
+        name: &str,
+        size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        // Empty arrays (no walls) still need a bindable buffer.
+        let size = size.max(16).next_multiple_of(16);
+        self.ctx.check_buffer(name, size, self.n)?;
+        Ok(self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(name),
+            size,
+            usage: usage
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        }))
+    }
+
+    pub(super) fn upload(
+        &mut self,
+        name: &'static str,
+        data: &[u8],
+        min_size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<(), GpuError> {
+        let buf = self.make_buffer(name, (data.len() as u64).max(min_size), usage)?;
+        if !data.is_empty() {
+            self.ctx.queue.write_buffer(&buf, 0, data);
+        }
+        self.bufs.insert(name, buf);
+        Ok(())
+    }
+
+    pub(super) fn create_buffers(
+        &mut self,
+        grid: &grains_core::gpu_types::GridParams,
+    ) -> Result<(), GpuError> {
+        use bytemuck::{bytes_of, cast_slice};
+        let w = &self.world;
+        let n = self.n as u64;
+        let uni = wgpu::BufferUsages::UNIFORM;
+        let none = wgpu::BufferUsages::empty();
+        let step = w.step_params();
+        let domain = w.domain.params();
+        let p = w.particles.clone();
+        let table = w.table.clone();
+        let walls: Vec<PlaneWall> = w.walls.clone();
+        let nw = self.n_walls as u64;
+        let nc = self.n_cells as u64;
+        self.upload("step", bytes_of(&step), 0, uni)?;
+        self.upload("domain", bytes_of(&domain), 0, uni)?;
+        self.upload("grid", bytes_of(grid), 0, uni)?;
+        // The scan length of each prefix sum (prefix_sum.wgsl's `scan_len` uniform).
+        self.upload("scan_len_cells", bytes_of(&(nc as u32)), 0, uni)?;
+        self.upload("scan_len_nbr", bytes_of(&(n as u32)), 0, uni)?;
+        self.upload("pos", cast_slice(&p.pos), 0, none)?;
+        self.upload("vel", cast_slice(&p.vel), 0, none)?;
+        self.upload("omega", cast_slice(&p.omega), 0, none)?;
+        self.upload("quat", cast_slice(&p.quat), 0, none)?;
+        self.upload("ref_pos", cast_slice(&p.pos), 0, none)?;
+        self.upload("material", cast_slice(&p.material), 0, none)?;
+        self.upload("sphere_chain", cast_slice(&table.sphere_chain), 0, none)?;
+        self.upload("wall_chain", cast_slice(&table.wall_chain), 0, none)?;
+        self.upload("pair_params", cast_slice(&table.params), 0, none)?;
+        self.upload("walls", cast_slice(&walls), 0, none)?;
+        let zeroed: [(&'static str, u64); 16] = [
+            ("pos_comp", 16 * n),
+            ("force", 16 * n),
+            ("torque", 16 * n),
+            ("dissipated", 16 * n),
+            ("particle_cell", 4 * n),
+            ("cell_counts", 4 * nc),
+            ("cell_start", 4 * (nc + 1)),
+            ("cell_cursor", 4 * nc),
+            ("sorted", 4 * n),
+            ("nbr_count", 4 * n),
+            ("new_start", 4 * (n + 1)),
+            ("nbr_start", 4 * (n + 1)),
+            // At least one element: a binding of an empty array is still checked against the
+            // element size.
+            (
+                "wall_history",
+                4 * table.wall_history_stride as u64 * (n * nw).max(1),
+            ),
+            (
+                "wall_slots",
+                std::mem::size_of::<PairSlot>() as u64 * (n * nw).max(1),
+            ),
+            ("max_disp2", 4),
+            ("control", 4 * CONTROL_WORDS as u64),
+        ];
+        for (name, size) in zeroed {
+            // Exact sizes where a kernel may take `arrayLength` (a scan over the cell counts).
+            let buf = self.make_exact(name, size)?;
+            self.bufs.insert(name, buf);
+        }
+        let n_slots = S_CONTACT as u64 + self.ids.contact.len() as u64;
+        let args = self.make_buffer("args", 16 * n_slots, wgpu::BufferUsages::INDIRECT)?;
+        self.bufs.insert("args", args);
+        let plan = self.make_buffer("plan", 4 * (P_SLOTS as u64 + n_slots), none)?;
+        self.bufs.insert("plan", plan);
+        let mut control = vec![0u32; CONTROL_WORDS];
+        control[C_FORCE] = 1;
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
+        for (name, elem) in list_buffers(self.world.table.nbr_history_stride) {
+            let buf = self.make_buffer(name, elem * self.capacity, none)?;
+            self.bufs.insert(name, buf);
+        }
+        for name in saved_names() {
+            let size = self.bufs[name].size();
+            let buf = self.make_exact(name, size)?;
+            self.saved.insert(name, buf);
+        }
+        Ok(())
+    }
+
+    /// A zeroed buffer of exactly `size` bytes (at least 4), for arrays whose length a kernel
+    /// reads with `arrayLength`.
+    pub(super) fn make_exact(&self, name: &str, size: u64) -> Result<wgpu::Buffer, GpuError> {
+        let size = size.max(4).next_multiple_of(4);
+        self.ctx.check_buffer(name, size, self.n)?;
+        Ok(self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(name),
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        }))
+    }
+
+    /// Device-side copy of the state a replay starts from.
+    pub(super) fn save(&self) {
+        let mut enc = self.encoder();
+        for name in saved_names() {
+            let src = &self.bufs[name];
+            enc.copy_buffer_to_buffer(src, 0, &self.saved[name], 0, src.size());
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Read `size` bytes of buffer `name` from offset 0.
+    pub(super) fn read_bytes(&self, name: &str, size: u64) -> Result<Vec<u8>, GpuError> {
+        let src = self
+            .bufs
+            .get(name)
+            .ok_or_else(|| GpuError::Readback(name.to_string()))?;
+        let mut out = crate::device::read_back(&self.ctx, self.encoder(), &[(name, src, size)])?;
+        Ok(out.pop().unwrap_or_default())
+    }
+
+    pub(super) fn read_pod<T: bytemuck::Pod>(&self, name: &str, count: u64) -> Vec<T> {
+        let bytes = self
+            .read_bytes(name, count * std::mem::size_of::<T>() as u64)
+            .unwrap_or_else(|e| panic!("{e}"));
+        bytemuck::pod_collect_to_vec(
+            &bytes[..(count as usize * std::mem::size_of::<T>()).min(bytes.len())],
+        )
+    }
+
+    /// Read a resident buffer by its binding name (e.g. `"nbr_start"`, `"slots"`,
+    /// `"wall_slots"`, `"force"`) as `T`, the first `count` elements; for pass-level tests.
+    pub fn read_buffer<T: bytemuck::Pod>(
+        &self,
+        name: &str,
+        count: usize,
+    ) -> Result<Vec<T>, GpuError> {
+        let bytes = self.read_bytes(name, (count * std::mem::size_of::<T>()) as u64)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
