@@ -515,6 +515,12 @@ fn checkpoint_round_trips_and_refuses_damage() {
         slots: vec![PairSlot::default(); 2],
         wall_history: vec![],
         wall_slots: vec![],
+        fixed_history: vec![0.5, -0.25, 0.0, 7.0],
+        fixed_slots: vec![PairSlot {
+            force: [1.0, 2.0, 3.0],
+            elastic: 4.0,
+            ..PairSlot::default()
+        }],
     };
     grains_io::write_checkpoint(&path, 0xdead_beef, &state).expect("write");
     let (fp, back) = grains_io::read_checkpoint(&path).expect("read");

@@ -8,12 +8,12 @@ use std::path::Path;
 use grains_core::gpu_types::*;
 use grains_core::{ChainSpec, LawKind, ResolverKind, Slot};
 use grains_shaders::{
-    chain_template, compose_chain, compose_harness, compose_pass, harnesses, pass_stems,
-    reflect_bindings, struct_layout, validate, wgsl_files, BindingKind, ChainBinding, ShaderError,
+    compose_chain, compose_harness, compose_pass, harnesses, pass_stems, reflect_bindings,
+    struct_layout, validate, wgsl_files, BindingKind, ChainBinding, ShaderError, CHAIN_TEMPLATE,
 };
 use grains_tests::workspace_root;
 
-const TWIN_DIRS: [&str; 3] = ["resolvers", "laws", "passes"];
+const TWIN_DIRS: [&str; 4] = ["resolvers", "sources", "laws", "passes"];
 
 fn validated(src: &str, label: &str) -> grains_shaders::naga::Module {
     validate(src, label).unwrap_or_else(|e| panic!("{e}"))
@@ -30,24 +30,27 @@ fn entry_point<'a>(
         .unwrap_or_else(|| panic!("no entry point `{name}`"))
 }
 
-/// Chains that put every law of the registry in each slot it may fill, for each resolver: the
-/// law alone if it is a normal law, else after the first normal law; plus one chain with a law
-/// of every filled slot. Linear in the number of laws (the power set would not survive 25).
+/// Chains that put every law of the registry in each slot it may fill, for each resolver on
+/// each pair source it reads: the law alone if it is a normal law, else after the first normal
+/// law; plus one chain with a law of every filled slot. Linear in the number of laws (the power
+/// set would not survive 25).
 fn registry_chains() -> Vec<ChainSpec> {
     let first_of = |slot: Slot| slot.laws().first().copied();
     let normal = first_of(Slot::Normal).expect("a normal law");
     let mut chains = Vec::new();
     for r in ResolverKind::ALL {
-        for &l in LawKind::ALL {
-            let laws = if l.slot() == Slot::Normal {
-                vec![l]
-            } else {
-                vec![normal, l]
-            };
-            chains.push(ChainSpec::new(r, laws));
+        for &s in r.sources() {
+            for &l in LawKind::ALL {
+                let laws = if l.slot() == Slot::Normal {
+                    vec![l]
+                } else {
+                    vec![normal, l]
+                };
+                chains.push(ChainSpec::on(s, r, laws));
+            }
+            let every: Vec<LawKind> = Slot::ALL.into_iter().filter_map(first_of).collect();
+            chains.push(ChainSpec::on(s, r, every));
         }
-        let every: Vec<LawKind> = Slot::ALL.into_iter().filter_map(first_of).collect();
-        chains.push(ChainSpec::new(r, every));
     }
     chains
 }
@@ -58,7 +61,7 @@ fn check_chain(chain: &ChainSpec, chain_id: u32, binding: &ChainBinding) {
     let name = chain.name();
     let src = compose_chain(chain, chain_id, binding).unwrap_or_else(|e| panic!("{e}"));
     let module = validated(&src, &name);
-    let ep = entry_point(&module, chain_template(chain.resolver));
+    let ep = entry_point(&module, CHAIN_TEMPLATE);
     assert_eq!(ep.workgroup_size, [64, 1, 1], "{name}");
     assert!(
         src.contains(&format!("const CHAIN_ID: u32 = {chain_id}u;")),
@@ -122,13 +125,13 @@ fn every_pass_composes_and_validates() {
 }
 
 #[test]
-fn chain_templates_are_not_standalone_passes() {
-    for r in ResolverKind::ALL {
-        let t = chain_template(r);
-        match compose_pass(t) {
-            Err(ShaderError::UnfilledSlot { slot, .. }) => assert_eq!(slot, "chain"),
-            other => panic!("compose_pass({t}) should need a chain, got {other:?}"),
+fn the_chain_template_is_not_a_standalone_pass() {
+    let t = CHAIN_TEMPLATE;
+    match compose_pass(t) {
+        Err(ShaderError::UnfilledSlot { slot, .. }) => {
+            assert!(slot == "source" || slot == "chain", "{slot}")
         }
+        other => panic!("compose_pass({t}) should need a source and a chain, got {other:?}"),
     }
     assert!(matches!(
         compose_pass("no_such_pass"),
@@ -412,9 +415,10 @@ fn struct_layouts_match_gpu_types() {
             skin,
             unit,
             nbr_history_stride,
-            _pad1,
+            n_fixed,
             _pad2
         }),
+        rust_layout!(SourcePair { p, q, table, owns }),
         rust_layout!(GridParams {
             origin,
             cutoff,
@@ -542,11 +546,12 @@ fn readme_binding_tables_match_reflection() {
         ));
     }
     for chain in registry_chains() {
-        let t = chain_template(chain.resolver);
+        // The template's bindings, then those of the chain's pair source.
+        let t = format!("{CHAIN_TEMPLATE}_{}", chain.source.stem());
         modules.push((
-            t.into(),
+            t,
             chain.name(),
-            t.into(),
+            CHAIN_TEMPLATE.into(),
             compose_chain(&chain, 0, &ChainBinding::tight(&chain)).unwrap(),
         ));
     }

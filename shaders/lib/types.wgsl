@@ -76,8 +76,15 @@ struct StepParams {
     skin: f32,
     unit: f32,
     nbr_history_stride: u32,
-    _pad1: f32,
+    n_fixed: u32,
     _pad2: f32,
+}
+
+struct SourcePair {
+    p: u32,
+    q: u32,
+    table: u32,
+    owns: u32,
 }
 
 struct GridParams {

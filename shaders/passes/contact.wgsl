@@ -1,15 +1,17 @@
 // CPU twin: crates/grains-core/src/kernels/passes/contact.rs
 //
-// Template of the contact pass over sphere pairs; grains-shaders' compose_chain fills the
-// `chain` slot with CHAIN_ID, INTERACTION_RANGE, resolvers/sphere_sphere.wgsl, the chain's
-// laws, the generated `ChainParams` and `ChainHistory` records with their vec4 loads and
-// stores (`load_params`, `load_history`, `store_history`, `clear_history`) and `apply_chain`.
-// One invocation per neighbour-list entry; only the owning entry (p < q) of a pair whose
-// material pair runs this chain evaluates it.
+// The contact pass of every chain: one template whatever the pair source and the resolver.
+// grains-shaders' compose_chain fills the `source` slot with the chain's pair source
+// (shaders/sources/: its bindings, `source_count` and `source_pair`) and the `chain` slot
+// with CHAIN_ID, INTERACTION_RANGE, the resolver's file and the generated `pair_overlap` and
+// `pair_geom` that call it, the laws, the generated `ChainParams` and `ChainHistory` records
+// with their vec4 loads and stores (`load_params`, `load_history`, `store_history`,
+// `clear_history`) and `apply_chain`. One invocation per slot of the source; a pair whose
+// table entry runs this chain is evaluated by the invocation that owns it. `pair_chain`,
+// `pair_params`, `history` and `slots` are bound to the source's own arrays.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/sphere.wgsl
-//!slot chain
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<uniform> domain: DomainParams;
@@ -19,12 +21,10 @@
 @group(0) @binding(5) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> vel: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> omega: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read> nbr_i: array<u32>;
-@group(0) @binding(9) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(10) var<storage, read_write> history: array<vec4<f32>>;
-@group(0) @binding(11) var<storage, read_write> slots: array<PairSlot>;
-// The entry count, `nbr_start[step.n_particles]` (indirect dispatch).
-@group(0) @binding(12) var<storage, read> nbr_start: array<u32>;
+@group(0) @binding(8) var<storage, read_write> history: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read_write> slots: array<PairSlot>;
+//!slot source
+//!slot chain
 
 @compute @workgroup_size(64)
 fn contact(
@@ -32,30 +32,26 @@ fn contact(
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
     let gid = linear_index(id, nwg);
-    if (gid >= nbr_start[step.n_particles]) {
+    if (gid >= source_count()) {
         return;
     }
-    let p = nbr_i[gid];
-    let q = nbr_j[gid];
-    if (p >= q) {
+    let pr = source_pair(gid);
+    if (pr.owns == 0u) {
         return;
     }
-    let table = material[p] * step.n_materials + material[q];
-    if (pair_chain[table] != CHAIN_ID) {
+    if (pair_chain[pr.table] != CHAIN_ID) {
         return;
     }
     // Most candidates do not touch: decide that from the positions alone.
-    if (sphere_sphere_overlap(pos[p], pos[q], domain) <= -INTERACTION_RANGE) {
+    if (pair_overlap(pr) <= -INTERACTION_RANGE) {
         clear_history(gid);
         slots[gid] = PairSlot();
         return;
     }
-    let b1 = load_sphere(pos[p], vel[p], omega[p]);
-    let b2 = load_sphere(pos[q], vel[q], omega[q]);
-    let geom = resolve_sphere_sphere(b1, b2, domain, step.dt);
+    let geom = pair_geom(pr);
     if (geom.delta > -INTERACTION_RANGE) {
         var h = load_history(gid);
-        let f = apply_chain(geom, load_params(table), &h);
+        let f = apply_chain(geom, load_params(pr.table), &h);
         store_history(gid, h);
         slots[gid] = assemble_slot(geom, f);
     } else {

@@ -1,7 +1,7 @@
 // CPU twin: crates/grains-core/src/kernels/passes/gather.rs
 //
-// Per-particle sum of its pair slots, in neighbour-list order then wall order: no float
-// atomics, so totals are bitwise reproducible. Each side of a pair books half the pair's
+// Per-particle sum of its pair slots, source by source (neighbour list, walls, fixed pairs):
+// no float atomics, so totals are bitwise reproducible. Each side of a pair books half the pair's
 // dissipation; a wall gives all of its to the particle. `dissipated` accumulates over the run
 // as [damping, its Kahan compensation, friction, its compensation].
 //!include lib/types.wgsl
@@ -18,6 +18,12 @@
 @group(0) @binding(6) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> torque: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> dissipated: array<vec4<f32>>;
+// Particle p's fixed slots are fixed_entry[fixed_start[p]..fixed_start[p + 1]], each
+// 2 * pair + side (0: the pair's first body, 1: its second).
+@group(0) @binding(9) var<storage, read> fixed_start: array<u32>;
+// With no fixed pairs, bind any buffer of at least one word / PairSlot; it is not read.
+@group(0) @binding(10) var<storage, read> fixed_entry: array<u32>;
+@group(0) @binding(11) var<storage, read> fixed_slots: array<PairSlot>;
 
 @compute @workgroup_size(64)
 fn gather(
@@ -54,6 +60,19 @@ fn gather(
         t = t + s.torque1;
         damp = damp + s.damping_dissipated;
         fric = fric + s.friction_dissipated;
+    }
+    for (var k = fixed_start[gid]; k < fixed_start[gid + 1u]; k = k + 1u) {
+        let e = fixed_entry[k];
+        let s = fixed_slots[e / 2u];
+        if (e % 2u == 0u) {
+            f = f + s.force;
+            t = t + s.torque1;
+        } else {
+            f = f - s.force;
+            t = t + s.torque2;
+        }
+        damp = damp + 0.5 * s.damping_dissipated;
+        fric = fric + 0.5 * s.friction_dissipated;
     }
     force[gid] = vec4<f32>(f, 0.0);
     torque[gid] = vec4<f32>(t, 0.0);

@@ -1,5 +1,7 @@
 //! What every backend offers the CLI, tests and benches.
 
+use crate::gpu_types::PairSlot;
+use crate::kernels::sources::SourceKind;
 use crate::world::World;
 
 /// Particle state read back for output (index = particle id).
@@ -43,6 +45,8 @@ pub struct ContactCount {
     pub pairs: u64,
     /// Particle-wall contacts.
     pub walls: u64,
+    /// Fixed-topology pairs exerting a force (bonds).
+    pub fixed: u64,
 }
 
 impl ContactCount {
@@ -55,24 +59,71 @@ impl ContactCount {
 
 /// Whether a slot holds an active contact: its laws exerted a force or hold energy (every
 /// normal law does for any positive overlap; an adhesive one also while it holds on apart).
-pub fn slot_active(s: &crate::gpu_types::PairSlot) -> bool {
+pub fn slot_active(s: &PairSlot) -> bool {
     s.force != [0.0; 3] || s.elastic != 0.0
 }
 
+/// A source's slots with their bodies: `(Some((i, j)), slot)` where `j` is a particle, or
+/// `-1 - w` for wall `w`.
+pub type SourcePairs<'a> = Box<dyn Iterator<Item = (Option<(u32, i64)>, &'a PairSlot)> + 'a>;
+
+/// The slots of every pair source of a state, with the neighbour list that names the first
+/// source's pairs (the other sources' pairs are fixed by the world).
+#[derive(Clone, Copy, Debug)]
+pub struct SourceSlots<'a> {
+    pub nbr_i: &'a [u32],
+    pub nbr_j: &'a [u32],
+    pub slots: &'a [PairSlot],
+    pub wall_slots: &'a [PairSlot],
+    pub fixed_slots: &'a [PairSlot],
+}
+
+impl<'a> SourceSlots<'a> {
+    /// The slots of source `s`, each with its two bodies (`None` for a neighbour-list entry
+    /// that does not own its pair, which is evaluated by the other entry), in slot order.
+    pub fn pairs(&self, s: SourceKind, world: &'a World) -> SourcePairs<'a> {
+        match s {
+            SourceKind::Neighbour => {
+                let (ni, nj) = (self.nbr_i, self.nbr_j);
+                Box::new(self.slots.iter().enumerate().map(move |(k, sl)| {
+                    let (i, j) = (ni[k], nj[k]);
+                    ((i < j).then_some((i, j as i64)), sl)
+                }))
+            }
+            SourceKind::Wall => {
+                let nw = world.walls.len().max(1);
+                Box::new(
+                    self.wall_slots
+                        .iter()
+                        .enumerate()
+                        .map(move |(k, sl)| (Some(((k / nw) as u32, -1 - (k % nw) as i64)), sl)),
+                )
+            }
+            SourceKind::Fixed => Box::new(
+                self.fixed_slots
+                    .iter()
+                    .zip(&world.fixed_pairs)
+                    .map(|(sl, &[i, j])| (Some((i, j as i64)), sl)),
+            ),
+        }
+    }
+}
+
 /// Count the active contacts among a backend's slots ([`slot_active`]).
-pub fn count_contacts(
-    nbr_i: &[u32],
-    nbr_j: &[u32],
-    slots: &[crate::gpu_types::PairSlot],
-    wall_slots: &[crate::gpu_types::PairSlot],
-) -> ContactCount {
-    let pairs = slots
-        .iter()
-        .zip(nbr_i.iter().zip(nbr_j))
-        .filter(|(s, (i, j))| i < j && slot_active(s))
-        .count() as u64;
-    let walls = wall_slots.iter().filter(|s| slot_active(s)).count() as u64;
-    ContactCount { pairs, walls }
+pub fn count_contacts(world: &World, s: &SourceSlots<'_>) -> ContactCount {
+    let mut c = ContactCount::default();
+    for src in SourceKind::ALL {
+        let active = s
+            .pairs(src, world)
+            .filter(|(p, sl)| p.is_some() && slot_active(sl))
+            .count() as u64;
+        match src {
+            SourceKind::Neighbour => c.pairs = active,
+            SourceKind::Wall => c.walls = active,
+            SourceKind::Fixed => c.fixed = active,
+        }
+    }
+    c
 }
 
 /// One active contact, as `contacts.csv` and the force-chain frames show it.
@@ -100,10 +151,7 @@ pub struct ContactRecord {
 pub fn contact_records(
     world: &World,
     pos: &[[f32; 4]],
-    nbr_i: &[u32],
-    nbr_j: &[u32],
-    slots: &[crate::gpu_types::PairSlot],
-    wall_slots: &[crate::gpu_types::PairSlot],
+    slots: &SourceSlots<'_>,
 ) -> Vec<ContactRecord> {
     use crate::kernels::resolvers::sphere_sphere::min_image;
     let domain = world.domain.params();
@@ -114,51 +162,42 @@ pub fn contact_records(
         (-fnn, (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt())
     };
     let mut out = Vec::new();
-    for ((s, &i), &j) in slots.iter().zip(nbr_i).zip(nbr_j) {
-        if i >= j || !slot_active(s) {
-            continue;
+    for src in SourceKind::ALL {
+        for (pair, s) in slots.pairs(src, world) {
+            let Some((i, j)) = pair else { continue };
+            if !slot_active(s) {
+                continue;
+            }
+            let a = pos[i as usize];
+            let (n, overlap) = if j >= 0 {
+                let b = pos[j as usize];
+                let d = min_image([b[0] - a[0], b[1] - a[1], b[2] - a[2]], &domain);
+                let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+                let n = if dist > 0.0 {
+                    d.map(|x| x / dist)
+                } else {
+                    [0.0, 0.0, 1.0]
+                };
+                (n, a[3] + b[3] - dist)
+            } else {
+                let wall = &world.walls[(-1 - j) as usize];
+                let n = wall.normal.map(|c| -c);
+                let overlap =
+                    crate::kernels::resolvers::sphere_plane::sphere_plane_overlap(a, wall);
+                (n, overlap)
+            };
+            let arm = a[3] - 0.5 * overlap;
+            let (normal_force, tangential_force) = split(s.force, n);
+            out.push(ContactRecord {
+                i,
+                j,
+                overlap,
+                normal_force,
+                tangential_force,
+                normal: n,
+                point: [a[0] + n[0] * arm, a[1] + n[1] * arm, a[2] + n[2] * arm],
+            });
         }
-        let (a, b) = (pos[i as usize], pos[j as usize]);
-        let d = min_image([b[0] - a[0], b[1] - a[1], b[2] - a[2]], &domain);
-        let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-        let n = if dist > 0.0 {
-            d.map(|x| x / dist)
-        } else {
-            [0.0, 0.0, 1.0]
-        };
-        let overlap = a[3] + b[3] - dist;
-        let arm = a[3] - 0.5 * overlap;
-        let (normal_force, tangential_force) = split(s.force, n);
-        out.push(ContactRecord {
-            i,
-            j: j as i64,
-            overlap,
-            normal_force,
-            tangential_force,
-            normal: n,
-            point: [a[0] + n[0] * arm, a[1] + n[1] * arm, a[2] + n[2] * arm],
-        });
-    }
-    let nw = world.walls.len();
-    for (k, s) in wall_slots.iter().enumerate() {
-        if !slot_active(s) {
-            continue;
-        }
-        let (p, w) = (k / nw, k % nw);
-        let (x, wall) = (pos[p], &world.walls[w]);
-        let n = wall.normal.map(|c| -c);
-        let overlap = crate::kernels::resolvers::sphere_plane::sphere_plane_overlap(x, wall);
-        let arm = x[3] - 0.5 * overlap;
-        let (normal_force, tangential_force) = split(s.force, n);
-        out.push(ContactRecord {
-            i: p as u32,
-            j: -1 - w as i64,
-            overlap,
-            normal_force,
-            tangential_force,
-            normal: n,
-            point: [x[0] + n[0] * arm, x[1] + n[1] * arm, x[2] + n[2] * arm],
-        });
     }
     out
 }
@@ -214,29 +253,25 @@ pub trait Backend {
 }
 
 /// The energy ledger of a backend's state, summed in f64 in a fixed order: mechanical energy
-/// from the particles, elastic energy from the owning entries (p < q) of the pair slots and
-/// from the wall slots, dissipation from the per-particle Kahan accumulators.
-#[allow(clippy::too_many_arguments)]
+/// from the particles, elastic energy from every pair source's slots in [`SourceKind::ALL`]
+/// order (owning entries only, p < q, of the neighbour list), dissipation from the
+/// per-particle Kahan accumulators.
 pub fn energy_report(
     world: &World,
     pos: &[[f32; 4]],
     vel: &[[f32; 4]],
     omega: &[[f32; 4]],
-    nbr_i: &[u32],
-    nbr_j: &[u32],
-    slots: &[crate::gpu_types::PairSlot],
-    wall_slots: &[crate::gpu_types::PairSlot],
+    slots: &SourceSlots<'_>,
     dissipated: &[[f32; 4]],
 ) -> EnergyReport {
     let (kinetic, rotational, gravitational) = mechanical_energy(world, pos, vel, omega);
     let mut elastic = 0.0f64;
-    for ((s, i), j) in slots.iter().zip(nbr_i).zip(nbr_j) {
-        if i < j {
-            elastic += s.elastic as f64;
+    for src in SourceKind::ALL {
+        for (pair, s) in slots.pairs(src, world) {
+            if pair.is_some() {
+                elastic += s.elastic as f64;
+            }
         }
-    }
-    for s in wall_slots {
-        elastic += s.elastic as f64;
     }
     let (mut damp, mut fric) = (0.0f64, 0.0f64);
     for a in dissipated {

@@ -9,15 +9,17 @@
 
 use crate::backend::{
     contact_records, count_contacts, energy_report, Backend, ContactCount, ContactRecord, Counters,
-    EnergyReport, Snapshot,
+    EnergyReport, Snapshot, SourceSlots,
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::{
     cell_count, cell_scatter, contact, gather, history_carry, integrate_first_half,
-    integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, wall_contact, ChainRun,
+    integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, ChainRun,
 };
-use crate::registry::ResolverKind;
+use crate::kernels::resolvers::Bodies;
+use crate::kernels::sources::fixed::fixed_index;
+use crate::kernels::sources::{SourceKind, SourceView};
 use crate::state::BackendState;
 use crate::world::World;
 use rayon::prelude::*;
@@ -67,6 +69,12 @@ pub struct CpuBackend {
     /// Per-(particle, wall) history records, `table.wall_history_stride` words each.
     pub wall_history: Vec<f32>,
     pub wall_slots: Vec<PairSlot>,
+    /// Per-fixed-pair history records, `table.fixed_history_stride` words each.
+    pub fixed_history: Vec<f32>,
+    pub fixed_slots: Vec<PairSlot>,
+    /// Each particle's fixed slots for the gather (see [`fixed_index`]), built once.
+    fixed_start: Vec<u32>,
+    fixed_entry: Vec<u32>,
     // Broad-phase scratch, kept to avoid reallocating at every rebuild.
     particle_cell: Vec<u32>,
     cell_counts: Vec<u32>,
@@ -91,6 +99,8 @@ impl CpuBackend {
         let grid = world.grid()?;
         let n = world.particles.len();
         let nw = world.walls.len();
+        let nf = world.fixed_pairs.len();
+        let (fixed_start, fixed_entry) = fixed_index(n, &world.fixed_pairs);
         let p = &world.particles;
         Ok(CpuBackend {
             step: world.step_params(),
@@ -110,6 +120,10 @@ impl CpuBackend {
             slots: Vec::new(),
             wall_history: vec![0.0; n * nw * world.table.wall_history_stride],
             wall_slots: vec![PairSlot::default(); n * nw],
+            fixed_history: vec![0.0; nf * world.table.fixed_history_stride],
+            fixed_slots: vec![PairSlot::default(); nf],
+            fixed_start,
+            fixed_entry,
             particle_cell: vec![0; n],
             cell_counts: vec![0; grid.n_cells as usize],
             cell_start: vec![0; grid.n_cells as usize + 1],
@@ -124,12 +138,7 @@ impl CpuBackend {
     /// Resume from a saved state (a checkpoint): the run continues exactly where the state
     /// was taken.
     pub fn from_state(world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
-        state.validate(
-            world.particles.len(),
-            world.walls.len(),
-            world.table.nbr_history_stride,
-            world.table.wall_history_stride,
-        )?;
+        state.validate(&world)?;
         // Everything `new` would build and compute is replaced by the state.
         let mut b = CpuBackend::allocate(world)?;
         let s = state;
@@ -154,6 +163,8 @@ impl CpuBackend {
         b.slots = s.slots;
         b.wall_history = s.wall_history;
         b.wall_slots = s.wall_slots;
+        b.fixed_history = s.fixed_history;
+        b.fixed_slots = s.fixed_slots;
         Ok(b)
     }
 
@@ -237,72 +248,69 @@ impl CpuBackend {
         self.rebuild_steps.push(self.steps);
     }
 
-    /// Contact passes and gather for the current positions and velocities.
+    /// Contact passes (one per chain, over its pair source) and gather for the current
+    /// positions and velocities.
     fn forces(&mut self) {
         let w = &self.world;
         let t = &w.table;
-        let stride = t.params_stride;
+        let bodies = Bodies {
+            step: &self.step,
+            domain: &self.domain,
+            walls: &w.walls,
+            pos: &self.pos,
+            vel: &self.vel,
+            omega: &self.omega,
+        };
+        let material = &w.particles.material;
         for (cid, spec) in t.chains.iter().enumerate() {
             let chain = ChainRun::new(cid as u32, spec, t.chain_reach[cid]);
-            let chain = &chain;
-            let (step, domain) = (&self.step, &self.domain);
-            let (pos, vel, omega) = (&self.pos, &self.vel, &self.omega);
-            let material = &w.particles.material;
-            match spec.resolver {
-                ResolverKind::SphereSphere => {
-                    let list = &self.list;
-                    self.history
-                        .par_chunks_mut(t.nbr_history_stride)
-                        .zip(self.slots.par_iter_mut())
-                        .enumerate()
-                        .for_each(|(gid, (h, s))| {
-                            contact(
-                                gid,
-                                chain,
-                                step,
-                                domain,
-                                &t.sphere_chain,
-                                &t.params,
-                                stride,
-                                material,
-                                pos,
-                                vel,
-                                omega,
-                                &list.nbr_i,
-                                &list.nbr_j,
-                                h,
-                                s,
-                            )
-                        });
-                }
-                ResolverKind::SpherePlane => {
-                    self.wall_history
-                        .par_chunks_mut(t.wall_history_stride)
-                        .zip(self.wall_slots.par_iter_mut())
-                        .enumerate()
-                        .for_each(|(gid, (h, s))| {
-                            wall_contact(
-                                gid,
-                                chain,
-                                step,
-                                domain,
-                                &t.wall_chain,
-                                &t.params,
-                                stride,
-                                material,
-                                &w.walls,
-                                pos,
-                                vel,
-                                omega,
-                                h,
-                                s,
-                            )
-                        });
-                }
-            }
+            let src = spec.source;
+            let (view, history, slots) = match src {
+                SourceKind::Neighbour => (
+                    SourceView::Neighbour {
+                        nbr_i: &self.list.nbr_i,
+                        nbr_j: &self.list.nbr_j,
+                    },
+                    &mut self.history,
+                    &mut self.slots,
+                ),
+                SourceKind::Wall => (
+                    SourceView::Wall { walls: &w.walls },
+                    &mut self.wall_history,
+                    &mut self.wall_slots,
+                ),
+                SourceKind::Fixed => (
+                    SourceView::Fixed {
+                        fixed_pairs: &w.fixed_pairs,
+                    },
+                    &mut self.fixed_history,
+                    &mut self.fixed_slots,
+                ),
+            };
+            let (chain, view, bodies) = (&chain, &view, &bodies);
+            let (pair_chain, params) = (t.chain_map(src), t.params_of(src));
+            history
+                .par_chunks_mut(t.history_stride(src))
+                .zip(slots.par_iter_mut())
+                .enumerate()
+                .for_each(|(gid, (h, s))| {
+                    contact(
+                        gid,
+                        chain,
+                        view,
+                        bodies,
+                        pair_chain,
+                        params,
+                        t.params_stride,
+                        material,
+                        h,
+                        s,
+                    )
+                });
         }
         let (step, list) = (&self.step, &self.list);
-        let (slots, wall_slots) = (&self.slots, &self.wall_slots);
+        let (slots, wall_slots, fixed_slots) = (&self.slots, &self.wall_slots, &self.fixed_slots);
+        let (fixed_start, fixed_entry) = (&self.fixed_start, &self.fixed_entry);
         (&mut self.force, &mut self.torque, &mut self.dissipated)
             .into_par_iter()
             .enumerate()
@@ -315,11 +323,25 @@ impl CpuBackend {
                     &list.nbr_mirror,
                     slots,
                     wall_slots,
+                    fixed_start,
+                    fixed_entry,
+                    fixed_slots,
                     f,
                     t,
                     d,
                 )
             });
+    }
+
+    /// The slots of every pair source.
+    fn source_slots(&self) -> SourceSlots<'_> {
+        SourceSlots {
+            nbr_i: &self.list.nbr_i,
+            nbr_j: &self.list.nbr_j,
+            slots: &self.slots,
+            wall_slots: &self.wall_slots,
+            fixed_slots: &self.fixed_slots,
+        }
     }
 
     /// Largest displacement since the last rebuild (m), as the first half-step computes it.
@@ -395,10 +417,7 @@ impl Backend for CpuBackend {
             &self.pos,
             &self.vel,
             &self.omega,
-            &self.list.nbr_i,
-            &self.list.nbr_j,
-            &self.slots,
-            &self.wall_slots,
+            &self.source_slots(),
             &self.dissipated,
         )
     }
@@ -428,27 +447,17 @@ impl Backend for CpuBackend {
             slots: self.slots.clone(),
             wall_history: self.wall_history.clone(),
             wall_slots: self.wall_slots.clone(),
+            fixed_history: self.fixed_history.clone(),
+            fixed_slots: self.fixed_slots.clone(),
         }
     }
 
     fn contacts(&mut self) -> ContactCount {
-        count_contacts(
-            &self.list.nbr_i,
-            &self.list.nbr_j,
-            &self.slots,
-            &self.wall_slots,
-        )
+        count_contacts(&self.world, &self.source_slots())
     }
 
     fn contact_records(&mut self) -> Vec<ContactRecord> {
-        contact_records(
-            &self.world,
-            &self.pos,
-            &self.list.nbr_i,
-            &self.list.nbr_j,
-            &self.slots,
-            &self.wall_slots,
-        )
+        contact_records(&self.world, &self.pos, &self.source_slots())
     }
 
     fn rebuild_steps(&self) -> &[u64] {

@@ -27,6 +27,17 @@ pub enum CoreError {
     /// A saved state that does not fit the world it is restored into.
     #[error("the saved state does not fit this scene: {0}")]
     BadState(String),
+    /// A fixed pair that names a particle that does not exist, or one particle twice.
+    #[error(
+        "fixed pair {index} joins particles {i} and {j}, but there are {particles} particles \
+         (ids 0 to {particles} - 1) and a pair needs two different ones"
+    )]
+    BadFixedPair {
+        index: usize,
+        i: u32,
+        j: u32,
+        particles: usize,
+    },
     /// A world with nothing to simulate.
     #[error("the scene has no particles")]
     NoParticles,

@@ -150,9 +150,23 @@ pub struct StepParams {
     pub unit: f32,
     /// History words per neighbour-list entry (the pair table's `nbr_history_stride`).
     pub nbr_history_stride: u32,
-    // Scalars, not an array: arrays in uniform buffers need a 16-byte stride.
-    pub _pad1: f32,
+    /// Number of fixed-topology pairs (the fixed source's slots).
+    pub n_fixed: u32,
     pub _pad2: f32,
+}
+
+/// One pair of a pair source, as the contact pass reads it (`kernels/sources`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct SourcePair {
+    /// Body 1: a particle.
+    pub p: u32,
+    /// Body 2: a particle, or a wall's index for the wall source.
+    pub q: u32,
+    /// Entry of the pair table: `material(p) * n_materials + material(q)`.
+    pub table: u32,
+    /// 1 when this invocation evaluates the pair (the neighbour list holds each pair twice).
+    pub owns: u32,
 }
 
 /// Uniform cell grid of the broad phase.

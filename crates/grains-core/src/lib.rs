@@ -23,7 +23,9 @@ pub mod state;
 pub mod timestep;
 pub mod world;
 
-pub use backend::{Backend, ContactCount, ContactRecord, Counters, EnergyReport, Snapshot};
+pub use backend::{
+    Backend, ContactCount, ContactRecord, Counters, EnergyReport, Snapshot, SourceSlots,
+};
 pub use cpu::CpuBackend;
 pub use error::CoreError;
 pub use registry::{ChainLayout, ChainSpec, LawKind, LawSpec, ResolverKind, Slot};

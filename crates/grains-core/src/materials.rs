@@ -6,6 +6,7 @@
 //! ([`crate::law::Law::mix`]); friction is given per interaction, not per material.
 
 use crate::error::{CoreError, MissingInteraction};
+use crate::kernels::sources::SourceKind;
 use crate::law::{PairContext, SpringShape};
 use crate::registry::{ChainSpec, LawKind, LawSpec, ResolverKind, Slot};
 
@@ -110,8 +111,13 @@ pub struct PairTable {
     pub sphere_chain: Vec<u32>,
     /// Chain index of each (particle material, wall material) pair.
     pub wall_chain: Vec<u32>,
-    /// Parameter record of each material pair: `params_stride` words from
-    /// `(a * n_materials + b) * params_stride`, laid out as its chain's [`ChainSpec::layout`].
+    /// Chain index of each material pair joined by a fixed-topology pair (a bond).
+    pub fixed_chain: Vec<u32>,
+    /// Parameter record of each material pair, per pair source: one block of
+    /// `n_materials^2` records per source in [`SourceKind::ALL`] order (each source's pairs may
+    /// run another chain: a bond and a contact of the same two materials), each record
+    /// `params_stride` words from `(a * n_materials + b) * params_stride` of its block, laid out
+    /// as its chain's [`ChainSpec::layout`]. See [`PairTable::params_of`].
     pub params: Vec<u32>,
     /// Words per material pair in `params`: the largest chain record, rounded up to whole
     /// 16-byte `vec4`s, which the GPU kernels load at once.
@@ -122,6 +128,20 @@ pub struct PairTable {
     /// History words per (particle, wall) slot: the largest sphere-plane chain's, in whole
     /// `vec4`s (at least one).
     pub wall_history_stride: usize,
+    /// History words per fixed pair: the largest fixed-source chain's, in whole `vec4`s (at
+    /// least one).
+    pub fixed_history_stride: usize,
+}
+
+/// The material pairs one pair source meets, and the interactions that may join them.
+#[derive(Clone, Copy, Debug)]
+pub struct PairSet<'a> {
+    pub source: SourceKind,
+    /// The resolver of the source's pairs.
+    pub resolver: ResolverKind,
+    pub pairs: &'a [TouchingPair],
+    /// Where a pair's chain is looked up (the last interaction naming the pair wins).
+    pub interactions: &'a [Interaction],
 }
 
 /// Two materials that can touch and why, for the message when no interaction joins them.
@@ -134,14 +154,11 @@ pub struct TouchingPair {
 }
 
 impl PairTable {
-    /// Build the table for the material pairs that can touch: `sphere_pairs` meet as two
-    /// spheres, `wall_pairs` as (particle material, wall material). `r_max[m]` is the largest
-    /// particle radius of material `m` (m), which bounds the range of adhesive laws.
+    /// Build the table for the material pairs each source meets (`sets`). `r_max[m]` is the
+    /// largest particle radius of material `m` (m), which bounds the range of adhesive laws.
     pub fn build(
         materials: &[Material],
-        interactions: &[Interaction],
-        sphere_pairs: &[TouchingPair],
-        wall_pairs: &[TouchingPair],
+        sets: &[PairSet<'_>],
         r_max: &[f64],
     ) -> Result<PairTable, CoreError> {
         let n = materials.len();
@@ -149,20 +166,18 @@ impl PairTable {
             n_materials: n,
             sphere_chain: vec![NO_CHAIN; n * n],
             wall_chain: vec![NO_CHAIN; n * n],
+            fixed_chain: vec![NO_CHAIN; n * n],
             ..Default::default()
         };
-        let find = |a: usize, b: usize| {
-            interactions
-                .iter()
-                .rev()
-                .find(|i| i.between == (a, b) || i.between == (b, a))
-        };
-        let mut records: Vec<(usize, Vec<u32>)> = Vec::new();
-        for (set, resolver) in [
-            (sphere_pairs, ResolverKind::SphereSphere),
-            (wall_pairs, ResolverKind::SpherePlane),
-        ] {
-            for tp in set {
+        let mut records: Vec<(SourceKind, usize, Vec<u32>)> = Vec::new();
+        for set in sets {
+            let find = |a: usize, b: usize| {
+                set.interactions
+                    .iter()
+                    .rev()
+                    .find(|i| i.between == (a, b) || i.between == (b, a))
+            };
+            for tp in set.pairs {
                 let (a, b) = (tp.a, tp.b);
                 let inter = find(a, b).ok_or_else(|| {
                     CoreError::MissingInteraction(Box::new(MissingInteraction {
@@ -171,7 +186,7 @@ impl PairTable {
                         why: tp.why.clone(),
                     }))
                 })?;
-                let spec = ChainSpec::new(resolver, inter.kinds());
+                let spec = ChainSpec::on(set.source, set.resolver, inter.kinds());
                 let id = match t.chains.iter().position(|c| *c == spec) {
                     Some(i) => i,
                     None => {
@@ -182,7 +197,7 @@ impl PairTable {
                 };
                 let ra = r_max.get(a).copied().unwrap_or(0.0);
                 let rb = r_max.get(b).copied().unwrap_or(0.0);
-                let r_eff_max = match resolver {
+                let r_eff_max = match set.resolver {
                     ResolverKind::SphereSphere if ra + rb > 0.0 => ra * rb / (ra + rb),
                     ResolverKind::SphereSphere => 0.0,
                     ResolverKind::SpherePlane => ra,
@@ -191,26 +206,24 @@ impl PairTable {
                     let (words, range) = inter.params(&materials[x], &materials[y], r_eff_max);
                     t.chain_range[id] = t.chain_range[id].max(range as f32);
                     let k = x * n + y;
-                    records.push((k, words));
-                    match resolver {
-                        ResolverKind::SphereSphere => t.sphere_chain[k] = id as u32,
-                        ResolverKind::SpherePlane => t.wall_chain[k] = id as u32,
-                    }
+                    t.chain_map_mut(set.source)[k] = id as u32;
+                    records.push((set.source, k, words));
                 }
             }
         }
-        let stride_of = |r: ResolverKind, what: fn(&ChainSpec) -> usize| {
+        let stride_of = |s: SourceKind| {
             t.chains
                 .iter()
-                .filter(|c| c.resolver == r)
-                .map(what)
+                .filter(|c| c.source == s)
+                .map(|c| c.layout().history_words)
                 .max()
                 .unwrap_or(0)
                 .max(1)
                 .next_multiple_of(4)
         };
-        t.nbr_history_stride = stride_of(ResolverKind::SphereSphere, |c| c.layout().history_words);
-        t.wall_history_stride = stride_of(ResolverKind::SpherePlane, |c| c.layout().history_words);
+        t.nbr_history_stride = stride_of(SourceKind::Neighbour);
+        t.wall_history_stride = stride_of(SourceKind::Wall);
+        t.fixed_history_stride = stride_of(SourceKind::Fixed);
         t.params_stride = t
             .chains
             .iter()
@@ -219,23 +232,58 @@ impl PairTable {
             .unwrap_or(0)
             .max(1)
             .next_multiple_of(4);
-        t.params = vec![0; n * n * t.params_stride];
-        for (k, words) in records {
-            t.params[k * t.params_stride..k * t.params_stride + words.len()]
-                .copy_from_slice(&words);
+        t.params = vec![0; SourceKind::ALL.len() * n * n * t.params_stride];
+        for (s, k, words) in records {
+            let at = (t.block(s) + k) * t.params_stride;
+            t.params[at..at + words.len()].copy_from_slice(&words);
         }
         Ok(t)
     }
 
-    /// History words per entry of the pair source `resolver` reads.
-    pub fn history_stride(&self, resolver: ResolverKind) -> usize {
-        match resolver {
-            ResolverKind::SphereSphere => self.nbr_history_stride,
-            ResolverKind::SpherePlane => self.wall_history_stride,
+    /// History words per slot of pair source `s`.
+    pub fn history_stride(&self, s: SourceKind) -> usize {
+        match s {
+            SourceKind::Neighbour => self.nbr_history_stride,
+            SourceKind::Wall => self.wall_history_stride,
+            SourceKind::Fixed => self.fixed_history_stride,
         }
     }
 
-    /// The parameter record of table entry `k` (`a * n_materials + b`).
+    /// First table entry of source `s`'s block in `params`.
+    fn block(&self, s: SourceKind) -> usize {
+        let n2 = self.n_materials * self.n_materials;
+        match s {
+            SourceKind::Neighbour => 0,
+            SourceKind::Wall => n2,
+            SourceKind::Fixed => 2 * n2,
+        }
+    }
+
+    /// The parameter records of source `s`: `params_stride` words per table entry.
+    pub fn params_of(&self, s: SourceKind) -> &[u32] {
+        let n2 = self.n_materials * self.n_materials * self.params_stride;
+        let at = self.block(s) * self.params_stride;
+        &self.params[at..at + n2]
+    }
+
+    /// Chain index per table entry for the pairs of source `s`.
+    pub fn chain_map(&self, s: SourceKind) -> &[u32] {
+        match s {
+            SourceKind::Neighbour => &self.sphere_chain,
+            SourceKind::Wall => &self.wall_chain,
+            SourceKind::Fixed => &self.fixed_chain,
+        }
+    }
+
+    fn chain_map_mut(&mut self, s: SourceKind) -> &mut Vec<u32> {
+        match s {
+            SourceKind::Neighbour => &mut self.sphere_chain,
+            SourceKind::Wall => &mut self.wall_chain,
+            SourceKind::Fixed => &mut self.fixed_chain,
+        }
+    }
+
+    /// The parameter record of table entry `k` (`a * n_materials + b`) of the neighbour list.
     #[inline]
     pub fn record(&self, k: usize) -> &[u32] {
         &self.params[k * self.params_stride..(k + 1) * self.params_stride]

@@ -9,7 +9,10 @@
 //! Matches on [`ResolverKind`] never use a wildcard arm, so adding a resolver makes the compiler
 //! list every place that must learn about it.
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::gpu_types::{ContactForce, ContactGeom, SourcePair};
+use crate::kernels::load_sphere;
+use crate::kernels::resolvers::{self, Bodies};
+use crate::kernels::sources::SourceKind;
 
 /// Geometry resolver of a chain: which two kinds of body meet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -39,6 +42,50 @@ impl ResolverKind {
         match self {
             ResolverKind::SphereSphere => 1e-5,
             ResolverKind::SpherePlane => 1e-5,
+        }
+    }
+
+    /// The pair sources whose pairs this resolver can read, the first being where an
+    /// `[[interaction]]` of its bodies runs.
+    pub fn sources(self) -> &'static [SourceKind] {
+        match self {
+            ResolverKind::SphereSphere => &[SourceKind::Neighbour, SourceKind::Fixed],
+            ResolverKind::SpherePlane => &[SourceKind::Wall],
+        }
+    }
+
+    /// Overlap (m) of source pair `pr`, computed exactly as [`ResolverKind::resolve`] computes
+    /// `delta`, from positions alone: the contact pass's early out for the many candidates
+    /// that do not touch. The CPU form of the `pair_overlap` the composer generates.
+    #[inline]
+    pub fn overlap(self, pr: &SourcePair, b: &Bodies<'_>) -> f32 {
+        let (p, q) = (pr.p as usize, pr.q as usize);
+        match self {
+            ResolverKind::SphereSphere => {
+                resolvers::sphere_sphere::sphere_sphere_overlap(b.pos[p], b.pos[q], b.domain)
+            }
+            ResolverKind::SpherePlane => {
+                resolvers::sphere_plane::sphere_plane_overlap(b.pos[p], &b.walls[q])
+            }
+        }
+    }
+
+    /// The contact geometry of source pair `pr`: the CPU form of the generated `pair_geom`.
+    #[inline]
+    pub fn resolve(self, pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        let (p, q) = (pr.p as usize, pr.q as usize);
+        match self {
+            ResolverKind::SphereSphere => resolvers::resolve_sphere_sphere(
+                &load_sphere(p, b.pos, b.vel, b.omega),
+                &load_sphere(q, b.pos, b.vel, b.omega),
+                b.domain,
+                b.step.dt,
+            ),
+            ResolverKind::SpherePlane => resolvers::resolve_sphere_plane(
+                &load_sphere(p, b.pos, b.vel, b.omega),
+                &b.walls[q],
+                b.step.dt,
+            ),
         }
     }
 }
@@ -319,19 +366,32 @@ pub struct ChainLayout {
     pub history_words: usize,
 }
 
-/// A contact model chain: a resolver, then laws in slot order.
+/// A contact model chain: a pair source, a resolver, then laws in slot order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ChainSpec {
+    /// Where its pairs come from (one of the resolver's [`ResolverKind::sources`]).
+    pub source: SourceKind,
     pub resolver: ResolverKind,
     /// Laws in the order they run (sorted by slot when built through [`ChainSpec::new`]).
     pub laws: Vec<LawKind>,
 }
 
 impl ChainSpec {
-    /// A chain with its laws put in slot order (stable for laws of the same slot).
-    pub fn new(resolver: ResolverKind, mut laws: Vec<LawKind>) -> Self {
+    /// A chain on the resolver's first source, with its laws put in slot order (stable for
+    /// laws of the same slot).
+    pub fn new(resolver: ResolverKind, laws: Vec<LawKind>) -> Self {
+        ChainSpec::on(resolver.sources()[0], resolver, laws)
+    }
+
+    /// A chain on pair source `source` (which `resolver` must be able to read).
+    pub fn on(source: SourceKind, resolver: ResolverKind, mut laws: Vec<LawKind>) -> Self {
+        debug_assert!(resolver.sources().contains(&source));
         laws.sort_by_key(|l| l.slot());
-        ChainSpec { resolver, laws }
+        ChainSpec {
+            source,
+            resolver,
+            laws,
+        }
     }
 
     /// Word offsets of each law's parameters and history.
@@ -352,9 +412,15 @@ impl ChainSpec {
     }
 
     /// A stable identifier usable in file and entry-point names, e.g.
-    /// `sphere_sphere__hertz__viscous__cundall_strack`.
+    /// `sphere_sphere__hertz__viscous__cundall_strack`; a chain on another source than its
+    /// resolver's first is prefixed with the source, e.g. `fixed__sphere_sphere__linear`.
     pub fn name(&self) -> String {
-        let mut s = self.resolver.stem().to_string();
+        let mut s = String::new();
+        if self.source != self.resolver.sources()[0] {
+            s.push_str(self.source.stem());
+            s.push_str("__");
+        }
+        s.push_str(self.resolver.stem());
         for l in &self.laws {
             s.push_str("__");
             s.push_str(l.stem());

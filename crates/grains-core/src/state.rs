@@ -1,13 +1,15 @@
 //! The complete state of a backend at the end of a step, for checkpoints and restarts.
 //!
 //! It is everything a step reads that the world does not define: particle arrays, the
-//! neighbour list with its per-pair history and slots, the wall contacts, the dissipation
+//! neighbour list, and each pair source's history and slots, the dissipation
 //! accumulators and the rebuild record. Both backends hold exactly these arrays under these
 //! names, so a checkpoint written by one resumes on the other, and a resumed run continues
 //! bitwise as the uninterrupted one would on the same backend.
 
 use crate::error::CoreError;
 use crate::gpu_types::PairSlot;
+use crate::kernels::sources::SourceKind;
+use crate::world::World;
 
 /// How many elements an array of the state holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,14 +18,10 @@ pub enum Extent {
     Particles,
     /// One per particle, plus one (a CSR offset table).
     ParticlesPlusOne,
-    /// One per neighbour-list entry.
-    Entries,
-    /// `nbr_history_stride` words per neighbour-list entry.
-    EntryHistory,
-    /// One per (particle, wall) slot.
-    WallSlots,
-    /// `wall_history_stride` words per (particle, wall) slot.
-    WallHistory,
+    /// One per slot of a pair source.
+    Slots(SourceKind),
+    /// The source's history stride in words per slot.
+    History(SourceKind),
 }
 
 /// The sizes an [`Extent`] is measured in.
@@ -33,8 +31,41 @@ pub struct Sizes {
     pub walls: usize,
     /// Neighbour-list entries.
     pub entries: usize,
-    pub nbr_history_stride: usize,
-    pub wall_history_stride: usize,
+    /// Fixed-topology pairs.
+    pub fixed: usize,
+    /// History words per slot of each source, in [`SourceKind::ALL`] order.
+    pub history_strides: [usize; 3],
+}
+
+impl Sizes {
+    /// The sizes of `world` with `entries` neighbour-list entries.
+    pub fn of(world: &World, entries: usize) -> Sizes {
+        Sizes {
+            particles: world.particles.len(),
+            walls: world.walls.len(),
+            entries,
+            fixed: world.fixed_pairs.len(),
+            history_strides: SourceKind::ALL.map(|s| world.table.history_stride(s)),
+        }
+    }
+
+    /// Slots of source `s`.
+    pub fn slots(&self, s: SourceKind) -> usize {
+        match s {
+            SourceKind::Neighbour => self.entries,
+            SourceKind::Wall => self.particles * self.walls,
+            SourceKind::Fixed => self.fixed,
+        }
+    }
+
+    /// History words per slot of source `s`.
+    pub fn history_stride(&self, s: SourceKind) -> usize {
+        match s {
+            SourceKind::Neighbour => self.history_strides[0],
+            SourceKind::Wall => self.history_strides[1],
+            SourceKind::Fixed => self.history_strides[2],
+        }
+    }
 }
 
 impl Extent {
@@ -43,10 +74,8 @@ impl Extent {
         match self {
             Extent::Particles => s.particles,
             Extent::ParticlesPlusOne => s.particles + 1,
-            Extent::Entries => s.entries,
-            Extent::EntryHistory => s.entries * s.nbr_history_stride,
-            Extent::WallSlots => s.particles * s.walls,
-            Extent::WallHistory => s.particles * s.walls * s.wall_history_stride,
+            Extent::Slots(k) => s.slots(k),
+            Extent::History(k) => s.slots(k) * s.history_stride(k),
         }
     }
 }
@@ -63,7 +92,7 @@ pub struct StateArray {
 /// Declares the state's arrays once: the struct, and the list ([`STATE_ARRAYS`]) that the GPU's
 /// save/restore and readback, checkpoints, validation and the memory estimate loop over.
 macro_rules! state_arrays {
-    ($($(#[doc = $doc:literal])* $name:ident : $ty:ty = $extent:ident),* $(,)?) => {
+    ($($(#[doc = $doc:literal])* $name:ident : $ty:ty = $extent:expr),* $(,)?) => {
         /// A backend's state after `step` steps.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct BackendState {
@@ -77,7 +106,7 @@ macro_rules! state_arrays {
         /// Every array of [`BackendState`], in declaration order (the checkpoint's order).
         pub const STATE_ARRAYS: &[StateArray] = &[$(StateArray {
             name: stringify!($name),
-            extent: Extent::$extent,
+            extent: $extent,
             elem: std::mem::size_of::<$ty>(),
         }),*];
 
@@ -115,25 +144,28 @@ macro_rules! state_arrays {
 }
 
 state_arrays! {
-    pos: [f32; 4] = Particles,
-    pos_comp: [f32; 4] = Particles,
-    vel: [f32; 4] = Particles,
-    omega: [f32; 4] = Particles,
-    quat: [f32; 4] = Particles,
-    force: [f32; 4] = Particles,
-    torque: [f32; 4] = Particles,
-    ref_pos: [f32; 4] = Particles,
-    dissipated: [f32; 4] = Particles,
-    nbr_start: u32 = ParticlesPlusOne,
-    nbr_i: u32 = Entries,
-    nbr_j: u32 = Entries,
-    nbr_mirror: u32 = Entries,
-    /// History records of the neighbour-list entries (`nbr_history_stride` words each).
-    history: f32 = EntryHistory,
-    slots: PairSlot = Entries,
-    /// History records of the (particle, wall) slots (`wall_history_stride` words each).
-    wall_history: f32 = WallHistory,
-    wall_slots: PairSlot = WallSlots,
+    pos: [f32; 4] = Extent::Particles,
+    pos_comp: [f32; 4] = Extent::Particles,
+    vel: [f32; 4] = Extent::Particles,
+    omega: [f32; 4] = Extent::Particles,
+    quat: [f32; 4] = Extent::Particles,
+    force: [f32; 4] = Extent::Particles,
+    torque: [f32; 4] = Extent::Particles,
+    ref_pos: [f32; 4] = Extent::Particles,
+    dissipated: [f32; 4] = Extent::Particles,
+    nbr_start: u32 = Extent::ParticlesPlusOne,
+    nbr_i: u32 = Extent::Slots(SourceKind::Neighbour),
+    nbr_j: u32 = Extent::Slots(SourceKind::Neighbour),
+    nbr_mirror: u32 = Extent::Slots(SourceKind::Neighbour),
+    /// History records of the neighbour-list entries.
+    history: f32 = Extent::History(SourceKind::Neighbour),
+    slots: PairSlot = Extent::Slots(SourceKind::Neighbour),
+    /// History records of the (particle, wall) slots.
+    wall_history: f32 = Extent::History(SourceKind::Wall),
+    wall_slots: PairSlot = Extent::Slots(SourceKind::Wall),
+    /// History records of the fixed-topology pairs.
+    fixed_history: f32 = Extent::History(SourceKind::Fixed),
+    fixed_slots: PairSlot = Extent::Slots(SourceKind::Fixed),
 }
 
 /// Bytes of a backend's state for these sizes.
@@ -145,17 +177,12 @@ pub fn state_bytes(s: &Sizes) -> u64 {
 }
 
 impl BackendState {
-    /// Check that the state fits a world of `n` particles and `n_walls` walls (with these
-    /// history strides) and that its neighbour list is well formed, so a damaged or foreign
-    /// checkpoint is refused with a reason instead of indexing out of bounds later.
-    pub fn validate(
-        &self,
-        n: usize,
-        n_walls: usize,
-        nbr_history_stride: usize,
-        wall_history_stride: usize,
-    ) -> Result<(), CoreError> {
+    /// Check that the state fits `world` (particles, walls, fixed pairs, history strides) and
+    /// that its neighbour list is well formed, so a damaged or foreign checkpoint is refused
+    /// with a reason instead of indexing out of bounds later.
+    pub fn validate(&self, world: &World) -> Result<(), CoreError> {
         let bad = |what: String| Err(CoreError::BadState(what));
+        let n = world.particles.len();
         if self.nbr_start.len() != n + 1 {
             return bad(format!(
                 "nbr_start has {} entries, expected {}",
@@ -166,19 +193,13 @@ impl BackendState {
         if self.nbr_start.first() != Some(&0) || self.nbr_start.windows(2).any(|w| w[0] > w[1]) {
             return bad("nbr_start is not an increasing offset table".into());
         }
-        let sizes = Sizes {
-            particles: n,
-            walls: n_walls,
-            entries: self.nbr_start[n] as usize,
-            nbr_history_stride,
-            wall_history_stride,
-        };
+        let sizes = Sizes::of(world, self.nbr_start[n] as usize);
         for (a, bytes) in STATE_ARRAYS.iter().zip(self.array_bytes()) {
             let (have, want) = (bytes.len() / a.elem, a.extent.len(&sizes));
             if have != want {
                 return bad(format!(
-                    "{} holds {have} elements, expected {want} ({:?} of {n} particles, {n_walls} walls, {} list entries)",
-                    a.name, a.extent, sizes.entries
+                    "{} holds {have} elements, expected {want} ({:?} of {n} particles, {} walls, {} fixed pairs, {} list entries)",
+                    a.name, a.extent, sizes.walls, sizes.fixed, sizes.entries
                 ));
             }
         }

@@ -3,7 +3,9 @@
 
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PlaneWall, StepParams};
-use crate::materials::{Interaction, Material, PairTable, TouchingPair};
+use crate::kernels::sources::SourceKind;
+use crate::materials::{Interaction, Material, PairSet, PairTable, TouchingPair};
+use crate::registry::ResolverKind;
 
 /// Particle state as structure of arrays. Every per-particle field is 16 bytes so the arrays
 /// upload to the GPU as they are.
@@ -106,6 +108,12 @@ pub struct World {
     pub walls: Vec<PlaneWall>,
     pub materials: Vec<Material>,
     pub interactions: Vec<Interaction>,
+    /// Pairs of the fixed-topology source (particle indices), for the whole run: bonds, mesh
+    /// edges. Empty unless set with [`World::with_fixed_pairs`].
+    pub fixed_pairs: Vec<[u32; 2]>,
+    /// The interactions of fixed pairs, by material pair (their own chains, beside the
+    /// contact chains of `interactions`).
+    pub fixed_interactions: Vec<Interaction>,
     /// What the particles are (`Particles::shape` indexes it): the sphere, entry 0, today.
     pub shapes: Vec<crate::shapes::ShapeRecord>,
     pub table: PairTable,
@@ -138,39 +146,90 @@ impl World {
         if particles.is_empty() {
             return Err(CoreError::NoParticles);
         }
-        let (sphere_pairs, wall_pairs) = touching_pairs(&particles, &walls, &materials);
+        let mut world = World {
+            particles,
+            walls,
+            materials,
+            interactions,
+            fixed_pairs: Vec::new(),
+            fixed_interactions: Vec::new(),
+            shapes: vec![crate::shapes::ShapeRecord::sphere()],
+            table: PairTable::default(),
+            domain,
+            gravity,
+            dt,
+            skin,
+        };
+        world.build_table()?;
+        world.grid()?;
+        Ok(world)
+    }
+
+    /// This world with fixed-topology pairs (particle indices) joined by the chains of
+    /// `interactions` (by material pair), in the fixed pair source: they act for the whole run,
+    /// beside any contact of the same two particles.
+    pub fn with_fixed_pairs(
+        mut self,
+        pairs: Vec<[u32; 2]>,
+        interactions: Vec<Interaction>,
+    ) -> Result<World, CoreError> {
+        let n = self.particles.len();
+        for (index, &[i, j]) in pairs.iter().enumerate() {
+            if i as usize >= n || j as usize >= n || i == j {
+                return Err(CoreError::BadFixedPair {
+                    index,
+                    i,
+                    j,
+                    particles: n,
+                });
+            }
+        }
+        self.fixed_pairs = pairs;
+        self.fixed_interactions = interactions;
+        self.build_table()?;
+        self.grid()?;
+        Ok(self)
+    }
+
+    /// The pair table of the material pairs each source meets.
+    fn build_table(&mut self) -> Result<(), CoreError> {
+        let (particles, materials) = (&self.particles, &self.materials);
+        let (sphere_pairs, wall_pairs) = touching_pairs(particles, &self.walls, materials);
+        let fixed = fixed_touching_pairs(particles, &self.fixed_pairs, materials);
         let mut r_max = vec![0.0f64; materials.len()];
         for (p, &m) in particles.pos.iter().zip(&particles.material) {
             if let Some(r) = r_max.get_mut(m as usize) {
                 *r = r.max(p[3] as f64);
             }
         }
-        let mut table = PairTable::build(
-            &materials,
-            &interactions,
-            &sphere_pairs,
-            &wall_pairs,
-            &r_max,
-        )?;
+        let sets = [
+            PairSet {
+                source: SourceKind::Neighbour,
+                resolver: ResolverKind::SphereSphere,
+                pairs: &sphere_pairs,
+                interactions: &self.interactions,
+            },
+            PairSet {
+                source: SourceKind::Wall,
+                resolver: ResolverKind::SpherePlane,
+                pairs: &wall_pairs,
+                interactions: &self.interactions,
+            },
+            PairSet {
+                source: SourceKind::Fixed,
+                resolver: ResolverKind::SphereSphere,
+                pairs: &fixed,
+                interactions: &self.fixed_interactions,
+            },
+        ];
+        let mut table = PairTable::build(materials, &sets, &r_max)?;
         table.chain_reach = table
             .chain_range
             .iter()
-            .map(|&r| if r > 0.0 { r + skin as f32 } else { 0.0 })
+            .map(|&r| if r > 0.0 { r + self.skin as f32 } else { 0.0 })
             .collect();
-        let world = World {
-            particles,
-            walls,
-            materials,
-            interactions,
-            shapes: vec![crate::shapes::ShapeRecord::sphere()],
-            table,
-            domain,
-            gravity,
-            dt,
-            skin,
-        };
-        world.grid()?;
-        Ok(world)
+        self.table = table;
+        Ok(())
     }
 
     /// A 64-bit fingerprint (FNV-1a) of what makes a saved state meaningful for this world:
@@ -202,6 +261,8 @@ impl World {
         eat(&(self.table.params_stride as u64).to_le_bytes());
         eat(bytemuck::cast_slice(&self.table.sphere_chain));
         eat(bytemuck::cast_slice(&self.table.wall_chain));
+        eat(bytemuck::cast_slice(&self.table.fixed_chain));
+        eat(bytemuck::cast_slice(&self.fixed_pairs));
         for c in &self.table.chains {
             eat(c.name().as_bytes());
         }
@@ -216,9 +277,16 @@ impl World {
         h
     }
 
-    /// Largest interaction range of any chain (m).
+    /// Largest interaction range (m) of the chains the broad phase serves: fixed pairs are
+    /// never found by the hash, so their range (a bond's rupture length) does not widen it.
     pub fn interaction_range(&self) -> f32 {
-        self.table.chain_range.iter().copied().fold(0.0, f32::max)
+        self.table
+            .chains
+            .iter()
+            .zip(&self.table.chain_range)
+            .filter(|(c, _)| c.source != SourceKind::Fixed)
+            .map(|(_, &r)| r)
+            .fold(0.0, f32::max)
     }
 
     /// Step constants.
@@ -232,7 +300,7 @@ impl World {
             skin: self.skin as f32,
             unit: 1.0,
             nbr_history_stride: self.table.nbr_history_stride as u32,
-            _pad1: 0.0,
+            n_fixed: self.fixed_pairs.len() as u32,
             _pad2: 0.0,
         }
     }
@@ -325,4 +393,31 @@ pub fn touching_pairs(
         }
     }
     (spheres, on_walls)
+}
+
+/// The material pairs the fixed pairs join, each once, with the first pair that joins them.
+pub fn fixed_touching_pairs(
+    particles: &Particles,
+    fixed_pairs: &[[u32; 2]],
+    materials: &[Material],
+) -> Vec<TouchingPair> {
+    let name = |k: usize| materials.get(k).map(|m| m.name.as_str()).unwrap_or("");
+    let mut out: Vec<TouchingPair> = Vec::new();
+    for &[i, j] in fixed_pairs {
+        let (a, b) = (
+            particles.material[i as usize] as usize,
+            particles.material[j as usize] as usize,
+        );
+        let (a, b) = (a.min(b), a.max(b));
+        if out.iter().any(|t| (t.a, t.b) == (a, b)) {
+            continue;
+        }
+        let why = format!(
+            "the fixed pair of particles {i} (\"{}\") and {j} (\"{}\")",
+            name(a),
+            name(b)
+        );
+        out.push(TouchingPair { a, b, why });
+    }
+    out
 }

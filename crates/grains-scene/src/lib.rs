@@ -177,13 +177,7 @@ impl Scene {
     pub fn cpu_memory_estimate(&self) -> u64 {
         let w = &self.world;
         let n = w.particles.len();
-        let sizes = grains_core::state::Sizes {
-            particles: n,
-            walls: w.walls.len(),
-            entries: n * ENTRIES_PER_PARTICLE,
-            nbr_history_stride: w.table.nbr_history_stride,
-            wall_history_stride: w.table.wall_history_stride,
-        };
+        let sizes = grains_core::state::Sizes::of(w, n * ENTRIES_PER_PARTICLE);
         // World copy (4 vec4 arrays + material, mass, inertia), broad-phase scratch (cell,
         // sorted index and count per particle).
         let per_particle = (4 * 16 + 3 * 4 + 3 * 4) as u64;

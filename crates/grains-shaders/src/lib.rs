@@ -2,9 +2,9 @@
 //! checked by naga without a device.
 //!
 //! - [`compose_pass`]: one pass of the step (`shaders/passes/<stem>.wgsl`) with its includes.
-//! - [`compose_chain`]: the contact kernel of one [`ChainSpec`]: the `contact` (sphere pairs) or
-//!   `wall_contact` (sphere-plane) template with the chain's resolver, laws, generated parameter
-//!   and history records and a generated `apply_chain`.
+//! - [`compose_chain`]: the contact kernel of one [`ChainSpec`]: the one `contact` template with
+//!   the chain's pair source, its resolver (with generated `pair_overlap` and `pair_geom`), laws,
+//!   generated parameter and history records and a generated `apply_chain`.
 //! - [`compose_harness`]: the parity harnesses of `shaders/testing/`.
 //! - [`validate`], [`reflect_bindings`], [`struct_layout`]: naga's view of a composed module.
 //!
@@ -31,8 +31,9 @@ pub use reflect::{
     module_bindings, record_words, reflect_bindings, struct_layout, BindingInfo, BindingKind,
 };
 
-/// Passes that are templates for [`compose_chain`] rather than standalone kernels.
-const CHAIN_TEMPLATES: [&str; 2] = ["contact", "wall_contact"];
+/// The pass that is the template of every chain ([`compose_chain`]) rather than a standalone
+/// kernel; its entry point has the same name.
+pub const CHAIN_TEMPLATE: &str = "contact";
 
 /// Entry point of every law harness (`shaders/testing/harness_law.wgsl`).
 pub const LAW_HARNESS_ENTRY_POINT: &str = "harness_law";
@@ -48,14 +49,14 @@ pub fn pass_stems() -> Vec<&'static str> {
     files::FILES
         .iter()
         .filter_map(|(p, _)| p.strip_prefix("passes/")?.strip_suffix(".wgsl"))
-        .filter(|s| !CHAIN_TEMPLATES.contains(s))
+        .filter(|s| *s != CHAIN_TEMPLATE)
         .collect()
 }
 
 /// Compose pass `stem` (`shaders/passes/<stem>.wgsl`) with its includes.
 ///
-/// `contact` and `wall_contact` are chain templates: they fail here with
-/// [`ShaderError::UnfilledSlot`]; use [`compose_chain`].
+/// `contact` is the chain template: it fails here with [`ShaderError::UnfilledSlot`]; use
+/// [`compose_chain`].
 pub fn compose_pass(stem: &str) -> Result<String, ShaderError> {
     let path = format!("passes/{stem}.wgsl");
     if compose::file(&path).is_none() {
@@ -79,11 +80,32 @@ pub fn compose_file(path: &str) -> Result<String, ShaderError> {
     Composer::new(path, BTreeMap::new()).run(path)
 }
 
-/// Template (under `shaders/passes/`) of a resolver's contact pass, and the entry point in it.
-pub fn chain_template(resolver: ResolverKind) -> &'static str {
+/// The WGSL form of [`ResolverKind::overlap`] and [`ResolverKind::resolve`]: `pair_overlap`
+/// and `pair_geom` of a source pair, reading the contact template's bindings (and the wall
+/// source's `walls`). Inserted after the resolver's own file.
+pub fn resolver_adapter(resolver: ResolverKind) -> &'static str {
     match resolver {
-        ResolverKind::SphereSphere => "contact",
-        ResolverKind::SpherePlane => "wall_contact",
+        ResolverKind::SphereSphere => {
+            "fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_sphere_overlap(pos[pr.p], pos[pr.q], domain);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    let b2 = load_sphere(pos[pr.q], vel[pr.q], omega[pr.q]);
+    return resolve_sphere_sphere(b1, b2, domain, step.dt);
+}
+"
+        }
+        ResolverKind::SpherePlane => {
+            "fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_plane_overlap(pos[pr.p], walls[pr.q]);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    return resolve_sphere_plane(b1, walls[pr.q], step.dt);
+}
+"
+        }
     }
 }
 
@@ -105,7 +127,7 @@ impl ChainBinding {
         let chain = &table.chains[chain_id];
         ChainBinding {
             params_stride: table.params_stride,
-            history_stride: table.history_stride(chain.resolver),
+            history_stride: table.history_stride(chain.source),
             range: table.chain_reach.get(chain_id).copied().unwrap_or(0.0),
         }
     }
@@ -298,10 +320,10 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
 /// Compose the contact kernel of `chain`, whose id in the pair table is `chain_id` (invocations
 /// whose material pair maps to another chain return at once), bound as `binding` says.
 ///
-/// The template is `contact` for [`ResolverKind::SphereSphere`] and `wall_contact` for
-/// [`ResolverKind::SpherePlane`] (see [`chain_template`]); its entry point has the same name. The
-/// slot receives `CHAIN_ID`, `INTERACTION_RANGE`, the resolver's and laws' files, the generated
-/// records and `apply_chain`.
+/// The template is [`CHAIN_TEMPLATE`] (`passes/contact.wgsl`), entry point `contact`. Its
+/// `source` slot receives `sources/<stem>.wgsl` of the chain's source; its `chain` slot
+/// `CHAIN_ID`, `INTERACTION_RANGE`, the resolver's file and [`resolver_adapter`], the laws'
+/// files, the generated records and `apply_chain`.
 pub fn compose_chain(
     chain: &ChainSpec,
     chain_id: u32,
@@ -320,12 +342,17 @@ pub fn compose_chain(
         "resolvers/{}.wgsl",
         chain.resolver.stem()
     )));
+    pieces.push(Piece::Text(resolver_adapter(chain.resolver).to_string()));
     for law in &chain.laws {
         pieces.push(Piece::File(format!("laws/{}.wgsl", law.stem())));
     }
     pieces.push(Piece::Text(apply_chain_source(chain, binding)?));
-    let template = format!("passes/{}.wgsl", chain_template(chain.resolver));
-    let slots = BTreeMap::from([("chain".to_string(), pieces)]);
+    let template = format!("passes/{CHAIN_TEMPLATE}.wgsl");
+    let source = vec![Piece::File(format!("sources/{}.wgsl", chain.source.stem()))];
+    let slots = BTreeMap::from([
+        ("source".to_string(), source),
+        ("chain".to_string(), pieces),
+    ]);
     Composer::new(&name, slots).run(&template)
 }
 
@@ -425,22 +452,22 @@ mod tests {
     }
 
     #[test]
-    fn templates_are_not_passes() {
-        for t in CHAIN_TEMPLATES {
-            assert!(matches!(
-                compose_pass(t),
-                Err(ShaderError::UnfilledSlot { .. })
-            ));
-        }
+    fn the_template_is_not_a_pass() {
+        assert!(matches!(
+            compose_pass(CHAIN_TEMPLATE),
+            Err(ShaderError::UnfilledSlot { .. })
+        ));
     }
 
     #[test]
-    fn every_single_law_chain_validates() {
+    fn every_single_law_chain_validates_on_every_source() {
         for r in ResolverKind::ALL {
-            for &l in LawKind::ALL {
-                let chain = ChainSpec::new(r, vec![l]);
-                let b = ChainBinding::tight(&chain);
-                check(&compose_chain(&chain, 7, &b).unwrap(), &chain.name());
+            for &s in r.sources() {
+                for &l in LawKind::ALL {
+                    let chain = grains_core::ChainSpec::on(s, r, vec![l]);
+                    let b = ChainBinding::tight(&chain);
+                    check(&compose_chain(&chain, 7, &b).unwrap(), &chain.name());
+                }
             }
         }
     }

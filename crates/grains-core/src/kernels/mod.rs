@@ -5,6 +5,9 @@
 pub mod laws;
 pub mod passes;
 pub mod resolvers;
+pub mod sources;
+
+pub use passes::load_sphere;
 
 use glam::Vec3;
 

@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// The buffer of source `src`'s parameter records, which its chains bind as `pair_params`.
+pub(super) fn params_buffer(src: SourceKind) -> &'static str {
+    match src {
+        SourceKind::Neighbour => "pair_params",
+        SourceKind::Wall => "wall_params",
+        SourceKind::Fixed => "fixed_params",
+    }
+}
+
 /// Element sizes of the buffers sized by the neighbour-list capacity; a history record is
 /// `history_words` words (the pair table's `nbr_history_stride`).
 pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64); 9] {
@@ -102,11 +111,25 @@ impl GpuBackend {
         self.upload("quat", cast_slice(&p.quat), 0, none)?;
         self.upload("ref_pos", cast_slice(&p.pos), 0, none)?;
         self.upload("material", cast_slice(&p.material), 0, none)?;
-        self.upload("sphere_chain", cast_slice(&table.sphere_chain), 0, none)?;
-        self.upload("wall_chain", cast_slice(&table.wall_chain), 0, none)?;
-        self.upload("pair_params", cast_slice(&table.params), 0, none)?;
         self.upload("walls", cast_slice(&walls), 0, none)?;
-        let zeroed: [(&'static str, u64); 16] = [
+        // Each pair source's chain map and parameter records, and the fixed source's pairs
+        // with the per-particle index the gather reads.
+        for src in SourceKind::ALL {
+            self.upload(src.chain_map(), cast_slice(table.chain_map(src)), 0, none)?;
+            self.upload(
+                params_buffer(src),
+                cast_slice(table.params_of(src)),
+                0,
+                none,
+            )?;
+        }
+        let fixed_pairs = self.world.fixed_pairs.clone();
+        let (fixed_start, fixed_entry) = fixed_index(self.n, &fixed_pairs);
+        self.upload("fixed_pairs", cast_slice(&fixed_pairs), 0, none)?;
+        self.upload("fixed_start", cast_slice(&fixed_start), 0, none)?;
+        self.upload("fixed_entry", cast_slice(&fixed_entry), 0, none)?;
+        let nf = fixed_pairs.len() as u64;
+        let zeroed: [(&'static str, u64); 18] = [
             ("pos_comp", 16 * n),
             ("force", 16 * n),
             ("torque", 16 * n),
@@ -129,6 +152,14 @@ impl GpuBackend {
                 "wall_slots",
                 std::mem::size_of::<PairSlot>() as u64 * (n * nw).max(1),
             ),
+            (
+                "fixed_history",
+                4 * table.fixed_history_stride as u64 * nf.max(1),
+            ),
+            (
+                "fixed_slots",
+                std::mem::size_of::<PairSlot>() as u64 * nf.max(1),
+            ),
             ("max_disp2", 4),
             ("control", 4 * CONTROL_WORDS as u64),
         ];
@@ -137,7 +168,8 @@ impl GpuBackend {
             let buf = self.make_exact(name, size)?;
             self.bufs.insert(name, buf);
         }
-        let n_slots = S_CONTACT as u64 + self.ids.contact.len() as u64;
+        let n_slots =
+            S_CONTACT as u64 + self.ids.contact.iter().filter(|c| c.2.is_some()).count() as u64;
         let args = self.make_buffer("args", 16 * n_slots, wgpu::BufferUsages::INDIRECT)?;
         self.bufs.insert("args", args);
         let plan = self.make_buffer("plan", 4 * (P_SLOTS as u64 + n_slots), none)?;

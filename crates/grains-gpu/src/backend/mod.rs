@@ -17,12 +17,12 @@
 
 use std::collections::BTreeMap;
 
-use grains_core::backend::{count_contacts, energy_report, ContactCount};
+use grains_core::backend::{count_contacts, energy_report, ContactCount, SourceSlots};
 use grains_core::gpu_types::{PairSlot, PlaneWall};
+use grains_core::kernels::sources::fixed::fixed_index;
+use grains_core::kernels::sources::SourceKind;
 use grains_core::state::{Sizes, STATE_ARRAYS};
-use grains_core::{
-    Backend, BackendState, CoreError, Counters, EnergyReport, ResolverKind, Snapshot, World,
-};
+use grains_core::{Backend, BackendState, CoreError, Counters, EnergyReport, Snapshot, World};
 
 use crate::device::GpuContext;
 use crate::error::GpuError;
@@ -32,7 +32,7 @@ use crate::program::{record, Op};
 mod buffers;
 mod plan;
 
-use buffers::{list_buffers, saved_names};
+use buffers::{list_buffers, params_buffer, saved_names};
 use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err, KernelIds};
 
 /// Tuning of the GPU backend.
@@ -160,23 +160,21 @@ impl GpuBackend {
         let commit_list = add(ctl("commit_list")?);
         let commit_particles = add(ctl("commit_particles")?);
         let mut contact = Vec::new();
-        let mut wall_contact = Vec::new();
+        let mut n_indirect = 0u32;
         for (cid, chain) in world.table.chains.iter().enumerate() {
             let label = format!("chain {cid} {}", chain.name());
             let binding = grains_shaders::ChainBinding::of(&world.table, cid);
             let src = grains_shaders::compose_chain(chain, cid as u32, &binding)
                 .map_err(|e| shader_err(&label, e))?;
-            match chain.resolver {
-                ResolverKind::SphereSphere => {
-                    let entry = entry_of(&label, &src, "contact")?;
-                    let slot = S_CONTACT + contact.len() as u32;
-                    contact.push((add(Kernel::new(&ctx, &label, &src, &entry)?), slot));
-                }
-                ResolverKind::SpherePlane => {
-                    let entry = entry_of(&label, &src, "wall_contact")?;
-                    wall_contact.push(add(Kernel::new(&ctx, &label, &src, &entry)?));
-                }
-            }
+            let entry = entry_of(&label, &src, grains_shaders::CHAIN_TEMPLATE)?;
+            let k = add(Kernel::new(&ctx, &label, &src, &entry)?);
+            // A rebuilt source's size is known on the device only: an indirect slot, set by
+            // the guard kernel. Fixed-slot sources are sized on the host.
+            let slot = chain.source.rebuilt().then(|| {
+                n_indirect += 1;
+                S_CONTACT + n_indirect - 1
+            });
+            contact.push((k, chain.source, slot));
         }
         let gather = add(pass_kernel(&ctx, "gather")?);
         let integrate_second_half = add(pass_kernel(&ctx, "integrate_second_half")?);
@@ -196,7 +194,6 @@ impl GpuBackend {
             commit_list,
             commit_particles,
             contact,
-            wall_contact,
             gather,
             integrate_second_half,
         };
@@ -260,12 +257,7 @@ impl GpuBackend {
     ) -> Result<GpuBackend, GpuError> {
         use bytemuck::cast_slice;
         state
-            .validate(
-                world.particles.len(),
-                world.walls.len(),
-                world.table.nbr_history_stride,
-                world.table.wall_history_stride,
-            )
+            .validate(&world)
             .map_err(|e| GpuError::State(e.to_string()))?;
         let mut b = GpuBackend::new(world, ctx)?;
         let total = state.nbr_i.len() as u64;
@@ -303,7 +295,8 @@ impl GpuBackend {
         // Dispatches over the list are sized by its total on the device, at each rebuild (the
         // guard kernel); here the host sizes them for the restored list the same way.
         let mut args: Vec<u32> = b.read_buffer("args", b.bufs["args"].size() as usize / 4)?;
-        for &(k, slot) in &b.ids.contact {
+        for &(k, _, slot) in &b.ids.contact {
+            let Some(slot) = slot else { continue };
             let (x, y) =
                 crate::program::split(total.div_ceil(b.threads(k) as u64) as u32, b.max_dim());
             args[4 * slot as usize..4 * slot as usize + 4].copy_from_slice(&[x, y, 1, 0]);
@@ -359,6 +352,21 @@ impl GpuBackend {
         self.since_check = 0;
         self.save();
         Ok(true)
+    }
+
+    /// Every pair source's slots, read back, with the neighbour list naming the first's pairs.
+    fn read_source_slots(&self) -> ReadSlots {
+        let sizes = Sizes::of(&self.world, self.total as usize);
+        let read = |s: SourceKind| -> Vec<PairSlot> {
+            self.read_pod(s.slots_array(), sizes.slots(s) as u64)
+        };
+        ReadSlots {
+            nbr_i: self.read_pod("nbr_i", self.total),
+            nbr_j: self.read_pod("nbr_j", self.total),
+            slots: read(SourceKind::Neighbour),
+            wall_slots: read(SourceKind::Wall),
+            fixed_slots: read(SourceKind::Fixed),
+        }
     }
 
     /// Grow the list to hold `needed` entries with margin and restore the saved state.
@@ -495,34 +503,14 @@ impl Backend for GpuBackend {
         let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
         let vel: Vec<[f32; 4]> = self.read_pod("vel", n);
         let omega: Vec<[f32; 4]> = self.read_pod("omega", n);
-        let slots: Vec<PairSlot> = self.read_pod("slots", self.total);
-        let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
-        let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
-        let wall_slots: Vec<PairSlot> = self.read_pod("wall_slots", n * self.n_walls as u64);
         let dissipated: Vec<[f32; 4]> = self.read_pod("dissipated", n);
+        let s = self.read_source_slots();
         // The same sums in the same order as CpuBackend::energy.
-        energy_report(
-            &self.world,
-            &pos,
-            &vel,
-            &omega,
-            &ni,
-            &nj,
-            &slots,
-            &wall_slots,
-            &dissipated,
-        )
+        energy_report(&self.world, &pos, &vel, &omega, &s.view(), &dissipated)
     }
 
     fn state(&mut self) -> BackendState {
-        let t = &self.world.table;
-        let sizes = Sizes {
-            particles: self.n,
-            walls: self.n_walls,
-            entries: self.total as usize,
-            nbr_history_stride: t.nbr_history_stride,
-            wall_history_stride: t.wall_history_stride,
-        };
+        let sizes = Sizes::of(&self.world, self.total as usize);
         let mut s = BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_log.clone(),
@@ -540,22 +528,14 @@ impl Backend for GpuBackend {
     }
 
     fn contacts(&mut self) -> ContactCount {
-        let n = self.n as u64;
-        let slots: Vec<PairSlot> = self.read_pod("slots", self.total);
-        let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
-        let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
-        let wall_slots: Vec<PairSlot> = self.read_pod("wall_slots", n * self.n_walls as u64);
-        count_contacts(&ni, &nj, &slots, &wall_slots)
+        let s = self.read_source_slots();
+        count_contacts(&self.world, &s.view())
     }
 
     fn contact_records(&mut self) -> Vec<grains_core::ContactRecord> {
-        let n = self.n as u64;
-        let slots: Vec<PairSlot> = self.read_pod("slots", self.total);
-        let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
-        let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
-        let wall_slots: Vec<PairSlot> = self.read_pod("wall_slots", n * self.n_walls as u64);
-        let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
-        grains_core::backend::contact_records(&self.world, &pos, &ni, &nj, &slots, &wall_slots)
+        let pos: Vec<[f32; 4]> = self.read_pod("pos", self.n as u64);
+        let s = self.read_source_slots();
+        grains_core::backend::contact_records(&self.world, &pos, &s.view())
     }
 
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
@@ -566,5 +546,26 @@ impl Backend for GpuBackend {
 
     fn rebuild_steps(&self) -> &[u64] {
         &self.rebuild_log
+    }
+}
+
+/// Pair-source slots read back from the device.
+struct ReadSlots {
+    nbr_i: Vec<u32>,
+    nbr_j: Vec<u32>,
+    slots: Vec<PairSlot>,
+    wall_slots: Vec<PairSlot>,
+    fixed_slots: Vec<PairSlot>,
+}
+
+impl ReadSlots {
+    fn view(&self) -> SourceSlots<'_> {
+        SourceSlots {
+            nbr_i: &self.nbr_i,
+            nbr_j: &self.nbr_j,
+            slots: &self.slots,
+            wall_slots: &self.wall_slots,
+            fixed_slots: &self.fixed_slots,
+        }
     }
 }

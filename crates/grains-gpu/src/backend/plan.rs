@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::program::{Op, Size};
+use grains_core::kernels::sources::SourceKind;
 
 /// The WGSL of one of this crate's control kernels: the common header plus its section.
 pub(super) fn control_source(entry: &str) -> String {
@@ -89,10 +90,8 @@ pub(super) struct KernelIds {
     pub(super) history_carry: usize,
     pub(super) commit_list: usize,
     pub(super) commit_particles: usize,
-    /// (kernel, indirect slot) per sphere-sphere chain, in table order.
-    pub(super) contact: Vec<(usize, u32)>,
-    /// Kernel per sphere-plane chain.
-    pub(super) wall_contact: Vec<usize>,
+    /// (kernel, pair source, indirect slot for a rebuilt source) per chain, in table order.
+    pub(super) contact: Vec<(usize, SourceKind, Option<u32>)>,
     pub(super) gather: usize,
     pub(super) integrate_second_half: usize,
 }
@@ -132,7 +131,8 @@ impl GpuBackend {
         let n = self.n as u64;
         let nc = self.n_cells as u64;
         let ids = &self.ids;
-        let mut slots = vec![0u32; S_CONTACT as usize + ids.contact.len()];
+        let n_indirect = ids.contact.iter().filter(|c| c.2.is_some()).count();
+        let mut slots = vec![0u32; S_CONTACT as usize + n_indirect];
         slots[S_ZERO_CELLS as usize] = self.check_groups("zero_cells", groups(nc, 64))?;
         slots[S_CELL_COUNT as usize] =
             self.check_groups("cell_count", groups(n, self.threads(ids.cell_count)))?;
@@ -157,9 +157,11 @@ impl GpuBackend {
             ("history_carry", ids.history_carry),
             ("commit_list", ids.commit_list),
         ];
-        for &(k, slot) in &ids.contact {
-            slots[slot as usize] = self.threads(k);
-            by_total.push(("contact", k));
+        for &(k, _, slot) in &ids.contact {
+            if let Some(slot) = slot {
+                slots[slot as usize] = self.threads(k);
+                by_total.push(("contact", k));
+            }
         }
         for (what, k) in by_total {
             self.check_groups(what, groups(self.capacity, self.threads(k)))?;
@@ -263,17 +265,22 @@ impl GpuBackend {
             self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
         ];
         let mut forces = Vec::new();
-        for &(k, slot) in &ids.contact {
-            forces.push(self.op(k, &[("pair_chain", "sphere_chain")], Indirect(slot))?);
-        }
-        let wall_entries = n * self.n_walls as u64;
-        for &k in &ids.wall_contact {
-            let g = self.check_groups("wall_contact", groups(wall_entries, self.threads(k)))?;
-            forces.push(self.op(
-                k,
-                &[("history", "wall_history"), ("slots", "wall_slots")],
-                Direct(g),
-            )?);
+        let sizes = Sizes::of(&self.world, self.capacity as usize);
+        for &(k, src, slot) in &ids.contact {
+            // The template's generic bindings, bound to the source's own arrays.
+            let alias = [
+                ("pair_chain", src.chain_map()),
+                ("pair_params", params_buffer(src)),
+                ("history", src.history_array()),
+                ("slots", src.slots_array()),
+            ];
+            let size = match slot {
+                Some(slot) => Indirect(slot),
+                None => Direct(
+                    self.check_groups("contact", groups(sizes.slots(src) as u64, self.threads(k)))?,
+                ),
+            };
+            forces.push(self.op(k, &alias, size)?);
         }
         let g = self.check_groups("gather", groups(n, self.threads(ids.gather)))?;
         forces.push(self.op(ids.gather, &[], Direct(g))?);

@@ -1,16 +1,17 @@
-//! Contact pass over sphere pairs. WGSL twin: `shaders/passes/contact.wgsl`, into which the
-//! composer inserts one chain's resolver, its laws, its parameter and history records and the
-//! generated `apply_chain`.
+//! The contact pass, one for every pair source and resolver. WGSL twin:
+//! `shaders/passes/contact.wgsl`, a template into which the composer inserts the chain's pair
+//! source (`shaders/sources/`: its bindings and `source_pair`), its resolver with the generated
+//! `pair_overlap` and `pair_geom` ([`crate::ResolverKind::overlap`] and `resolve` here), its
+//! laws, its parameter and history records and the generated `apply_chain`.
 //!
-//! One invocation per neighbour-list entry; only the owning entry (p < q) of a pair whose
-//! material pair runs this chain evaluates it, writing force, torques and energies into its
-//! own slot. `history` (the entry's record of `step.nbr_history_stride` words) and `slot` are
-//! the elements at `gid` of the bindings of those names.
+//! One invocation per slot of the source; a pair whose table entry runs this chain is
+//! evaluated by the invocation that owns it, writing force, torques and energies into its own
+//! slot. `history` (the slot's record, the source's history stride in words) and `slot` are the
+//! elements at `gid` of the source's arrays.
 
-use crate::gpu_types::{ContactForce, ContactGeom, DomainParams, PairSlot, StepParams};
-use crate::kernels::passes::load_sphere;
-use crate::kernels::resolvers::resolve_sphere_sphere;
-use crate::kernels::resolvers::sphere_sphere::sphere_sphere_overlap;
+use crate::gpu_types::{ContactForce, ContactGeom, PairSlot};
+use crate::kernels::resolvers::Bodies;
+use crate::kernels::sources::SourceView;
 use crate::kernels::v3;
 use crate::registry::{ChainLayout, ChainSpec};
 
@@ -74,43 +75,37 @@ pub fn assemble_slot(geom: &ContactGeom, f: &ContactForce) -> PairSlot {
     }
 }
 
-/// Evaluate neighbour-list entry `gid` if it owns its pair and the pair runs `chain`.
+/// Evaluate slot `gid` of the chain's pair source if the pair is the invocation's to evaluate
+/// and its table entry runs `chain`.
 #[allow(clippy::too_many_arguments)]
 pub fn contact(
     gid: usize,
     chain: &ChainRun<'_>,
-    step: &StepParams,
-    domain: &DomainParams,
+    source: &SourceView<'_>,
+    bodies: &Bodies<'_>,
     pair_chain: &[u32],
     pair_params: &[u32],
     params_stride: usize,
     material: &[u32],
-    pos: &[[f32; 4]],
-    vel: &[[f32; 4]],
-    omega: &[[f32; 4]],
-    nbr_i: &[u32],
-    nbr_j: &[u32],
     history: &mut [f32],
     slot: &mut PairSlot,
 ) {
-    let p = nbr_i[gid] as usize;
-    let q = nbr_j[gid] as usize;
-    if p >= q {
+    let pr = source.pair(gid, bodies.step, material);
+    if pr.owns == 0 {
         return;
     }
-    let table = (material[p] * step.n_materials + material[q]) as usize;
+    let table = pr.table as usize;
     if pair_chain[table] != chain.id {
         return;
     }
+    let resolver = chain.spec.resolver;
     // Most candidates do not touch: decide that from the positions alone.
-    if sphere_sphere_overlap(pos[p], pos[q], domain) <= -chain.range {
+    if resolver.overlap(&pr, bodies) <= -chain.range {
         history.fill(0.0);
         *slot = PairSlot::default();
         return;
     }
-    let b1 = load_sphere(p, pos, vel, omega);
-    let b2 = load_sphere(q, pos, vel, omega);
-    let geom = resolve_sphere_sphere(&b1, &b2, domain, step.dt);
+    let geom = resolver.resolve(&pr, bodies);
     if geom.delta > -chain.range {
         let params = &pair_params[table * params_stride..(table + 1) * params_stride];
         let f = apply_chain(chain, &geom, params, history);

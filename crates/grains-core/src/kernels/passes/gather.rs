@@ -1,8 +1,10 @@
 //! Per-particle gather of pair slots. WGSL twin: `shaders/passes/gather.wgsl`.
 //!
-//! Sums, in neighbour-list order then wall order, the slots a particle takes part in: no float
-//! atomics, so the totals are bitwise reproducible. Each side of a pair books half of the
-//! pair's dissipation; walls give all of theirs to the particle. Dissipation accumulates over
+//! Sums the slots a particle takes part in, source by source in
+//! [`crate::kernels::sources::SourceKind::ALL`] order
+//! (neighbour list, walls, fixed pairs) and each in its own order: no float atomics, so the
+//! totals are bitwise reproducible. Each side of a pair books half of the pair's dissipation;
+//! walls give all of theirs to the particle. Dissipation accumulates over
 //! the run with Kahan compensation (`acc = [damping, its compensation, friction, its
 //! compensation]`) because single increments are tiny against the running total.
 
@@ -30,6 +32,9 @@ pub fn gather(
     nbr_mirror: &[u32],
     slots: &[PairSlot],
     wall_slots: &[PairSlot],
+    fixed_start: &[u32],
+    fixed_entry: &[u32],
+    fixed_slots: &[PairSlot],
     force: &mut [f32; 4],
     torque: &mut [f32; 4],
     dissipated: &mut [f32; 4],
@@ -61,6 +66,19 @@ pub fn gather(
         t += v3(s.torque1);
         damp += s.damping_dissipated;
         fric += s.friction_dissipated;
+    }
+    for k in fixed_start[gid]..fixed_start[gid + 1] {
+        let e = fixed_entry[k as usize];
+        let s = &fixed_slots[(e / 2) as usize];
+        if e.is_multiple_of(2) {
+            f += v3(s.force);
+            t += v3(s.torque1);
+        } else {
+            f -= v3(s.force);
+            t += v3(s.torque2);
+        }
+        damp += 0.5 * s.damping_dissipated;
+        fric += 0.5 * s.friction_dissipated;
     }
     *force = [f.x, f.y, f.z, 0.0];
     *torque = [t.x, t.y, t.z, 0.0];

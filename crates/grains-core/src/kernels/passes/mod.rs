@@ -15,7 +15,6 @@ pub mod pair_count;
 pub mod pair_fill;
 pub mod pair_mirror;
 pub mod prefix_sum;
-pub mod wall_contact;
 
 pub use cell_count::cell_count;
 pub use cell_scatter::cell_scatter;
@@ -28,7 +27,6 @@ pub use pair_count::pair_count;
 pub use pair_fill::pair_fill;
 pub use pair_mirror::pair_mirror;
 pub use prefix_sum::prefix_sum;
-pub use wall_contact::wall_contact;
 
 use crate::gpu_types::{GridParams, SphereBody};
 

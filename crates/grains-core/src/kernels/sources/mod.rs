@@ -1,0 +1,125 @@
+//! Pair sources: where a contact pass finds its pairs. WGSL twins: `shaders/sources/<stem>.wgsl`,
+//! which the composer inserts into the one contact template (`shaders/passes/contact.wgsl`).
+//!
+//! A source owns its pairs (how invocation `gid` maps to two bodies), its history records and
+//! its force slots, and says whether its history is carried over when the neighbour list is
+//! rebuilt. The backends, the gather, the state arrays (checkpoints, save/restore, the memory
+//! estimate) and the energy ledger loop over [`SourceKind::ALL`]. Matches on [`SourceKind`]
+//! have no wildcard arm: a new source makes the compiler list every place to teach.
+//!
+//! - [`neighbour`]: the broad phase's candidate list, rebuilt when particles have moved;
+//!   history follows a pair across rebuilds.
+//! - [`wall`]: every (particle, wall) pair, a fixed slot each, checked every step.
+//! - [`fixed`]: pairs given by topology (bonds, mesh edges, bending hinges), never from the
+//!   hash and never dropped by it; a fixed slot each.
+
+pub mod fixed;
+pub mod neighbour;
+pub mod wall;
+
+pub use fixed::source_pair as fixed_pair;
+pub use neighbour::source_pair as neighbour_pair;
+pub use wall::source_pair as wall_pair;
+
+use crate::gpu_types::{PlaneWall, SourcePair};
+
+/// A kind of pair source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SourceKind {
+    /// The broad phase's neighbour list.
+    Neighbour,
+    /// Particles against plane walls.
+    Wall,
+    /// Pairs from the scene's topology.
+    Fixed,
+}
+
+impl SourceKind {
+    /// Every source, in the order the gather sums their slots.
+    pub const ALL: [SourceKind; 3] = [SourceKind::Neighbour, SourceKind::Wall, SourceKind::Fixed];
+
+    /// File stem under `shaders/sources/` and `kernels/sources/`.
+    pub fn stem(self) -> &'static str {
+        match self {
+            SourceKind::Neighbour => "neighbour",
+            SourceKind::Wall => "wall",
+            SourceKind::Fixed => "fixed",
+        }
+    }
+
+    /// Name of the state array (and GPU buffer) of its history records.
+    pub fn history_array(self) -> &'static str {
+        match self {
+            SourceKind::Neighbour => "history",
+            SourceKind::Wall => "wall_history",
+            SourceKind::Fixed => "fixed_history",
+        }
+    }
+
+    /// Name of the state array (and GPU buffer) of its force slots.
+    pub fn slots_array(self) -> &'static str {
+        match self {
+            SourceKind::Neighbour => "slots",
+            SourceKind::Wall => "wall_slots",
+            SourceKind::Fixed => "fixed_slots",
+        }
+    }
+
+    /// Name of the pair table's chain map for this source (and its GPU buffer), which the
+    /// contact template binds as `pair_chain`.
+    pub fn chain_map(self) -> &'static str {
+        match self {
+            SourceKind::Neighbour => "sphere_chain",
+            SourceKind::Wall => "wall_chain",
+            SourceKind::Fixed => "fixed_chain",
+        }
+    }
+
+    /// Whether the pairs change at a rebuild, so their history must be carried over by
+    /// matching pairs (`history_carry`). Fixed-slot sources keep theirs in place.
+    pub fn rebuilt(self) -> bool {
+        match self {
+            SourceKind::Neighbour => true,
+            SourceKind::Wall => false,
+            SourceKind::Fixed => false,
+        }
+    }
+}
+
+/// What a source's pairs index: the arrays `source_pair` reads, per source.
+#[derive(Clone, Copy, Debug)]
+pub enum SourceView<'a> {
+    Neighbour { nbr_i: &'a [u32], nbr_j: &'a [u32] },
+    Wall { walls: &'a [PlaneWall] },
+    Fixed { fixed_pairs: &'a [[u32; 2]] },
+}
+
+impl SourceView<'_> {
+    /// Which source this is.
+    pub fn kind(&self) -> SourceKind {
+        match self {
+            SourceView::Neighbour { .. } => SourceKind::Neighbour,
+            SourceView::Wall { .. } => SourceKind::Wall,
+            SourceView::Fixed { .. } => SourceKind::Fixed,
+        }
+    }
+
+    /// Pair `gid` of the source: the CPU form of the `source_pair` the composer inserts.
+    #[inline]
+    pub fn pair(
+        &self,
+        gid: usize,
+        step: &crate::gpu_types::StepParams,
+        material: &[u32],
+    ) -> SourcePair {
+        match *self {
+            SourceView::Neighbour { nbr_i, nbr_j } => {
+                neighbour::source_pair(gid, step, material, nbr_i, nbr_j)
+            }
+            SourceView::Wall { walls } => wall::source_pair(gid, step, material, walls),
+            SourceView::Fixed { fixed_pairs } => {
+                fixed::source_pair(gid, step, material, fixed_pairs)
+            }
+        }
+    }
+}

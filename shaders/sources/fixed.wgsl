@@ -1,0 +1,16 @@
+// CPU twin: crates/grains-core/src/kernels/sources/fixed.rs
+//
+// The fixed-topology source, for the contact template's `source` slot: slot `gid` is the
+// scene's pair `fixed_pairs[gid]` for the whole run (bonds, mesh edges), never found by the
+// hash and never dropped by it.
+
+@group(0) @binding(10) var<storage, read> fixed_pairs: array<vec2<u32>>;
+
+fn source_count() -> u32 {
+    return step.n_fixed;
+}
+
+fn source_pair(gid: u32) -> SourcePair {
+    let pq = fixed_pairs[gid];
+    return SourcePair(pq.x, pq.y, material[pq.x] * step.n_materials + material[pq.y], 1u);
+}

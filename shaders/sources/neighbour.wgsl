@@ -1,0 +1,23 @@
+// CPU twin: crates/grains-core/src/kernels/sources/neighbour.rs
+//
+// The neighbour-list source, for the contact template's `source` slot. One invocation per list
+// entry; the list holds each pair twice, and only the owning entry (p < q) evaluates it.
+// Reads the template's `step` and `material`.
+
+@group(0) @binding(10) var<storage, read> nbr_i: array<u32>;
+@group(0) @binding(11) var<storage, read> nbr_j: array<u32>;
+// The entry count, `nbr_start[step.n_particles]` (indirect dispatch).
+@group(0) @binding(12) var<storage, read> nbr_start: array<u32>;
+
+fn source_count() -> u32 {
+    return nbr_start[step.n_particles];
+}
+
+fn source_pair(gid: u32) -> SourcePair {
+    let p = nbr_i[gid];
+    let q = nbr_j[gid];
+    if (p >= q) {
+        return SourcePair();
+    }
+    return SourcePair(p, q, material[p] * step.n_materials + material[q], 1u);
+}

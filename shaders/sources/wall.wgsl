@@ -1,0 +1,18 @@
+// CPU twin: crates/grains-core/src/kernels/sources/wall.rs
+//
+// The wall source, for the contact template's `source` slot: every (particle, wall) pair has
+// the fixed slot `p * n_walls + w`, checked every step. `q` is the wall's index; the
+// sphere-plane resolver reads `walls[q]`.
+
+@group(0) @binding(10) var<storage, read> walls: array<PlaneWall>;
+
+fn source_count() -> u32 {
+    return step.n_particles * step.n_walls;
+}
+
+fn source_pair(gid: u32) -> SourcePair {
+    let nw = step.n_walls;
+    let p = gid / nw;
+    let w = gid % nw;
+    return SourcePair(p, w, material[p] * step.n_materials + walls[w].material, 1u);
+}
