@@ -1,6 +1,7 @@
 //! The one test binary of grains. Each module covers one area:
 //!
 //! - `physics`: contact laws and integrator against closed forms, energy and momentum (CPU).
+//! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
 //! - `determinism`: bitwise identical output run to run.
 //! - `scene_errors`: every kind of broken scene gives its precise message.
@@ -22,3 +23,4 @@ mod io;
 mod physics;
 mod scene_errors;
 mod shaders;
+mod sources;
