@@ -38,7 +38,7 @@ pub(crate) fn file(path: &str) -> Option<&'static str> {
 /// What to say when a template's slot is reached without content.
 fn slot_hint(slot: &str) -> String {
     match slot {
-        "chain" => "compose it with compose_chain".to_string(),
+        "chain" | "source" => "compose it with compose_chain".to_string(),
         "law" => "compose it with compose_harness(\"harness_law_<stem>\")".to_string(),
         _ => "no API fills this slot".to_string(),
     }
