@@ -1,6 +1,7 @@
 //! The one test binary of grains. Each module covers one area:
 //!
 //! - `physics`: contact laws and integrator against closed forms, energy and momentum (CPU).
+//! - `restitution`: the impact models against their exact restitution relation (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
 //! - `determinism`: bitwise identical output run to run.
@@ -21,6 +22,7 @@ mod determinism;
 mod gpu;
 mod io;
 mod physics;
+mod restitution;
 mod scene_errors;
 mod shaders;
 mod sources;

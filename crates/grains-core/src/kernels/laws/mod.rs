@@ -22,4 +22,6 @@ crate::registry::laws! {
     Jkr => jkr::Jkr,
     Dmt => dmt::Dmt,
     MaugisDugdale => maugis_dugdale::MaugisDugdale,
+    HuntCrossley => hunt_crossley::HuntCrossley,
+    Gonthier => gonthier::Gonthier,
 }
