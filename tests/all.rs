@@ -1,6 +1,7 @@
 //! The one test binary of grains. Each module covers one area:
 //!
 //! - `physics`: contact laws and integrator against closed forms, energy and momentum (CPU).
+//! - `eepa`: the elasto-plastic adhesive model's branches, restitution and ledger (CPU).
 //! - `restitution`: the impact models against their exact restitution relation (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
@@ -19,6 +20,7 @@ mod adhesion;
 mod broad_phase;
 mod cli;
 mod determinism;
+mod eepa;
 mod gpu;
 mod io;
 mod physics;

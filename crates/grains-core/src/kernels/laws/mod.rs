@@ -24,4 +24,5 @@ crate::registry::laws! {
     MaugisDugdale => maugis_dugdale::MaugisDugdale,
     HuntCrossley => hunt_crossley::HuntCrossley,
     Gonthier => gonthier::Gonthier,
+    Eepa => eepa::Eepa,
 }
