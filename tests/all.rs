@@ -2,6 +2,7 @@
 //!
 //! - `physics`: contact laws and integrator against closed forms, energy and momentum (CPU).
 //! - `eepa`: the elasto-plastic adhesive model's branches, restitution and ledger (CPU).
+//! - `friction`: the viscous Coulomb laws against the slip-to-roll transition (CPU).
 //! - `restitution`: the impact models against their exact restitution relation (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
@@ -21,6 +22,7 @@ mod broad_phase;
 mod cli;
 mod determinism;
 mod eepa;
+mod friction;
 mod gpu;
 mod io;
 mod physics;

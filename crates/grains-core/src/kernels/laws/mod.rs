@@ -25,4 +25,6 @@ crate::registry::laws! {
     HuntCrossley => hunt_crossley::HuntCrossley,
     Gonthier => gonthier::Gonthier,
     Eepa => eepa::Eepa,
+    HaffWerner => haff_werner::HaffWerner,
+    RegularizedCoulomb => regularized_coulomb::RegularizedCoulomb,
 }

@@ -1,0 +1,216 @@
+//! Haff-Werner viscous Coulomb friction. WGSL twin: `shaders/laws/haff_werner.wgsl`.
+//!
+//! `F_t = -min(c_t |v_t|, mu F_n) v_t / |v_t|` (Haff & Werner 1986; Mpacts T_CoulombFriction,
+//! `shared/reference/000`): a tangential dashpot of coefficient `c_t` capped by the Coulomb
+//! limit of the normal force the chain's earlier laws produced. No spring, so no stored
+//! energy and no history of the slip; a static contact creeps (use `cundall_strack` for
+//! piles at rest).
+//!
+//! Its kernel is shared with `regularized_coulomb` (`law_viscous_coulomb`, WGSL
+//! `lib/viscous_coulomb.wgsl`), which is the same force with `c_t = mu F_n / v_reg`.
+//!
+//! Energy: the friction force does work at every step; with no stored energy all of it is
+//! dissipated. It is booked as the trapezoid `(F_prev + F) / 2 . v dt` over the step's
+//! relative displacement, for the reason `viscous.rs` gives (velocity Verlet applies each force
+//! half before and half after its instant), so the previous force is kept in the history.
+//!
+//! Scene keys: `friction` (mu, required), `damping` (c_t, N s/m, required).
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernels::v3;
+use crate::law::{
+    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
+    Word,
+};
+use crate::parity::{random_geom, random_prior_force, SplitMix};
+use crate::registry::Slot;
+
+/// Per-pair parameters of the viscous Coulomb laws (WGSL: `lib/viscous_coulomb.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ViscousCoulombParams {
+    /// Coulomb coefficient `mu`.
+    pub friction: f32,
+    /// Dashpot `c_t` (N s/m); 0: `mu F_n / v_reg` (regularised Coulomb).
+    pub damping: f32,
+    /// Regularisation velocity `v_reg` (m/s), used when `damping` is 0.
+    pub regularization_velocity: f32,
+}
+
+/// Per-pair history of the viscous Coulomb laws (WGSL: `lib/viscous_coulomb.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ViscousCoulombHistory {
+    /// Tangential force of the previous step (N).
+    pub f_prev: [f32; 3],
+}
+
+/// Scene settings of `haff_werner`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HaffWernerSpec {
+    pub friction: f64,
+    /// `c_t` (N s/m).
+    pub damping: f64,
+}
+
+/// The shared kernel: a tangential dashpot capped at `mu F_n`.
+pub fn law_viscous_coulomb(
+    geom: &ContactGeom,
+    params: &ViscousCoulombParams,
+    history: &mut ViscousCoulombHistory,
+    force: &mut ContactForce,
+) {
+    let vrel = v3(geom.vrel);
+    if geom.delta <= 0.0 {
+        // The last force's half step.
+        force.friction_dissipated -= 0.5 * v3(history.f_prev).dot(vrel) * geom.dt;
+        *history = ViscousCoulombHistory::default();
+        return;
+    }
+    let n = v3(geom.normal);
+    let vt = vrel - n * vrel.dot(n);
+    let speed = vt.length();
+    let limit = params.friction * force.normal_force;
+    let c = if params.damping > 0.0 {
+        params.damping
+    } else {
+        limit / params.regularization_velocity
+    };
+    let mag = (c * speed).min(limit);
+    let ft = if speed > 0.0 {
+        vt * (-mag / speed)
+    } else {
+        glam::Vec3::ZERO
+    };
+    force.force = (v3(force.force) + ft).to_array();
+    // The force on body 1 opposes its motion relative to body 2: -(F_prev + F) . v dt / 2 >= 0.
+    force.friction_dissipated -= 0.5 * (v3(history.f_prev) + ft).dot(vrel) * geom.dt;
+    history.f_prev = ft.to_array();
+}
+
+/// Haff-Werner friction.
+pub fn law_haff_werner(
+    geom: &ContactGeom,
+    params: &ViscousCoulombParams,
+    history: &mut ViscousCoulombHistory,
+    force: &mut ContactForce,
+) {
+    law_viscous_coulomb(geom, params, history, force)
+}
+
+/// A random case of the viscous Coulomb laws, after a realistic normal force: dashpot or
+/// regularised, sticking or sliding.
+pub fn viscous_coulomb_case(
+    rng: &mut SplitMix,
+    i: usize,
+    regularized: bool,
+) -> ParityCase<ViscousCoulombParams, ViscousCoulombHistory> {
+    let geom = random_geom(rng, i);
+    let force = random_prior_force(rng, &geom);
+    let friction = rng.range(0.05, 1.0) as f32;
+    let (damping, regularization_velocity) = if regularized {
+        (0.0, rng.log_uniform(1e-5, 1.0))
+    } else {
+        (force.normal_force * friction / rng.log_uniform(1e-4, 10.0), 0.0)
+    };
+    let f = force.normal_force;
+    ParityCase {
+        geom,
+        params: ViscousCoulombParams {
+            friction,
+            damping,
+            regularization_velocity,
+        },
+        history: ViscousCoulombHistory {
+            f_prev: rng.vec3(f as f64),
+        },
+        force,
+    }
+}
+
+/// Rust layouts of the shared records.
+pub fn viscous_coulomb_layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
+    vec![
+        crate::pod_layout!(ViscousCoulombParams {
+            friction,
+            damping,
+            regularization_velocity
+        }),
+        crate::pod_layout!(ViscousCoulombHistory { f_prev }),
+    ]
+}
+
+/// Parse a friction coefficient (`friction`, required, >= 0).
+pub fn parse_friction<K: LawKeys>(keys: &K) -> Result<f64, K::Error> {
+    let mu = keys.non_negative("friction", "(dimensionless)")?;
+    required(keys, "friction", "a number >= 0 (dimensionless)", mu)
+}
+
+/// The `haff_werner` law.
+pub struct HaffWerner;
+
+impl Law for HaffWerner {
+    const KEYWORD: &'static str = "haff_werner";
+    const SLOT: Slot = Slot::Tangential;
+    const KEYS: &'static [&'static str] = &["friction", "damping"];
+    // A projection, a length and a division: a few ulps; 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const PARAMS_STRUCT: &'static str = "ViscousCoulombParams";
+    const HISTORY_STRUCT: Option<&'static str> = Some("ViscousCoulombHistory");
+    const HISTORY_WORDS: &'static [Word] = &[Word::Force, Word::Force, Word::Force];
+    const ENERGY: &'static [&'static str] = &["friction"];
+    type Params = ViscousCoulombParams;
+    type History = ViscousCoulombHistory;
+    type Spec = HaffWernerSpec;
+
+    fn parse<K: LawKeys>(keys: &K) -> Result<HaffWernerSpec, K::Error> {
+        let friction = parse_friction(keys)?;
+        let c = keys.positive("damping", "N s/m")?;
+        Ok(HaffWernerSpec {
+            friction,
+            damping: required(keys, "damping", "a positive number (N s/m)", c)?,
+        })
+    }
+
+    fn spring(_: &HaffWernerSpec) -> Option<SpringShape> {
+        None
+    }
+
+    fn mix(spec: &HaffWernerSpec, _: &PairContext<'_>) -> ViscousCoulombParams {
+        ViscousCoulombParams {
+            friction: spec.friction as f32,
+            damping: spec.damping as f32,
+            regularization_velocity: 0.0,
+        }
+    }
+
+    fn range(_: &HaffWernerSpec, _: &PairContext<'_>) -> f64 {
+        0.0
+    }
+
+    fn collision_time(_: &HaffWernerSpec, _: &CollisionContext<'_>) -> Option<f64> {
+        None
+    }
+
+    fn apply(
+        g: &ContactGeom,
+        p: &ViscousCoulombParams,
+        h: &mut ViscousCoulombHistory,
+        f: &mut ContactForce,
+    ) {
+        law_haff_werner(g, p, h, f)
+    }
+
+    fn parity_case(
+        rng: &mut SplitMix,
+        i: usize,
+    ) -> ParityCase<ViscousCoulombParams, ViscousCoulombHistory> {
+        viscous_coulomb_case(rng, i, false)
+    }
+
+    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
+        viscous_coulomb_layouts()
+    }
+}
