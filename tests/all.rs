@@ -2,6 +2,7 @@
 //!
 //! - `physics`: contact laws and integrator against closed forms, energy and momentum (CPU).
 //! - `eepa`: the elasto-plastic adhesive model's branches, restitution and ledger (CPU).
+//! - `dampers`: the linear dashpots, on contacts and on fixed pairs at a distance (CPU).
 //! - `friction`: the viscous Coulomb laws against the slip-to-roll transition (CPU).
 //! - `restitution`: the impact models against their exact restitution relation (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
@@ -20,6 +21,7 @@
 mod adhesion;
 mod broad_phase;
 mod cli;
+mod dampers;
 mod determinism;
 mod eepa;
 mod friction;

@@ -103,7 +103,8 @@ pub struct PairTable {
     /// Interaction range of each chain (m): the largest over the material pairs it serves.
     pub chain_range: Vec<f32>,
     /// How far beyond touching each chain's pairs are evaluated (m): its range, plus the skin
-    /// for a chain that acts beyond touching. A pair separating fast can then not leave the
+    /// for a chain that acts beyond touching; `f32::MAX` for a fixed-source chain, whose pairs
+    /// are evaluated at any distance. A pair separating fast can then not leave the
     /// range between two steps unseen: its laws always see it go (an adhesive contact breaks
     /// and books its energy) before the pass forgets its history.
     pub chain_reach: Vec<f32>,

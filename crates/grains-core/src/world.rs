@@ -223,10 +223,18 @@ impl World {
             },
         ];
         let mut table = PairTable::build(materials, &sets, &r_max)?;
+        // A fixed pair is evaluated at any distance (its laws decide where they act: a damper
+        // between bonded particles acts apart too); a found pair out to its chain's range, plus
+        // the skin for a chain that acts beyond touching.
         table.chain_reach = table
             .chain_range
             .iter()
-            .map(|&r| if r > 0.0 { r + self.skin as f32 } else { 0.0 })
+            .zip(&table.chains)
+            .map(|(&r, c)| match c.source {
+                SourceKind::Fixed => f32::MAX,
+                SourceKind::Neighbour | SourceKind::Wall if r > 0.0 => r + self.skin as f32,
+                SourceKind::Neighbour | SourceKind::Wall => 0.0,
+            })
             .collect();
         self.table = table;
         Ok(())

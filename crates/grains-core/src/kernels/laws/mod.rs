@@ -27,4 +27,6 @@ crate::registry::laws! {
     Eepa => eepa::Eepa,
     HaffWerner => haff_werner::HaffWerner,
     RegularizedCoulomb => regularized_coulomb::RegularizedCoulomb,
+    LinearDamper => linear_damper::LinearDamper,
+    LinearDamperOverlap => linear_damper_overlap::LinearDamperOverlap,
 }

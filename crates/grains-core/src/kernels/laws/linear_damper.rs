@@ -1,0 +1,185 @@
+//! Linear normal dashpot, at any distance. WGSL twin: `shaders/laws/linear_damper.wgsl`.
+//!
+//! `F = -c v_n n` (Mpacts LinearDamper, `shared/reference/000`), for every pair its chain
+//! evaluates: meant for fixed pairs (bonds, spring networks), which are evaluated at any
+//! distance; on the neighbour list or walls it acts while the surfaces touch. Not clipped: it
+//! resists separation as well as approach. Its sibling `linear_damper_overlap` acts only while
+//! the surfaces overlap, weighted by the contact fraction; both share the kernel
+//! `law_normal_dashpot` (WGSL `lib/normal_dashpot.wgsl`).
+//!
+//! Energy: the trapezoid of the force over the step's approach, `(F_prev + F) / 2 v_n dt`, all
+//! dissipated (as `viscous.rs` explains).
+//!
+//! Scene keys: `damping` (c, N s/m, required).
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernels::v3;
+use crate::law::{
+    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
+    Word,
+};
+use crate::parity::{random_geom, SplitMix};
+use crate::registry::Slot;
+
+/// Per-pair parameters of the linear dashpots (WGSL: `lib/normal_dashpot.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct NormalDashpotParams {
+    /// Damping coefficient `c` (N s/m).
+    pub damping: f32,
+    /// 1: act only while the surfaces overlap, weighted by the contact fraction; 0: always.
+    pub overlap_only: u32,
+}
+
+/// Per-pair history of the linear dashpots (WGSL: `lib/normal_dashpot.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct NormalDashpotHistory {
+    /// Dashpot force of the previous step (N, positive repulsive).
+    pub f_prev: f32,
+}
+
+/// Scene settings of the linear dashpots.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NormalDashpotSpec {
+    /// `c` (N s/m).
+    pub damping: f64,
+}
+
+/// The shared kernel: `F = -c v_n n` (times the contact fraction for `overlap_only`).
+pub fn law_normal_dashpot(
+    geom: &ContactGeom,
+    params: &NormalDashpotParams,
+    history: &mut NormalDashpotHistory,
+    force: &mut ContactForce,
+) {
+    let n = v3(geom.normal);
+    // Approach rate d(delta)/dt: positive while the bodies move towards each other.
+    let vn = v3(geom.vrel).dot(n);
+    let mut f = params.damping * vn;
+    if params.overlap_only != 0 {
+        if geom.delta <= 0.0 {
+            force.damping_dissipated += 0.5 * history.f_prev * vn * geom.dt;
+            history.f_prev = 0.0;
+            return;
+        }
+        f *= geom.fraction;
+    }
+    force.force = (v3(force.force) - n * f).to_array();
+    force.damping_dissipated += 0.5 * (history.f_prev + f) * vn * geom.dt;
+    history.f_prev = f;
+}
+
+/// The linear dashpot.
+pub fn law_linear_damper(
+    geom: &ContactGeom,
+    params: &NormalDashpotParams,
+    history: &mut NormalDashpotHistory,
+    force: &mut ContactForce,
+) {
+    law_normal_dashpot(geom, params, history, force)
+}
+
+/// Parse `damping` (required, positive).
+pub fn parse_dashpot<K: LawKeys>(keys: &K) -> Result<NormalDashpotSpec, K::Error> {
+    let c = keys.positive("damping", "N s/m")?;
+    Ok(NormalDashpotSpec {
+        damping: required(keys, "damping", "a positive number (N s/m)", c)?,
+    })
+}
+
+/// A random case of the dashpots: overlapping or apart, any fraction.
+pub fn dashpot_case(
+    rng: &mut SplitMix,
+    i: usize,
+    overlap_only: bool,
+) -> ParityCase<NormalDashpotParams, NormalDashpotHistory> {
+    let mut geom = random_geom(rng, i);
+    geom.fraction = if rng.chance(0.5) { 1.0 } else { rng.range(0.0, 1.0) as f32 };
+    let damping = rng.log_uniform(1e-4, 1e2);
+    ParityCase {
+        geom,
+        params: NormalDashpotParams {
+            damping,
+            overlap_only: overlap_only as u32,
+        },
+        history: NormalDashpotHistory {
+            f_prev: damping * rng.range(-1.0, 1.0) as f32,
+        },
+        force: ContactForce::default(),
+    }
+}
+
+/// Rust layouts of the shared records.
+pub fn dashpot_layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
+    vec![
+        crate::pod_layout!(NormalDashpotParams {
+            damping,
+            overlap_only
+        }),
+        crate::pod_layout!(NormalDashpotHistory { f_prev }),
+    ]
+}
+
+/// The `linear_damper` law.
+pub struct LinearDamper;
+
+impl Law for LinearDamper {
+    const KEYWORD: &'static str = "linear_damper";
+    const SLOT: Slot = Slot::Damping;
+    const KEYS: &'static [&'static str] = &["damping"];
+    // A product and a dot product: a few ulps; 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const PARAMS_STRUCT: &'static str = "NormalDashpotParams";
+    const HISTORY_STRUCT: Option<&'static str> = Some("NormalDashpotHistory");
+    const HISTORY_WORDS: &'static [Word] = &[Word::Force];
+    const ENERGY: &'static [&'static str] = &["damping"];
+    type Params = NormalDashpotParams;
+    type History = NormalDashpotHistory;
+    type Spec = NormalDashpotSpec;
+
+    fn parse<K: LawKeys>(keys: &K) -> Result<NormalDashpotSpec, K::Error> {
+        parse_dashpot(keys)
+    }
+
+    fn spring(_: &NormalDashpotSpec) -> Option<SpringShape> {
+        None
+    }
+
+    fn mix(spec: &NormalDashpotSpec, _: &PairContext<'_>) -> NormalDashpotParams {
+        NormalDashpotParams {
+            damping: spec.damping as f32,
+            overlap_only: 0,
+        }
+    }
+
+    fn range(_: &NormalDashpotSpec, _: &PairContext<'_>) -> f64 {
+        0.0
+    }
+
+    fn collision_time(_: &NormalDashpotSpec, _: &CollisionContext<'_>) -> Option<f64> {
+        None
+    }
+
+    fn apply(
+        g: &ContactGeom,
+        p: &NormalDashpotParams,
+        h: &mut NormalDashpotHistory,
+        f: &mut ContactForce,
+    ) {
+        law_linear_damper(g, p, h, f)
+    }
+
+    fn parity_case(
+        rng: &mut SplitMix,
+        i: usize,
+    ) -> ParityCase<NormalDashpotParams, NormalDashpotHistory> {
+        dashpot_case(rng, i, false)
+    }
+
+    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
+        dashpot_layouts()
+    }
+}
