@@ -5,6 +5,7 @@
 //! - `dampers`: the linear dashpots, on contacts and on fixed pairs at a distance (CPU).
 //! - `friction`: the viscous Coulomb laws against the slip-to-roll transition (CPU).
 //! - `restitution`: the impact models against their exact restitution relation (CPU).
+//! - `rolling`: rolling resistance and torsional friction on a sphere on a plane (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
 //! - `determinism`: bitwise identical output run to run.
@@ -29,6 +30,7 @@ mod gpu;
 mod io;
 mod physics;
 mod restitution;
+mod rolling;
 mod scene_errors;
 mod shaders;
 mod sources;

@@ -684,6 +684,8 @@ fn compare_geom(
     check(what, i, "fraction", &[a.fraction], &[b.fraction], 0.0, 1.0);
     check(what, i, "dt", &[a.dt], &[b.dt], 0.0, 1.0);
     check(what, i, "lengths", &a.lengths, &b.lengths, 0.0, 1.0);
+    let spin = (0..3).map(|k| a.wrel[k].abs()).fold(1e-30f32, f32::max);
+    check(what, i, "wrel", &a.wrel, &b.wrel, tol, spin);
 }
 
 #[test]

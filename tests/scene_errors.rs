@@ -378,13 +378,17 @@ fn law_in_wrong_slot() {
 
 #[test]
 fn reserved_slots_are_rejected() {
+    // The rolling slot has its laws now: an unknown one is named with the accepted ones.
     expect_error(
         "rolling",
         &format!("{VALID}rolling = {{ law = \"constant_torque\", coefficient = 0.1 }}\n"),
         27,
-        1,
-        "interaction[0].rolling",
-        &["no law exists yet for the rolling slot"],
+        19,
+        "interaction[0].rolling.law",
+        &[
+            "unknown rolling law \"constant_torque\"",
+            "accepted: \"rolling_constant_torque\"",
+        ],
     );
     expect_error(
         "extra",

@@ -385,7 +385,9 @@ fn struct_layouts_match_gpu_types() {
             arm2,
             dt,
             lengths,
-            _pad
+            _pad,
+            wrel,
+            _pad2
         }),
         rust_layout!(ContactForce {
             force,

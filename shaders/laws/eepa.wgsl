@@ -32,6 +32,16 @@ fn eepa_pow(x: f32, y: f32) -> f32 {
     return 0.0;
 }
 
+// `1 - r^n`, by the binomial series `n u (1 - (n-1)/2 u (1 - (n-2)/3 u))`, u = 1 - r, near
+// r = 1, where pow's absolute error would dominate the difference.
+fn eepa_one_minus_pow(r: f32, n: f32) -> f32 {
+    let u = 1.0 - r;
+    if (abs(u) < 1e-3) {
+        return n * u * (1.0 - (n - 1.0) * 0.5 * u * (1.0 - (n - 2.0) / 3.0 * u));
+    }
+    return 1.0 - eepa_pow(r, n);
+}
+
 fn law_eepa(
     geom: ContactGeom,
     params: EepaParams,
@@ -57,20 +67,19 @@ fn law_eepa(
     let dn = eepa_pow(d, n);
     var dp = (*history).plastic_overlap;
     // `delta^n - delta_p^n` as `delta^n (1 - (delta_p / delta)^n)`, accurate where the two
-    // powers are close.
-    var rn = eepa_pow(dp / d, n);
-    var dpn = dn * rn;
+    // powers are close (eepa_one_minus_pow).
+    let one_minus_rn = eepa_one_minus_pow(dp / d, n);
+    var dpn = dn * (1.0 - one_minus_rn);
     let f0 = params.pull_off_force;
     var f: f32;
     var kt: f32;
-    if (k2 * dn * (1.0 - rn) >= k1 * dn) {
+    if (k2 * dn * one_minus_rn >= k1 * dn) {
         dp = d * eepa_pow(params.plasticity_ratio, 1.0 / n);
-        rn = params.plasticity_ratio;
-        dpn = rn * dn;
+        dpn = params.plasticity_ratio * dn;
         f = -f0 + k1 * dn;
         kt = n * k1 * dn / d;
     } else {
-        let fu = k2 * dn * (1.0 - rn);
+        let fu = k2 * dn * one_minus_rn;
         let da = eepa_pow(d, params.adhesion_exponent);
         let fa = -params.adhesion_stiffness * da;
         if (fu > fa) {

@@ -44,6 +44,8 @@ struct ContactGeom {
     dt: f32,
     lengths: vec2<f32>,
     _pad: vec2<f32>,
+    wrel: vec3<f32>,
+    _pad2: f32,
 }
 
 struct ContactForce {

@@ -36,5 +36,7 @@ fn resolve_sphere_plane(b1: SphereBody, w: PlaneWall, dt: f32) -> ContactGeom {
         dt,
         vec2<f32>(b1.radius, b1.radius),
         vec2<f32>(0.0, 0.0),
+        b1.omega,
+        0.0,
     );
 }

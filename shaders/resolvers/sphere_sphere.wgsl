@@ -47,5 +47,7 @@ fn resolve_sphere_sphere(b1: SphereBody, b2: SphereBody, domain: DomainParams, d
         dt,
         vec2<f32>(b1.radius, b2.radius),
         vec2<f32>(0.0, 0.0),
+        b1.omega - b2.omega,
+        0.0,
     );
 }

@@ -83,6 +83,10 @@ pub struct ContactGeom {
     /// Contact lengths `l1, l2` (m) of Woo's linear model.
     pub lengths: [f32; 2],
     pub _pad: [f32; 2],
+    /// Angular velocity of body 1 relative to body 2, `w1 - w2` (rad/s), for rolling and
+    /// torsional laws.
+    pub wrel: [f32; 3],
+    pub _pad2: f32,
 }
 
 /// What the laws of a chain accumulate; the assembly turns it into forces on both bodies.

@@ -84,6 +84,8 @@ pub fn random_geom(rng: &mut SplitMix, i: usize) -> ContactGeom {
         dt: rng.log_uniform(1e-7, 1e-5),
         lengths: [r1, r2],
         _pad: [0.0; 2],
+        wrel: rng.vec3(1e3),
+        _pad2: 0.0,
     }
 }
 

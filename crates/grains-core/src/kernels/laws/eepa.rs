@@ -99,6 +99,20 @@ pub fn pow_pos(x: f32, y: f32) -> f32 {
     }
 }
 
+/// `1 - r^n` for `r >= 0`, accurate when `r` is near 1: there `r^n` (a `log2` and an `exp2` on
+/// the GPU) carries an absolute error of about 1e-7 that the difference would expose, so the
+/// binomial series `n u (1 - (n-1)/2 u (1 - (n-2)/3 u))`, `u = 1 - r`, is used for
+/// `|u| < 1e-3` (truncation ~u^4).
+#[inline]
+pub fn one_minus_pow(r: f32, n: f32) -> f32 {
+    let u = 1.0 - r;
+    if u.abs() < 1e-3 {
+        n * u * (1.0 - (n - 1.0) * 0.5 * u * (1.0 - (n - 2.0) / 3.0 * u))
+    } else {
+        1.0 - pow_pos(r, n)
+    }
+}
+
 /// EEPA contact.
 pub fn law_eepa(
     geom: &ContactGeom,
@@ -126,20 +140,19 @@ pub fn law_eepa(
     let dn = pow_pos(d, n);
     let mut dp = history.plastic_overlap;
     // `delta^n - delta_p^n` as `delta^n (1 - (delta_p / delta)^n)`: near the end of loading
-    // the two powers are close, and the ratio's power is accurate there where their difference
+    // the two powers are close, and [`one_minus_pow`] is accurate there where their difference
     // would not be.
-    let mut rn = pow_pos(dp / d, n);
-    let mut dpn = dn * rn;
+    let one_minus_rn = one_minus_pow(dp / d, n);
+    let mut dpn = dn * (1.0 - one_minus_rn);
     let f0 = params.pull_off_force;
     let (f, kt);
-    if k2 * dn * (1.0 - rn) >= k1 * dn {
+    if k2 * dn * one_minus_rn >= k1 * dn {
         dp = d * pow_pos(params.plasticity_ratio, 1.0 / n);
-        rn = params.plasticity_ratio;
-        dpn = rn * dn;
+        dpn = params.plasticity_ratio * dn;
         f = -f0 + k1 * dn;
         kt = n * k1 * dn / d;
     } else {
-        let fu = k2 * dn * (1.0 - rn);
+        let fu = k2 * dn * one_minus_rn;
         let da = pow_pos(d, params.adhesion_exponent);
         let fa = -params.adhesion_stiffness * da;
         if fu > fa {

@@ -29,4 +29,6 @@ crate::registry::laws! {
     RegularizedCoulomb => regularized_coulomb::RegularizedCoulomb,
     LinearDamper => linear_damper::LinearDamper,
     LinearDamperOverlap => linear_damper_overlap::LinearDamperOverlap,
+    TorsionalCoulomb => torsional_coulomb::TorsionalCoulomb,
+    RollingConstantTorque => rolling_constant_torque::RollingConstantTorque,
 }

@@ -43,5 +43,7 @@ pub fn resolve_sphere_plane(b1: &SphereBody, w: &PlaneWall, dt: f32) -> ContactG
         dt,
         lengths: [b1.radius, b1.radius],
         _pad: [0.0; 2],
+        wrel: b1.omega,
+        _pad2: 0.0,
     }
 }

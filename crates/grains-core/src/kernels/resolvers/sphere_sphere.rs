@@ -65,5 +65,7 @@ pub fn resolve_sphere_sphere(
         dt,
         lengths: [b1.radius, b2.radius],
         _pad: [0.0; 2],
+        wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
+        _pad2: 0.0,
     }
 }
