@@ -19,51 +19,13 @@ fn linear_damper_overlap_gives_the_damped_oscillator_restitution() {
     for zeta in [0.1, 0.3, 0.5] {
         let c = 2.0 * zeta * (m_eff * k).sqrt();
         let t_c = PI / ((k / m_eff).sqrt() * (1.0 - zeta * zeta).sqrt());
-        let mut p = Particles::default();
-        let gap = 1e-3 * r;
-        p.push_sphere(
-            [-(r + gap), 0.0, 0.0],
-            r,
-            [0.5 * v, 0.0, 0.0],
-            [0.0; 3],
-            0,
-            2500.0,
-            false,
-        );
-        p.push_sphere(
-            [r + gap, 0.0, 0.0],
-            r,
-            [-0.5 * v, 0.0, 0.0],
-            [0.0; 3],
-            0,
-            2500.0,
-            false,
-        );
         let damper = LawSpec::LinearDamperOverlap(NormalDashpotSpec { damping: c });
         let inter = Interaction::new(0, 0, vec![linear(Some(k)), damper]);
-        let w = world(
-            p,
-            vec![],
-            material("m", 1e7, 2500.0),
-            inter,
-            open_domain(10.0 * r),
-            [0.0; 3],
-            t_c / 2e4,
-            0.1 * r,
-        );
+        let w = head_on_world(inter, r, v, 1e7, t_c / 2e4);
         let mut b = CpuBackend::new(w).unwrap_or_else(|e| panic!("{e}"));
         let e0 = b.energy().total;
-        let mut touched = false;
-        for _ in 0..200_000 {
-            b.step();
-            if b.force[0][0] != 0.0 {
-                touched = true;
-            } else if touched {
-                break;
-            }
-        }
-        assert!(touched, "the spheres met");
-        let e = (b.vel[1][0] - b.vel[0][0]) as f64 / v;
+        assert!(through_contact(&mut b, 200_000) > 0, "the spheres met");
+        let e = restitution_of(&b, v);
         let want = (-PI * zeta / (1.0 - zeta * zeta).sqrt()).exp();
         let drift = (b.energy().total - e0).abs() / e0;
         eprintln!("zeta = {zeta}: restitution {e:.6}, damped oscillator {want:.6}, ledger drift {drift:e}");

@@ -106,51 +106,17 @@ fn eepa(l: f64, k1: f64, n: f64, kadh: f64, f0: f64) -> LawSpec {
     })
 }
 
-/// Two spheres of radius `r` meeting head on at `v`: the backend after the impact.
+/// Two spheres of radius `r` meeting head on at `v` under `normal` alone: the backend after
+/// the impact and the energy ledger's initial total.
 fn impact(normal: LawSpec, r: f64, v: f64, dt: f64) -> (CpuBackend, f64) {
-    let mut p = Particles::default();
-    let gap = 1e-3 * r;
-    p.push_sphere(
-        [-(r + gap), 0.0, 0.0],
-        r,
-        [0.5 * v, 0.0, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
-    p.push_sphere(
-        [r + gap, 0.0, 0.0],
-        r,
-        [-0.5 * v, 0.0, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
     let inter = self_interaction(normal, None, None, TangentialStiffness::Mindlin);
-    let w = world(
-        p,
-        vec![],
-        material("m", 1e7, 2500.0),
-        inter,
-        open_domain(10.0 * r),
-        [0.0; 3],
-        dt,
-        0.1 * r,
-    );
-    let mut b = CpuBackend::new(w).unwrap_or_else(|e| panic!("{e}"));
+    let mut b =
+        CpuBackend::new(head_on_world(inter, r, v, 1e7, dt)).unwrap_or_else(|e| panic!("{e}"));
     let e0 = b.energy().total;
-    let mut touched = false;
-    for _ in 0..2_000_000 {
-        b.step();
-        if b.force[0][0] != 0.0 {
-            touched = true;
-        } else if touched {
-            break;
-        }
-    }
-    assert!(touched, "the spheres never met");
+    assert!(
+        through_contact(&mut b, 2_000_000) > 0,
+        "the spheres never met"
+    );
     (b, e0)
 }
 
@@ -164,7 +130,7 @@ fn eepa_linear_restitution_is_sqrt_k1_over_k2() {
     let t_c = PI * (m_eff / k1).sqrt();
     for l in [0.2, 0.5, 0.8] {
         let (mut b, e0) = impact(eepa(l, k1, 1.0, 0.0, 0.0), r, v, t_c / 2e4);
-        let e = (b.vel[1][0] - b.vel[0][0]) as f64 / v;
+        let e = restitution_of(&b, v);
         let want = (1.0 - l).sqrt();
         eprintln!("lambda_P = {l}: restitution {e:.6}, sqrt(k1/k2) = {want:.6}");
         assert!((e - want).abs() < 1e-3, "lambda_P = {l}: {e} vs {want}");
@@ -243,28 +209,8 @@ fn eepa_adhesive_impact_closes_the_ledger() {
 /// energy ledger's total stays within 1e-5 of the start.
 #[test]
 fn the_eepa_scene_writes_its_loop() {
-    let dir = std::env::temp_dir().join(format!("grains-eepa-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let scene = grains_tests::workspace_root().join("scenes/eepa.toml");
-    let args = [
-        "grains",
-        "run",
-        &scene.to_string_lossy(),
-        "--backend",
-        "cpu",
-        "--out",
-        &dir.to_string_lossy(),
-        "-q",
-    ]
-    .map(String::from);
-    grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{e:#}"));
-    let read = |name: &str| -> Vec<Vec<f64>> {
-        let text = std::fs::read_to_string(dir.join(name)).expect(name);
-        text.lines()
-            .skip(1)
-            .map(|l| l.split(',').map(|x| x.parse().expect("number")).collect())
-            .collect()
-    };
+    let dir = grains_tests::run_scene_on_cpu("eepa.toml");
+    let read = |name: &str| grains_tests::csv_rows(&dir.join(name));
     let contacts = read("contacts.csv");
     let (k1, f0) = (1.0e6, 2.0e-3);
     let peak = contacts

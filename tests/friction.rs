@@ -2,8 +2,7 @@
 //! `regularized_coulomb`, against the closed-form slip-to-roll transition, with the energy
 //! ledger closed over the slide.
 
-use grains_core::kernels::laws::haff_werner::HaffWernerSpec;
-use grains_core::kernels::laws::regularized_coulomb::RegularizedCoulombSpec;
+use grains_core::kernels::laws::haff_werner::ViscousCoulombSpec;
 use grains_core::materials::{effective_young, Interaction};
 use grains_core::{Backend, CpuBackend, LawSpec, Particles};
 use grains_tests::worlds::*;
@@ -80,12 +79,14 @@ fn slide(tangential: LawSpec, mu: f64) -> (f64, f64, f64, f64) {
 fn viscous_coulomb_laws_roll_at_the_closed_form_time() {
     let (mu, v0, g) = (0.3, 0.5, 9.81);
     let laws = [
-        LawSpec::HaffWerner(HaffWernerSpec {
+        LawSpec::HaffWerner(ViscousCoulombSpec {
             friction: mu,
             damping: 1e3,
+            regularization_velocity: 0.0,
         }),
-        LawSpec::RegularizedCoulomb(RegularizedCoulombSpec {
+        LawSpec::RegularizedCoulomb(ViscousCoulombSpec {
             friction: mu,
+            damping: 0.0,
             regularization_velocity: 1e-4,
         }),
     ];

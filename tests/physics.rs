@@ -33,41 +33,11 @@ fn head_on(
     young: f64,
     dt: f64,
 ) -> CpuBackend {
-    let mat = material("m", young, 2500.0);
-    let mut p = grains_core::Particles::default();
-    let gap = 1e-3 * r;
-    p.push_sphere(
-        [-(r + gap), 0.0, 0.0],
-        r,
-        [0.5 * v, 0.0, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
-    p.push_sphere(
-        [r + gap, 0.0, 0.0],
-        r,
-        [-0.5 * v, 0.0, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
     let inter = self_interaction(normal, restitution, None, TangentialStiffness::Mindlin);
-    cpu(world(
-        p,
-        vec![],
-        mat,
-        inter,
-        open_domain(10.0 * r),
-        [0.0; 3],
-        dt,
-        0.1 * r,
-    ))
+    cpu(head_on_world(inter, r, v, young, dt))
 }
 
-/// Runs a head-on impact to separation; returns (contact duration, peak force, restitution).
+/// Run an impact to its end: (contact duration, peak force, restitution).
 fn impact(b: &mut CpuBackend, v: f64, max_steps: u64) -> (f64, f64, f64) {
     let dt = b.world.dt;
     let (mut steps_in_contact, mut peak, mut touched) = (0u64, 0.0f64, false);

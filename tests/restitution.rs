@@ -18,7 +18,7 @@ use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
 use grains_core::kernels::laws::gonthier::gonthier_factor;
 use grains_core::kernels::laws::hunt_crossley::{hunt_crossley_factor, ImpactSpec};
 use grains_core::materials::effective_young;
-use grains_core::{Backend, CpuBackend, LawSpec, Particles};
+use grains_core::{CpuBackend, LawSpec};
 use grains_tests::worlds::*;
 
 const PI: f64 = std::f64::consts::PI;
@@ -41,50 +41,14 @@ fn exact_restitution(alpha: f64) -> f64 {
 /// Two spheres of radius `r` (m) meeting head on at relative speed `v` (m/s) under the normal
 /// law `normal`; returns the achieved restitution.
 fn impact(normal: LawSpec, r: f64, v: f64, young: f64, t_c: f64) -> f64 {
-    let mat = material("m", young, 2500.0);
-    let mut p = Particles::default();
-    let gap = 1e-3 * r;
-    p.push_sphere(
-        [-(r + gap), 0.0, 0.0],
-        r,
-        [0.5 * v, 0.0, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
-    p.push_sphere(
-        [r + gap, 0.0, 0.0],
-        r,
-        [-0.5 * v, 0.0, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
     let inter = self_interaction(normal, None, None, TangentialStiffness::Mindlin);
-    let w = world(
-        p,
-        vec![],
-        mat,
-        inter,
-        open_domain(10.0 * r),
-        [0.0; 3],
-        t_c / 1e4,
-        0.1 * r,
-    );
+    let w = head_on_world(inter, r, v, young, t_c / 1e4);
     let mut b = CpuBackend::new(w).unwrap_or_else(|e| panic!("{e}"));
-    let mut touched = false;
-    for _ in 0..1_000_000 {
-        b.step();
-        if b.force[0][0] != 0.0 {
-            touched = true;
-        } else if touched {
-            break;
-        }
-    }
-    assert!(touched, "the spheres never met");
-    (b.vel[1][0] - b.vel[0][0]) as f64 / v
+    assert!(
+        through_contact(&mut b, 1_000_000) > 0,
+        "the spheres never met"
+    );
+    restitution_of(&b, v)
 }
 
 fn spec(e: f64, stiffness: Option<f64>, exponent: f64, v_min: f64) -> ImpactSpec {
@@ -187,27 +151,8 @@ fn min_impact_velocity_bounds_the_dashpot() {
 /// there (it sees the half-step velocity, an O(dt / t_c) bias), so it gets 0.01.
 #[test]
 fn the_restitution_scene_shows_each_model() {
-    let dir = std::env::temp_dir().join(format!("grains-restitution-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let scene = grains_tests::workspace_root().join("scenes/restitution.toml");
-    let args = [
-        "grains",
-        "run",
-        &scene.to_string_lossy(),
-        "--backend",
-        "cpu",
-        "--out",
-        &dir.to_string_lossy(),
-        "-q",
-    ]
-    .map(String::from);
-    grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{e:#}"));
-    let text = std::fs::read_to_string(dir.join("particles.csv")).expect("particles.csv");
-    let rows: Vec<Vec<f64>> = text
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').map(|x| x.parse().expect("number")).collect())
-        .collect();
+    let dir = grains_tests::run_scene_on_cpu("restitution.toml");
+    let rows = grains_tests::csv_rows(&dir.join("particles.csv"));
     let last = &rows[rows.len() - 6..];
     let e_of = |pair: usize| (last[2 * pair + 1][6] - last[2 * pair][6]) / 2.0;
     let (viscous, hc, g) = (e_of(0), e_of(1), e_of(2));

@@ -21,3 +21,37 @@ pub fn gpu_required() -> bool {
 }
 
 pub mod worlds;
+
+/// Run `scenes/<name>` to its end on the CPU backend (quiet) into a fresh temporary folder,
+/// which is returned.
+pub fn run_scene_on_cpu(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "grains-scene-{}-{}",
+        name.trim_end_matches(".toml"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let scene = workspace_root().join("scenes").join(name);
+    let args = [
+        "grains",
+        "run",
+        &scene.to_string_lossy(),
+        "--backend",
+        "cpu",
+        "--out",
+        &dir.to_string_lossy(),
+        "-q",
+    ]
+    .map(String::from);
+    grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    dir
+}
+
+/// The numeric rows of a CSV file written by a run (header skipped).
+pub fn csv_rows(path: &std::path::Path) -> Vec<Vec<f64>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse().expect("number")).collect())
+        .collect()
+}

@@ -187,3 +187,45 @@ pub fn slow_particle_world() -> World {
         0.0005,
     )
 }
+
+/// Two equal spheres of radius `r` (m, density 2500 kg/m^3, material `young` Pa) approaching
+/// head on along x at relative speed `v` (m/s) from a gap of `r / 1000`, joined by `inter`, at
+/// time step `dt` (s), in an open domain with no gravity.
+pub fn head_on_world(inter: Interaction, r: f64, v: f64, young: f64, dt: f64) -> World {
+    let mut p = Particles::default();
+    let gap = 1e-3 * r;
+    for (x, vx) in [(-(r + gap), 0.5 * v), (r + gap, -0.5 * v)] {
+        p.push_sphere([x, 0.0, 0.0], r, [vx, 0.0, 0.0], [0.0; 3], 0, 2500.0, false);
+    }
+    world(
+        p,
+        vec![],
+        material("m", young, 2500.0),
+        inter,
+        open_domain(10.0 * r),
+        [0.0; 3],
+        dt,
+        0.1 * r,
+    )
+}
+
+/// Step `b` through one contact of particle 0: until its contact force, once non-zero, is
+/// zero again, or `max_steps`. Returns the steps spent in contact (0: they never met).
+pub fn through_contact(b: &mut grains_core::CpuBackend, max_steps: u64) -> u64 {
+    use grains_core::Backend;
+    let mut in_contact = 0;
+    for _ in 0..max_steps {
+        b.step();
+        if b.force[0][0] != 0.0 {
+            in_contact += 1;
+        } else if in_contact > 0 {
+            break;
+        }
+    }
+    in_contact
+}
+
+/// The restitution of a head-on impact along x: separation speed over `v`.
+pub fn restitution_of(b: &grains_core::CpuBackend, v: f64) -> f64 {
+    (b.vel[1][0] - b.vel[0][0]) as f64 / v
+}

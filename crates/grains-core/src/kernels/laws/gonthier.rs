@@ -11,12 +11,8 @@
 
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::laws::hunt_crossley::{
-    impact_collision_time, impact_parity_case, impact_spring, law_impact, mix_impact,
-    parse_impact, ImpactHistory, ImpactParams, ImpactSpec,
+    law_impact, Impact, ImpactHistory, ImpactModel, ImpactParams,
 };
-use crate::law::{CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, Word};
-use crate::parity::SplitMix;
-use crate::registry::Slot;
 
 /// The restitution factor `chi v0 / k` of the mixed model for restitution `e`.
 pub fn gonthier_factor(e: f64) -> f64 {
@@ -37,59 +33,18 @@ pub fn law_gonthier(
     law_impact(geom, params, history, force)
 }
 
-/// The `gonthier` law.
-pub struct Gonthier;
+/// The mixed model.
+pub struct GonthierModel;
 
-impl Law for Gonthier {
+impl ImpactModel for GonthierModel {
     const KEYWORD: &'static str = "gonthier";
-    const SLOT: Slot = Slot::Normal;
-    const KEYS: &'static [&'static str] = &[
-        "restitution",
-        "exponent",
-        "stiffness",
-        "min_impact_velocity",
-        "damping",
-    ];
-    // As `hunt_crossley`: `pow` and a dashpot that nearly cancels the spring, 1e-4.
-    const PARITY_TOLERANCE: f32 = 1e-4;
-    const PARAMS_STRUCT: &'static str = "ImpactParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("ImpactHistory");
-    const HISTORY_WORDS: &'static [Word] = &[Word::Own, Word::Force];
-    const ENERGY: &'static [&'static str] = &["elastic", "damping"];
-    type Params = ImpactParams;
-    type History = ImpactHistory;
-    type Spec = ImpactSpec;
-
-    fn parse<K: LawKeys>(keys: &K) -> Result<ImpactSpec, K::Error> {
-        parse_impact(keys)
+    fn factor(e: f64) -> f64 {
+        gonthier_factor(e)
     }
-
-    fn spring(spec: &ImpactSpec) -> Option<crate::law::SpringShape> {
-        impact_spring(spec)
-    }
-
-    fn mix(spec: &ImpactSpec, pair: &PairContext<'_>) -> ImpactParams {
-        mix_impact(spec, pair, gonthier_factor(spec.restitution))
-    }
-
-    fn range(_: &ImpactSpec, _: &PairContext<'_>) -> f64 {
-        0.0
-    }
-
-    fn collision_time(spec: &ImpactSpec, c: &CollisionContext<'_>) -> Option<f64> {
-        Some(impact_collision_time(spec, c))
-    }
-
-    fn apply(g: &ContactGeom, p: &ImpactParams, h: &mut ImpactHistory, f: &mut ContactForce) {
+    fn law(g: &ContactGeom, p: &ImpactParams, h: &mut ImpactHistory, f: &mut ContactForce) {
         law_gonthier(g, p, h, f)
     }
-
-    fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<ImpactParams, ImpactHistory> {
-        let e = rng.range(0.05, 1.0);
-        impact_parity_case(rng, i, gonthier_factor(e))
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        crate::kernels::laws::hunt_crossley::HuntCrossley::layouts()
-    }
 }
+
+/// The `gonthier` law: the impact model's [`crate::law::Law`] with this module's factor.
+pub type Gonthier = Impact<GonthierModel>;

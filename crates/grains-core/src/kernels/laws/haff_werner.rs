@@ -47,12 +47,14 @@ pub struct ViscousCoulombHistory {
     pub f_prev: [f32; 3],
 }
 
-/// Scene settings of `haff_werner`.
+/// Scene settings of the viscous Coulomb laws.
 #[derive(Clone, Debug, PartialEq)]
-pub struct HaffWernerSpec {
+pub struct ViscousCoulombSpec {
     pub friction: f64,
-    /// `c_t` (N s/m).
+    /// `c_t` (N s/m); 0 for `regularized_coulomb`.
     pub damping: f64,
+    /// `v_reg` (m/s); 0 for `haff_werner`.
+    pub regularization_velocity: f64,
 }
 
 /// The shared kernel: a tangential dashpot capped at `mu F_n`.
@@ -142,19 +144,58 @@ pub fn viscous_coulomb_layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
     ]
 }
 
-/// Parse a friction coefficient (`friction`, required, >= 0).
-pub fn parse_friction<K: LawKeys>(keys: &K) -> Result<f64, K::Error> {
-    let mu = keys.non_negative("friction", "(dimensionless)")?;
-    required(keys, "friction", "a number >= 0 (dimensionless)", mu)
+/// What tells the viscous Coulomb laws apart: keyword, the key of their dashpot, and their
+/// twin.
+pub trait ViscousCoulombModel {
+    /// Scene keyword.
+    const KEYWORD: &'static str;
+    /// Accepted keys.
+    const KEYS: &'static [&'static str];
+    /// The dashpot is `mu F_n / v_reg` rather than a given `c_t`.
+    const REGULARIZED: bool;
+    /// Parse the dashpot's key into the spec.
+    fn parse_dashpot<K: LawKeys>(keys: &K, spec: &mut ViscousCoulombSpec) -> Result<(), K::Error>;
+    /// The model's CPU twin (`law_<keyword>`).
+    fn law(
+        g: &ContactGeom,
+        p: &ViscousCoulombParams,
+        h: &mut ViscousCoulombHistory,
+        f: &mut ContactForce,
+    );
+}
+
+/// A viscous Coulomb law as a [`Law`]: everything but [`ViscousCoulombModel`] is shared.
+pub struct ViscousCoulomb<M>(std::marker::PhantomData<M>);
+
+/// Haff and Werner's dashpot.
+pub struct HaffWernerModel;
+
+impl ViscousCoulombModel for HaffWernerModel {
+    const KEYWORD: &'static str = "haff_werner";
+    const KEYS: &'static [&'static str] = &["friction", "damping"];
+    const REGULARIZED: bool = false;
+    fn parse_dashpot<K: LawKeys>(keys: &K, spec: &mut ViscousCoulombSpec) -> Result<(), K::Error> {
+        let c = keys.positive("damping", "N s/m")?;
+        spec.damping = required(keys, "damping", "a positive number (N s/m)", c)?;
+        Ok(())
+    }
+    fn law(
+        g: &ContactGeom,
+        p: &ViscousCoulombParams,
+        h: &mut ViscousCoulombHistory,
+        f: &mut ContactForce,
+    ) {
+        law_haff_werner(g, p, h, f)
+    }
 }
 
 /// The `haff_werner` law.
-pub struct HaffWerner;
+pub type HaffWerner = ViscousCoulomb<HaffWernerModel>;
 
-impl Law for HaffWerner {
-    const KEYWORD: &'static str = "haff_werner";
+impl<M: ViscousCoulombModel> Law for ViscousCoulomb<M> {
+    const KEYWORD: &'static str = M::KEYWORD;
     const SLOT: Slot = Slot::Tangential;
-    const KEYS: &'static [&'static str] = &["friction", "damping"];
+    const KEYS: &'static [&'static str] = M::KEYS;
     // A projection, a length and a division: a few ulps; 1e-5.
     const PARITY_TOLERANCE: f32 = 1e-5;
     const PARAMS_STRUCT: &'static str = "ViscousCoulombParams";
@@ -163,34 +204,36 @@ impl Law for HaffWerner {
     const ENERGY: &'static [&'static str] = &["friction"];
     type Params = ViscousCoulombParams;
     type History = ViscousCoulombHistory;
-    type Spec = HaffWernerSpec;
+    type Spec = ViscousCoulombSpec;
 
-    fn parse<K: LawKeys>(keys: &K) -> Result<HaffWernerSpec, K::Error> {
-        let friction = parse_friction(keys)?;
-        let c = keys.positive("damping", "N s/m")?;
-        Ok(HaffWernerSpec {
-            friction,
-            damping: required(keys, "damping", "a positive number (N s/m)", c)?,
-        })
+    fn parse<K: LawKeys>(keys: &K) -> Result<ViscousCoulombSpec, K::Error> {
+        let mu = keys.non_negative("friction", "(dimensionless)")?;
+        let mut spec = ViscousCoulombSpec {
+            friction: required(keys, "friction", "a number >= 0 (dimensionless)", mu)?,
+            damping: 0.0,
+            regularization_velocity: 0.0,
+        };
+        M::parse_dashpot(keys, &mut spec)?;
+        Ok(spec)
     }
 
-    fn spring(_: &HaffWernerSpec) -> Option<SpringShape> {
+    fn spring(_: &ViscousCoulombSpec) -> Option<SpringShape> {
         None
     }
 
-    fn mix(spec: &HaffWernerSpec, _: &PairContext<'_>) -> ViscousCoulombParams {
+    fn mix(spec: &ViscousCoulombSpec, _: &PairContext<'_>) -> ViscousCoulombParams {
         ViscousCoulombParams {
             friction: spec.friction as f32,
             damping: spec.damping as f32,
-            regularization_velocity: 0.0,
+            regularization_velocity: spec.regularization_velocity as f32,
         }
     }
 
-    fn range(_: &HaffWernerSpec, _: &PairContext<'_>) -> f64 {
+    fn range(_: &ViscousCoulombSpec, _: &PairContext<'_>) -> f64 {
         0.0
     }
 
-    fn collision_time(_: &HaffWernerSpec, _: &CollisionContext<'_>) -> Option<f64> {
+    fn collision_time(_: &ViscousCoulombSpec, _: &CollisionContext<'_>) -> Option<f64> {
         None
     }
 
@@ -200,14 +243,14 @@ impl Law for HaffWerner {
         h: &mut ViscousCoulombHistory,
         f: &mut ContactForce,
     ) {
-        law_haff_werner(g, p, h, f)
+        M::law(g, p, h, f)
     }
 
     fn parity_case(
         rng: &mut SplitMix,
         i: usize,
     ) -> ParityCase<ViscousCoulombParams, ViscousCoulombHistory> {
-        viscous_coulomb_case(rng, i, false)
+        viscous_coulomb_case(rng, i, M::REGULARIZED)
     }
 
     fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {

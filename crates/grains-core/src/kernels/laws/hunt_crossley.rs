@@ -230,16 +230,42 @@ pub fn impact_parity_case(
     }
 }
 
-/// The `hunt_crossley` law.
-pub struct HuntCrossley;
-
 /// Hunt and Crossley's restitution factor `chi v0 / k = 3/2 (1 - e)`.
 pub fn hunt_crossley_factor(e: f64) -> f64 {
     1.5 * (1.0 - e)
 }
 
-impl Law for HuntCrossley {
+/// What tells the impact models apart: their keyword, their restitution factor and their twin.
+pub trait ImpactModel {
+    /// Scene keyword.
+    const KEYWORD: &'static str;
+    /// `chi v0 / k` for the requested restitution.
+    fn factor(e: f64) -> f64;
+    /// The model's CPU twin (`law_<keyword>`).
+    fn law(g: &ContactGeom, p: &ImpactParams, h: &mut ImpactHistory, f: &mut ContactForce);
+}
+
+/// An impact model as a [`Law`]: everything but [`ImpactModel`] is shared.
+pub struct Impact<M>(std::marker::PhantomData<M>);
+
+/// Hunt and Crossley's model.
+pub struct HuntCrossleyModel;
+
+impl ImpactModel for HuntCrossleyModel {
     const KEYWORD: &'static str = "hunt_crossley";
+    fn factor(e: f64) -> f64 {
+        hunt_crossley_factor(e)
+    }
+    fn law(g: &ContactGeom, p: &ImpactParams, h: &mut ImpactHistory, f: &mut ContactForce) {
+        law_hunt_crossley(g, p, h, f)
+    }
+}
+
+/// The `hunt_crossley` law.
+pub type HuntCrossley = Impact<HuntCrossleyModel>;
+
+impl<M: ImpactModel> Law for Impact<M> {
+    const KEYWORD: &'static str = M::KEYWORD;
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = &[
         "restitution",
@@ -269,7 +295,7 @@ impl Law for HuntCrossley {
     }
 
     fn mix(spec: &ImpactSpec, pair: &PairContext<'_>) -> ImpactParams {
-        mix_impact(spec, pair, hunt_crossley_factor(spec.restitution))
+        mix_impact(spec, pair, M::factor(spec.restitution))
     }
 
     fn range(_: &ImpactSpec, _: &PairContext<'_>) -> f64 {
@@ -280,21 +306,13 @@ impl Law for HuntCrossley {
         Some(impact_collision_time(spec, c))
     }
 
-    fn apply(
-        g: &ContactGeom,
-        p: &ImpactParams,
-        h: &mut ImpactHistory,
-        f: &mut ContactForce,
-    ) {
-        law_hunt_crossley(g, p, h, f)
+    fn apply(g: &ContactGeom, p: &ImpactParams, h: &mut ImpactHistory, f: &mut ContactForce) {
+        M::law(g, p, h, f)
     }
 
-    fn parity_case(
-        rng: &mut SplitMix,
-        i: usize,
-    ) -> ParityCase<ImpactParams, ImpactHistory> {
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<ImpactParams, ImpactHistory> {
         let e = rng.range(0.05, 1.0);
-        impact_parity_case(rng, i, hunt_crossley_factor(e))
+        impact_parity_case(rng, i, M::factor(e))
     }
 
     fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {

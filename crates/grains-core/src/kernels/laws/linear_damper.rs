@@ -123,11 +123,45 @@ pub fn dashpot_layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
     ]
 }
 
-/// The `linear_damper` law.
-pub struct LinearDamper;
+/// What tells the linear dashpots apart: keyword, where they act, and their twin.
+pub trait DashpotModel {
+    /// Scene keyword.
+    const KEYWORD: &'static str;
+    /// Only while the surfaces overlap (weighted by the contact fraction).
+    const OVERLAP_ONLY: bool;
+    /// The model's CPU twin (`law_<keyword>`).
+    fn law(
+        g: &ContactGeom,
+        p: &NormalDashpotParams,
+        h: &mut NormalDashpotHistory,
+        f: &mut ContactForce,
+    );
+}
 
-impl Law for LinearDamper {
+/// A linear dashpot as a [`Law`]: everything but [`DashpotModel`] is shared.
+pub struct NormalDashpot<M>(std::marker::PhantomData<M>);
+
+/// The dashpot at any distance.
+pub struct LinearDamperModel;
+
+impl DashpotModel for LinearDamperModel {
     const KEYWORD: &'static str = "linear_damper";
+    const OVERLAP_ONLY: bool = false;
+    fn law(
+        g: &ContactGeom,
+        p: &NormalDashpotParams,
+        h: &mut NormalDashpotHistory,
+        f: &mut ContactForce,
+    ) {
+        law_linear_damper(g, p, h, f)
+    }
+}
+
+/// The `linear_damper` law.
+pub type LinearDamper = NormalDashpot<LinearDamperModel>;
+
+impl<M: DashpotModel> Law for NormalDashpot<M> {
+    const KEYWORD: &'static str = M::KEYWORD;
     const SLOT: Slot = Slot::Damping;
     const KEYS: &'static [&'static str] = &["damping"];
     // A product and a dot product: a few ulps; 1e-5.
@@ -151,7 +185,7 @@ impl Law for LinearDamper {
     fn mix(spec: &NormalDashpotSpec, _: &PairContext<'_>) -> NormalDashpotParams {
         NormalDashpotParams {
             damping: spec.damping as f32,
-            overlap_only: 0,
+            overlap_only: M::OVERLAP_ONLY as u32,
         }
     }
 
@@ -169,14 +203,14 @@ impl Law for LinearDamper {
         h: &mut NormalDashpotHistory,
         f: &mut ContactForce,
     ) {
-        law_linear_damper(g, p, h, f)
+        M::law(g, p, h, f)
     }
 
     fn parity_case(
         rng: &mut SplitMix,
         i: usize,
     ) -> ParityCase<NormalDashpotParams, NormalDashpotHistory> {
-        dashpot_case(rng, i, false)
+        dashpot_case(rng, i, M::OVERLAP_ONLY)
     }
 
     fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {

@@ -11,22 +11,10 @@
 
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::laws::haff_werner::{
-    law_viscous_coulomb, parse_friction, viscous_coulomb_case, viscous_coulomb_layouts,
-    ViscousCoulombHistory, ViscousCoulombParams,
+    law_viscous_coulomb, ViscousCoulomb, ViscousCoulombHistory, ViscousCoulombModel,
+    ViscousCoulombParams, ViscousCoulombSpec,
 };
-use crate::law::{
-    CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape, Word,
-};
-use crate::parity::SplitMix;
-use crate::registry::Slot;
-
-/// Scene settings of `regularized_coulomb`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RegularizedCoulombSpec {
-    pub friction: f64,
-    /// `v_reg` (m/s).
-    pub regularization_velocity: f64,
-}
+use crate::law::LawKeys;
 
 /// Regularised Coulomb friction.
 pub fn law_regularized_coulomb(
@@ -38,53 +26,20 @@ pub fn law_regularized_coulomb(
     law_viscous_coulomb(geom, params, history, force)
 }
 
-/// The `regularized_coulomb` law.
-pub struct RegularizedCoulomb;
+/// The regularised dashpot.
+pub struct RegularizedCoulombModel;
 
-impl Law for RegularizedCoulomb {
+impl ViscousCoulombModel for RegularizedCoulombModel {
     const KEYWORD: &'static str = "regularized_coulomb";
-    const SLOT: Slot = Slot::Tangential;
     const KEYS: &'static [&'static str] = &["friction", "regularization_velocity"];
-    // As `haff_werner`, with one more division: 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "ViscousCoulombParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("ViscousCoulombHistory");
-    const HISTORY_WORDS: &'static [Word] = &[Word::Force, Word::Force, Word::Force];
-    const ENERGY: &'static [&'static str] = &["friction"];
-    type Params = ViscousCoulombParams;
-    type History = ViscousCoulombHistory;
-    type Spec = RegularizedCoulombSpec;
-
-    fn parse<K: LawKeys>(keys: &K) -> Result<RegularizedCoulombSpec, K::Error> {
-        Ok(RegularizedCoulombSpec {
-            friction: parse_friction(keys)?,
-            regularization_velocity: keys
-                .positive("regularization_velocity", "m/s")?
-                .unwrap_or(1e-3),
-        })
+    const REGULARIZED: bool = true;
+    fn parse_dashpot<K: LawKeys>(keys: &K, spec: &mut ViscousCoulombSpec) -> Result<(), K::Error> {
+        spec.regularization_velocity = keys
+            .positive("regularization_velocity", "m/s")?
+            .unwrap_or(1e-3);
+        Ok(())
     }
-
-    fn spring(_: &RegularizedCoulombSpec) -> Option<SpringShape> {
-        None
-    }
-
-    fn mix(spec: &RegularizedCoulombSpec, _: &PairContext<'_>) -> ViscousCoulombParams {
-        ViscousCoulombParams {
-            friction: spec.friction as f32,
-            damping: 0.0,
-            regularization_velocity: spec.regularization_velocity as f32,
-        }
-    }
-
-    fn range(_: &RegularizedCoulombSpec, _: &PairContext<'_>) -> f64 {
-        0.0
-    }
-
-    fn collision_time(_: &RegularizedCoulombSpec, _: &CollisionContext<'_>) -> Option<f64> {
-        None
-    }
-
-    fn apply(
+    fn law(
         g: &ContactGeom,
         p: &ViscousCoulombParams,
         h: &mut ViscousCoulombHistory,
@@ -92,15 +47,7 @@ impl Law for RegularizedCoulomb {
     ) {
         law_regularized_coulomb(g, p, h, f)
     }
-
-    fn parity_case(
-        rng: &mut SplitMix,
-        i: usize,
-    ) -> ParityCase<ViscousCoulombParams, ViscousCoulombHistory> {
-        viscous_coulomb_case(rng, i, true)
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        viscous_coulomb_layouts()
-    }
 }
+
+/// The `regularized_coulomb` law: the viscous Coulomb [`crate::law::Law`], regularised.
+pub type RegularizedCoulomb = ViscousCoulomb<RegularizedCoulombModel>;
