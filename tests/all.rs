@@ -3,6 +3,7 @@
 //! - `physics`: contact laws and integrator against closed forms, energy and momentum (CPU).
 //! - `eepa`: the elasto-plastic adhesive model's branches, restitution and ledger (CPU).
 //! - `dampers`: the linear dashpots, on contacts and on fixed pairs at a distance (CPU).
+//! - `extra`: the extra slot's laws against the motion they produce (CPU).
 //! - `friction`: the viscous Coulomb laws against the slip-to-roll transition (CPU).
 //! - `restitution`: the impact models against their exact restitution relation (CPU).
 //! - `rolling`: rolling resistance and torsional friction on a sphere on a plane (CPU).
@@ -25,6 +26,7 @@ mod cli;
 mod dampers;
 mod determinism;
 mod eepa;
+mod extra;
 mod friction;
 mod gpu;
 mod io;

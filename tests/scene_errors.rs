@@ -376,9 +376,10 @@ fn law_in_wrong_slot() {
     );
 }
 
+/// Every slot has laws now (none is reserved): an unknown law is named with the accepted
+/// ones, and a law of another slot inside an `extra` list is sent to its slot.
 #[test]
-fn reserved_slots_are_rejected() {
-    // The rolling slot has its laws now: an unknown one is named with the accepted ones.
+fn unknown_and_misplaced_laws_in_the_newer_slots() {
     expect_error(
         "rolling",
         &format!("{VALID}rolling = {{ law = \"constant_torque\", coefficient = 0.1 }}\n"),
@@ -394,9 +395,13 @@ fn reserved_slots_are_rejected() {
         "extra",
         &format!("{VALID}extra = [{{ law = \"jkr\" }}]\n"),
         27,
-        1,
-        "interaction[0].extra",
-        &["no law exists yet for the extra slot"],
+        18,
+        "interaction[0].extra[0].law",
+        &[
+            "\"jkr\" is a normal law and cannot fill the extra slot",
+            "\"linear_adhesion\"",
+            "(put \"jkr\" under `normal`)",
+        ],
     );
 }
 
@@ -1127,5 +1132,37 @@ normal = { law = "hertz" }
         err.to_string()
             .starts_with("2 particles of \"ball\" can touch, but no [[interaction]]"),
         "{err}"
+    );
+}
+
+/// `extra` takes a table or an array of tables: every law in it joins the chain, in order; a
+/// law twice in the list is refused at its second place.
+#[test]
+fn extra_takes_a_list_of_laws() {
+    let text = format!(
+        "{VALID}extra = [{{ law = \"linear_adhesion\", detach_force = 1e-3, detach_length = 1e-5 }}, {{ law = \"lubrication\", viscosity = 1e-3, min_gap = 1e-7, max_gap = 1e-4 }}]\n"
+    );
+    let (_, r) = load_text("extra_list", &text);
+    let scene = r.unwrap_or_else(|e| panic!("{e}"));
+    let chain = &scene.world.table.chains[scene.world.table.sphere_chain[0] as usize];
+    assert_eq!(
+        chain.laws,
+        [
+            LawKind::Hertz,
+            LawKind::Viscous,
+            LawKind::CundallStrack,
+            LawKind::LinearAdhesion,
+            LawKind::Lubrication
+        ]
+    );
+    expect_error(
+        "extra_twice",
+        &format!(
+            "{VALID}extra = [{{ law = \"constant_force\", force = 1.0 }}, {{ law = \"constant_force\", force = 2.0 }}]\n"
+        ),
+        27,
+        51,
+        "interaction[0].extra[1]",
+        &["\"constant_force\" is already in this extra list"],
     );
 }

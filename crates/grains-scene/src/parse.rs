@@ -431,9 +431,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
             }
             let mut laws = Vec::new();
             for slot in Slot::ALL {
-                if let Some(law) = slot_law(&ctx, &it, slot)? {
-                    laws.push(law);
-                }
+                laws.extend(slot_laws(&ctx, &it, slot)?);
             }
             interactions.push(Interaction::new(a, b, laws));
             interaction_lines.push(ctx.line_col(it.span.start).0);
@@ -1116,8 +1114,8 @@ fn add_block(
     Ok(())
 }
 
-/// A slot no law fills yet (`rolling`, `twisting`, `extra` today): part of the format, refused
-/// with the reason when given.
+/// A slot no law fills yet (none today; a slot added to the format before its first law):
+/// refused with the reason when given.
 fn reserved_slot(ctx: &Ctx<'_>, it: &Table<'_, '_>, slot: Slot) -> Result<(), SceneError> {
     let k = slot.key();
     if slot.laws().is_empty() && it.get(k).is_some() {
@@ -1139,10 +1137,10 @@ fn laws_of(slot: Slot) -> String {
         .join(", ")
 }
 
-/// The law of one slot of an interaction: its table, its `law` keyword checked against the
-/// slot, and its keys parsed by the law's own module. `None` when an optional slot is absent;
-/// the normal slot is required.
-fn slot_law(ctx: &Ctx<'_>, it: &Table<'_, '_>, slot: Slot) -> Result<Option<LawSpec>, SceneError> {
+/// The laws of one slot of an interaction: its table (the `extra` slot also takes an array of
+/// tables, one law each), each `law` keyword checked against the slot, and the keys parsed by
+/// the law's own module. Empty when an optional slot is absent; the normal slot is required.
+fn slot_laws(ctx: &Ctx<'_>, it: &Table<'_, '_>, slot: Slot) -> Result<Vec<LawSpec>, SceneError> {
     let key = slot.key();
     let v = match (it.get(key), slot) {
         (Some(v), _) => v,
@@ -1155,11 +1153,40 @@ fn slot_law(ctx: &Ctx<'_>, it: &Table<'_, '_>, slot: Slot) -> Result<Option<LawS
                 .err()
                 .unwrap_or_else(|| ctx.err(&it.span, &it.key(key), "missing")))
         }
-        (None, _) => return Ok(None),
+        (None, _) => return Ok(Vec::new()),
     };
+    if slot == Slot::Extra && v.get_ref().as_array().is_some() {
+        let what = format!(
+            "an array of tables {{ law = ... }} with law one of {}",
+            laws_of(slot)
+        );
+        let items = ctx.array(v, &it.key(key), &what)?;
+        let mut laws: Vec<LawSpec> = Vec::new();
+        for (k, x) in items.iter().enumerate() {
+            let path = format!("{}[{k}]", it.key(key));
+            let law = law_table(ctx, x, &path, slot)?;
+            if laws.iter().any(|l| l.kind() == law.kind()) {
+                return Err(ctx.err(
+                    &x.span(),
+                    &path,
+                    format!(
+                        "\"{}\" is already in this extra list; a law acts at most once per chain",
+                        law.kind().keyword()
+                    ),
+                ));
+            }
+            laws.push(law);
+        }
+        return Ok(laws);
+    }
+    Ok(vec![law_table(ctx, v, &it.key(key), slot)?])
+}
+
+/// One law table `{ law = "...", key = value, ... }` at key path `path` in `slot`.
+fn law_table(ctx: &Ctx<'_>, v: &Value<'_>, path: &str, slot: Slot) -> Result<LawSpec, SceneError> {
     let t = ctx.table(
         v,
-        &it.key(key),
+        path,
         &format!("a table {{ law = ... }} with law one of {}", laws_of(slot)),
     )?;
     let lv = t.req("law", &format!("one of {}", laws_of(slot)))?;
@@ -1191,5 +1218,5 @@ fn slot_law(ctx: &Ctx<'_>, it: &Table<'_, '_>, slot: Slot) -> Result<Option<LawS
     let mut accepted = vec!["law"];
     accepted.extend_from_slice(law.keys());
     t.deny_unknown(&accepted)?;
-    law.parse(&SlotKeys { t: &t }).map(Some)
+    law.parse(&SlotKeys { t: &t })
 }

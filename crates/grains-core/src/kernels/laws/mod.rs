@@ -31,4 +31,8 @@ crate::registry::laws! {
     LinearDamperOverlap => linear_damper_overlap::LinearDamperOverlap,
     TorsionalCoulomb => torsional_coulomb::TorsionalCoulomb,
     RollingConstantTorque => rolling_constant_torque::RollingConstantTorque,
+    LinearAdhesion => linear_adhesion::LinearAdhesion,
+    PresetForce => preset_force::PresetForce,
+    ConstantForce => constant_force::ConstantForce,
+    Lubrication => lubrication::Lubrication,
 }
