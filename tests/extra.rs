@@ -169,3 +169,37 @@ fn lubrication_slows_an_approach_as_the_film_predicts() {
         assert!(b.counters().steps < 200_000, "never reached the gap");
     }
 }
+
+/// `linear_pressure` (a normal law): a sphere resting on a floor settles where
+/// `pi R k delta^2 = m g`, `delta = sqrt(m g / (pi R k))`. 0.1 %.
+#[test]
+fn linear_pressure_rests_where_the_pressure_carries_the_weight() {
+    use grains_core::kernels::laws::linear_pressure::LinearPressureSpec;
+    let (r, g, k) = (0.01, 9.81, 1e12);
+    let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
+    let want = (m * g / (PI * r * k)).sqrt();
+    let mut p = Particles::default();
+    p.push_sphere([0.0; 3], r, [0.0; 3], [0.0; 3], 0, 2500.0, false);
+    let walls = vec![wall([0.0, 0.0, -r as f32], [0.0, 0.0, 1.0])];
+    let law = LawSpec::LinearPressure(LinearPressureSpec {
+        stiffness: k,
+        damping: 1e9,
+    });
+    let inter = Interaction::new(0, 0, vec![law]);
+    let mat = material("m", 1e8, 2500.0);
+    let w = world(
+        p,
+        walls,
+        mat,
+        inter,
+        open_domain(0.1),
+        [0.0, 0.0, -g],
+        2e-6,
+        0.1 * r,
+    );
+    let mut b = CpuBackend::new(w).unwrap_or_else(|e| panic!("{e}"));
+    b.run(100_000);
+    let delta = -(b.pos[0][2] as f64);
+    eprintln!("rests at overlap {delta:.6e} m (closed form {want:.6e})");
+    assert!((delta - want).abs() < 1e-3 * want, "{delta} vs {want}");
+}

@@ -18,6 +18,19 @@
 //! `F_limit |dxi|` per step, the friction work; the ledger closes to O(dt^2). When the overlap
 //! opens, the energy still held is booked as friction dissipation.
 //!
+//! Why this slip dissipation and not another. An explicit Coulomb return takes a trial force
+//! `F_trial = F_prev - k_t dxi` and scales it back to the cone. Three bookings are in use:
+//! (a) the trial-force parallelogram, `F_limit |xi_trial - xi_returned|`; (b) its half-step
+//! variant, with the mean of the old and new limits; (c) the work done on the spring less the
+//! change of its elastic potential, `W - (U_new - U_old)`. The integrator moves kinetic energy
+//! by the trapezoid work of the contact forces (velocity Verlet), so the ledger closes exactly
+//! when the dissipation is that same trapezoid work less what the spring keeps: (c), with the
+//! trapezoid for `W`. (a) and (b) agree with (c) in steady sliding (`U` unchanged, both give
+//! `F_limit |dxi|`) but not on the step that crosses from stick to slip, nor when `k_t` or
+//! `F_n` changes within a step (Mindlin, a bouncing contact): there they book the slip with
+//! the limit force while the integrator used the trial force for half a step, and the ledger
+//! drifts by O(dt) per slip event. Hence (c).
+//!
 //! Scene keys: `friction` (required), `friction_static` (>= friction, default friction),
 //! `stiffness_ratio` (k_t/k_n) or `stiffness = "mindlin"` (the default after a Hertz-type
 //! normal law; after a linear one, a ratio of 0.2).

@@ -35,4 +35,5 @@ crate::registry::laws! {
     PresetForce => preset_force::PresetForce,
     ConstantForce => constant_force::ConstantForce,
     Lubrication => lubrication::Lubrication,
+    LinearPressure => linear_pressure::LinearPressure,
 }
