@@ -31,6 +31,7 @@ crate::registry::laws! {
     LinearDamperOverlap => linear_damper_overlap::LinearDamperOverlap,
     TorsionalCoulomb => torsional_coulomb::TorsionalCoulomb,
     RollingConstantTorque => rolling_constant_torque::RollingConstantTorque,
+    RollingSpring => rolling_spring::RollingSpring,
     LinearAdhesion => linear_adhesion::LinearAdhesion,
     PresetForce => preset_force::PresetForce,
     ConstantForce => constant_force::ConstantForce,
