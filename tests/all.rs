@@ -7,6 +7,7 @@
 //! - `friction`: the viscous Coulomb laws against the slip-to-roll transition (CPU).
 //! - `restitution`: the impact models against their exact restitution relation (CPU).
 //! - `rolling`: rolling resistance and torsional friction on a sphere on a plane (CPU).
+//! - `lin_el6`: the six-spring elastic model's modes and energy on a fixed pair (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
 //! - `determinism`: bitwise identical output run to run.
@@ -30,6 +31,7 @@ mod extra;
 mod friction;
 mod gpu;
 mod io;
+mod lin_el6;
 mod physics;
 mod restitution;
 mod rolling;

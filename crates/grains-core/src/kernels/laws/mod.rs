@@ -37,4 +37,5 @@ crate::registry::laws! {
     ConstantForce => constant_force::ConstantForce,
     Lubrication => lubrication::Lubrication,
     LinearPressure => linear_pressure::LinearPressure,
+    LinEl6 => lin_el6::LinEl6,
 }
