@@ -26,6 +26,8 @@ const P_CELLS: u32 = 1u;
 const P_CAPACITY: u32 = 2u;
 const P_SKIN: u32 = 3u;
 const P_MAX_DIM: u32 = 4u;
+// vec4s per history record of the neighbour list (the pair table's `nbr_history_stride` / 4).
+const P_HISTORY_VEC4: u32 = 5u;
 const P_SLOTS: u32 = 8u;
 
 const S_ZERO_CELLS: u32 = 0u;
@@ -170,9 +172,11 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 @group(0) @binding(7) var<storage, read_write> nbr_mirror: array<u32>;
 @group(0) @binding(8) var<storage, read_write> history: array<vec4<u32>>;
 @group(0) @binding(9) var<storage, read_write> slots: array<vec4<u32>>;
+@group(0) @binding(10) var<storage, read> plan: array<u32>;
 
 // The rebuilt list replaces the current one; slots start from zero as `CpuBackend::rebuild`
-// allocates them (pairs that run no chain keep a zero slot that the gather still reads).
+// allocates them (pairs that run no chain keep a zero slot that the gather still reads). A
+// history record is `plan[P_HISTORY_VEC4]` vec4s, however many words the chains keep.
 @compute @workgroup_size(64)
 fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_index(gid3, nwg);
@@ -182,8 +186,10 @@ fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_work
     nbr_i[k] = new_i[k];
     nbr_j[k] = new_j[k];
     nbr_mirror[k] = new_mirror[k];
-    history[2u * k] = new_history[2u * k];
-    history[2u * k + 1u] = new_history[2u * k + 1u];
+    let hv = plan[P_HISTORY_VEC4];
+    for (var v = 0u; v < hv; v = v + 1u) {
+        history[hv * k + v] = new_history[hv * k + v];
+    }
     slots[3u * k] = vec4<u32>(0u);
     slots[3u * k + 1u] = vec4<u32>(0u);
     slots[3u * k + 2u] = vec4<u32>(0u);
