@@ -206,10 +206,16 @@ fn eepa_adhesive_impact_closes_the_ledger() {
 /// `scenes/eepa.toml` end to end: contacts.csv's loop starts on the loading branch
 /// (`k1 delta^1.5 - f0` at every row up to the largest overlap, to 1e-4 of the peak force),
 /// comes back below it (plastic: the force at a given overlap is lower on the way out), and the
-/// energy ledger's total stays within 1e-5 of the start.
+/// energy ledger's total stays within 1e-5 of the start; on both backends.
 #[test]
 fn the_eepa_scene_writes_its_loop() {
-    let dir = grains_tests::run_scene_on_cpu("eepa.toml");
+    for backend in grains_tests::scene_backends() {
+        eepa_loop(backend);
+    }
+}
+
+fn eepa_loop(backend: &str) {
+    let dir = grains_tests::run_scene("eepa.toml", backend);
     let read = |name: &str| grains_tests::csv_rows(&dir.join(name));
     let contacts = read("contacts.csv");
     let (k1, f0) = (1.0e6, 2.0e-3);

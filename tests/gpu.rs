@@ -470,6 +470,119 @@ fn fixed_pairs_match_cpu() {
     );
 }
 
+/// The settling box with a chain of the law library in every slot (gonthier, a dashpot,
+/// regularised Coulomb friction, spring-slider rolling, torsional friction, and linear adhesion
+/// with lubrication in the extra list) between two particle materials, and EEPA against the
+/// walls: the same 500 steps on both backends, within `scene_settling_box`'s tolerances.
+#[test]
+fn scene_with_the_law_library() {
+    let Some(ctx) = gpu_context() else { return };
+    let world = law_library_world();
+    // One library chain serves the three particle pairs, one EEPA chain the walls.
+    assert_eq!(world.table.chains.len(), 2, "{:?}", world.table.chains);
+    scene_parity(
+        "law library",
+        world,
+        &ctx,
+        500,
+        GpuOptions::default(),
+        (1e-5, 1e-3),
+    );
+}
+
+/// The world of [`scene_with_the_law_library`].
+fn law_library_world() -> World {
+    use grains_core::kernels::laws::eepa::EepaSpec;
+    use grains_core::kernels::laws::haff_werner::ViscousCoulombSpec;
+    use grains_core::kernels::laws::hunt_crossley::ImpactSpec;
+    use grains_core::kernels::laws::linear_adhesion::LinearAdhesionSpec;
+    use grains_core::kernels::laws::linear_damper::NormalDashpotSpec;
+    use grains_core::kernels::laws::lubrication::LubricationSpec;
+    use grains_core::kernels::laws::rolling_spring::RollingSpringSpec;
+    use grains_core::kernels::laws::torsional_coulomb::TorsionalCoulombSpec;
+    use grains_core::materials::Interaction;
+    use grains_core::LawSpec;
+    let (lo, hi) = ([0.0; 3], [1.2e-2, 1.2e-2, 1.6e-2]);
+    let p = lattice_particles(lo, hi, 0.5e-3, 1.15e-3, 2500.0, 0.2, 20.0, 23);
+    let mut particles = p;
+    // Half the particles of a second material.
+    for (k, m) in particles.material.iter_mut().enumerate() {
+        *m = (k % 2) as u32;
+    }
+    let library = vec![
+        LawSpec::Gonthier(ImpactSpec {
+            restitution: 0.4,
+            exponent: 1.5,
+            stiffness: None,
+            min_impact_velocity: 0.01,
+            damping: 0.0,
+        }),
+        LawSpec::LinearDamperOverlap(NormalDashpotSpec { damping: 1e-4 }),
+        LawSpec::RegularizedCoulomb(ViscousCoulombSpec {
+            friction: 0.4,
+            damping: 0.0,
+            regularization_velocity: 1e-3,
+        }),
+        LawSpec::RollingSpring(RollingSpringSpec {
+            rolling_friction: 0.05,
+            rolling_stiffness: None,
+            rolling_damping: 0.3,
+        }),
+        LawSpec::TorsionalCoulomb(TorsionalCoulombSpec {
+            torsional_friction: 0.1,
+            damping: 1e3,
+        }),
+        LawSpec::LinearAdhesion(LinearAdhesionSpec {
+            detach_force: 1e-5,
+            detach_length: 1e-5,
+        }),
+        LawSpec::Lubrication(LubricationSpec {
+            viscosity: 1e-3,
+            min_gap: 1e-6,
+            max_gap: 5e-5,
+        }),
+    ];
+    let eepa = vec![LawSpec::Eepa(EepaSpec {
+        plasticity_ratio: 0.5,
+        stiffness: None,
+        exponent: 1.5,
+        adhesion_stiffness: 1e2,
+        adhesion_exponent: 1.0,
+        pull_off_force: 1e-6,
+    })];
+    // The walls are a third material, met with EEPA.
+    let mut walls = box_walls([0.0; 3], [1.2e-2, 1.2e-2, 1.6e-2]);
+    for w in walls.iter_mut() {
+        w.material = 2;
+    }
+    let world = World::new(
+        particles,
+        walls,
+        vec![
+            material("a", 1e7, 2500.0),
+            material("b", 2e7, 2500.0),
+            material("wall", 1e7, 2500.0),
+        ],
+        vec![
+            Interaction::new(0, 0, library.clone()),
+            Interaction::new(1, 1, library.clone()),
+            Interaction::new(0, 1, library),
+            Interaction::new(0, 2, eepa.clone()),
+            Interaction::new(1, 2, eepa),
+        ],
+        Domain {
+            min: lo,
+            max: hi,
+            periodic: [false; 3],
+        },
+        [0.0, 0.0, -9.81],
+        2e-6,
+        1e-4,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    world
+}
+
 /// A list forced to start tiny grows (several times) and still yields the CPU's pairs.
 #[test]
 fn neighbour_overflow_grows_and_matches_cpu() {

@@ -148,15 +148,22 @@ fn min_impact_velocity_bounds_the_dashpot() {
 /// `scenes/restitution.toml` end to end: each pair rebounds as its model says (the separation
 /// speed over the impact speed, from the last rows of particles.csv). At dt = auto (40 steps
 /// per collision) the runs follow the exact relation to 2e-3; the viscous dashpot is 1.8 % low
-/// there (it sees the half-step velocity, an O(dt / t_c) bias), so it gets 0.01.
+/// there (it sees the half-step velocity, an O(dt / t_c) bias), so it gets 0.01. On both
+/// backends.
 #[test]
 fn the_restitution_scene_shows_each_model() {
-    let dir = grains_tests::run_scene_on_cpu("restitution.toml");
+    for backend in grains_tests::scene_backends() {
+        restitution_scene(backend);
+    }
+}
+
+fn restitution_scene(backend: &str) {
+    let dir = grains_tests::run_scene("restitution.toml", backend);
     let rows = grains_tests::csv_rows(&dir.join("particles.csv"));
     let last = &rows[rows.len() - 6..];
     let e_of = |pair: usize| (last[2 * pair + 1][6] - last[2 * pair][6]) / 2.0;
     let (viscous, hc, g) = (e_of(0), e_of(1), e_of(2));
-    eprintln!("e = 0.3 requested: viscous {viscous:.4}, hunt_crossley {hc:.4}, gonthier {g:.4}");
+    eprintln!("{backend}: e = 0.3 requested: viscous {viscous:.4}, hunt_crossley {hc:.4}, gonthier {g:.4}");
     assert!((viscous - 0.3).abs() < 0.01, "viscous {viscous}");
     assert!(
         (hc - exact_restitution(hunt_crossley_factor(0.3))).abs() < 2e-3,

@@ -1,8 +1,9 @@
 // CPU twin: crates/grains-core/src/kernels/laws/rolling_spring.rs
 //
 // Spring-dashpot-slider rolling resistance (Ai et al. 2011, model C): a rolling spring torque
-// incremented by `-k_r w_r dt`, capped at `mu_r R* F_n`, and below the cap a dashpot
-// `-2 eta_r sqrt(m* R*^2 k_r) w_r`; energy booked as cundall_strack books its spring.
+// incremented by `-k_r w_r dt`, capped at `mu_r R* F_n`, and a dashpot
+// `-2 eta_r sqrt(m* R*^2 k_r) w_r`, the two together capped at `mu_r R* F_n`; energy booked as
+// cundall_strack books its spring.
 //!include lib/types.wgsl
 
 struct RollingSpringParams {
@@ -51,7 +52,6 @@ fn law_rolling_spring(
     let trial = sqrt(dot(m, m));
     let limit = params.rolling_friction * geom.r_eff * (*force).normal_force;
     let worked = (*history).stored - 0.5 * dot(m_prev + m, dtheta);
-    var md = vec3<f32>(0.0, 0.0, 0.0);
     if (trial > limit) {
         m = m * (limit / trial);
         var kept = 0.0;
@@ -62,13 +62,13 @@ fn law_rolling_spring(
         (*history).stored = kept;
     } else {
         (*history).stored = worked;
-        let ir = geom.m_eff * geom.r_eff * geom.r_eff;
-        md = wr * (-2.0 * params.rolling_damping * sqrt(ir * kr));
-        // The slider caps spring and dashpot together.
-        let both = sqrt(dot(m + md, m + md));
-        if (both > limit) {
-            md = (m + md) * (limit / both) - m;
-        }
+    }
+    // The dashpot, the slider capping spring and dashpot together (continuous at the switch).
+    let ir = geom.m_eff * geom.r_eff * geom.r_eff;
+    var md = wr * (-2.0 * params.rolling_damping * sqrt(ir * kr));
+    let both = sqrt(dot(m + md, m + md));
+    if (both > limit) {
+        md = (m + md) * (limit / both) - m;
     }
     (*force).friction_dissipated = (*force).friction_dissipated
         - 0.5 * dot(md_prev + md, w) * geom.dt;

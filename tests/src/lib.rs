@@ -22,11 +22,24 @@ pub fn gpu_required() -> bool {
 
 pub mod worlds;
 
-/// Run `scenes/<name>` to its end on the CPU backend (quiet) into a fresh temporary folder,
-/// which is returned.
-pub fn run_scene_on_cpu(name: &str) -> PathBuf {
+/// The backends a scene test runs on: the CPU, and the GPU when an adapter is there (a missing
+/// one fails under CI, see [`gpu_required`]).
+pub fn scene_backends() -> Vec<&'static str> {
+    let gpu = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any).is_ok();
+    assert!(gpu || !gpu_required(), "no GPU adapter under CI");
+    if gpu {
+        vec!["cpu", "gpu"]
+    } else {
+        eprintln!("skipping the GPU run: no adapter");
+        vec!["cpu"]
+    }
+}
+
+/// Run `scenes/<name>` to its end on `backend` (quiet) into a fresh temporary folder, which is
+/// returned.
+pub fn run_scene(name: &str, backend: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
-        "grains-scene-{}-{}",
+        "grains-scene-{}-{backend}-{}",
         name.trim_end_matches(".toml"),
         std::process::id()
     ));
@@ -37,7 +50,7 @@ pub fn run_scene_on_cpu(name: &str) -> PathBuf {
         "run",
         &scene.to_string_lossy(),
         "--backend",
-        "cpu",
+        backend,
         "--out",
         &dir.to_string_lossy(),
         "-q",

@@ -3,9 +3,9 @@
 //! The elastic-plastic spring-dashpot model of Ai, Chen, Rotter & Ooi (2011, model C; after
 //! Iwashita & Oda 1998): a rolling spring torque `M_k`, incremented by `-k_r w_r dt` with the
 //! relative rolling velocity `w_r` (the tangent-plane part of `w1 - w2`) and kept in the
-//! history, capped at `mu_r R* F_n` (the slider); below the cap a dashpot
-//! `M_d = -C_r w_r` damps the rocking, `C_r = 2 eta_r sqrt(I_r k_r)` with `I_r = m* R*^2`, the
-//! two together also capped at `mu_r R* F_n`.
+//! history, capped at `mu_r R* F_n` (the slider); a dashpot `M_d = -C_r w_r` damps the
+//! rocking, `C_r = 2 eta_r sqrt(I_r k_r)` with `I_r = m* R*^2`, the two together also capped at
+//! `mu_r R* F_n`, so that at full mobilisation the dashpot adds nothing along the spring.
 //! `k_r` is `rolling_stiffness` when given, otherwise `2.25 k_n mu_r^2 R*^2` (Ai et al.), with
 //! `k_n` the normal law's tangent stiffness. Before each increment the spring torque is turned
 //! into the current tangent plane, its size kept. Body 2 receives the opposite torque. A
@@ -103,7 +103,6 @@ pub fn law_rolling_spring(
     let trial = m.length();
     let limit = params.rolling_friction * geom.r_eff * force.normal_force;
     let worked = history.stored - 0.5 * (m_prev + m).dot(dtheta);
-    let mut md = glam::Vec3::ZERO;
     if trial > limit {
         m *= limit / trial;
         let kept = if kr > 0.0 {
@@ -115,15 +114,15 @@ pub fn law_rolling_spring(
         history.stored = kept;
     } else {
         history.stored = worked;
-        let ir = geom.m_eff * geom.r_eff * geom.r_eff;
-        md = wr * (-2.0 * params.rolling_damping * (ir * kr).sqrt());
-        // The slider caps spring and dashpot together: a normal force that rises a little
-        // would otherwise unsaturate the spring and let the dashpot brake a rolling body far
-        // beyond the rolling resistance.
-        let both = (m + md).length();
-        if both > limit {
-            md = (m + md) * (limit / both) - m;
-        }
+    }
+    // The dashpot, and the slider capping spring and dashpot together: at full mobilisation a
+    // dashpot along the spring adds nothing (Ai et al.'s model C switches it off there), and the
+    // torque stays continuous across the switch, which an on/off dashpot is not.
+    let ir = geom.m_eff * geom.r_eff * geom.r_eff;
+    let mut md = wr * (-2.0 * params.rolling_damping * (ir * kr).sqrt());
+    let both = (m + md).length();
+    if both > limit {
+        md = (m + md) * (limit / both) - m;
     }
     force.friction_dissipated -= 0.5 * (v3(history.dashpot) + md).dot(w) * geom.dt;
     let total = m + md;
