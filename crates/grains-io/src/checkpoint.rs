@@ -21,7 +21,8 @@ pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
 
 const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 2: history records laid out per chain from its laws (words), parameters per chain.
-const VERSION: u32 = 2;
+// 3: the fixed-topology source's history and slots, parameter blocks per pair source.
+const VERSION: u32 = 3;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
     out.write_all(&(a.len() as u64).to_le_bytes())?;
