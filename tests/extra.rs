@@ -114,27 +114,15 @@ fn constant_force_adds_to_the_weight() {
     let pull = 2.0 * m * g;
     let k = 4.0 / 3.0 * effective_young(&mat, &mat) * r.sqrt();
     let want = ((m * g + pull) / k).powf(2.0 / 3.0);
-    let mut p = Particles::default();
-    p.push_sphere([0.0; 3], r, [0.0; 3], [0.0; 3], 0, 2500.0, false);
-    let walls = vec![wall([0.0, 0.0, -r as f32], [0.0, 0.0, 1.0])];
     let law = LawSpec::ConstantForce(ConstantForceSpec {
         force: -pull,
         always: false,
     });
-    let inter = Interaction::new(0, 0, vec![hertz(), viscous(0.3), law]);
-    let w = world(
-        p,
-        walls,
-        mat,
-        inter,
-        open_domain(0.1),
-        [0.0, 0.0, -g],
-        2e-6,
-        0.1 * r,
-    );
+    let laws = vec![hertz(), viscous(0.3), law];
+    let (w, _) = sphere_on_floor(r, 1e8, [0.0; 3], [0.0; 3], laws, 2e-6);
     let mut b = CpuBackend::new(w).unwrap_or_else(|e| panic!("{e}"));
     b.run(100_000);
-    let delta = -(b.pos[0][2] as f64);
+    let delta = r - b.pos[0][2] as f64;
     eprintln!("rests at overlap {delta:.6e} m (closed form {want:.6e})");
     assert!((delta - want).abs() < 1e-3 * want, "{delta} vs {want}");
 }
@@ -178,28 +166,14 @@ fn linear_pressure_rests_where_the_pressure_carries_the_weight() {
     let (r, g, k) = (0.01, 9.81, 1e12);
     let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
     let want = (m * g / (PI * r * k)).sqrt();
-    let mut p = Particles::default();
-    p.push_sphere([0.0; 3], r, [0.0; 3], [0.0; 3], 0, 2500.0, false);
-    let walls = vec![wall([0.0, 0.0, -r as f32], [0.0, 0.0, 1.0])];
     let law = LawSpec::LinearPressure(LinearPressureSpec {
         stiffness: k,
         damping: 1e9,
     });
-    let inter = Interaction::new(0, 0, vec![law]);
-    let mat = material("m", 1e8, 2500.0);
-    let w = world(
-        p,
-        walls,
-        mat,
-        inter,
-        open_domain(0.1),
-        [0.0, 0.0, -g],
-        2e-6,
-        0.1 * r,
-    );
+    let (w, _) = sphere_on_floor(r, 1e8, [0.0; 3], [0.0; 3], vec![law], 2e-6);
     let mut b = CpuBackend::new(w).unwrap_or_else(|e| panic!("{e}"));
     b.run(100_000);
-    let delta = -(b.pos[0][2] as f64);
+    let delta = r - b.pos[0][2] as f64;
     eprintln!("rests at overlap {delta:.6e} m (closed form {want:.6e})");
     assert!((delta - want).abs() < 1e-3 * want, "{delta} vs {want}");
 }

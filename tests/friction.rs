@@ -3,11 +3,8 @@
 //! ledger closed over the slide.
 
 use grains_core::kernels::laws::haff_werner::ViscousCoulombSpec;
-use grains_core::materials::{effective_young, Interaction};
-use grains_core::{Backend, CpuBackend, LawSpec, Particles};
+use grains_core::{Backend, CpuBackend, LawSpec};
 use grains_tests::worlds::*;
-
-const PI: f64 = std::f64::consts::PI;
 
 /// A sphere launched at `v0` without spin on a plane, resting at its Hertz overlap: friction
 /// spins it up while it slides (deceleration `mu g`), and it rolls from `t = 2 v0 / (7 mu g)` at
@@ -15,34 +12,10 @@ const PI: f64 = std::f64::consts::PI;
 /// 1e-3 v0, the speed at the end (twice that time), the friction dissipation and the worst
 /// ledger drift, both relative to the initial kinetic energy.
 fn slide(tangential: LawSpec, mu: f64) -> (f64, f64, f64, f64) {
-    let (r, young, g, v0) = (0.01, 1e8, 9.81, 0.5);
-    let mat = material("m", young, 2500.0);
-    let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
-    let k = 4.0 / 3.0 * effective_young(&mat, &mat) * r.sqrt();
-    let delta = (m * g / k).powf(2.0 / 3.0);
-    let mut p = Particles::default();
-    p.push_sphere(
-        [0.0, 0.0, r - delta],
-        r,
-        [v0, 0.0, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
-    let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0])];
-    let inter = Interaction::new(0, 0, vec![hertz(), viscous(0.3), tangential]);
+    let (r, g, v0) = (0.01, 9.81, 0.5);
     let dt = 2e-6;
-    let w = world(
-        p,
-        walls,
-        mat,
-        inter,
-        open_domain(1.0),
-        [0.0, 0.0, -g],
-        dt,
-        0.2 * r,
-    );
+    let laws = vec![hertz(), viscous(0.3), tangential];
+    let (w, _) = sphere_on_floor(r, 1e8, [v0, 0.0, 0.0], [0.0; 3], laws, dt);
     let mut b = CpuBackend::new(w).unwrap_or_else(|e| panic!("{e}"));
     let e0 = b.energy();
     let t_roll = 2.0 * v0 / (7.0 * mu * g);

@@ -5,8 +5,7 @@ use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
 use grains_core::kernels::laws::rolling_constant_torque::RollingConstantTorqueSpec;
 use grains_core::kernels::laws::rolling_spring::RollingSpringSpec;
 use grains_core::kernels::laws::torsional_coulomb::TorsionalCoulombSpec;
-use grains_core::materials::{effective_young, Interaction};
-use grains_core::{Backend, CpuBackend, LawSpec, Particles, World};
+use grains_core::{Backend, CpuBackend, LawSpec, World};
 use grains_tests::worlds::*;
 
 const PI: f64 = std::f64::consts::PI;
@@ -17,34 +16,13 @@ const YOUNG: f64 = 1e8;
 /// A sphere resting on a floor at its Hertz overlap, with velocity `v` and spin `w`, under the
 /// laws `extra` after Hertz, a viscous dashpot and Cundall-Strack friction.
 fn on_floor(v: [f64; 3], w: [f64; 3], extra: LawSpec, dt: f64) -> (World, f64) {
-    let mat = material("m", YOUNG, 2500.0);
-    let m = 2500.0 * 4.0 / 3.0 * PI * R * R * R;
-    let k = 4.0 / 3.0 * effective_young(&mat, &mat) * R.sqrt();
-    let delta = (m * G / k).powf(2.0 / 3.0);
-    let mut p = Particles::default();
-    p.push_sphere([0.0, 0.0, R - delta], R, v, w, 0, 2500.0, false);
-    let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0])];
-    let inter = Interaction::new(
-        0,
-        0,
-        vec![
-            hertz(),
-            viscous(0.3),
-            cundall_strack(0.5, 0.5, TangentialStiffness::Mindlin),
-            extra,
-        ],
-    );
-    let w = world(
-        p,
-        walls,
-        mat,
-        inter,
-        open_domain(1.0),
-        [0.0, 0.0, -G],
-        dt,
-        0.2 * R,
-    );
-    (w, delta)
+    let laws = vec![
+        hertz(),
+        viscous(0.3),
+        cundall_strack(0.5, 0.5, TangentialStiffness::Mindlin),
+        extra,
+    ];
+    sphere_on_floor(R, YOUNG, v, w, laws, dt)
 }
 
 /// A sphere rolling at `v0` on a plane under constant-torque rolling resistance decelerates at

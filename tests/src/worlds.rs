@@ -229,3 +229,37 @@ pub fn through_contact(b: &mut grains_core::CpuBackend, max_steps: u64) -> u64 {
 pub fn restitution_of(b: &grains_core::CpuBackend, v: f64) -> f64 {
     (b.vel[1][0] - b.vel[0][0]) as f64 / v
 }
+
+/// A sphere of radius `r` (m, density 2500 kg/m^3, material `young` Pa) on a floor at z = 0
+/// under gravity g = 9.81 m/s^2, starting at its Hertz rest overlap with velocity `v` (m/s) and
+/// spin `w` (rad/s), joined to the floor by `laws`, at time step `dt` (s). Returns the world and
+/// that overlap (m).
+pub fn sphere_on_floor(
+    r: f64,
+    young: f64,
+    v: [f64; 3],
+    w: [f64; 3],
+    laws: Vec<LawSpec>,
+    dt: f64,
+) -> (World, f64) {
+    let g = 9.81;
+    let mat = material("m", young, 2500.0);
+    let m = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+    let k = 4.0 / 3.0 * grains_core::materials::effective_young(&mat, &mat) * r.sqrt();
+    let delta = (m * g / k).powf(2.0 / 3.0);
+    let mut p = Particles::default();
+    p.push_sphere([0.0, 0.0, r - delta], r, v, w, 0, 2500.0, false);
+    let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0])];
+    let inter = Interaction::new(0, 0, laws);
+    let world = world(
+        p,
+        walls,
+        mat,
+        inter,
+        open_domain(1.0),
+        [0.0, 0.0, -g],
+        dt,
+        0.2 * r,
+    );
+    (world, delta)
+}
