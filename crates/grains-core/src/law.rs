@@ -55,6 +55,33 @@ pub struct CollisionContext<'a> {
 }
 
 impl CollisionContext<'_> {
+    /// Hertz's spring constant of the pair, `4/3 E* sqrt(R*)` (N/m^(3/2)).
+    pub fn hertz_stiffness(&self) -> f64 {
+        let e = crate::materials::effective_young(self.material, self.material);
+        4.0 / 3.0 * e * self.r_eff.sqrt()
+    }
+
+    /// Collision time (s) of a power-law spring `F = k delta^n` alone, the two spheres head on:
+    /// `2 (delta_max / v) I(n + 1)` with `delta_max = ((n+1) m* v^2 / (2k))^(1/(n+1))` and
+    /// `I(p) = int_0^1 dx / sqrt(1 - x^p)` (from energy conservation; for n = 3/2, 2 I = 2.943,
+    /// the Hertz constant).
+    pub fn power_law_time(&self, k: f64, n: f64) -> f64 {
+        let v = self.impact_speed;
+        let dmax = ((n + 1.0) * self.m_eff * v * v / (2.0 * k)).powf(1.0 / (n + 1.0));
+        // x = 1 - s^2 removes the endpoint singularity; the midpoint rule is then accurate to
+        // 1e-6.
+        let p = n + 1.0;
+        let m = 2000;
+        let integral: f64 = (0..m)
+            .map(|i| {
+                let s = (i as f64 + 0.5) / m as f64;
+                let x = 1.0 - s * s;
+                2.0 * s / (1.0 - x.powf(p)).sqrt() / m as f64
+            })
+            .sum();
+        2.0 * dmax / v * integral
+    }
+
     /// Hertz collision time `2.868 (m*^2 / (R* E*^2 v))^(1/5)` (Johnson 1985, §11.4).
     pub fn hertz_time(&self) -> f64 {
         let e = crate::materials::effective_young(self.material, self.material);

@@ -34,8 +34,6 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::kernels::laws::hunt_crossley::impact_collision_time;
-use crate::kernels::laws::hunt_crossley::ImpactSpec;
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
@@ -252,18 +250,12 @@ impl Law for Eepa {
         0.0
     }
 
-    /// The loading spring's collision time (`k1 delta^n`, as the impact models compute it);
+    /// The loading spring's collision time (`k1 delta^n`, a power law);
     /// the stiffer unloading branch is shorter by `sqrt(1 - lambda_P)` for n = 1, so that
     /// factor is applied.
     fn collision_time(spec: &EepaSpec, c: &CollisionContext<'_>) -> Option<f64> {
-        let loading = ImpactSpec {
-            restitution: 1.0,
-            exponent: spec.exponent,
-            stiffness: spec.stiffness,
-            min_impact_velocity: 0.0,
-            damping: 0.0,
-        };
-        Some(impact_collision_time(&loading, c) * (1.0 - spec.plasticity_ratio).sqrt())
+        let k1 = spec.stiffness.unwrap_or_else(|| c.hertz_stiffness());
+        Some(c.power_law_time(k1, spec.exponent) * (1.0 - spec.plasticity_ratio).sqrt())
     }
 
     fn apply(g: &ContactGeom, p: &EepaParams, h: &mut EepaHistory, f: &mut ContactForce) {

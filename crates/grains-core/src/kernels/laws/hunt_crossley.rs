@@ -172,29 +172,10 @@ pub fn impact_spring(spec: &ImpactSpec) -> Option<SpringShape> {
     })
 }
 
-/// Collision time (s) of the spring alone, `F = k delta^n`, two equal spheres head on:
-/// `2 (delta_max / v) I(n + 1)` with `delta_max = ((n+1) m* v^2 / (2k))^(1/(n+1))` and
-/// `I(p) = int_0^1 dx / sqrt(1 - x^p)` (from energy conservation; for n = 3/2, 2 I = 2.943, the
-/// Hertz constant). The dashpot only shortens it.
+/// Collision time (s) of the spring alone (the dashpot only shortens it).
 pub fn impact_collision_time(spec: &ImpactSpec, c: &CollisionContext<'_>) -> f64 {
-    let n = spec.exponent;
-    let k = spec.stiffness.unwrap_or_else(|| {
-        let e = effective_young(c.material, c.material);
-        4.0 / 3.0 * e * c.r_eff.sqrt()
-    });
-    let v = c.impact_speed;
-    let dmax = ((n + 1.0) * c.m_eff * v * v / (2.0 * k)).powf(1.0 / (n + 1.0));
-    // x = 1 - s^2 removes the endpoint singularity; the midpoint rule is then accurate to 1e-6.
-    let p = n + 1.0;
-    let m = 2000;
-    let integral: f64 = (0..m)
-        .map(|i| {
-            let s = (i as f64 + 0.5) / m as f64;
-            let x = 1.0 - s * s;
-            2.0 * s / (1.0 - x.powf(p)).sqrt() / m as f64
-        })
-        .sum();
-    2.0 * dmax / v * integral
+    let k = spec.stiffness.unwrap_or_else(|| c.hertz_stiffness());
+    c.power_law_time(k, spec.exponent)
 }
 
 /// A random parity case of an impact model: Hertz or a given stiffness, exponents 1 to 2,

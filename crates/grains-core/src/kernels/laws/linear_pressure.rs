@@ -13,7 +13,6 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::kernels::laws::hunt_crossley::{impact_collision_time, ImpactSpec};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
@@ -112,17 +111,9 @@ impl Law for LinearPressure {
         0.0
     }
 
-    /// The collision time of the spring `pi R* k delta^2` (a power law, as the impact models
-    /// compute it).
+    /// The collision time of the spring `pi R* k delta^2`, a power law.
     fn collision_time(spec: &LinearPressureSpec, c: &CollisionContext<'_>) -> Option<f64> {
-        let spring = ImpactSpec {
-            restitution: 1.0,
-            exponent: 2.0,
-            stiffness: Some(std::f64::consts::PI * c.r_eff * spec.stiffness),
-            min_impact_velocity: 0.0,
-            damping: 0.0,
-        };
-        Some(impact_collision_time(&spring, c))
+        Some(c.power_law_time(std::f64::consts::PI * c.r_eff * spec.stiffness, 2.0))
     }
 
     fn apply(
