@@ -1,7 +1,7 @@
 //!include lib/types.wgsl
-// The history of laws that act once a contact is established (linear_adhesion, preset_force),
-// and their energy booking. CPU twin: `EstablishedHistory` and `book_step` in
-// crates/grains-core/src/kernels/laws/linear_adhesion.rs.
+// The history of laws that act once a contact is established (linear_adhesion, preset_force,
+// constant_force),
+// and their energy booking. CPU twin: crates/grains-core/src/kernels/established.rs.
 
 struct EstablishedHistory {
     established: u32,

@@ -14,7 +14,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::kernels::laws::linear_adhesion::{book_step, EstablishedHistory};
+use crate::kernels::established::{book_step, established_layout, EstablishedHistory};
 use crate::law::{
     required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
     Word,
@@ -139,8 +139,6 @@ impl Law for ConstantForce {
     }
 
     fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        let mut l = vec![crate::pod_layout!(ConstantForceParams { force, always })];
-        l.extend(crate::kernels::laws::linear_adhesion::LinearAdhesion::layouts().into_iter().skip(1));
-        l
+        vec![crate::pod_layout!(ConstantForceParams { force, always }), established_layout()]
     }
 }

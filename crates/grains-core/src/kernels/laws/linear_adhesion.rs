@@ -8,15 +8,14 @@
 //!
 //! Energy: the attraction stores `f_d s^2 / (2 d_d)`; the adhesion energy `W = f_d d_d / 2` is
 //! lost when the contact breaks and booked as damping dissipation, with the last force's half
-//! step (the step's work is the trapezoid of the force; the rest is the change of the stored
-//! energy, so the ledger closes).
+//! step ([`book_step`]).
 //!
 //! Scene keys: `detach_force` (f_d, N, required), `detach_length` (d_d, m, required).
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::kernels::v3;
+use crate::kernels::established::{book_step, established_layout, EstablishedHistory};
 use crate::law::{
     required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
     Word,
@@ -34,36 +33,11 @@ pub struct LinearAdhesionParams {
     pub detach_length: f32,
 }
 
-/// Per-pair history of linear adhesion (also used by `preset_force`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct EstablishedHistory {
-    /// 1 once the surfaces have touched, until the contact breaks.
-    pub established: u32,
-    /// Force of the previous step (N, positive repulsive).
-    pub f_prev: f32,
-    /// Stored energy of the previous step (J).
-    pub e_prev: f32,
-}
-
 /// Scene settings of `linear_adhesion`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinearAdhesionSpec {
     pub detach_force: f64,
     pub detach_length: f64,
-}
-
-/// Book a step of a force `f` (positive repulsive) with stored energy `e`: the trapezoid of the
-/// force over the step's approach, less the change of the stored energy, is dissipated.
-#[inline]
-pub fn book_step(geom: &ContactGeom, h: &mut EstablishedHistory, f: f32, e: f32, out: &mut ContactForce) {
-    let n = v3(geom.normal);
-    let vn = v3(geom.vrel).dot(n);
-    out.force = (v3(out.force) - n * f).to_array();
-    out.elastic += e;
-    out.damping_dissipated += 0.5 * (h.f_prev + f) * vn * geom.dt - (e - h.e_prev);
-    h.f_prev = f;
-    h.e_prev = e;
 }
 
 /// Linear adhesion.
@@ -183,11 +157,7 @@ impl Law for LinearAdhesion {
                 detach_force,
                 detach_length
             }),
-            crate::pod_layout!(EstablishedHistory {
-                established,
-                f_prev,
-                e_prev
-            }),
+            established_layout(),
         ]
     }
 }

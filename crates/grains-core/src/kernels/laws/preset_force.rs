@@ -7,14 +7,14 @@
 //!
 //! Energy: a constant force stores `F delta` while it acts (negative for an attraction held
 //! apart); at release that energy, and the last force's half step, are booked as damping
-//! dissipation (the booking of `linear_adhesion.rs`).
+//! dissipation ([`book_step`]).
 //!
 //! Scene keys: `force` (N, required, signed), `release_distance` (m, required).
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::kernels::laws::linear_adhesion::{book_step, EstablishedHistory};
+use crate::kernels::established::{book_step, established_layout, EstablishedHistory};
 use crate::law::{
     required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
     Word,
@@ -137,11 +137,9 @@ impl Law for PresetForce {
     }
 
     fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        let mut l = vec![crate::pod_layout!(PresetForceParams {
+        vec![crate::pod_layout!(PresetForceParams {
             force,
             release_distance
-        })];
-        l.extend(crate::kernels::laws::linear_adhesion::LinearAdhesion::layouts().into_iter().skip(1));
-        l
+        }), established_layout()]
     }
 }
