@@ -1,7 +1,6 @@
 //!include lib/types.wgsl
 // The history of laws that act once a contact is established (linear_adhesion, preset_force,
-// constant_force),
-// and their energy booking. CPU twin: crates/grains-core/src/kernels/established.rs.
+// constant_force) and their energy booking. CPU twin: crates/grains-core/src/kernels/established.rs.
 
 struct EstablishedHistory {
     established: u32,

@@ -168,8 +168,7 @@ impl GpuBackend {
             let buf = self.make_exact(name, size)?;
             self.bufs.insert(name, buf);
         }
-        let n_slots =
-            S_CONTACT as u64 + self.ids.contact.iter().filter(|c| c.2.is_some()).count() as u64;
+        let n_slots = S_CONTACT as u64 + self.ids.indirect_contacts() as u64;
         let args = self.make_buffer("args", 16 * n_slots, wgpu::BufferUsages::INDIRECT)?;
         self.bufs.insert("args", args);
         let plan = self.make_buffer("plan", 4 * (P_SLOTS as u64 + n_slots), none)?;

@@ -96,6 +96,13 @@ pub(super) struct KernelIds {
     pub(super) integrate_second_half: usize,
 }
 
+impl KernelIds {
+    /// Contact chains dispatched indirectly (over a rebuilt source), one indirect slot each.
+    pub(super) fn indirect_contacts(&self) -> usize {
+        self.contact.iter().filter(|c| c.2.is_some()).count()
+    }
+}
+
 /// Workgroups of one scan over `count` elements: shaders/passes/prefix_sum.wgsl is a single
 /// workgroup that walks the whole array in chunks, dispatched as exactly one group.
 pub(super) fn prefix_groups_for(_k: &Kernel, _count: u64) -> u32 {
@@ -131,8 +138,7 @@ impl GpuBackend {
         let n = self.n as u64;
         let nc = self.n_cells as u64;
         let ids = &self.ids;
-        let n_indirect = ids.contact.iter().filter(|c| c.2.is_some()).count();
-        let mut slots = vec![0u32; S_CONTACT as usize + n_indirect];
+        let mut slots = vec![0u32; S_CONTACT as usize + ids.indirect_contacts()];
         slots[S_ZERO_CELLS as usize] = self.check_groups("zero_cells", groups(nc, 64))?;
         slots[S_CELL_COUNT as usize] =
             self.check_groups("cell_count", groups(n, self.threads(ids.cell_count)))?;

@@ -17,10 +17,6 @@ pub mod fixed;
 pub mod neighbour;
 pub mod wall;
 
-pub use fixed::source_pair as fixed_pair;
-pub use neighbour::source_pair as neighbour_pair;
-pub use wall::source_pair as wall_pair;
-
 use crate::gpu_types::{PlaneWall, SourcePair};
 
 /// A kind of pair source.
@@ -95,15 +91,6 @@ pub enum SourceView<'a> {
 }
 
 impl SourceView<'_> {
-    /// Which source this is.
-    pub fn kind(&self) -> SourceKind {
-        match self {
-            SourceView::Neighbour { .. } => SourceKind::Neighbour,
-            SourceView::Wall { .. } => SourceKind::Wall,
-            SourceView::Fixed { .. } => SourceKind::Fixed,
-        }
-    }
-
     /// Pair `gid` of the source: the CPU form of the `source_pair` the composer inserts.
     #[inline]
     pub fn pair(
