@@ -319,39 +319,14 @@ fn sliding_onset_on_tilted_gravity() {
 /// up, and it rolls from `t = 2 v0 / (7 mu g)` on at `v = 5 v0 / 7`. 1%.
 #[test]
 fn slip_to_roll_transition() {
-    let (r, young, g, mu, v0) = (0.01, 1e8, 9.81, 0.3, 0.5);
-    let mat = material("m", young, 2500.0);
-    let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
-    let k = 4.0 / 3.0 * effective_young(&mat, &mat) * r.sqrt();
-    let delta = (m * g / k).powf(2.0 / 3.0);
-    let mut p = grains_core::Particles::default();
-    p.push_sphere(
-        [0.0, 0.0, r - delta],
-        r,
-        [v0, 0.0, 0.0],
-        [0.0; 3],
-        0,
-        2500.0,
-        false,
-    );
-    let walls = vec![wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0])];
-    let inter = self_interaction(
-        hertz(),
-        Some(0.3),
-        Some((mu, mu)),
-        TangentialStiffness::Mindlin,
-    );
+    let (r, g, mu, v0) = (0.01, 9.81, 0.3, 0.5);
     let dt = 1e-6;
-    let w = world(
-        p,
-        walls,
-        mat,
-        inter,
-        open_domain(1.0),
-        [0.0, 0.0, -g],
-        dt,
-        0.2 * r,
-    );
+    let laws = vec![
+        hertz(),
+        viscous(0.3),
+        cundall_strack(mu, mu, TangentialStiffness::Mindlin),
+    ];
+    let (w, _) = sphere_on_floor(r, 1e8, [v0, 0.0, 0.0], [0.0; 3], laws, dt);
     let mut b = cpu(w);
     let t_roll = 2.0 * v0 / (7.0 * mu * g);
     let mut t_seen = None;
