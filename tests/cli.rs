@@ -78,7 +78,7 @@ fn run_writes_frames_energy_and_the_expected_rebound() {
     let (h, e) = read_csv(&out.join("energy.csv"));
     assert_eq!(
         h,
-        "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total"
+        "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed"
     );
     let (first, last) = (&e[0], &e[e.len() - 1]);
     assert!(
@@ -118,6 +118,7 @@ fn unstable_run_is_reported_not_written_as_nan() {
 duration = 20.0
 dt = 2e-3
 gravity = [0.0, 0.0, -9.81]
+max_initial_overlap = 2.0
 [domain]
 min = [-0.03, -0.03, -0.03]
 max = [0.03, 0.03, 0.03]
@@ -143,19 +144,35 @@ formats = ["csv"]
     let path = dir.join("unstable.toml");
     std::fs::write(&path, text).expect("write");
     let o = dir.join("out").to_string_lossy().into_owned();
+    let scene_path = path.to_string_lossy().into_owned();
+    let e = grains(&["run", &scene_path, "--backend", "cpu", "--out", &o, "-q"])
+        .expect_err("refused without --allow-unstable");
+    let m = format!("{e:#}");
+    assert!(
+        m.contains("exceeds 20% of the Rayleigh time") && m.contains("--allow-unstable"),
+        "{m}"
+    );
     let e = grains(&[
         "run",
-        &path.to_string_lossy(),
+        &scene_path,
         "--backend",
         "cpu",
         "--out",
         &o,
         "-q",
+        "--allow-unstable",
+        "--memory-limit",
+        "1G",
     ])
     .expect_err("this run must blow up");
     let m = format!("{e:#}");
+    // Caught by the guard at the first bad step: over the speed limit, out of the box, or
+    // non-finite, whichever comes first; the message names the particle, step and safe dt.
     assert!(
-        m.contains("non-finite") && m.contains("particle") && m.contains("auto"),
+        (m.contains("non-finite") || m.contains("moves at") || m.contains("left the domain"))
+            && m.contains("particle")
+            && m.contains("at step")
+            && m.contains("`dt = \"auto\"` would choose 5.015e-5 s"),
         "{m}"
     );
     let (_, rows) = read_csv(&dir.join("out").join("particles.csv"));
@@ -320,6 +337,9 @@ fn energy_audit_flags_a_coarse_time_step() {
             steps: None,
             quiet: true,
             resume: false,
+            // The coarse dt is the point of this test.
+            allow_unstable: true,
+            ..Default::default()
         })
         .expect("run");
         drifts.push(report.energy_drift.expect("energy is on in this scene"));

@@ -801,7 +801,7 @@ fn valid_scene_builds_the_world() {
         "particles   2",
         "walls       7",
         "chains      2",
-        "dt          1.0000e-5 s (given)",
+        "dt          1.000e-5 s (given)",
         "MiB",
     ] {
         assert!(summary.contains(part), "{part:?} not in\n{summary}");
@@ -1025,7 +1025,7 @@ fn particle_behind_a_wall() {
             "expected every particle centre on the side the normal points to",
         ],
     );
-    assert!(msg.contains("lies 1.0000e-3 m behind"), "{msg}");
+    assert!(msg.contains("lies 1.000e-3 m behind"), "{msg}");
 }
 
 /// The `cundall_strack` parameters of material pair (0, 0) in the first chain, read from the

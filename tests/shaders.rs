@@ -418,7 +418,7 @@ fn struct_layouts_match_gpu_types() {
             unit,
             nbr_history_stride,
             n_fixed,
-            _pad2
+            max_speed
         }),
         rust_layout!(SourcePair { p, q, table, owns }),
         rust_layout!(GridParams {

@@ -50,9 +50,9 @@ fn neighbour_cell(grid: GridParams, c: vec3<i32>, o: vec3<i32>) -> i32 {
 }
 
 // Whether particle `y` is a candidate of particle `x` (xyz centre, w radius): surfaces within
-// `grid.cutoff`, by minimum image.
+// `grid.cutoff`, by minimum image. A removed particle's radius is hugely negative: never one.
 fn is_candidate(grid: GridParams, domain: DomainParams, x: vec4<f32>, y: vec4<f32>) -> bool {
     let d = min_image(vec3<f32>(y[0] - x[0], y[1] - x[1], y[2] - x[2]), domain);
     let reach = x[3] + y[3] + grid.cutoff;
-    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
+    return reach > 0.0 && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
 }

@@ -79,7 +79,7 @@ struct StepParams {
     unit: f32,
     nbr_history_stride: u32,
     n_fixed: u32,
-    _pad2: f32,
+    max_speed: f32,
 }
 
 struct SourcePair {

@@ -3,7 +3,9 @@
 // First half of velocity Verlet, the position drift, the quaternion update and the largest
 // squared displacement since the last rebuild (folded with atomicMax on the f32 bits, which
 // order like the values for non-negative floats). The drift is Kahan-compensated through
-// `pos_comp`, so slow particles keep moving in f32 (see the twin).
+// `pos_comp`, so slow particles keep moving in f32 (see the twin). It is also the run's guard:
+// the lowest index of a free particle gone non-finite, too fast or out of the domain is folded
+// into `fault` with atomicMin (u32 max when none), read by the host with the overflow check.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/domain.wgsl
@@ -19,6 +21,32 @@
 @group(0) @binding(8) var<storage, read> torque: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read> ref_pos: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read_write> max_disp2: atomic<u32>;
+@group(0) @binding(11) var<storage, read_write> fault: atomic<u32>;
+
+fn finite3(a: vec3<f32>) -> bool {
+    let e = bitcast<vec3<u32>>(a) & vec3<u32>(0x7f800000u);
+    return all(e != vec3<u32>(0x7f800000u));
+}
+
+// CPU twin: `particle_fault` in the same Rust file.
+fn particle_fault(x: vec3<f32>, v: vec3<f32>, inv_m: f32) -> bool {
+    if (inv_m <= 0.0) {
+        return false;
+    }
+    if (!(finite3(x) && finite3(v))) {
+        return true;
+    }
+    if (dot(v, v) > step.max_speed * step.max_speed) {
+        return true;
+    }
+    for (var k = 0u; k < 3u; k = k + 1u) {
+        if ((domain.periodic_mask & (1u << k)) == 0u
+            && (x[k] < domain.min[k] || x[k] > domain.min[k] + domain.length[k])) {
+            return true;
+        }
+    }
+    return false;
+}
 
 // CPU twin: `wrap_position` in the same Rust file.
 fn wrap_position(x: vec3<f32>, domain: DomainParams) -> vec3<f32> {
@@ -78,4 +106,7 @@ fn integrate_first_half(
     let d = min_image(x - ref_pos[gid].xyz, domain);
     let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     atomicMax(&max_disp2, bitcast<u32>(d2));
+    if (particle_fault(x, v, inv_m)) {
+        atomicMin(&fault, gid);
+    }
 }

@@ -4,6 +4,7 @@
 //! `grains bench` (DESIGN.md §5).
 
 pub mod bench;
+pub mod preflight;
 pub mod run;
 
 use anyhow::{Context, Result};
@@ -11,6 +12,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use grains_core::{Backend, BackendState, CpuBackend, World};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// GPU-accelerated Discrete Element Method solver.
 #[derive(Parser, Debug)]
@@ -50,14 +53,25 @@ pub enum Command {
         #[arg(long, short)]
         quiet: bool,
         /// Resume from the checkpoint in the output directory (written when the scene sets
-        /// `output.checkpoint_every`), keeping the output written up to it.
+        /// `output.checkpoint_every`, and always on Ctrl-C), keeping the output written up to it.
         #[arg(long)]
         resume: bool,
+        /// Run even when dt exceeds 20% of the Rayleigh time or resolves a collision in fewer
+        /// than 10 steps (refused otherwise).
+        #[arg(long)]
+        allow_unstable: bool,
+        /// Memory the run may take, e.g. 8G or 512MiB (default: the machine's available memory).
+        #[arg(long, value_parser = preflight::parse_bytes)]
+        memory_limit: Option<u64>,
     },
     /// Validate a scene and print its derived figures (no GPU needed).
     Check {
         /// Scene file (TOML).
         scene: PathBuf,
+        /// Memory the scene may take, e.g. 8G or 512MiB (default: the machine's available
+        /// memory).
+        #[arg(long, value_parser = preflight::parse_bytes)]
+        memory_limit: Option<u64>,
     },
     /// List the GPU adapters wgpu can see.
     Info,
@@ -92,6 +106,8 @@ where
             steps,
             quiet,
             resume,
+            allow_unstable,
+            memory_limit,
         } => run::run(&run::RunArgs {
             scene,
             backend,
@@ -99,19 +115,69 @@ where
             steps,
             quiet,
             resume,
+            allow_unstable,
+            memory_limit,
+            interrupt: Some(ctrl_c_flag()),
         })
         .map(|_| ()),
-        Command::Check { scene } => check(&scene),
+        Command::Check {
+            scene,
+            memory_limit,
+        } => check(&scene, memory_limit),
         Command::Info => info(),
         Command::Shader { scene } => shader(&scene),
         Command::Bench(args) => bench::bench(&args),
     }
 }
 
-fn check(path: &Path) -> Result<()> {
-    let scene = grains_scene::load_scene(path)?;
+/// The flag Ctrl-C sets: the handler is installed once per process, and every run started
+/// from the command line shares the flag. A second Ctrl-C while the first is being honoured
+/// exits at once.
+fn ctrl_c_flag() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        let installed = ctrlc::set_handler(move || {
+            if f.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupt: finishing the current step, then writing a checkpoint");
+        });
+        if let Err(e) = installed {
+            eprintln!("warning: Ctrl-C will stop the run without a checkpoint: {e}");
+        }
+        flag
+    })
+    .clone()
+}
+
+fn check(path: &Path, memory_limit: Option<u64>) -> Result<()> {
+    let budget = preflight::memory_budget(memory_limit);
+    let scene = grains_scene::load_scene_within(path, budget.as_ref())?;
     let summary = scene.summary();
     println!("{}", summary.trim_end());
+    let opts = grains_io::OutputOptions {
+        dir: scene.output.dir.clone(),
+        vtk: scene.output.vtk,
+        csv: scene.output.csv,
+        energy: scene.output.energy,
+        contacts: scene.output.contacts,
+    };
+    let volume = preflight::output_estimate(&scene, &opts, 0);
+    let free = preflight::free_space(&scene.output.dir)
+        .map(|f| format!(", {} free there", grains_scene::bytes(f)))
+        .unwrap_or_default();
+    println!(
+        "output size ~{} in {} frames to {}{free}",
+        grains_scene::bytes(volume.bytes),
+        volume.frames,
+        scene.output.dir.display()
+    );
+    println!(
+        "{}",
+        preflight::overlap_line(&grains_core::overlaps::initial_overlaps(&scene.world))
+    );
     for (id, chain) in scene.world.table.chains.iter().enumerate() {
         let binding = grains_shaders::ChainBinding::of(&scene.world.table, id);
         let src = grains_shaders::compose_chain(chain, id as u32, &binding)?;
@@ -119,8 +185,12 @@ fn check(path: &Path) -> Result<()> {
         println!("chain {:<44} composed and validated (naga)", chain.name());
     }
     if let Some(w) = scene.timestep.warning(scene.world.dt) {
-        println!("warning: {w}");
+        println!("warning: {w}; `grains run` refuses it without --allow-unstable");
     }
+    // What `grains run` would refuse, refused here too.
+    preflight::check_memory(&scene, scene.cpu_memory_estimate(), "CPU", budget.as_ref())?;
+    preflight::check_overlaps(&scene)?;
+    preflight::check_disk(&scene, &scene.output.dir, &volume)?;
     println!("ok");
     Ok(())
 }
@@ -161,6 +231,33 @@ fn shader(path: &Path) -> Result<()> {
         println!("{src}");
     }
     Ok(())
+}
+
+/// As [`make_backend_from`] for a scene, refusing first a backend whose estimated memory
+/// exceeds `budget`: the CPU backend's estimate against it, and the GPU backend's when its
+/// adapter is a CPU device (lavapipe), whose buffers are the machine's memory. A hardware
+/// adapter's buffers are checked against its own limits as they are created.
+pub fn make_backend_within(
+    scene: &grains_scene::Scene,
+    choice: BackendArg,
+    state: Option<&BackendState>,
+    budget: Option<&grains_scene::MemoryBudget>,
+) -> Result<(Box<dyn Backend>, String)> {
+    let cpu_ok = || preflight::check_memory(scene, scene.cpu_memory_estimate(), "CPU", budget);
+    let gpu_ok = || preflight::check_memory(scene, scene.gpu_memory_estimate(), "GPU", budget);
+    let no_hardware = || {
+        grains_gpu::list_adapters()
+            .iter()
+            .all(|a| a.device_type == "Cpu")
+    };
+    match choice {
+        BackendArg::Cpu => cpu_ok()?,
+        BackendArg::Gpu if no_hardware() => gpu_ok()?,
+        BackendArg::Gpu => {}
+        BackendArg::Auto if no_hardware() => cpu_ok()?,
+        BackendArg::Auto => {}
+    }
+    make_backend_from(scene.world.clone(), choice, state)
 }
 
 /// Build the backend a run asked for; the message says which one was taken and why.

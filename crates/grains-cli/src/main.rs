@@ -10,6 +10,7 @@ fn main() {
     }
     if let Err(e) = grains_cli::main_with_args(std::env::args_os()) {
         eprintln!("error: {e:#}");
-        std::process::exit(1);
+        let interrupted = e.downcast_ref::<grains_cli::run::Interrupted>().is_some();
+        std::process::exit(if interrupted { 130 } else { 1 });
     }
 }

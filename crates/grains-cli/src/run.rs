@@ -1,16 +1,21 @@
 //! `grains run`: a scene in, frames and the energy log out, with a progress bar.
 
-use crate::{make_backend_from, BackendArg};
+use crate::preflight::{check_disk, check_overlaps, fault_message, memory_budget, output_estimate};
+use crate::{make_backend_within, BackendArg};
 use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
+use grains_core::units::{qty, sig4};
 use grains_core::{Backend, Snapshot};
 use grains_io::{read_checkpoint, write_checkpoint, OutputOptions, OutputWriter, CHECKPOINT_FILE};
-use grains_scene::BackendChoice;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use grains_scene::{BackendChoice, LostParticles, Scene};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Arguments of `grains run`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunArgs {
     pub scene: PathBuf,
     pub backend: Option<BackendArg>,
@@ -19,6 +24,13 @@ pub struct RunArgs {
     pub quiet: bool,
     /// Resume from `OUT/checkpoint.bin`.
     pub resume: bool,
+    /// Run even when dt exceeds the critical time steps (otherwise refused).
+    pub allow_unstable: bool,
+    /// Memory the run may take (bytes); default: the machine's available memory.
+    pub memory_limit: Option<u64>,
+    /// Set (by Ctrl-C, or a caller) to stop the run after the current step: it then flushes
+    /// its output, writes a checkpoint and says how to resume. None: never interrupted.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// What a finished run reports.
@@ -35,7 +47,31 @@ pub struct RunReport {
     /// Largest relative departure of the energy ledger's total from its first value in this
     /// process (None without `output.energy`).
     pub energy_drift: Option<f64>,
+    /// Particles removed as lost (`simulation.lost_particles = "delete"`), in all.
+    pub removed: u64,
 }
+
+/// A run stopped by Ctrl-C (or its `interrupt` flag): its output is flushed and a checkpoint
+/// written. The binary exits with 130 for it, as shells expect of an interrupted command.
+#[derive(Debug)]
+pub struct Interrupted {
+    /// The step it stopped after.
+    pub step: u64,
+    /// How to carry on.
+    pub resume: String,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted after step {}; output flushed and a checkpoint written; resume with: {}",
+            self.step, self.resume
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// Relative drift of the energy ledger's total beyond which a run warns (1%): ten times what
 /// the damped settle of the test suite shows at the automatic time step.
@@ -44,25 +80,14 @@ const AUDIT_WARNING: f64 = 1e-2;
 /// Steps between progress-bar updates at most; bounds the batch a backend runs at once.
 const PROGRESS_CHUNK: u64 = 200;
 
-/// Refuse to write a state that has gone non-finite, naming the first bad particle.
-fn check_finite(snap: &Snapshot, dt: f64, auto_dt: f64) -> Result<()> {
-    for (id, (p, v)) in snap.pos.iter().zip(&snap.vel).enumerate() {
-        if p.iter().chain(v.iter()).any(|x| !x.is_finite()) {
-            bail!(
-                "particle {id} has a non-finite position or velocity at step {} (t = {:.6e} s): \
-                 the run is unstable; dt = {dt:.3e} s, `dt = \"auto\"` would choose {auto_dt:.3e} s",
-                snap.step,
-                snap.time
-            );
-        }
-    }
-    Ok(())
-}
-
 /// Run a scene to completion.
 pub fn run(args: &RunArgs) -> Result<RunReport> {
-    let mut scene = grains_scene::load_scene(&args.scene)?;
+    let budget = memory_budget(args.memory_limit);
+    let mut scene = grains_scene::load_scene_within(&args.scene, budget.as_ref())?;
     if let Some(n) = args.steps {
+        if !(1..=grains_scene::MAX_STEPS).contains(&n) {
+            bail!("--steps {n}: expected between 1 and 1e15 steps");
+        }
         scene = scene.with_steps(n);
     }
     let out = args.out.clone().unwrap_or_else(|| scene.output.dir.clone());
@@ -76,11 +101,18 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             eprintln!("{s}");
         }
     };
-    if let Some(w) = scene.timestep.warning(scene.world.dt) {
-        eprintln!("warning: {w}");
-    }
     let dt = scene.world.dt;
-    let auto_dt = scene.timestep.auto_dt;
+    if let Some(w) = scene.timestep.warning(dt) {
+        if !args.allow_unstable {
+            bail!(
+                "{}: {w}; refusing to run it: use `dt = \"auto\"` ({}), or give --allow-unstable \
+                 to run anyway",
+                scene.path.display(),
+                qty(scene.timestep.auto_dt, "s")
+            );
+        }
+        eprintln!("warning: {w} (running anyway: --allow-unstable)");
+    }
     let particles = scene.world.particles.len();
     let steps = scene.run.steps;
     let every = scene.output.every_steps.max(1);
@@ -97,20 +129,11 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         }
         Some(state)
     } else {
+        // A resumed run's particles have moved on from the scene's initial state.
+        check_overlaps(&scene)?;
         None
     };
     let start = state.as_ref().map(|s| s.step).unwrap_or(0);
-    let (mut backend, message) = make_backend_from(scene.world, choice, state.as_ref())?;
-    if args.resume {
-        say(&format!(
-            "resuming at step {start} from {}",
-            checkpoint_path.display()
-        ));
-    }
-    say(&format!(
-        "{message}; {particles} particles, {steps} steps of {dt:.3e} s, output every {every} steps to {}",
-        out.display()
-    ));
     let opts = OutputOptions {
         dir: out.clone(),
         vtk: scene.output.vtk,
@@ -118,6 +141,24 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         energy: scene.output.energy,
         contacts: scene.output.contacts,
     };
+    let volume = output_estimate(&scene, &opts, start);
+    check_disk(&scene, &out, &volume)?;
+    let (mut backend, message) =
+        make_backend_within(&scene, choice, state.as_ref(), budget.as_ref())?;
+    if args.resume {
+        say(&format!(
+            "resuming at step {start} from {}",
+            checkpoint_path.display()
+        ));
+    }
+    say(&format!(
+        "{message}; {particles} particles, {steps} steps of {}, output every {every} steps to {} \
+         (about {} in {} frames)",
+        qty(dt, "s"),
+        out.display(),
+        grains_scene::bytes(volume.bytes),
+        volume.frames
+    ));
     let mut writer = if args.resume {
         OutputWriter::resume(&opts, start)
     } else {
@@ -130,7 +171,6 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let mut audit: Option<(f64, f64)> = None;
     let mut output = |b: &mut Box<dyn Backend>, w: &mut OutputWriter| -> Result<()> {
         let snap = b.snapshot();
-        check_finite(&snap, dt, auto_dt)?;
         if frames_on {
             w.write_frame(&snap, None)?;
         }
@@ -162,16 +202,28 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     } else {
         let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
         let style = ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} steps  {per_sec}  elapsed {elapsed_precise}  ETA {eta_precise}",
+            "{bar:40} {pos}/{len} steps  {rate}  elapsed {elapsed_precise}  ETA {eta_precise}",
         )
+        .map(|s| {
+            s.with_key("rate", |st: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} steps/s", st.per_sec());
+            })
+        })
         .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         bar
     };
+    let interrupted = || {
+        args.interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+    };
+    let batch = backend.batch().clamp(1, PROGRESS_CHUNK);
     let mut stepping = 0.0f64;
     let mut done = start;
+    let mut removed_here = 0u64;
     bar.set_position(done);
-    while done < steps {
+    while done < steps && !interrupted() {
         let next_output = ((done / every) + 1) * every;
         let next_checkpoint = checkpoint_every
             .map(|c| (done / c.max(1) + 1) * c.max(1))
@@ -179,11 +231,26 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         let target = next_output
             .min(next_checkpoint)
             .min(steps)
-            .min(done + PROGRESS_CHUNK);
+            .min(done + batch);
         let t0 = Instant::now();
-        backend.try_run(target - done)?;
+        let fault = backend.run_guarded(target - done)?;
         stepping += t0.elapsed().as_secs_f64();
-        done = target;
+        done = backend.counters().steps;
+        if let Some(f) = fault {
+            let snap = backend.snapshot();
+            let lost = lost_particles(&scene, &snap);
+            let deletable = scene.guards.lost == LostParticles::Delete
+                && lost.contains(&f.particle)
+                && lost.iter().all(|&i| healthy(&scene, &snap, i));
+            if !deletable {
+                // Everything up to the last good frame is on disk; nothing of this step is.
+                bar.finish_and_clear();
+                writer.finish()?;
+                bail!("{}", fault_message(&scene, &snap, f.particle));
+            }
+            backend.remove_particles(&lost)?;
+            removed_here += lost.len() as u64;
+        }
         bar.set_position(done);
         if done.is_multiple_of(every) || done == steps {
             output(&mut backend, &mut writer)?;
@@ -195,6 +262,30 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         }
     }
     bar.finish_and_clear();
+    if done < steps {
+        // Interrupted: the state of this step on disk, output and checkpoint both.
+        if !done.is_multiple_of(every) {
+            output(&mut backend, &mut writer)?;
+        }
+        writer.finish()?;
+        checkpoint(&mut backend)?;
+        let mut resume = format!("grains run {} --resume", args.scene.display());
+        if let Some(o) = &args.out {
+            resume.push_str(&format!(" --out {}", o.display()));
+        }
+        if let Some(b) = args.backend {
+            resume.push_str(&format!(
+                " --backend {}",
+                b.to_possible_value()
+                    .map(|v| v.get_name().to_string())
+                    .unwrap_or_default()
+            ));
+        }
+        if let Some(n) = args.steps {
+            resume.push_str(&format!(" --steps {n}"));
+        }
+        return Err(Interrupted { step: done, resume }.into());
+    }
     writer.finish()?;
     let counters = backend.counters();
     let contacts = backend.contacts();
@@ -207,32 +298,67 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         frames: writer.frames_written(),
         out,
         energy_drift: audit.map(|(_, worst)| worst),
+        removed: counters.removed,
     };
     say(&format!(
-        "done: {} steps in {:.2} s ({:.3e} particle-steps/s), {} broad-phase rebuilds, \
-         {:.3} contacts per particle and {} wall contacts at the end, {} frames in {}",
+        "done: {} steps in {} ({} particle-steps/s), {} broad-phase rebuilds, {} contacts per \
+         particle and {} wall contacts at the end, {} frames in {}",
         report.steps,
-        report.seconds,
-        report.particles as f64 * report.steps as f64 / report.seconds.max(1e-9),
+        qty(report.seconds, "s"),
+        sig4(report.particles as f64 * report.steps as f64 / report.seconds.max(1e-9)),
         report.rebuilds,
-        contacts.per_particle(report.particles),
+        sig4(contacts.per_particle(report.particles)),
         contacts.walls,
         report.frames,
         report.out.display()
     ));
+    if counters.removed > 0 {
+        say(&format!(
+            "lost particles: {} left the domain and were deleted ({removed_here} in this run); \
+             the energy they carried is the ledger's `removed` column",
+            counters.removed
+        ));
+    }
     if let Some((_, worst)) = audit {
         if worst > AUDIT_WARNING {
             eprintln!(
-                "warning: the energy ledger's total moved by {:.2}% during the run: the time step \
-                 ({dt:.3e} s) is probably too large for these contacts (`dt = \"auto\"` would \
-                 choose {auto_dt:.3e} s)",
-                100.0 * worst
+                "warning: the energy ledger's total moved by {}% during the run: the time step \
+                 ({}) is probably too large for these contacts (`dt = \"auto\"` would choose {})",
+                sig4(100.0 * worst),
+                qty(dt, "s"),
+                qty(scene.timestep.auto_dt, "s")
             );
         } else {
             say(&format!(
-                "energy audit: the ledger's total stayed within {worst:.2e} of its start"
+                "energy audit: the ledger's total stayed within {} of its start",
+                sig4(worst)
             ));
         }
     }
     Ok(report)
+}
+
+/// Free particles of `snap` outside the domain on a non-periodic axis, in index order.
+fn lost_particles(scene: &Scene, snap: &Snapshot) -> Vec<u32> {
+    let d = &scene.world.domain;
+    snap.pos
+        .iter()
+        .zip(&snap.vel)
+        .enumerate()
+        .filter(|(_, (p, v))| {
+            v[3] > 0.0
+                && (0..3).any(|k| {
+                    !d.periodic[k] && ((p[k] as f64) < d.min[k] || (p[k] as f64) > d.max[k])
+                })
+        })
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+/// Whether particle `i` is finite and within the speed limit: a lost particle that is not has
+/// blown up, and deleting it would hide the blow-up.
+fn healthy(scene: &Scene, snap: &Snapshot, i: u32) -> bool {
+    let (p, v) = (snap.pos[i as usize], snap.vel[i as usize]);
+    let speed = ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) as f64).sqrt();
+    p.iter().chain(v.iter()).all(|x| x.is_finite()) && speed <= scene.world.speed_limit
 }

@@ -35,7 +35,10 @@ pub struct EnergyReport {
     pub damping_dissipated: f64,
     /// Dissipated by friction slip since the start.
     pub friction_dissipated: f64,
+    /// The sum of the columns above and `removed`.
     pub total: f64,
+    /// Carried out of the run by removed particles (lost particles deleted), since the start.
+    pub removed: f64,
 }
 
 /// Contacts at one instant.
@@ -202,6 +205,15 @@ pub fn contact_records(
     out
 }
 
+/// The particle that stopped a guarded run ([`Backend::run_guarded`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The step it was found at; the backend's state is the state after this step.
+    pub step: u64,
+    /// The lowest index of the faulty particles of that step.
+    pub particle: u32,
+}
+
 /// Counters a run reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -211,6 +223,38 @@ pub struct Counters {
     pub rebuilds: u64,
     /// Candidate entries in the neighbour list (each pair counts twice).
     pub neighbour_entries: u64,
+    /// Particles removed from the run ([`Backend::remove_particles`]).
+    pub removed: u64,
+}
+
+/// The radius a removed particle is given: so negative that no pair and no wall ever comes
+/// within its reach (the broad phase and every resolver see a negative overlap), while it
+/// keeps its index, so ids and fixed pairs stay valid.
+pub const REMOVED_RADIUS: f32 = -1e30;
+
+/// Take particle `i` out of the run in place: no mass (it no longer moves or takes forces), no
+/// velocity, and [`REMOVED_RADIUS`]; returns the kinetic, rotational and gravitational energy
+/// it carried (J), as [`mechanical_energy`] counts it.
+pub fn remove_particle(
+    world: &World,
+    i: usize,
+    pos: &mut [f32; 4],
+    pos_comp: &mut [f32; 4],
+    vel: &mut [f32; 4],
+    omega: &mut [f32; 4],
+) -> f64 {
+    let (ke, re, pe) = mechanical_energy(
+        world,
+        std::slice::from_ref(pos),
+        std::slice::from_ref(vel),
+        std::slice::from_ref(omega),
+        i,
+    );
+    *pos = [pos[0], pos[1], pos[2], REMOVED_RADIUS];
+    *pos_comp = [0.0; 4];
+    *vel = [0.0; 4];
+    *omega = [0.0; 4];
+    ke + re + pe
 }
 
 /// A simulation backend: CPU loops or GPU dispatches of the same kernels.
@@ -231,6 +275,23 @@ pub trait Backend {
     fn try_run(&mut self, n: u64) -> Result<(), crate::CoreError> {
         self.run(n);
         Ok(())
+    }
+    /// Advance up to `n` steps, stopping after the first step that leaves a free particle
+    /// non-finite, faster than the world's `speed_limit`, or outside a non-periodic domain
+    /// ([`crate::kernels::passes::integrate_first_half::particle_fault`]): `Ok(None)` when all
+    /// `n` steps ran, else the fault, with the backend's state at its step. The CPU backend
+    /// checks every step; the GPU backend checks on the device every step and finds the exact
+    /// step by replaying from its last check.
+    fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, crate::CoreError>;
+    /// Take particles `ids` out of the run (lost particles deleted): they keep their index but
+    /// no longer move, touch anything or count in the ledger's mechanical energy; the energy
+    /// they carried goes to its `removed` column. Already removed ids are skipped.
+    fn remove_particles(&mut self, ids: &[u32]) -> Result<(), crate::CoreError>;
+    /// Steps a caller should hand [`Backend::run_guarded`] at once to keep the backend
+    /// efficient: the CPU backend steps one at a time anyway (so a caller can stop after any
+    /// step), the GPU backend records many steps per submission.
+    fn batch(&self) -> u64 {
+        1
     }
     /// Steps taken and the time reached (s).
     fn counters(&self) -> Counters;
@@ -263,8 +324,9 @@ pub fn energy_report(
     omega: &[[f32; 4]],
     slots: &SourceSlots<'_>,
     dissipated: &[[f32; 4]],
+    removed: f64,
 ) -> EnergyReport {
-    let (kinetic, rotational, gravitational) = mechanical_energy(world, pos, vel, omega);
+    let (kinetic, rotational, gravitational) = mechanical_energy(world, pos, vel, omega, 0);
     let mut elastic = 0.0f64;
     for src in SourceKind::ALL {
         for (pair, s) in slots.pairs(src, world) {
@@ -285,35 +347,39 @@ pub fn energy_report(
         elastic,
         damping_dissipated: damp,
         friction_dissipated: fric,
-        total: kinetic + rotational + gravitational + elastic + damp + fric,
+        total: kinetic + rotational + gravitational + elastic + damp + fric + removed,
+        removed,
     }
 }
 
-/// Kinetic, rotational and gravitational energy of a state, in f64.
+/// Kinetic, rotational and gravitational energy of a state, in f64: of particles
+/// `first..first + pos.len()`, whose arrays `pos`, `vel` and `omega` are.
 pub fn mechanical_energy(
     world: &World,
     pos: &[[f32; 4]],
     vel: &[[f32; 4]],
     omega: &[[f32; 4]],
+    first: usize,
 ) -> (f64, f64, f64) {
     let p = &world.particles;
     let g = world.gravity;
     let (mut ke, mut re, mut pe) = (0.0, 0.0, 0.0);
-    for i in 0..pos.len() {
-        if vel[i][3] == 0.0 {
+    for k in 0..pos.len() {
+        if vel[k][3] == 0.0 {
             continue;
         }
+        let i = first + k;
         let m = p.mass[i] as f64;
-        let v = vel[i];
-        let w = omega[i];
+        let v = vel[k];
+        let w = omega[k];
         ke += 0.5
             * m
             * (v[0] as f64 * v[0] as f64 + v[1] as f64 * v[1] as f64 + v[2] as f64 * v[2] as f64);
         re += 0.5
             * p.inertia[i] as f64
             * (w[0] as f64 * w[0] as f64 + w[1] as f64 * w[1] as f64 + w[2] as f64 * w[2] as f64);
-        for k in 0..3 {
-            pe -= m * g[k] * (pos[i][k] as f64 - world.domain.min[k]);
+        for c in 0..3 {
+            pe -= m * g[c] * (pos[k][c] as f64 - world.domain.min[c]);
         }
     }
     (ke, re, pe)

@@ -9,7 +9,7 @@
 
 use crate::backend::{
     contact_records, count_contacts, energy_report, Backend, ContactCount, ContactRecord, Counters,
-    EnergyReport, Snapshot, SourceSlots,
+    EnergyReport, Fault, Snapshot, SourceSlots,
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
@@ -83,6 +83,9 @@ pub struct CpuBackend {
     nbr_count: Vec<u32>,
     steps: u64,
     rebuild_steps: Vec<u64>,
+    /// Particles removed, and the energy they carried (J).
+    removed: u64,
+    removed_energy: f64,
 }
 
 impl CpuBackend {
@@ -131,6 +134,8 @@ impl CpuBackend {
             nbr_count: vec![0; n],
             steps: 0,
             rebuild_steps: Vec::new(),
+            removed: 0,
+            removed_energy: 0.0,
             world,
         })
     }
@@ -144,6 +149,8 @@ impl CpuBackend {
         let s = state;
         b.steps = s.step;
         b.rebuild_steps = s.rebuild_steps;
+        b.removed = s.removed;
+        b.removed_energy = s.removed_energy;
         b.pos = s.pos;
         b.pos_comp = s.pos_comp;
         b.vel = s.vel;
@@ -344,11 +351,12 @@ impl CpuBackend {
         }
     }
 
-    /// Largest displacement since the last rebuild (m), as the first half-step computes it.
-    fn first_half(&mut self) -> f32 {
+    /// Largest displacement since the last rebuild (m), as the first half-step computes it, and
+    /// the lowest index of a faulty particle, if any.
+    fn first_half(&mut self) -> (f32, Option<u32>) {
         let (step, domain) = (&self.step, &self.domain);
         let (force, torque, ref_pos) = (&self.force, &self.torque, &self.ref_pos);
-        let max_disp2 = (
+        let (max_disp2, fault) = (
             &mut self.pos,
             &mut self.pos_comp,
             &mut self.vel,
@@ -358,21 +366,26 @@ impl CpuBackend {
             .into_par_iter()
             .enumerate()
             .map(|(gid, (x, c, v, w, q))| {
-                integrate_first_half(gid, step, domain, x, c, v, w, q, force, torque, ref_pos)
+                let r =
+                    integrate_first_half(gid, step, domain, x, c, v, w, q, force, torque, ref_pos);
+                (r.disp2_bits, r.fault.then_some(gid as u32))
             })
-            .max()
-            .unwrap_or(0);
-        f32::from_bits(max_disp2).sqrt()
+            .reduce(
+                || (0, None),
+                |a, b| {
+                    let fault = match (a.1, b.1) {
+                        (Some(x), Some(y)) => Some(x.min(y)),
+                        (x, y) => x.or(y),
+                    };
+                    (a.0.max(b.0), fault)
+                },
+            );
+        (f32::from_bits(max_disp2).sqrt(), fault)
     }
-}
 
-impl Backend for CpuBackend {
-    fn name(&self) -> String {
-        "cpu".into()
-    }
-
-    fn step(&mut self) {
-        let disp = self.first_half();
+    /// One step; the lowest faulty particle of its first half, if any.
+    fn step_checked(&mut self) -> Option<u32> {
+        let (disp, fault) = self.first_half();
         self.steps += 1;
         if disp > 0.5 * self.step.skin {
             self.rebuild();
@@ -383,6 +396,54 @@ impl Backend for CpuBackend {
             .into_par_iter()
             .enumerate()
             .for_each(|(gid, (v, w))| integrate_second_half(gid, step, v, w, force, torque));
+        fault
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> String {
+        "cpu".into()
+    }
+
+    fn step(&mut self) {
+        self.step_checked();
+    }
+
+    fn remove_particles(&mut self, ids: &[u32]) -> Result<(), CoreError> {
+        for &id in ids {
+            let i = id as usize;
+            if i >= self.pos.len() {
+                return Err(CoreError::BadState(format!(
+                    "cannot remove particle {id}: there are {} particles",
+                    self.pos.len()
+                )));
+            }
+            if self.pos[i][3] == crate::backend::REMOVED_RADIUS {
+                continue;
+            }
+            self.removed_energy += crate::backend::remove_particle(
+                &self.world,
+                i,
+                &mut self.pos[i],
+                &mut self.pos_comp[i],
+                &mut self.vel[i],
+                &mut self.omega[i],
+            );
+            self.removed += 1;
+        }
+        Ok(())
+    }
+
+    fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {
+        for _ in 0..n {
+            if let Some(particle) = self.step_checked() {
+                return Ok(Some(Fault {
+                    step: self.steps,
+                    particle,
+                }));
+            }
+        }
+        Ok(None)
     }
 
     fn counters(&self) -> Counters {
@@ -390,6 +451,7 @@ impl Backend for CpuBackend {
             steps: self.steps,
             rebuilds: self.rebuild_steps.len() as u64,
             neighbour_entries: self.list.nbr_j.len() as u64,
+            removed: self.removed,
         }
     }
 
@@ -419,6 +481,7 @@ impl Backend for CpuBackend {
             &self.omega,
             &self.source_slots(),
             &self.dissipated,
+            self.removed_energy,
         )
     }
 
@@ -430,6 +493,8 @@ impl Backend for CpuBackend {
         BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_steps.clone(),
+            removed: self.removed,
+            removed_energy: self.removed_energy,
             pos: self.pos.clone(),
             pos_comp: self.pos_comp.clone(),
             vel: self.vel.clone(),

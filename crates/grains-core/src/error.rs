@@ -2,15 +2,18 @@
 
 use thiserror::Error;
 
+use crate::units::qty;
+
 /// What can go wrong while assembling a world from validated input.
 #[derive(Debug, Error)]
 pub enum CoreError {
     /// A periodic axis must hold at least three broad-phase cells so that the 27 cells around
     /// a particle are distinct.
     #[error(
-        "periodic axis {axis} is {length} m long but needs at least 3 cells of {cell} m \
-         (largest diameter + skin + interaction range); make the domain longer than {min} m \
-         or the particles smaller"
+        "periodic axis {axis} is {} long but needs at least 3 cells of {} \
+         (largest diameter + skin + interaction range); make the domain longer than {} \
+         or the particles smaller",
+        qty(*length as f64, "m"), qty(*cell as f64, "m"), qty(*min as f64, "m")
     )]
     PeriodicAxisTooShort {
         axis: char,

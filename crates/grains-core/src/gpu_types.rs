@@ -156,7 +156,9 @@ pub struct StepParams {
     pub nbr_history_stride: u32,
     /// Number of fixed-topology pairs (the fixed source's slots).
     pub n_fixed: u32,
-    pub _pad2: f32,
+    /// Speed beyond which a free particle is a fault (m/s): the run's guard
+    /// ([`crate::world::World::speed_limit`]); infinity turns the check off.
+    pub max_speed: f32,
 }
 
 /// One pair of a pair source, as the contact pass reads it (`kernels/sources`).

@@ -6,7 +6,7 @@
 //! - [`kernels`]: CPU twins of every WGSL kernel (resolvers, laws, passes).
 //! - [`world`], [`materials`]: the state to simulate and the per-material-pair table.
 //! - [`cpu`]: the CPU backend; [`backend`]: the interface both backends share.
-//! - [`timestep`], [`restitution`]: derived figures.
+//! - [`timestep`], [`restitution`]: derived figures; [`units`]: how messages print quantities.
 
 pub mod backend;
 pub mod cpu;
@@ -15,16 +15,18 @@ pub mod gpu_types;
 pub mod kernels;
 pub mod law;
 pub mod materials;
+pub mod overlaps;
 pub mod parity;
 pub mod registry;
 pub mod restitution;
 pub mod shapes;
 pub mod state;
 pub mod timestep;
+pub mod units;
 pub mod world;
 
 pub use backend::{
-    Backend, ContactCount, ContactRecord, Counters, EnergyReport, Snapshot, SourceSlots,
+    Backend, ContactCount, ContactRecord, Counters, EnergyReport, Fault, Snapshot, SourceSlots,
 };
 pub use cpu::CpuBackend;
 pub use error::CoreError;

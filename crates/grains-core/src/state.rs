@@ -100,6 +100,10 @@ macro_rules! state_arrays {
             pub step: u64,
             /// Steps at which the neighbour list was rebuilt (0 for the initial build).
             pub rebuild_steps: Vec<u64>,
+            /// Particles removed from the run ([`crate::Backend::remove_particles`]).
+            pub removed: u64,
+            /// Kinetic, rotational and gravitational energy they carried when removed (J).
+            pub removed_energy: f64,
             $($(#[doc = $doc])* pub $name: Vec<$ty>,)*
         }
 

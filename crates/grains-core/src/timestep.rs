@@ -13,6 +13,7 @@
 //! 40 steps per collision, enough for the restitution and peak force to be resolved.
 
 use crate::law::CollisionContext;
+use crate::units::qty;
 use crate::world::World;
 
 /// Fraction of the Rayleigh time `dt = auto` takes.
@@ -38,13 +39,16 @@ impl TimestepReport {
     pub fn warning(&self, dt: f64) -> Option<String> {
         if dt > 0.2 * self.rayleigh {
             Some(format!(
-                "dt = {dt:.3e} s exceeds 20% of the Rayleigh time {:.3e} s: the run may be unstable",
-                self.rayleigh
+                "dt = {} exceeds 20% of the Rayleigh time {}: the run may be unstable",
+                qty(dt, "s"),
+                qty(self.rayleigh, "s")
             ))
         } else if dt > self.collision / 10.0 {
             Some(format!(
-                "dt = {dt:.3e} s resolves a collision ({:.3e} s at {:.3} m/s) in fewer than 10 steps",
-                self.collision, self.impact_speed
+                "dt = {} resolves a collision ({} at {}) in fewer than 10 steps",
+                qty(dt, "s"),
+                qty(self.collision, "s"),
+                qty(self.impact_speed, "m/s")
             ))
         } else {
             None

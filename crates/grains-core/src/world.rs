@@ -124,7 +124,17 @@ pub struct World {
     pub dt: f64,
     /// Skin of the candidate list (m).
     pub skin: f64,
+    /// Speed beyond which a free particle stops a guarded run as a blow-up (m/s):
+    /// [`SPEED_LIMIT_FACTOR`] times the largest impact speed the scene can produce
+    /// ([`crate::timestep::expected_impact_speed`]), set by [`World::new`].
+    pub speed_limit: f64,
 }
+
+/// How many times the largest expected impact speed a particle may reach before a guarded run
+/// calls it a blow-up: energy conservation bounds every speed a passive scene can produce by
+/// the expected impact speed, so 100 times it is far outside physics yet caught long before
+/// positions overflow.
+pub const SPEED_LIMIT_FACTOR: f64 = 100.0;
 
 /// Largest number of broad-phase cells per particle before cells are enlarged (memory bound
 /// for sparse scenes in big domains).
@@ -159,7 +169,9 @@ impl World {
             gravity,
             dt,
             skin,
+            speed_limit: f64::INFINITY,
         };
+        world.speed_limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&world);
         world.build_table()?;
         world.grid()?;
         Ok(world)
@@ -309,7 +321,7 @@ impl World {
             unit: 1.0,
             nbr_history_stride: self.table.nbr_history_stride as u32,
             n_fixed: self.fixed_pairs.len() as u32,
-            _pad2: 0.0,
+            max_speed: self.speed_limit as f32,
         }
     }
 

@@ -20,7 +20,9 @@ pub enum GpuError {
     /// A buffer is larger than the device allows in one binding or one allocation.
     #[error(
         "buffer \"{buffer}\" needs {size} bytes for {particles} particles, over the device's \
-         {limit_name} of {limit} bytes; run fewer particles or use a device with larger limits"
+         {limit_name} of {limit} bytes, so at most about {} particles fit; run fewer particles, \
+         the CPU backend, or a device with larger limits",
+        (*limit as u128 * (*particles).max(1) as u128 / (*size).max(1) as u128)
     )]
     BufferTooLarge {
         buffer: String,

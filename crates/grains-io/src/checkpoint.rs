@@ -1,7 +1,8 @@
 //! Checkpoints: a backend's complete state in one binary file, to resume a run.
 //!
 //! Layout (little-endian): the magic `GRAINSCK`, format version (u32), the world's fingerprint
-//! (u64, `World::fingerprint`), the step (u64), the rebuild steps, then each array of
+//! (u64, `World::fingerprint`), the step (u64), the rebuild steps, the removed particles' count
+//! (u64) and energy (f64), then each array of
 //! [`grains_core::state::STATE_ARRAYS`] in its order as its element count (u64) followed by
 //! its raw elements. The file is written beside its final name and renamed over it, so a run
 //! killed while writing leaves the previous checkpoint intact.
@@ -22,7 +23,8 @@ pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
 const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 2: history records laid out per chain from its laws (words), parameters per chain.
 // 3: the fixed-topology source's history and slots, parameter blocks per pair source.
-const VERSION: u32 = 3;
+// 4: the count and energy of particles removed from the run.
+const VERSION: u32 = 4;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
     out.write_all(&(a.len() as u64).to_le_bytes())?;
@@ -45,6 +47,8 @@ pub fn write_checkpoint(
         out.write_all(&fingerprint.to_le_bytes())?;
         out.write_all(&s.step.to_le_bytes())?;
         put(out, &s.rebuild_steps)?;
+        out.write_all(&s.removed.to_le_bytes())?;
+        out.write_all(&s.removed_energy.to_le_bytes())?;
         for (a, bytes) in STATE_ARRAYS.iter().zip(s.array_bytes()) {
             out.write_all(&((bytes.len() / a.elem) as u64).to_le_bytes())?;
             out.write_all(bytes)?;
@@ -133,9 +137,14 @@ pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
     }
     let fingerprint = r.u64()?;
     let step = r.u64()?;
+    let rebuild_steps = r.array()?;
+    let removed = r.u64()?;
+    let removed_energy = f64::from_bits(r.u64()?);
     let mut state = BackendState {
         step,
-        rebuild_steps: r.array()?,
+        rebuild_steps,
+        removed,
+        removed_energy,
         ..Default::default()
     };
     for a in STATE_ARRAYS {

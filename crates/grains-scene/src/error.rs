@@ -11,11 +11,11 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum SceneError {
     /// The scene file itself could not be read.
-    #[error("{}: cannot read the scene file: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    ///
+    /// The OS error is part of the message rather than a `#[source]`, so that anyhow's `{:#}`
+    /// says it once.
+    #[error("{}: cannot read the scene file: {err}", path.display())]
+    Read { path: PathBuf, err: std::io::Error },
     /// A value, key or table of the scene is wrong (including TOML syntax errors, whose key
     /// is empty, and errors inside a `file =` particle file, whose message names that file
     /// and its own line).
@@ -28,13 +28,13 @@ pub enum SceneError {
         message: String,
     },
     /// grains-core rejected the assembled world; located at the scene part that caused it.
-    #[error("{}:{line}:{column}: {}{source}", file.display(), key_prefix(key))]
+    #[error("{}:{line}:{column}: {}{err}", file.display(), key_prefix(key))]
     Core {
         file: PathBuf,
         line: usize,
         column: usize,
         key: String,
-        source: CoreError,
+        err: CoreError,
     },
 }
 

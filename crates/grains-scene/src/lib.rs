@@ -34,6 +34,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use grains_core::timestep::TimestepReport;
+use grains_core::units::{qty, sig4};
 use grains_core::World;
 
 pub use error::SceneError;
@@ -92,6 +93,34 @@ pub struct OutputSettings {
     pub checkpoint_every_steps: Option<u64>,
 }
 
+/// Most steps a scene may ask for: 1e15, some thirty years at a million steps per second; a
+/// larger count is a typo, and output intervals derived from it would be meaningless.
+pub const MAX_STEPS: u64 = 1_000_000_000_000_000;
+
+/// Default of `simulation.max_initial_overlap`: the deepest initial overlap `grains run`
+/// accepts, as a fraction of the smaller radius of the pair (5%).
+pub const DEFAULT_MAX_INITIAL_OVERLAP: f64 = 0.05;
+
+/// What a run does with a particle that leaves a non-periodic domain
+/// (`simulation.lost_particles`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LostParticles {
+    /// Stop the run with an error naming the particle (the default).
+    Error,
+    /// Remove it from the simulation and count it, as LIGGGHTS' `thermo_modify lost ignore`.
+    Delete,
+}
+
+/// Checks a run makes of its state (`[simulation]` keys).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GuardSettings {
+    /// Deepest initial overlap accepted, as a fraction of the smaller radius
+    /// (`max_initial_overlap`, default [`DEFAULT_MAX_INITIAL_OVERLAP`]).
+    pub max_initial_overlap: f64,
+    /// What to do with particles that leave the domain (`lost_particles`).
+    pub lost: LostParticles,
+}
+
 /// A validated scene, ready to run.
 #[derive(Clone, Debug)]
 pub struct Scene {
@@ -107,23 +136,49 @@ pub struct Scene {
     pub timestep: TimestepReport,
     /// Whether `dt` was chosen automatically (`dt = "auto"`).
     pub dt_auto: bool,
+    /// The run's checks of its state.
+    pub guards: GuardSettings,
     /// Whether `output.every_steps` was the default (so a step override rescales it).
     every_default: bool,
 }
 
+/// The memory a scene may take (bytes), and how to name that budget in a refusal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryBudget {
+    /// Bytes available.
+    pub bytes: u64,
+    /// What the budget is, completing "but ...": e.g. `"this machine has available"`.
+    pub what: String,
+}
+
 /// Read a scene file and validate it.
 pub fn load_scene(path: &Path) -> Result<Scene, SceneError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SceneError::Read {
+    load_scene_within(path, None)
+}
+
+/// As [`load_scene`], refusing before any particle is generated a scene whose particles would
+/// not fit in `memory` (see [`memory_per_particle_at_least`]).
+pub fn load_scene_within(path: &Path, memory: Option<&MemoryBudget>) -> Result<Scene, SceneError> {
+    let text = std::fs::read_to_string(path).map_err(|err| SceneError::Read {
         path: path.to_path_buf(),
-        source,
+        err,
     })?;
-    parse_scene(&text, path)
+    parse_scene_within(&text, path, memory)
 }
 
 /// Validate scene text. `path` names the file in messages and anchors relative `file =`
 /// paths (relative to the folder holding `path`).
 pub fn parse_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
-    let p = parse::parse(text, path)?;
+    parse_scene_within(text, path, None)
+}
+
+/// As [`parse_scene`], with a memory budget (see [`load_scene_within`]).
+pub fn parse_scene_within(
+    text: &str,
+    path: &Path,
+    memory: Option<&MemoryBudget>,
+) -> Result<Scene, SceneError> {
+    let p = parse::parse(text, path, memory)?;
     let steps = p.steps;
     let (every_steps, every_default) = match p.every_steps {
         Some(n) => (n, false),
@@ -147,6 +202,10 @@ pub fn parse_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         },
         timestep: p.timestep,
         dt_auto: p.dt_auto,
+        guards: GuardSettings {
+            max_initial_overlap: p.max_initial_overlap,
+            lost: p.lost,
+        },
         every_default,
     })
 }
@@ -159,6 +218,44 @@ fn default_every(steps: u64) -> u64 {
 /// 6-8 partners within a skin of a quarter diameter, and the list stores each pair from both
 /// sides.
 const ENTRIES_PER_PARTICLE: usize = 16;
+
+/// Bytes per particle any scene needs at least on the CPU backend, known before its walls and
+/// laws are: the world's copy of the particle, every per-particle array of the state, and
+/// `ENTRIES_PER_PARTICLE` neighbour-list entries with their slots (history excluded, as it
+/// depends on the laws).
+pub fn memory_per_particle_at_least() -> u64 {
+    use grains_core::kernels::sources::SourceKind;
+    use grains_core::state::{Extent, STATE_ARRAYS};
+    let state: usize = STATE_ARRAYS
+        .iter()
+        .map(|a| match a.extent {
+            Extent::Particles | Extent::ParticlesPlusOne => a.elem,
+            Extent::Slots(SourceKind::Neighbour) => a.elem * ENTRIES_PER_PARTICLE,
+            Extent::Slots(_) | Extent::History(_) => 0,
+        })
+        .sum();
+    state as u64 + WORLD_BYTES_PER_PARTICLE
+}
+
+/// The world's copy of a particle (four vec4 arrays, material, mass, inertia, shape) and the
+/// broad phase's per-particle scratch (cell, sorted index, count).
+const WORLD_BYTES_PER_PARTICLE: u64 = 4 * 16 + 4 * 4 + 3 * 4;
+
+/// `bytes` in binary units with four significant digits (`1.953 GiB`).
+pub fn bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = b as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{} {}", grains_core::units::sig4(x), UNITS[u])
+    }
+}
 
 impl Scene {
     /// The same scene run for `n` steps (the CLI's `--steps`). A default output interval
@@ -178,11 +275,23 @@ impl Scene {
         let w = &self.world;
         let n = w.particles.len();
         let sizes = grains_core::state::Sizes::of(w, n * ENTRIES_PER_PARTICLE);
-        // World copy (4 vec4 arrays + material, mass, inertia), broad-phase scratch (cell,
-        // sorted index and count per particle).
-        let per_particle = (4 * 16 + 3 * 4 + 3 * 4) as u64;
         let cells = w.grid().map(|g| g.n_cells as u64 * 2 * 4).unwrap_or(0);
-        grains_core::state::state_bytes(&sizes) + n as u64 * per_particle + cells
+        grains_core::state::state_bytes(&sizes) + n as u64 * WORLD_BYTES_PER_PARTICLE + cells
+    }
+
+    /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
+    /// backend's initial list capacity (24 entries per particle), twice (the live buffers and
+    /// the copy an overflow or a fault replays from), the list a rebuild builds beside the live
+    /// one, the world's particle arrays and the cells.
+    pub fn gpu_memory_estimate(&self) -> u64 {
+        let w = &self.world;
+        let n = w.particles.len() as u64;
+        let entries = 24 * n;
+        let sizes = grains_core::state::Sizes::of(w, entries as usize);
+        let state = grains_core::state::state_bytes(&sizes);
+        let rebuilt = entries * (3 * 4 + 4 * w.table.nbr_history_stride as u64);
+        let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
+        2 * state + rebuilt + n * WORLD_BYTES_PER_PARTICLE + cells
     }
 
     /// A multi-line human summary: counts, domain, time step and its limits, steps, memory.
@@ -198,7 +307,12 @@ impl Scene {
             .fold((f32::INFINITY, 0.0f32), |(lo, hi), p| {
                 (lo.min(p[3]), hi.max(p[3]))
             });
-        let _ = writeln!(s, "radius      {rmin:.4e} .. {rmax:.4e} m");
+        let _ = writeln!(
+            s,
+            "radius      {} .. {}",
+            sig4(rmin as f64),
+            qty(rmax as f64, "m")
+        );
         let names: Vec<&str> = w.materials.iter().map(|m| m.name.as_str()).collect();
         let _ = writeln!(
             s,
@@ -217,51 +331,51 @@ impl Scene {
             .iter()
             .map(|&p| if p { "periodic" } else { "open" })
             .collect();
+        let (lo, hi) = (&w.domain.min, &w.domain.max);
         let _ = writeln!(
             s,
-            "domain      [{:.4e}, {:.4e}] x [{:.4e}, {:.4e}] x [{:.4e}, {:.4e}] m ({})",
-            w.domain.min[0],
-            w.domain.max[0],
-            w.domain.min[1],
-            w.domain.max[1],
-            w.domain.min[2],
-            w.domain.max[2],
+            "domain      [{}, {}] x [{}, {}] x [{}, {}] m ({})",
+            sig4(lo[0]),
+            sig4(hi[0]),
+            sig4(lo[1]),
+            sig4(hi[1]),
+            sig4(lo[2]),
+            sig4(hi[2]),
             per.join(", ")
         );
         let _ = writeln!(
             s,
             "gravity     [{}, {}, {}] m/s^2",
-            w.gravity[0], w.gravity[1], w.gravity[2]
+            sig4(w.gravity[0]),
+            sig4(w.gravity[1]),
+            sig4(w.gravity[2])
         );
         let _ = writeln!(
             s,
-            "dt          {:.4e} s ({})",
-            w.dt,
+            "dt          {} ({})",
+            qty(w.dt, "s"),
             if self.dt_auto { "auto" } else { "given" }
         );
         let t = &self.timestep;
         let _ = writeln!(
             s,
-            "rayleigh    {:.4e} s (dt = {:.1}% of it)",
-            t.rayleigh,
-            100.0 * w.dt / t.rayleigh
+            "rayleigh    {} (dt = {}% of it)",
+            qty(t.rayleigh, "s"),
+            sig4(100.0 * w.dt / t.rayleigh)
         );
         let _ = writeln!(
             s,
-            "collision   {:.4e} s at impact speed {:.4} m/s ({:.0} steps per collision)",
-            t.collision,
-            t.impact_speed,
+            "collision   {} at impact speed {} ({:.0} steps per collision)",
+            qty(t.collision, "s"),
+            qty(t.impact_speed, "m/s"),
             t.collision / w.dt
         );
-        if let Some(warn) = t.warning(w.dt) {
-            let _ = writeln!(s, "warning     {warn}");
-        }
-        let _ = writeln!(s, "skin        {:.4e} m", w.skin);
+        let _ = writeln!(s, "skin        {}", qty(w.skin, "m"));
         let _ = writeln!(
             s,
-            "steps       {} ({:.4e} s simulated)",
+            "steps       {} ({} simulated)",
             self.run.steps,
-            self.run.steps as f64 * w.dt
+            qty(self.run.steps as f64 * w.dt, "s")
         );
         let _ = writeln!(s, "backend     {}", self.run.backend.keyword());
         let mut formats = Vec::new();

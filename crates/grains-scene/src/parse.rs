@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use grains_core::gpu_types::PlaneWall;
 use grains_core::materials::{Interaction, Material};
 use grains_core::timestep::{timestep_report, TimestepReport};
+use grains_core::units::{qty, sig4};
 use grains_core::{CoreError, Domain, LawKind, LawSpec, Particles, Slot, World};
 use toml::de::DeTable;
 
@@ -19,6 +20,7 @@ use crate::BackendChoice;
 /// Most particles a scene may hold: indices are u32 on the GPU, and this keeps a typo in a
 /// lattice count from exhausting memory before it can be reported.
 const MAX_PARTICLES: u64 = 1 << 28;
+use crate::MAX_STEPS;
 
 /// Everything `parse_scene` needs to build a `Scene`.
 pub(crate) struct Parsed {
@@ -34,6 +36,8 @@ pub(crate) struct Parsed {
     pub csv: bool,
     pub contacts: bool,
     pub energy: bool,
+    pub max_initial_overlap: f64,
+    pub lost: crate::LostParticles,
 }
 
 enum Length {
@@ -55,10 +59,15 @@ enum Origin {
     PackLine(PathBuf, usize),
 }
 
-pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
+pub(crate) fn parse(
+    text: &str,
+    path: &Path,
+    memory: Option<&crate::MemoryBudget>,
+) -> Result<Parsed, SceneError> {
     let ctx = Ctx {
         file: path,
         src: text,
+        memory,
     };
     let root = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
@@ -87,7 +96,16 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
         "simulation",
         "a [simulation] table",
     )?;
-    sim.deny_unknown(&["duration", "steps", "dt", "gravity", "backend", "skin"])?;
+    sim.deny_unknown(&[
+        "duration",
+        "steps",
+        "dt",
+        "gravity",
+        "backend",
+        "skin",
+        "max_initial_overlap",
+        "lost_particles",
+    ])?;
     let length = match (sim.get("duration"), sim.get("steps")) {
         (Some(_), Some(_)) => {
             let second = if sim.key_span("steps").start > sim.key_span("duration").start {
@@ -109,7 +127,42 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
             ))
         }
         (Some(d), None) => Length::Duration(ctx.positive(d, &sim.key("duration"), "s")?, d.span()),
-        (None, Some(n)) => Length::Steps(ctx.integer(n, &sim.key("steps"), 1)?),
+        (None, Some(n)) => {
+            let steps = ctx.integer(n, &sim.key("steps"), 1)?;
+            if steps > MAX_STEPS {
+                return Err(ctx.err(
+                    &n.span(),
+                    &sim.key("steps"),
+                    format!("expected at most {} steps (1e15), found {steps}", MAX_STEPS),
+                ));
+            }
+            Length::Steps(steps)
+        }
+    };
+    let max_initial_overlap = match sim.get("max_initial_overlap") {
+        Some(v) => ctx.positive(
+            v,
+            &sim.key("max_initial_overlap"),
+            "fraction of the smaller radius",
+        )?,
+        None => crate::DEFAULT_MAX_INITIAL_OVERLAP,
+    };
+    let lost = match sim.get("lost_particles") {
+        None => crate::LostParticles::Error,
+        Some(v) => {
+            let what = "\"error\" (stop the run) or \"delete\" (remove them and count them)";
+            match ctx.string(v, &sim.key("lost_particles"), what)? {
+                "error" => crate::LostParticles::Error,
+                "delete" => crate::LostParticles::Delete,
+                _ => {
+                    return Err(ctx.err(
+                        &v.span(),
+                        &sim.key("lost_particles"),
+                        format!("expected {what}, found {}", ctx.found(v)),
+                    ))
+                }
+            }
+        }
     };
     let dt_given = match sim.get("dt") {
         None => None,
@@ -374,8 +427,8 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
                     span,
                     key,
                     format!(
-                        "particle {k} at ({:e}, {:e}, {:e}) m lies {:.4e} m behind plane {i} (point ({:e}, {:e}, {:e}), normal ({}, {}, {})); expected every particle centre on the side the normal points to",
-                        x[0], x[1], x[2], -side, w.point[0], w.point[1], w.point[2], w.normal[0], w.normal[1], w.normal[2]
+                        "particle {k} at {} lies {} behind plane {i} (point {}, normal {}); expected every particle centre on the side the normal points to",
+                        point3(x), qty(-side, "m"), point3(&w.point), vec3(&w.normal)
                     ),
                 ));
             }
@@ -523,7 +576,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
             line,
             column,
             key: "domain".to_string(),
-            source: e,
+            err: e,
         }
     };
     let mut world = World::new(
@@ -547,7 +600,10 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
                 return Err(ctx.err(
                     &span,
                     &sim.key("dt"),
-                    format!("dt = \"auto\" found no usable time step (got {dt:e} s); give dt in seconds"),
+                    format!(
+                        "dt = \"auto\" found no usable time step (got {}); give dt in seconds",
+                        qty(dt, "s")
+                    ),
                 ));
             }
             dt
@@ -566,11 +622,14 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
             } else {
                 n.ceil()
             };
-            if !(1.0..1e15).contains(&n) {
+            if !(1.0..=MAX_STEPS as f64).contains(&n) {
                 return Err(ctx.err(
                     &span,
                     &sim.key("duration"),
-                    format!("duration / dt = {n:e} steps; expected between 1 and 1e15 steps"),
+                    format!(
+                        "duration / dt = {} steps; expected between 1 and 1e15 steps",
+                        sig4(n)
+                    ),
                 ));
             }
             n as u64
@@ -691,6 +750,8 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Parsed, SceneError> {
         csv,
         contacts,
         energy,
+        max_initial_overlap,
+        lost,
     })
 }
 
@@ -836,6 +897,7 @@ fn add_block(
                 format!("{total} lattice sites; a scene holds at most {MAX_PARTICLES} particles"),
             ));
         }
+        ctx.check_memory(out.len() as u64 + total, &cv.span(), &t.key("count"))?;
         let origin_xyz = match t.get("origin") {
             Some(v) => ctx.vec3(v, &t.key("origin"), "m")?,
             None => domain.min.map(|m| m + 0.5 * spacing),
@@ -925,6 +987,7 @@ fn add_block(
                 format!("a scene holds at most {MAX_PARTICLES} particles"),
             ));
         }
+        ctx.check_memory(out.len() as u64 + pack.len() as u64, &fv.span(), &fkey)?;
         for p in &pack {
             pos.push(p.pos);
             file_radius.push(p.radius);
@@ -959,6 +1022,7 @@ fn add_block(
                 format!("a scene holds at most {MAX_PARTICLES} particles"),
             ));
         }
+        ctx.check_memory(out.len() as u64 + list.len() as u64, &pv.span(), &pkey)?;
         for (k, x) in list.iter().enumerate() {
             let key = format!("{pkey}[{k}]");
             pos.push(ctx.vec3(x, &key, "m")?);
@@ -1088,8 +1152,8 @@ fn add_block(
                 &span,
                 &key,
                 format!(
-                    "{prefix}particle centre ({:e}, {:e}, {:e}) m lies outside the domain on {} (expected {:e} <= {} <= {:e})",
-                    x[0], x[1], x[2], ["x", "y", "z"][axis], domain.min[axis], ["x", "y", "z"][axis], domain.max[axis]
+                    "{prefix}particle centre {} lies outside the domain on {} (expected {} <= {} <= {})",
+                    point3(&x), ["x", "y", "z"][axis], qty(domain.min[axis], "m"), ["x", "y", "z"][axis], qty(domain.max[axis], "m")
                 ),
             ));
         }
@@ -1106,7 +1170,7 @@ fn add_block(
             return Err(ctx.err(
                 &span,
                 &key,
-                format!("{prefix}radius {r:e} m gives mass {mass:e} kg and moment of inertia {inertia:e} kg m^2, outside what f32 can hold; expected a radius and density of physical size"),
+                format!("{prefix}radius {} gives mass {} and moment of inertia {}, outside what f32 can hold; expected a radius and density of physical size", qty(r, "m"), qty(mass, "kg"), qty(inertia, "kg m^2")),
             ));
         }
         out.push_sphere(x, r, vel[k], omega[k], material, density, fixed[k]);
@@ -1219,4 +1283,15 @@ fn law_table(ctx: &Ctx<'_>, v: &Value<'_>, path: &str, slot: Slot) -> Result<Law
     accepted.extend_from_slice(law.keys());
     t.deny_unknown(&accepted)?;
     law.parse(&SlotKeys { t: &t })
+}
+
+/// A point for messages: `(x, y, z) m`, four significant digits each.
+pub(crate) fn point3<T: Copy + Into<f64>>(x: &[T]) -> String {
+    format!("{} m", vec3(x))
+}
+
+/// A vector for messages: `(x, y, z)`, four significant digits each.
+pub(crate) fn vec3<T: Copy + Into<f64>>(x: &[T]) -> String {
+    let c: Vec<String> = x.iter().take(3).map(|&v| sig4(v.into())).collect();
+    format!("({})", c.join(", "))
 }

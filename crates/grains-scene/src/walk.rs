@@ -19,9 +19,43 @@ const F32_LIMIT: f64 = f32::MAX as f64;
 pub(crate) struct Ctx<'s> {
     pub file: &'s Path,
     pub src: &'s str,
+    /// The memory a scene may take, checked before particles are generated.
+    pub memory: Option<&'s crate::MemoryBudget>,
 }
 
 impl Ctx<'_> {
+    /// Refuse, at `span`, to generate a scene of `particles` particles that would not fit in the
+    /// memory budget (checked with [`crate::memory_per_particle_at_least`], a bound that needs
+    /// no walls or laws yet, before anything is generated).
+    pub fn check_memory(
+        &self,
+        particles: u64,
+        span: &Range<usize>,
+        key: &str,
+    ) -> Result<(), SceneError> {
+        let Some(budget) = self.memory else {
+            return Ok(());
+        };
+        let per = crate::memory_per_particle_at_least();
+        let need = particles.saturating_mul(per);
+        if need > budget.bytes {
+            return Err(self.err(
+                span,
+                key,
+                format!(
+                    "{particles} particles need at least {} ({} per particle for their state and \
+                     neighbour list), more than the {} available ({}); at most {} particles fit",
+                    crate::bytes(need),
+                    crate::bytes(per),
+                    crate::bytes(budget.bytes),
+                    budget.what,
+                    budget.bytes / per
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let mut off = offset.min(self.src.len());

@@ -129,7 +129,7 @@ impl GpuBackend {
         self.upload("fixed_start", cast_slice(&fixed_start), 0, none)?;
         self.upload("fixed_entry", cast_slice(&fixed_entry), 0, none)?;
         let nf = fixed_pairs.len() as u64;
-        let zeroed: [(&'static str, u64); 18] = [
+        let zeroed: [(&'static str, u64); 19] = [
             ("pos_comp", 16 * n),
             ("force", 16 * n),
             ("torque", 16 * n),
@@ -161,6 +161,7 @@ impl GpuBackend {
                 std::mem::size_of::<PairSlot>() as u64 * nf.max(1),
             ),
             ("max_disp2", 4),
+            ("fault", 4),
             ("control", 4 * CONTROL_WORDS as u64),
         ];
         for (name, size) in zeroed {
@@ -178,6 +179,7 @@ impl GpuBackend {
         self.ctx
             .queue
             .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
+        self.clear_fault();
         for (name, elem) in list_buffers(self.world.table.nbr_history_stride) {
             let buf = self.make_buffer(name, elem * self.capacity, none)?;
             self.bufs.insert(name, buf);
@@ -203,6 +205,13 @@ impl GpuBackend {
                 | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         }))
+    }
+
+    /// No faulty particle seen: the guard's word back to `u32::MAX`.
+    pub(super) fn clear_fault(&self) {
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs["fault"], 0, bytemuck::cast_slice(&[NO_FAULT]));
     }
 
     /// Device-side copy of the state a replay starts from.

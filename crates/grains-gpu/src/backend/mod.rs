@@ -22,7 +22,9 @@ use grains_core::gpu_types::{PairSlot, PlaneWall};
 use grains_core::kernels::sources::fixed::fixed_index;
 use grains_core::kernels::sources::SourceKind;
 use grains_core::state::{Sizes, STATE_ARRAYS};
-use grains_core::{Backend, BackendState, CoreError, Counters, EnergyReport, Snapshot, World};
+use grains_core::{
+    Backend, BackendState, CoreError, Counters, EnergyReport, Fault, Snapshot, World,
+};
 
 use crate::device::GpuContext;
 use crate::error::GpuError;
@@ -65,6 +67,19 @@ const C_LOG: usize = 8;
 const LOG_LEN: usize = 256;
 const CONTROL_WORDS: usize = C_LOG + LOG_LEN;
 const P_SLOTS: usize = 8;
+/// The guard's word when no particle is faulty (integrate_first_half folds with atomicMin).
+const NO_FAULT: u32 = u32::MAX;
+
+/// What a check of the control words found.
+enum Checked {
+    /// Nothing wrong: the state is the new replay point.
+    Good,
+    /// The neighbour list overflowed: buffers grown, state restored, the steps are replayed.
+    Overflow,
+    /// A faulty particle (the lowest index seen since the last check), with the control words;
+    /// nothing is recorded or saved.
+    Fault(u32, Vec<u32>),
+}
 
 // Indirect slots, in the order of control.wgsl.
 const S_ZERO_CELLS: u32 = 0;
@@ -111,6 +126,9 @@ pub struct GpuBackend {
     rebuild_log: Vec<u64>,
     total: u64,
     grows: u32,
+    /// Particles removed, and the energy they carried (J).
+    removed: u64,
+    removed_energy: f64,
 }
 
 impl GpuBackend {
@@ -220,6 +238,8 @@ impl GpuBackend {
             steps: 0,
             since_check: 0,
             rebuild_log: Vec::new(),
+            removed: 0,
+            removed_energy: 0.0,
             total: 0,
             grows: 0,
             world,
@@ -241,7 +261,8 @@ impl GpuBackend {
                 );
             }
             b.ctx.queue.submit([enc.finish()]);
-            if b.check()? {
+            if !matches!(b.check()?, Checked::Overflow) {
+                b.clear_fault();
                 break;
             }
         }
@@ -292,6 +313,7 @@ impl GpuBackend {
         }
         put("control", cast_slice(&control));
         put("max_disp2", cast_slice(&[0u32]));
+        put("fault", cast_slice(&[NO_FAULT]));
         // Dispatches over the list are sized by its total on the device, at each rebuild (the
         // guard kernel); here the host sizes them for the restored list the same way.
         let mut args: Vec<u32> = b.read_buffer("args", b.bufs["args"].size() as usize / 4)?;
@@ -304,10 +326,19 @@ impl GpuBackend {
         q.write_buffer(&b.bufs["args"], 0, cast_slice(&args));
         b.steps = state.step;
         b.rebuild_log = state.rebuild_steps.clone();
+        b.removed = state.removed;
+        b.removed_energy = state.removed_energy;
         b.total = total;
         b.since_check = 0;
         b.save();
         Ok(b)
+    }
+
+    fn core_err(&self, e: GpuError) -> CoreError {
+        CoreError::Backend {
+            backend: format!("GPU ({})", self.ctx.adapter_name()),
+            message: e.to_string(),
+        }
     }
 
     /// The adapter's name, for benchmark reports.
@@ -333,14 +364,36 @@ impl GpuBackend {
     /// Read the control words. On overflow, restore the saved state into grown buffers and
     /// return false (the caller replays); otherwise record the new rebuilds, save the state as
     /// the next replay point, and return true.
-    fn check(&mut self) -> Result<bool, GpuError> {
-        let c: Vec<u32> = self.read_buffer("control", CONTROL_WORDS)?;
+    fn check(&mut self) -> Result<Checked, GpuError> {
+        let mut words = crate::device::read_back(
+            &self.ctx,
+            self.encoder(),
+            &[
+                ("control", &self.bufs["control"], 4 * CONTROL_WORDS as u64),
+                ("fault", &self.bufs["fault"], 4),
+            ],
+        )?;
+        let fault: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
+        let c: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
+        if c.len() < CONTROL_WORDS {
+            return Err(GpuError::Readback("control".into()));
+        }
         if c[C_OVERFLOW] != 0 {
             let needed = c[C_MAX_TOTAL] as u64;
             self.grow(needed)?;
             self.since_check = 0;
-            return Ok(false);
+            return Ok(Checked::Overflow);
         }
+        if let Some(&p) = fault.first().filter(|&&p| p != NO_FAULT) {
+            return Ok(Checked::Fault(p, c));
+        }
+        self.accept(&c);
+        Ok(Checked::Good)
+    }
+
+    /// Take the steps since the last check as done: record their rebuilds and list total, and
+    /// save the state as the next replay point.
+    fn accept(&mut self, c: &[u32]) {
         let seen = self.rebuild_log.len() as u64;
         let now = c[C_REBUILDS] as u64;
         for r in seen..now {
@@ -351,7 +404,20 @@ impl GpuBackend {
         self.total = c[C_TOTAL] as u64;
         self.since_check = 0;
         self.save();
-        Ok(true)
+    }
+
+    /// Back to the last replay point (the last good check), to replay from there.
+    fn restore(&mut self) {
+        let mut enc = self.encoder();
+        for name in saved_names() {
+            let dst = &self.bufs[name];
+            enc.copy_buffer_to_buffer(&self.saved[name], 0, dst, 0, dst.size());
+        }
+        enc.clear_buffer(&self.bufs["max_disp2"], 0, None);
+        self.ctx.queue.submit([enc.finish()]);
+        self.clear_fault();
+        self.steps -= self.since_check;
+        self.since_check = 0;
     }
 
     /// Every pair source's slots, read back, with the neighbour list naming the first's pairs.
@@ -395,6 +461,7 @@ impl GpuBackend {
         }
         enc.clear_buffer(&self.bufs["max_disp2"], 0, None);
         self.ctx.queue.submit([enc.finish()]);
+        self.clear_fault();
         self.steps -= self.since_check;
         self.grows += 1;
         self.write_plan()?;
@@ -432,20 +499,48 @@ impl GpuBackend {
 
     /// Advance `n` steps: submissions of many steps, a check every `check_every` steps and one
     /// at the end so that counters and the rebuild log are current.
-    fn advance(&mut self, n: u64) -> Result<(), GpuError> {
+    ///
+    /// `guarded`: stop at the first step with a faulty particle. The device flags it within
+    /// the steps since the last check; the backend then goes back to that check's state and
+    /// replays one step per check until the flag rises again, so the fault names its exact
+    /// step and the state is the state after it. Unguarded, the flag is cleared and ignored.
+    fn advance(&mut self, n: u64, guarded: bool) -> Result<Option<Fault>, GpuError> {
         let mut remaining = n;
+        let mut exact = false;
         while remaining > 0 {
-            let k = remaining.min(self.opts.check_every as u64 - self.since_check);
+            let k = if exact {
+                1
+            } else {
+                remaining.min(self.opts.check_every as u64 - self.since_check)
+            };
             self.submit_steps(k);
             remaining -= k;
-            if self.since_check >= self.opts.check_every as u64 || remaining == 0 {
+            if exact || self.since_check >= self.opts.check_every as u64 || remaining == 0 {
                 let replay = self.since_check;
-                if !self.check()? {
-                    remaining += replay;
+                match self.check()? {
+                    Checked::Good => {}
+                    Checked::Overflow => remaining += replay,
+                    Checked::Fault(particle, c) if guarded && replay == 1 => {
+                        self.clear_fault();
+                        self.accept(&c);
+                        return Ok(Some(Fault {
+                            step: self.steps,
+                            particle,
+                        }));
+                    }
+                    Checked::Fault(..) if guarded => {
+                        self.restore();
+                        remaining += replay;
+                        exact = true;
+                    }
+                    Checked::Fault(_, c) => {
+                        self.clear_fault();
+                        self.accept(&c);
+                    }
                 }
             }
         }
-        Ok(())
+        Ok(None)
     }
 }
 
@@ -465,10 +560,60 @@ impl Backend for GpuBackend {
     }
 
     fn try_run(&mut self, n: u64) -> Result<(), CoreError> {
-        self.advance(n).map_err(|e| CoreError::Backend {
-            backend: format!("GPU ({})", self.ctx.adapter_name()),
-            message: e.to_string(),
-        })
+        self.advance(n, false)
+            .map(|_| ())
+            .map_err(|e| self.core_err(e))
+    }
+
+    fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {
+        self.advance(n, true).map_err(|e| self.core_err(e))
+    }
+
+    fn remove_particles(&mut self, ids: &[u32]) -> Result<(), CoreError> {
+        let n = self.n as u64;
+        let mut pos: Vec<[f32; 4]> = self.read_pod("pos", n);
+        let mut pos_comp: Vec<[f32; 4]> = self.read_pod("pos_comp", n);
+        let mut vel: Vec<[f32; 4]> = self.read_pod("vel", n);
+        let mut omega: Vec<[f32; 4]> = self.read_pod("omega", n);
+        for &id in ids {
+            let i = id as usize;
+            if i >= self.n {
+                return Err(CoreError::BadState(format!(
+                    "cannot remove particle {id}: there are {} particles",
+                    self.n
+                )));
+            }
+            if pos[i][3] == grains_core::backend::REMOVED_RADIUS {
+                continue;
+            }
+            self.removed_energy += grains_core::backend::remove_particle(
+                &self.world,
+                i,
+                &mut pos[i],
+                &mut pos_comp[i],
+                &mut vel[i],
+                &mut omega[i],
+            );
+            self.removed += 1;
+            let at = 16 * i as u64;
+            let q = &self.ctx.queue;
+            q.write_buffer(&self.bufs["pos"], at, bytemuck::cast_slice(&pos[i..=i]));
+            q.write_buffer(
+                &self.bufs["pos_comp"],
+                at,
+                bytemuck::cast_slice(&pos_comp[i..=i]),
+            );
+            q.write_buffer(&self.bufs["vel"], at, bytemuck::cast_slice(&vel[i..=i]));
+            q.write_buffer(&self.bufs["omega"], at, bytemuck::cast_slice(&omega[i..=i]));
+        }
+        // The state with the particles removed is the point any later replay starts from.
+        self.since_check = 0;
+        self.save();
+        Ok(())
+    }
+
+    fn batch(&self) -> u64 {
+        self.opts.check_every as u64
     }
 
     fn counters(&self) -> Counters {
@@ -476,6 +621,7 @@ impl Backend for GpuBackend {
             steps: self.steps,
             rebuilds: self.rebuild_log.len() as u64,
             neighbour_entries: self.total,
+            removed: self.removed,
         }
     }
 
@@ -506,7 +652,15 @@ impl Backend for GpuBackend {
         let dissipated: Vec<[f32; 4]> = self.read_pod("dissipated", n);
         let s = self.read_source_slots();
         // The same sums in the same order as CpuBackend::energy.
-        energy_report(&self.world, &pos, &vel, &omega, &s.view(), &dissipated)
+        energy_report(
+            &self.world,
+            &pos,
+            &vel,
+            &omega,
+            &s.view(),
+            &dissipated,
+            self.removed_energy,
+        )
     }
 
     fn state(&mut self) -> BackendState {
@@ -514,6 +668,8 @@ impl Backend for GpuBackend {
         let mut s = BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_log.clone(),
+            removed: self.removed,
+            removed_energy: self.removed_energy,
             ..Default::default()
         };
         for a in STATE_ARRAYS {

@@ -104,8 +104,9 @@ impl Law for Lubrication {
                 "min_gap",
                 "max_gap",
                 format!(
-                    "max_gap ({:e} m) must be larger than min_gap ({:e} m)",
-                    spec.max_gap, spec.min_gap
+                    "max_gap ({}) must be larger than min_gap ({})",
+                    crate::units::qty(spec.max_gap, "m"),
+                    crate::units::qty(spec.min_gap, "m")
                 ),
             ));
         }

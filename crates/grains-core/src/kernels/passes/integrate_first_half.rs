@@ -11,6 +11,11 @@
 //! at `gid` of the WGSL bindings of the same names.
 //! Fixed particles (inverse mass 0) keep their velocities and move with
 //! them.
+//!
+//! The pass is also the run's guard ([`particle_fault`]): it already holds every particle's new
+//! position and velocity, so checking them costs no extra memory traffic. A faulty particle's
+//! index is folded into `fault` with `atomicMin` on the GPU (`u32::MAX` when none), and the CPU
+//! backend reduces with `min`: both name the lowest faulty index of the step.
 
 use crate::gpu_types::{DomainParams, StepParams};
 use crate::kernels::resolvers::sphere_sphere::min_image;
@@ -29,6 +34,42 @@ pub fn wrap_position(x: Vec3, domain: &DomainParams) -> Vec3 {
     Vec3::from_array(a)
 }
 
+/// What `integrate_first_half` reports for one particle: the squared displacement since the
+/// last rebuild as f32 bits (the WGSL `max_disp2` operand) and whether the particle is a fault
+/// (the WGSL `fault` operand is then its `gid`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FirstHalf {
+    pub disp2_bits: u32,
+    pub fault: bool,
+}
+
+/// Whether a free particle's new state stops a guarded run: a non-finite position or velocity,
+/// a speed above `step.max_speed`, or a centre outside the domain on a non-periodic axis.
+/// Fixed particles (inverse mass 0) are prescribed and never faults. WGSL twin: `particle_fault`
+/// in the same pass.
+pub fn particle_fault(
+    step: &StepParams,
+    domain: &DomainParams,
+    x: Vec3,
+    v: Vec3,
+    inv_m: f32,
+) -> bool {
+    if inv_m <= 0.0 {
+        return false;
+    }
+    if !(x.is_finite() && v.is_finite()) {
+        return true;
+    }
+    if v.dot(v) > step.max_speed * step.max_speed {
+        return true;
+    }
+    let a = x.to_array();
+    (0..3).any(|k| {
+        domain.periodic_mask & (1 << k) == 0
+            && (a[k] < domain.min[k] || a[k] > domain.min[k] + domain.length[k])
+    })
+}
+
 #[allow(clippy::too_many_arguments)]
 pub fn integrate_first_half(
     gid: usize,
@@ -42,7 +83,7 @@ pub fn integrate_first_half(
     force: &[[f32; 4]],
     torque: &[[f32; 4]],
     ref_pos: &[[f32; 4]],
-) -> u32 {
+) -> FirstHalf {
     let half = 0.5 * step.dt;
     let inv_m = vel[3];
     let inv_i = omega[3];
@@ -79,5 +120,8 @@ pub fn integrate_first_half(
     *omega = [w.x, w.y, w.z, inv_i];
     let d = min_image((x - v4xyz(ref_pos[gid])).to_array(), domain);
     let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    d2.to_bits()
+    FirstHalf {
+        disp2_bits: d2.to_bits(),
+        fault: particle_fault(step, domain, x, v, inv_m),
+    }
 }

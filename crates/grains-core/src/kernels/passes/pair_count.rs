@@ -46,8 +46,9 @@ pub fn for_each_candidate(
                     }
                     let y = pos[q as usize];
                     let d = min_image([y[0] - x[0], y[1] - x[1], y[2] - x[2]], domain);
+                    // A removed particle's radius is hugely negative: never a candidate.
                     let reach = x[3] + y[3] + grid.cutoff;
-                    if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach {
+                    if reach > 0.0 && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach {
                         visit(q);
                     }
                 }

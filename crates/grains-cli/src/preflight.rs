@@ -1,0 +1,296 @@
+//! What `grains check` and `grains run` verify before a run starts, and how a run that went
+//! wrong is explained: memory and disk estimated from the counts, initial overlaps, and the
+//! likely cause of a fault.
+
+use anyhow::{bail, Result};
+use grains_core::overlaps::{initial_overlaps, Other, OverlapReport};
+use grains_core::units::{qty, sig4};
+use grains_core::Snapshot;
+use grains_scene::{bytes, MemoryBudget, Scene};
+use std::path::{Path, PathBuf};
+
+/// `MemAvailable` of `/proc/meminfo` (bytes): what the kernel says can be allocated without
+/// swapping. `None` where there is no such file.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The memory a scene may take: `--memory-limit` when given, else the machine's available
+/// memory (none where it cannot be read, and then nothing is refused).
+pub fn memory_budget(limit: Option<u64>) -> Option<MemoryBudget> {
+    match limit {
+        Some(bytes) => Some(MemoryBudget {
+            bytes,
+            what: "--memory-limit".into(),
+        }),
+        None => available_memory().map(|bytes| MemoryBudget {
+            bytes,
+            what: "MemAvailable in /proc/meminfo".into(),
+        }),
+    }
+}
+
+/// A byte count as given on the command line: `123456`, or with a binary suffix `K`, `M`, `G`,
+/// `T` (an optional `iB` or `B` after it): `512M`, `2GiB`.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("expected a byte count such as 2G or 512MiB, found \"{s}\""))?;
+    let shift = match unit.trim().trim_end_matches("iB").trim_end_matches('B') {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => {
+            return Err(format!(
+                "unknown unit in \"{s}\"; expected a byte count with K, M, G or T (binary), e.g. 2G"
+            ))
+        }
+    };
+    let v = x * (1u64 << shift) as f64;
+    if !(v.is_finite() && v >= 1.0 && v < u64::MAX as f64) {
+        return Err(format!("expected a positive byte count, found \"{s}\""));
+    }
+    Ok(v as u64)
+}
+
+/// Refuse a scene whose estimated memory on the chosen backend exceeds the budget.
+pub fn check_memory(
+    scene: &Scene,
+    estimate: u64,
+    backend: &str,
+    budget: Option<&MemoryBudget>,
+) -> Result<()> {
+    let Some(budget) = budget else {
+        return Ok(());
+    };
+    if estimate > budget.bytes {
+        let n = scene.world.particles.len() as u64;
+        let per = estimate / n.max(1);
+        bail!(
+            "{}: {n} particles need about {} on the {backend} backend ({} per particle), more \
+             than the {} available ({}); at most about {} particles fit",
+            scene.path.display(),
+            bytes(estimate),
+            bytes(per),
+            bytes(budget.bytes),
+            budget.what,
+            budget.bytes / per.max(1)
+        );
+    }
+    Ok(())
+}
+
+/// One line on the initial overlaps, for `grains check`.
+pub fn overlap_line(r: &OverlapReport) -> String {
+    match r.worst {
+        None => "overlaps    none at the start".to_string(),
+        Some(w) => format!(
+            "overlaps    {} particle pairs and {} particle-wall pairs at the start; the deepest is \
+             {}% of the smaller radius ({})",
+            r.pairs,
+            r.wall_contacts,
+            sig4(100.0 * w.relative),
+            match w.other {
+                Other::Particle(j) => format!("particles {} and {j}", w.i),
+                Other::Wall(k) => format!("particle {} and wall plane {k}", w.i),
+            }
+        ),
+    }
+}
+
+/// The initial overlaps, refused above the scene's `max_initial_overlap` with the worst pair.
+pub fn check_overlaps(scene: &Scene) -> Result<OverlapReport> {
+    let r = initial_overlaps(&scene.world);
+    let limit = scene.guards.max_initial_overlap;
+    if let Some(w) = r.worst.filter(|w| w.relative > limit) {
+        let pos = &scene.world.particles.pos;
+        let at = |i: u32| {
+            let p = pos[i as usize];
+            format!(
+                "({}, {}, {}) m, radius {}",
+                sig4(p[0] as f64),
+                sig4(p[1] as f64),
+                sig4(p[2] as f64),
+                qty(p[3] as f64, "m")
+            )
+        };
+        let what = match w.other {
+            Other::Particle(j) => format!("particles {} at {} and {j} at {}", w.i, at(w.i), at(j)),
+            Other::Wall(k) => format!("particle {} at {} and wall plane {k}", w.i, at(w.i)),
+        };
+        bail!(
+            "{}: {what} overlap by {} ({}% of the smaller radius) at the start, more than \
+             `simulation.max_initial_overlap` = {}% allows ({} overlapping particle pairs, {} \
+             particle-wall pairs in all): their contact would push them apart at a speed no \
+             collision in the scene reaches; space the particles, or raise max_initial_overlap \
+             (a fraction of the smaller radius) if the overlap is intended",
+            scene.path.display(),
+            qty(w.depth, "m"),
+            sig4(100.0 * w.relative),
+            sig4(100.0 * limit),
+            r.pairs,
+            r.wall_contacts
+        );
+    }
+    Ok(r)
+}
+
+/// The output a run will write, estimated from the counts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OutputEstimate {
+    /// Output frames (the initial one included).
+    pub frames: u64,
+    /// Bytes of all frames, energy lines and checkpoints.
+    pub bytes: u64,
+}
+
+/// Estimate the output of steps `start..=steps` of `scene` written every `every` steps.
+pub fn output_estimate(
+    scene: &Scene,
+    opts: &grains_io::OutputOptions,
+    start: u64,
+) -> OutputEstimate {
+    let steps = scene.run.steps;
+    let every = scene.output.every_steps.max(1);
+    let n = scene.world.particles.len() as u64;
+    let from_here = steps.saturating_sub(start) / every + u64::from(start == 0);
+    let mut bytes = from_here.saturating_mul(grains_io::frame_bytes_estimate(opts, n));
+    // A checkpoint is rewritten in place: one at a time on disk (and its temporary copy).
+    if scene.output.checkpoint_every_steps.is_some() {
+        bytes = bytes.saturating_add(2 * scene.cpu_memory_estimate());
+    }
+    OutputEstimate {
+        frames: from_here,
+        bytes,
+    }
+}
+
+/// Free space (bytes) for an unprivileged user on the disk that holds `dir`, or the nearest
+/// existing folder above it.
+pub fn free_space(dir: &Path) -> Option<u64> {
+    let mut d: PathBuf = if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir.to_path_buf()
+    };
+    loop {
+        if d.exists() {
+            return fs4::available_space(&d).ok();
+        }
+        if !d.pop() || d.as_os_str().is_empty() {
+            return fs4::available_space(".").ok();
+        }
+    }
+}
+
+/// Refuse a run whose output would not fit on the output disk.
+pub fn check_disk(scene: &Scene, dir: &Path, est: &OutputEstimate) -> Result<()> {
+    if let Some(free) = free_space(dir) {
+        if est.bytes > free {
+            bail!(
+                "{}: the run would write about {} ({} frames to {}), more than the {} free on \
+                 that disk; write fewer frames (`output.every`), fewer formats \
+                 (`output.formats`), or run fewer steps",
+                scene.path.display(),
+                bytes(est.bytes),
+                est.frames,
+                dir.display(),
+                bytes(free)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The time step against the scene's critical times, for the likely cause of a blow-up.
+fn dt_figures(scene: &Scene) -> String {
+    let t = &scene.timestep;
+    let dt = scene.world.dt;
+    format!(
+        "dt = {} is {}% of the Rayleigh time ({}) and resolves a collision in {} steps; \
+         `dt = \"auto\"` would choose {}",
+        qty(dt, "s"),
+        sig4(100.0 * dt / t.rayleigh),
+        qty(t.rayleigh, "s"),
+        sig4(t.collision / dt),
+        qty(t.auto_dt, "s")
+    )
+}
+
+/// Why a guarded run stopped at particle `id` of `snap`: what is wrong with it, where, and the
+/// likely cause.
+pub fn fault_message(scene: &Scene, snap: &Snapshot, id: u32) -> String {
+    let i = id as usize;
+    let (p, v) = (snap.pos[i], snap.vel[i]);
+    let w = &scene.world;
+    let at = format!("step {} (t = {})", snap.step, qty(snap.time, "s"));
+    let finite = p.iter().chain(v.iter()).all(|x| x.is_finite());
+    let speed = ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) as f64).sqrt();
+    let place = format!(
+        "({}, {}, {}) m",
+        sig4(p[0] as f64),
+        sig4(p[1] as f64),
+        sig4(p[2] as f64)
+    );
+    let unstable = scene.timestep.warning(w.dt).is_some();
+    if !finite {
+        return format!(
+            "particle {id} has a non-finite position or velocity at {at}: the run is unstable; {}",
+            dt_figures(scene)
+        );
+    }
+    if speed > w.speed_limit {
+        return format!(
+            "particle {id} moves at {} at {at}, at {place}, over the {} limit (100 times the \
+             largest impact speed the scene can produce, {}): the run is blowing up; {}",
+            qty(speed, "m/s"),
+            qty(w.speed_limit, "m/s"),
+            qty(scene.timestep.impact_speed, "m/s"),
+            dt_figures(scene)
+        );
+    }
+    let axis = (0..3)
+        .find(|&k| {
+            !w.domain.periodic[k]
+                && ((p[k] as f64) < w.domain.min[k] || (p[k] as f64) > w.domain.max[k])
+        })
+        .unwrap_or(0);
+    let side = if (p[axis] as f64) < w.domain.min[axis] {
+        format!(
+            "domain.min.{} = {}",
+            ["x", "y", "z"][axis],
+            qty(w.domain.min[axis], "m")
+        )
+    } else {
+        format!(
+            "domain.max.{} = {}",
+            ["x", "y", "z"][axis],
+            qty(w.domain.max[axis], "m")
+        )
+    };
+    let cause = if unstable || speed > 0.1 * w.speed_limit {
+        format!(
+            "likely cause: the time step is too large for these contacts; {}",
+            dt_figures(scene)
+        )
+    } else {
+        format!(
+            "likely cause: nothing holds it in on that side (its speed, {}, is physical, and {}); \
+             add a wall there, make the axis periodic, or set `simulation.lost_particles = \
+             \"delete\"` to remove such particles and count them",
+            qty(speed, "m/s"),
+            dt_figures(scene)
+        )
+    };
+    format!("particle {id} left the domain at {at}: it is at {place}, beyond {side}; {cause}")
+}
