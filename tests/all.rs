@@ -16,6 +16,8 @@
 //! - `shaders`: composition, naga validation, WGSL/Rust twin pairing, struct layouts.
 //! - `gpu`: CPU/GPU parity of every element, pass and scene; GPU determinism.
 //! - `cli`: the `grains` binary end to end.
+//! - `guard_rails`: scenes refused before they run, blow-ups and lost particles caught at their
+//!   step, Ctrl-C, messages, and a fuzz of the scene parser.
 
 // Literals copied from data files keep their written digits, and formulas over xyz read best
 // as index loops.
@@ -30,6 +32,7 @@ mod eepa;
 mod extra;
 mod friction;
 mod gpu;
+mod guard_rails;
 mod io;
 mod lin_el6;
 mod physics;

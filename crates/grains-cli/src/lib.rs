@@ -153,10 +153,35 @@ fn ctrl_c_flag() -> Arc<AtomicBool> {
 }
 
 fn check(path: &Path, memory_limit: Option<u64>) -> Result<()> {
+    let report = check_report(path, memory_limit)?;
+    println!("{}", report.text.trim_end());
+    match report.refusal {
+        Some(e) => Err(e),
+        None => {
+            println!("ok");
+            Ok(())
+        }
+    }
+}
+
+/// What `grains check` prints, and what `grains run` would refuse.
+#[derive(Debug)]
+pub struct CheckReport {
+    /// The summary: counts, times, estimates, overlaps, chains, warnings (each said once).
+    pub text: String,
+    /// Why `grains run` would refuse the scene (memory, initial overlaps, disk), if it would.
+    pub refusal: Option<anyhow::Error>,
+}
+
+/// Validate a scene as `grains check` does. A scene that does not parse, or whose particles
+/// would not fit in memory, is an error before anything is generated; one that parses gets
+/// its full report, with what a run would refuse in `refusal`.
+pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckReport> {
+    use std::fmt::Write as _;
     let budget = preflight::memory_budget(memory_limit);
     let scene = grains_scene::load_scene_within(path, budget.as_ref())?;
-    let summary = scene.summary();
-    println!("{}", summary.trim_end());
+    let mut text = scene.summary();
+    text.push('\n');
     let opts = grains_io::OutputOptions {
         dir: scene.output.dir.clone(),
         vtk: scene.output.vtk,
@@ -168,31 +193,38 @@ fn check(path: &Path, memory_limit: Option<u64>) -> Result<()> {
     let free = preflight::free_space(&scene.output.dir)
         .map(|f| format!(", {} free there", grains_scene::bytes(f)))
         .unwrap_or_default();
-    println!(
+    let _ = writeln!(
+        text,
         "output size ~{} in {} frames to {}{free}",
         grains_scene::bytes(volume.bytes),
         volume.frames,
         scene.output.dir.display()
     );
-    println!(
-        "{}",
-        preflight::overlap_line(&grains_core::overlaps::initial_overlaps(&scene.world))
-    );
+    let overlaps = grains_core::overlaps::initial_overlaps(&scene.world);
+    let _ = writeln!(text, "{}", preflight::overlap_line(&overlaps));
     for (id, chain) in scene.world.table.chains.iter().enumerate() {
         let binding = grains_shaders::ChainBinding::of(&scene.world.table, id);
         let src = grains_shaders::compose_chain(chain, id as u32, &binding)?;
         grains_shaders::validate(&src, &chain.name())?;
-        println!("chain {:<44} composed and validated (naga)", chain.name());
+        let _ = writeln!(
+            text,
+            "chain {:<44} composed and validated (naga)",
+            chain.name()
+        );
     }
     if let Some(w) = scene.timestep.warning(scene.world.dt) {
-        println!("warning: {w}; `grains run` refuses it without --allow-unstable");
+        let _ = writeln!(
+            text,
+            "warning: {w}; `grains run` refuses it without --allow-unstable"
+        );
     }
     // What `grains run` would refuse, refused here too.
-    preflight::check_memory(&scene, scene.cpu_memory_estimate(), "CPU", budget.as_ref())?;
-    preflight::check_overlaps(&scene)?;
-    preflight::check_disk(&scene, &scene.output.dir, &volume)?;
-    println!("ok");
-    Ok(())
+    let refusal =
+        preflight::check_memory(&scene, scene.cpu_memory_estimate(), "CPU", budget.as_ref())
+            .and_then(|()| preflight::check_overlaps(&scene).map(|_| ()))
+            .and_then(|()| preflight::check_disk(&scene, &scene.output.dir, &volume))
+            .err();
+    Ok(CheckReport { text, refusal })
 }
 
 fn info() -> Result<()> {

@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Result};
 use grains_core::overlaps::{initial_overlaps, Other, OverlapReport};
-use grains_core::units::{qty, sig4};
+use grains_core::units::{qty, qty_f32, sig4, sig4_f32};
 use grains_core::Snapshot;
 use grains_scene::{bytes, MemoryBudget, Scene};
 use std::path::{Path, PathBuf};
@@ -118,10 +118,10 @@ pub fn check_overlaps(scene: &Scene) -> Result<OverlapReport> {
             let p = pos[i as usize];
             format!(
                 "({}, {}, {}) m, radius {}",
-                sig4(p[0] as f64),
-                sig4(p[1] as f64),
-                sig4(p[2] as f64),
-                qty(p[3] as f64, "m")
+                sig4_f32(p[0]),
+                sig4_f32(p[1]),
+                sig4_f32(p[2]),
+                qty_f32(p[3], "m")
             )
         };
         let what = match w.other {
@@ -238,9 +238,9 @@ pub fn fault_message(scene: &Scene, snap: &Snapshot, id: u32) -> String {
     let speed = ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) as f64).sqrt();
     let place = format!(
         "({}, {}, {}) m",
-        sig4(p[0] as f64),
-        sig4(p[1] as f64),
-        sig4(p[2] as f64)
+        sig4_f32(p[0]),
+        sig4_f32(p[1]),
+        sig4_f32(p[2])
     );
     let unstable = scene.timestep.warning(w.dt).is_some();
     if !finite {

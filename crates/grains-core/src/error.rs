@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::units::qty;
+use crate::units::qty_f32;
 
 /// What can go wrong while assembling a world from validated input.
 #[derive(Debug, Error)]
@@ -13,7 +13,7 @@ pub enum CoreError {
         "periodic axis {axis} is {} long but needs at least 3 cells of {} \
          (largest diameter + skin + interaction range); make the domain longer than {} \
          or the particles smaller",
-        qty(*length as f64, "m"), qty(*cell as f64, "m"), qty(*min as f64, "m")
+        qty_f32(*length, "m"), qty_f32(*cell, "m"), qty_f32(*min, "m")
     )]
     PeriodicAxisTooShort {
         axis: char,

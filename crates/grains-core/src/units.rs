@@ -39,6 +39,18 @@ pub fn qty(x: f64, unit: &str) -> String {
     }
 }
 
+/// [`sig4`] of an f32, read at its shortest decimal form: `0.01f32` is `0.01000`, not the
+/// `1.000e-2` its f64 widening (0.009999999776...) would give.
+pub fn sig4_f32(x: f32) -> String {
+    sig4(format!("{x}").parse::<f64>().unwrap_or(x as f64))
+}
+
+/// [`qty`] of an f32 ([`sig4_f32`]).
+pub fn qty_f32(x: f32, unit: &str) -> String {
+    let v = format!("{x}").parse::<f64>().unwrap_or(x as f64);
+    qty(v, unit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +68,7 @@ mod tests {
         assert_eq!(sig4(f64::NAN), "NaN");
         assert_eq!(qty(5e-3, "m"), "5.000e-3 m");
         assert_eq!(qty(63.0, "m/s"), "63.00 m/s");
+        assert_eq!(sig4_f32(0.01), "0.01000");
+        assert_eq!(qty_f32(0.015000001, "m"), "0.01500 m");
     }
 }

@@ -1,0 +1,762 @@
+//! Guard rails: scenes that parse but cannot run are refused before anything is built, runs
+//! that go wrong stop at the step they go wrong, and an interrupted run can be resumed.
+//! Every refusal is checked with its exact message.
+
+use grains_cli::run::{run, Interrupted, RunArgs};
+use grains_cli::{check_report, BackendArg};
+use grains_core::backend::REMOVED_RADIUS;
+use grains_core::kernels::passes::integrate_first_half::particle_fault;
+use grains_core::parity::SplitMix;
+use grains_core::units::{qty, sig4};
+use grains_core::{Backend, CpuBackend, World};
+use grains_scene::bytes;
+use grains_tests::{csv_rows, scene_backends};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grains-guard-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// Write `text` as `scene.toml` in a fresh folder; returns the scene's path.
+fn scene_file(tag: &str, text: &str) -> PathBuf {
+    let path = scratch(tag).join("scene.toml");
+    std::fs::write(&path, text).expect("write scene");
+    path
+}
+
+fn args(scene: &Path, backend: &str, out: &Path) -> RunArgs {
+    RunArgs {
+        scene: scene.to_path_buf(),
+        backend: Some(if backend == "gpu" {
+            BackendArg::Gpu
+        } else {
+            BackendArg::Cpu
+        }),
+        out: Some(out.to_path_buf()),
+        quiet: true,
+        ..Default::default()
+    }
+}
+
+const GLASS: &str = r#"
+[[material]]
+name = "glass"
+density = 2500.0
+young = 1.0e7
+poisson = 0.3
+
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+"#;
+
+/// The issue's first finding: 216 million particles. `check` refuses them from the lattice's
+/// count alone, before one particle is generated (had it generated them, the 16 GB it would
+/// take would abort the test process), naming the estimate, the budget and what would fit.
+#[test]
+fn a_scene_too_big_for_memory_is_refused_before_it_is_built() {
+    let text = format!(
+        r#"[simulation]
+steps = 10
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [60.0, 60.0, 60.0]
+[[particles]]
+material = "glass"
+radius = 0.04
+lattice = {{ spacing = 0.1, count = [600, 600, 600] }}
+{GLASS}"#
+    );
+    let path = scene_file("too-big", &text);
+    let e = check_report(&path, Some(1 << 30)).expect_err("refused");
+    let per = grains_scene::memory_per_particle_at_least();
+    assert_eq!(
+        format!("{e:#}"),
+        format!(
+            "{}:9:36: particles[0].lattice.count: 216000000 particles need at least {} ({} per \
+             particle for their state and neighbour list), more than the 1.000 GiB available \
+             (--memory-limit); at most {} particles fit",
+            path.display(),
+            bytes(216_000_000 * per),
+            bytes(per),
+            (1u64 << 30) / per
+        )
+    );
+    // Without a limit the machine's available memory is the budget: 216 million particles need
+    // over 200 GiB, more than any machine this suite runs on has free.
+    let e = check_report(&path, None).expect_err("refused on this machine too");
+    assert!(
+        format!("{e:#}").contains("MemAvailable in /proc/meminfo"),
+        "{e:#}"
+    );
+}
+
+/// A scene whose particles fit the bound known before its walls and laws, but whose full
+/// estimate does not, is refused by `run` with the backend's estimate.
+#[test]
+fn run_refuses_a_scene_over_its_memory_estimate() {
+    let text = format!(
+        r#"[simulation]
+steps = 10
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.2, 0.2, 0.2]
+[[particles]]
+material = "glass"
+radius = 0.004
+lattice = {{ spacing = 0.01, count = [20, 20, 20] }}
+[[wall]]
+box = {{ min = [0.0, 0.0, 0.0], max = [0.2, 0.2, 0.2] }}
+material = "glass"
+[output]
+dir = "unused"
+{GLASS}"#
+    );
+    let path = scene_file("over-estimate", &text);
+    let scene = grains_scene::load_scene(&path).expect("scene");
+    let n = scene.world.particles.len() as u64;
+    let lower = n * grains_scene::memory_per_particle_at_least();
+    let full = scene.cpu_memory_estimate();
+    assert!(
+        full > lower + 1024,
+        "walls add wall slots: {full} vs {lower}"
+    );
+    let limit = (lower + full) / 2;
+    let out = path.with_file_name("out");
+    let mut a = args(&path, "cpu", &out);
+    a.memory_limit = Some(limit);
+    let e = run(&a).expect_err("refused");
+    let per = full / n;
+    assert_eq!(
+        format!("{e:#}"),
+        format!(
+            "{}: {n} particles need about {} on the CPU backend ({} per particle), more than the \
+             {} available (--memory-limit); at most about {} particles fit",
+            path.display(),
+            bytes(full),
+            bytes(per),
+            bytes(limit),
+            limit / per
+        )
+    );
+    assert!(!out.exists(), "nothing is written before the refusal");
+}
+
+/// The issue's `steps = 18446744073709551615` is refused as a count no run can reach, and a
+/// run whose frames would not fit on the output disk is refused before it writes anything.
+#[test]
+fn absurd_lengths_and_output_volumes_are_refused() {
+    let base = format!(
+        r#"[simulation]
+steps = STEPS
+dt = 1.0e-5
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.02, 0.02, 0.02]
+[[particles]]
+material = "glass"
+radius = 0.001
+lattice = {{ spacing = 0.004, count = [5, 5, 5] }}
+[output]
+every_steps = 1
+formats = ["vtk", "csv"]
+{GLASS}"#
+    );
+    let path = scene_file("steps-max", &base.replace("STEPS", "18446744073709551615"));
+    let e = grains_scene::load_scene(&path).expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}:2:9: simulation.steps: expected at most 1000000000000000 steps (1e15), found \
+             18446744073709551615",
+            path.display()
+        )
+    );
+    let path = scene_file("volume", &base.replace("STEPS", "1000000000000000"));
+    let out = path.with_file_name("out");
+    let e = run(&args(&path, "cpu", &out)).expect_err("refused");
+    let m = format!("{e:#}");
+    let frames = 1_000_000_000_000_001u64;
+    assert!(
+        m.starts_with(&format!("{}: the run would write about ", path.display()))
+            && m.contains(&format!("({frames} frames to {})", out.display()))
+            && m.ends_with(
+                "free on that disk; write fewer frames (`output.every`), fewer formats \
+                 (`output.formats`), or run fewer steps"
+            ),
+        "{m}"
+    );
+    assert!(!out.exists(), "nothing is written before the refusal");
+    // `check` says the same, after its report (which gives the estimate).
+    let r = check_report(&path, None).expect("parses");
+    assert!(
+        r.text.contains(&format!("in {frames} frames to out")),
+        "{}",
+        r.text
+    );
+    let refusal = format!("{:#}", r.refusal.expect("refused"));
+    assert!(refusal.contains("the run would write about"), "{refusal}");
+}
+
+/// The issue's second finding: `radius = 0.05` in a 0.02 m box. `check` reports the overlaps,
+/// `run` refuses with the worst pair's ids and positions, and the scene key lets an intended
+/// overlap through.
+#[test]
+fn deep_initial_overlaps_are_reported_and_refused() {
+    let text = format!(
+        r#"[simulation]
+steps = 10
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.02, 0.02, 0.02]
+[[particles]]
+material = "glass"
+radius = 0.05
+lattice = {{ spacing = 0.004, count = [5, 5, 5] }}
+{GLASS}"#
+    );
+    let path = scene_file("overlap", &text);
+    let r = check_report(&path, None).expect("parses");
+    assert!(
+        r.text.contains(
+            "overlaps    7750 particle pairs and 0 particle-wall pairs at the start; the deepest \
+             is 192.0% of the smaller radius (particles 3 and 4)"
+        ),
+        "{}",
+        r.text
+    );
+    let expected = format!(
+        "{}: particles 3 at (0.01400, 2.000e-3, 2.000e-3) m, radius 0.05000 m and 4 at (0.01800, \
+         2.000e-3, 2.000e-3) m, radius 0.05000 m overlap by 0.09600 m (192.0% of the smaller \
+         radius) at the start, more than `simulation.max_initial_overlap` = 5.000% allows (7750 \
+         overlapping particle pairs, 0 particle-wall pairs in all): their contact would push them \
+         apart at a speed no collision in the scene reaches; space the particles, or raise \
+         max_initial_overlap (a fraction of the smaller radius) if the overlap is intended",
+        path.display()
+    );
+    assert_eq!(format!("{:#}", r.refusal.expect("refused")), expected);
+    let out = path.with_file_name("out");
+    let e = run(&args(&path, "cpu", &out)).expect_err("refused");
+    assert_eq!(format!("{e:#}"), expected);
+    assert!(!out.exists(), "nothing is written before the refusal");
+
+    // A 3% overlap passes the default threshold; the key raises it for deeper ones.
+    let mild = text
+        .replace("radius = 0.05", "radius = 0.00203")
+        .replace("steps = 10", "steps = 10\nmax_initial_overlap = 0.05");
+    let path = scene_file("overlap-mild", &mild);
+    let r = check_report(&path, None).expect("parses");
+    assert!(r.refusal.is_none(), "{:?}", r.refusal);
+    assert!(
+        r.text
+            .contains("the deepest is 2.956% of the smaller radius"),
+        "{}",
+        r.text
+    );
+    let raised = text.replace("steps = 10", "steps = 10\nmax_initial_overlap = 2.0");
+    let path = scene_file("overlap-raised", &raised);
+    assert!(check_report(&path, None).expect("parses").refusal.is_none());
+}
+
+/// One particle flying at 1 m/s towards the open +x side of the domain from x0: the step at
+/// which its centre passes `domain.max.x`, ceil((max - x0) / (v dt)).
+const FLYER: &str = r#"[simulation]
+steps = 6000
+dt = 1.0e-5
+LOST
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.1, 0.1, 0.1]
+[[particles]]
+material = "glass"
+radius = 0.002
+positions = [[0.050005, 0.05, 0.05], [0.02, 0.05, 0.05], [0.05, 0.0200025, 0.05]]
+velocities = [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, -0.5, 0.0]]
+[output]
+every_steps = 1000
+formats = ["csv"]
+"#;
+
+/// The step at which the particle starting at `x0` with speed `v` along an axis passes `max`.
+fn exit_step(x0: f64, max: f64, v: f64, dt: f64) -> u64 {
+    let n = ((max - x0) / (v * dt)).abs();
+    // Far from a tie, so that f32 positions cannot put the crossing a step earlier or later.
+    let frac = n - n.floor();
+    assert!((0.2..0.8).contains(&frac), "tie-free crossing: {n}");
+    n.ceil() as u64
+}
+
+/// The issue's third finding, generalised: a particle that leaves a non-periodic domain stops
+/// the run at the step it leaves, on both backends (the GPU replays from its last check to find
+/// the step), with its id, position and likely cause; no frame of that step or later is written.
+#[test]
+fn a_lost_particle_stops_the_run_at_its_step() {
+    // Only particle 0 moves here.
+    let text = format!(
+        "{}{GLASS}",
+        FLYER
+            .replace("LOST", "")
+            .replace("[0.0, -0.5, 0.0]", "[0.0, 0.0, 0.0]")
+    );
+    let path = scene_file("lost", &text);
+    let step = exit_step(0.050005, 0.1, 1.0, 1e-5);
+    assert_eq!(step, 5000);
+    let scene = grains_scene::load_scene(&path).expect("scene");
+    let t = &scene.timestep;
+    for backend in scene_backends() {
+        let out = path.with_file_name(format!("out-{backend}"));
+        let e = run(&args(&path, backend, &out)).expect_err("the particle leaves");
+        let m = format!("{e:#}");
+        let expected_start = format!(
+            "particle 0 left the domain at step {step} (t = 0.05000 s): it is at (0.1000, \
+             0.05000, 0.05000) m, beyond domain.max.x = 0.1000 m; likely cause: nothing holds it \
+             in on that side (its speed, 1.000 m/s, is physical, and dt = 1.000e-5 s is {}% of \
+             the Rayleigh time ({}) and resolves a collision in {} steps; `dt = \"auto\"` would \
+             choose {}); add a wall there, make the axis periodic, or set \
+             `simulation.lost_particles = \"delete\"` to remove such particles and count them",
+            sig4(100.0 * 1e-5 / t.rayleigh),
+            qty(t.rayleigh, "s"),
+            sig4(t.collision / 1e-5),
+            qty(t.auto_dt, "s")
+        );
+        assert_eq!(m, expected_start, "{backend}");
+        let rows = csv_rows(&out.join("particles.csv"));
+        let last = rows.iter().map(|r| r[0] as u64).max().expect("rows");
+        assert_eq!(
+            last, 4000,
+            "{backend}: frames up to the last before the loss only"
+        );
+    }
+}
+
+/// `lost_particles = "delete"`: particles that leave are taken out at the step they leave and
+/// counted; the others run on exactly as they would have, and the ledger closes with the
+/// energy the deleted ones carried in its `removed` column.
+#[test]
+fn deleted_lost_particles_are_counted_and_the_ledger_closes() {
+    let text = format!(
+        "{}{GLASS}",
+        FLYER.replace(
+            "LOST",
+            "lost_particles = \"delete\"\ngravity = [0.0, 0.0, -1.0]"
+        )
+    );
+    let path = scene_file("delete", &text);
+    // The same scene with nobody leaving: particles 0 and 2 at rest.
+    let free = format!(
+        "{}{GLASS}",
+        FLYER
+            .replace("LOST", "gravity = [0.0, 0.0, -1.0]")
+            .replace("[1.0, 0.0, 0.0]", "[0.0, 0.0, 0.0]")
+            .replace("[0.0, -0.5, 0.0]", "[0.0, 0.0, 0.0]")
+    );
+    let free_path = scene_file("delete-ref", &free);
+    for backend in scene_backends() {
+        let out = path.with_file_name(format!("out-{backend}"));
+        let report = run(&args(&path, backend, &out)).expect("runs to the end");
+        // Particle 2 leaves through -y at step 4001, particle 0 through +x at step 5000.
+        assert_eq!(exit_step(0.0200025, 0.0, -0.5, 1e-5), 4001);
+        assert_eq!(report.removed, 2, "{backend}");
+        let e = csv_rows(&out.join("energy.csv"));
+        let header = std::fs::read_to_string(out.join("energy.csv")).expect("energy");
+        assert!(header.starts_with(grains_io::ENERGY_HEADER), "{header}");
+        // Tolerance 1e-5 of the total: free fall is exact for velocity Verlet, but each step
+        // adds g dt / 2 to f32 velocities with up to half an ulp of rounding (about 4e-5 m/s
+        // over the run on a 0.06 m/s fall, 2e-6 of the ledger).
+        let e0 = e[0][8];
+        for r in &e {
+            assert!(
+                (r[8] - e0).abs() <= 1e-5 * e0.abs(),
+                "{backend}: step {}: total {} vs {e0}",
+                r[0],
+                r[8]
+            );
+        }
+        let last = e.last().expect("rows");
+        assert!(last[9] > 0.0, "{backend}: removed energy {}", last[9]);
+        // Particle 1, which never leaves, is where it is in a run that loses nobody.
+        let p = csv_rows(&out.join("particles.csv"));
+        let free_out = free_path.with_file_name(format!("out-{backend}"));
+        run(&args(&free_path, backend, &free_out)).expect("reference run");
+        let q = csv_rows(&free_out.join("particles.csv"));
+        let at = |rows: &[Vec<f64>], step: f64, id: f64| -> Vec<f64> {
+            rows.iter()
+                .find(|r| r[0] == step && r[2] == id)
+                .cloned()
+                .expect("row")
+        };
+        assert_eq!(at(&p, 6000.0, 1.0), at(&q, 6000.0, 1.0), "{backend}");
+        // The deleted ones stay in the output, at rest, with the removed radius.
+        let gone = at(&p, 6000.0, 0.0);
+        assert_eq!(gone[18] as f32, REMOVED_RADIUS, "{backend}");
+        assert_eq!(&gone[6..9], &[0.0, 0.0, 0.0], "{backend}");
+    }
+}
+
+/// The first step at which some free particle of `b` is a fault, stepping one at a time and
+/// judging each snapshot on the host (an independent reading of the guard's condition).
+fn first_bad_step(b: &mut dyn Backend, world: &World, max: u64) -> Option<(u64, u32)> {
+    let d = world.domain.params();
+    let sp = world.step_params();
+    for _ in 0..max {
+        b.run(1);
+        let s = b.snapshot();
+        let bad = (0..s.pos.len()).find(|&i| {
+            let v = s.vel[i];
+            particle_fault(
+                &sp,
+                &d,
+                glam::Vec3::new(s.pos[i][0], s.pos[i][1], s.pos[i][2]),
+                glam::Vec3::new(v[0], v[1], v[2]),
+                v[3],
+            )
+        });
+        if let Some(i) = bad {
+            return Some((s.step, i as u32));
+        }
+    }
+    None
+}
+
+/// A world for the guard: 512 spheres in a box, periodic along z, random velocities well
+/// within the speed limit.
+fn guard_world(seed: u64) -> World {
+    use grains_core::materials::{Interaction, Material};
+    use grains_core::{Domain, LawSpec, Particles};
+    let mut rng = SplitMix(seed);
+    let mut p = Particles::default();
+    // A jittered 8 x 8 x 8 lattice: nobody overlaps at the start.
+    for k in 0..8 {
+        for j in 0..8 {
+            for i in 0..8 {
+                let x = [i, j, k].map(|c| 0.0125 + 0.0107 * c as f64 + rng.range(-0.002, 0.002));
+                let v = rng.vec3(0.2).map(|c| c as f64);
+                p.push_sphere(x, 0.001, v, [0.0; 3], 0, 2500.0, false);
+            }
+        }
+    }
+    let glass = Material {
+        name: "glass".into(),
+        density: 2500.0,
+        young: 1e7,
+        poisson: 0.3,
+    };
+    World::new(
+        p,
+        vec![],
+        vec![glass],
+        vec![Interaction::new(0, 0, vec![LawSpec::Hertz(())])],
+        Domain {
+            min: [0.0; 3],
+            max: [0.1; 3],
+            periodic: [false, false, true],
+        },
+        [0.0, 0.0, -9.81],
+        1e-5,
+        0.0005,
+    )
+    .expect("world")
+}
+
+/// The guard on random states, CPU against GPU: in each seeded world a few particles are made
+/// faulty in one of the three ways (too fast, about to leave through a non-periodic side,
+/// non-finite); both backends must name the same step and the same (lowest) particle, and a
+/// periodic side must not count as leaving. Tolerance: none, the decision is exact on inputs
+/// away from the thresholds (planted faults exceed them by orders of magnitude).
+#[test]
+fn guard_parity_on_random_states() {
+    let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any);
+    assert!(
+        ctx.is_ok() || !grains_tests::gpu_required(),
+        "no GPU adapter under CI"
+    );
+    for seed in 0..6u64 {
+        let mut world = guard_world(seed);
+        let mut rng = SplitMix(1000 + seed);
+        let mut planted = Vec::new();
+        for _ in 0..3 {
+            let i = (rng.next_u64() % 512) as usize;
+            planted.push(i as u32);
+            let p = &mut world.particles;
+            match (seed + i as u64) % 3 {
+                0 => p.vel[i] = [1e4, 0.0, 0.0, p.vel[i][3]],
+                1 => {
+                    p.pos[i][0] = 0.1 - 1e-7;
+                    p.vel[i] = [1.0, 0.0, 0.0, p.vel[i][3]];
+                }
+                _ => p.vel[i][1] = f32::NAN,
+            }
+        }
+        // Across the periodic z side: wrapped, not lost.
+        let w = (0..512u32)
+            .find(|i| !planted.contains(i))
+            .expect("one unplanted") as usize;
+        world.particles.pos[w][2] = 0.1 - 1e-7;
+        world.particles.vel[w] = [0.0, 0.0, 1.0, world.particles.vel[w][3]];
+        let want = *planted.iter().min().expect("planted");
+        let mut cpu = CpuBackend::new(world.clone()).expect("cpu");
+        let fault = cpu.run_guarded(5).expect("runs").expect("a fault");
+        assert_eq!((fault.step, fault.particle), (1, want), "seed {seed}: cpu");
+        if let Ok(ctx) = &ctx {
+            let mut gpu = grains_gpu::GpuBackend::new(world.clone(), ctx).expect("gpu");
+            let g = gpu.run_guarded(5).expect("runs").expect("a fault");
+            assert_eq!((g.step, g.particle), (1, want), "seed {seed}: gpu");
+        }
+        // And without planted faults, neither backend sees one.
+        let clean = guard_world(seed);
+        let mut cpu = CpuBackend::new(clean.clone()).expect("cpu");
+        assert_eq!(cpu.run_guarded(20).expect("runs"), None, "seed {seed}");
+        if let Ok(ctx) = &ctx {
+            let mut gpu = grains_gpu::GpuBackend::new(clean, ctx).expect("gpu");
+            assert_eq!(gpu.run_guarded(20).expect("runs"), None, "seed {seed}");
+        }
+    }
+}
+
+/// A blow-up (three spheres deeply overlapping at 40 times the automatic dt) is caught at its
+/// first bad step: the step the CPU backend reports is the first at which stepping one at a
+/// time shows a faulty particle, and the GPU backend, checking on the device and replaying
+/// from its last check, reports the first bad step of its own trajectory.
+#[test]
+fn a_blow_up_is_caught_at_its_first_bad_step() {
+    let text = format!(
+        r#"[simulation]
+duration = 20.0
+dt = 2e-3
+gravity = [0.0, 0.0, -9.81]
+max_initial_overlap = 2.0
+[domain]
+min = [-0.03, -0.03, -0.03]
+max = [0.03, 0.03, 0.03]
+[[particles]]
+material = "glass"
+radius = 0.01
+positions = [[-0.002, 0.0, 0.0], [0.002, 0.001, 0.0], [0.0, 0.0, 0.015]]
+[[wall]]
+box = {{ min = [-0.03, -0.03, -0.03], max = [0.03, 0.03, 0.03] }}
+material = "glass"
+{GLASS}"#
+    );
+    let path = scene_file("blow-up", &text);
+    let scene = grains_scene::load_scene(&path).expect("scene");
+    let world = scene.world.clone();
+    let mut cpu = CpuBackend::new(world.clone()).expect("cpu");
+    let reported = cpu.run_guarded(100_000).expect("runs").expect("blows up");
+    let mut again = CpuBackend::new(world.clone()).expect("cpu");
+    let first = first_bad_step(&mut again, &world, 100_000).expect("blows up");
+    assert_eq!((reported.step, reported.particle), first, "cpu");
+    if let Ok(ctx) = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
+        let mut gpu = grains_gpu::GpuBackend::new(world.clone(), &ctx).expect("gpu");
+        let reported = gpu.run_guarded(100_000).expect("runs").expect("blows up");
+        let mut again = grains_gpu::GpuBackend::new(world.clone(), &ctx).expect("gpu");
+        let first = first_bad_step(&mut again, &world, 100_000).expect("blows up");
+        assert_eq!((reported.step, reported.particle), first, "gpu");
+    } else {
+        assert!(!grains_tests::gpu_required(), "no GPU adapter under CI");
+    }
+}
+
+/// Ctrl-C (the interrupt flag the binary's handler sets): the run finishes its step, writes
+/// that step's output and a checkpoint, and says how to resume; resuming then ends exactly
+/// where the uninterrupted run ends.
+#[test]
+fn an_interrupted_run_checkpoints_and_resumes_exactly() {
+    let scene = grains_tests::workspace_root()
+        .join("scenes")
+        .join("two_spheres_head_on.toml");
+    let dir = scratch("interrupt");
+    let whole = dir.join("whole");
+    run(&args(&scene, "cpu", &whole)).expect("uninterrupted run");
+    let cut = dir.join("cut");
+    let mut a = args(&scene, "cpu", &cut);
+    a.interrupt = Some(Arc::new(AtomicBool::new(true)));
+    let e = run(&a).expect_err("interrupted");
+    let stop = e
+        .downcast_ref::<Interrupted>()
+        .expect("an Interrupted error");
+    // Set before the first step: the run stops before taking one.
+    assert_eq!(stop.step, 0);
+    assert_eq!(
+        format!("{e:#}"),
+        format!(
+            "interrupted after step 0; output flushed and a checkpoint written; resume with: \
+             grains run {} --resume --out {} --backend cpu",
+            scene.display(),
+            cut.display()
+        )
+    );
+    assert!(cut.join("checkpoint.bin").exists());
+    let mut resume = args(&scene, "cpu", &cut);
+    resume.resume = true;
+    run(&resume).expect("resumed run");
+    for file in ["energy.csv", "particles.csv"] {
+        let (a, b) = (
+            std::fs::read_to_string(whole.join(file)).unwrap_or_default(),
+            std::fs::read_to_string(cut.join(file)).unwrap_or_default(),
+        );
+        let last = |t: &str| t.lines().last().map(str::to_string);
+        assert!(!a.is_empty(), "{file}");
+        assert_eq!(
+            last(&a),
+            last(&b),
+            "{file}: the resumed run ends where the whole run ends"
+        );
+    }
+}
+
+/// The issue's message findings: an OS error said once, the periodic-box message once, numbers
+/// with four significant digits and units, and `check` warning once about a coarse dt.
+#[test]
+fn messages_say_each_cause_once() {
+    let e = check_report(Path::new("no/such/scene.toml"), None).expect_err("missing");
+    let m = format!("{e:#}");
+    assert_eq!(
+        m,
+        "no/such/scene.toml: cannot read the scene file: No such file or directory (os error 2)"
+    );
+    let text = format!(
+        r#"[simulation]
+steps = 10
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.01, 0.01, 0.01]
+periodic = [true, true, true]
+[[particles]]
+material = "glass"
+radius = 0.002
+positions = [[0.005, 0.005, 0.005], [0.002, 0.002, 0.002]]
+{GLASS}"#
+    );
+    let path = scene_file("periodic", &text);
+    let e = check_report(&path, None).expect_err("too short");
+    assert_eq!(
+        format!("{e:#}"),
+        format!(
+            "{}:3:1: domain: periodic axis x is 0.01000 m long but needs at least 3 cells of \
+             5.000e-3 m (largest diameter + skin + interaction range); make the domain longer \
+             than 0.01500 m or the particles smaller",
+            path.display()
+        )
+    );
+    let coarse = text
+        .replace("periodic = [true, true, true]\n", "")
+        .replace("steps = 10", "steps = 10\ndt = 1.0");
+    let path = scene_file("coarse", &coarse);
+    let r = check_report(&path, None).expect("parses");
+    assert_eq!(r.text.matches("warning").count(), 1, "{}", r.text);
+    assert!(
+        r.text
+            .contains("warning: dt = 1.000 s exceeds 20% of the Rayleigh time"),
+        "{}",
+        r.text
+    );
+}
+
+/// A property test of the scene parser: every shipped scene, mutated at random (lines
+/// dropped, duplicated or cut, values replaced by wrong ones, keys misspelt, bytes inserted),
+/// never panics, and every rejection it makes is located as `file:line:column:`. 400 seeded
+/// cases in the normal run.
+#[test]
+fn fuzzed_scenes_never_panic_and_every_rejection_is_located() {
+    let root = grains_tests::workspace_root().join("scenes");
+    let mut scenes: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("scenes/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    scenes.sort();
+    let values = [
+        "-1.0",
+        "0",
+        "0.0",
+        "1e400",
+        "-1e-400",
+        "nan",
+        "inf",
+        "\"x\"",
+        "[]",
+        "[1, 2]",
+        "{}",
+        "true",
+        "18446744073709551615",
+        "-9223372036854775808",
+        "\"auto\"",
+        "[[0.0, 0.0]]",
+        "{ law = \"nope\" }",
+        "1e-30",
+        "3.4e38",
+    ];
+    let mut rng = SplitMix(0x5eed);
+    let mut rejected = 0;
+    for case in 0..400 {
+        let path = &scenes[case % scenes.len()];
+        let text = std::fs::read_to_string(path).expect("scene");
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        for _ in 0..1 + rng.next_u64() % 3 {
+            let k = (rng.next_u64() as usize) % lines.len().max(1);
+            match rng.next_u64() % 6 {
+                0 => {
+                    lines.remove(k);
+                }
+                1 => {
+                    let l = lines[k].clone();
+                    lines.insert(k, l);
+                }
+                2 => {
+                    let l = &lines[k];
+                    let cut = (rng.next_u64() as usize) % (l.len() + 1);
+                    let cut = (0..=cut)
+                        .rev()
+                        .find(|&c| l.is_char_boundary(c))
+                        .unwrap_or(0);
+                    lines[k] = l[..cut].to_string();
+                }
+                3 => {
+                    if let Some(eq) = lines[k].find('=') {
+                        let v = values[(rng.next_u64() as usize) % values.len()];
+                        lines[k] = format!("{}= {v}", &lines[k][..eq]);
+                    }
+                }
+                4 => {
+                    if let Some(eq) = lines[k].find('=') {
+                        lines[k] = format!("x{}", &lines[k][eq.min(1)..]);
+                    }
+                }
+                _ => {
+                    let junk = ["{", "]", "\"", "=", "#", "\u{e9}", "[[", "\t"];
+                    let j = junk[(rng.next_u64() as usize) % junk.len()];
+                    lines[k].push_str(j);
+                }
+            }
+        }
+        let mutated = lines.join("\n");
+        let result = std::panic::catch_unwind(|| grains_scene::parse_scene(&mutated, path));
+        let result = result.unwrap_or_else(|_| {
+            panic!(
+                "case {case}: the parser panicked on a mutation of {}:\n{mutated}",
+                path.display()
+            )
+        });
+        if let Err(e) = result {
+            rejected += 1;
+            let m = e.to_string();
+            let rest = m
+                .strip_prefix(&format!("{}:", path.display()))
+                .unwrap_or_else(|| panic!("case {case}: not located in the file: {m}"));
+            let mut parts = rest.splitn(3, ':');
+            let line = parts.next().and_then(|x| x.parse::<usize>().ok());
+            let col = parts.next().and_then(|x| x.parse::<usize>().ok());
+            assert!(
+                line.is_some_and(|l| l >= 1 && l <= lines.len() + 1) && col.is_some_and(|c| c >= 1),
+                "case {case}: no line:column in {m}"
+            );
+        }
+    }
+    // Most mutations break a scene; a fuzzer that rejects nothing is not exercising the parser.
+    assert!(rejected > 200, "only {rejected} of 400 mutations rejected");
+}
