@@ -269,8 +269,11 @@ fn shader(path: &Path) -> Result<()> {
 /// exceeds `budget`: the CPU backend's estimate against it, and the GPU backend's when its
 /// adapter is a CPU device (lavapipe), whose buffers are the machine's memory. A hardware
 /// adapter's buffers are checked against its own limits as they are created.
+///
+/// The scene's particles move into the backend (a large scene is not held twice): afterwards
+/// `scene.world` has everything but its particles.
 pub fn make_backend_within(
-    scene: &grains_scene::Scene,
+    scene: &mut grains_scene::Scene,
     choice: BackendArg,
     state: Option<&BackendState>,
     budget: Option<&grains_scene::MemoryBudget>,
@@ -289,7 +292,10 @@ pub fn make_backend_within(
         BackendArg::Auto if no_hardware() => cpu_ok()?,
         BackendArg::Auto => {}
     }
-    make_backend_from(scene.world.clone(), choice, state)
+    let particles = std::mem::take(&mut scene.world.particles);
+    let mut world = scene.world.clone();
+    world.particles = particles;
+    make_backend_from(world, choice, state)
 }
 
 /// Build the backend a run asked for; the message says which one was taken and why.

@@ -9,8 +9,13 @@ fn main() {
         std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
     }
     if let Err(e) = grains_cli::main_with_args(std::env::args_os()) {
+        // An interruption asked for is not an error: say where the run stopped and how to
+        // resume it, and exit as shells expect of a command stopped by SIGINT.
+        if let Some(stop) = e.downcast_ref::<grains_cli::run::Interrupted>() {
+            eprintln!("{stop}");
+            std::process::exit(130);
+        }
         eprintln!("error: {e:#}");
-        let interrupted = e.downcast_ref::<grains_cli::run::Interrupted>().is_some();
-        std::process::exit(if interrupted { 130 } else { 1 });
+        std::process::exit(1);
     }
 }

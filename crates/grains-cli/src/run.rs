@@ -144,7 +144,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let volume = output_estimate(&scene, &opts, start);
     check_disk(&scene, &out, &volume)?;
     let (mut backend, message) =
-        make_backend_within(&scene, choice, state.as_ref(), budget.as_ref())?;
+        make_backend_within(&mut scene, choice, state.as_ref(), budget.as_ref())?;
     if args.resume {
         say(&format!(
             "resuming at step {start} from {}",
