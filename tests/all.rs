@@ -9,6 +9,7 @@
 //! - `rolling`: rolling resistance and torsional friction on a sphere on a plane (CPU).
 //! - `lin_el6`: the six-spring elastic model's modes and energy on a fixed pair (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
+//! - `springs`: springs on bonds against closed forms, `[[bond]]`, rupture, the chain scene.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
 //! - `determinism`: bitwise identical output run to run.
 //! - `scene_errors`: every kind of broken scene gives its precise message.
@@ -41,3 +42,4 @@ mod rolling;
 mod scene_errors;
 mod shaders;
 mod sources;
+mod springs;

@@ -395,7 +395,7 @@ fn adhesion_scene_writes_the_jkr_curve_on_both_backends() {
         ];
         grains(&args).unwrap_or_else(|e| panic!("{backend}: {e:#}"));
         let (header, rows) = read_csv(&out.join("contacts.csv"));
-        assert_eq!(header, "step,time,i,j,overlap,fn,ft,nx,ny,nz");
+        assert_eq!(header, "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond");
         let f_min = rows.iter().map(|r| r[5]).fold(f64::INFINITY, f64::min);
         let last = rows.last().expect("rows")[4];
         eprintln!("{backend}: {} rows, min fn {f_min:.6e} N (pull-off {:.6e}), last overlap {last:.6e} m (delta_f {delta_f:.6e})", rows.len(), -f_c);

@@ -24,6 +24,7 @@ fn options(dir: &Path) -> OutputOptions {
         csv: true,
         energy: true,
         contacts: true,
+        bonds: true,
     }
 }
 
@@ -423,6 +424,7 @@ fn switched_off_formats_leave_no_files() -> anyhow::Result<()> {
         csv: false,
         energy: false,
         contacts: false,
+        bonds: false,
     };
     let mut w = OutputWriter::create(&opts)?;
     w.write_frame(&snapshot(1, 0.1, 0.0), None)?;
@@ -563,6 +565,7 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
             tangential_force: 0.5,
             normal: [1.0, 0.0, 0.0],
             point: [0.5, 0.0, 0.0],
+            bond: true,
         },
         ContactRecord {
             i: 2,
@@ -572,6 +575,7 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
             tangential_force: 0.0,
             normal: [0.0, 0.0, -1.0],
             point: [0.0, 0.0, -1.0],
+            bond: false,
         },
     ];
     w.write_contacts(7, 0.5, &records, &snap.pos)?;
@@ -579,9 +583,9 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
     let csv = fs::read_to_string(dir.join("contacts.csv"))?;
     assert_eq!(
         csv,
-        "step,time,i,j,overlap,fn,ft,nx,ny,nz\n\
-         7,0.5,0,1,1e-6,2.5,0.5,1,0,0\n\
-         7,0.5,2,-4,-2e-7,-0.125,0,0,0,-1\n"
+        "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond\n\
+         7,0.5,0,1,1e-6,2.5,0.5,1,0,0,1\n\
+         7,0.5,2,-4,-2e-7,-0.125,0,0,0,-1,0\n"
     );
     let vtp = fs::read_to_string(dir.join("contacts_00000007.vtp"))?;
     assert!(

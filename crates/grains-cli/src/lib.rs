@@ -188,6 +188,7 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
         csv: scene.output.csv,
         energy: scene.output.energy,
         contacts: scene.output.contacts,
+        bonds: !scene.world.fixed_pairs.is_empty(),
     };
     let volume = preflight::output_estimate(&scene, &opts, 0);
     let free = preflight::free_space(&scene.output.dir)

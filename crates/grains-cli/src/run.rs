@@ -140,9 +140,27 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         csv: scene.output.csv,
         energy: scene.output.energy,
         contacts: scene.output.contacts,
+        bonds: !scene.world.fixed_pairs.is_empty(),
     };
     let volume = output_estimate(&scene, &opts, start);
     check_disk(&scene, &out, &volume)?;
+    // Bonds are logged when they break: which are broken already (a resumed run's), and the
+    // particles' materials, which name each bond's chain.
+    let material = scene.world.particles.material.clone();
+    let mut broken: std::collections::HashSet<usize> = state
+        .as_ref()
+        .map(|s| {
+            grains_core::kernels::laws::spring::broken_fixed_springs(
+                &scene.world.table,
+                &scene.world.fixed_pairs,
+                &material,
+                &s.fixed_history,
+            )
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
+        })
+        .unwrap_or_default();
     let (mut backend, message) =
         make_backend_within(&mut scene, choice, state.as_ref(), budget.as_ref())?;
     if args.resume {
@@ -169,7 +187,29 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     // The ledger's total at the first energy line of this process, and the largest relative
     // departure from it since: reported at the end as the run's energy audit.
     let mut audit: Option<(f64, f64)> = None;
+    let quiet = args.quiet;
+    let world = &scene.world;
     let mut output = |b: &mut Box<dyn Backend>, w: &mut OutputWriter| -> Result<()> {
+        if !world.fixed_pairs.is_empty() {
+            let now = grains_core::kernels::laws::spring::broken_fixed_springs(
+                &world.table,
+                &world.fixed_pairs,
+                &material,
+                &b.fixed_history(),
+            );
+            let mut rows = Vec::new();
+            for (k, step) in now {
+                if broken.insert(k) {
+                    let [i, j] = world.fixed_pairs[k];
+                    if !quiet {
+                        eprintln!("bond {k} (particles {i} and {j}) broke at step {step}");
+                    }
+                    rows.push((step, step as f64 * world.dt, k, i, j));
+                }
+            }
+            rows.sort_by_key(|r| (r.0, r.2));
+            w.write_broken_bonds(&rows)?;
+        }
         let snap = b.snapshot();
         if frames_on {
             w.write_frame(&snap, None)?;

@@ -146,6 +146,8 @@ pub struct ContactRecord {
     pub normal: [f32; 3],
     /// Contact point (m), in the middle of the overlap.
     pub point: [f32; 3],
+    /// Whether the pair is a bond (a fixed pair of the world) rather than a contact.
+    pub bond: bool,
 }
 
 /// The active contacts of a state ([`slot_active`]), pairs in list order then wall contacts,
@@ -199,6 +201,7 @@ pub fn contact_records(
                 tangential_force,
                 normal: n,
                 point: [a[0] + n[0] * arm, a[1] + n[1] * arm, a[2] + n[2] * arm],
+                bond: src == SourceKind::Fixed,
             });
         }
     }
@@ -287,6 +290,10 @@ pub trait Backend {
     /// no longer move, touch anything or count in the ledger's mechanical energy; the energy
     /// they carried goes to its `removed` column. Already removed ids are skipped.
     fn remove_particles(&mut self, ids: &[u32]) -> Result<(), crate::CoreError>;
+    /// The fixed source's history records (`BackendState::fixed_history`): what a bond's laws
+    /// remember, such as whether a spring has broken
+    /// ([`crate::kernels::laws::spring::broken_fixed_springs`]).
+    fn fixed_history(&mut self) -> Vec<f32>;
     /// Steps a caller should hand [`Backend::run_guarded`] at once to keep the backend
     /// efficient: the CPU backend steps one at a time anyway (so a caller can stop after any
     /// step), the GPU backend records many steps per submission.

@@ -434,6 +434,10 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    fn fixed_history(&mut self) -> Vec<f32> {
+        self.fixed_history.clone()
+    }
+
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {
         for _ in 0..n {
             if let Some(particle) = self.step_checked() {

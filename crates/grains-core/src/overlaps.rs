@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::world::World;
+use crate::world::{Domain, World};
 
 /// What a particle overlaps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,9 +40,78 @@ pub struct OverlapReport {
     pub worst: Option<Overlap>,
 }
 
-/// Every overlap of the world's initial positions: particle pairs found through a hash grid of
-/// cells one largest diameter wide (minimum image on periodic axes), and particles against
-/// plane walls. O(N) for packings of similar sizes.
+/// Pairs of particles whose surfaces are closer than `gap` (m), each once as `(i, j, depth)`
+/// with `i < j` and `depth = r_i + r_j - distance` (> -gap), found through a hash grid of cells
+/// one largest diameter plus `gap` wide, by minimum image on periodic axes. In `i` order, then
+/// by cell. O(N) for packings of similar sizes.
+pub fn pairs_within(pos: &[[f32; 4]], domain: &Domain, gap: f64) -> Vec<(u32, u32, f64)> {
+    let mut out = Vec::new();
+    let rmax = pos.iter().map(|p| p[3] as f64).fold(0.0, f64::max);
+    if rmax <= 0.0 && gap <= 0.0 {
+        return out;
+    }
+    let d = domain;
+    let cell = 2.0 * rmax + gap.max(0.0);
+    let dims = [0, 1, 2].map(|k| (((d.max[k] - d.min[k]) / cell).floor() as i64).max(1));
+    let key = |p: &[f32; 4]| -> [i64; 3] {
+        let mut c = [0i64; 3];
+        for k in 0..3 {
+            let x = (p[k] as f64 - d.min[k]) / cell;
+            c[k] = (x.floor() as i64).clamp(0, dims[k] - 1);
+        }
+        c
+    };
+    let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    for (i, p) in pos.iter().enumerate() {
+        grid.entry(key(p)).or_default().push(i as u32);
+    }
+    let len = [0, 1, 2].map(|k| d.max[k] - d.min[k]);
+    for (i, a) in pos.iter().enumerate() {
+        let c = key(a);
+        let mut seen: Vec<[i64; 3]> = Vec::with_capacity(27);
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let mut n = [c[0] + dx, c[1] + dy, c[2] + dz];
+                    let mut inside = true;
+                    for k in 0..3 {
+                        if d.periodic[k] {
+                            n[k] = n[k].rem_euclid(dims[k]);
+                        } else if n[k] < 0 || n[k] >= dims[k] {
+                            inside = false;
+                        }
+                    }
+                    if !inside || seen.contains(&n) {
+                        continue;
+                    }
+                    seen.push(n);
+                    let Some(members) = grid.get(&n) else {
+                        continue;
+                    };
+                    for &j in members.iter().filter(|&&j| j as usize > i) {
+                        let b = &pos[j as usize];
+                        let mut r2 = 0.0;
+                        for k in 0..3 {
+                            let mut x = b[k] as f64 - a[k] as f64;
+                            if d.periodic[k] {
+                                x -= len[k] * (x / len[k]).round();
+                            }
+                            r2 += x * x;
+                        }
+                        let depth = a[3] as f64 + b[3] as f64 - r2.sqrt();
+                        if depth > -gap {
+                            out.push((i as u32, j, depth));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every overlap of the world's initial positions: particle pairs ([`pairs_within`] a gap of
+/// 0) and particles against plane walls.
 pub fn initial_overlaps(world: &World) -> OverlapReport {
     let pos = &world.particles.pos;
     let mut report = OverlapReport::default();
@@ -51,71 +120,17 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
             report.worst = Some(o);
         }
     };
-    let rmax = pos.iter().map(|p| p[3] as f64).fold(0.0, f64::max);
-    if rmax > 0.0 {
-        let d = &world.domain;
-        let cell = 2.0 * rmax;
-        let dims = [0, 1, 2].map(|k| (((d.max[k] - d.min[k]) / cell).floor() as i64).max(1));
-        let key = |p: &[f32; 4]| -> [i64; 3] {
-            let mut c = [0i64; 3];
-            for k in 0..3 {
-                let x = (p[k] as f64 - d.min[k]) / cell;
-                c[k] = (x.floor() as i64).clamp(0, dims[k] - 1);
-            }
-            c
-        };
-        let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
-        for (i, p) in pos.iter().enumerate() {
-            grid.entry(key(p)).or_default().push(i as u32);
-        }
-        let len = [0, 1, 2].map(|k| d.max[k] - d.min[k]);
-        for (i, a) in pos.iter().enumerate() {
-            let c = key(a);
-            let mut seen: Vec<[i64; 3]> = Vec::with_capacity(27);
-            for dx in -1..=1 {
-                for dy in -1..=1 {
-                    for dz in -1..=1 {
-                        let mut n = [c[0] + dx, c[1] + dy, c[2] + dz];
-                        let mut inside = true;
-                        for k in 0..3 {
-                            if d.periodic[k] {
-                                n[k] = n[k].rem_euclid(dims[k]);
-                            } else if n[k] < 0 || n[k] >= dims[k] {
-                                inside = false;
-                            }
-                        }
-                        if !inside || seen.contains(&n) {
-                            continue;
-                        }
-                        seen.push(n);
-                        let Some(members) = grid.get(&n) else {
-                            continue;
-                        };
-                        for &j in members.iter().filter(|&&j| j as usize > i) {
-                            let b = &pos[j as usize];
-                            let mut r2 = 0.0;
-                            for k in 0..3 {
-                                let mut x = b[k] as f64 - a[k] as f64;
-                                if d.periodic[k] {
-                                    x -= len[k] * (x / len[k]).round();
-                                }
-                                r2 += x * x;
-                            }
-                            let depth = a[3] as f64 + b[3] as f64 - r2.sqrt();
-                            if depth > 0.0 {
-                                report.pairs += 1;
-                                let o = Overlap {
-                                    i: i as u32,
-                                    other: Other::Particle(j),
-                                    depth,
-                                    relative: depth / (a[3].min(b[3]) as f64),
-                                };
-                                consider(o, &mut report);
-                            }
-                        }
-                    }
-                }
-            }
+    for (i, j, depth) in pairs_within(pos, &world.domain, 0.0) {
+        if depth > 0.0 {
+            report.pairs += 1;
+            let (a, b) = (pos[i as usize][3], pos[j as usize][3]);
+            let o = Overlap {
+                i,
+                other: Other::Particle(j),
+                depth,
+                relative: depth / (a.min(b) as f64),
+            };
+            consider(o, &mut report);
         }
     }
     for (i, a) in pos.iter().enumerate() {

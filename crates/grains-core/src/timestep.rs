@@ -5,7 +5,8 @@
 //!   particle of each material.
 //! - Hertz collision time `t_c = 2.868 (m*^2 / (R* E*^2 v))^(1/5)` at the largest expected
 //!   impact speed `v` (Johnson 1985, §11.4), for two of the smallest particles; for linear
-//!   springs `t_c = pi sqrt(m*/k)`. Each normal law gives its own
+//!   springs `t_c = pi sqrt(m*/k)`. Each normal law gives its own; the laws of bonds (fixed
+//!   pairs) count too, as their oscillation must be resolved like a collision
 //!   ([`crate::law::Law::collision_time`]); the interaction of a material with itself is asked
 //!   first, then any interaction the material takes part in.
 //!
@@ -129,6 +130,17 @@ pub fn timestep_report(world: &World) -> TimestepReport {
             .find_map(|l| l.collision_time(&c))
             .unwrap_or_else(|| c.hertz_time());
         collision = collision.min(tc);
+        // Bonds (fixed pairs) oscillate on their own time scale, whatever the contacts do.
+        for l in world
+            .fixed_interactions
+            .iter()
+            .filter(|i| i.between.0 == mi || i.between.1 == mi)
+            .flat_map(|i| i.laws.iter())
+        {
+            if let Some(t) = l.collision_time(&c) {
+                collision = collision.min(t);
+            }
+        }
     }
     let auto_dt = (RAYLEIGH_FRACTION * rayleigh).min(collision / STEPS_PER_COLLISION);
     TimestepReport {

@@ -31,6 +31,11 @@ pub const PARTICLES_CSV: &str = "particles.csv";
 pub const ENERGY_CSV: &str = "energy.csv";
 /// Name of the contact table in the output directory.
 pub const CONTACTS_CSV: &str = "contacts.csv";
+/// File name of the log of broken bonds.
+pub const BROKEN_BONDS_CSV: &str = "broken_bonds.csv";
+/// Header of `broken_bonds.csv`: one row per bond when it breaks (the step of its break;
+/// `bond` is its index among the scene's bonds, `i` and `j` its particles).
+pub const BROKEN_BONDS_HEADER: &str = "step,time,bond,i,j";
 /// Name of the ParaView series file in the output directory.
 pub const PARTICLES_PVD: &str = "particles.pvd";
 
@@ -50,6 +55,8 @@ pub struct OutputOptions {
     pub energy: bool,
     /// Write `contacts.csv` (and, with `vtk`, the contact-line frames).
     pub contacts: bool,
+    /// Write `broken_bonds.csv` (a scene with bonds).
+    pub bonds: bool,
 }
 
 /// Contact rows per particle the output estimate assumes: a dense pack's coordination number
@@ -168,6 +175,7 @@ pub struct OutputWriter {
     particles: Option<CsvFile>,
     energy: Option<CsvFile>,
     contacts: Option<CsvFile>,
+    bonds: Option<CsvFile>,
     /// `(time, file name)` of every `.vtu` written, in order.
     frames: Vec<(f64, String)>,
     frames_written: usize,
@@ -211,6 +219,10 @@ impl OutputWriter {
             .contacts
             .then(|| csv(CONTACTS_CSV, CONTACTS_HEADER))
             .transpose()?;
+        let bonds = opts
+            .bonds
+            .then(|| csv(BROKEN_BONDS_CSV, BROKEN_BONDS_HEADER))
+            .transpose()?;
         let frames = match resume_at {
             Some(step) if opts.vtk => frames_up_to(&opts.dir, step),
             _ => Vec::new(),
@@ -221,6 +233,7 @@ impl OutputWriter {
             particles,
             energy,
             contacts,
+            bonds,
             frames_written: frames.len(),
             frames,
             text: String::new(),
@@ -229,6 +242,23 @@ impl OutputWriter {
             writer.write_pvd()?;
         }
         Ok(writer)
+    }
+
+    /// Appends one `broken_bonds.csv` row per `(step, time, bond, i, j)` and flushes; nothing
+    /// when the options have no bonds.
+    pub fn write_broken_bonds(
+        &mut self,
+        rows: &[(u64, f64, usize, u32, u32)],
+    ) -> Result<(), IoError> {
+        if let Some(f) = &mut self.bonds {
+            let mut text = String::new();
+            for (step, time, bond, i, j) in rows {
+                text.push_str(&format!("{step},{time},{bond},{i},{j}\n"));
+            }
+            f.write_all(text.as_bytes())?;
+            f.flush()?;
+        }
+        Ok(())
     }
 
     /// Writes one output frame: appends its rows to `particles.csv` (flushed) and writes

@@ -87,6 +87,7 @@ pub(crate) fn parse(
         "particles",
         "wall",
         "interaction",
+        "bond",
         "output",
     ])?;
 
@@ -562,6 +563,10 @@ pub(crate) fn parse(
         }
     }
 
+    // [[bond]]
+    let (bond_pairs, bond_interactions, bond_span) =
+        parse_bonds(&ctx, &root, &particles, &domain, &materials)?;
+
     // The world, with a provisional dt when it is to be chosen from the world itself.
     let rmax = particles
         .pos
@@ -590,6 +595,20 @@ pub(crate) fn parse(
         skin,
     )
     .map_err(core_err)?;
+    if !bond_pairs.is_empty() {
+        world = world
+            .with_fixed_pairs(bond_pairs, bond_interactions)
+            .map_err(|e| {
+                let (line, column) = ctx.line_col(bond_span.start);
+                SceneError::Core {
+                    file: path.to_path_buf(),
+                    line,
+                    column,
+                    key: "bond".to_string(),
+                    err: e,
+                }
+            })?;
+    }
     let timestep = timestep_report(&world);
     let dt = match dt_given {
         Some(dt) => dt,
@@ -1305,4 +1324,186 @@ fn shortest(v: f64) -> String {
 pub(crate) fn vec3<T: Copy + Into<f64>>(x: &[T]) -> String {
     let c: Vec<String> = x.iter().take(3).map(|&v| shortest(v.into())).collect();
     format!("({})", c.join(", "))
+}
+
+/// The `[[bond]]` blocks: their pairs (in block order) and one interaction per material pair
+/// they join, with the block's chain; and where the first block is, for core errors.
+#[allow(clippy::type_complexity)]
+fn parse_bonds(
+    ctx: &Ctx<'_>,
+    root: &Table<'_, '_>,
+    particles: &Particles,
+    domain: &Domain,
+    materials: &[Material],
+) -> Result<(Vec<[u32; 2]>, Vec<Interaction>, Range<usize>), SceneError> {
+    let mut pairs: Vec<[u32; 2]> = Vec::new();
+    let mut interactions: Vec<Interaction> = Vec::new();
+    // Which block made each bond interaction, for "two blocks join the same materials".
+    let mut made_by: Vec<usize> = Vec::new();
+    let Some(v) = root.get("bond") else {
+        return Ok((pairs, interactions, 0..0));
+    };
+    let blocks = ctx.tables(v, "bond")?;
+    let first_span = blocks.first().map(|b| b.span.clone()).unwrap_or(0..0);
+    let n = particles.len() as u64;
+    let mut seen: std::collections::HashSet<[u32; 2]> = std::collections::HashSet::new();
+    for (bi, b) in blocks.iter().enumerate() {
+        let mut accepted = vec!["pairs", "touching", "tolerance"];
+        accepted.extend(Slot::ALL.iter().map(|s| s.key()));
+        b.deny_unknown(&accepted)?;
+        for slot in Slot::ALL {
+            reserved_slot(ctx, b, slot)?;
+        }
+        let mut mine: Vec<[u32; 2]> = Vec::new();
+        match (b.get("pairs"), b.get("touching")) {
+            (Some(_), Some(_)) => {
+                return Err(ctx.err(
+                    &b.key_span("touching").max_by_start(b.key_span("pairs")),
+                    &b.key("touching"),
+                    "give either `pairs = [[i, j], ...]` or `touching = true`, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(ctx.err(
+                    &b.span,
+                    &b.key("pairs"),
+                    "missing the bonded pairs: expected `pairs = [[i, j], ...]` (particle ids in \
+                     scene order) or `touching = true` (every pair touching at the start)",
+                ))
+            }
+            (Some(pv), None) => {
+                if b.get("tolerance").is_some() {
+                    return Err(ctx.err(
+                        &b.key_span("tolerance"),
+                        &b.key("tolerance"),
+                        "`tolerance` goes with `touching = true`; with `pairs` remove it",
+                    ));
+                }
+                let what = "an array of particle id pairs [[i, j], ...]";
+                let list = ctx.array(pv, &b.key("pairs"), what)?;
+                if list.is_empty() {
+                    return Err(ctx.err(
+                        &pv.span(),
+                        &b.key("pairs"),
+                        format!("expected {what}, found an empty array"),
+                    ));
+                }
+                for (k, x) in list.iter().enumerate() {
+                    let key = format!("{}[{k}]", b.key("pairs"));
+                    let two = ctx.array(x, &key, "a pair of particle ids [i, j]")?;
+                    if two.len() != 2 {
+                        return Err(ctx.err(
+                            &x.span(),
+                            &key,
+                            format!(
+                                "expected a pair of particle ids [i, j], found {} element(s)",
+                                two.len()
+                            ),
+                        ));
+                    }
+                    let mut ij = [0u32; 2];
+                    for (c, (y, o)) in two.iter().zip(ij.iter_mut()).enumerate() {
+                        let id = ctx.integer(y, &format!("{key}[{c}]"), 0)?;
+                        if id >= n {
+                            return Err(ctx.err(
+                                &y.span(),
+                                &format!("{key}[{c}]"),
+                                format!("particle {id} does not exist: the scene has {n} particles (ids 0 to {})", n - 1),
+                            ));
+                        }
+                        *o = id as u32;
+                    }
+                    if ij[0] == ij[1] {
+                        return Err(ctx.err(
+                            &x.span(),
+                            &key,
+                            format!(
+                                "a bond joins two different particles, found [{}, {}]",
+                                ij[0], ij[1]
+                            ),
+                        ));
+                    }
+                    mine.push(ij);
+                }
+            }
+            (None, Some(tv)) => {
+                if !ctx.boolean(tv, &b.key("touching"))? {
+                    return Err(ctx.err(
+                        &tv.span(),
+                        &b.key("touching"),
+                        "expected `touching = true` (or `pairs = [[i, j], ...]` instead)",
+                    ));
+                }
+                let gap = match b.get("tolerance") {
+                    Some(g) => ctx.non_negative(g, &b.key("tolerance"), "m")?,
+                    None => 0.0,
+                };
+                mine = grains_core::overlaps::pairs_within(&particles.pos, domain, gap)
+                    .into_iter()
+                    .map(|(i, j, _)| [i, j])
+                    .collect();
+                if mine.is_empty() {
+                    return Err(ctx.err(
+                        &tv.span(),
+                        &b.key("touching"),
+                        format!(
+                            "no two particles are within {} of touching at the start; place them \
+                             closer or raise `tolerance` (m)",
+                            qty(gap, "m")
+                        ),
+                    ));
+                }
+            }
+        }
+        for &[i, j] in &mine {
+            let key = [i.min(j), i.max(j)];
+            if !seen.insert(key) {
+                let span = b.get("pairs").map(|v| v.span()).unwrap_or(b.span.clone());
+                return Err(ctx.err(
+                    &span,
+                    &b.key("pairs"),
+                    format!(
+                        "particles {} and {} are bonded twice; a pair takes one bond (give its \
+                         chain all the laws it needs)",
+                        key[0], key[1]
+                    ),
+                ));
+            }
+        }
+        let mut laws = Vec::new();
+        for slot in Slot::ALL {
+            laws.extend(slot_laws(ctx, b, slot)?);
+        }
+        for &[i, j] in &mine {
+            let (a, c) = (
+                particles.material[i as usize] as usize,
+                particles.material[j as usize] as usize,
+            );
+            let (a, c) = (a.min(c), a.max(c));
+            match interactions.iter().position(|x| x.between == (a, c)) {
+                Some(k) if made_by[k] != bi => {
+                    let name = |m: usize| materials.get(m).map(|x| x.name.as_str()).unwrap_or("");
+                    return Err(ctx.err(
+                        &b.span,
+                        &b.path,
+                        format!(
+                            "bond[{}] already bonds particles of \"{}\" and \"{}\"; the bonds \
+                             of one pair of materials share one chain, so give them one \
+                             [[bond]] block",
+                            made_by[k],
+                            name(a),
+                            name(c)
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    interactions.push(Interaction::new(a, c, laws.clone()));
+                    made_by.push(bi);
+                }
+            }
+        }
+        pairs.extend(mine);
+    }
+    Ok((pairs, interactions, first_span))
 }

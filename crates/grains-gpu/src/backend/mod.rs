@@ -491,6 +491,9 @@ impl GpuBackend {
                 }
             }
             self.ctx.queue.submit([enc.finish()]);
+            // Let wgpu retire finished submissions now: without a poll it keeps every command
+            // buffer (and, on lavapipe, its recorded state) until the next read-back.
+            let _ = self.ctx.device.poll(wgpu::PollType::Poll);
             left -= batch;
         }
         self.steps += k;
@@ -610,6 +613,11 @@ impl Backend for GpuBackend {
         self.since_check = 0;
         self.save();
         Ok(())
+    }
+
+    fn fixed_history(&mut self) -> Vec<f32> {
+        let words = self.world.fixed_pairs.len() * self.world.table.fixed_history_stride;
+        self.read_pod("fixed_history", words as u64)
     }
 
     fn batch(&self) -> u64 {

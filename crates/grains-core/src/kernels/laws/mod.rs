@@ -38,4 +38,7 @@ crate::registry::laws! {
     Lubrication => lubrication::Lubrication,
     LinearPressure => linear_pressure::LinearPressure,
     LinEl6 => lin_el6::LinEl6,
+    Spring => spring::Spring,
+    SpringDamper => spring_damper::SpringDamper,
+    SerialDashpot => serial_dashpot::SerialDashpot,
 }
