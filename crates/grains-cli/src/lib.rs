@@ -1,7 +1,7 @@
 //! The `grains` command line, as a library so the test suite can drive it in-process.
 //!
 //! `grains run SCENE`, `grains check SCENE`, `grains info`, `grains shader SCENE`,
-//! `grains bench` (DESIGN.md §5).
+//! `grains bench` (docs/architecture.md).
 
 pub mod bench;
 pub mod preflight;

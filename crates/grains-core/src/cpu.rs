@@ -1,5 +1,5 @@
 //! The CPU backend: the CPU twins of the kernels run as loops, in the order of a GPU step
-//! (DESIGN.md §1). It is the reference the GPU is checked against.
+//! (docs/architecture.md, "One time step"). It is the reference the GPU is checked against.
 //!
 //! Passes whose invocations each write only their own elements run in parallel (rayon) over
 //! `gid`; every element is computed exactly as alone, and the only reduction (the largest

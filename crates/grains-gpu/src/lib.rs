@@ -2,7 +2,7 @@
 //!
 //! - [`GpuContext`]: adapter choice and a device opened with the adapter's own limits.
 //! - [`GpuBackend`]: the world resident on the device, stepped by the WGSL twins of the CPU
-//!   kernels with no read-back per step (DESIGN.md §1).
+//!   kernels with no read-back per step (docs/architecture.md, "One time step").
 //! - [`kernel`]: pipelines whose bind groups are built by binding name, from reflection.
 
 mod backend;

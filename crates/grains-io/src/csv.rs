@@ -1,4 +1,4 @@
-//! CSV rows for `particles.csv` and `energy.csv` (DESIGN §5).
+//! CSV rows for `particles.csv` and `energy.csv` (docs/architecture.md).
 
 use std::fmt::Write as _;
 

@@ -1,4 +1,4 @@
-//! grains-io: what a run leaves on disk (DESIGN §5).
+//! grains-io: what a run leaves on disk (docs/architecture.md).
 //!
 //! - `DIR/particles.csv`: one row per particle per output frame.
 //! - `DIR/energy.csv`: one row per energy sample.

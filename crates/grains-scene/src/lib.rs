@@ -1,4 +1,4 @@
-//! grains-scene: the TOML scene format of grains (DESIGN.md §5), its validation with
+//! grains-scene: the TOML scene format of grains (docs/architecture.md), its validation with
 //! `file:line:column: key: message` errors, and the particle generators.
 //!
 //! Units are SI throughout: metres, seconds, kilograms, pascals.

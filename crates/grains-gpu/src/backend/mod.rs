@@ -1,5 +1,5 @@
-//! The GPU backend: the state resident on the device and the step of DESIGN.md §1, recorded
-//! many steps per submission with no read-back in between.
+//! The GPU backend: the state resident on the device and the step of docs/architecture.md
+//! ("One time step"), recorded many steps per submission with no read-back in between.
 //!
 //! The sequence is `CpuBackend::step`'s, pass for pass: integrate (first half, folding the
 //! displacement into an `atomicMax` flag), a one-thread `decide` kernel that turns the flag into
