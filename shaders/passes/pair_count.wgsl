@@ -7,7 +7,10 @@
 //!include lib/dispatch.wgsl
 //!include lib/grid.wgsl
 
-@group(0) @binding(0) var<uniform> grid: GridParams;
+// `grid` is read-only storage, not a uniform: lavapipe (Mesa 22.x) specialises a kernel on the
+// uniforms its branches read and, when that pays, recompiles it at every bind (every step, even
+// for zero-sized dispatches), leaking each variant: with a nonzero `origin.x` it did.
+@group(0) @binding(0) var<storage, read> grid: GridParams;
 @group(0) @binding(1) var<uniform> domain: DomainParams;
 @group(0) @binding(2) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> cell_start: array<u32>;
