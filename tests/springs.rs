@@ -313,6 +313,7 @@ fn bond_blocks_build_fixed_pairs_and_refuse_mistakes() {
     )
     .expect("valid");
     assert_eq!(s.world.fixed_pairs, vec![[0, 1], [1, 2]]);
+    assert!(s.summary().contains("bonds       2"), "{}", s.summary());
     assert!(s
         .world
         .table

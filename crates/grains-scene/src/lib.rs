@@ -321,6 +321,9 @@ impl Scene {
             names.join(", ")
         );
         let _ = writeln!(s, "walls       {}", w.walls.len());
+        if !w.fixed_pairs.is_empty() {
+            let _ = writeln!(s, "bonds       {}", w.fixed_pairs.len());
+        }
         let _ = writeln!(s, "chains      {}", w.table.chains.len());
         for c in &w.table.chains {
             let _ = writeln!(s, "            {}", c.name());
