@@ -591,6 +591,16 @@ fn an_interrupted_run_checkpoints_and_resumes_exactly() {
         )
     );
     assert!(cut.join("checkpoint.bin").exists());
+    // The flags the run needed are in the command that resumes it.
+    let mut flagged = args(&scene, "cpu", &dir.join("flagged"));
+    flagged.interrupt = Some(Arc::new(AtomicBool::new(true)));
+    flagged.allow_unstable = true;
+    flagged.memory_limit = Some(1 << 40);
+    let e = run(&flagged).expect_err("interrupted");
+    assert!(
+        format!("{e:#}").ends_with("--backend cpu --allow-unstable --memory-limit 1099511627776"),
+        "{e:#}"
+    );
     let mut resume = args(&scene, "cpu", &cut);
     resume.resume = true;
     run(&resume).expect("resumed run");

@@ -324,6 +324,12 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         if let Some(n) = args.steps {
             resume.push_str(&format!(" --steps {n}"));
         }
+        if args.allow_unstable {
+            resume.push_str(" --allow-unstable");
+        }
+        if let Some(m) = args.memory_limit {
+            resume.push_str(&format!(" --memory-limit {m}"));
+        }
         return Err(Interrupted { step: done, resume }.into());
     }
     writer.finish()?;
