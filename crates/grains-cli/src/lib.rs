@@ -201,8 +201,7 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
         volume.frames,
         scene.output.dir.display()
     );
-    let overlaps = grains_core::overlaps::initial_overlaps(&scene.world);
-    let _ = writeln!(text, "{}", preflight::overlap_line(&overlaps));
+    let _ = writeln!(text, "{}", preflight::overlap_line(&scene.overlaps));
     for (id, chain) in scene.world.table.chains.iter().enumerate() {
         let binding = grains_shaders::ChainBinding::of(&scene.world.table, id);
         let src = grains_shaders::compose_chain(chain, id as u32, &binding)?;

@@ -3,7 +3,7 @@
 //! likely cause of a fault.
 
 use anyhow::{bail, Result};
-use grains_core::overlaps::{initial_overlaps, Other, OverlapReport};
+use grains_core::overlaps::{Other, OverlapReport};
 use grains_core::units::{qty, qty_f32, sig4, sig4_f32};
 use grains_core::Snapshot;
 use grains_scene::{bytes, MemoryBudget, Scene};
@@ -110,7 +110,7 @@ pub fn overlap_line(r: &OverlapReport) -> String {
 
 /// The initial overlaps, refused above the scene's `max_initial_overlap` with the worst pair.
 pub fn check_overlaps(scene: &Scene) -> Result<OverlapReport> {
-    let r = initial_overlaps(&scene.world);
+    let r = scene.overlaps;
     let limit = scene.guards.max_initial_overlap;
     if let Some(w) = r.worst.filter(|w| w.relative > limit) {
         let pos = &scene.world.particles.pos;
@@ -251,8 +251,9 @@ pub fn fault_message(scene: &Scene, snap: &Snapshot, id: u32) -> String {
     }
     if speed > w.speed_limit {
         return format!(
-            "particle {id} moves at {} at {at}, at {place}, over the {} limit (100 times the \
-             largest impact speed the scene can produce, {}): the run is blowing up; {}",
+            "particle {id} moves at {} at {at}, at {place}, over the guard's limit of {} (100 \
+             times the fastest the scene can move a particle: impacts at up to {}, and what its \
+             initial overlaps can release): the run is blowing up; {}",
             qty(speed, "m/s"),
             qty(w.speed_limit, "m/s"),
             qty(scene.timestep.impact_speed, "m/s"),

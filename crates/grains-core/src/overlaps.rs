@@ -153,3 +153,37 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
     }
     report
 }
+
+/// The speed (m/s) at which an initial overlap would fire its two bodies apart if the Hertz
+/// energy it stores, `8/15 E* sqrt(R*) delta^(5/2)` (Johnson 1985, §4.2), all became their
+/// relative motion: `sqrt(2 W / m*)`. A wall has infinite radius and mass. Other normal laws
+/// store a comparable energy at the small overlaps a scene may start with; the guard's factor
+/// of 100 covers the difference.
+pub fn release_speed(world: &World, o: &Overlap) -> f64 {
+    let p = &world.particles;
+    let i = o.i as usize;
+    let mat = |k: usize| world.materials.get(k);
+    let (r_eff, m_eff, other) = match o.other {
+        Other::Particle(j) => {
+            let j = j as usize;
+            let (ri, rj) = (p.pos[i][3] as f64, p.pos[j][3] as f64);
+            let (mi, mj) = (p.mass[i] as f64, p.mass[j] as f64);
+            (
+                ri * rj / (ri + rj),
+                mi * mj / (mi + mj),
+                p.material[j] as usize,
+            )
+        }
+        Other::Wall(w) => (
+            p.pos[i][3] as f64,
+            p.mass[i] as f64,
+            world.walls[w as usize].material as usize,
+        ),
+    };
+    let (Some(a), Some(b)) = (mat(p.material[i] as usize), mat(other)) else {
+        return 0.0;
+    };
+    let e = crate::materials::effective_young(a, b);
+    let work = 8.0 / 15.0 * e * r_eff.sqrt() * o.depth.powf(2.5);
+    (2.0 * work / m_eff).sqrt()
+}

@@ -126,7 +126,9 @@ pub struct World {
     pub skin: f64,
     /// Speed beyond which a free particle stops a guarded run as a blow-up (m/s):
     /// [`SPEED_LIMIT_FACTOR`] times the largest impact speed the scene can produce
-    /// ([`crate::timestep::expected_impact_speed`]), set by [`World::new`].
+    /// ([`crate::timestep::expected_impact_speed`]), set by [`World::new`]; the scene parser
+    /// raises it to cover what the initial overlaps can release
+    /// ([`crate::overlaps::release_speed`]).
     pub speed_limit: f64,
 }
 

@@ -138,6 +138,8 @@ pub struct Scene {
     pub dt_auto: bool,
     /// The run's checks of its state.
     pub guards: GuardSettings,
+    /// The initial overlaps (particle pairs and particle-wall pairs).
+    pub overlaps: grains_core::overlaps::OverlapReport,
     /// Whether `output.every_steps` was the default (so a step override rescales it).
     every_default: bool,
 }
@@ -206,6 +208,7 @@ pub fn parse_scene_within(
             max_initial_overlap: p.max_initial_overlap,
             lost: p.lost,
         },
+        overlaps: p.overlaps,
         every_default,
     })
 }

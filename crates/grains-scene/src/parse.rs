@@ -38,6 +38,7 @@ pub(crate) struct Parsed {
     pub energy: bool,
     pub max_initial_overlap: f64,
     pub lost: crate::LostParticles,
+    pub overlaps: grains_core::overlaps::OverlapReport,
 }
 
 enum Length {
@@ -629,6 +630,15 @@ pub(crate) fn parse(
         }
     };
     world.dt = dt;
+    // What the initial overlaps can release counts among the speeds the scene can produce: a
+    // packing started slightly overlapped must not trip the guard as a blow-up.
+    let overlaps = grains_core::overlaps::initial_overlaps(&world);
+    if let Some(w) = overlaps.worst {
+        let v = grains_core::overlaps::release_speed(&world, &w);
+        world.speed_limit = world
+            .speed_limit
+            .max(grains_core::world::SPEED_LIMIT_FACTOR * v);
+    }
 
     let steps = match length {
         Length::Steps(n) => n,
@@ -771,6 +781,7 @@ pub(crate) fn parse(
         energy,
         max_initial_overlap,
         lost,
+        overlaps,
     })
 }
 
