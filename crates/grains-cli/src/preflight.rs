@@ -33,6 +33,15 @@ pub fn memory_budget(limit: Option<u64>) -> Option<MemoryBudget> {
     }
 }
 
+/// The process's peak resident set (`VmHWM` of `/proc/self/status`, bytes); `None` where
+/// there is no such file.
+pub fn peak_resident() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// A byte count as given on the command line: `123456`, or with a binary suffix `K`, `M`, `G`,
 /// `T` (an optional `iB` or `B` after it): `512M`, `2GiB`.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {

@@ -1,7 +1,7 @@
 //! `grains run`: a scene in, frames and the energy log out, with a progress bar.
 
 use crate::preflight::{check_disk, check_overlaps, fault_message, memory_budget, output_estimate};
-use crate::{make_backend_within, BackendArg};
+use crate::{make_backend_within, preflight, BackendArg};
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use grains_core::units::{qty, sig4};
@@ -161,6 +161,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             .collect()
         })
         .unwrap_or_default();
+    let estimates = (scene.cpu_memory_estimate(), scene.gpu_memory_estimate());
     let (mut backend, message) =
         make_backend_within(&mut scene, choice, state.as_ref(), budget.as_ref())?;
     if args.resume {
@@ -358,6 +359,26 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         report.frames,
         report.out.display()
     ));
+    // What the run held, beside what `check` estimated: the host's peak resident set, and on
+    // the GPU backend its buffers.
+    let memory = match backend.device_bytes() {
+        Some(device) => format!(
+            "memory: {} in device buffers (estimate {}), peak resident set {}",
+            grains_scene::bytes(device),
+            grains_scene::bytes(estimates.1),
+            preflight::peak_resident()
+                .map(grains_scene::bytes)
+                .unwrap_or_else(|| "unknown".into())
+        ),
+        None => format!(
+            "memory: peak resident set {} (estimate {})",
+            preflight::peak_resident()
+                .map(grains_scene::bytes)
+                .unwrap_or_else(|| "unknown".into()),
+            grains_scene::bytes(estimates.0)
+        ),
+    };
+    say(&memory);
     if counters.removed > 0 {
         say(&format!(
             "lost particles: {} left the domain and were deleted ({removed_here} in this run); \

@@ -294,6 +294,11 @@ pub trait Backend {
     /// remember, such as whether a spring has broken
     /// ([`crate::kernels::laws::spring::broken_fixed_springs`]).
     fn fixed_history(&mut self) -> Vec<f32>;
+    /// Bytes of device buffers the backend holds (the GPU backend's live buffers and their saved
+    /// copies); `None` for a backend whose state is in host memory.
+    fn device_bytes(&self) -> Option<u64> {
+        None
+    }
     /// Steps a caller should hand [`Backend::run_guarded`] at once to keep the backend
     /// efficient: the CPU backend steps one at a time anyway (so a caller can stop after any
     /// step), the GPU backend records many steps per submission.

@@ -620,6 +620,16 @@ impl Backend for GpuBackend {
         self.read_pod("fixed_history", words as u64)
     }
 
+    fn device_bytes(&self) -> Option<u64> {
+        Some(
+            self.bufs
+                .values()
+                .chain(self.saved.values())
+                .map(|b| b.size())
+                .sum(),
+        )
+    }
+
     fn batch(&self) -> u64 {
         self.opts.check_every as u64
     }
