@@ -113,34 +113,7 @@ fn errors_name_the_problem_and_never_panic() {
 fn unstable_run_is_reported_not_written_as_nan() {
     let dir = temp_dir("unstable");
     std::fs::create_dir_all(&dir).expect("dir");
-    let text = r#"
-[simulation]
-duration = 20.0
-dt = 2e-3
-gravity = [0.0, 0.0, -9.81]
-max_initial_overlap = 2.0
-[domain]
-min = [-0.03, -0.03, -0.03]
-max = [0.03, 0.03, 0.03]
-[[material]]
-name = "glass"
-density = 2500.0
-young = 1.0e7
-poisson = 0.3
-[[particles]]
-material = "glass"
-radius = 0.01
-positions = [[-0.002, 0.0, 0.0], [0.002, 0.001, 0.0], [0.0, 0.0, 0.015]]
-[[wall]]
-box = { min = [-0.03, -0.03, -0.03], max = [0.03, 0.03, 0.03] }
-material = "glass"
-[[interaction]]
-between = ["glass", "glass"]
-normal = { law = "hertz" }
-[output]
-every_steps = 100
-formats = ["csv"]
-"#;
+    let text = grains_tests::BLOW_UP_SCENE;
     let path = dir.join("unstable.toml");
     std::fs::write(&path, text).expect("write");
     let o = dir.join("out").to_string_lossy().into_owned();

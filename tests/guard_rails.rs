@@ -524,25 +524,7 @@ fn guard_parity_on_random_states() {
 /// from its last check, reports the first bad step of its own trajectory.
 #[test]
 fn a_blow_up_is_caught_at_its_first_bad_step() {
-    let text = format!(
-        r#"[simulation]
-duration = 20.0
-dt = 2e-3
-gravity = [0.0, 0.0, -9.81]
-max_initial_overlap = 2.0
-[domain]
-min = [-0.03, -0.03, -0.03]
-max = [0.03, 0.03, 0.03]
-[[particles]]
-material = "glass"
-radius = 0.01
-positions = [[-0.002, 0.0, 0.0], [0.002, 0.001, 0.0], [0.0, 0.0, 0.015]]
-[[wall]]
-box = {{ min = [-0.03, -0.03, -0.03], max = [0.03, 0.03, 0.03] }}
-material = "glass"
-{GLASS}"#
-    );
-    let path = scene_file("blow-up", &text);
+    let path = scene_file("blow-up", grains_tests::BLOW_UP_SCENE);
     let scene = grains_scene::load_scene(&path).expect("scene");
     let world = scene.world.clone();
     let mut cpu = CpuBackend::new(world.clone()).expect("cpu");

@@ -22,6 +22,38 @@ pub fn gpu_required() -> bool {
 
 pub mod worlds;
 
+/// A scene that blows up: three glass spheres started deeply overlapped in a small walled box
+/// (allowed by `max_initial_overlap = 2.0`), at a dt 40 times the automatic one, with CSV
+/// frames every 100 steps.
+pub const BLOW_UP_SCENE: &str = r#"
+[simulation]
+duration = 20.0
+dt = 2e-3
+gravity = [0.0, 0.0, -9.81]
+max_initial_overlap = 2.0
+[domain]
+min = [-0.03, -0.03, -0.03]
+max = [0.03, 0.03, 0.03]
+[[material]]
+name = "glass"
+density = 2500.0
+young = 1.0e7
+poisson = 0.3
+[[particles]]
+material = "glass"
+radius = 0.01
+positions = [[-0.002, 0.0, 0.0], [0.002, 0.001, 0.0], [0.0, 0.0, 0.015]]
+[[wall]]
+box = { min = [-0.03, -0.03, -0.03], max = [0.03, 0.03, 0.03] }
+material = "glass"
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+[output]
+every_steps = 100
+formats = ["csv"]
+"#;
+
 /// The backends a scene test runs on: the CPU, and the GPU when an adapter is there (a missing
 /// one fails under CI, see [`gpu_required`]).
 pub fn scene_backends() -> Vec<&'static str> {

@@ -182,14 +182,7 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
     let scene = grains_scene::load_scene_within(path, budget.as_ref())?;
     let mut text = scene.summary();
     text.push('\n');
-    let opts = grains_io::OutputOptions {
-        dir: scene.output.dir.clone(),
-        vtk: scene.output.vtk,
-        csv: scene.output.csv,
-        energy: scene.output.energy,
-        contacts: scene.output.contacts,
-        bonds: !scene.world.fixed_pairs.is_empty(),
-    };
+    let opts = preflight::output_options(&scene, &scene.output.dir);
     let volume = preflight::output_estimate(&scene, &opts, 0);
     let free = preflight::free_space(&scene.output.dir)
         .map(|f| format!(", {} free there", grains_scene::bytes(f)))

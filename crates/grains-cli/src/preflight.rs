@@ -9,13 +9,18 @@ use grains_core::Snapshot;
 use grains_scene::{bytes, MemoryBudget, Scene};
 use std::path::{Path, PathBuf};
 
+/// The value of `key` (given in kB) in a `/proc` status file, in bytes.
+fn proc_kib(file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// `MemAvailable` of `/proc/meminfo` (bytes): what the kernel says can be allocated without
 /// swapping. `None` where there is no such file.
 pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    proc_kib("/proc/meminfo", "MemAvailable:")
 }
 
 /// The memory a scene may take: `--memory-limit` when given, else the machine's available
@@ -36,10 +41,7 @@ pub fn memory_budget(limit: Option<u64>) -> Option<MemoryBudget> {
 /// The process's peak resident set (`VmHWM` of `/proc/self/status`, bytes); `None` where
 /// there is no such file.
 pub fn peak_resident() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    proc_kib("/proc/self/status", "VmHWM:")
 }
 
 /// A byte count as given on the command line: `123456`, or with a binary suffix `K`, `M`, `G`,
@@ -236,15 +238,49 @@ fn dt_figures(scene: &Scene) -> String {
     )
 }
 
+/// Whether particle `id` of `snap` has a finite position and velocity, and its speed (m/s).
+fn finite_and_speed(snap: &Snapshot, id: u32) -> (bool, f64) {
+    let (p, v) = (snap.pos[id as usize], snap.vel[id as usize]);
+    let speed = ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) as f64).sqrt();
+    (p.iter().chain(v.iter()).all(|x| x.is_finite()), speed)
+}
+
+/// Free particles of `snap` outside the domain on a non-periodic axis, in index order.
+pub fn lost_particles(scene: &Scene, snap: &Snapshot) -> Vec<u32> {
+    let d = &scene.world.domain;
+    (0..snap.pos.len() as u32)
+        .filter(|&i| {
+            snap.vel[i as usize][3] > 0.0 && d.outside_axis(&snap.pos[i as usize]).is_some()
+        })
+        .collect()
+}
+
+/// Whether particle `id` is finite and within the speed limit: a lost particle that is not has
+/// blown up, and deleting it would hide the blow-up.
+pub fn healthy(scene: &Scene, snap: &Snapshot, id: u32) -> bool {
+    let (finite, speed) = finite_and_speed(snap, id);
+    finite && speed <= scene.world.speed_limit
+}
+
+/// The output options of a run of `scene` into `dir`.
+pub fn output_options(scene: &Scene, dir: &Path) -> grains_io::OutputOptions {
+    grains_io::OutputOptions {
+        dir: dir.to_path_buf(),
+        vtk: scene.output.vtk,
+        csv: scene.output.csv,
+        energy: scene.output.energy,
+        contacts: scene.output.contacts,
+        bonds: !scene.world.fixed_pairs.is_empty(),
+    }
+}
+
 /// Why a guarded run stopped at particle `id` of `snap`: what is wrong with it, where, and the
 /// likely cause.
 pub fn fault_message(scene: &Scene, snap: &Snapshot, id: u32) -> String {
-    let i = id as usize;
-    let (p, v) = (snap.pos[i], snap.vel[i]);
+    let p = snap.pos[id as usize];
     let w = &scene.world;
     let at = format!("step {} (t = {})", snap.step, qty(snap.time, "s"));
-    let finite = p.iter().chain(v.iter()).all(|x| x.is_finite());
-    let speed = ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) as f64).sqrt();
+    let (finite, speed) = finite_and_speed(snap, id);
     let place = format!(
         "({}, {}, {}) m",
         sig4_f32(p[0]),
@@ -269,12 +305,7 @@ pub fn fault_message(scene: &Scene, snap: &Snapshot, id: u32) -> String {
             dt_figures(scene)
         );
     }
-    let axis = (0..3)
-        .find(|&k| {
-            !w.domain.periodic[k]
-                && ((p[k] as f64) < w.domain.min[k] || (p[k] as f64) > w.domain.max[k])
-        })
-        .unwrap_or(0);
+    let axis = w.domain.outside_axis(&p).unwrap_or(0);
     let side = if (p[axis] as f64) < w.domain.min[axis] {
         format!(
             "domain.min.{} = {}",

@@ -1,13 +1,16 @@
 //! `grains run`: a scene in, frames and the energy log out, with a progress bar.
 
-use crate::preflight::{check_disk, check_overlaps, fault_message, memory_budget, output_estimate};
+use crate::preflight::{
+    check_disk, check_overlaps, fault_message, healthy, lost_particles, memory_budget,
+    output_estimate,
+};
 use crate::{make_backend_within, preflight, BackendArg};
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use grains_core::units::{qty, sig4};
-use grains_core::{Backend, Snapshot};
-use grains_io::{read_checkpoint, write_checkpoint, OutputOptions, OutputWriter, CHECKPOINT_FILE};
-use grains_scene::{BackendChoice, LostParticles, Scene};
+use grains_core::Backend;
+use grains_io::{read_checkpoint, write_checkpoint, OutputWriter, CHECKPOINT_FILE};
+use grains_scene::{BackendChoice, LostParticles};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -134,14 +137,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         None
     };
     let start = state.as_ref().map(|s| s.step).unwrap_or(0);
-    let opts = OutputOptions {
-        dir: out.clone(),
-        vtk: scene.output.vtk,
-        csv: scene.output.csv,
-        energy: scene.output.energy,
-        contacts: scene.output.contacts,
-        bonds: !scene.world.fixed_pairs.is_empty(),
-    };
+    let opts = preflight::output_options(&scene, &out);
     let volume = output_estimate(&scene, &opts, start);
     check_disk(&scene, &out, &volume)?;
     // Bonds are logged when they break: which are broken already (a resumed run's), and the
@@ -403,29 +399,4 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         }
     }
     Ok(report)
-}
-
-/// Free particles of `snap` outside the domain on a non-periodic axis, in index order.
-fn lost_particles(scene: &Scene, snap: &Snapshot) -> Vec<u32> {
-    let d = &scene.world.domain;
-    snap.pos
-        .iter()
-        .zip(&snap.vel)
-        .enumerate()
-        .filter(|(_, (p, v))| {
-            v[3] > 0.0
-                && (0..3).any(|k| {
-                    !d.periodic[k] && ((p[k] as f64) < d.min[k] || (p[k] as f64) > d.max[k])
-                })
-        })
-        .map(|(i, _)| i as u32)
-        .collect()
-}
-
-/// Whether particle `i` is finite and within the speed limit: a lost particle that is not has
-/// blown up, and deleting it would hide the blow-up.
-fn healthy(scene: &Scene, snap: &Snapshot, i: u32) -> bool {
-    let (p, v) = (snap.pos[i as usize], snap.vel[i as usize]);
-    let speed = ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) as f64).sqrt();
-    p.iter().chain(v.iter()).all(|x| x.is_finite()) && speed <= scene.world.speed_limit
 }

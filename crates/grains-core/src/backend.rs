@@ -235,6 +235,44 @@ pub struct Counters {
 /// keeps its index, so ids and fixed pairs stay valid.
 pub const REMOVED_RADIUS: f32 = -1e30;
 
+/// Take particles `ids` out of state arrays in place ([`remove_particle`] each), skipping those
+/// already removed: the indices it changed, and the energy they carried (J). An id beyond the
+/// arrays is an error. Both backends remove through it (the GPU backend on arrays it read
+/// back, writing the changed elements again).
+pub fn remove_particles_in(
+    world: &World,
+    ids: &[u32],
+    pos: &mut [[f32; 4]],
+    pos_comp: &mut [[f32; 4]],
+    vel: &mut [[f32; 4]],
+    omega: &mut [[f32; 4]],
+) -> Result<(Vec<usize>, f64), crate::CoreError> {
+    let mut changed = Vec::new();
+    let mut energy = 0.0;
+    for &id in ids {
+        let i = id as usize;
+        if i >= pos.len() {
+            return Err(crate::CoreError::BadState(format!(
+                "cannot remove particle {id}: there are {} particles",
+                pos.len()
+            )));
+        }
+        if pos[i][3] == REMOVED_RADIUS {
+            continue;
+        }
+        energy += remove_particle(
+            world,
+            i,
+            &mut pos[i],
+            &mut pos_comp[i],
+            &mut vel[i],
+            &mut omega[i],
+        );
+        changed.push(i);
+    }
+    Ok((changed, energy))
+}
+
 /// Take particle `i` out of the run in place: no mass (it no longer moves or takes forces), no
 /// velocity, and [`REMOVED_RADIUS`]; returns the kinetic, rotational and gravitational energy
 /// it carried (J), as [`mechanical_energy`] counts it.

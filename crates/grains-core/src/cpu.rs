@@ -410,27 +410,16 @@ impl Backend for CpuBackend {
     }
 
     fn remove_particles(&mut self, ids: &[u32]) -> Result<(), CoreError> {
-        for &id in ids {
-            let i = id as usize;
-            if i >= self.pos.len() {
-                return Err(CoreError::BadState(format!(
-                    "cannot remove particle {id}: there are {} particles",
-                    self.pos.len()
-                )));
-            }
-            if self.pos[i][3] == crate::backend::REMOVED_RADIUS {
-                continue;
-            }
-            self.removed_energy += crate::backend::remove_particle(
-                &self.world,
-                i,
-                &mut self.pos[i],
-                &mut self.pos_comp[i],
-                &mut self.vel[i],
-                &mut self.omega[i],
-            );
-            self.removed += 1;
-        }
+        let (changed, energy) = crate::backend::remove_particles_in(
+            &self.world,
+            ids,
+            &mut self.pos,
+            &mut self.pos_comp,
+            &mut self.vel,
+            &mut self.omega,
+        )?;
+        self.removed += changed.len() as u64;
+        self.removed_energy += energy;
         Ok(())
     }
 

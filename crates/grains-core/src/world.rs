@@ -82,6 +82,14 @@ pub struct Domain {
 }
 
 impl Domain {
+    /// The first non-periodic axis on which point `x` lies outside the domain, if any: where a
+    /// particle is lost.
+    pub fn outside_axis(&self, x: &[f32; 4]) -> Option<usize> {
+        (0..3).find(|&k| {
+            !self.periodic[k] && ((x[k] as f64) < self.min[k] || (x[k] as f64) > self.max[k])
+        })
+    }
+
     /// The GPU-shaped form.
     pub fn params(&self) -> DomainParams {
         let mut mask = 0;

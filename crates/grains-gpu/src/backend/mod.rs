@@ -381,7 +381,6 @@ impl GpuBackend {
         if c[C_OVERFLOW] != 0 {
             let needed = c[C_MAX_TOTAL] as u64;
             self.grow(needed)?;
-            self.since_check = 0;
             return Ok(Checked::Overflow);
         }
         if let Some(&p) = fault.first().filter(|&&p| p != NO_FAULT) {
@@ -435,34 +434,28 @@ impl GpuBackend {
         }
     }
 
-    /// Grow the list to hold `needed` entries with margin and restore the saved state.
+    /// Grow the list to hold `needed` entries with margin and restore the saved state
+    /// ([`GpuBackend::restore`]).
     fn grow(&mut self, needed: u64) -> Result<(), GpuError> {
         let new_cap = (needed + needed / 4)
             .max(2 * self.capacity)
             .next_multiple_of(64);
         let old_cap = self.capacity;
         self.capacity = new_cap;
+        // The saved copies of the list grow with it, keeping their entries; restoring from them
+        // then fills the grown buffers as it fills the others.
         let mut enc = self.encoder();
         for (name, elem) in list_buffers(self.world.table.nbr_history_stride) {
             let buf = self.make_buffer(name, elem * new_cap, wgpu::BufferUsages::empty())?;
             if let Some(saved) = self.saved.get(name) {
-                enc.copy_buffer_to_buffer(saved, 0, &buf, 0, elem * old_cap);
                 let new_saved = self.make_exact(name, buf.size())?;
+                enc.copy_buffer_to_buffer(saved, 0, &new_saved, 0, elem * old_cap);
                 self.saved.insert(name, new_saved);
             }
             self.bufs.insert(name, buf);
         }
-        for name in saved_names() {
-            if list_buffers(1).iter().any(|(l, _)| *l == name) {
-                continue;
-            }
-            let dst = &self.bufs[name];
-            enc.copy_buffer_to_buffer(&self.saved[name], 0, dst, 0, dst.size());
-        }
-        enc.clear_buffer(&self.bufs["max_disp2"], 0, None);
         self.ctx.queue.submit([enc.finish()]);
-        self.clear_fault();
-        self.steps -= self.since_check;
+        self.restore();
         self.grows += 1;
         self.write_plan()?;
         self.build_ops()?;
@@ -578,26 +571,17 @@ impl Backend for GpuBackend {
         let mut pos_comp: Vec<[f32; 4]> = self.read_pod("pos_comp", n);
         let mut vel: Vec<[f32; 4]> = self.read_pod("vel", n);
         let mut omega: Vec<[f32; 4]> = self.read_pod("omega", n);
-        for &id in ids {
-            let i = id as usize;
-            if i >= self.n {
-                return Err(CoreError::BadState(format!(
-                    "cannot remove particle {id}: there are {} particles",
-                    self.n
-                )));
-            }
-            if pos[i][3] == grains_core::backend::REMOVED_RADIUS {
-                continue;
-            }
-            self.removed_energy += grains_core::backend::remove_particle(
-                &self.world,
-                i,
-                &mut pos[i],
-                &mut pos_comp[i],
-                &mut vel[i],
-                &mut omega[i],
-            );
-            self.removed += 1;
+        let (changed, energy) = grains_core::backend::remove_particles_in(
+            &self.world,
+            ids,
+            &mut pos,
+            &mut pos_comp,
+            &mut vel,
+            &mut omega,
+        )?;
+        self.removed += changed.len() as u64;
+        self.removed_energy += energy;
+        for i in changed {
             let at = 16 * i as u64;
             let q = &self.ctx.queue;
             q.write_buffer(&self.bufs["pos"], at, bytemuck::cast_slice(&pos[i..=i]));
