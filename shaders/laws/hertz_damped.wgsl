@@ -3,7 +3,7 @@
 // Kuwabara-Kono damped Hertz: `F_n = 4/3 E* sqrt(R*) (delta^(3/2) + A d(delta)/dt sqrt(delta))`
 // (Kuwabara & Kono 1987; Brilliantov et al. 1996), clipped at zero so it never pulls.
 // Dissipation is the trapezoid of the dashpot force, the previous one kept in the history.
-//!include lib/types.wgsl
+//!include lib/clipped_dashpot.wgsl
 
 struct HertzDampedParams {
     e_eff: f32,
@@ -31,13 +31,14 @@ fn law_hertz_damped(
     let sd = sqrt(geom.delta);
     let f_el = kh * geom.delta * sd;
     let f_damp = kh * params.damping_time * vn * sd;
-    let total = max(f_el + f_damp, 0.0);
-    let f_damp_applied = total - f_el;
-    (*force).force = (*force).force - n * total;
-    (*force).normal_force = (*force).normal_force + total;
-    (*force).stiffness = (*force).stiffness + 1.5 * kh * sd;
-    (*force).elastic = (*force).elastic + 0.4 * f_el * geom.delta;
-    (*force).damping_dissipated = (*force).damping_dissipated
-        + 0.5 * ((*history).f_damp_prev + f_damp_applied) * vn * geom.dt;
-    (*history).f_damp_prev = f_damp_applied;
+    (*history).f_damp_prev = clipped_spring_dashpot(
+        geom,
+        vn,
+        f_el,
+        f_damp,
+        1.5 * kh * sd,
+        0.4 * f_el * geom.delta,
+        (*history).f_damp_prev,
+        force,
+    );
 }

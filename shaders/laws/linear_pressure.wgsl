@@ -2,7 +2,7 @@
 //
 // Linear contact pressure (Mpacts N_LinearPressure): `F = A_c (k delta + c d(delta)/dt)` over
 // the Hertzian area `A_c = pi R* delta`, never attractive; stored `pi R* k delta^3 / 3`.
-//!include lib/types.wgsl
+//!include lib/clipped_dashpot.wgsl
 
 struct LinearPressureParams {
     stiffness: f32,
@@ -27,13 +27,14 @@ fn law_linear_pressure(
     let vn = dot(geom.vrel, n);
     let area = 3.14159274 * geom.r_eff * geom.delta;
     let f_el = area * params.stiffness * geom.delta;
-    let total = max(f_el + area * params.damping * vn, 0.0);
-    let f_damp = total - f_el;
-    (*force).force = (*force).force - n * total;
-    (*force).normal_force = (*force).normal_force + total;
-    (*force).stiffness = (*force).stiffness + 2.0 * f_el / geom.delta;
-    (*force).elastic = (*force).elastic + f_el * geom.delta / 3.0;
-    (*force).damping_dissipated = (*force).damping_dissipated
-        + 0.5 * ((*history).f_damp_prev + f_damp) * vn * geom.dt;
-    (*history).f_damp_prev = f_damp;
+    (*history).f_damp_prev = clipped_spring_dashpot(
+        geom,
+        vn,
+        f_el,
+        area * params.damping * vn,
+        2.0 * f_el / geom.delta,
+        f_el * geom.delta / 3.0,
+        (*history).f_damp_prev,
+        force,
+    );
 }

@@ -1,4 +1,4 @@
-//!include lib/types.wgsl
+//!include lib/clipped_dashpot.wgsl
 // The impact models' shared kernel and records (hunt_crossley, gonthier). CPU twin:
 // `law_impact`, `ImpactParams` and `ImpactHistory` in
 // crates/grains-core/src/kernels/laws/hunt_crossley.rs.
@@ -48,13 +48,14 @@ fn law_impact(
         chi = params.chi_factor * k / (*history).impact_velocity;
     }
     let f_damp = (chi * dn + params.damping) * vn;
-    let total = max(f_el + f_damp, 0.0);
-    let f_damp_applied = total - f_el;
-    (*force).force = (*force).force - n * total;
-    (*force).normal_force = (*force).normal_force + total;
-    (*force).stiffness = (*force).stiffness + params.exponent * f_el / geom.delta;
-    (*force).elastic = (*force).elastic + f_el * geom.delta / (params.exponent + 1.0);
-    (*force).damping_dissipated = (*force).damping_dissipated
-        + 0.5 * ((*history).f_damp_prev + f_damp_applied) * vn * geom.dt;
-    (*history).f_damp_prev = f_damp_applied;
+    (*history).f_damp_prev = clipped_spring_dashpot(
+        geom,
+        vn,
+        f_el,
+        f_damp,
+        params.exponent * f_el / geom.delta,
+        f_el * geom.delta / (params.exponent + 1.0),
+        (*history).f_damp_prev,
+        force,
+    );
 }

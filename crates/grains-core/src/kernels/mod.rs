@@ -2,6 +2,7 @@
 //! `shaders/<dir>/<stem>.wgsl`: same function names, same parameter structs
 //! ([`crate::gpu_types`]), same order of operations, so CPU/GPU parity is a few ulps.
 
+pub mod clipped_dashpot;
 pub mod established;
 pub mod laws;
 pub mod passes;

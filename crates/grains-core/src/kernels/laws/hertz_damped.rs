@@ -11,6 +11,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
@@ -64,14 +65,16 @@ pub fn law_hertz_damped(
     let sd = geom.delta.sqrt();
     let f_el = kh * geom.delta * sd;
     let f_damp = kh * params.damping_time * vn * sd;
-    let total = (f_el + f_damp).max(0.0);
-    let f_damp_applied = total - f_el;
-    force.force = (v3(force.force) - n * total).to_array();
-    force.normal_force += total;
-    force.stiffness += 1.5 * kh * sd;
-    force.elastic += 0.4 * f_el * geom.delta;
-    force.damping_dissipated += 0.5 * (history.f_damp_prev + f_damp_applied) * vn * geom.dt;
-    history.f_damp_prev = f_damp_applied;
+    history.f_damp_prev = clipped_spring_dashpot(
+        geom,
+        vn,
+        f_el,
+        f_damp,
+        1.5 * kh * sd,
+        0.4 * f_el * geom.delta,
+        history.f_damp_prev,
+        force,
+    );
 }
 
 /// The `hertz_damped` law.

@@ -25,6 +25,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
@@ -113,14 +114,16 @@ pub fn law_impact(
         0.0
     };
     let f_damp = (chi * dn + params.damping) * vn;
-    let total = (f_el + f_damp).max(0.0);
-    let f_damp_applied = total - f_el;
-    force.force = (v3(force.force) - n * total).to_array();
-    force.normal_force += total;
-    force.stiffness += params.exponent * f_el / geom.delta;
-    force.elastic += f_el * geom.delta / (params.exponent + 1.0);
-    force.damping_dissipated += 0.5 * (history.f_damp_prev + f_damp_applied) * vn * geom.dt;
-    history.f_damp_prev = f_damp_applied;
+    history.f_damp_prev = clipped_spring_dashpot(
+        geom,
+        vn,
+        f_el,
+        f_damp,
+        params.exponent * f_el / geom.delta,
+        f_el * geom.delta / (params.exponent + 1.0),
+        history.f_damp_prev,
+        force,
+    );
 }
 
 /// Hunt-Crossley contact.

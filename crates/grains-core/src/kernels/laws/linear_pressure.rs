@@ -12,6 +12,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
@@ -61,14 +62,16 @@ pub fn law_linear_pressure(
     let vn = v3(geom.vrel).dot(n);
     let area = std::f32::consts::PI * geom.r_eff * geom.delta;
     let f_el = area * params.stiffness * geom.delta;
-    let total = (f_el + area * params.damping * vn).max(0.0);
-    let f_damp = total - f_el;
-    force.force = (v3(force.force) - n * total).to_array();
-    force.normal_force += total;
-    force.stiffness += 2.0 * f_el / geom.delta;
-    force.elastic += f_el * geom.delta / 3.0;
-    force.damping_dissipated += 0.5 * (history.f_damp_prev + f_damp) * vn * geom.dt;
-    history.f_damp_prev = f_damp;
+    history.f_damp_prev = clipped_spring_dashpot(
+        geom,
+        vn,
+        f_el,
+        area * params.damping * vn,
+        2.0 * f_el / geom.delta,
+        f_el * geom.delta / 3.0,
+        history.f_damp_prev,
+        force,
+    );
 }
 
 /// The `linear_pressure` law.
