@@ -2,7 +2,8 @@
 //! their closed forms, the `[[bond]]` scene block and its errors, rupture logging, and the
 //! hanging-chain scene on both backends.
 
-use grains_core::kernels::laws::spring::{broken_fixed_springs, SpringSpec, SPRING_BROKEN};
+use grains_core::kernels::laws::spring::{SpringSpec, SPRING_BROKEN};
+use grains_core::kernels::sources::fixed::broken_fixed_pairs;
 use grains_core::materials::Interaction;
 use grains_core::{Backend, CpuBackend, LawSpec, Particles, World};
 use grains_tests::worlds::{hertz_only, material, open_domain, world};
@@ -183,7 +184,7 @@ fn a_spring_breaks_once_at_its_rupture_length_and_stays_broken() {
     let mut seen = Vec::new();
     for _ in 0..400 {
         b.step();
-        let broken = broken_fixed_springs(
+        let broken = broken_fixed_pairs(
             &w.table,
             &w.fixed_pairs,
             &w.particles.material,

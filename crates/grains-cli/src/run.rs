@@ -146,7 +146,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let mut broken: std::collections::HashSet<usize> = state
         .as_ref()
         .map(|s| {
-            grains_core::kernels::laws::spring::broken_fixed_springs(
+            grains_core::kernels::sources::fixed::broken_fixed_pairs(
                 &scene.world.table,
                 &scene.world.fixed_pairs,
                 &material,
@@ -188,7 +188,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let world = &scene.world;
     let mut output = |b: &mut Box<dyn Backend>, w: &mut OutputWriter| -> Result<()> {
         if !world.fixed_pairs.is_empty() {
-            let now = grains_core::kernels::laws::spring::broken_fixed_springs(
+            let now = grains_core::kernels::sources::fixed::broken_fixed_pairs(
                 &world.table,
                 &world.fixed_pairs,
                 &material,

@@ -330,7 +330,7 @@ pub trait Backend {
     fn remove_particles(&mut self, ids: &[u32]) -> Result<(), crate::CoreError>;
     /// The fixed source's history records (`BackendState::fixed_history`): what a bond's laws
     /// remember, such as whether a spring has broken
-    /// ([`crate::kernels::laws::spring::broken_fixed_springs`]).
+    /// ([`crate::kernels::sources::fixed::broken_fixed_pairs`]).
     fn fixed_history(&mut self) -> Vec<f32>;
     /// Bytes of device buffers the backend holds (the GPU backend's live buffers and their saved
     /// copies); `None` for a backend whose state is in host memory.

@@ -217,4 +217,9 @@ pub trait Law {
     fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<Self::Params, Self::History>;
     /// Rust layouts of its params and history structs, for the test against naga.
     fn layouts() -> Vec<(&'static str, u32, FieldOffsets)>;
+    /// The step at which the pair broke for good, read from its history (a spring past its
+    /// rupture length); `None` for a pair that holds, and for laws that never break.
+    fn broken_at(_history: &Self::History) -> Option<u64> {
+        None
+    }
 }

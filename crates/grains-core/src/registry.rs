@@ -268,6 +268,18 @@ macro_rules! laws {
                 }
             }
 
+            /// The step at which a pair of this law broke for good ([`Law::broken_at`]), from
+            /// its history words (exactly the law's words).
+            pub fn broken_at(self, history: &[f32]) -> Option<u64> {
+                match self {
+                    $(LawKind::$variant => {
+                        type L = crate::kernels::laws::$module::$ty;
+                        let h: &<L as Law>::History = bytemuck::try_from_bytes(bytemuck::cast_slice(history)).ok()?;
+                        <L as Law>::broken_at(h)
+                    })*
+                }
+            }
+
             /// Apply the law to `geom`, reading its parameters from `params` and its history
             /// from `history` (each exactly the law's words).
             #[inline]

@@ -319,6 +319,12 @@ impl<M: SpringModel> Law for SpringElement<M> {
         spring_case(rng, i)
     }
 
+    /// A broken spring's `age` is the step it broke at (for a fixed pair, evaluated from
+    /// step 0 on).
+    fn broken_at(h: &SpringHistory) -> Option<u64> {
+        (h.state == SPRING_BROKEN).then_some(h.age as u64)
+    }
+
     fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
         vec![
             crate::pod_layout!(SpringParams {
@@ -393,40 +399,3 @@ pub fn spring_case(rng: &mut SplitMix, i: usize) -> ParityCase<SpringParams, Spr
     }
 }
 
-/// The springs of a world's fixed pairs that have broken, from the fixed source's history
-/// (`BackendState::fixed_history`): `(fixed pair index, step at which it broke)`, in pair
-/// order. A fixed pair whose chain holds no spring element never breaks. `material` is the
-/// particles' material index.
-pub fn broken_fixed_springs(
-    table: &crate::materials::PairTable,
-    fixed_pairs: &[[u32; 2]],
-    material: &[u32],
-    fixed_history: &[f32],
-) -> Vec<(usize, u64)> {
-    use crate::kernels::sources::SourceKind;
-    use crate::registry::LawKind;
-    let t = table;
-    let stride = t.fixed_history_stride;
-    let chains = t.chain_map(SourceKind::Fixed);
-    let mut out = Vec::new();
-    for (k, &[i, j]) in fixed_pairs.iter().enumerate() {
-        let entry = material[i as usize] as usize * t.n_materials + material[j as usize] as usize;
-        let Some(chain) = chains.get(entry).and_then(|&c| t.chains.get(c as usize)) else {
-            continue;
-        };
-        let layout = chain.layout();
-        for (law, &(_, _, at, words)) in chain.laws.iter().zip(&layout.laws) {
-            let spring = matches!(
-                law,
-                LawKind::Spring | LawKind::SpringDamper | LawKind::SerialDashpot
-            );
-            let Some(h) = fixed_history.get(k * stride + at..k * stride + at + words) else {
-                continue;
-            };
-            if spring && h.len() == 4 && h[1].to_bits() == SPRING_BROKEN {
-                out.push((k, h[2].to_bits() as u64));
-            }
-        }
-    }
-    out
-}

@@ -47,3 +47,43 @@ pub fn fixed_index(n: usize, fixed_pairs: &[[u32; 2]]) -> (Vec<u32>, Vec<u32>) {
     }
     (start, entry)
 }
+
+/// The fixed pairs that have broken for good, from the fixed source's history
+/// (`BackendState::fixed_history`): `(fixed pair index, step at which it broke)`, in pair
+/// order, as each pair's chain reads its laws' history ([`crate::LawKind::broken_at`]). The
+/// pair table names each pair's chain from its particles' `material` indices.
+pub fn broken_fixed_pairs(
+    table: &crate::materials::PairTable,
+    fixed_pairs: &[[u32; 2]],
+    material: &[u32],
+    fixed_history: &[f32],
+) -> Vec<(usize, u64)> {
+    use crate::kernels::sources::SourceKind;
+    let stride = table.fixed_history_stride;
+    let chains = table.chain_map(SourceKind::Fixed);
+    let mut out = Vec::new();
+    for (k, &[i, j]) in fixed_pairs.iter().enumerate() {
+        let entry =
+            material[i as usize] as usize * table.n_materials + material[j as usize] as usize;
+        let Some(chain) = chains
+            .get(entry)
+            .and_then(|&c| table.chains.get(c as usize))
+        else {
+            continue;
+        };
+        let layout = chain.layout();
+        let broke = chain
+            .laws
+            .iter()
+            .zip(&layout.laws)
+            .filter_map(|(law, &(_, _, at, words))| {
+                let h = fixed_history.get(k * stride + at..k * stride + at + words)?;
+                law.broken_at(h)
+            })
+            .min();
+        if let Some(step) = broke {
+            out.push((k, step));
+        }
+    }
+    out
+}
