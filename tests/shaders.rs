@@ -13,7 +13,7 @@ use grains_shaders::{
 };
 use grains_tests::workspace_root;
 
-const TWIN_DIRS: [&str; 4] = ["resolvers", "sources", "laws", "passes"];
+const TWIN_DIRS: [&str; 5] = ["resolvers", "sources", "laws", "passes", "shell"];
 
 fn validated(src: &str, label: &str) -> grains_shaders::naga::Module {
     validate(src, label).unwrap_or_else(|e| panic!("{e}"))

@@ -15,7 +15,8 @@ use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::{
     cell_count, cell_scatter, contact, gather, history_carry, integrate_first_half,
-    integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, ChainRun,
+    integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, shell_edges,
+    shell_gather, shell_volume, ChainRun,
 };
 use crate::kernels::resolvers::Bodies;
 use crate::kernels::sources::fixed::fixed_index;
@@ -75,6 +76,15 @@ pub struct CpuBackend {
     /// Each particle's fixed slots for the gather (see [`fixed_index`]), built once.
     fixed_start: Vec<u32>,
     fixed_entry: Vec<u32>,
+    /// Current rest length of each shell edge (m).
+    pub shell_rest: Vec<f32>,
+    /// Four records per shell edge (see `kernels/passes/shell_edges.rs`).
+    pub shell_forces: Vec<[f32; 4]>,
+    /// `(volume, pressure, energy, 0)` per shell.
+    pub shell_volume: Vec<[f32; 4]>,
+    /// Each node's shell entries for `shell_gather`, built once.
+    shell_start: Vec<u32>,
+    shell_entry: Vec<u32>,
     // Broad-phase scratch, kept to avoid reallocating at every rebuild.
     particle_cell: Vec<u32>,
     cell_counts: Vec<u32>,
@@ -104,6 +114,7 @@ impl CpuBackend {
         let nw = world.walls.len();
         let nf = world.fixed_pairs.len();
         let (fixed_start, fixed_entry) = fixed_index(n, &world.fixed_pairs);
+        let (shell_start, shell_entry) = world.shells.node_index(n);
         let p = &world.particles;
         Ok(CpuBackend {
             step: world.step_params(),
@@ -127,6 +138,11 @@ impl CpuBackend {
             fixed_slots: vec![PairSlot::default(); nf],
             fixed_start,
             fixed_entry,
+            shell_rest: world.shells.rest.clone(),
+            shell_forces: vec![[0.0; 4]; 4 * world.shells.edges.len()],
+            shell_volume: vec![[0.0; 4]; world.shells.shells.len()],
+            shell_start,
+            shell_entry,
             particle_cell: vec![0; n],
             cell_counts: vec![0; grid.n_cells as usize],
             cell_start: vec![0; grid.n_cells as usize + 1],
@@ -172,6 +188,9 @@ impl CpuBackend {
         b.wall_slots = s.wall_slots;
         b.fixed_history = s.fixed_history;
         b.fixed_slots = s.fixed_slots;
+        b.shell_rest = s.shell_rest;
+        b.shell_forces = s.shell_forces;
+        b.shell_volume = s.shell_volume;
         Ok(b)
     }
 
@@ -338,6 +357,46 @@ impl CpuBackend {
                     d,
                 )
             });
+        self.shell_forces_pass();
+    }
+
+    /// The shell passes: volumes, edges, then each node adds its share to the gathered force.
+    fn shell_forces_pass(&mut self) {
+        let sh = &self.world.shells;
+        if sh.is_empty() {
+            return;
+        }
+        let (step, domain, pos, vel) = (&self.step, &self.domain, &self.pos, &self.vel);
+        self.shell_volume
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(gid, out)| shell_volume(gid, domain, &sh.shells, &sh.triangles, pos, out));
+        (&mut self.shell_rest, self.shell_forces.par_chunks_mut(4))
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(gid, (rest, out))| {
+                shell_edges(
+                    gid,
+                    step,
+                    domain,
+                    &sh.edges,
+                    &sh.edge_params,
+                    pos,
+                    vel,
+                    rest,
+                    out,
+                )
+            });
+        let (start, entry) = (&self.shell_start, &self.shell_entry);
+        let (forces, tris, volume) = (&self.shell_forces, &sh.triangles, &self.shell_volume);
+        (&mut self.force, &mut self.dissipated)
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(gid, (f, d))| {
+                shell_gather(
+                    gid, step, domain, start, entry, forces, tris, volume, pos, f, d,
+                )
+            });
     }
 
     /// The slots of every pair source.
@@ -348,6 +407,8 @@ impl CpuBackend {
             slots: &self.slots,
             wall_slots: &self.wall_slots,
             fixed_slots: &self.fixed_slots,
+            shell_forces: &self.shell_forces,
+            shell_volume: &self.shell_volume,
         }
     }
 
@@ -507,6 +568,9 @@ impl Backend for CpuBackend {
             wall_slots: self.wall_slots.clone(),
             fixed_history: self.fixed_history.clone(),
             fixed_slots: self.fixed_slots.clone(),
+            shell_rest: self.shell_rest.clone(),
+            shell_forces: self.shell_forces.clone(),
+            shell_volume: self.shell_volume.clone(),
         }
     }
 

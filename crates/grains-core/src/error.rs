@@ -41,6 +41,10 @@ pub enum CoreError {
         j: u32,
         particles: usize,
     },
+    /// A shell's mesh cannot be used (not a manifold, inconsistent orientation, open with a
+    /// volume law, ...).
+    #[error("shell mesh: {0}")]
+    BadMesh(String),
     /// A world with nothing to simulate.
     #[error("the scene has no particles")]
     NoParticles,

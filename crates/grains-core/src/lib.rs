@@ -20,6 +20,7 @@ pub mod parity;
 pub mod registry;
 pub mod restitution;
 pub mod shapes;
+pub mod shells;
 pub mod state;
 pub mod timestep;
 pub mod units;

@@ -22,6 +22,12 @@ pub enum Extent {
     Slots(SourceKind),
     /// The source's history stride in words per slot.
     History(SourceKind),
+    /// One per shell edge.
+    ShellEdges,
+    /// Four per shell edge (one record per node of its hinge).
+    ShellEdgeNodes,
+    /// One per shell.
+    Shells,
 }
 
 /// The sizes an [`Extent`] is measured in.
@@ -35,6 +41,10 @@ pub struct Sizes {
     pub fixed: usize,
     /// History words per slot of each source, in [`SourceKind::ALL`] order.
     pub history_strides: [usize; 3],
+    /// Shell edges.
+    pub shell_edges: usize,
+    /// Shells.
+    pub shells: usize,
 }
 
 impl Sizes {
@@ -46,6 +56,8 @@ impl Sizes {
             entries,
             fixed: world.fixed_pairs.len(),
             history_strides: SourceKind::ALL.map(|s| world.table.history_stride(s)),
+            shell_edges: world.shells.edges.len(),
+            shells: world.shells.shells.len(),
         }
     }
 
@@ -76,6 +88,9 @@ impl Extent {
             Extent::ParticlesPlusOne => s.particles + 1,
             Extent::Slots(k) => s.slots(k),
             Extent::History(k) => s.slots(k) * s.history_stride(k),
+            Extent::ShellEdges => s.shell_edges,
+            Extent::ShellEdgeNodes => 4 * s.shell_edges,
+            Extent::Shells => s.shells,
         }
     }
 }
@@ -170,6 +185,12 @@ state_arrays! {
     /// History records of the fixed-topology pairs.
     fixed_history: f32 = Extent::History(SourceKind::Fixed),
     fixed_slots: PairSlot = Extent::Slots(SourceKind::Fixed),
+    /// Current rest length of each shell edge (m): Maxwell relaxation moves it.
+    shell_rest: f32 = Extent::ShellEdges,
+    /// The shell edges' records for the gather: force on each hinge node, energies, tension.
+    shell_forces: [f32; 4] = Extent::ShellEdgeNodes,
+    /// Each shell's `(volume, pressure, energy, 0)`.
+    shell_volume: [f32; 4] = Extent::Shells,
 }
 
 /// Bytes of a backend's state for these sizes.

@@ -85,23 +85,51 @@ pub fn timestep_report(world: &World) -> TimestepReport {
     let v = expected_impact_speed(world);
     let mut rayleigh = f64::INFINITY;
     let mut collision = f64::INFINITY;
-    for (mi, mat) in world.materials.iter().enumerate() {
+    let node = world.shell_node_mask();
+    // Shell nodes are points with their share of the membrane's mass: no Rayleigh wave to
+    // resolve, but their contacts (at their own mass and contact radius) and the shell
+    // elements' oscillation are.
+    let mut bodies: Vec<(usize, f64, f64, bool)> = Vec::new();
+    for mi in 0..world.materials.len() {
         let rmin = world
             .particles
             .pos
             .iter()
             .zip(&world.particles.material)
-            .filter(|(_, &m)| m as usize == mi)
-            .map(|(p, _)| p[3] as f64)
+            .zip(&node)
+            .filter(|((_, &m), &is_node)| m as usize == mi && !is_node)
+            .map(|((p, _), _)| p[3] as f64)
             .fold(f64::INFINITY, f64::min);
-        if !rmin.is_finite() {
-            continue;
+        if rmin.is_finite() {
+            let mat = &world.materials[mi];
+            let m = mat.density * 4.0 / 3.0 * std::f64::consts::PI * rmin.powi(3);
+            bodies.push((mi, m, rmin, true));
         }
-        let g = mat.young / (2.0 * (1.0 + mat.poisson));
-        let tr = std::f64::consts::PI * rmin * (mat.density / g).sqrt()
-            / (0.1631 * mat.poisson + 0.8766);
-        rayleigh = rayleigh.min(tr);
-        let m = mat.density * 4.0 / 3.0 * std::f64::consts::PI * rmin.powi(3);
+    }
+    for &(first, count) in &world.shells.nodes {
+        let p = &world.particles;
+        let k = (first as usize..(first + count) as usize)
+            .min_by(|&a, &b| p.mass[a].total_cmp(&p.mass[b]));
+        if let Some(k) = k {
+            bodies.push((
+                p.material[k] as usize,
+                p.mass[k] as f64,
+                p.pos[k][3] as f64,
+                false,
+            ));
+        }
+    }
+    if let Some(t) = world.shells.element_time(&world.particles) {
+        collision = collision.min(t);
+    }
+    for (mi, m, rmin, sphere) in bodies {
+        let mat = &world.materials[mi];
+        if sphere {
+            let g = mat.young / (2.0 * (1.0 + mat.poisson));
+            let tr = std::f64::consts::PI * rmin * (mat.density / g).sqrt()
+                / (0.1631 * mat.poisson + 0.8766);
+            rayleigh = rayleigh.min(tr);
+        }
         let m_eff = 0.5 * m;
         let r_eff = 0.5 * rmin;
         let mut candidates: Vec<_> = world

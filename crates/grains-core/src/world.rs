@@ -122,6 +122,8 @@ pub struct World {
     /// The interactions of fixed pairs, by material pair (their own chains, beside the
     /// contact chains of `interactions`).
     pub fixed_interactions: Vec<Interaction>,
+    /// Triangulated shells: their nodes are particles, their elements run in the shell passes.
+    pub shells: crate::shells::Shells,
     /// What the particles are (`Particles::shape` indexes it): the sphere, entry 0, today.
     pub shapes: Vec<crate::shapes::ShapeRecord>,
     pub table: PairTable,
@@ -173,6 +175,7 @@ impl World {
             interactions,
             fixed_pairs: Vec::new(),
             fixed_interactions: Vec::new(),
+            shells: crate::shells::Shells::default(),
             shapes: vec![crate::shapes::ShapeRecord::sphere()],
             table: PairTable::default(),
             domain,
@@ -211,6 +214,35 @@ impl World {
         self.build_table()?;
         self.grid()?;
         Ok(self)
+    }
+
+    /// This world with `shells`, whose nodes are already among its particles
+    /// ([`crate::shells::Shells::add`]).
+    pub fn with_shells(mut self, shells: crate::shells::Shells) -> Result<World, CoreError> {
+        let n = self.particles.len() as u32;
+        let bad = shells
+            .edges
+            .iter()
+            .flatten()
+            .chain(shells.triangles.iter().flat_map(|t| &t[..3]))
+            .any(|&p| p != crate::shells::NO_NODE && p >= n);
+        if bad || shells.nodes.iter().any(|&(a, c)| a + c > n) {
+            return Err(CoreError::BadMesh(format!(
+                "the shells name nodes beyond the {n} particles"
+            )));
+        }
+        self.shells = shells;
+        self.speed_limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&self);
+        Ok(self)
+    }
+
+    /// Whether each particle is a shell node.
+    pub fn shell_node_mask(&self) -> Vec<bool> {
+        let mut m = vec![false; self.particles.len()];
+        for &(first, count) in &self.shells.nodes {
+            m[first as usize..(first + count) as usize].fill(true);
+        }
+        m
     }
 
     /// The pair table of the material pairs each source meets.
@@ -293,6 +325,11 @@ impl World {
         eat(bytemuck::cast_slice(&self.table.wall_chain));
         eat(bytemuck::cast_slice(&self.table.fixed_chain));
         eat(bytemuck::cast_slice(&self.fixed_pairs));
+        let sh = &self.shells;
+        eat(bytemuck::cast_slice(&sh.edges));
+        eat(bytemuck::cast_slice(&sh.edge_params));
+        eat(bytemuck::cast_slice(&sh.triangles));
+        eat(bytemuck::cast_slice(&sh.shells));
         for c in &self.table.chains {
             eat(c.name().as_bytes());
         }

@@ -7,6 +7,7 @@ pub mod established;
 pub mod laws;
 pub mod passes;
 pub mod resolvers;
+pub mod shell;
 pub mod sources;
 
 pub use passes::load_sphere;

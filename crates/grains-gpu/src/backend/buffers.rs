@@ -128,8 +128,23 @@ impl GpuBackend {
         self.upload("fixed_pairs", cast_slice(&fixed_pairs), 0, none)?;
         self.upload("fixed_start", cast_slice(&fixed_start), 0, none)?;
         self.upload("fixed_entry", cast_slice(&fixed_entry), 0, none)?;
+        // The shells' tables and the state their passes keep (at least one element each).
+        let sh = self.world.shells.clone();
+        let (shell_start, shell_entry) = sh.node_index(self.n);
+        self.upload("shell_counts", bytes_of(&sh.counts()), 0, uni)?;
+        self.upload("shell_edges", cast_slice(&sh.edges), 16, none)?;
+        self.upload("edge_params", cast_slice(&sh.edge_params), 32, none)?;
+        self.upload("shells", cast_slice(&sh.shells), 32, none)?;
+        self.upload("shell_tris", cast_slice(&sh.triangles), 16, none)?;
+        self.upload("shell_start", cast_slice(&shell_start), 0, none)?;
+        self.upload("shell_entry", cast_slice(&shell_entry), 4, none)?;
+        self.upload("shell_rest", cast_slice(&sh.rest), 4, none)?;
+        let ne = sh.edges.len() as u64;
+        let ns = sh.shells.len() as u64;
         let nf = fixed_pairs.len() as u64;
-        let zeroed: [(&'static str, u64); 19] = [
+        let zeroed: [(&'static str, u64); 21] = [
+            ("shell_forces", 64 * ne.max(1)),
+            ("shell_volume", 16 * ns.max(1)),
             ("pos_comp", 16 * n),
             ("force", 16 * n),
             ("torque", 16 * n),

@@ -195,6 +195,16 @@ impl GpuBackend {
             contact.push((k, chain.source, slot));
         }
         let gather = add(pass_kernel(&ctx, "gather")?);
+        // The shell passes, only in a world with shells.
+        let shell = if world.shells.is_empty() {
+            None
+        } else {
+            Some([
+                add(pass_kernel(&ctx, "shell_volume")?),
+                add(pass_kernel(&ctx, "shell_edges")?),
+                add(pass_kernel(&ctx, "shell_gather")?),
+            ])
+        };
         let integrate_second_half = add(pass_kernel(&ctx, "integrate_second_half")?);
         let ids = KernelIds {
             integrate_first_half,
@@ -213,6 +223,7 @@ impl GpuBackend {
             commit_particles,
             contact,
             gather,
+            shell,
             integrate_second_half,
         };
         let pk = &kernels[ids.prefix_sum];
@@ -431,6 +442,8 @@ impl GpuBackend {
             slots: read(SourceKind::Neighbour),
             wall_slots: read(SourceKind::Wall),
             fixed_slots: read(SourceKind::Fixed),
+            shell_forces: self.read_pod("shell_forces", 4 * sizes.shell_edges as u64),
+            shell_volume: self.read_pod("shell_volume", sizes.shells as u64),
         }
     }
 
@@ -714,6 +727,8 @@ struct ReadSlots {
     slots: Vec<PairSlot>,
     wall_slots: Vec<PairSlot>,
     fixed_slots: Vec<PairSlot>,
+    shell_forces: Vec<[f32; 4]>,
+    shell_volume: Vec<[f32; 4]>,
 }
 
 impl ReadSlots {
@@ -724,6 +739,8 @@ impl ReadSlots {
             slots: &self.slots,
             wall_slots: &self.wall_slots,
             fixed_slots: &self.fixed_slots,
+            shell_forces: &self.shell_forces,
+            shell_volume: &self.shell_volume,
         }
     }
 }

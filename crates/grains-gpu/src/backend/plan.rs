@@ -93,6 +93,8 @@ pub(super) struct KernelIds {
     /// (kernel, pair source, indirect slot for a rebuilt source) per chain, in table order.
     pub(super) contact: Vec<(usize, SourceKind, Option<u32>)>,
     pub(super) gather: usize,
+    /// `shell_volume`, `shell_edges`, `shell_gather`, in a world with shells.
+    pub(super) shell: Option<[usize; 3]>,
     pub(super) integrate_second_half: usize,
 }
 
@@ -291,6 +293,18 @@ impl GpuBackend {
         }
         let g = self.check_groups("gather", groups(n, self.threads(ids.gather)))?;
         forces.push(self.op(ids.gather, &[], Direct(g))?);
+        if let Some([volume, edges, gather]) = ids.shell {
+            let sh = &self.world.shells;
+            let counts = [
+                ("shell_volume", volume, sh.shells.len() as u64),
+                ("shell_edges", edges, sh.edges.len() as u64),
+                ("shell_gather", gather, n),
+            ];
+            for (what, k, count) in counts {
+                let g = self.check_groups(what, groups(count, self.threads(k)))?;
+                forces.push(self.op(k, &[], Direct(g))?);
+            }
+        }
 
         let g1 = self.check_groups(
             "integrate_first_half",

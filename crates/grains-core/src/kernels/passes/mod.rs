@@ -15,6 +15,9 @@ pub mod pair_count;
 pub mod pair_fill;
 pub mod pair_mirror;
 pub mod prefix_sum;
+pub mod shell_edges;
+pub mod shell_gather;
+pub mod shell_volume;
 
 pub use cell_count::cell_count;
 pub use cell_scatter::cell_scatter;
@@ -27,6 +30,9 @@ pub use pair_count::pair_count;
 pub use pair_fill::pair_fill;
 pub use pair_mirror::pair_mirror;
 pub use prefix_sum::prefix_sum;
+pub use shell_edges::shell_edges;
+pub use shell_gather::shell_gather;
+pub use shell_volume::shell_volume;
 
 use crate::gpu_types::{GridParams, SphereBody};
 
