@@ -27,6 +27,8 @@
 mod error;
 pub mod generators;
 mod law_keys;
+pub mod mesh_file;
+mod shell;
 mod parse;
 mod walk;
 

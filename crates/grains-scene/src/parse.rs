@@ -89,6 +89,7 @@ pub(crate) fn parse(
         "wall",
         "interaction",
         "bond",
+        "shell",
         "output",
     ])?;
 
@@ -315,10 +316,14 @@ pub(crate) fn parse(
     };
 
     // [[particles]]
-    let blocks = ctx.tables(
-        root.req("particles", "at least one [[particles]] block")?,
-        "particles",
-    )?;
+    // A scene of shells alone needs no [[particles]] block.
+    let blocks = match (root.get("particles"), root.get("shell")) {
+        (None, Some(_)) => Vec::new(),
+        _ => ctx.tables(
+            root.req("particles", "at least one [[particles]] or [[shell]] block")?,
+            "particles",
+        )?,
+    };
     let mut particles = Particles::default();
     // First place each particle material is used, for "these two materials meet" errors.
     let mut used_at: Vec<Option<(Range<usize>, String)>> = vec![None; materials.len()];
@@ -344,6 +349,20 @@ pub(crate) fn parse(
         }
         let density = materials.get(mi).map(|m| m.density).unwrap_or(0.0);
         add_block(&ctx, b, &domain, mi as u32, density, &mut particles)?;
+    }
+
+    // [[shell]]: nodes join the particles after every [[particles]] block.
+    let shells = crate::shell::parse_shells(&ctx, &root, &materials, &domain, &mut particles)?;
+    if let Some(v) = root.get("shell") {
+        for b in ctx.tables(v, "shell")? {
+            let mv = b.req("material", "a material name")?;
+            let mi = material_index(mv, &b.key("material"))?;
+            if let Some(slot) = used_at.get_mut(mi) {
+                if slot.is_none() {
+                    *slot = Some((mv.span(), b.key("material")));
+                }
+            }
+        }
     }
 
     // [[wall]]
@@ -609,6 +628,9 @@ pub(crate) fn parse(
                     err: e,
                 }
             })?;
+    }
+    if !shells.is_empty() {
+        world = world.with_shells(shells).map_err(core_err)?;
     }
     let timestep = timestep_report(&world);
     let dt = match dt_given {
