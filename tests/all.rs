@@ -41,5 +41,6 @@ mod restitution;
 mod rolling;
 mod scene_errors;
 mod shaders;
+mod shells;
 mod sources;
 mod springs;

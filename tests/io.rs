@@ -527,6 +527,9 @@ fn checkpoint_round_trips_and_refuses_damage() {
             elastic: 4.0,
             ..PairSlot::default()
         }],
+        shell_rest: vec![1e-3, 2e-3],
+        shell_forces: vec![[0.5, -1.0, 2.0, 1e-6]; 8],
+        shell_volumes: vec![[1e-6, -3.0, 1e-9, 0.0]],
     };
     grains_io::write_checkpoint(&path, 0xdead_beef, &state).expect("write");
     let (fp, back) = grains_io::read_checkpoint(&path).expect("read");

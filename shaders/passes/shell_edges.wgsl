@@ -18,7 +18,7 @@
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<uniform> domain: DomainParams;
 @group(0) @binding(2) var<uniform> shell_counts: ShellCounts;
-@group(0) @binding(3) var<storage, read> shell_edges: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> edge_nodes: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read> edge_params: array<ShellEdgeParams>;
 @group(0) @binding(5) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> vel: array<vec4<f32>>;
@@ -34,7 +34,7 @@ fn shell_edges(
     if (gid >= shell_counts.n_edges) {
         return;
     }
-    let e = shell_edges[gid];
+    let e = edge_nodes[gid];
     let p = edge_params[gid];
     let g = resolve_node_node_shell(pos[e.x], pos[e.y], vel[e.x], vel[e.y], domain);
     let dir = g.dir;

@@ -15,7 +15,7 @@
 @group(0) @binding(3) var<storage, read> shell_entry: array<u32>;
 @group(0) @binding(4) var<storage, read> shell_forces: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> shell_tris: array<vec4<u32>>;
-@group(0) @binding(6) var<storage, read> shell_volume: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> shell_volumes: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read_write> dissipated: array<vec4<f32>>;
@@ -59,7 +59,7 @@ fn shell_gather(
             }
             let rb = min_image(pos[b].xyz - xa, domain);
             let rc = min_image(pos[cc].xyz - xa, domain);
-            let p = shell_volume[tri.w].y;
+            let p = shell_volumes[tri.w].y;
             f = f - p * cross(rb, rc) / 6.0;
         }
     }

@@ -13,7 +13,7 @@
 @group(0) @binding(2) var<storage, read> shells: array<ShellParams>;
 @group(0) @binding(3) var<storage, read> shell_tris: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read> pos: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> shell_volume: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> shell_volumes: array<vec4<f32>>;
 
 @compute @workgroup_size(64)
 fn shell_volume(
@@ -35,5 +35,5 @@ fn shell_volume(
         v = v + dot(a, cross(b, c)) / 6.0;
     }
     let law = law_volume_conservation(v, s.rest_volume, s.volume_stiffness);
-    shell_volume[gid] = vec4<f32>(v, law.x, law.y, 0.0);
+    shell_volumes[gid] = vec4<f32>(v, law.x, law.y, 0.0);
 }

@@ -79,9 +79,9 @@ pub struct SourceSlots<'a> {
     pub slots: &'a [PairSlot],
     pub wall_slots: &'a [PairSlot],
     pub fixed_slots: &'a [PairSlot],
-    /// The shell edges' records (`shell_forces`) and the shells' `shell_volume`.
+    /// The shell edges' records (`shell_forces`) and the shells' `shell_volumes`.
     pub shell_forces: &'a [[f32; 4]],
-    pub shell_volume: &'a [[f32; 4]],
+    pub shell_volumes: &'a [[f32; 4]],
 }
 
 impl<'a> SourceSlots<'a> {
@@ -395,7 +395,7 @@ pub fn energy_report(
         .step_by(4)
         .map(|r| r[3] as f64)
         .sum::<f64>();
-    elastic += slots.shell_volume.iter().map(|r| r[2] as f64).sum::<f64>();
+    elastic += slots.shell_volumes.iter().map(|r| r[2] as f64).sum::<f64>();
     let (mut damp, mut fric) = (0.0f64, 0.0f64);
     for a in dissipated {
         damp += a[0] as f64 - a[1] as f64;

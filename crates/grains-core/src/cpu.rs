@@ -81,7 +81,7 @@ pub struct CpuBackend {
     /// Four records per shell edge (see `kernels/passes/shell_edges.rs`).
     pub shell_forces: Vec<[f32; 4]>,
     /// `(volume, pressure, energy, 0)` per shell.
-    pub shell_volume: Vec<[f32; 4]>,
+    pub shell_volumes: Vec<[f32; 4]>,
     /// Each node's shell entries for `shell_gather`, built once.
     shell_start: Vec<u32>,
     shell_entry: Vec<u32>,
@@ -140,7 +140,7 @@ impl CpuBackend {
             fixed_entry,
             shell_rest: world.shells.rest.clone(),
             shell_forces: vec![[0.0; 4]; 4 * world.shells.edges.len()],
-            shell_volume: vec![[0.0; 4]; world.shells.shells.len()],
+            shell_volumes: vec![[0.0; 4]; world.shells.shells.len()],
             shell_start,
             shell_entry,
             particle_cell: vec![0; n],
@@ -190,7 +190,7 @@ impl CpuBackend {
         b.fixed_slots = s.fixed_slots;
         b.shell_rest = s.shell_rest;
         b.shell_forces = s.shell_forces;
-        b.shell_volume = s.shell_volume;
+        b.shell_volumes = s.shell_volumes;
         Ok(b)
     }
 
@@ -367,7 +367,7 @@ impl CpuBackend {
             return;
         }
         let (step, domain, pos, vel) = (&self.step, &self.domain, &self.pos, &self.vel);
-        self.shell_volume
+        self.shell_volumes
             .par_iter_mut()
             .enumerate()
             .for_each(|(gid, out)| shell_volume(gid, domain, &sh.shells, &sh.triangles, pos, out));
@@ -388,7 +388,7 @@ impl CpuBackend {
                 )
             });
         let (start, entry) = (&self.shell_start, &self.shell_entry);
-        let (forces, tris, volume) = (&self.shell_forces, &sh.triangles, &self.shell_volume);
+        let (forces, tris, volume) = (&self.shell_forces, &sh.triangles, &self.shell_volumes);
         (&mut self.force, &mut self.dissipated)
             .into_par_iter()
             .enumerate()
@@ -408,7 +408,7 @@ impl CpuBackend {
             wall_slots: &self.wall_slots,
             fixed_slots: &self.fixed_slots,
             shell_forces: &self.shell_forces,
-            shell_volume: &self.shell_volume,
+            shell_volumes: &self.shell_volumes,
         }
     }
 
@@ -570,7 +570,7 @@ impl Backend for CpuBackend {
             fixed_slots: self.fixed_slots.clone(),
             shell_rest: self.shell_rest.clone(),
             shell_forces: self.shell_forces.clone(),
-            shell_volume: self.shell_volume.clone(),
+            shell_volumes: self.shell_volumes.clone(),
         }
     }
 

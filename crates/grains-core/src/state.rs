@@ -190,7 +190,7 @@ state_arrays! {
     /// The shell edges' records for the gather: force on each hinge node, energies, tension.
     shell_forces: [f32; 4] = Extent::ShellEdgeNodes,
     /// Each shell's `(volume, pressure, energy, 0)`.
-    shell_volume: [f32; 4] = Extent::Shells,
+    shell_volumes: [f32; 4] = Extent::Shells,
 }
 
 /// Bytes of a backend's state for these sizes.

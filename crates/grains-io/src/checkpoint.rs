@@ -24,7 +24,8 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 2: history records laid out per chain from its laws (words), parameters per chain.
 // 3: the fixed-topology source's history and slots, parameter blocks per pair source.
 // 4: the count and energy of particles removed from the run.
-const VERSION: u32 = 4;
+// 5: the shells' state (edge rest lengths, edge records, volumes).
+const VERSION: u32 = 5;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
     out.write_all(&(a.len() as u64).to_le_bytes())?;

@@ -28,8 +28,8 @@ mod error;
 pub mod generators;
 mod law_keys;
 pub mod mesh_file;
-mod shell;
 mod parse;
+mod shell;
 mod walk;
 
 use std::fmt::Write as _;

@@ -83,7 +83,9 @@ pub fn parse_obj(text: &str) -> Result<Mesh, MeshFileError> {
                     if i == 0 || idx < 0 || idx >= n {
                         return Err(err(
                             line,
-                            format!("vertex index {i} is out of range: {n} vertices are defined so far"),
+                            format!(
+                                "vertex index {i} is out of range: {n} vertices are defined so far"
+                            ),
                         ));
                     }
                     corners.push(idx as u32);
@@ -92,7 +94,8 @@ pub fn parse_obj(text: &str) -> Result<Mesh, MeshFileError> {
                     return Err(err(line, "a face needs at least 3 vertices"));
                 }
                 for c in 1..corners.len() - 1 {
-                    mesh.triangles.push([corners[0], corners[c], corners[c + 1]]);
+                    mesh.triangles
+                        .push([corners[0], corners[c], corners[c + 1]]);
                 }
             }
             _ => {}

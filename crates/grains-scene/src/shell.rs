@@ -61,14 +61,23 @@ pub(crate) fn parse_shells(
         b.deny_unknown(&accepted)?;
         let mv = b.req("material", "a material name")?;
         let name = ctx.string(mv, &b.key("material"), "a material name")?;
-        let material = materials.iter().position(|m| m.name == name).ok_or_else(|| {
-            let names: Vec<String> = materials.iter().map(|m| format!("\"{}\"", m.name)).collect();
-            ctx.err(
-                &mv.span(),
-                &b.key("material"),
-                format!("unknown material \"{name}\"; defined materials: {}", names.join(", ")),
-            )
-        })?;
+        let material = materials
+            .iter()
+            .position(|m| m.name == name)
+            .ok_or_else(|| {
+                let names: Vec<String> = materials
+                    .iter()
+                    .map(|m| format!("\"{}\"", m.name))
+                    .collect();
+                ctx.err(
+                    &mv.span(),
+                    &b.key("material"),
+                    format!(
+                        "unknown material \"{name}\"; defined materials: {}",
+                        names.join(", ")
+                    ),
+                )
+            })?;
         let thickness = ctx.positive(
             b.req("thickness", "the shell's thickness, a positive number (m)")?,
             &b.key("thickness"),
@@ -88,7 +97,10 @@ pub(crate) fn parse_shells(
             let Some(sv) = b.get(slot.key()) else {
                 continue;
             };
-            let what = format!("a table {{ law = ... }} with law one of {}", slot.accepted());
+            let what = format!(
+                "a table {{ law = ... }} with law one of {}",
+                slot.accepted()
+            );
             let t = ctx.table(sv, &b.key(slot.key()), &what)?;
             let lv = t.req("law", &format!("one of {}", slot.accepted()))?;
             let word = ctx.string(lv, &t.key("law"), &format!("one of {}", slot.accepted()))?;
@@ -147,7 +159,8 @@ pub(crate) fn parse_shells(
         })?;
         for (k, p) in particles.pos.iter().enumerate().skip(first) {
             let x = [p[0] as f64, p[1] as f64, p[2] as f64];
-            if let Some(axis) = (0..3).find(|&c| !(x[c] >= domain.min[c] && x[c] <= domain.max[c])) {
+            if let Some(axis) = (0..3).find(|&c| !(x[c] >= domain.min[c] && x[c] <= domain.max[c]))
+            {
                 return Err(ctx.err(
                     &b.key_span(mesh_key),
                     &b.key(mesh_key),
@@ -198,7 +211,11 @@ fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), Sce
         let v = t.req(k, what)?;
         let a = ctx.array(v, &t.key(k), what)?;
         if a.len() != 2 {
-            return Err(ctx.err(&v.span(), &t.key(k), format!("expected {what}, found {} element(s)", a.len())));
+            return Err(ctx.err(
+                &v.span(),
+                &t.key(k),
+                format!("expected {what}, found {} element(s)", a.len()),
+            ));
         }
         Ok([
             ctx.positive(&a[0], &format!("{}[0]", t.key(k)), "m")?,
@@ -207,10 +224,18 @@ fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), Sce
     };
     match given[0] {
         "icosphere" => {
-            let t = ctx.table(b.get("icosphere").unwrap_or_else(|| unreachable!()), &b.key("icosphere"), "a table { center, radius, subdivisions }")?;
+            let t = ctx.table(
+                b.get("icosphere").unwrap_or_else(|| unreachable!()),
+                &b.key("icosphere"),
+                "a table { center, radius, subdivisions }",
+            )?;
             t.deny_unknown(&["center", "radius", "subdivisions"])?;
             let center = ctx.vec3(t.req("center", "[x, y, z] (m)")?, &t.key("center"), "m")?;
-            let radius = ctx.positive(t.req("radius", "a positive number (m)")?, &t.key("radius"), "m")?;
+            let radius = ctx.positive(
+                t.req("radius", "a positive number (m)")?,
+                &t.key("radius"),
+                "m",
+            )?;
             let s = match t.get("subdivisions") {
                 Some(v) => {
                     let s = ctx.integer(v, &t.key("subdivisions"), 0)?;
@@ -224,20 +249,35 @@ fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), Sce
             Ok((Mesh::icosphere(center, radius, s as u32), "icosphere"))
         }
         "sheet" => {
-            let t = ctx.table(b.get("sheet").unwrap_or_else(|| unreachable!()), &b.key("sheet"), "a table { corner, size, divisions }")?;
+            let t = ctx.table(
+                b.get("sheet").unwrap_or_else(|| unreachable!()),
+                &b.key("sheet"),
+                "a table { corner, size, divisions }",
+            )?;
             t.deny_unknown(&["corner", "size", "divisions"])?;
             let corner = ctx.vec3(t.req("corner", "[x, y, z] (m)")?, &t.key("corner"), "m")?;
             let size = two(&t, "size", "[lx, ly] (m)")?;
             let dv = t.req("divisions", "[nx, ny] (positive integers)")?;
             let a = ctx.array(dv, &t.key("divisions"), "[nx, ny] (positive integers)")?;
             if a.len() != 2 {
-                return Err(ctx.err(&dv.span(), &t.key("divisions"), format!("expected [nx, ny] (positive integers), found {} element(s)", a.len())));
+                return Err(ctx.err(
+                    &dv.span(),
+                    &t.key("divisions"),
+                    format!(
+                        "expected [nx, ny] (positive integers), found {} element(s)",
+                        a.len()
+                    ),
+                ));
             }
             let mut d = [0u32; 2];
             for (k, (x, o)) in a.iter().zip(d.iter_mut()).enumerate() {
                 let v = ctx.integer(x, &format!("{}[{k}]", t.key("divisions")), 1)?;
                 if v > 4096 {
-                    return Err(ctx.err(&x.span(), &format!("{}[{k}]", t.key("divisions")), format!("expected at most 4096 divisions, found {v}")));
+                    return Err(ctx.err(
+                        &x.span(),
+                        &format!("{}[{k}]", t.key("divisions")),
+                        format!("expected at most 4096 divisions, found {v}"),
+                    ));
                 }
                 *o = v as u32;
             }
@@ -249,17 +289,37 @@ fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), Sce
             let base = ctx.file.parent().unwrap_or(Path::new(""));
             let full = base.join(name);
             let mut mesh = crate::mesh_file::read_mesh(&full).map_err(|e| {
-                let at = if e.line > 0 { format!(":{}", e.line) } else { String::new() };
-                ctx.err(&fv.span(), &b.key("file"), format!("{}{at}: {}", full.display(), e.message))
+                let at = if e.line > 0 {
+                    format!(":{}", e.line)
+                } else {
+                    String::new()
+                };
+                ctx.err(
+                    &fv.span(),
+                    &b.key("file"),
+                    format!("{}{at}: {}", full.display(), e.message),
+                )
             })?;
-            let scale = b.get("scale").map(|v| ctx.positive(v, &b.key("scale"), "a factor")).transpose()?.unwrap_or(1.0);
-            let translate = b.get("translate").map(|v| ctx.vec3(v, &b.key("translate"), "m")).transpose()?.unwrap_or([0.0; 3]);
+            let scale = b
+                .get("scale")
+                .map(|v| ctx.positive(v, &b.key("scale"), "a factor"))
+                .transpose()?
+                .unwrap_or(1.0);
+            let translate = b
+                .get("translate")
+                .map(|v| ctx.vec3(v, &b.key("translate"), "m"))
+                .transpose()?
+                .unwrap_or([0.0; 3]);
             let rotate = match b.get("rotate") {
                 Some(v) => {
                     let what = "a unit quaternion [w, x, y, z]";
                     let a = ctx.array(v, &b.key("rotate"), what)?;
                     if a.len() != 4 {
-                        return Err(ctx.err(&v.span(), &b.key("rotate"), format!("expected {what}, found {} element(s)", a.len())));
+                        return Err(ctx.err(
+                            &v.span(),
+                            &b.key("rotate"),
+                            format!("expected {what}, found {} element(s)", a.len()),
+                        ));
                     }
                     let mut q = [0.0; 4];
                     for (k, (x, o)) in a.iter().zip(q.iter_mut()).enumerate() {
@@ -267,7 +327,14 @@ fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), Sce
                     }
                     let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
                     if (n - 1.0).abs() > 1e-3 {
-                        return Err(ctx.err(&v.span(), &b.key("rotate"), format!("expected a unit quaternion [w, x, y, z], found one of length {}", grains_core::units::sig4(n))));
+                        return Err(ctx.err(
+                            &v.span(),
+                            &b.key("rotate"),
+                            format!(
+                                "expected a unit quaternion [w, x, y, z], found one of length {}",
+                                grains_core::units::sig4(n)
+                            ),
+                        ));
                     }
                     q
                 }

@@ -132,7 +132,7 @@ impl GpuBackend {
         let sh = self.world.shells.clone();
         let (shell_start, shell_entry) = sh.node_index(self.n);
         self.upload("shell_counts", bytes_of(&sh.counts()), 0, uni)?;
-        self.upload("shell_edges", cast_slice(&sh.edges), 16, none)?;
+        self.upload("edge_nodes", cast_slice(&sh.edges), 16, none)?;
         self.upload("edge_params", cast_slice(&sh.edge_params), 32, none)?;
         self.upload("shells", cast_slice(&sh.shells), 32, none)?;
         self.upload("shell_tris", cast_slice(&sh.triangles), 16, none)?;
@@ -144,7 +144,7 @@ impl GpuBackend {
         let nf = fixed_pairs.len() as u64;
         let zeroed: [(&'static str, u64); 21] = [
             ("shell_forces", 64 * ne.max(1)),
-            ("shell_volume", 16 * ns.max(1)),
+            ("shell_volumes", 16 * ns.max(1)),
             ("pos_comp", 16 * n),
             ("force", 16 * n),
             ("torque", 16 * n),

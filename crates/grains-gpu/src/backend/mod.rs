@@ -443,7 +443,7 @@ impl GpuBackend {
             wall_slots: read(SourceKind::Wall),
             fixed_slots: read(SourceKind::Fixed),
             shell_forces: self.read_pod("shell_forces", 4 * sizes.shell_edges as u64),
-            shell_volume: self.read_pod("shell_volume", sizes.shells as u64),
+            shell_volumes: self.read_pod("shell_volumes", sizes.shells as u64),
         }
     }
 
@@ -728,7 +728,7 @@ struct ReadSlots {
     wall_slots: Vec<PairSlot>,
     fixed_slots: Vec<PairSlot>,
     shell_forces: Vec<[f32; 4]>,
-    shell_volume: Vec<[f32; 4]>,
+    shell_volumes: Vec<[f32; 4]>,
 }
 
 impl ReadSlots {
@@ -740,7 +740,7 @@ impl ReadSlots {
             wall_slots: &self.wall_slots,
             fixed_slots: &self.fixed_slots,
             shell_forces: &self.shell_forces,
-            shell_volume: &self.shell_volume,
+            shell_volumes: &self.shell_volumes,
         }
     }
 }

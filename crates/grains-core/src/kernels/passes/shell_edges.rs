@@ -26,14 +26,14 @@ pub fn shell_edges(
     gid: usize,
     step: &StepParams,
     domain: &DomainParams,
-    shell_edges: &[[u32; 4]],
+    edge_nodes: &[[u32; 4]],
     edge_params: &[ShellEdgeParams],
     pos: &[[f32; 4]],
     vel: &[[f32; 4]],
     rest: &mut f32,
     out: &mut [[f32; 4]],
 ) {
-    let e = shell_edges[gid];
+    let e = edge_nodes[gid];
     let p = edge_params[gid];
     let (i, j) = (e[0] as usize, e[1] as usize);
     let g = resolve_node_node_shell(pos[i], pos[j], vel[i], vel[j], domain);

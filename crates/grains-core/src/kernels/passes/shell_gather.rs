@@ -25,7 +25,7 @@ pub fn shell_gather(
     shell_entry: &[u32],
     shell_forces: &[[f32; 4]],
     shell_tris: &[[u32; 4]],
-    shell_volume: &[[f32; 4]],
+    shell_volumes: &[[f32; 4]],
     pos: &[[f32; 4]],
     force: &mut [f32; 4],
     dissipated: &mut [f32; 4],
@@ -58,7 +58,7 @@ pub fn shell_gather(
             };
             let rb = v3(min_image((v4xyz(pos[b as usize]) - xa).into(), domain));
             let rc = v3(min_image((v4xyz(pos[cc as usize]) - xa).into(), domain));
-            let p = shell_volume[tri[3] as usize][1];
+            let p = shell_volumes[tri[3] as usize][1];
             f -= p * rb.cross(rc) / 6.0;
         }
     }

@@ -3,7 +3,7 @@
 //!
 //! One invocation per shell sums its triangles in order, `V = sum r_a . (r_b x r_c) / 6` with
 //! `r` measured from the shell's reference node (minimum image on periodic axes), so a shell
-//! may straddle a periodic boundary. Writes `shell_volume[gid] = (V, p, energy, 0)`; the
+//! may straddle a periodic boundary. Writes `shell_volumes[gid] = (V, p, energy, 0)`; the
 //! `shell_gather` pass turns `p` into node forces. A shell of a few thousand triangles is one
 //! short loop; many shells run in parallel.
 

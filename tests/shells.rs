@@ -1,0 +1,645 @@
+//! Triangulated shells: the hinge resolver's gradient, Van Gelder's sheet modulus, bending
+//! energy on a cylinder, Maxwell relaxation, a closed shell bouncing on a floor, CPU/GPU parity
+//! of the shell passes on random states, mesh files and the `[[shell]]` block's errors.
+
+use glam::Vec3;
+use grains_core::kernels::shell::triangle_triangle_common_edge::resolve_triangle_triangle_common_edge;
+use grains_core::kernels::shell::{BendingLaw, DampingLaw, ShellLaws, StretchLaw, VolumeLaw};
+use grains_core::materials::{Interaction, Material};
+use grains_core::shells::{Mesh, ShellSpec, Shells};
+use grains_core::{Backend, CpuBackend, Particles, World};
+use grains_gpu::{AdapterRequest, GpuBackend, GpuContext};
+use grains_tests::worlds::{hertz, open_domain, wall, SplitMix};
+use grains_tests::{gpu_required, workspace_root};
+
+const E: f64 = 1.0e6;
+const T: f64 = 2.0e-4;
+const RHO: f64 = 1000.0;
+
+fn membrane() -> Material {
+    Material {
+        name: "membrane".into(),
+        density: RHO,
+        young: E,
+        poisson: 0.3,
+    }
+}
+
+fn spec(mesh: Mesh, laws: ShellLaws) -> ShellSpec {
+    ShellSpec {
+        mesh,
+        material: 0,
+        thickness: T,
+        contact_radius: None,
+        velocity: [0.0; 3],
+        laws,
+    }
+}
+
+/// A world of `shells` (material 0, node contacts Hertz), walls of material 0, domain of half
+/// width `half`.
+fn shell_world(shells: &[ShellSpec], walls: Vec<[[f32; 3]; 2]>, half: f64, gravity: f64) -> World {
+    let mats = vec![membrane()];
+    let mut p = Particles::default();
+    let mut sh = Shells::default();
+    for s in shells {
+        sh.add(s, &mats, &mut p).expect("shell");
+    }
+    let walls = walls.into_iter().map(|[x, n]| wall(x, n)).collect();
+    World::new(
+        p,
+        walls,
+        mats,
+        vec![Interaction::new(0, 0, vec![hertz()])],
+        open_domain(half),
+        [0.0, 0.0, -gravity],
+        1e-7,
+        1e-5,
+    )
+    .and_then(|w| w.with_shells(sh))
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn stretch_only() -> ShellLaws {
+    ShellLaws {
+        stretch: Some(StretchLaw::ElasticShellSpring),
+        ..Default::default()
+    }
+}
+
+/// An equilateral sheet of `nx` bases of `a` (m) by `ny` rows at the origin.
+fn equilateral_sheet(nx: u32, ny: u32, a: f64) -> Mesh {
+    let dy = a * 3f64.sqrt() / 2.0;
+    Mesh::sheet([0.0; 3], [nx as f64 * a, ny as f64 * dy], [nx, ny])
+}
+
+#[test]
+fn hinge_gradient_is_the_angle_derivative_and_exerts_no_net_force_or_moment() {
+    let mut rng = SplitMix(17);
+    let mut u = || rng.uniform() * 2.0 - 1.0;
+    for case in 0..200 {
+        let x: Vec<[f64; 3]> = (0..4).map(|_| [u(), u(), u()]).collect();
+        let f32v = |p: [f64; 3]| Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32);
+        let theta = |x: &[[f64; 3]]| {
+            // The angle in f64, independently of the twin: atan2 of the normals.
+            let s = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+            let c = |a: [f64; 3], b: [f64; 3]| {
+                [
+                    a[1] * b[2] - a[2] * b[1],
+                    a[2] * b[0] - a[0] * b[2],
+                    a[0] * b[1] - a[1] * b[0],
+                ]
+            };
+            let d = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+            let e = s(x[1], x[0]);
+            let n1 = c(e, s(x[2], x[0]));
+            let n2 = c(s(x[0], x[1]), s(x[3], x[1]));
+            (d(c(n1, n2), e) / d(e, e).sqrt()).atan2(d(n1, n2))
+        };
+        let h = resolve_triangle_triangle_common_edge(
+            f32v(x[1]) - f32v(x[0]),
+            f32v(x[2]) - f32v(x[0]),
+            f32v(x[3]) - f32v(x[0]),
+        );
+        assert!(
+            (h.theta as f64 - theta(&x)).abs() < 1e-5,
+            "case {case}: angle"
+        );
+        // Central differences in f64 of the f64 angle; the gradient's scale is 1/h.
+        let scale = h
+            .grad
+            .iter()
+            .map(|g| Vec3::from(*g).length())
+            .fold(0.0f32, f32::max) as f64;
+        let step = 1e-6;
+        for (k, g) in h.grad.iter().enumerate() {
+            for c in 0..3 {
+                let (mut xp, mut xm) = (x.clone(), x.clone());
+                xp[k][c] += step;
+                xm[k][c] -= step;
+                let num = (theta(&xp) - theta(&xm)) / (2.0 * step);
+                // f32 gradient against an f64 derivative: 1e-3 of the largest component.
+                assert!(
+                    (num - g[c] as f64).abs() < 1e-3 * scale,
+                    "case {case}, node {k}, axis {c}: {num} vs {}",
+                    g[c]
+                );
+            }
+        }
+        let sum = h.grad.iter().fold(Vec3::ZERO, |s, g| s + Vec3::from(*g));
+        let moment = h.grad.iter().zip(&x).fold(Vec3::ZERO, |m, (g, p)| {
+            m + (f32v(*p) - f32v(x[0])).cross(Vec3::from(*g))
+        });
+        assert!(
+            sum.length() < 1e-5 * scale as f32,
+            "case {case}: net force {sum}"
+        );
+        assert!(
+            moment.length() < 1e-5 * scale as f32,
+            "case {case}: net moment {moment}"
+        );
+    }
+}
+
+/// Force on each node of a sheet stretched affinely by `eps` along x with lateral strain
+/// `lateral` (from the undeformed rest lengths), from the first force evaluation.
+fn stretched_sheet(mesh: &Mesh, eps: f64, lateral: f64) -> (CpuBackend, Vec<[f64; 3]>) {
+    let mut w = shell_world(&[spec(mesh.clone(), stretch_only())], vec![], 1.0, 0.0);
+    for (p, v) in w.particles.pos.iter_mut().zip(&mesh.vertices) {
+        p[0] = (v[0] * (1.0 + eps)) as f32;
+        p[1] = (v[1] * (1.0 + lateral)) as f32;
+    }
+    let b = CpuBackend::new(w).expect("backend");
+    (b, mesh.vertices.clone())
+}
+
+#[test]
+fn stretched_sheet_has_van_gelders_modulus_and_poisson_ratio_one_third() {
+    let (nx, ny, a) = (12, 12, 1e-3);
+    let mesh = equilateral_sheet(nx, ny, a);
+    let eps = 2e-3;
+    let (b, x0) = stretched_sheet(&mesh, eps, -eps / 3.0);
+    let h = ny as f64 * a * 3f64.sqrt() / 2.0;
+    // Uniaxial stress: the pull on the right edge is the 2-D modulus E t times eps times the
+    // height, and nothing else carries load.
+    let want = E * T * eps * h;
+    let right: f64 = (0..=ny)
+        .map(|r| (r * (nx + 1) + nx) as usize)
+        .map(|k| b.force[k][0] as f64)
+        .sum();
+    let rel = (right / -want - 1.0).abs();
+    // 0.5%: the diagonals' second-order stretch (eps^2) and f32 lengths (1e-7 / 2e-6 of a).
+    assert!(
+        rel < 5e-3,
+        "pull {right} N against E t eps H = {want} N ({rel:e})"
+    );
+    let interior = (0..x0.len())
+        .filter(|&k| {
+            let (r, c) = (k as u32 / (nx + 1), k as u32 % (nx + 1));
+            r > 0 && r < ny && c > 0 && c < nx
+        })
+        .map(|k| Vec3::from_slice(&b.force[k][..3]).length() as f64)
+        .fold(0.0, f64::max);
+    let per_node = want / (ny + 1) as f64;
+    assert!(
+        interior < 1e-2 * per_node,
+        "interior imbalance {interior} N against {per_node} N"
+    );
+    // Poisson 1/3: with the lateral contraction eps/3 the top and bottom rows feel no pull
+    // along y; with none, they do (by about a third of the axial pull per node).
+    let top_y = |b: &CpuBackend| -> f64 {
+        (0..=nx)
+            .map(|c| b.force[(ny * (nx + 1) + c) as usize][1].abs() as f64)
+            .sum()
+    };
+    assert!(
+        top_y(&b) < 1e-2 * want,
+        "lateral pull {} N with nu = 1/3",
+        top_y(&b)
+    );
+    let (clamped, _) = stretched_sheet(&mesh, eps, 0.0);
+    assert!(
+        top_y(&clamped) > 0.1 * want,
+        "a laterally clamped sheet must pull sideways"
+    );
+}
+
+#[test]
+fn bending_energy_on_a_cylinder_converges_to_the_continuum() {
+    let kb = 1e-6;
+    let radius = 0.5;
+    let mut errors = Vec::new();
+    for n in [8u32, 16, 32] {
+        let a = 1.0 / n as f64;
+        let ny = (n as f64 * 2.0 / 3f64.sqrt()) as u32;
+        let mesh = equilateral_sheet(n, ny, a);
+        let laws = ShellLaws {
+            bending: Some(BendingLaw::Elastic {
+                stiffness: kb,
+                theta0: None,
+            }),
+            ..Default::default()
+        };
+        let mut w = shell_world(&[spec(mesh.clone(), laws)], vec![], 2.0, 0.0);
+        for (p, v) in w.particles.pos.iter_mut().zip(&mesh.vertices) {
+            let phi = v[0] / radius;
+            p[0] = (radius * phi.sin()) as f32;
+            p[2] = (radius * (1.0 - phi.cos())) as f32;
+        }
+        // Hinge area: a third of each hinge's two triangles (the area the hinges sample).
+        let hinge_area: f64 = grains_core::shells::mesh_edges(&mesh)
+            .expect("edges")
+            .0
+            .iter()
+            .filter(|e| e.t2 != u32::MAX)
+            .map(|e| (mesh.area(e.t1 as usize) + mesh.area(e.t2 as usize)) / 3.0)
+            .sum();
+        let mut b = CpuBackend::new(w).expect("backend");
+        let energy = b.energy().elastic;
+        // Continuum: k_c / (2 R^2) per area with k_c = sqrt(3)/2 k_b on equilateral triangles.
+        let want = 3f64.sqrt() / 2.0 * kb * hinge_area / (2.0 * radius * radius);
+        errors.push((energy / want - 1.0).abs());
+    }
+    // The discretisation error falls about linearly with the edge length (the boundary
+    // strip's share of the hinge area); 1% at 32 bases.
+    assert!(errors[2] < 1e-2, "errors {errors:?}");
+    assert!(
+        errors[0] > 1.6 * errors[1] && errors[1] > 1.6 * errors[2],
+        "no convergence: {errors:?}"
+    );
+}
+
+#[test]
+fn maxwell_shell_rest_length_relaxes_with_its_time_constant() {
+    let (nx, ny, a) = (6, 6, 1e-3);
+    let mesh = equilateral_sheet(nx, ny, a);
+    let tau = 1e-3;
+    let laws = ShellLaws {
+        stretch: Some(StretchLaw::ElasticShellSpring),
+        damping: Some(DampingLaw::MaxwellShell {
+            relaxation_time: tau,
+        }),
+        ..Default::default()
+    };
+    let mut w = shell_world(&[spec(mesh.clone(), laws)], vec![], 1.0, 0.0);
+    let eps = 0.01;
+    for (p, v) in w.particles.vel.iter_mut().zip(&mesh.vertices) {
+        p[3] = 0.0;
+        let _ = v;
+    }
+    for (p, v) in w.particles.pos.iter_mut().zip(&mesh.vertices) {
+        p[0] = (v[0] * (1.0 + eps)) as f32;
+    }
+    w.dt = 1e-6;
+    // An interior horizontal edge (row 3, bases 2-3): k = sqrt(3)/2 E t, c = tau t E / sqrt(3),
+    // so its rest length relaxes with c / k = 2 tau / 3.
+    let (i, j) = (3 * (nx + 1) + 2, 3 * (nx + 1) + 3);
+    let edge = w
+        .shells
+        .edges
+        .iter()
+        .position(|e| e[0] == i && e[1] == j)
+        .expect("edge");
+    let tau_e = 2.0 * tau / 3.0;
+    let mut b = CpuBackend::new(w).expect("backend");
+    let l = a * (1.0 + eps);
+    for steps in [500u64, 1000, 2000] {
+        b.run(steps - b.counters().steps);
+        let t = steps as f64 * 1e-6;
+        // The first force evaluation (step 0) already relaxed once.
+        let want = l + (a - l) * (-(t + 1e-6) / tau_e).exp();
+        let got = b.shell_rest[edge] as f64;
+        assert!(
+            ((got - l) / (want - l) - 1.0).abs() < 2e-3,
+            "t = {t}: stretch {} against {}",
+            got - l,
+            want - l
+        );
+    }
+}
+
+/// A closed icosphere shell over a floor (z = 0), falling at `speed`.
+fn capsule(subdivisions: u32, laws: ShellLaws, speed: f64) -> World {
+    let r = 5e-3;
+    let mut s = spec(Mesh::icosphere([0.0, 0.0, r + 4e-4], r, subdivisions), laws);
+    s.velocity = [0.0, 0.0, -speed];
+    let mut w = shell_world(&[s], vec![[[0.0; 3], [0.0, 0.0, 1.0]]], 0.05, 9.81);
+    w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
+    w
+}
+
+fn elastic_capsule_laws() -> ShellLaws {
+    ShellLaws {
+        stretch: Some(StretchLaw::ElasticShellSpring),
+        bending: Some(BendingLaw::ElasticShell { theta0: None }),
+        damping: None,
+        volume: Some(VolumeLaw { stiffness: 1e5 }),
+    }
+}
+
+fn mean_vz(b: &mut CpuBackend) -> f64 {
+    let s = b.snapshot();
+    s.vel.iter().map(|v| v[2] as f64).sum::<f64>() / s.vel.len() as f64
+}
+
+#[test]
+fn closed_shell_bounces_on_a_floor_keeping_its_volume_and_its_ledger() {
+    let w = capsule(2, elastic_capsule_laws(), 0.5);
+    let dt = w.dt;
+    let mut b = CpuBackend::new(w).expect("backend");
+    let v0 = b.shell_volumes[0][0] as f64;
+    let e0 = b.energy().total;
+    let mut worst_volume = 0.0f64;
+    let mut worst_energy = 0.0f64;
+    let mut bounced = false;
+    let mut touched = false;
+    for _ in 0..400 {
+        b.run(25);
+        let v = b.shell_volumes[0][0] as f64;
+        worst_volume = worst_volume.max((v / v0 - 1.0).abs());
+        worst_energy = worst_energy.max((b.energy().total / e0 - 1.0).abs());
+        touched |= b.contacts().walls > 0;
+        if touched && b.contacts().walls == 0 && mean_vz(&mut b) > 0.0 {
+            bounced = true;
+            break;
+        }
+    }
+    let t = b.counters().steps as f64 * dt;
+    assert!(bounced, "no bounce by t = {t} s");
+    let up = mean_vz(&mut b);
+    // An undamped shell keeps most of its momentum in the rebound; some goes into its modes.
+    assert!(up > 0.2 * 0.5, "rebound speed {up} m/s");
+    // The volume law holds the enclosed volume within 2% through the impact.
+    assert!(worst_volume < 2e-2, "volume deviated by {worst_volume:e}");
+    // No damping law: the ledger (kinetic, gravitational, springs, hinges, volume, contacts)
+    // closes to 1e-4 of its total.
+    assert!(worst_energy < 1e-4, "energy drift {worst_energy:e}");
+}
+
+fn gpu_context() -> Option<GpuContext> {
+    match GpuContext::new(AdapterRequest::Any) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            assert!(!gpu_required(), "a GPU adapter is required: {e}");
+            eprintln!("skipping: {e}");
+            None
+        }
+    }
+}
+
+/// Four shells covering every shell law, nodes moved and set moving at random.
+fn random_shells(seed: u64) -> World {
+    let mut rng = SplitMix(seed);
+    let r = 2e-3;
+    let bend = |theta0| BendingLaw::Linear {
+        stiffness: 1e-7,
+        theta0,
+    };
+    let shells = vec![
+        spec(
+            Mesh::icosphere([-0.006, 0.0, 0.004], r, 2),
+            ShellLaws {
+                stretch: Some(StretchLaw::ElasticShellSpring),
+                bending: Some(bend(None)),
+                damping: Some(DampingLaw::ShellViscosity { viscosity: 0.5 }),
+                volume: Some(VolumeLaw { stiffness: 1e5 }),
+            },
+        ),
+        spec(
+            Mesh::icosphere([0.0, 0.0, 0.004], r, 2),
+            ShellLaws {
+                stretch: Some(StretchLaw::ElasticShellSpring),
+                bending: Some(BendingLaw::ElasticShell { theta0: None }),
+                damping: Some(DampingLaw::MaxwellShell {
+                    relaxation_time: 1e-4,
+                }),
+                volume: Some(VolumeLaw { stiffness: 3e4 }),
+            },
+        ),
+        spec(
+            Mesh::sheet([0.004, -0.003, 0.003], [0.006, 0.006], [8, 8]),
+            ShellLaws {
+                stretch: Some(StretchLaw::ElasticShellSpring),
+                bending: Some(BendingLaw::Elastic {
+                    stiffness: 1e-7,
+                    theta0: Some(0.1),
+                }),
+                damping: Some(DampingLaw::ShellViscosity { viscosity: 0.2 }),
+                volume: None,
+            },
+        ),
+        spec(
+            Mesh::icosphere([0.0, 0.006, 0.004], r, 1),
+            ShellLaws {
+                bending: Some(bend(Some(0.3))),
+                ..Default::default()
+            },
+        ),
+    ];
+    let mut w = shell_world(&shells, vec![[[0.0; 3], [0.0, 0.0, 1.0]]], 0.02, 9.81);
+    for (p, v) in w.particles.pos.iter_mut().zip(w.particles.vel.iter_mut()) {
+        for k in 0..3 {
+            p[k] += (rng.uniform() * 2.0 - 1.0) as f32 * 5e-5;
+            v[k] = (rng.uniform() * 2.0 - 1.0) as f32 * 0.05;
+        }
+    }
+    w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
+    w
+}
+
+fn max_diff(a: &[[f32; 4]], b: &[[f32; 4]], lanes: usize) -> (f32, f32) {
+    let mut d = 0.0f32;
+    let mut s = 0.0f32;
+    for (x, y) in a.iter().zip(b) {
+        for k in 0..lanes {
+            d = d.max((x[k] - y[k]).abs());
+            s = s.max(x[k].abs());
+        }
+    }
+    (d, s)
+}
+
+#[test]
+fn shell_passes_match_their_twins_on_random_states_and_over_200_steps() {
+    let Some(ctx) = gpu_context() else {
+        return;
+    };
+    for seed in [1u64, 2, 3] {
+        let w = random_shells(seed);
+        let mut c = CpuBackend::new(w.clone()).expect("cpu");
+        let mut g = GpuBackend::new(w, &ctx).unwrap_or_else(|e| panic!("{e}"));
+        let edges = c.shell_rest.len();
+        let gf: Vec<[f32; 4]> = g.read_buffer("shell_forces", 4 * edges).expect("read");
+        let gv: Vec<[f32; 4]> = g.read_buffer("shell_volumes", 4).expect("read");
+        let gr: Vec<f32> = g.read_buffer("shell_rest", edges).expect("read");
+        // Element records: forces and energies to 1e-4 of the largest (hinge angles near flat
+        // lose digits in atan2 and the gradient's 1/|n|^2), volumes to 1e-5.
+        for lane in 0..4 {
+            let pick = |v: &[[f32; 4]]| -> Vec<[f32; 4]> {
+                v.iter().map(|r| [r[lane], 0.0, 0.0, 0.0]).collect()
+            };
+            let (d, s) = max_diff(&pick(&c.shell_forces), &pick(&gf), 1);
+            assert!(
+                d <= 1e-4 * s,
+                "seed {seed}: shell_forces lane {lane}: {d} of {s}"
+            );
+        }
+        let (d, s) = max_diff(&c.shell_volumes, &gv, 3);
+        assert!(d <= 1e-5 * s, "seed {seed}: volumes {d} of {s}");
+        let rest_err = c
+            .shell_rest
+            .iter()
+            .zip(&gr)
+            .map(|(a, b)| (a - b).abs() / a.abs())
+            .fold(0.0f32, f32::max);
+        assert!(rest_err < 1e-6, "seed {seed}: rest lengths {rest_err:e}");
+        let gforce: Vec<[f32; 4]> = g.read_buffer("force", c.force.len()).expect("read");
+        let (d, s) = max_diff(&c.force, &gforce, 3);
+        assert!(d <= 1e-4 * s, "seed {seed}: node forces {d} of {s}");
+        if seed == 1 {
+            c.run(200);
+            g.run(200);
+            let (cs, gs) = (c.snapshot(), g.snapshot());
+            let (d, _) = max_diff(&cs.pos, &gs.pos, 3);
+            // 200 steps of a stiff, contact-free and floor-touching system: 1e-6 of the
+            // 4 cm domain.
+            assert!(d < 4e-8, "positions after 200 steps differ by {d} m");
+            let (ec, eg) = (c.energy(), g.energy());
+            assert!(
+                (ec.total / eg.total - 1.0).abs() < 1e-5,
+                "ledgers {} vs {}",
+                ec.total,
+                eg.total
+            );
+        }
+    }
+}
+
+fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    p
+}
+
+#[test]
+fn obj_and_stl_meshes_read_as_the_same_closed_shell() {
+    let dir = std::env::temp_dir().join(format!("grains-meshes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let m = Mesh::icosphere([0.0; 3], 1.0, 1);
+    let mut obj = String::from("# icosphere\n");
+    for v in &m.vertices {
+        obj += &format!("v {} {} {}\n", v[0], v[1], v[2]);
+    }
+    for t in &m.triangles {
+        obj += &format!("f {}/1 {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    let mut ascii = String::from("solid ico\n");
+    let mut binary = vec![0u8; 80];
+    binary.extend((m.triangles.len() as u32).to_le_bytes());
+    for t in &m.triangles {
+        ascii += "facet normal 0 0 0\nouter loop\n";
+        binary.extend([0u8; 12]);
+        for &v in t {
+            let p = m.vertices[v as usize];
+            ascii += &format!("vertex {} {} {}\n", p[0], p[1], p[2]);
+            for x in p {
+                binary.extend((x as f32).to_le_bytes());
+            }
+        }
+        ascii += "endloop\nendfacet\n";
+        binary.extend([0u8; 2]);
+    }
+    ascii += "endsolid ico\n";
+    let files = [
+        write(&dir, "ico.obj", obj.as_bytes()),
+        write(&dir, "ico.stl", ascii.as_bytes()),
+        write(&dir, "ico_bin.stl", &binary),
+    ];
+    for f in &files {
+        let r = grains_scene::mesh_file::read_mesh(f)
+            .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.message));
+        assert_eq!(r.vertices.len(), m.vertices.len(), "{}", f.display());
+        assert_eq!(r.triangles.len(), m.triangles.len(), "{}", f.display());
+        let (edges, closed) = grains_core::shells::mesh_edges(&r).expect("manifold");
+        assert!(closed, "{}: not closed", f.display());
+        assert_eq!(edges.len(), 120);
+        assert!(
+            (r.volume() / m.volume() - 1.0).abs() < 1e-6,
+            "{}",
+            f.display()
+        );
+    }
+    let bad = write(&dir, "bad.obj", b"v 0 0 0\nv 1 0 0\nf 1 2 7\n");
+    let e = grains_scene::mesh_file::read_mesh(&bad).expect_err("out of range");
+    assert_eq!(e.line, 3);
+    assert!(
+        e.message.contains("vertex index 7 is out of range"),
+        "{}",
+        e.message
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+const CELL: &str = r#"
+[simulation]
+duration = 1e-4
+dt = "auto"
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [-0.02, -0.02, 0.0]
+max = [0.02, 0.02, 0.04]
+[[material]]
+name = "membrane"
+density = 1000.0
+young = 1.0e6
+poisson = 0.3
+[[shell]]
+material = "membrane"
+thickness = 2.0e-4
+MESH
+LAWS
+[[interaction]]
+between = ["membrane", "membrane"]
+normal = { law = "hertz" }
+"#;
+
+fn scene_error(mesh: &str, laws: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("grains-shell-scene-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("cell.toml");
+    std::fs::write(&path, CELL.replace("MESH", mesh).replace("LAWS", laws)).expect("write");
+    match grains_scene::load_scene(&path) {
+        Ok(_) => String::new(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn shell_blocks_refuse_bad_input_with_its_place() {
+    let ico = "icosphere = { center = [0.0, 0.0, 0.01], radius = 0.005, subdivisions = 2 }";
+    let stretch = "stretch = { law = \"elastic_shell_spring\" }";
+    assert_eq!(scene_error(ico, stretch), "", "a valid cell");
+    let e = scene_error(ico, "stretch = { law = \"hertz\" }");
+    assert!(e.contains("cell.toml:18:") && e.contains("shell[0].stretch.law: unknown stretch law \"hertz\"; accepted: \"elastic_shell_spring\""), "{e}");
+    let e = scene_error(
+        ico,
+        "damping = { law = \"maxwell_shell\", relaxation_time = 1e-3 }",
+    );
+    assert!(
+        e.contains("shell[0].damping: \"maxwell_shell\" relaxes the edge springs"),
+        "{e}"
+    );
+    let e = scene_error(
+        "sheet = { corner = [0.0, 0.0, 0.01], size = [0.01, 0.01], divisions = [4, 4] }",
+        "volume = { law = \"volume_conservation\", stiffness = 1e4 }",
+    );
+    assert!(
+        e.contains("shell[0].sheet: shell mesh: a volume law needs a closed shell"),
+        "{e}"
+    );
+    let e = scene_error(ico, "bending = { law = \"linear_bending\" }");
+    assert!(
+        e.contains("shell[0].bending.stiffness") && e.contains("required"),
+        "{e}"
+    );
+    let e = scene_error(&format!("{ico}\nfile = \"x.obj\""), stretch);
+    assert!(e.contains("expected exactly one mesh"), "{e}");
+    let e = scene_error(
+        "icosphere = { center = [0.0, 0.0, 0.001], radius = 0.005, subdivisions = 2 }",
+        stretch,
+    );
+    assert!(e.contains("lies outside the domain on z"), "{e}");
+    let e = scene_error(
+        ico,
+        "stretch = { law = \"elastic_shell_spring\", stiffness = 3.0 }",
+    );
+    assert!(e.contains("unknown key `stiffness`"), "{e}");
+}
+
+#[test]
+fn cell_on_floor_scene_checks() {
+    let scene = grains_scene::load_scene(&workspace_root().join("scenes/cell_on_floor.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(scene.world.shells.shells.len(), 2);
+    assert_eq!(scene.world.particles.len(), 2 * 642);
+}
