@@ -175,7 +175,18 @@ pub fn output_estimate(
     let every = scene.output.every_steps.max(1);
     let n = scene.world.particles.len() as u64;
     let from_here = steps.saturating_sub(start) / every + u64::from(start == 0);
-    let mut bytes = from_here.saturating_mul(grains_io::frame_bytes_estimate(opts, n));
+    let sh = &scene.world.shells;
+    let shells = if opts.vtk {
+        grains_io::shell_frame_bytes_estimate(
+            sh.nodes.iter().map(|n| n.1 as u64).sum(),
+            sh.edges.len() as u64,
+            sh.triangles.len() as u64,
+        )
+    } else {
+        0
+    };
+    let frame = grains_io::frame_bytes_estimate(opts, n).saturating_add(shells);
+    let mut bytes = from_here.saturating_mul(frame);
     // A checkpoint is rewritten in place: one at a time on disk (and its temporary copy).
     if scene.output.checkpoint_every_steps.is_some() {
         bytes = bytes.saturating_add(2 * scene.cpu_memory_estimate());

@@ -211,6 +211,9 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         if frames_on {
             w.write_frame(&snap, None)?;
         }
+        if scene.output.vtk && !world.shells.is_empty() {
+            w.write_shells(&snap, &world.shells, &b.shell_forces())?;
+        }
         if scene.output.contacts {
             let records = b.contact_records();
             w.write_contacts(snap.step, snap.time, &records, &snap.pos)?;

@@ -335,6 +335,9 @@ pub trait Backend {
     /// remember, such as whether a spring has broken
     /// ([`crate::kernels::sources::fixed::broken_fixed_pairs`]).
     fn fixed_history(&mut self) -> Vec<f32>;
+    /// The shell edges' records (`BackendState::shell_forces`, four per edge): for output,
+    /// each edge's tension is `w` of its third record.
+    fn shell_forces(&mut self) -> Vec<[f32; 4]>;
     /// Bytes of device buffers the backend holds (the GPU backend's live buffers and their saved
     /// copies); `None` for a backend whose state is in host memory.
     fn device_bytes(&self) -> Option<u64> {

@@ -488,6 +488,10 @@ impl Backend for CpuBackend {
         self.fixed_history.clone()
     }
 
+    fn shell_forces(&mut self) -> Vec<[f32; 4]> {
+        self.shell_forces.clone()
+    }
+
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {
         for _ in 0..n {
             if let Some(particle) = self.step_checked() {

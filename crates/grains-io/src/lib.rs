@@ -105,6 +105,17 @@ pub fn frame_bytes_estimate(opts: &OutputOptions, particles: u64) -> u64 {
     bytes.ceil() as u64
 }
 
+/// Bytes of one `shells_<step>.vtp` (ASCII) of `nodes` nodes, `edges` edges and `triangles`
+/// triangles, at most: per node its position and force (six numbers of up to 17 characters)
+/// and shell index; per edge its two ids, offset and tension; per triangle its three ids,
+/// offset and mean tension.
+pub fn shell_frame_bytes_estimate(nodes: u64, edges: u64, triangles: u64) -> u64 {
+    if nodes == 0 {
+        return 0;
+    }
+    1000 + 130 * nodes + 70 * edges + 80 * triangles
+}
+
 /// An open CSV file, remembered with its path for error messages.
 struct CsvFile {
     path: PathBuf,
@@ -332,6 +343,36 @@ impl OutputWriter {
         Ok(())
     }
 
+    /// Writes the shells of a frame as `shells_<step>.vtp`, listed in `particles.pvd` as part 2
+    /// of the step; nothing with VTK off or without shells. `shell_forces` are the edges'
+    /// records (four per edge, the tension in `w` of the third).
+    pub fn write_shells(
+        &mut self,
+        snap: &Snapshot,
+        shells: &grains_core::shells::Shells,
+        shell_forces: &[[f32; 4]],
+    ) -> Result<(), IoError> {
+        if !self.vtk || shells.is_empty() {
+            return Ok(());
+        }
+        let tension: Vec<f32> = shell_forces
+            .chunks(4)
+            .map(|r| r.get(2).map_or(0.0, |x| x[3]))
+            .collect();
+        let name = vtk::shells_file_name(snap.step);
+        let path = self.dir.join(&name);
+        let file = File::create(&path).map_err(IoError::create(&path))?;
+        let mut out = BufWriter::new(file);
+        vtk::write_shells(&mut out, shells, &snap.pos, &snap.force, &tension)
+            .and_then(|()| out.flush())
+            .map_err(IoError::write(&path))?;
+        match self.frames.iter_mut().find(|(_, f)| *f == name) {
+            Some(entry) => entry.0 = snap.time,
+            None => self.frames.push((snap.time, name)),
+        }
+        self.write_pvd()
+    }
+
     /// Appends one line to `energy.csv` and flushes it, so a run that dies keeps its log.
     pub fn write_energy(&mut self, step: u64, time: f64, e: &EnergyReport) -> Result<(), IoError> {
         if let Some(csv) = &mut self.energy {
@@ -409,6 +450,7 @@ fn frames_up_to(dir: &Path, step: u64) -> Vec<(f64, String)> {
             .and_then(|s| s.strip_suffix(".vtu"))
             .or_else(|| {
                 file.strip_prefix("contacts_")
+                    .or_else(|| file.strip_prefix("shells_"))
                     .and_then(|s| s.strip_suffix(".vtp"))
             })
             .and_then(|s| s.parse::<u64>().ok());

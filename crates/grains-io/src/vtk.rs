@@ -242,8 +242,98 @@ pub(crate) fn write_contact_lines(
     )
 }
 
+/// File name of the shell frame of `step`.
+pub fn shells_file_name(step: u64) -> String {
+    format!("shells_{step:08}.vtp")
+}
+
+/// Writes the shells of one frame as VTK polydata (ASCII): every node as a point (shells in
+/// order), each mesh edge as a line with its spring's `tension` (N, positive stretched), each
+/// triangle as a polygon whose `tension` is the mean of its three edges'; point data: the
+/// node's total `force` (N) and its `shell` index.
+pub(crate) fn write_shells(
+    w: &mut impl Write,
+    shells: &grains_core::shells::Shells,
+    pos: &[[f32; 4]],
+    force: &[[f32; 4]],
+    tension: &[f32],
+) -> io::Result<()> {
+    let mut local = vec![u32::MAX; pos.len()];
+    let mut points = Vec::new();
+    let mut shell_of = Vec::new();
+    for (s, &(first, count)) in shells.nodes.iter().enumerate() {
+        for p in first..first + count {
+            local[p as usize] = points.len() as u32;
+            points.push(p as usize);
+            shell_of.push(s);
+        }
+    }
+    let (ne, nt) = (shells.edges.len(), shells.triangles.len());
+    writeln!(
+        w,
+        "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <PolyData>\n    <Piece NumberOfPoints=\"{}\" NumberOfLines=\"{ne}\" NumberOfPolys=\"{nt}\">",
+        points.len()
+    )?;
+    writeln!(w, "      <PointData Vectors=\"force\">\n        <DataArray type=\"Float32\" Name=\"force\" NumberOfComponents=\"3\" format=\"ascii\">")?;
+    for &p in &points {
+        let f = force.get(p).copied().unwrap_or_default();
+        writeln!(w, "          {} {} {}", f[0], f[1], f[2])?;
+    }
+    writeln!(
+        w,
+        "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"shell\" format=\"ascii\">"
+    )?;
+    for s in &shell_of {
+        writeln!(w, "          {s}")?;
+    }
+    writeln!(w, "        </DataArray>\n      </PointData>\n      <Points>\n        <DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">")?;
+    for &p in &points {
+        let x = pos[p];
+        writeln!(w, "          {} {} {}", x[0], x[1], x[2])?;
+    }
+    writeln!(w, "        </DataArray>\n      </Points>")?;
+    let cells = |w: &mut dyn Write, tag: &str, conn: &[Vec<u32>]| -> io::Result<()> {
+        writeln!(w, "      <{tag}>\n        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">")?;
+        for c in conn {
+            let ids: Vec<String> = c.iter().map(|&p| local[p as usize].to_string()).collect();
+            writeln!(w, "          {}", ids.join(" "))?;
+        }
+        writeln!(w, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">")?;
+        let mut at = 0;
+        for c in conn {
+            at += c.len();
+            writeln!(w, "          {at}")?;
+        }
+        writeln!(w, "        </DataArray>\n      </{tag}>")
+    };
+    let lines: Vec<Vec<u32>> = shells.edges.iter().map(|e| vec![e[0], e[1]]).collect();
+    let polys: Vec<Vec<u32>> = shells.triangles.iter().map(|t| t[..3].to_vec()).collect();
+    cells(w, "Lines", &lines)?;
+    cells(w, "Polys", &polys)?;
+    let mut by_edge = std::collections::HashMap::new();
+    for (e, t) in shells.edges.iter().zip(tension) {
+        by_edge.insert((e[0].min(e[1]), e[0].max(e[1])), *t);
+    }
+    writeln!(w, "      <CellData Scalars=\"tension\">\n        <DataArray type=\"Float32\" Name=\"tension\" format=\"ascii\">")?;
+    for t in tension {
+        writeln!(w, "          {t}")?;
+    }
+    for t in &shells.triangles {
+        let mut sum = 0.0f32;
+        for c in 0..3 {
+            let (a, b) = (t[c], t[(c + 1) % 3]);
+            sum += by_edge.get(&(a.min(b), a.max(b))).copied().unwrap_or(0.0);
+        }
+        writeln!(w, "          {}", sum / 3.0)?;
+    }
+    writeln!(
+        w,
+        "        </DataArray>\n      </CellData>\n    </Piece>\n  </PolyData>\n</VTKFile>"
+    )
+}
+
 /// Writes a `.pvd` collection of `(time, file)` frames to `w`: particle frames as part 0,
-/// contact-line frames as part 1 of the same time step.
+/// contact-line frames as part 1 and shell frames as part 2 of the same time step.
 pub(crate) fn write_pvd(w: &mut impl Write, frames: &[(f64, String)]) -> io::Result<()> {
     w.write_all(
         b"<?xml version=\"1.0\"?>\n\
@@ -251,7 +341,13 @@ pub(crate) fn write_pvd(w: &mut impl Write, frames: &[(f64, String)]) -> io::Res
           \x20 <Collection>\n",
     )?;
     for (time, file) in frames {
-        let part = if file.starts_with("contacts_") { 1 } else { 0 };
+        let part = if file.starts_with("contacts_") {
+            1
+        } else if file.starts_with("shells_") {
+            2
+        } else {
+            0
+        };
         writeln!(
             w,
             "    <DataSet timestep=\"{time}\" group=\"\" part=\"{part}\" file=\"{file}\"/>"

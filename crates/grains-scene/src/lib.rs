@@ -330,6 +330,19 @@ impl Scene {
         if !w.fixed_pairs.is_empty() {
             let _ = writeln!(s, "bonds       {}", w.fixed_pairs.len());
         }
+        if !w.shells.is_empty() {
+            let sh = &w.shells;
+            let nodes: u32 = sh.nodes.iter().map(|n| n.1).sum();
+            let _ = writeln!(
+                s,
+                "shells      {} ({nodes} nodes, {} edges, {} triangles; element time {})",
+                sh.shells.len(),
+                sh.edges.len(),
+                sh.triangles.len(),
+                sh.element_time(&w.particles)
+                    .map_or("none".to_string(), |t| qty(t, "s"))
+            );
+        }
         let _ = writeln!(s, "chains      {}", w.table.chains.len());
         for c in &w.table.chains {
             let _ = writeln!(s, "            {}", c.name());

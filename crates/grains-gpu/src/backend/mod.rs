@@ -617,6 +617,10 @@ impl Backend for GpuBackend {
         self.read_pod("fixed_history", words as u64)
     }
 
+    fn shell_forces(&mut self) -> Vec<[f32; 4]> {
+        self.read_pod("shell_forces", 4 * self.world.shells.edges.len() as u64)
+    }
+
     fn device_bytes(&self) -> Option<u64> {
         Some(
             self.bufs
