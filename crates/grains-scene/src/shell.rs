@@ -246,6 +246,8 @@ fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), Sce
                 }
                 None => 2,
             };
+            let nodes = 10 * 4u64.pow(s as u32) + 2;
+            ctx.check_memory(nodes, &t.span, &b.key("icosphere"))?;
             Ok((Mesh::icosphere(center, radius, s as u32), "icosphere"))
         }
         "sheet" => {
@@ -281,6 +283,8 @@ fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), Sce
                 }
                 *o = v as u32;
             }
+            let nodes = (d[0] as u64 + 1) * (d[1] as u64 + 1);
+            ctx.check_memory(nodes, &dv.span(), &t.key("divisions"))?;
             Ok((Mesh::sheet(corner, size, d), "sheet"))
         }
         _ => {
