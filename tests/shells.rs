@@ -706,7 +706,9 @@ fn a_shell_scene_runs_on_every_backend_and_writes_its_shells() {
             "stretch = { law = \"elastic_shell_spring\" }\nbending = { law = \"elastic_shell_bending\" }\ndamping = { law = \"shell_viscosity\", viscosity = 1.0 }\nvolume = { law = \"volume_conservation\", stiffness = 1e5 }\n[[wall]]\nmaterial = \"membrane\"\nplane = { point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0] }",
         )
         .replace("duration = 1e-4", "duration = 1.5e-3")
-        + "[output]\nevery = 5e-4\n";
+        // A second cell, faster, lands on the first: shell against shell through their nodes.
+        + "[[shell]]\nmaterial = \"membrane\"\nthickness = 2.0e-4\nicosphere = { center = [0.0, 0.0, 0.0178], radius = 0.005, subdivisions = 2 }\nvelocity = [0.0, 0.0, -1.0]\nstretch = { law = \"elastic_shell_spring\" }\nvolume = { law = \"volume_conservation\", stiffness = 1e5 }\n"
+        + "[output]\nevery = 5e-4\nformats = [\"vtk\", \"contacts\"]\n";
     std::fs::write(&scene, text).expect("write");
     let mut ends = Vec::new();
     for backend in grains_tests::scene_backends() {
@@ -734,8 +736,19 @@ fn a_shell_scene_runs_on_every_backend_and_writes_its_shells() {
             .expect("file");
         let last = std::fs::read_to_string(out.join(name)).expect("last shells frame");
         assert!(
-            last.contains("NumberOfPoints=\"162\" NumberOfLines=\"480\" NumberOfPolys=\"320\""),
+            last.contains("NumberOfPoints=\"324\" NumberOfLines=\"960\" NumberOfPolys=\"640\""),
             "{backend}"
+        );
+        // Node contacts between the two cells (nodes 0-161 and 162-323), pushing them apart.
+        let contacts = grains_tests::csv_rows(&out.join("contacts.csv"));
+        let between: Vec<&Vec<f64>> = contacts
+            .iter()
+            .filter(|r| r[3] >= 0.0 && (r[2] < 162.0) != (r[3] < 162.0))
+            .collect();
+        assert!(!between.is_empty(), "{backend}: the cells never touched");
+        assert!(
+            between.iter().all(|r| r[5] > 0.0),
+            "{backend}: a cell-cell contact pulls"
         );
         let energy = grains_tests::csv_rows(&out.join("energy.csv"));
         let e = energy.last().expect("energy rows").clone();
