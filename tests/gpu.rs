@@ -691,7 +691,9 @@ fn adapter_summary_is_listed() {
 // Elements through their harness kernels
 
 use grains_core::gpu_types::{ContactForce, ContactGeom, PlaneWall, SphereBody};
-use grains_core::kernels::resolvers::{resolve_sphere_plane, resolve_sphere_sphere};
+use grains_core::kernels::resolvers::{
+    resolve_sphere_plane, resolve_sphere_point, resolve_sphere_sphere,
+};
 use grains_core::{LawKind, ResolverKind};
 
 const N_RANDOM: usize = 10_000;
@@ -814,7 +816,11 @@ fn resolvers_match_their_twins() {
         let zero_geom = vec![ContactGeom::default(); n];
         let name = format!("harness_resolve_{}", r.stem());
         match r {
-            ResolverKind::SphereSphere => {
+            ResolverKind::SphereSphere | ResolverKind::SpherePoint => {
+                let twin = match r {
+                    ResolverKind::SpherePoint => resolve_sphere_point,
+                    _ => resolve_sphere_sphere,
+                };
                 let b2: Vec<SphereBody> = pairs.iter().map(|p| p.1).collect();
                 // Periodic in x only, over a box the pairs straddle.
                 let domain = Domain {
@@ -838,7 +844,7 @@ fn resolvers_match_their_twins() {
                 );
                 let gpu: Vec<ContactGeom> = bytemuck::pod_collect_to_vec(&out[0]);
                 for i in 0..n {
-                    let c = resolve_sphere_sphere(&b1[i], &b2[i], &domain, dt);
+                    let c = twin(&b1[i], &b2[i], &domain, dt);
                     let size = b1[i].radius + b2[i].radius;
                     let speed = norm(b1[i].vel)
                         + norm(b2[i].vel)

@@ -637,6 +637,14 @@ fn shell_blocks_refuse_bad_input_with_its_place() {
     assert!(e.contains("lies outside the domain on z"), "{e}");
     let e = scene_error(
         ico,
+        &format!("{stretch}\n[[particles]]\nmaterial = \"membrane\"\nradius = 0.001\npositions = [[0.0, 0.0, 0.03]]"),
+    );
+    assert!(
+        e.contains("shell[0].material: material \"membrane\" is also a [[particles]] block's"),
+        "{e}"
+    );
+    let e = scene_error(
+        ico,
         "stretch = { law = \"elastic_shell_spring\", stiffness = 3.0 }",
     );
     assert!(e.contains("unknown key `stiffness`"), "{e}");
@@ -775,4 +783,67 @@ fn a_shell_scene_runs_on_every_backend_and_writes_its_shells() {
         }
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_sphere_on_a_node_is_hertz_with_the_spheres_curvature() {
+    let glass = Material {
+        name: "glass".into(),
+        density: 2500.0,
+        young: 1e7,
+        poisson: 0.3,
+    };
+    let mats = vec![glass.clone(), membrane()];
+    let a = 1e-3;
+    let mesh = equilateral_sheet(6, 6, a);
+    let mut p = Particles::default();
+    let (r, delta) = (2e-3, 1e-5);
+    // The sphere over node 24 (row 3, base 3), overlapping it by delta.
+    let node = mesh.vertices[3 * 7 + 3];
+    let contact_radius = 0.45 * a;
+    let z = node[2] + r + contact_radius - delta;
+    p.push_sphere(
+        [node[0], node[1], z],
+        r,
+        [0.0; 3],
+        [0.0; 3],
+        0,
+        2500.0,
+        false,
+    );
+    let mut sh = Shells::default();
+    let mut s = spec(mesh, stretch_only());
+    s.material = 1;
+    s.contact_radius = Some(contact_radius);
+    sh.add(&s, &mats, &mut p).expect("sheet");
+    let inter = |a, b| Interaction::new(a, b, vec![hertz()]);
+    let w = World::new(
+        p,
+        vec![],
+        mats.clone(),
+        vec![inter(0, 0), inter(0, 1), inter(1, 1)],
+        open_domain(0.05),
+        [0.0; 3],
+        1e-7,
+        1e-4,
+    )
+    .and_then(|w| w.with_shells(sh))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        w.table
+            .chains
+            .iter()
+            .any(|c| c.resolver == grains_core::ResolverKind::SpherePoint),
+        "no sphere_point chain"
+    );
+    let b = CpuBackend::new(w).expect("backend");
+    let e_star = 1.0 / ((1.0 - 0.09) / glass.young + (1.0 - 0.09) / E);
+    let want = 4.0 / 3.0 * e_star * r.sqrt() * delta.powf(1.5);
+    let got = b.force[0][2] as f64;
+    // f32 overlap of 1e-5 m from centres 2.4e-3 m apart: about 3e-5 relative per ulp of the
+    // distance, 1.5 times that in the force.
+    assert!(
+        (got / want - 1.0).abs() < 2e-3,
+        "force {got} N against Hertz {want} N"
+    );
 }

@@ -202,6 +202,8 @@ impl PairTable {
                     ResolverKind::SphereSphere if ra + rb > 0.0 => ra * rb / (ra + rb),
                     ResolverKind::SphereSphere => 0.0,
                     ResolverKind::SpherePlane => ra,
+                    // The sphere's curvature alone; the node's contact radius is the smaller.
+                    ResolverKind::SpherePoint => ra.max(rb),
                 };
                 for (x, y) in [(a, b), (b, a)] {
                     let (words, range) = inter.params(&materials[x], &materials[y], r_eff_max);

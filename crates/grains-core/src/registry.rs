@@ -21,11 +21,17 @@ pub enum ResolverKind {
     SphereSphere,
     /// A sphere and an infinite plane wall.
     SpherePlane,
+    /// A sphere and a node of a triangulated shell.
+    SpherePoint,
 }
 
 impl ResolverKind {
     /// Every resolver, in registry order.
-    pub const ALL: [ResolverKind; 2] = [ResolverKind::SphereSphere, ResolverKind::SpherePlane];
+    pub const ALL: [ResolverKind; 3] = [
+        ResolverKind::SphereSphere,
+        ResolverKind::SpherePlane,
+        ResolverKind::SpherePoint,
+    ];
 
     /// File stem under `shaders/resolvers/` and `kernels/resolvers/`; the WGSL function is
     /// `resolve_<stem>`.
@@ -33,6 +39,7 @@ impl ResolverKind {
         match self {
             ResolverKind::SphereSphere => "sphere_sphere",
             ResolverKind::SpherePlane => "sphere_plane",
+            ResolverKind::SpherePoint => "sphere_point",
         }
     }
 
@@ -42,6 +49,7 @@ impl ResolverKind {
         match self {
             ResolverKind::SphereSphere => 1e-5,
             ResolverKind::SpherePlane => 1e-5,
+            ResolverKind::SpherePoint => 1e-5,
         }
     }
 
@@ -51,6 +59,7 @@ impl ResolverKind {
         match self {
             ResolverKind::SphereSphere => &[SourceKind::Neighbour, SourceKind::Fixed],
             ResolverKind::SpherePlane => &[SourceKind::Wall],
+            ResolverKind::SpherePoint => &[SourceKind::Neighbour],
         }
     }
 
@@ -66,6 +75,9 @@ impl ResolverKind {
             }
             ResolverKind::SpherePlane => {
                 resolvers::sphere_plane::sphere_plane_overlap(b.pos[p], &b.walls[q])
+            }
+            ResolverKind::SpherePoint => {
+                resolvers::sphere_point::sphere_point_overlap(b.pos[p], b.pos[q], b.domain)
             }
         }
     }
@@ -84,6 +96,12 @@ impl ResolverKind {
             ResolverKind::SpherePlane => resolvers::resolve_sphere_plane(
                 &load_sphere(p, b.pos, b.vel, b.omega),
                 &b.walls[q],
+                b.step.dt,
+            ),
+            ResolverKind::SpherePoint => resolvers::resolve_sphere_point(
+                &load_sphere(p, b.pos, b.vel, b.omega),
+                &load_sphere(q, b.pos, b.vel, b.omega),
+                b.domain,
                 b.step.dt,
             ),
         }

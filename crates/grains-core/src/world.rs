@@ -231,8 +231,41 @@ impl World {
                 "the shells name nodes beyond the {n} particles"
             )));
         }
+        // Nodes are the last particles (so a sphere is body 1 of every sphere-node pair the
+        // list evaluates), and a shell's material is its own (so a material pair names one
+        // resolver).
+        let nodes: u32 = shells.nodes.iter().map(|r| r.1).sum();
+        let tail = n - nodes.min(n);
+        let mut at = tail;
+        for &(first, count) in &shells.nodes {
+            if first != at {
+                return Err(CoreError::BadMesh(format!(
+                    "shell nodes must be the last {nodes} particles, in shell order; a shell \
+                     starts at particle {first}, expected {at}"
+                )));
+            }
+            at += count;
+        }
+        let p = &self.particles;
+        let node_materials: std::collections::BTreeSet<u32> =
+            p.material[tail as usize..].iter().copied().collect();
+        for k in 0..tail as usize {
+            let m = p.material[k];
+            if node_materials.contains(&m) {
+                let name = self
+                    .materials
+                    .get(m as usize)
+                    .map_or("", |x| x.name.as_str());
+                return Err(CoreError::BadMesh(format!(
+                    "material \"{name}\" is a shell's and particle {k}'s; give the shell a \
+                     material of its own"
+                )));
+            }
+        }
         self.shells = shells;
         self.speed_limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&self);
+        self.build_table()?;
+        self.grid()?;
         Ok(self)
     }
 
@@ -248,7 +281,21 @@ impl World {
     /// The pair table of the material pairs each source meets.
     fn build_table(&mut self) -> Result<(), CoreError> {
         let (particles, materials) = (&self.particles, &self.materials);
-        let (sphere_pairs, wall_pairs) = touching_pairs(particles, &self.walls, materials);
+        let (all_pairs, wall_pairs) = touching_pairs(particles, &self.walls, materials);
+        // A sphere meets a shell node through `sphere_point`; nodes meet each other, and
+        // spheres each other, as spheres.
+        let mut shell_material = vec![false; materials.len()];
+        for &(first, count) in &self.shells.nodes {
+            for p in first..first + count {
+                if let Some(m) = shell_material.get_mut(particles.material[p as usize] as usize) {
+                    *m = true;
+                }
+            }
+        }
+        let is_shell = |m: usize| shell_material.get(m).copied().unwrap_or(false);
+        let (point_pairs, sphere_pairs): (Vec<TouchingPair>, Vec<TouchingPair>) = all_pairs
+            .into_iter()
+            .partition(|tp| is_shell(tp.a) != is_shell(tp.b));
         let fixed = fixed_touching_pairs(particles, &self.fixed_pairs, materials);
         let mut r_max = vec![0.0f64; materials.len()];
         for (p, &m) in particles.pos.iter().zip(&particles.material) {
@@ -261,6 +308,12 @@ impl World {
                 source: SourceKind::Neighbour,
                 resolver: ResolverKind::SphereSphere,
                 pairs: &sphere_pairs,
+                interactions: &self.interactions,
+            },
+            PairSet {
+                source: SourceKind::Neighbour,
+                resolver: ResolverKind::SpherePoint,
+                pairs: &point_pairs,
                 interactions: &self.interactions,
             },
             PairSet {

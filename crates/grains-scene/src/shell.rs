@@ -44,6 +44,7 @@ pub(crate) fn parse_shells(
     let Some(v) = root.get("shell") else {
         return Ok(shells);
     };
+    let spheres = particles.len();
     for b in ctx.tables(v, "shell")? {
         let mut accepted = vec![
             "material",
@@ -78,6 +79,15 @@ pub(crate) fn parse_shells(
                     ),
                 )
             })?;
+        if particles.material[..spheres].contains(&(material as u32)) {
+            return Err(ctx.err(
+                &mv.span(),
+                &b.key("material"),
+                format!(
+                    "material \"{name}\" is also a [[particles]] block's; a shell needs a material of its own (spheres meet its nodes through the `sphere_point` resolver, chosen by material pair)"
+                ),
+            ));
+        }
         let thickness = ctx.positive(
             b.req("thickness", "the shell's thickness, a positive number (m)")?,
             &b.key("thickness"),

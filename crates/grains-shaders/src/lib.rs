@@ -96,6 +96,17 @@ fn pair_geom(pr: SourcePair) -> ContactGeom {
 }
 "
         }
+        ResolverKind::SpherePoint => {
+            "fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_point_overlap(pos[pr.p], pos[pr.q], domain);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    let b2 = load_sphere(pos[pr.q], vel[pr.q], omega[pr.q]);
+    return resolve_sphere_point(b1, b2, domain, step.dt);
+}
+"
+        }
         ResolverKind::SpherePlane => {
             "fn pair_overlap(pr: SourcePair) -> f32 {
     return sphere_plane_overlap(pos[pr.p], walls[pr.q]);
@@ -366,6 +377,7 @@ pub fn harnesses() -> Vec<(String, &'static str)> {
         let entry = match r {
             ResolverKind::SphereSphere => "harness_resolve_sphere_sphere",
             ResolverKind::SpherePlane => "harness_resolve_sphere_plane",
+            ResolverKind::SpherePoint => "harness_resolve_sphere_point",
         };
         out.push((name, entry));
     }

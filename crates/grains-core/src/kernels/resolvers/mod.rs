@@ -1,9 +1,11 @@
 //! Geometry resolvers: from two bodies to a [`crate::gpu_types::ContactGeom`].
 
 pub mod sphere_plane;
+pub mod sphere_point;
 pub mod sphere_sphere;
 
 pub use sphere_plane::resolve_sphere_plane;
+pub use sphere_point::resolve_sphere_point;
 pub use sphere_sphere::resolve_sphere_sphere;
 
 use crate::gpu_types::{DomainParams, PlaneWall, StepParams};
