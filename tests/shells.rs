@@ -847,3 +847,31 @@ fn a_sphere_on_a_node_is_hertz_with_the_spheres_curvature() {
         "force {got} N against Hertz {want} N"
     );
 }
+
+#[test]
+fn a_resumed_shell_run_continues_bitwise_on_the_cpu_and_closely_on_the_gpu() {
+    let w = random_shells(7);
+    let mut whole = CpuBackend::new(w.clone()).expect("cpu");
+    whole.run(100);
+    let mut first = CpuBackend::new(w.clone()).expect("cpu");
+    first.run(60);
+    let state = first.state();
+    let mut resumed = CpuBackend::from_state(w.clone(), state.clone()).expect("resume");
+    resumed.run(40);
+    let (a, b) = (whole.snapshot(), resumed.snapshot());
+    assert_eq!(a.pos, b.pos, "positions after resuming");
+    assert_eq!(
+        whole.shell_rest, resumed.shell_rest,
+        "Maxwell rest lengths after resuming"
+    );
+    assert_eq!(whole.energy().total, resumed.energy().total);
+    if let Some(ctx) = gpu_context() {
+        let mut g = GpuBackend::from_state(w, &ctx, &state).unwrap_or_else(|e| panic!("{e}"));
+        g.run(40);
+        let (d, _) = max_diff(&a.pos, &g.snapshot().pos, 3);
+        assert!(
+            d < 1e-8,
+            "GPU resumed from a CPU state differs by {d} m after 40 steps"
+        );
+    }
+}
