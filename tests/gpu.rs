@@ -1083,3 +1083,42 @@ fn scene_two_materials_several_chains() {
         (1e-5, 1e-3),
     );
 }
+
+/// `grains bench --profile`'s machinery: every pass of the step is timed and its traffic
+/// counted, rebuild passes at the share of steps that rebuilt.
+#[test]
+fn the_step_profile_covers_every_pass() {
+    let Some(ctx) = gpu_context() else { return };
+    let world = grains_cli::bench::settle_world(3200).expect("settle");
+    let n = world.particles.len();
+    let mut g = gpu(world, &ctx);
+    g.run(5);
+    let p = g.profile(40).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.particles, n);
+    let label = |s: &str| {
+        p.passes
+            .iter()
+            .find(|x| x.label == s)
+            .unwrap_or_else(|| panic!("no {s}"))
+    };
+    for pass in ["integrate_first_half", "gather", "integrate_second_half"] {
+        let x = label(pass);
+        assert_eq!(x.dispatches, 1.0, "{pass}");
+        assert!(x.read > 0.0 && x.written > 0.0, "{pass}: no traffic");
+        if p.timestamps {
+            assert!(x.seconds > 0.0, "{pass}: no time");
+        }
+    }
+    // integrate_first_half streams the particle arrays: at least pos, vel, omega, quat, force,
+    // torque, ref_pos, pos_comp (16 B each) per particle.
+    assert!(label("integrate_first_half").read >= 8.0 * 16.0 * n as f64);
+    let chains = p
+        .passes
+        .iter()
+        .filter(|x| x.label.starts_with("chain "))
+        .count();
+    assert_eq!(chains, 2, "settle has a sphere and a wall chain");
+    let want = p.rebuilds as f64 / 40.0;
+    assert!((label("pair_fill").dispatches - want).abs() < 1e-12);
+    assert!(p.bytes_per_particle_step() > 0.0 && p.bandwidth_bound(3e12).is_finite());
+}

@@ -26,6 +26,76 @@ pub struct BenchArgs {
     /// kinetic energy and contacts per particle are printed beside grains', with the ratio.
     #[arg(long)]
     pub peers: Option<PathBuf>,
+    /// After timing, profile the GPU step at each size: time per pass (device timestamps where
+    /// the adapter has them), dispatches per step, bytes read and written per particle-step
+    /// counted from the buffers each pass binds, and the bandwidth bound that traffic sets on
+    /// a 3 TB/s device.
+    #[arg(long)]
+    pub profile: bool,
+}
+
+/// Memory bandwidth of the device the profile's bound is quoted for (bytes/s): an H100-class
+/// GPU's HBM3.
+pub const PROFILE_BANDWIDTH: f64 = 3.0e12;
+
+/// Profile `steps` steps of the GPU step on `world` (after 20 warm-up steps).
+pub fn profile_gpu(world: World, steps: u64) -> Result<(String, grains_gpu::StepProfile)> {
+    let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)?;
+    let mut g = grains_gpu::GpuBackend::new(world, &ctx)?;
+    grains_core::Backend::try_run(&mut g, 20)?;
+    let p = g.profile(steps)?;
+    Ok((ctx.adapter_name(), p))
+}
+
+/// Print a step profile as a table.
+pub fn print_profile(adapter: &str, p: &grains_gpu::StepProfile) {
+    let n = p.particles as f64;
+    let total: f64 = p.passes.iter().map(|x| x.seconds).sum();
+    println!(
+        "\nGPU step profile: {} particles, {} steps ({} rebuilds) on {adapter}; times from {}",
+        p.particles,
+        p.steps,
+        p.rebuilds,
+        if p.timestamps {
+            "device timestamps"
+        } else {
+            "host timings of lone submissions (no timestamp queries on this adapter)"
+        }
+    );
+    println!(
+        "  {:<44} {:>10} {:>12} {:>7} {:>12} {:>12}",
+        "pass", "disp/step", "us/step", "share", "read B/ps", "written B/ps"
+    );
+    for x in &p.passes {
+        println!(
+            "  {:<44} {:>10.3} {:>12.1} {:>6.1}% {:>12.1} {:>12.1}",
+            x.label,
+            x.dispatches,
+            x.seconds * 1e6,
+            100.0 * x.seconds / total.max(1e-30),
+            x.read / n,
+            x.written / n
+        );
+    }
+    let read: f64 = p.passes.iter().map(|x| x.read).sum::<f64>() / n;
+    let written: f64 = p.passes.iter().map(|x| x.written).sum::<f64>() / n;
+    let dispatches: f64 = p.passes.iter().map(|x| x.dispatches).sum();
+    println!(
+        "  {:<44} {:>10.3} {:>12.1} {:>6.1}% {:>12.1} {:>12.1}",
+        "total",
+        dispatches,
+        total * 1e6,
+        100.0,
+        read,
+        written
+    );
+    println!(
+        "  measured: {:.3e} particle-steps/s; bandwidth bound at {:.0} TB/s: {:.3e} particle-steps/s ({:.0} B per particle-step)",
+        n / total.max(1e-30),
+        PROFILE_BANDWIDTH / 1e12,
+        p.bandwidth_bound(PROFILE_BANDWIDTH),
+        p.bytes_per_particle_step()
+    );
 }
 
 /// One timed run.
@@ -263,6 +333,12 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 cpu_rate = Some(row.particle_steps_per_s);
             }
             print_row(&row, cpu_rate);
+        }
+        if args.profile && args.backends.iter().any(|b| b == "gpu") {
+            match settle_world(n).and_then(|w| profile_gpu(w, args.steps)) {
+                Ok((adapter, p)) => print_profile(&adapter, &p),
+                Err(e) => println!("{n:>9}  profile skipped: {e:#}"),
+            }
         }
         if let Some(kit) = &args.peers {
             for ranks in [1, 2] {

@@ -120,6 +120,8 @@ impl GpuContext {
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("grains"),
             required_limits: limits.clone(),
+            // Timestamps, where the adapter has them, for `grains bench --profile`.
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             ..Default::default()
         }))
         .map_err(|e| GpuError::Device {

@@ -11,6 +11,6 @@ mod error;
 pub mod kernel;
 mod program;
 
-pub use backend::{GpuBackend, GpuOptions};
+pub use backend::{GpuBackend, GpuOptions, PassProfile, StepProfile};
 pub use device::{list_adapters, AdapterRequest, AdapterSummary, GpuContext};
 pub use error::GpuError;

@@ -16,6 +16,9 @@ pub struct Op {
     pub kernel: usize,
     pub groups: Vec<wgpu::BindGroup>,
     pub size: Size,
+    /// `(whether the kernel writes it, buffer name)` of each binding, for the traffic count
+    /// of `grains bench --profile`.
+    pub bound: Vec<(bool, &'static str)>,
 }
 
 /// Record `ops` into a compute pass.
@@ -41,6 +44,38 @@ pub fn record(
             }
             Size::Indirect(slot) => pass.dispatch_workgroups_indirect(args, slot as u64 * 16),
         }
+    }
+}
+
+/// Record one dispatch into its own compute pass, with timestamps at the pass's beginning and
+/// end at query indices `at` and `at + 1` (the profiler's form of [`record`]).
+pub fn record_timed(
+    enc: &mut wgpu::CommandEncoder,
+    kernels: &[Kernel],
+    op: &Op,
+    args: &wgpu::Buffer,
+    max_dim: u32,
+    queries: &wgpu::QuerySet,
+    at: u32,
+) {
+    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(&kernels[op.kernel].label),
+        timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+            query_set: queries,
+            beginning_of_pass_write_index: Some(at),
+            end_of_pass_write_index: Some(at + 1),
+        }),
+    });
+    pass.set_pipeline(&kernels[op.kernel].pipeline);
+    for (i, g) in op.groups.iter().enumerate() {
+        pass.set_bind_group(i as u32, g, &[]);
+    }
+    match op.size {
+        Size::Direct(g) => {
+            let (x, y) = split(g, max_dim);
+            pass.dispatch_workgroups(x, y, 1)
+        }
+        Size::Indirect(slot) => pass.dispatch_workgroups_indirect(args, slot as u64 * 16),
     }
 }
 

@@ -33,6 +33,9 @@ use crate::program::{record, Op};
 
 mod buffers;
 mod plan;
+mod profile;
+
+pub use profile::{PassProfile, StepProfile};
 
 use buffers::{list_buffers, params_buffer, saved_names};
 use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err, KernelIds};
@@ -129,6 +132,11 @@ pub struct GpuBackend {
     /// Particles removed, and the energy they carried (J).
     removed: u64,
     removed_energy: f64,
+    /// Indices in `step_ops` of the rebuild passes (dispatched with zero workgroups on steps
+    /// that do not rebuild).
+    rebuild_ops: std::ops::Range<usize>,
+    /// Per-dispatch timing while `profile` runs.
+    profiler: Option<profile::Profiler>,
 }
 
 impl GpuBackend {
@@ -251,6 +259,8 @@ impl GpuBackend {
             rebuild_log: Vec::new(),
             removed: 0,
             removed_energy: 0.0,
+            rebuild_ops: 0..0,
+            profiler: None,
             total: 0,
             grows: 0,
             world,
@@ -478,6 +488,10 @@ impl GpuBackend {
 
     /// Record and submit `k` steps without reading anything back.
     fn submit_steps(&mut self, k: u64) {
+        if self.profiler.is_some() {
+            self.submit_steps_timed(k);
+            return;
+        }
         // Bounded command buffers keep the driver's memory for recorded commands small.
         const PER_SUBMIT: u64 = 32;
         let mut left = k;

@@ -201,10 +201,23 @@ impl GpuBackend {
         for (binding, buffer) in alias {
             map.insert(binding, &self.bufs[buffer]);
         }
+        let bound = self.kernels[k]
+            .bindings
+            .iter()
+            .filter_map(|b| {
+                let name = alias
+                    .iter()
+                    .find(|(a, _)| *a == b.name)
+                    .map(|(_, buf)| *buf)
+                    .or_else(|| self.bufs.keys().find(|n| **n == b.name).copied())?;
+                Some((b.kind == crate::kernel::BindingKind::StorageReadWrite, name))
+            })
+            .collect();
         Ok(Op {
             kernel: k,
             groups: self.kernels[k].bind(&self.ctx, &map)?,
             size,
+            bound,
         })
     }
 
@@ -322,8 +335,10 @@ impl GpuBackend {
                 kernel: op.kernel,
                 groups: op.groups.clone(),
                 size: op.size,
+                bound: op.bound.clone(),
             });
         }
+        self.rebuild_ops = 1..1 + rebuild.len();
         step_ops.append(&mut rebuild);
         step_ops.append(&mut forces);
         step_ops.push(self.op(ids.integrate_second_half, &[], Direct(g2))?);
