@@ -690,9 +690,10 @@ fn adapter_summary_is_listed() {
 // ---------------------------------------------------------------------------------------------
 // Elements through their harness kernels
 
-use grains_core::gpu_types::{ContactForce, ContactGeom, PlaneWall, SphereBody};
+use grains_core::gpu_types::{ContactForce, ContactGeom, SphereBody, Wall};
 use grains_core::kernels::resolvers::{
-    resolve_sphere_plane, resolve_sphere_point, resolve_sphere_sphere,
+    resolve_sphere_cylinder, resolve_sphere_disk, resolve_sphere_plane, resolve_sphere_point,
+    resolve_sphere_sphere,
 };
 use grains_core::{LawKind, ResolverKind};
 
@@ -854,23 +855,14 @@ fn resolvers_match_their_twins() {
                     compare_geom(&name, i, &c, &gpu[i], tol, size, speed, pos_scale);
                 }
             }
-            ResolverKind::SpherePlane => {
-                let walls: Vec<PlaneWall> = (0..n)
-                    .map(|i| {
-                        let normal = rng.unit();
-                        // The wall passes at a random distance around the sphere's radius.
-                        let d = if i == 1 {
-                            b1[i].radius
-                        } else {
-                            b1[i].radius * rng.range(0.5, 1.2) as f32
-                        };
-                        PlaneWall {
-                            point: std::array::from_fn(|k| b1[i].pos[k] - normal[k] * d),
-                            material: 0,
-                            normal,
-                            _pad: 0.0,
-                        }
-                    })
+            ResolverKind::SpherePlane | ResolverKind::SphereCylinder | ResolverKind::SphereDisk => {
+                let twin = match r {
+                    ResolverKind::SphereCylinder => resolve_sphere_cylinder,
+                    ResolverKind::SphereDisk => resolve_sphere_disk,
+                    _ => resolve_sphere_plane,
+                };
+                let walls: Vec<Wall> = (0..n)
+                    .map(|i| random_wall(r, &b1[i], &mut rng, i))
                     .collect();
                 let out = harness(
                     &ctx,
@@ -886,9 +878,11 @@ fn resolvers_match_their_twins() {
                 );
                 let gpu: Vec<ContactGeom> = bytemuck::pod_collect_to_vec(&out[0]);
                 for i in 0..n {
-                    let c = resolve_sphere_plane(&b1[i], &walls[i], dt);
+                    let c = twin(&b1[i], &walls[i], dt);
                     let size = b1[i].radius;
-                    let speed = norm(b1[i].vel) + norm(b1[i].omega) * b1[i].radius;
+                    let wall_speed = norm(walls[i].velocity)
+                        + norm(walls[i].omega) * (norm(b1[i].pos) + norm(walls[i].center));
+                    let speed = norm(b1[i].vel) + norm(b1[i].omega) * b1[i].radius + wall_speed;
                     let pos_scale = norm(b1[i].pos).max(norm(walls[i].point)).max(size);
                     compare_geom(&name, i, &c, &gpu[i], tol, size, speed, pos_scale);
                 }
@@ -896,6 +890,57 @@ fn resolvers_match_their_twins() {
         }
         eprintln!("{name}: {n} inputs within {tol}");
     }
+}
+
+/// A wall of the resolver's kind placed at a random distance around sphere `b` (touching in
+/// about half the cases), moving in half of them.
+fn random_wall(r: ResolverKind, b: &SphereBody, rng: &mut SplitMix, i: usize) -> Wall {
+    let normal = rng.unit();
+    let rad = b.radius;
+    let d = if i == 1 {
+        rad
+    } else {
+        rad * rng.range(0.5, 1.2) as f32
+    };
+    let x = b.pos;
+    let across = {
+        let a = rng.unit();
+        let c = [
+            a[1] * normal[2] - a[2] * normal[1],
+            a[2] * normal[0] - a[0] * normal[2],
+            a[0] * normal[1] - a[1] * normal[0],
+        ];
+        let l = norm(c).max(1e-6);
+        c.map(|v| v / l)
+    };
+    let mut w = Wall::plane(std::array::from_fn(|k| x[k] - normal[k] * d), normal, 0);
+    match r {
+        ResolverKind::SphereCylinder => {
+            // The axis along `normal`, the centre `rho` from it along `across`.
+            let big = rad * rng.range(3.0, 10.0) as f32;
+            w.kind = grains_core::gpu_types::WALL_CYLINDER;
+            w.radius = big;
+            w.hollow = (i % 2) as u32;
+            let rho = if w.hollow == 1 { big - d } else { big + d };
+            w.point = std::array::from_fn(|k| x[k] - across[k] * rho + normal[k] * rad);
+        }
+        ResolverKind::SphereDisk => {
+            // The centre projected `d` below, offset across by up to 1.5 disk radii (the rim).
+            let big = rad * rng.range(1.0, 4.0) as f32;
+            let off = big * rng.range(0.0, 1.5) as f32;
+            w.kind = grains_core::gpu_types::WALL_DISK;
+            w.radius = big;
+            w.point = std::array::from_fn(|k| x[k] - normal[k] * d - across[k] * off);
+        }
+        _ => {}
+    }
+    if i % 2 == 1 {
+        w.velocity = rng.unit().map(|v| v * 0.3);
+        w.omega = rng.unit().map(|v| v * 20.0);
+        w.center = std::array::from_fn(|k| w.point[k] + across[k] * 0.01);
+        w.moving = 1;
+    }
+    w
 }
 
 /// Every law of the registry through its harness kernel, on 10,000 random cases its own module

@@ -373,6 +373,7 @@ fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
             friction_dissipated: 6.02214076e23,
             total: -0.0,
             removed: 2.5e-7,
+            wall_work: -3.75e-2,
         },
     ];
     let times = [0.0, 1e-5 * 3.0];
@@ -385,14 +386,14 @@ fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed")
+        Some("step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work")
     );
     assert_eq!(ENERGY_HEADER, text.lines().next().unwrap_or_default());
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 2);
     for (k, row) in rows.iter().enumerate() {
         let cols: Vec<&str> = row.split(',').collect();
-        assert_eq!(cols.len(), 10, "{row}");
+        assert_eq!(cols.len(), 11, "{row}");
         assert_eq!(cols[0].parse::<u64>()?, k as u64 * 100);
         assert_eq!(cols[1].parse::<f64>()?.to_bits(), times[k].to_bits());
         let e = &reports[k];
@@ -405,6 +406,7 @@ fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
             e.friction_dissipated,
             e.total,
             e.removed,
+            e.wall_work,
         ];
         for (c, w) in cols[2..].iter().zip(want) {
             assert_eq!(c.parse::<f64>()?.to_bits(), w.to_bits(), "{row}: {c}");
@@ -530,6 +532,12 @@ fn checkpoint_round_trips_and_refuses_damage() {
         shell_rest: vec![1e-3, 2e-3],
         shell_forces: vec![[0.5, -1.0, 2.0, 1e-6]; 8],
         shell_volumes: vec![[1e-6, -3.0, 1e-9, 0.0]],
+        walls: vec![grains_core::gpu_types::Wall::plane(
+            [0.0; 3],
+            [0.0, 0.0, 1.0],
+            0,
+        )],
+        wall_work: vec![[1e-3, -1e-12]; 2],
     };
     grains_io::write_checkpoint(&path, 0xdead_beef, &state).expect("write");
     let (fp, back) = grains_io::read_checkpoint(&path).expect("read");

@@ -359,10 +359,20 @@ fn struct_layouts_match_gpu_types() {
             omega,
             _pad
         }),
-        rust_layout!(PlaneWall {
+        rust_layout!(Wall {
             point,
             material,
             normal,
+            radius,
+            velocity,
+            kind,
+            omega,
+            hollow,
+            center,
+            start,
+            stop,
+            steps,
+            moving,
             _pad
         }),
         rust_layout!(DomainParams {

@@ -15,12 +15,26 @@ struct SphereBody {
     _pad: f32,
 }
 
-struct PlaneWall {
+struct Wall {
     point: vec3<f32>,
     material: u32,
     normal: vec3<f32>,
+    radius: f32,
+    velocity: vec3<f32>,
+    kind: u32,
+    omega: vec3<f32>,
+    hollow: u32,
+    center: vec3<f32>,
+    start: f32,
+    stop: f32,
+    steps: u32,
+    moving: u32,
     _pad: f32,
 }
+
+const WALL_PLANE: u32 = 0u;
+const WALL_CYLINDER: u32 = 1u;
+const WALL_DISK: u32 = 2u;
 
 struct DomainParams {
     min: vec3<f32>,

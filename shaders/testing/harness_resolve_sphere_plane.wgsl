@@ -5,7 +5,7 @@
 //!include resolvers/sphere_plane.wgsl
 
 @group(0) @binding(0) var<storage, read> b1: array<SphereBody>;
-@group(0) @binding(1) var<storage, read> w: array<PlaneWall>;
+@group(0) @binding(1) var<storage, read> w: array<Wall>;
 @group(0) @binding(2) var<uniform> dt: f32;
 @group(0) @binding(3) var<storage, read_write> geom: array<ContactGeom>;
 

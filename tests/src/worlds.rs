@@ -1,7 +1,7 @@
 //! Small worlds built directly with grains-core's API, for tests that should not depend on the
 //! scene parser.
 
-use grains_core::gpu_types::PlaneWall;
+use grains_core::gpu_types::Wall;
 use grains_core::kernels::laws::cundall_strack::{CundallStrackSpec, TangentialStiffness};
 use grains_core::kernels::laws::hertz_damped::HertzDampedSpec;
 use grains_core::kernels::laws::linear::LinearSpec;
@@ -73,17 +73,12 @@ pub fn open_domain(half: f64) -> Domain {
 }
 
 /// A plane wall of material 0 through `point` with inward `normal`.
-pub fn wall(point: [f32; 3], normal: [f32; 3]) -> PlaneWall {
-    PlaneWall {
-        point,
-        material: 0,
-        normal,
-        _pad: 0.0,
-    }
+pub fn wall(point: [f32; 3], normal: [f32; 3]) -> Wall {
+    Wall::plane(point, normal, 0)
 }
 
 /// Six inward walls on the faces of the box `[min, max]`.
-pub fn box_walls(min: [f32; 3], max: [f32; 3]) -> Vec<PlaneWall> {
+pub fn box_walls(min: [f32; 3], max: [f32; 3]) -> Vec<Wall> {
     let mut w = Vec::new();
     for k in 0..3 {
         let mut n = [0.0f32; 3];
@@ -135,7 +130,7 @@ pub fn lattice_particles(
 #[allow(clippy::too_many_arguments)]
 pub fn world(
     particles: Particles,
-    walls: Vec<PlaneWall>,
+    walls: Vec<Wall>,
     mat: Material,
     inter: Interaction,
     domain: Domain,

@@ -35,10 +35,12 @@ pub struct EnergyReport {
     pub damping_dissipated: f64,
     /// Dissipated by friction slip since the start.
     pub friction_dissipated: f64,
-    /// The sum of the columns above and `removed`.
+    /// The sum of the columns above and `removed`, less `wall_work`.
     pub total: f64,
     /// Carried out of the run by removed particles (lost particles deleted), since the start.
     pub removed: f64,
+    /// Work done on the particles by moving walls since the start (J).
+    pub wall_work: f64,
 }
 
 /// Contacts at one instant.
@@ -79,6 +81,8 @@ pub struct SourceSlots<'a> {
     pub slots: &'a [PairSlot],
     pub wall_slots: &'a [PairSlot],
     pub fixed_slots: &'a [PairSlot],
+    /// The walls as they stand.
+    pub walls: &'a [crate::gpu_types::Wall],
     /// The shell edges' records (`shell_forces`) and the shells' `shell_volumes`.
     pub shell_forces: &'a [[f32; 4]],
     pub shell_volumes: &'a [[f32; 4]],
@@ -188,11 +192,7 @@ pub fn contact_records(
                 };
                 (n, a[3] + b[3] - dist)
             } else {
-                let wall = &world.walls[(-1 - j) as usize];
-                let n = wall.normal.map(|c| -c);
-                let overlap =
-                    crate::kernels::resolvers::sphere_plane::sphere_plane_overlap(a, wall);
-                (n, overlap)
+                crate::kernels::resolvers::wall_contact(a, &slots.walls[(-1 - j) as usize])
             };
             let arm = a[3] - 0.5 * overlap;
             let (normal_force, tangential_force) = split(s.force, n);
@@ -380,6 +380,7 @@ pub fn energy_report(
     omega: &[[f32; 4]],
     slots: &SourceSlots<'_>,
     dissipated: &[[f32; 4]],
+    wall_work: &[[f32; 2]],
     removed: f64,
 ) -> EnergyReport {
     let (kinetic, rotational, gravitational) = mechanical_energy(world, pos, vel, omega, 0);
@@ -404,6 +405,7 @@ pub fn energy_report(
         damp += a[0] as f64 - a[1] as f64;
         fric += a[2] as f64 - a[3] as f64;
     }
+    let work: f64 = wall_work.iter().map(|a| a[0] as f64 - a[1] as f64).sum();
     EnergyReport {
         kinetic,
         rotational,
@@ -411,8 +413,9 @@ pub fn energy_report(
         elastic,
         damping_dissipated: damp,
         friction_dissipated: fric,
-        total: kinetic + rotational + gravitational + elastic + damp + fric + removed,
+        total: kinetic + rotational + gravitational + elastic + damp + fric + removed - work,
         removed,
+        wall_work: work,
     }
 }
 

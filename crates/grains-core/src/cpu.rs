@@ -16,7 +16,7 @@ use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::{
     cell_count, cell_scatter, contact, gather, history_carry, integrate_first_half,
     integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, shell_edges,
-    shell_gather, shell_volume, ChainRun,
+    shell_gather, shell_volume, wall_motion, wall_power, ChainRun,
 };
 use crate::kernels::resolvers::Bodies;
 use crate::kernels::sources::fixed::fixed_index;
@@ -82,6 +82,13 @@ pub struct CpuBackend {
     pub shell_forces: Vec<[f32; 4]>,
     /// `(volume, pressure, energy, 0)` per shell.
     pub shell_volumes: Vec<[f32; 4]>,
+    /// The walls as they stand (moving walls move).
+    pub walls: Vec<crate::gpu_types::Wall>,
+    /// Work done on each particle by moving walls (J) and its compensation; empty when no
+    /// wall moves.
+    pub wall_work: Vec<[f32; 2]>,
+    /// Whether a wall moves (the wall passes run).
+    walls_move: bool,
     /// Each node's shell entries for `shell_gather`, built once.
     shell_start: Vec<u32>,
     shell_entry: Vec<u32>,
@@ -138,6 +145,13 @@ impl CpuBackend {
             fixed_slots: vec![PairSlot::default(); nf],
             fixed_start,
             fixed_entry,
+            walls: world.walls.clone(),
+            wall_work: if world.walls.iter().any(|w| w.moves()) {
+                vec![[0.0; 2]; n]
+            } else {
+                Vec::new()
+            },
+            walls_move: world.walls.iter().any(|w| w.moves()),
             shell_rest: world.shells.rest.clone(),
             shell_forces: vec![[0.0; 4]; 4 * world.shells.edges.len()],
             shell_volumes: vec![[0.0; 4]; world.shells.shells.len()],
@@ -191,6 +205,8 @@ impl CpuBackend {
         b.shell_rest = s.shell_rest;
         b.shell_forces = s.shell_forces;
         b.shell_volumes = s.shell_volumes;
+        b.walls = s.walls;
+        b.wall_work = s.wall_work;
         Ok(b)
     }
 
@@ -282,7 +298,7 @@ impl CpuBackend {
         let bodies = Bodies {
             step: &self.step,
             domain: &self.domain,
-            walls: &w.walls,
+            walls: &self.walls,
             pos: &self.pos,
             vel: &self.vel,
             omega: &self.omega,
@@ -301,7 +317,7 @@ impl CpuBackend {
                     &mut self.slots,
                 ),
                 SourceKind::Wall => (
-                    SourceView::Wall { walls: &w.walls },
+                    SourceView::Wall { walls: &self.walls },
                     &mut self.wall_history,
                     &mut self.wall_slots,
                 ),
@@ -358,6 +374,14 @@ impl CpuBackend {
                 )
             });
         self.shell_forces_pass();
+        if self.walls_move {
+            let (step, walls, wall_slots, pos) =
+                (&self.step, &self.walls, &self.wall_slots, &self.pos);
+            self.wall_work
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(gid, a)| wall_power(gid, step, walls, wall_slots, pos, a));
+        }
     }
 
     /// The shell passes: volumes, edges, then each node adds its share to the gathered force.
@@ -407,6 +431,7 @@ impl CpuBackend {
             slots: &self.slots,
             wall_slots: &self.wall_slots,
             fixed_slots: &self.fixed_slots,
+            walls: &self.walls,
             shell_forces: &self.shell_forces,
             shell_volumes: &self.shell_volumes,
         }
@@ -447,6 +472,11 @@ impl CpuBackend {
     /// One step; the lowest faulty particle of its first half, if any.
     fn step_checked(&mut self) -> Option<u32> {
         let (disp, fault) = self.first_half();
+        if self.walls_move {
+            for gid in 0..self.walls.len() {
+                wall_motion(gid, &self.step, &mut self.walls);
+            }
+        }
         self.steps += 1;
         if disp > 0.5 * self.step.skin {
             self.rebuild();
@@ -539,6 +569,7 @@ impl Backend for CpuBackend {
             &self.omega,
             &self.source_slots(),
             &self.dissipated,
+            &self.wall_work,
             self.removed_energy,
         )
     }
@@ -575,6 +606,8 @@ impl Backend for CpuBackend {
             shell_rest: self.shell_rest.clone(),
             shell_forces: self.shell_forces.clone(),
             shell_volumes: self.shell_volumes.clone(),
+            walls: self.walls.clone(),
+            wall_work: self.wall_work.clone(),
         }
     }
 

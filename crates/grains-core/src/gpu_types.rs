@@ -27,17 +27,90 @@ pub struct SphereBody {
     pub _pad: f32,
 }
 
-/// A plane wall: points `x` with `(x - point) . normal >= 0` are inside the domain.
+/// A wall: an infinite plane, an infinite cylinder or a flat disk, optionally moving.
+///
+/// - plane (`kind` [`WALL_PLANE`]): points `x` with `(x - point) . normal >= 0` are inside the
+///   domain;
+/// - cylinder ([`WALL_CYLINDER`]): the axis through `point` along the unit `normal`, of
+///   `radius`; particles stay outside it, or inside it when `hollow` is 1 (a drum);
+/// - disk ([`WALL_DISK`]): centred on `point` with unit `normal` and `radius`, touched from
+///   either side.
+///
+/// Motion: while `start <= t < stop` the wall moves with `velocity` and turns with `omega`
+/// (rad/s) about `center`, which moves with it (`kernels/passes/wall_motion.rs`); `moving` says
+/// whether it moves during the current step, `steps` counts the steps it has taken.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct PlaneWall {
-    /// A point on the plane (m).
+pub struct Wall {
+    /// A point on the plane, on the cylinder's axis, or the disk's centre (m).
     pub point: [f32; 3],
     /// Material index of the wall.
     pub material: u32,
-    /// Unit normal pointing into the domain.
+    /// Unit normal pointing into the domain (plane), axis (cylinder) or normal (disk).
     pub normal: [f32; 3],
+    /// Cylinder or disk radius (m).
+    pub radius: f32,
+    /// Translation velocity while moving (m/s).
+    pub velocity: [f32; 3],
+    /// [`WALL_PLANE`], [`WALL_CYLINDER`] or [`WALL_DISK`].
+    pub kind: u32,
+    /// Angular velocity about `center` while moving (rad/s).
+    pub omega: [f32; 3],
+    /// 1: particles inside a cylinder; 0: outside.
+    pub hollow: u32,
+    /// Centre of rotation (m), moving with the wall.
+    pub center: [f32; 3],
+    /// Time the motion starts (s).
+    pub start: f32,
+    /// Time the motion stops (s).
+    pub stop: f32,
+    /// Steps taken (the wall's clock: `t = steps dt`).
+    pub steps: u32,
+    /// 1 while the wall moves during the current step.
+    pub moving: u32,
     pub _pad: f32,
+}
+
+/// [`Wall::kind`] of an infinite plane.
+pub const WALL_PLANE: u32 = 0;
+/// [`Wall::kind`] of an infinite cylinder.
+pub const WALL_CYLINDER: u32 = 1;
+/// [`Wall::kind`] of a flat disk.
+pub const WALL_DISK: u32 = 2;
+/// Number of wall kinds: the wall source's pair table has one block of material pairs each.
+pub const WALL_KINDS: usize = 3;
+
+impl Wall {
+    /// A plane wall of `material` through `point` with inward unit `normal`, at rest.
+    pub fn plane(point: [f32; 3], normal: [f32; 3], material: u32) -> Wall {
+        Wall {
+            point,
+            material,
+            normal,
+            kind: WALL_PLANE,
+            center: point,
+            stop: f32::INFINITY,
+            ..Default::default()
+        }
+    }
+
+    /// Whether it is given a motion.
+    pub fn moves(&self) -> bool {
+        self.velocity != [0.0; 3] || self.omega != [0.0; 3]
+    }
+
+    /// Velocity of the wall's surface at `x` (m/s): zero unless it moves during this step.
+    pub fn velocity_at(&self, x: glam::Vec3) -> glam::Vec3 {
+        if self.moving == 0 {
+            return glam::Vec3::ZERO;
+        }
+        let (v, w, c) = (
+            glam::Vec3::from(self.velocity),
+            glam::Vec3::from(self.omega),
+            glam::Vec3::from(self.center),
+        );
+        v + w.cross(x - c)
+    }
 }
 
 /// The simulation domain as resolvers and the integrator see it.

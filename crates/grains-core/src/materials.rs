@@ -143,6 +143,9 @@ pub struct PairSet<'a> {
     pub pairs: &'a [TouchingPair],
     /// Where a pair's chain is looked up (the last interaction naming the pair wins).
     pub interactions: &'a [Interaction],
+    /// First table entry of the set in its source's block: the wall source has one block of
+    /// `n_materials^2` entries per wall kind, at `kind * n_materials^2`.
+    pub offset: usize,
 }
 
 /// Two materials that can touch and why, for the message when no interaction joins them.
@@ -166,7 +169,7 @@ impl PairTable {
         let mut t = PairTable {
             n_materials: n,
             sphere_chain: vec![NO_CHAIN; n * n],
-            wall_chain: vec![NO_CHAIN; n * n],
+            wall_chain: vec![NO_CHAIN; crate::gpu_types::WALL_KINDS * n * n],
             fixed_chain: vec![NO_CHAIN; n * n],
             ..Default::default()
         };
@@ -204,11 +207,12 @@ impl PairTable {
                     ResolverKind::SpherePlane => ra,
                     // The sphere's curvature alone; the node's contact radius is the smaller.
                     ResolverKind::SpherePoint => ra.max(rb),
+                    ResolverKind::SphereCylinder | ResolverKind::SphereDisk => ra,
                 };
                 for (x, y) in [(a, b), (b, a)] {
                     let (words, range) = inter.params(&materials[x], &materials[y], r_eff_max);
                     t.chain_range[id] = t.chain_range[id].max(range as f32);
-                    let k = x * n + y;
+                    let k = set.offset + x * n + y;
                     t.chain_map_mut(set.source)[k] = id as u32;
                     records.push((set.source, k, words));
                 }
@@ -235,7 +239,7 @@ impl PairTable {
             .unwrap_or(0)
             .max(1)
             .next_multiple_of(4);
-        t.params = vec![0; SourceKind::ALL.len() * n * n * t.params_stride];
+        t.params = vec![0; (t.block(SourceKind::Fixed) + n * n) * t.params_stride];
         for (s, k, words) in records {
             let at = (t.block(s) + k) * t.params_stride;
             t.params[at..at + words.len()].copy_from_slice(&words);
@@ -258,15 +262,24 @@ impl PairTable {
         match s {
             SourceKind::Neighbour => 0,
             SourceKind::Wall => n2,
-            SourceKind::Fixed => 2 * n2,
+            SourceKind::Fixed => (1 + crate::gpu_types::WALL_KINDS) * n2,
+        }
+    }
+
+    /// Table entries of source `s`'s block.
+    fn entries(&self, s: SourceKind) -> usize {
+        let n2 = self.n_materials * self.n_materials;
+        match s {
+            SourceKind::Wall => crate::gpu_types::WALL_KINDS * n2,
+            SourceKind::Neighbour | SourceKind::Fixed => n2,
         }
     }
 
     /// The parameter records of source `s`: `params_stride` words per table entry.
     pub fn params_of(&self, s: SourceKind) -> &[u32] {
-        let n2 = self.n_materials * self.n_materials * self.params_stride;
+        let len = self.entries(s) * self.params_stride;
         let at = self.block(s) * self.params_stride;
-        &self.params[at..at + n2]
+        &self.params[at..at + len]
     }
 
     /// Chain index per table entry for the pairs of source `s`.

@@ -135,10 +135,7 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
     }
     for (i, a) in pos.iter().enumerate() {
         for (w, wall) in world.walls.iter().enumerate() {
-            let dist: f64 = (0..3)
-                .map(|k| (a[k] as f64 - wall.point[k] as f64) * wall.normal[k] as f64)
-                .sum();
-            let depth = a[3] as f64 - dist;
+            let depth = crate::kernels::resolvers::wall_contact(*a, wall).1 as f64;
             if depth > 0.0 {
                 report.wall_contacts += 1;
                 let o = Overlap {

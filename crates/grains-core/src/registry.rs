@@ -23,15 +23,30 @@ pub enum ResolverKind {
     SpherePlane,
     /// A sphere and a node of a triangulated shell.
     SpherePoint,
+    /// A sphere and an infinite cylinder wall (solid or hollow).
+    SphereCylinder,
+    /// A sphere and a flat disk wall.
+    SphereDisk,
 }
 
 impl ResolverKind {
     /// Every resolver, in registry order.
-    pub const ALL: [ResolverKind; 3] = [
+    pub const ALL: [ResolverKind; 5] = [
         ResolverKind::SphereSphere,
         ResolverKind::SpherePlane,
         ResolverKind::SpherePoint,
+        ResolverKind::SphereCylinder,
+        ResolverKind::SphereDisk,
     ];
+
+    /// The resolver of a wall of kind `kind` ([`crate::gpu_types::Wall::kind`]).
+    pub fn of_wall(kind: u32) -> ResolverKind {
+        match kind {
+            crate::gpu_types::WALL_CYLINDER => ResolverKind::SphereCylinder,
+            crate::gpu_types::WALL_DISK => ResolverKind::SphereDisk,
+            _ => ResolverKind::SpherePlane,
+        }
+    }
 
     /// File stem under `shaders/resolvers/` and `kernels/resolvers/`; the WGSL function is
     /// `resolve_<stem>`.
@@ -40,6 +55,8 @@ impl ResolverKind {
             ResolverKind::SphereSphere => "sphere_sphere",
             ResolverKind::SpherePlane => "sphere_plane",
             ResolverKind::SpherePoint => "sphere_point",
+            ResolverKind::SphereCylinder => "sphere_cylinder",
+            ResolverKind::SphereDisk => "sphere_disk",
         }
     }
 
@@ -50,6 +67,8 @@ impl ResolverKind {
             ResolverKind::SphereSphere => 1e-5,
             ResolverKind::SpherePlane => 1e-5,
             ResolverKind::SpherePoint => 1e-5,
+            ResolverKind::SphereCylinder => 1e-5,
+            ResolverKind::SphereDisk => 1e-5,
         }
     }
 
@@ -60,6 +79,7 @@ impl ResolverKind {
             ResolverKind::SphereSphere => &[SourceKind::Neighbour, SourceKind::Fixed],
             ResolverKind::SpherePlane => &[SourceKind::Wall],
             ResolverKind::SpherePoint => &[SourceKind::Neighbour],
+            ResolverKind::SphereCylinder | ResolverKind::SphereDisk => &[SourceKind::Wall],
         }
     }
 
@@ -78,6 +98,12 @@ impl ResolverKind {
             }
             ResolverKind::SpherePoint => {
                 resolvers::sphere_point::sphere_point_overlap(b.pos[p], b.pos[q], b.domain)
+            }
+            ResolverKind::SphereCylinder => {
+                resolvers::sphere_cylinder::sphere_cylinder_overlap(b.pos[p], &b.walls[q])
+            }
+            ResolverKind::SphereDisk => {
+                resolvers::sphere_disk::sphere_disk_overlap(b.pos[p], &b.walls[q])
             }
         }
     }
@@ -102,6 +128,16 @@ impl ResolverKind {
                 &load_sphere(p, b.pos, b.vel, b.omega),
                 &load_sphere(q, b.pos, b.vel, b.omega),
                 b.domain,
+                b.step.dt,
+            ),
+            ResolverKind::SphereCylinder => resolvers::resolve_sphere_cylinder(
+                &load_sphere(p, b.pos, b.vel, b.omega),
+                &b.walls[q],
+                b.step.dt,
+            ),
+            ResolverKind::SphereDisk => resolvers::resolve_sphere_disk(
+                &load_sphere(p, b.pos, b.vel, b.omega),
+                &b.walls[q],
                 b.step.dt,
             ),
         }

@@ -28,6 +28,10 @@ pub enum Extent {
     ShellEdgeNodes,
     /// One per shell.
     Shells,
+    /// One per wall.
+    Walls,
+    /// One per particle in a world with a moving wall, else none.
+    ParticlesIfWallsMove,
 }
 
 /// The sizes an [`Extent`] is measured in.
@@ -45,6 +49,8 @@ pub struct Sizes {
     pub shell_edges: usize,
     /// Shells.
     pub shells: usize,
+    /// Whether a wall moves.
+    pub walls_move: bool,
 }
 
 impl Sizes {
@@ -58,6 +64,7 @@ impl Sizes {
             history_strides: SourceKind::ALL.map(|s| world.table.history_stride(s)),
             shell_edges: world.shells.edges.len(),
             shells: world.shells.shells.len(),
+            walls_move: world.walls.iter().any(|w| w.moves()),
         }
     }
 
@@ -91,6 +98,9 @@ impl Extent {
             Extent::ShellEdges => s.shell_edges,
             Extent::ShellEdgeNodes => 4 * s.shell_edges,
             Extent::Shells => s.shells,
+            Extent::Walls => s.walls,
+            Extent::ParticlesIfWallsMove if s.walls_move => s.particles,
+            Extent::ParticlesIfWallsMove => 0,
         }
     }
 }
@@ -191,6 +201,10 @@ state_arrays! {
     shell_forces: [f32; 4] = Extent::ShellEdgeNodes,
     /// Each shell's `(volume, pressure, energy, 0)`.
     shell_volumes: [f32; 4] = Extent::Shells,
+    /// The walls as they stand (moving walls move).
+    walls: crate::gpu_types::Wall = Extent::Walls,
+    /// Work done on each particle by moving walls (J) and its Kahan compensation.
+    wall_work: [f32; 2] = Extent::ParticlesIfWallsMove,
 }
 
 /// Bytes of a backend's state for these sizes.

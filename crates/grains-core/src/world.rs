@@ -2,7 +2,7 @@
 //! materials and the interaction table. Both backends start from a [`World`].
 
 use crate::error::CoreError;
-use crate::gpu_types::{DomainParams, GridParams, PlaneWall, StepParams};
+use crate::gpu_types::{DomainParams, GridParams, StepParams, Wall, WALL_KINDS};
 use crate::kernels::sources::SourceKind;
 use crate::materials::{Interaction, Material, PairSet, PairTable, TouchingPair};
 use crate::registry::ResolverKind;
@@ -113,7 +113,7 @@ impl Domain {
 #[derive(Clone, Debug)]
 pub struct World {
     pub particles: Particles,
-    pub walls: Vec<PlaneWall>,
+    pub walls: Vec<Wall>,
     pub materials: Vec<Material>,
     pub interactions: Vec<Interaction>,
     /// Pairs of the fixed-topology source (particle indices), for the whole run: bonds, mesh
@@ -157,7 +157,7 @@ impl World {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         particles: Particles,
-        walls: Vec<PlaneWall>,
+        walls: Vec<Wall>,
         materials: Vec<Material>,
         interactions: Vec<Interaction>,
         domain: Domain,
@@ -281,7 +281,17 @@ impl World {
     /// The pair table of the material pairs each source meets.
     fn build_table(&mut self) -> Result<(), CoreError> {
         let (particles, materials) = (&self.particles, &self.materials);
-        let (all_pairs, wall_pairs) = touching_pairs(particles, &self.walls, materials);
+        let (all_pairs, _) = touching_pairs(particles, &[], materials);
+        // One set of wall pairs per wall kind, each with its resolver and its block of the
+        // wall source's table.
+        let n2 = materials.len() * materials.len();
+        let wall_pairs: Vec<(u32, Vec<TouchingPair>)> = (0..WALL_KINDS as u32)
+            .map(|k| {
+                let of_kind: Vec<Wall> =
+                    self.walls.iter().filter(|w| w.kind == k).copied().collect();
+                (k, touching_pairs(particles, &of_kind, materials).1)
+            })
+            .collect();
         // A sphere meets a shell node through `sphere_point`; nodes meet each other, and
         // spheres each other, as spheres.
         let mut shell_material = vec![false; materials.len()];
@@ -303,32 +313,38 @@ impl World {
                 *r = r.max(p[3] as f64);
             }
         }
-        let sets = [
+        let mut sets = vec![
             PairSet {
                 source: SourceKind::Neighbour,
                 resolver: ResolverKind::SphereSphere,
                 pairs: &sphere_pairs,
                 interactions: &self.interactions,
+                offset: 0,
             },
             PairSet {
                 source: SourceKind::Neighbour,
                 resolver: ResolverKind::SpherePoint,
                 pairs: &point_pairs,
                 interactions: &self.interactions,
-            },
-            PairSet {
-                source: SourceKind::Wall,
-                resolver: ResolverKind::SpherePlane,
-                pairs: &wall_pairs,
-                interactions: &self.interactions,
-            },
-            PairSet {
-                source: SourceKind::Fixed,
-                resolver: ResolverKind::SphereSphere,
-                pairs: &fixed,
-                interactions: &self.fixed_interactions,
+                offset: 0,
             },
         ];
+        for (k, pairs) in &wall_pairs {
+            sets.push(PairSet {
+                source: SourceKind::Wall,
+                resolver: ResolverKind::of_wall(*k),
+                pairs,
+                interactions: &self.interactions,
+                offset: *k as usize * n2,
+            });
+        }
+        sets.push(PairSet {
+            source: SourceKind::Fixed,
+            resolver: ResolverKind::SphereSphere,
+            pairs: &fixed,
+            interactions: &self.fixed_interactions,
+            offset: 0,
+        });
         let mut table = PairTable::build(materials, &sets, &r_max)?;
         // A fixed pair is evaluated at any distance (its laws decide where they act: a damper
         // between bonded particles acts apart too); a found pair out to its chain's range, plus
@@ -476,7 +492,7 @@ impl World {
 /// each wall material. A material with a single particle needs no interaction with itself.
 pub fn touching_pairs(
     particles: &Particles,
-    walls: &[PlaneWall],
+    walls: &[Wall],
     materials: &[Material],
 ) -> (Vec<TouchingPair>, Vec<TouchingPair>) {
     let mut count = vec![0usize; materials.len()];

@@ -238,6 +238,7 @@ pub fn memory_per_particle_at_least() -> u64 {
             Extent::Slots(SourceKind::Neighbour) => a.elem * ENTRIES_PER_PARTICLE,
             Extent::Slots(_) | Extent::History(_) => 0,
             Extent::ShellEdges | Extent::ShellEdgeNodes | Extent::Shells => 0,
+            Extent::Walls | Extent::ParticlesIfWallsMove => 0,
         })
         .sum();
     state as u64 + WORLD_BYTES_PER_PARTICLE

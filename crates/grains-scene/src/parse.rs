@@ -4,7 +4,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use grains_core::gpu_types::PlaneWall;
+use grains_core::gpu_types::Wall;
 use grains_core::materials::{Interaction, Material};
 use grains_core::timestep::{timestep_report, TimestepReport};
 use grains_core::units::{qty, sig4};
@@ -427,12 +427,11 @@ pub(crate) fn parse(
             };
             for (point, normal) in planes {
                 wall_src.push((w.span.clone(), w.path.clone()));
-                walls.push(PlaneWall {
-                    point: point.map(|x| x as f32),
-                    material: mi as u32,
-                    normal: normal.map(|x| x as f32),
-                    _pad: 0.0,
-                });
+                walls.push(Wall::plane(
+                    point.map(|x| x as f32),
+                    normal.map(|x| x as f32),
+                    mi as u32,
+                ));
             }
         }
     }

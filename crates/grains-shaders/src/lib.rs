@@ -107,6 +107,26 @@ fn pair_geom(pr: SourcePair) -> ContactGeom {
 }
 "
         }
+        ResolverKind::SphereCylinder => {
+            "fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_cylinder_overlap(pos[pr.p], walls[pr.q]);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    return resolve_sphere_cylinder(b1, walls[pr.q], step.dt);
+}
+"
+        }
+        ResolverKind::SphereDisk => {
+            "fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_disk_overlap(pos[pr.p], walls[pr.q]);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    return resolve_sphere_disk(b1, walls[pr.q], step.dt);
+}
+"
+        }
         ResolverKind::SpherePlane => {
             "fn pair_overlap(pr: SourcePair) -> f32 {
     return sphere_plane_overlap(pos[pr.p], walls[pr.q]);
@@ -378,6 +398,8 @@ pub fn harnesses() -> Vec<(String, &'static str)> {
             ResolverKind::SphereSphere => "harness_resolve_sphere_sphere",
             ResolverKind::SpherePlane => "harness_resolve_sphere_plane",
             ResolverKind::SpherePoint => "harness_resolve_sphere_point",
+            ResolverKind::SphereCylinder => "harness_resolve_sphere_cylinder",
+            ResolverKind::SphereDisk => "harness_resolve_sphere_disk",
         };
         out.push((name, entry));
     }

@@ -96,7 +96,7 @@ impl GpuBackend {
         let domain = w.domain.params();
         let p = w.particles.clone();
         let table = w.table.clone();
-        let walls: Vec<PlaneWall> = w.walls.clone();
+        let walls: Vec<Wall> = w.walls.clone();
         let nw = self.n_walls as u64;
         let nc = self.n_cells as u64;
         self.upload("step", bytes_of(&step), 0, uni)?;
@@ -111,7 +111,12 @@ impl GpuBackend {
         self.upload("quat", cast_slice(&p.quat), 0, none)?;
         self.upload("ref_pos", cast_slice(&p.pos), 0, none)?;
         self.upload("material", cast_slice(&p.material), 0, none)?;
-        self.upload("walls", cast_slice(&walls), 0, none)?;
+        self.upload(
+            "walls",
+            cast_slice(&walls),
+            std::mem::size_of::<Wall>() as u64,
+            none,
+        )?;
         // Each pair source's chain map and parameter records, and the fixed source's pairs
         // with the per-particle index the gather reads.
         for src in SourceKind::ALL {
@@ -142,7 +147,9 @@ impl GpuBackend {
         let ne = sh.edges.len() as u64;
         let ns = sh.shells.len() as u64;
         let nf = fixed_pairs.len() as u64;
-        let zeroed: [(&'static str, u64); 21] = [
+        let walls_move = self.world.walls.iter().any(|w| w.moves());
+        let zeroed: [(&'static str, u64); 22] = [
+            ("wall_work", if walls_move { 8 * n } else { 8 }),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
             ("pos_comp", 16 * n),

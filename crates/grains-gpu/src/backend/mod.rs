@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use grains_core::backend::{count_contacts, energy_report, ContactCount, SourceSlots};
-use grains_core::gpu_types::{PairSlot, PlaneWall};
+use grains_core::gpu_types::{PairSlot, Wall};
 use grains_core::kernels::sources::fixed::fixed_index;
 use grains_core::kernels::sources::SourceKind;
 use grains_core::state::{Sizes, STATE_ARRAYS};
@@ -213,6 +213,15 @@ impl GpuBackend {
                 add(pass_kernel(&ctx, "shell_gather")?),
             ])
         };
+        // The wall passes, only in a world with a moving wall.
+        let moving = if world.walls.iter().any(|w| w.moves()) {
+            Some([
+                add(pass_kernel(&ctx, "wall_motion")?),
+                add(pass_kernel(&ctx, "wall_power")?),
+            ])
+        } else {
+            None
+        };
         let integrate_second_half = add(pass_kernel(&ctx, "integrate_second_half")?);
         let ids = KernelIds {
             integrate_first_half,
@@ -232,6 +241,7 @@ impl GpuBackend {
             contact,
             gather,
             shell,
+            moving,
             integrate_second_half,
         };
         let pk = &kernels[ids.prefix_sum];
@@ -454,6 +464,7 @@ impl GpuBackend {
             fixed_slots: read(SourceKind::Fixed),
             shell_forces: self.read_pod("shell_forces", 4 * sizes.shell_edges as u64),
             shell_volumes: self.read_pod("shell_volumes", sizes.shells as u64),
+            walls: self.read_pod("walls", sizes.walls as u64),
         }
     }
 
@@ -683,6 +694,11 @@ impl Backend for GpuBackend {
         let vel: Vec<[f32; 4]> = self.read_pod("vel", n);
         let omega: Vec<[f32; 4]> = self.read_pod("omega", n);
         let dissipated: Vec<[f32; 4]> = self.read_pod("dissipated", n);
+        let sizes = Sizes::of(&self.world, self.total as usize);
+        let work: Vec<[f32; 2]> = self.read_pod(
+            "wall_work",
+            grains_core::state::Extent::ParticlesIfWallsMove.len(&sizes) as u64,
+        );
         let s = self.read_source_slots();
         // The same sums in the same order as CpuBackend::energy.
         energy_report(
@@ -692,6 +708,7 @@ impl Backend for GpuBackend {
             &omega,
             &s.view(),
             &dissipated,
+            &work,
             self.removed_energy,
         )
     }
@@ -747,6 +764,7 @@ struct ReadSlots {
     fixed_slots: Vec<PairSlot>,
     shell_forces: Vec<[f32; 4]>,
     shell_volumes: Vec<[f32; 4]>,
+    walls: Vec<Wall>,
 }
 
 impl ReadSlots {
@@ -759,6 +777,7 @@ impl ReadSlots {
             fixed_slots: &self.fixed_slots,
             shell_forces: &self.shell_forces,
             shell_volumes: &self.shell_volumes,
+            walls: &self.walls,
         }
     }
 }

@@ -95,6 +95,8 @@ pub(super) struct KernelIds {
     pub(super) gather: usize,
     /// `shell_volume`, `shell_edges`, `shell_gather`, in a world with shells.
     pub(super) shell: Option<[usize; 3]>,
+    /// `wall_motion`, `wall_power`, in a world with a moving wall.
+    pub(super) moving: Option<[usize; 2]>,
     pub(super) integrate_second_half: usize,
 }
 
@@ -318,6 +320,13 @@ impl GpuBackend {
                 forces.push(self.op(k, &[], Direct(g))?);
             }
         }
+        let mut motion = Vec::new();
+        if let Some([wall_motion, wall_power]) = ids.moving {
+            let g = self.check_groups("wall_motion", groups(self.n_walls as u64, 64))?;
+            motion.push(self.op(wall_motion, &[], Direct(g))?);
+            let g = self.check_groups("wall_power", groups(n, self.threads(wall_power)))?;
+            forces.push(self.op(wall_power, &[], Direct(g))?);
+        }
 
         let g1 = self.check_groups(
             "integrate_first_half",
@@ -328,6 +337,7 @@ impl GpuBackend {
             groups(n, self.threads(ids.integrate_second_half)),
         )?;
         let mut step_ops = vec![self.op(ids.integrate_first_half, &[], Direct(g1))?];
+        step_ops.append(&mut motion);
         // The same bind groups serve both sequences; rebuilding them is cheap.
         let mut init_ops = Vec::new();
         for op in rebuild.iter().chain(forces.iter()) {
@@ -338,7 +348,7 @@ impl GpuBackend {
                 bound: op.bound.clone(),
             });
         }
-        self.rebuild_ops = 1..1 + rebuild.len();
+        self.rebuild_ops = step_ops.len()..step_ops.len() + rebuild.len();
         step_ops.append(&mut rebuild);
         step_ops.append(&mut forces);
         step_ops.push(self.op(ids.integrate_second_half, &[], Direct(g2))?);

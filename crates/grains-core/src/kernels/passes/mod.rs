@@ -18,6 +18,8 @@ pub mod prefix_sum;
 pub mod shell_edges;
 pub mod shell_gather;
 pub mod shell_volume;
+pub mod wall_motion;
+pub mod wall_power;
 
 pub use cell_count::cell_count;
 pub use cell_scatter::cell_scatter;
@@ -33,6 +35,8 @@ pub use prefix_sum::prefix_sum;
 pub use shell_edges::shell_edges;
 pub use shell_gather::shell_gather;
 pub use shell_volume::shell_volume;
+pub use wall_motion::wall_motion;
+pub use wall_power::wall_power;
 
 use crate::gpu_types::{GridParams, SphereBody};
 

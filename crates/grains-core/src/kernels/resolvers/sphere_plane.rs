@@ -1,15 +1,20 @@
 //! Sphere-plane resolver. WGSL twin: `shaders/resolvers/sphere_plane.wgsl`.
 //!
 //! Body 1 is the sphere, body 2 the wall; the normal points from the sphere into the wall
-//! (the opposite of the wall's inward normal). The wall does not move. Contact lengths follow
-//! Woo's rule for a zero-thickness facet: `l1 = l2 = R`.
+//! (the opposite of the wall's inward normal). A moving wall's surface velocity at the contact
+//! point enters the relative velocity, and its spin the relative angular velocity. Contact
+//! lengths follow Woo's rule for a zero-thickness facet: `l1 = l2 = R`. The helpers shared by
+//! the wall resolvers (`wall_geom`, `wall_spin`) are here; their WGSL twins are in
+//! `shaders/lib/wall.wgsl`.
 
-use crate::gpu_types::{ContactGeom, PlaneWall, SphereBody};
+use glam::Vec3;
+
+use crate::gpu_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::v3;
 
 /// Overlap (m) of the sphere at `x` (centre xyz, radius w) with wall `w`, computed exactly as
 /// [`resolve_sphere_plane`] computes `delta` (an early out for the wall pass).
-pub fn sphere_plane_overlap(x: [f32; 4], w: &PlaneWall) -> f32 {
+pub fn sphere_plane_overlap(x: [f32; 4], w: &Wall) -> f32 {
     let s = (x[0] - w.point[0]) * w.normal[0]
         + (x[1] - w.point[1]) * w.normal[1]
         + (x[2] - w.point[2]) * w.normal[2];
@@ -17,25 +22,39 @@ pub fn sphere_plane_overlap(x: [f32; 4], w: &PlaneWall) -> f32 {
 }
 
 /// Resolve the contact between sphere `b1` and plane wall `w`.
-pub fn resolve_sphere_plane(b1: &SphereBody, w: &PlaneWall, dt: f32) -> ContactGeom {
-    let p1 = v3(b1.pos);
-    let wn = v3(w.normal);
-    let s = (p1 - v3(w.point)).dot(wn);
-    let n = -wn;
-    let delta = b1.radius - s;
+pub fn resolve_sphere_plane(b1: &SphereBody, w: &Wall, dt: f32) -> ContactGeom {
+    let s = (v3(b1.pos) - v3(w.point)).dot(v3(w.normal));
+    wall_geom(b1, w, -v3(w.normal), b1.radius - s, dt)
+}
+
+/// The wall's angular velocity during this step (rad/s): zero unless it moves.
+pub fn wall_spin(w: &Wall) -> Vec3 {
+    if w.moving == 0 {
+        Vec3::ZERO
+    } else {
+        v3(w.omega)
+    }
+}
+
+/// The contact of sphere `b1` with a wall along `n` (unit, from the sphere into the wall) with
+/// overlap `delta` (m): the contact point in the middle of the overlap, the wall's surface
+/// velocity there, the sphere's curvature (the wall's is neglected, as for a facet), Woo's
+/// lengths `l1 = l2 = R`.
+pub fn wall_geom(b1: &SphereBody, w: &Wall, n: Vec3, delta: f32, dt: f32) -> ContactGeom {
     let arm1 = n * (b1.radius - 0.5 * delta);
     let m_eff = if b1.inv_mass > 0.0 {
         1.0 / b1.inv_mass
     } else {
         0.0
     };
+    let point = v3(b1.pos) + arm1;
     let vc1 = v3(b1.vel) + v3(b1.omega).cross(arm1);
     ContactGeom {
         normal: n.to_array(),
         delta,
-        point: (p1 + arm1).to_array(),
+        point: point.to_array(),
         r_eff: b1.radius,
-        vrel: vc1.to_array(),
+        vrel: (vc1 - w.velocity_at(point)).to_array(),
         m_eff,
         arm1: arm1.to_array(),
         fraction: 1.0,
@@ -43,7 +62,7 @@ pub fn resolve_sphere_plane(b1: &SphereBody, w: &PlaneWall, dt: f32) -> ContactG
         dt,
         lengths: [b1.radius, b1.radius],
         _pad: [0.0; 2],
-        wrel: b1.omega,
+        wrel: (v3(b1.omega) - wall_spin(w)).to_array(),
         _pad2: 0.0,
     }
 }

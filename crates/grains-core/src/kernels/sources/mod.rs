@@ -17,7 +17,7 @@ pub mod fixed;
 pub mod neighbour;
 pub mod wall;
 
-use crate::gpu_types::{PlaneWall, SourcePair};
+use crate::gpu_types::{SourcePair, Wall};
 
 /// A kind of pair source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -86,7 +86,7 @@ impl SourceKind {
 #[derive(Clone, Copy, Debug)]
 pub enum SourceView<'a> {
     Neighbour { nbr_i: &'a [u32], nbr_j: &'a [u32] },
-    Wall { walls: &'a [PlaneWall] },
+    Wall { walls: &'a [Wall] },
     Fixed { fixed_pairs: &'a [[u32; 2]] },
 }
 

@@ -1,0 +1,52 @@
+//! Sphere against an infinite cylinder wall. WGSL twin: `shaders/resolvers/sphere_cylinder.wgsl`.
+//!
+//! The cylinder's axis passes through `point` along the unit `normal`, at `radius`. A solid
+//! cylinder keeps spheres outside (`delta = R + r_c - rho`), a hollow one inside, as a
+//! drum's shell (`delta = R + rho - r_c`), with `rho` the centre's distance from the axis. The
+//! normal points from the sphere to the cylinder's surface along the radial direction; the
+//! rest is the shared wall contact ([`super::sphere_plane::wall_geom`]), with the sphere's
+//! curvature alone (valid for cylinders much larger than the spheres).
+
+use glam::Vec3;
+
+use crate::gpu_types::{ContactGeom, SphereBody, Wall};
+use crate::kernels::resolvers::sphere_plane::wall_geom;
+use crate::kernels::v3;
+
+/// The radial unit vector of `x` from the axis, and the distance from the axis (m). On the
+/// axis, a direction across it (the one nearest +x or +y).
+pub fn cylinder_radial(x: Vec3, w: &Wall) -> (Vec3, f32) {
+    let a = v3(w.normal);
+    let d = x - v3(w.point);
+    let radial = d - d.dot(a) * a;
+    let rho = radial.length();
+    if rho > 0.0 {
+        return (radial / rho, rho);
+    }
+    let mut across = a.cross(Vec3::Z);
+    if across.dot(across) < 0.25 {
+        across = a.cross(Vec3::X);
+    }
+    (across.normalize(), 0.0)
+}
+
+/// Overlap (m) of the sphere at `x` with cylinder `w`, as [`resolve_sphere_cylinder`]
+/// computes `delta`.
+pub fn sphere_cylinder_overlap(x: [f32; 4], w: &Wall) -> f32 {
+    let (_, rho) = cylinder_radial(Vec3::new(x[0], x[1], x[2]), w);
+    if w.hollow != 0 {
+        x[3] + rho - w.radius
+    } else {
+        x[3] + w.radius - rho
+    }
+}
+
+/// Resolve the contact between sphere `b1` and cylinder wall `w`.
+pub fn resolve_sphere_cylinder(b1: &SphereBody, w: &Wall, dt: f32) -> ContactGeom {
+    let (e, rho) = cylinder_radial(v3(b1.pos), w);
+    if w.hollow != 0 {
+        wall_geom(b1, w, e, b1.radius + rho - w.radius, dt)
+    } else {
+        wall_geom(b1, w, -e, b1.radius + w.radius - rho, dt)
+    }
+}

@@ -1,0 +1,50 @@
+// Helpers of the wall resolvers (no entry points).
+//!include lib/types.wgsl
+
+// Velocity of the wall's surface at `x`: zero unless the wall moves during this step.
+// CPU twin: `Wall::velocity_at` in crates/grains-core/src/gpu_types.rs.
+fn wall_velocity_at(w: Wall, x: vec3<f32>) -> vec3<f32> {
+    if (w.moving == 0u) {
+        return vec3<f32>(0.0, 0.0, 0.0);
+    }
+    return w.velocity + cross(w.omega, x - w.center);
+}
+
+// The wall's angular velocity during this step. CPU twin: `wall_spin` in
+// crates/grains-core/src/kernels/resolvers/sphere_plane.rs.
+fn wall_spin(w: Wall) -> vec3<f32> {
+    if (w.moving == 0u) {
+        return vec3<f32>(0.0, 0.0, 0.0);
+    }
+    return w.omega;
+}
+
+// The contact of sphere `b1` with a wall along `n` (from the sphere into the wall) with
+// overlap `delta`: contact point in the middle of the overlap, the wall's surface velocity
+// there, the sphere's curvature (the wall's is neglected), Woo's lengths `l1 = l2 = R`.
+// CPU twin: `wall_geom` in crates/grains-core/src/kernels/resolvers/sphere_plane.rs.
+fn wall_geom(b1: SphereBody, w: Wall, n: vec3<f32>, delta: f32, dt: f32) -> ContactGeom {
+    let arm1 = n * (b1.radius - 0.5 * delta);
+    var m_eff = 0.0;
+    if (b1.inv_mass > 0.0) {
+        m_eff = 1.0 / b1.inv_mass;
+    }
+    let point = b1.pos + arm1;
+    let vc1 = b1.vel + cross(b1.omega, arm1);
+    return ContactGeom(
+        n,
+        delta,
+        point,
+        b1.radius,
+        vc1 - wall_velocity_at(w, point),
+        m_eff,
+        arm1,
+        1.0,
+        vec3<f32>(0.0, 0.0, 0.0),
+        dt,
+        vec2<f32>(b1.radius, b1.radius),
+        vec2<f32>(0.0, 0.0),
+        b1.omega - wall_spin(w),
+        0.0,
+    );
+}

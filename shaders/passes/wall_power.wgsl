@@ -1,0 +1,38 @@
+// CPU twin: crates/grains-core/src/kernels/passes/wall_power.rs
+//
+// One invocation per particle, after the gather: the power its moving walls deliver,
+// F . (v + omega x (x - c)) + omega . T over its wall slots, times dt, added to wall_work.
+//!include lib/types.wgsl
+//!include lib/dispatch.wgsl
+//!include lib/math.wgsl
+
+@group(0) @binding(0) var<uniform> step: StepParams;
+@group(0) @binding(1) var<storage, read> walls: array<Wall>;
+@group(0) @binding(2) var<storage, read> wall_slots: array<PairSlot>;
+@group(0) @binding(3) var<storage, read> pos: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> wall_work: array<vec2<f32>>;
+
+@compute @workgroup_size(64)
+fn wall_power(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let gid = linear_index(id, nwg);
+    if (gid >= step.n_particles) {
+        return;
+    }
+    let nw = step.n_walls;
+    let x = pos[gid].xyz;
+    var p = 0.0;
+    for (var w = 0u; w < nw; w = w + 1u) {
+        let wall = walls[w];
+        if (wall.moving == 0u) {
+            continue;
+        }
+        let s = wall_slots[gid * nw + w];
+        let v = wall.velocity + cross(wall.omega, x - wall.center);
+        p = p + dot(s.force, v) + dot(wall.omega, s.torque1);
+    }
+    let a = wall_work[gid];
+    wall_work[gid] = kahan_add(a.x, a.y, p * step.dt, step.unit);
+}
