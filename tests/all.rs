@@ -44,3 +44,4 @@ mod shaders;
 mod shells;
 mod sources;
 mod springs;
+mod walls;

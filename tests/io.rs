@@ -25,6 +25,7 @@ fn options(dir: &Path) -> OutputOptions {
         energy: true,
         contacts: true,
         bonds: true,
+        walls: true,
     }
 }
 
@@ -427,6 +428,7 @@ fn switched_off_formats_leave_no_files() -> anyhow::Result<()> {
         energy: false,
         contacts: false,
         bonds: false,
+        walls: false,
     };
     let mut w = OutputWriter::create(&opts)?;
     w.write_frame(&snapshot(1, 0.1, 0.0), None)?;

@@ -373,7 +373,7 @@ fn struct_layouts_match_gpu_types() {
             stop,
             steps,
             moving,
-            _pad
+            moved
         }),
         rust_layout!(DomainParams {
             min,

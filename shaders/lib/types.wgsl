@@ -29,7 +29,7 @@ struct Wall {
     stop: f32,
     steps: u32,
     moving: u32,
-    _pad: f32,
+    moved: u32,
 }
 
 const WALL_PLANE: u32 = 0u;

@@ -1,13 +1,15 @@
 // CPU twin: crates/grains-core/src/kernels/passes/wall_motion.rs
 //
-// One invocation per wall: a wall whose schedule covers its clock's time translates by
-// velocity dt and turns by omega dt about its centre (Rodrigues), and is marked active for the
-// forces of the new step.
+// One invocation per wall: a wall whose schedule covers its clock's time is marked moving for
+// the forces of the new step and counts one more step of motion; its pose is its initial pose
+// (wall_origin) carried by that much motion: translated, and turned about its centre
+// (Rodrigues).
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
-@group(0) @binding(1) var<storage, read_write> walls: array<Wall>;
+@group(0) @binding(1) var<storage, read> wall_origin: array<Wall>;
+@group(0) @binding(2) var<storage, read_write> walls: array<Wall>;
 
 // Rotate `x` by the rotation vector `angle`. Twin: `rotate`.
 fn rotate(x: vec3<f32>, angle: vec3<f32>) -> vec3<f32> {
@@ -30,18 +32,20 @@ fn wall_motion(
     if (gid >= step.n_walls) {
         return;
     }
+    let o = wall_origin[gid];
     var w = walls[gid];
     let t = f32(w.steps) * step.dt;
     let zero = vec3<f32>(0.0, 0.0, 0.0);
     let moves = any(w.velocity != zero) || any(w.omega != zero);
     w.moving = select(0u, 1u, moves && w.start <= t && t < w.stop);
     if (w.moving != 0u) {
-        let shift = w.velocity * step.dt;
-        let center = w.center + shift;
-        let turn = w.omega * step.dt;
+        w.moved = w.moved + 1u;
+        let time = f32(w.moved) * step.dt;
+        let center = o.center + w.velocity * time;
+        let turn = w.omega * time;
         w.center = center;
-        w.point = center + rotate(w.point + shift - center, turn);
-        w.normal = normalize(rotate(w.normal, turn));
+        w.point = center + rotate(o.point - o.center, turn);
+        w.normal = normalize(rotate(o.normal, turn));
     }
     w.steps = w.steps + 1u;
     walls[gid] = w;

@@ -1,7 +1,8 @@
 // CPU twin: crates/grains-core/src/kernels/passes/wall_power.rs
 //
 // One invocation per particle, after the gather: the power its moving walls deliver,
-// F . (v + omega x (x - c)) + omega . T over its wall slots, times dt, added to wall_work.
+// F . (v + omega x (x - c)) + omega . T over its wall slots, weighted by the mean of the wall's
+// motion in the step taken and the next (a trapezoid), times dt, added to wall_work.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
@@ -24,14 +25,19 @@ fn wall_power(
     let nw = step.n_walls;
     let x = pos[gid].xyz;
     var p = 0.0;
+    let zero = vec3<f32>(0.0, 0.0, 0.0);
     for (var w = 0u; w < nw; w = w + 1u) {
         let wall = walls[w];
-        if (wall.moving == 0u) {
+        let t = f32(wall.steps) * step.dt;
+        let moves = any(wall.velocity != zero) || any(wall.omega != zero);
+        let next = moves && wall.start <= t && t < wall.stop;
+        let share = 0.5 * (f32(wall.moving != 0u) + f32(next));
+        if (share == 0.0) {
             continue;
         }
         let s = wall_slots[gid * nw + w];
         let v = wall.velocity + cross(wall.omega, x - wall.center);
-        p = p + dot(s.force, v) + dot(wall.omega, s.torque1);
+        p = p + share * (dot(s.force, v) + dot(wall.omega, s.torque1));
     }
     let a = wall_work[gid];
     wall_work[gid] = kahan_add(a.x, a.y, p * step.dt, step.unit);

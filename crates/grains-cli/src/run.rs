@@ -211,6 +211,9 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         if frames_on {
             w.write_frame(&snap, None)?;
         }
+        if world.walls.iter().any(|w| w.moves()) {
+            w.write_walls(snap.step, snap.time, &b.wall_loads())?;
+        }
         if scene.output.vtk && !world.shells.is_empty() {
             w.write_shells(&snap, &world.shells, &b.shell_forces())?;
         }
@@ -222,8 +225,11 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             let e = b.energy();
             w.write_energy(snap.step, snap.time, &e)?;
             let (e0, worst) = audit.get_or_insert((e.total, 0.0));
-            if *e0 != 0.0 {
-                *worst = worst.max((e.total - *e0).abs() / e0.abs());
+            // Measured against what the run holds: its starting total, or the work moving
+            // walls have put in, if larger.
+            let scale = e0.abs().max(e.wall_work.abs());
+            if scale != 0.0 {
+                *worst = worst.max((e.total - *e0).abs() / scale);
             }
         }
         Ok(())

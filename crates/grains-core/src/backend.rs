@@ -43,6 +43,56 @@ pub struct EnergyReport {
     pub wall_work: f64,
 }
 
+/// The load the particles put on one wall at one instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WallLoad {
+    /// Force on the wall (N).
+    pub force: [f64; 3],
+    /// Torque on the wall about its centre of rotation (N m).
+    pub torque: [f64; 3],
+    /// The centre (m).
+    pub center: [f64; 3],
+}
+
+/// The loads on the walls from their slots: a wall receives `-F` from each particle and, about
+/// its centre `c`, the torque `-((x - c) x F + T)` with `T` the slot's torque on the particle
+/// about its own centre (which holds the moment of `F` through the contact point).
+pub fn wall_loads(
+    walls: &[crate::gpu_types::Wall],
+    pos: &[[f32; 4]],
+    wall_slots: &[PairSlot],
+) -> Vec<WallLoad> {
+    let nw = walls.len();
+    let mut out: Vec<WallLoad> = walls
+        .iter()
+        .map(|w| WallLoad {
+            center: w.center.map(|x| x as f64),
+            ..Default::default()
+        })
+        .collect();
+    if nw == 0 {
+        return out;
+    }
+    for (k, s) in wall_slots.iter().enumerate() {
+        let (p, w) = (k / nw, k % nw);
+        let (Some(x), Some(l)) = (pos.get(p), out.get_mut(w)) else {
+            continue;
+        };
+        let f = s.force.map(|v| v as f64);
+        let r = [0, 1, 2].map(|c| x[c] as f64 - l.center[c]);
+        let m = [
+            r[1] * f[2] - r[2] * f[1],
+            r[2] * f[0] - r[0] * f[2],
+            r[0] * f[1] - r[1] * f[0],
+        ];
+        for c in 0..3 {
+            l.force[c] -= f[c];
+            l.torque[c] -= m[c] + s.torque1[c] as f64;
+        }
+    }
+    out
+}
+
 /// Contacts at one instant.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ContactCount {
@@ -338,6 +388,8 @@ pub trait Backend {
     /// The shell edges' records (`BackendState::shell_forces`, four per edge): for output,
     /// each edge's tension is `w` of its third record.
     fn shell_forces(&mut self) -> Vec<[f32; 4]>;
+    /// The load on each wall now ([`wall_loads`]).
+    fn wall_loads(&mut self) -> Vec<WallLoad>;
     /// Bytes of device buffers the backend holds (the GPU backend's live buffers and their saved
     /// copies); `None` for a backend whose state is in host memory.
     fn device_bytes(&self) -> Option<u64> {

@@ -474,7 +474,7 @@ impl CpuBackend {
         let (disp, fault) = self.first_half();
         if self.walls_move {
             for gid in 0..self.walls.len() {
-                wall_motion(gid, &self.step, &mut self.walls);
+                wall_motion(gid, &self.step, &self.world.walls, &mut self.walls);
             }
         }
         self.steps += 1;
@@ -520,6 +520,10 @@ impl Backend for CpuBackend {
 
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {
         self.shell_forces.clone()
+    }
+
+    fn wall_loads(&mut self) -> Vec<crate::backend::WallLoad> {
+        crate::backend::wall_loads(&self.walls, &self.pos, &self.wall_slots)
     }
 
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {

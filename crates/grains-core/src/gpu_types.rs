@@ -38,7 +38,8 @@ pub struct SphereBody {
 ///
 /// Motion: while `start <= t < stop` the wall moves with `velocity` and turns with `omega`
 /// (rad/s) about `center`, which moves with it (`kernels/passes/wall_motion.rs`); `moving` says
-/// whether it moves during the current step, `steps` counts the steps it has taken.
+/// whether it moves during the current step, `steps` counts the steps it has taken and `moved`
+/// those it moved in.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Wall {
@@ -68,7 +69,9 @@ pub struct Wall {
     pub steps: u32,
     /// 1 while the wall moves during the current step.
     pub moving: u32,
-    pub _pad: f32,
+    /// Steps it has moved so far: its pose is its initial pose carried by `moved dt` of
+    /// motion, computed afresh each step so that rounding does not accumulate.
+    pub moved: u32,
 }
 
 /// [`Wall::kind`] of an infinite plane.

@@ -36,6 +36,11 @@ pub const BROKEN_BONDS_CSV: &str = "broken_bonds.csv";
 /// Header of `broken_bonds.csv`: one row per bond when it breaks (the step of its break;
 /// `bond` is its index among the scene's bonds, `i` and `j` its particles).
 pub const BROKEN_BONDS_HEADER: &str = "step,time,bond,i,j";
+/// Name of the wall load log in the output directory.
+pub const WALLS_CSV: &str = "walls.csv";
+/// Header of `walls.csv`: per output step and wall, the force the particles exert on it (N),
+/// the torque about its centre of rotation (N m), and where that centre is (m).
+pub const WALLS_HEADER: &str = "step,time,wall,fx,fy,fz,tx,ty,tz,cx,cy,cz";
 /// Name of the ParaView series file in the output directory.
 pub const PARTICLES_PVD: &str = "particles.pvd";
 
@@ -57,6 +62,8 @@ pub struct OutputOptions {
     pub contacts: bool,
     /// Write `broken_bonds.csv` (a scene with bonds).
     pub bonds: bool,
+    /// Write `walls.csv` (a scene with a moving wall).
+    pub walls: bool,
 }
 
 /// Contact rows per particle the output estimate assumes: a dense pack's coordination number
@@ -187,6 +194,7 @@ pub struct OutputWriter {
     energy: Option<CsvFile>,
     contacts: Option<CsvFile>,
     bonds: Option<CsvFile>,
+    walls: Option<CsvFile>,
     /// `(time, file name)` of every `.vtu` written, in order.
     frames: Vec<(f64, String)>,
     frames_written: usize,
@@ -234,6 +242,10 @@ impl OutputWriter {
             .bonds
             .then(|| csv(BROKEN_BONDS_CSV, BROKEN_BONDS_HEADER))
             .transpose()?;
+        let walls = opts
+            .walls
+            .then(|| csv(WALLS_CSV, WALLS_HEADER))
+            .transpose()?;
         let frames = match resume_at {
             Some(step) if opts.vtk => frames_up_to(&opts.dir, step),
             _ => Vec::new(),
@@ -245,6 +257,7 @@ impl OutputWriter {
             energy,
             contacts,
             bonds,
+            walls,
             frames_written: frames.len(),
             frames,
             text: String::new(),
@@ -371,6 +384,30 @@ impl OutputWriter {
             None => self.frames.push((snap.time, name)),
         }
         self.write_pvd()
+    }
+
+    /// Appends one `walls.csv` row per wall load `(force, torque, centre)` and flushes; nothing
+    /// when the options have no wall log.
+    pub fn write_walls(
+        &mut self,
+        step: u64,
+        time: f64,
+        loads: &[grains_core::backend::WallLoad],
+    ) -> Result<(), IoError> {
+        if let Some(f) = &mut self.walls {
+            let mut text = String::new();
+            for (w, l) in loads.iter().enumerate() {
+                let [fx, fy, fz] = l.force;
+                let [tx, ty, tz] = l.torque;
+                let [cx, cy, cz] = l.center;
+                text.push_str(&format!(
+                    "{step},{time},{w},{fx:e},{fy:e},{fz:e},{tx:e},{ty:e},{tz:e},{cx:e},{cy:e},{cz:e}\n"
+                ));
+            }
+            f.write_all(text.as_bytes())?;
+            f.flush()?;
+        }
+        Ok(())
     }
 
     /// Appends one line to `energy.csv` and flushes it, so a run that dies keeps its log.

@@ -372,72 +372,214 @@ pub(crate) fn parse(
     let mut wall_src: Vec<(Range<usize>, String)> = Vec::new();
     if let Some(v) = root.get("wall") {
         for w in ctx.tables(v, "wall")? {
-            w.deny_unknown(&["plane", "box", "material"])?;
+            w.deny_unknown(&["plane", "box", "cylinder", "disk", "material", "motion"])?;
             let mat_v = w.req("material", "a material name")?;
             let mi = material_index(mat_v, &w.key("material"))?;
             wall_used.push((mi, mat_v.span(), w.key("material")));
-            let planes = match (w.get("plane"), w.get("box")) {
-                (Some(_), Some(_)) => {
+            let shapes: Vec<&str> = ["plane", "box", "cylinder", "disk"]
+                .into_iter()
+                .filter(|k| w.get(k).is_some())
+                .collect();
+            if shapes.len() != 1 {
+                let (span, key) = match shapes.get(1) {
+                    Some(k) => (w.key_span(k), w.key(k)),
+                    None => (w.span.clone(), w.key("plane")),
+                };
+                return Err(ctx.err(
+                    &span,
+                    &key,
+                    format!(
+                        "expected exactly one wall shape: `plane = {{ point, normal }}`, `box = {{ min, max }}`, `cylinder = {{ point, axis, radius, hollow }}` or `disk = {{ center, normal, radius }}`; found {}",
+                        if shapes.is_empty() { "none".to_string() } else { shapes.join(" and ") }
+                    ),
+                ));
+            }
+            let unit = |t: &crate::walk::Table<'_, '_>,
+                        k: &str,
+                        what: &str|
+             -> Result<[f64; 3], SceneError> {
+                let nv = t.req(k, what)?;
+                let n = ctx.vec3(nv, &t.key(k), "unit vector")?;
+                let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+                if len.is_nan() || len <= 1e-12 || !len.is_finite() {
                     return Err(ctx.err(
-                        &w.key_span("box").max_by_start(w.key_span("plane")),
-                        &w.key("box"),
-                        "give either `plane` or `box`, not both",
-                    ))
+                        &nv.span(),
+                        &t.key(k),
+                        format!("expected a non-zero vector: {what}"),
+                    ));
                 }
-                (None, None) => {
-                    return Err(ctx.err(
-                        &w.span,
+                Ok(n.map(|x| x / len))
+            };
+            let f32s = |v: [f64; 3]| v.map(|x| x as f32);
+            let mut made: Vec<Wall> = Vec::new();
+            match shapes[0] {
+                "plane" => {
+                    let p = w.get("plane").unwrap_or_else(|| unreachable!());
+                    let t = ctx.table(
+                        p,
                         &w.key("plane"),
-                        "missing the wall's shape: expected `plane = { point, normal }` or `box = { min, max }`",
-                    ))
-                }
-                (Some(p), None) => {
-                    let t = ctx.table(p, &w.key("plane"), "a table { point = [x, y, z], normal = [x, y, z] }")?;
+                        "a table { point = [x, y, z], normal = [x, y, z] }",
+                    )?;
                     t.deny_unknown(&["point", "normal"])?;
                     let point = ctx.vec3(t.req("point", "[x, y, z] (m)")?, &t.key("point"), "m")?;
-                    let nv = t.req("normal", "[x, y, z], pointing into the domain")?;
-                    let n = ctx.vec3(nv, &t.key("normal"), "unit vector")?;
-                    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-                    if len.is_nan() || len <= 1e-12 || !len.is_finite() {
-                        return Err(ctx.err(
-                            &nv.span(),
-                            &t.key("normal"),
-                            "expected a non-zero normal vector pointing into the domain",
-                        ));
-                    }
-                    vec![(point, n.map(|x| x / len))]
+                    let n = unit(&t, "normal", "[x, y, z], pointing into the domain")?;
+                    made.push(Wall::plane(f32s(point), f32s(n), mi as u32));
                 }
-                (None, Some(bv)) => {
-                    let t = ctx.table(bv, &w.key("box"), "a table { min = [x, y, z], max = [x, y, z] }")?;
+                "box" => {
+                    let bv = w.get("box").unwrap_or_else(|| unreachable!());
+                    let t = ctx.table(
+                        bv,
+                        &w.key("box"),
+                        "a table { min = [x, y, z], max = [x, y, z] }",
+                    )?;
                     t.deny_unknown(&["min", "max"])?;
                     let lo = ctx.vec3(t.req("min", "[x, y, z] (m)")?, &t.key("min"), "m")?;
                     let hv = t.req("max", "[x, y, z] (m)")?;
                     let hi = ctx.vec3(hv, &t.key("max"), "m")?;
                     check_box(&ctx, &lo, &hi, hv, &t.key("max"), &t.key("min"))?;
-                    let mut planes = Vec::new();
                     for k in 0..3 {
                         let mut n = [0.0; 3];
                         n[k] = 1.0;
-                        planes.push((lo, n));
+                        made.push(Wall::plane(f32s(lo), f32s(n), mi as u32));
                         n[k] = -1.0;
-                        planes.push((hi, n));
+                        made.push(Wall::plane(f32s(hi), f32s(n), mi as u32));
                     }
-                    planes
                 }
-            };
-            for (point, normal) in planes {
+                "cylinder" => {
+                    let cv = w.get("cylinder").unwrap_or_else(|| unreachable!());
+                    let t = ctx.table(
+                        cv,
+                        &w.key("cylinder"),
+                        "a table { point, axis, radius, hollow }",
+                    )?;
+                    t.deny_unknown(&["point", "axis", "radius", "hollow"])?;
+                    let point = ctx.vec3(
+                        t.req("point", "a point on the axis [x, y, z] (m)")?,
+                        &t.key("point"),
+                        "m",
+                    )?;
+                    let axis = unit(&t, "axis", "the axis direction [x, y, z]")?;
+                    let radius = ctx.positive(
+                        t.req("radius", "a positive number (m)")?,
+                        &t.key("radius"),
+                        "m",
+                    )?;
+                    let hollow = match t.get("hollow") {
+                        Some(h) => ctx.boolean(h, &t.key("hollow"))?,
+                        None => false,
+                    };
+                    let mut c = Wall::plane(f32s(point), f32s(axis), mi as u32);
+                    c.kind = grains_core::gpu_types::WALL_CYLINDER;
+                    c.radius = radius as f32;
+                    c.hollow = hollow as u32;
+                    made.push(c);
+                }
+                _ => {
+                    let dv = w.get("disk").unwrap_or_else(|| unreachable!());
+                    let t = ctx.table(dv, &w.key("disk"), "a table { center, normal, radius }")?;
+                    t.deny_unknown(&["center", "normal", "radius"])?;
+                    let center =
+                        ctx.vec3(t.req("center", "[x, y, z] (m)")?, &t.key("center"), "m")?;
+                    let n = unit(&t, "normal", "the disk's normal [x, y, z]")?;
+                    let radius = ctx.positive(
+                        t.req("radius", "a positive number (m)")?,
+                        &t.key("radius"),
+                        "m",
+                    )?;
+                    let mut d = Wall::plane(f32s(center), f32s(n), mi as u32);
+                    d.kind = grains_core::gpu_types::WALL_DISK;
+                    d.radius = radius as f32;
+                    made.push(d);
+                }
+            }
+            if let Some(mv) = w.get("motion") {
+                let t = ctx.table(
+                    mv,
+                    &w.key("motion"),
+                    "a table { velocity, angular_velocity, center, start, stop }",
+                )?;
+                t.deny_unknown(&["velocity", "angular_velocity", "center", "start", "stop"])?;
+                if t.get("velocity").is_none() && t.get("angular_velocity").is_none() {
+                    return Err(ctx.err(&t.span, &t.key("velocity"), "a motion needs `velocity = [vx, vy, vz]` (m/s), `angular_velocity = [wx, wy, wz]` (rad/s), or both"));
+                }
+                let velocity = t
+                    .get("velocity")
+                    .map(|v| ctx.vec3(v, &t.key("velocity"), "m/s"))
+                    .transpose()?
+                    .unwrap_or([0.0; 3]);
+                let omega = t
+                    .get("angular_velocity")
+                    .map(|v| ctx.vec3(v, &t.key("angular_velocity"), "rad/s"))
+                    .transpose()?
+                    .unwrap_or([0.0; 3]);
+                let center = t
+                    .get("center")
+                    .map(|v| ctx.vec3(v, &t.key("center"), "m"))
+                    .transpose()?;
+                let start = t
+                    .get("start")
+                    .map(|v| ctx.non_negative(v, &t.key("start"), "s"))
+                    .transpose()?
+                    .unwrap_or(0.0);
+                let stop = t
+                    .get("stop")
+                    .map(|v| ctx.positive(v, &t.key("stop"), "s"))
+                    .transpose()?
+                    .unwrap_or(f64::INFINITY);
+                if stop <= start {
+                    let sv = t.get("stop").map(|v| v.span()).unwrap_or(t.span.clone());
+                    return Err(ctx.err(
+                        &sv,
+                        &t.key("stop"),
+                        format!(
+                            "the motion stops at {} before it starts at {}",
+                            qty(stop, "s"),
+                            qty(start, "s")
+                        ),
+                    ));
+                }
+                for m in &mut made {
+                    m.velocity = f32s(velocity);
+                    m.omega = f32s(omega);
+                    m.center = center.map(f32s).unwrap_or(m.point);
+                    m.start = start as f32;
+                    m.stop = stop as f32;
+                }
+            }
+            for m in made {
                 wall_src.push((w.span.clone(), w.path.clone()));
-                walls.push(Wall::plane(
-                    point.map(|x| x as f32),
-                    normal.map(|x| x as f32),
-                    mi as u32,
-                ));
+                walls.push(m);
             }
         }
     }
 
     // A particle whose centre starts behind a wall would be shot out by a huge overlap.
     for (i, (w, (span, key))) in walls.iter().zip(&wall_src).enumerate() {
+        if w.kind == grains_core::gpu_types::WALL_CYLINDER {
+            for (k, x) in particles.pos.iter().enumerate() {
+                let (_, rho) = grains_core::kernels::resolvers::sphere_cylinder::cylinder_radial(
+                    glam_free(x),
+                    w,
+                );
+                if (w.hollow != 0) != (rho < w.radius) {
+                    return Err(ctx.err(
+                        span,
+                        key,
+                        format!(
+                            "particle {k} at {} lies {} cylinder {i} (radius {}); expected every particle centre {} it",
+                            point3(x),
+                            if w.hollow != 0 { "outside hollow" } else { "inside solid" },
+                            qty(w.radius as f64, "m"),
+                            if w.hollow != 0 { "inside" } else { "outside" }
+                        ),
+                    ));
+                }
+            }
+            continue;
+        }
+        if w.kind != grains_core::gpu_types::WALL_PLANE {
+            continue;
+        }
         for (k, x) in particles.pos.iter().enumerate() {
             let side: f64 = (0..3)
                 .map(|c| (x[c] as f64 - w.point[c] as f64) * w.normal[c] as f64)
@@ -1334,6 +1476,11 @@ fn law_table(ctx: &Ctx<'_>, v: &Value<'_>, path: &str, slot: Slot) -> Result<Law
     accepted.extend_from_slice(law.keys());
     t.deny_unknown(&accepted)?;
     law.parse(&SlotKeys { t: &t })
+}
+
+/// The centre of a particle as the resolvers' vector type.
+fn glam_free(x: &[f32; 4]) -> grains_core::kernels::resolvers::Vec3 {
+    grains_core::kernels::resolvers::Vec3::new(x[0], x[1], x[2])
 }
 
 /// A point for messages: `(x, y, z) m`, four significant digits each.

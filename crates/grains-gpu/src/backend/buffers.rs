@@ -117,6 +117,12 @@ impl GpuBackend {
             std::mem::size_of::<Wall>() as u64,
             none,
         )?;
+        self.upload(
+            "wall_origin",
+            cast_slice(&walls),
+            std::mem::size_of::<Wall>() as u64,
+            none,
+        )?;
         // Each pair source's chain map and parameter records, and the fixed source's pairs
         // with the per-particle index the gather reads.
         for src in SourceKind::ALL {

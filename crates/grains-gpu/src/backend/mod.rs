@@ -642,6 +642,15 @@ impl Backend for GpuBackend {
         self.read_pod("fixed_history", words as u64)
     }
 
+    fn wall_loads(&mut self) -> Vec<grains_core::backend::WallLoad> {
+        let n = self.n as u64;
+        let nw = self.n_walls as u64;
+        let walls: Vec<Wall> = self.read_pod("walls", nw);
+        let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
+        let slots: Vec<PairSlot> = self.read_pod("wall_slots", n * nw);
+        grains_core::backend::wall_loads(&walls, &pos, &slots)
+    }
+
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {
         self.read_pod("shell_forces", 4 * self.world.shells.edges.len() as u64)
     }

@@ -4,10 +4,15 @@
 //! slot's `torque1`, which includes the moment of `F` through the contact point) on a particle
 //! at `x` delivers the power `F . (v + omega x (x - c)) + omega . T`: the force times the
 //! surface velocity at the contact point, written through the particle's centre, plus the
-//! work of any rolling torque against the wall's spin. One invocation per particle adds
-//! `P dt` over its moving walls to `wall_work` (Kahan-compensated), after the gather; the
-//! ledger subtracts the total (`energy.csv`'s `wall_work`). Dispatched only in a world with a
-//! moving wall.
+//! work of any rolling torque against the wall's spin. The force of step `n` acts over half of
+//! the wall's motion before it and half of the motion after it (the trapezoid rule the
+//! velocity-Verlet step applies to the particle's kinetic energy), so the power uses the mean
+//! of the wall's velocity in the step just taken (`moving`) and in the next one (its schedule
+//! at the wall's clock); booking `F_n` against the past step alone leaves a remainder of half
+//! a step's work whenever the wall starts or stops under load. One invocation per particle
+//! adds `P dt` over its walls to `wall_work` (Kahan-compensated), after the gather; the ledger
+//! subtracts the total (`energy.csv`'s `wall_work`). Dispatched only in a world with a moving
+//! wall.
 
 use crate::gpu_types::{PairSlot, StepParams, Wall};
 use crate::kernels::passes::gather::kahan_add;
@@ -26,13 +31,16 @@ pub fn wall_power(
     let x = v4xyz(pos[gid]);
     let mut p = 0.0f32;
     for (w, wall) in walls.iter().enumerate().take(nw) {
-        if wall.moving == 0 {
+        let t = wall.steps as f32 * step.dt;
+        let next = wall.moves() && wall.start <= t && t < wall.stop;
+        let share = 0.5 * ((wall.moving != 0) as u32 as f32 + next as u32 as f32);
+        if share == 0.0 {
             continue;
         }
         let s = &wall_slots[gid * nw + w];
         let om = v3(wall.omega);
         let v = v3(wall.velocity) + om.cross(x - v3(wall.center));
-        p += v3(s.force).dot(v) + om.dot(v3(s.torque1));
+        p += share * (v3(s.force).dot(v) + om.dot(v3(s.torque1)));
     }
     let (a, c) = kahan_add(work[0], work[1], p * step.dt, step.unit);
     *work = [a, c];

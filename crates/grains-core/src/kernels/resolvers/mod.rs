@@ -12,6 +12,8 @@ pub use sphere_plane::resolve_sphere_plane;
 pub use sphere_point::resolve_sphere_point;
 pub use sphere_sphere::resolve_sphere_sphere;
 
+pub use glam::Vec3;
+
 use crate::gpu_types::{DomainParams, StepParams, Wall, WALL_CYLINDER, WALL_DISK};
 
 /// The unit normal from a sphere at `x` (centre xyz, radius w) into wall `w`, and their

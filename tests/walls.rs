@@ -1,0 +1,444 @@
+//! Walls beyond planes and moving walls: the cylinder and disk resolvers against brute force,
+//! a bead at rest in a drum, wall schedules, the ledger's `wall_work` with a moving piston and a
+//! rotating drum, the wall load log, CPU/GPU parity of a turning drum, and the `[[wall]]`
+//! block's errors.
+
+use std::path::Path;
+
+use glam::Vec3;
+use grains_core::gpu_types::{SphereBody, Wall, WALL_CYLINDER, WALL_DISK};
+use grains_core::kernels::resolvers::{resolve_sphere_cylinder, resolve_sphere_disk};
+use grains_core::{Backend, CpuBackend, World};
+use grains_tests::worlds::SplitMix;
+use grains_tests::{gpu_required, workspace_root};
+
+fn unit(rng: &mut SplitMix) -> Vec3 {
+    loop {
+        let v = Vec3::new(
+            rng.uniform() as f32 * 2.0 - 1.0,
+            rng.uniform() as f32 * 2.0 - 1.0,
+            rng.uniform() as f32 * 2.0 - 1.0,
+        );
+        let l = v.length();
+        if l > 0.1 && l <= 1.0 {
+            return v / l;
+        }
+    }
+}
+
+fn sphere(x: Vec3, r: f32) -> SphereBody {
+    SphereBody {
+        pos: x.to_array(),
+        radius: r,
+        inv_mass: 1.0,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn cylinder_and_disk_resolvers_match_brute_force() {
+    let mut rng = SplitMix(0xD15C);
+    for case in 0..500 {
+        let axis = unit(&mut rng);
+        let point = unit(&mut rng) * 0.01;
+        let big = 0.005 + rng.uniform() as f32 * 0.02;
+        let r = 0.001 + rng.uniform() as f32 * 0.002;
+        let x = point + unit(&mut rng) * (rng.uniform() as f32 * 0.03);
+        // Cylinder: the distance from the axis in f64.
+        let mut w = Wall::plane(point.to_array(), axis.to_array(), 0);
+        w.kind = WALL_CYLINDER;
+        w.radius = big;
+        w.hollow = (case % 2) as u32;
+        let g = resolve_sphere_cylinder(&sphere(x, r), &w, 1e-6);
+        let d = (x - point).as_dvec3();
+        let a = axis.as_dvec3();
+        let rho = (d - d.dot(a) * a).length();
+        let want = if w.hollow == 1 {
+            r as f64 + rho - big as f64
+        } else {
+            r as f64 + big as f64 - rho
+        };
+        // f32 positions of about 3 cm: a few 1e-9 m.
+        assert!(
+            (g.delta as f64 - want).abs() < 1e-8,
+            "cylinder case {case}: {} vs {want}",
+            g.delta
+        );
+        // The contact point is on the line from the centre along the normal, and the normal is
+        // radial.
+        let n = Vec3::from(g.normal).as_dvec3();
+        assert!(
+            n.dot(a).abs() < 1e-5,
+            "cylinder case {case}: normal not radial"
+        );
+        // Disk: the nearest of 400 x 400 points of the face and 20,000 of the rim.
+        w.kind = WALL_DISK;
+        let g = resolve_sphere_disk(&sphere(x, r), &w, 1e-6);
+        let (e1, e2) = a.any_orthonormal_pair();
+        let mut best = f64::INFINITY;
+        let p0 = point.as_dvec3();
+        let xd = x.as_dvec3();
+        for i in 0..400 {
+            let s = (i as f64 + 0.5) / 400.0 * big as f64;
+            for j in 0..400 {
+                let phi = j as f64 / 400.0 * std::f64::consts::TAU;
+                let q = p0 + s * (phi.cos() * e1 + phi.sin() * e2);
+                best = best.min((q - xd).length());
+            }
+        }
+        for j in 0..20_000 {
+            let phi = j as f64 / 20_000.0 * std::f64::consts::TAU;
+            let q = p0 + big as f64 * (phi.cos() * e1 + phi.sin() * e2);
+            best = best.min((q - xd).length());
+        }
+        let got = r as f64 - g.delta as f64;
+        // The sampling's spacing bounds how far the nearest sample can be from the nearest
+        // point: half the largest gap between neighbours on the face, big * pi / 400.
+        let slack = big as f64 * std::f64::consts::PI / 400.0;
+        assert!(
+            got <= best + 1e-8 && got >= best - slack,
+            "disk case {case}: resolver distance {got}, brute force {best}"
+        );
+    }
+}
+
+fn scene_world(text: &str) -> World {
+    grains_scene::parse_scene(text, Path::new("<test>"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .world
+}
+
+const GLASS: &str = r#"
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+"#;
+
+#[test]
+fn a_bead_rests_in_a_drum_with_the_hertz_overlap_of_a_plane() {
+    let w = scene_world(&format!(
+        r#"{GLASS}
+[simulation]
+duration = 0.5
+dt = "auto"
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [-0.06, -0.012, -0.06]
+max = [0.06, 0.012, 0.06]
+[[particles]]
+material = "glass"
+radius = 0.002
+positions = [[0.0, 0.0, -0.0475]]
+[[wall]]
+material = "glass"
+cylinder = {{ point = [0.0, 0.0, 0.0], axis = [0.0, 1.0, 0.0], radius = 0.05, hollow = true }}
+[[interaction]]
+between = ["glass", "glass"]
+normal = {{ law = "hertz" }}
+damping = {{ law = "viscous", restitution = 0.3 }}
+tangential = {{ law = "cundall_strack", friction = 0.5 }}
+"#
+    ));
+    let mut b = CpuBackend::new(w).expect("backend");
+    b.run(40_000);
+    let s = b.snapshot();
+    let x = s.pos[0];
+    let rho = ((x[0] as f64).powi(2) + (x[2] as f64).powi(2)).sqrt();
+    let delta = 0.002 + rho - 0.05;
+    // At rest at the bottom: Hertz with the bead's curvature, like a plane.
+    let m = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.002f64.powi(3);
+    let e_star = 5.0e6 / (2.0 * (1.0 - 0.09));
+    let want = (m * 9.81 / (4.0 / 3.0 * e_star * 0.002f64.sqrt())).powf(2.0 / 3.0);
+    assert!(
+        x[0].abs() < 1e-4,
+        "the bead did not roll to the bottom: x = {}",
+        x[0]
+    );
+    assert!(
+        (delta / want - 1.0).abs() < 2e-2,
+        "overlap {delta} m, Hertz {want} m"
+    );
+}
+
+#[test]
+fn a_wall_moves_by_its_schedule() {
+    let w = scene_world(&format!(
+        r#"{GLASS}
+[simulation]
+duration = 0.01
+dt = 1e-5
+gravity = [0.0, 0.0, 0.0]
+[domain]
+min = [-0.1, -0.1, -0.1]
+max = [0.1, 0.1, 0.1]
+[[particles]]
+material = "glass"
+radius = 0.002
+positions = [[0.0, 0.0, 0.05]]
+[[wall]]
+material = "glass"
+plane = {{ point = [0.0, 0.0, -0.05], normal = [0.0, 0.0, 1.0] }}
+motion = {{ velocity = [0.0, 0.0, 1.0], angular_velocity = [0.0, 0.0, 100.0], center = [0.01, 0.0, -0.05], start = 0.002, stop = 0.006 }}
+[[interaction]]
+between = ["glass", "glass"]
+normal = {{ law = "hertz" }}
+"#
+    ));
+    let mut b = CpuBackend::new(w).expect("backend");
+    b.run(1000);
+    let wall = b.walls[0];
+    // 400 steps of 1e-5 s at 1 m/s, along z, to within the one step an f32 clock may put
+    // either side of the start and the stop; the turn about z leaves a z-normal plane's normal
+    // alone and carries its point around the centre by 0.4 rad (100 rad/s), as many steps.
+    let moved = wall.point[2] as f64 + 0.05;
+    let steps = (moved / 1e-5).round();
+    assert!((moved - 0.004).abs() <= 1.2e-5, "moved {moved} m");
+    assert!((wall.center[2] as f64 + 0.05 - moved).abs() < 1e-7);
+    let angle = (wall.point[1] as f64).atan2(wall.point[0] as f64 - 0.01);
+    let want = std::f64::consts::PI + steps * 1e-3 - std::f64::consts::TAU;
+    assert!(
+        (angle - want).abs() < 1e-4,
+        "turned to {angle} rad, expected {want}"
+    );
+    assert_eq!(wall.steps, 1000);
+    assert_eq!(wall.moving, 0, "stopped at t = 0.006 s");
+}
+
+/// Two beads on the floor of a box whose lid comes down 0.6 mm at 0.05 m/s and holds,
+/// squeezing them, elastic and frictionless: the work the lid does is all in the ledger.
+#[test]
+fn a_moving_piston_closes_the_ledger() {
+    let w = scene_world(&format!(
+        r#"{GLASS}
+[simulation]
+duration = 0.04
+dt = 2e-6
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [-0.01, -0.01, 0.0]
+max = [0.01, 0.01, 0.03]
+[[particles]]
+material = "glass"
+radius = 0.002
+positions = [[-0.0021, 0.0, 0.002], [0.0021, 0.0, 0.002]]
+[[wall]]
+material = "glass"
+box = {{ min = [-0.006, -0.006, 0.0], max = [0.006, 0.006, 0.03] }}
+[[wall]]
+material = "glass"
+plane = {{ point = [0.0, 0.0, 0.0042], normal = [0.0, 0.0, -1.0] }}
+motion = {{ velocity = [0.0, 0.0, -0.05], stop = 0.012 }}
+[[interaction]]
+between = ["glass", "glass"]
+normal = {{ law = "hertz" }}
+"#
+    ));
+    let mut b = CpuBackend::new(w).expect("backend");
+    let e0 = b.energy().total;
+    let mut worst = 0.0f64;
+    let mut work = 0.0f64;
+    for _ in 0..200 {
+        b.run(100);
+        let e = b.energy();
+        worst = worst.max((e.total - e0).abs());
+        work = e.wall_work;
+    }
+    eprintln!("piston: wall work {work:e} J, ledger within {worst:e} J");
+    assert!(work > 1e-5, "the lid did no work: {work:e} J");
+    // Hertz contacts, undamped, dt 2e-6 s: the ledger moves by far less than the work put in.
+    assert!(
+        worst < 1e-3 * work,
+        "ledger drift {worst:e} J against wall work {work:e} J"
+    );
+}
+
+fn gpu_context() -> Option<grains_gpu::GpuContext> {
+    match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            assert!(!gpu_required(), "a GPU adapter is required: {e}");
+            None
+        }
+    }
+}
+
+/// The drum scene shortened: settle 0.2 s, turn at 4 rad/s to 0.9 s.
+fn short_drum() -> World {
+    let text = std::fs::read_to_string(workspace_root().join("scenes/drum.toml")).expect("drum");
+    let text = text
+        .replace("duration = 2.5", "duration = 0.9")
+        .replace("[0.0, 2.0, 0.0]", "[0.0, 4.0, 0.0]")
+        .replace("start = 0.3", "start = 0.2");
+    scene_world(&text)
+}
+
+/// The free surface's slope (degrees from horizontal) of a bed in the x-z plane: the highest
+/// bead centre in 6 mm columns across the middle 5 cm, fitted by least squares.
+pub fn angle_of_repose(pos: &[[f32; 4]]) -> f64 {
+    let mut top = std::collections::BTreeMap::new();
+    for p in pos {
+        let b = ((p[0] as f64 + 0.05) / 0.006).floor() as i64;
+        let z = top.entry(b).or_insert(f64::NEG_INFINITY);
+        *z = f64::max(*z, p[2] as f64);
+    }
+    let pts: Vec<(f64, f64)> = top
+        .into_iter()
+        .map(|(b, z)| (-0.05 + (b as f64 + 0.5) * 0.006, z))
+        .filter(|(x, _)| x.abs() < 0.025)
+        .collect();
+    let n = pts.len() as f64;
+    let (mx, mz) = (
+        pts.iter().map(|p| p.0).sum::<f64>() / n,
+        pts.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - mz)).sum::<f64>()
+        / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
+    slope.atan().to_degrees().abs()
+}
+
+#[test]
+fn a_turning_drum_tilts_its_bed_and_keeps_its_ledger() {
+    let w = short_drum();
+    let steps = (0.9 / w.dt).round() as u64;
+    let weight: f64 = w.particles.mass.iter().map(|&m| m as f64 * 9.81).sum();
+    let mut b = CpuBackend::new(w).expect("backend");
+    let e0 = b.energy().total;
+    let (mut worst, mut fz, mut samples) = (0.0f64, 0.0f64, 0);
+    let chunk = steps / 90;
+    for k in 0..90 {
+        b.run(chunk);
+        let e = b.energy();
+        worst = worst.max((e.total - e0).abs());
+        if k >= 45 {
+            fz += b.wall_loads().iter().map(|l| l.force[2]).sum::<f64>();
+            samples += 1;
+        }
+    }
+    let e = b.energy();
+    let angle = angle_of_repose(&b.snapshot().pos);
+    let load = -fz / samples as f64;
+    eprintln!(
+        "drum: angle {angle:.1} deg, wall work {:e} J, ledger within {worst:e} J, mean load {load:.4} N against weight {weight:.4} N",
+        e.wall_work
+    );
+    // Glass beads with mu = 0.5 in the rolling regime: a dynamic angle of repose between 20
+    // and 45 degrees.
+    assert!((20.0..45.0).contains(&angle), "angle {angle}");
+    // The drive's work is the energy's main input; the ledger keeps it to 1e-3.
+    assert!(e.wall_work > 0.0);
+    assert!(
+        worst < 1e-3 * (e.wall_work + e0.abs()),
+        "ledger drift {worst:e}"
+    );
+    // On average the walls carry the bed's weight (avalanches make the instants differ).
+    assert!(
+        (load / weight - 1.0).abs() < 3e-2,
+        "load {load} N, weight {weight} N"
+    );
+}
+
+#[test]
+fn a_turning_drum_matches_on_both_backends() {
+    let Some(ctx) = gpu_context() else { return };
+    let mut w = short_drum();
+    // Start turning at once so the 300 steps exercise the moving walls.
+    for wall in &mut w.walls {
+        wall.start = 0.0;
+    }
+    let mut c = CpuBackend::new(w.clone()).expect("cpu");
+    let mut g = grains_gpu::GpuBackend::new(w, &ctx).unwrap_or_else(|e| panic!("{e}"));
+    c.run(300);
+    g.run(300);
+    let (a, b) = (c.snapshot(), g.snapshot());
+    let d = a
+        .pos
+        .iter()
+        .zip(&b.pos)
+        .flat_map(|(x, y)| (0..3).map(move |k| (x[k] - y[k]).abs()))
+        .fold(0.0f32, f32::max);
+    // 1e-6 of the 12 cm drum box.
+    assert!(d < 1.2e-7, "positions differ by {d} m");
+    let gs = g.state();
+    for (x, y) in c.walls.iter().zip(&gs.walls) {
+        let dp = (0..3)
+            .map(|k| (x.point[k] - y.point[k]).abs())
+            .fold(0.0f32, f32::max);
+        assert!(
+            dp < 1e-7 && x.steps == y.steps && x.moving == y.moving,
+            "walls {x:?} vs {y:?}"
+        );
+    }
+    let (ec, eg) = (c.energy(), g.energy());
+    assert!(
+        (ec.wall_work - eg.wall_work).abs() <= 1e-4 * ec.wall_work.abs(),
+        "wall work {} vs {}",
+        ec.wall_work,
+        eg.wall_work
+    );
+}
+
+fn wall_error(wall: &str) -> String {
+    let text = format!(
+        r#"{GLASS}
+[simulation]
+steps = 10
+dt = 1e-5
+[domain]
+min = [-0.06, -0.06, -0.06]
+max = [0.06, 0.06, 0.06]
+[[particles]]
+material = "glass"
+radius = 0.002
+positions = [[0.0, 0.0, 0.0]]
+[[wall]]
+material = "glass"
+{wall}
+[[interaction]]
+between = ["glass", "glass"]
+normal = {{ law = "hertz" }}
+"#
+    );
+    match grains_scene::parse_scene(&text, Path::new("w.toml")) {
+        Ok(_) => String::new(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn wall_blocks_refuse_bad_input_with_its_place() {
+    let drum = "cylinder = { point = [0.0, 0.0, 0.0], axis = [0.0, 1.0, 0.0], radius = 0.05, hollow = true }";
+    assert_eq!(wall_error(drum), "");
+    let e = wall_error(&format!(
+        "{drum}\ndisk = {{ center = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0], radius = 0.01 }}"
+    ));
+    assert!(
+        e.contains("w.toml:") && e.contains("wall[0].disk: expected exactly one wall shape"),
+        "{e}"
+    );
+    let e =
+        wall_error("cylinder = { point = [0.0, 0.0, 0.0], axis = [0.0, 1.0, 0.0], radius = 0.05 }");
+    assert!(
+        e.contains("particle 0 at (0, 0, 0) m lies inside solid cylinder 0"),
+        "{e}"
+    );
+    let e = wall_error("cylinder = { point = [0.0, 0.0, 0.0], axis = [0.0, 0.0, 0.0], radius = 0.05, hollow = true }");
+    assert!(
+        e.contains("wall[0].cylinder.axis: expected a non-zero vector"),
+        "{e}"
+    );
+    let e = wall_error(&format!(
+        "{drum}\nmotion = {{ angular_velocity = [0.0, 1.0, 0.0], start = 2.0, stop = 1.0 }}"
+    ));
+    assert!(
+        e.contains("wall[0].motion.stop: the motion stops at 1.000 s before it starts at 2.000 s"),
+        "{e}"
+    );
+    let e = wall_error(&format!("{drum}\nmotion = {{ start = 1.0 }}"));
+    assert!(e.contains("a motion needs `velocity"), "{e}");
+    let e = wall_error(
+        "disk = { center = [0.0, 0.0, -0.01], normal = [0.0, 0.0, 1.0], radius = -1.0 }",
+    );
+    assert!(e.contains("wall[0].disk.radius"), "{e}");
+}
