@@ -424,7 +424,8 @@ pub trait Backend {
 /// The energy ledger of a backend's state, summed in f64 in a fixed order: mechanical energy
 /// from the particles, elastic energy from every pair source's slots in [`SourceKind::ALL`]
 /// order (owning entries only, p < q, of the neighbour list), dissipation from the
-/// per-particle Kahan accumulators.
+/// per-particle Kahan accumulators, and the work moving walls did (`wall_work`).
+#[allow(clippy::too_many_arguments)]
 pub fn energy_report(
     world: &World,
     pos: &[[f32; 4]],
