@@ -78,7 +78,7 @@ fn run_writes_frames_energy_and_the_expected_rebound() {
     let (h, e) = read_csv(&out.join("energy.csv"));
     assert_eq!(
         h,
-        "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work"
+        "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work,inserted"
     );
     let (first, last) = (&e[0], &e[e.len() - 1]);
     assert!(

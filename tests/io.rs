@@ -375,6 +375,7 @@ fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
             total: -0.0,
             removed: 2.5e-7,
             wall_work: -3.75e-2,
+            inserted: 7.0e-9,
         },
     ];
     let times = [0.0, 1e-5 * 3.0];
@@ -387,14 +388,14 @@ fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work")
+        Some("step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work,inserted")
     );
     assert_eq!(ENERGY_HEADER, text.lines().next().unwrap_or_default());
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 2);
     for (k, row) in rows.iter().enumerate() {
         let cols: Vec<&str> = row.split(',').collect();
-        assert_eq!(cols.len(), 11, "{row}");
+        assert_eq!(cols.len(), 12, "{row}");
         assert_eq!(cols[0].parse::<u64>()?, k as u64 * 100);
         assert_eq!(cols[1].parse::<f64>()?.to_bits(), times[k].to_bits());
         let e = &reports[k];
@@ -408,6 +409,7 @@ fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
             e.total,
             e.removed,
             e.wall_work,
+            e.inserted,
         ];
         for (c, w) in cols[2..].iter().zip(want) {
             assert_eq!(c.parse::<f64>()?.to_bits(), w.to_bits(), "{row}: {c}");
@@ -508,6 +510,8 @@ fn checkpoint_round_trips_and_refuses_damage() {
         rebuild_steps: vec![0, 17, 400],
         removed: 3,
         removed_energy: -1.25e-3,
+        inserted: 11,
+        inserted_energy: 4.5e-4,
         pos: vec![[1.0, -2.0, 3.5e-7, 1e-3], [0.25, 0.5, 0.75, 2e-3]],
         pos_comp: vec![[1e-12, 0.0, -3e-13, 0.0]; 2],
         vel: vec![[0.1, 0.2, 0.3, 9.0]; 2],

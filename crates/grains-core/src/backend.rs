@@ -41,6 +41,8 @@ pub struct EnergyReport {
     pub removed: f64,
     /// Work done on the particles by moving walls since the start (J).
     pub wall_work: f64,
+    /// Brought into the run by inserted particles since the start (J).
+    pub inserted: f64,
 }
 
 /// The load the particles put on one wall at one instant.
@@ -326,6 +328,50 @@ pub fn remove_particles_in(
     Ok((changed, energy))
 }
 
+/// Wake the dormant particles of `placed` (`(id, centre, velocity)`) in these arrays: their
+/// insertion radius, mass and inertia (from `world`), no spin, no compensation. Their
+/// reference position stays where they slept, so the next step rebuilds the neighbour list
+/// with them. Returns the indices changed and the energy they bring (J).
+pub fn insert_particles_in(
+    world: &World,
+    placed: &[(u32, [f32; 3], [f32; 3])],
+    pos: &mut [[f32; 4]],
+    pos_comp: &mut [[f32; 4]],
+    vel: &mut [[f32; 4]],
+    omega: &mut [[f32; 4]],
+) -> Result<(Vec<usize>, f64), crate::CoreError> {
+    let mut changed = Vec::new();
+    for &(id, x, v) in placed {
+        let i = id as usize;
+        let radius = world.insertion_radius(id).ok_or_else(|| {
+            crate::CoreError::BadState(format!("particle {id} is not a particle to insert"))
+        })?;
+        if i >= pos.len() || pos[i][3] != REMOVED_RADIUS {
+            return Err(crate::CoreError::BadState(format!(
+                "particle {id} is already in the run"
+            )));
+        }
+        let p = &world.particles;
+        pos[i] = [x[0], x[1], x[2], radius];
+        pos_comp[i] = [0.0; 4];
+        vel[i] = [v[0], v[1], v[2], 1.0 / p.mass[i]];
+        omega[i] = [0.0, 0.0, 0.0, 1.0 / p.inertia[i]];
+        changed.push(i);
+    }
+    let mut energy = 0.0;
+    for &i in &changed {
+        let (ke, re, pe) = mechanical_energy(
+            world,
+            &pos[i..=i],
+            &vel[i..=i],
+            &omega[i..=i],
+            i,
+        );
+        energy += ke + re + pe;
+    }
+    Ok((changed, energy))
+}
+
 /// Take particle `i` out of the run in place: no mass (it no longer moves or takes forces), no
 /// velocity, and [`REMOVED_RADIUS`]; returns the kinetic, rotational and gravitational energy
 /// it carried (J), as [`mechanical_energy`] counts it.
@@ -390,6 +436,12 @@ pub trait Backend {
     fn shell_forces(&mut self) -> Vec<[f32; 4]>;
     /// The load on each wall now ([`wall_loads`]).
     fn wall_loads(&mut self) -> Vec<WallLoad>;
+    /// Bring dormant particles into the run ([`crate::insert`]): particle `id` at `pos` (m)
+    /// moving at `vel` (m/s), with its insertion radius, mass and inertia, at rest in spin.
+    fn insert_particles(
+        &mut self,
+        placed: &[(u32, [f32; 3], [f32; 3])],
+    ) -> Result<(), crate::CoreError>;
     /// Bytes of device buffers the backend holds (the GPU backend's live buffers and their saved
     /// copies); `None` for a backend whose state is in host memory.
     fn device_bytes(&self) -> Option<u64> {
@@ -435,6 +487,7 @@ pub fn energy_report(
     dissipated: &[[f32; 4]],
     wall_work: &[[f32; 2]],
     removed: f64,
+    inserted: f64,
 ) -> EnergyReport {
     let (kinetic, rotational, gravitational) = mechanical_energy(world, pos, vel, omega, 0);
     let mut elastic = 0.0f64;
@@ -466,9 +519,12 @@ pub fn energy_report(
         elastic,
         damping_dissipated: damp,
         friction_dissipated: fric,
-        total: kinetic + rotational + gravitational + elastic + damp + fric + removed - work,
+        total: kinetic + rotational + gravitational + elastic + damp + fric + removed
+            - work
+            - inserted,
         removed,
         wall_work: work,
+        inserted,
     }
 }
 

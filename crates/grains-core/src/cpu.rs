@@ -103,6 +103,9 @@ pub struct CpuBackend {
     /// Particles removed, and the energy they carried (J).
     removed: u64,
     removed_energy: f64,
+    /// Particles inserted, and the energy they brought (J).
+    inserted: u64,
+    inserted_energy: f64,
 }
 
 impl CpuBackend {
@@ -166,6 +169,8 @@ impl CpuBackend {
             rebuild_steps: Vec::new(),
             removed: 0,
             removed_energy: 0.0,
+            inserted: 0,
+            inserted_energy: 0.0,
             world,
         })
     }
@@ -181,6 +186,8 @@ impl CpuBackend {
         b.rebuild_steps = s.rebuild_steps;
         b.removed = s.removed;
         b.removed_energy = s.removed_energy;
+        b.inserted = s.inserted;
+        b.inserted_energy = s.inserted_energy;
         b.pos = s.pos;
         b.pos_comp = s.pos_comp;
         b.vel = s.vel;
@@ -522,6 +529,20 @@ impl Backend for CpuBackend {
         self.shell_forces.clone()
     }
 
+    fn insert_particles(&mut self, placed: &[(u32, [f32; 3], [f32; 3])]) -> Result<(), CoreError> {
+        let (changed, energy) = crate::backend::insert_particles_in(
+            &self.world,
+            placed,
+            &mut self.pos,
+            &mut self.pos_comp,
+            &mut self.vel,
+            &mut self.omega,
+        )?;
+        self.inserted += changed.len() as u64;
+        self.inserted_energy += energy;
+        Ok(())
+    }
+
     fn wall_loads(&mut self) -> Vec<crate::backend::WallLoad> {
         crate::backend::wall_loads(&self.walls, &self.pos, &self.wall_slots)
     }
@@ -575,6 +596,7 @@ impl Backend for CpuBackend {
             &self.dissipated,
             &self.wall_work,
             self.removed_energy,
+            self.inserted_energy,
         )
     }
 
@@ -588,6 +610,8 @@ impl Backend for CpuBackend {
             rebuild_steps: self.rebuild_steps.clone(),
             removed: self.removed,
             removed_energy: self.removed_energy,
+            inserted: self.inserted,
+            inserted_energy: self.inserted_energy,
             pos: self.pos.clone(),
             pos_comp: self.pos_comp.clone(),
             vel: self.vel.clone(),

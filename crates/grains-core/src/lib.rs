@@ -12,6 +12,7 @@ pub mod backend;
 pub mod cpu;
 pub mod error;
 pub mod gpu_types;
+pub mod insert;
 pub mod kernels;
 pub mod law;
 pub mod materials;

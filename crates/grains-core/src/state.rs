@@ -129,6 +129,10 @@ macro_rules! state_arrays {
             pub removed: u64,
             /// Kinetic, rotational and gravitational energy they carried when removed (J).
             pub removed_energy: f64,
+            /// Particles inserted ([`crate::Backend::insert_particles`]).
+            pub inserted: u64,
+            /// Kinetic, rotational and gravitational energy they brought when inserted (J).
+            pub inserted_energy: f64,
             $($(#[doc = $doc])* pub $name: Vec<$ty>,)*
         }
 

@@ -66,6 +66,10 @@ pub fn expected_impact_speed(world: &World) -> f64 {
         .vel
         .iter()
         .map(|v| ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) as f64).sqrt())
+        .chain(world.insertions.iter().map(|i| {
+            let v = i.velocity;
+            (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+        }))
         .fold(0.0, f64::max);
     let g = world.gravity;
     let gmag = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
@@ -97,8 +101,17 @@ pub fn timestep_report(world: &World) -> TimestepReport {
             .iter()
             .zip(&world.particles.material)
             .zip(&node)
-            .filter(|((_, &m), &is_node)| m as usize == mi && !is_node)
+            .filter(|((p, &m), &is_node)| m as usize == mi && !is_node && p[3] > 0.0)
             .map(|((p, _), _)| p[3] as f64)
+            .chain(world.insertions.iter().flat_map(|ins| {
+                ins.radii
+                    .iter()
+                    .enumerate()
+                    .filter(move |(j, _)| {
+                        world.particles.material[ins.first as usize + j] as usize == mi
+                    })
+                    .map(|(_, &r)| r as f64)
+            }))
             .fold(f64::INFINITY, f64::min);
         if rmin.is_finite() {
             let mat = &world.materials[mi];

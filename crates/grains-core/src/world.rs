@@ -124,6 +124,10 @@ pub struct World {
     pub fixed_interactions: Vec<Interaction>,
     /// Triangulated shells: their nodes are particles, their elements run in the shell passes.
     pub shells: crate::shells::Shells,
+    /// Insertion blocks: their particles are in `particles`, dormant until inserted.
+    pub insertions: Vec<crate::insert::Insertion>,
+    /// Steps between insertion batches (0: no insertion).
+    pub insert_every: u64,
     /// What the particles are (`Particles::shape` indexes it): the sphere, entry 0, today.
     pub shapes: Vec<crate::shapes::ShapeRecord>,
     pub table: PairTable,
@@ -176,6 +180,8 @@ impl World {
             fixed_pairs: Vec::new(),
             fixed_interactions: Vec::new(),
             shells: crate::shells::Shells::default(),
+            insertions: Vec::new(),
+            insert_every: 0,
             shapes: vec![crate::shapes::ShapeRecord::sphere()],
             table: PairTable::default(),
             domain,
@@ -269,6 +275,30 @@ impl World {
         Ok(self)
     }
 
+    /// The radius particle `id` takes when inserted, if it is one to insert (m).
+    pub fn insertion_radius(&self, id: u32) -> Option<f32> {
+        self.insertions.iter().find_map(|ins| {
+            id.checked_sub(ins.first)
+                .and_then(|j| ins.radii.get(j as usize).copied())
+        })
+    }
+
+    /// Whether `x` (m) is inside the domain (periodic axes always are).
+    pub fn domain_contains(&self, x: [f64; 3]) -> bool {
+        (0..3).all(|k| {
+            self.domain.periodic[k] || (x[k] >= self.domain.min[k] && x[k] <= self.domain.max[k])
+        })
+    }
+
+    /// The largest radius a particle has or will have when inserted (m).
+    pub fn largest_radius(&self) -> f32 {
+        let now = self.particles.pos.iter().map(|p| p[3]).fold(0.0f32, f32::max);
+        self.insertions
+            .iter()
+            .flat_map(|i| i.radii.iter().copied())
+            .fold(now, f32::max)
+    }
+
     /// Whether each particle is a shell node.
     pub fn shell_node_mask(&self) -> Vec<bool> {
         let mut m = vec![false; self.particles.len()];
@@ -311,6 +341,14 @@ impl World {
         for (p, &m) in particles.pos.iter().zip(&particles.material) {
             if let Some(r) = r_max.get_mut(m as usize) {
                 *r = r.max(p[3] as f64);
+            }
+        }
+        for ins in &self.insertions {
+            for (j, &radius) in ins.radii.iter().enumerate() {
+                let m = particles.material[ins.first as usize + j] as usize;
+                if let Some(r) = r_max.get_mut(m) {
+                    *r = r.max(radius as f64);
+                }
             }
         }
         let mut sets = vec![
@@ -444,12 +482,7 @@ impl World {
     /// The broad-phase grid: cells at least (largest diameter + skin + range) wide, fitted to
     /// the domain, at least 3 per periodic axis.
     pub fn grid(&self) -> Result<GridParams, CoreError> {
-        let rmax = self
-            .particles
-            .pos
-            .iter()
-            .map(|p| p[3])
-            .fold(0.0f32, f32::max);
+        let rmax = self.largest_radius();
         let cutoff = self.skin as f32 + self.interaction_range();
         let mut want = 2.0 * rmax + cutoff;
         let d = self.domain.params();

@@ -24,8 +24,9 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 2: history records laid out per chain from its laws (words), parameters per chain.
 // 3: the fixed-topology source's history and slots, parameter blocks per pair source.
 // 4: the count and energy of particles removed from the run.
+// 6: the count and energy of particles inserted, walls and the work moving walls did.
 // 5: the shells' state (edge rest lengths, edge records, volumes).
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
     out.write_all(&(a.len() as u64).to_le_bytes())?;
@@ -50,6 +51,8 @@ pub fn write_checkpoint(
         put(out, &s.rebuild_steps)?;
         out.write_all(&s.removed.to_le_bytes())?;
         out.write_all(&s.removed_energy.to_le_bytes())?;
+        out.write_all(&s.inserted.to_le_bytes())?;
+        out.write_all(&s.inserted_energy.to_le_bytes())?;
         for (a, bytes) in STATE_ARRAYS.iter().zip(s.array_bytes()) {
             out.write_all(&((bytes.len() / a.elem) as u64).to_le_bytes())?;
             out.write_all(bytes)?;
@@ -141,11 +144,15 @@ pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
     let rebuild_steps = r.array()?;
     let removed = r.u64()?;
     let removed_energy = f64::from_bits(r.u64()?);
+    let inserted = r.u64()?;
+    let inserted_energy = f64::from_bits(r.u64()?);
     let mut state = BackendState {
         step,
         rebuild_steps,
         removed,
         removed_energy,
+        inserted,
+        inserted_energy,
         ..Default::default()
     };
     for a in STATE_ARRAYS {

@@ -107,7 +107,7 @@ pub fn frame_bytes_estimate(opts: &OutputOptions, particles: u64) -> u64 {
         bytes += CONTACTS_PER_PARTICLE_ESTIMATE * per_contact * n + 2000.0;
     }
     if opts.energy {
-        bytes += 11.0 * 25.0;
+        bytes += 12.0 * 25.0;
     }
     bytes.ceil() as u64
 }

@@ -132,6 +132,9 @@ pub struct GpuBackend {
     /// Particles removed, and the energy they carried (J).
     removed: u64,
     removed_energy: f64,
+    /// Particles inserted, and the energy they brought (J).
+    inserted: u64,
+    inserted_energy: f64,
     /// Indices in `step_ops` of the rebuild passes (dispatched with zero workgroups on steps
     /// that do not rebuild).
     rebuild_ops: std::ops::Range<usize>,
@@ -269,6 +272,8 @@ impl GpuBackend {
             rebuild_log: Vec::new(),
             removed: 0,
             removed_energy: 0.0,
+            inserted: 0,
+            inserted_energy: 0.0,
             rebuild_ops: 0..0,
             profiler: None,
             total: 0,
@@ -359,6 +364,8 @@ impl GpuBackend {
         b.rebuild_log = state.rebuild_steps.clone();
         b.removed = state.removed;
         b.removed_energy = state.removed_energy;
+        b.inserted = state.inserted;
+        b.inserted_energy = state.inserted_energy;
         b.total = total;
         b.since_check = 0;
         b.save();
@@ -385,6 +392,44 @@ impl GpuBackend {
     /// How many times the neighbour list has grown after an overflow.
     pub fn list_grows(&self) -> u32 {
         self.grows
+    }
+
+    /// Read the particle arrays a removal or an insertion edits, let `f` edit them (it returns
+    /// the indices it changed and an energy), write the changed elements back, and make this
+    /// state the point any later replay starts from.
+    #[allow(clippy::type_complexity)]
+    fn patch_particles(
+        &mut self,
+        f: impl FnOnce(
+            &World,
+            &mut [[f32; 4]],
+            &mut [[f32; 4]],
+            &mut [[f32; 4]],
+            &mut [[f32; 4]],
+        ) -> Result<(Vec<usize>, f64), CoreError>,
+    ) -> Result<(u64, f64), CoreError> {
+        let n = self.n as u64;
+        let mut pos: Vec<[f32; 4]> = self.read_pod("pos", n);
+        let mut pos_comp: Vec<[f32; 4]> = self.read_pod("pos_comp", n);
+        let mut vel: Vec<[f32; 4]> = self.read_pod("vel", n);
+        let mut omega: Vec<[f32; 4]> = self.read_pod("omega", n);
+        let (changed, energy) = f(&self.world, &mut pos, &mut pos_comp, &mut vel, &mut omega)?;
+        let count = changed.len() as u64;
+        for i in changed {
+            let at = 16 * i as u64;
+            let q = &self.ctx.queue;
+            q.write_buffer(&self.bufs["pos"], at, bytemuck::cast_slice(&pos[i..=i]));
+            q.write_buffer(
+                &self.bufs["pos_comp"],
+                at,
+                bytemuck::cast_slice(&pos_comp[i..=i]),
+            );
+            q.write_buffer(&self.bufs["vel"], at, bytemuck::cast_slice(&vel[i..=i]));
+            q.write_buffer(&self.bufs["omega"], at, bytemuck::cast_slice(&omega[i..=i]));
+        }
+        self.since_check = 0;
+        self.save();
+        Ok((count, energy))
     }
 
     /// Entries in the current neighbour list.
@@ -604,36 +649,20 @@ impl Backend for GpuBackend {
     }
 
     fn remove_particles(&mut self, ids: &[u32]) -> Result<(), CoreError> {
-        let n = self.n as u64;
-        let mut pos: Vec<[f32; 4]> = self.read_pod("pos", n);
-        let mut pos_comp: Vec<[f32; 4]> = self.read_pod("pos_comp", n);
-        let mut vel: Vec<[f32; 4]> = self.read_pod("vel", n);
-        let mut omega: Vec<[f32; 4]> = self.read_pod("omega", n);
-        let (changed, energy) = grains_core::backend::remove_particles_in(
-            &self.world,
-            ids,
-            &mut pos,
-            &mut pos_comp,
-            &mut vel,
-            &mut omega,
-        )?;
-        self.removed += changed.len() as u64;
+        let (count, energy) = self.patch_particles(|w, pos, pos_comp, vel, omega| {
+            grains_core::backend::remove_particles_in(w, ids, pos, pos_comp, vel, omega)
+        })?;
+        self.removed += count;
         self.removed_energy += energy;
-        for i in changed {
-            let at = 16 * i as u64;
-            let q = &self.ctx.queue;
-            q.write_buffer(&self.bufs["pos"], at, bytemuck::cast_slice(&pos[i..=i]));
-            q.write_buffer(
-                &self.bufs["pos_comp"],
-                at,
-                bytemuck::cast_slice(&pos_comp[i..=i]),
-            );
-            q.write_buffer(&self.bufs["vel"], at, bytemuck::cast_slice(&vel[i..=i]));
-            q.write_buffer(&self.bufs["omega"], at, bytemuck::cast_slice(&omega[i..=i]));
-        }
-        // The state with the particles removed is the point any later replay starts from.
-        self.since_check = 0;
-        self.save();
+        Ok(())
+    }
+
+    fn insert_particles(&mut self, placed: &[(u32, [f32; 3], [f32; 3])]) -> Result<(), CoreError> {
+        let (count, energy) = self.patch_particles(|w, pos, pos_comp, vel, omega| {
+            grains_core::backend::insert_particles_in(w, placed, pos, pos_comp, vel, omega)
+        })?;
+        self.inserted += count;
+        self.inserted_energy += energy;
         Ok(())
     }
 
@@ -719,6 +748,7 @@ impl Backend for GpuBackend {
             &dissipated,
             &work,
             self.removed_energy,
+            self.inserted_energy,
         )
     }
 
@@ -729,6 +759,8 @@ impl Backend for GpuBackend {
             rebuild_steps: self.rebuild_log.clone(),
             removed: self.removed,
             removed_energy: self.removed_energy,
+            inserted: self.inserted,
+            inserted_energy: self.inserted_energy,
             ..Default::default()
         };
         for a in STATE_ARRAYS {
