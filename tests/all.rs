@@ -34,6 +34,7 @@ mod extra;
 mod friction;
 mod gpu;
 mod guard_rails;
+mod insert;
 mod io;
 mod lin_el6;
 mod physics;

@@ -227,14 +227,19 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             let (e0, worst) = audit.get_or_insert((e.total, 0.0));
             // Measured against what the run holds: its starting total, or the work moving
             // walls have put in, if larger.
-            let scale = e0.abs().max(e.wall_work.abs());
+            let scale = e0.abs().max(e.wall_work.abs()).max(e.inserted.abs());
             if scale != 0.0 {
                 *worst = worst.max((e.total - *e0).abs() / scale);
             }
         }
         Ok(())
     };
+    let insert_every = scene.world.insert_every;
+    let mut given_up = 0u64;
     if !args.resume {
+        if insert_every > 0 {
+            given_up += insert_batch(&scene.world, &mut backend, 0)?;
+        }
         output(&mut backend, &mut writer)?;
     }
     let checkpoint_every = scene.output.checkpoint_every_steps;
@@ -274,8 +279,12 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         let next_checkpoint = checkpoint_every
             .map(|c| (done / c.max(1) + 1) * c.max(1))
             .unwrap_or(u64::MAX);
+        let next_insert = done
+            .checked_div(insert_every)
+            .map_or(u64::MAX, |k| (k + 1) * insert_every);
         let target = next_output
             .min(next_checkpoint)
+            .min(next_insert)
             .min(steps)
             .min(done + batch);
         let t0 = Instant::now();
@@ -298,6 +307,9 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             removed_here += lost.len() as u64;
         }
         bar.set_position(done);
+        if insert_every > 0 && done.is_multiple_of(insert_every) {
+            given_up += insert_batch(&scene.world, &mut backend, done)?;
+        }
         if done.is_multiple_of(every) || done == steps {
             output(&mut backend, &mut writer)?;
         }
@@ -391,6 +403,20 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             counters.removed
         ));
     }
+    if !scene.world.insertions.is_empty() {
+        let inserted = backend.state().inserted;
+        let mut line = format!(
+            "insertion: {inserted} particles inserted; the energy they brought is the ledger's \
+             `inserted` column"
+        );
+        if given_up > 0 {
+            line.push_str(&format!(
+                "; {given_up} found no free place in their region and were not inserted \
+                 (a larger region or a lower rate would take them)"
+            ));
+        }
+        say(&line);
+    }
     if let Some((_, worst)) = audit {
         if worst > AUDIT_WARNING {
             eprintln!(
@@ -408,4 +434,39 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         }
     }
     Ok(report)
+}
+
+/// The insertion batch at `step`: each block's particles due since the previous batch
+/// (`step - world.insert_every`), placed among the particles now in the run. Returns how many
+/// could not be placed.
+fn insert_batch(world: &grains_core::World, b: &mut Box<dyn Backend>, step: u64) -> Result<u64> {
+    let every = world.insert_every.max(1);
+    let t = |s: u64| s as f64 * world.dt;
+    let mut pos = b.snapshot().pos;
+    let mut placed = Vec::new();
+    let mut given_up = 0u64;
+    for ins in &world.insertions {
+        let from = if step >= every {
+            ins.due(t(step - every))
+        } else {
+            0
+        };
+        let to = ins.due(t(step));
+        if to > from {
+            let p = grains_core::insert::place(world, ins, &pos, from, to);
+            given_up += p.given_up as u64;
+            let v = ins.velocity.map(|x| x as f32);
+            // Later blocks of this batch see these particles.
+            for &(id, x) in &p.particles {
+                if let Some(r) = world.insertion_radius(id) {
+                    pos[id as usize] = [x[0], x[1], x[2], r];
+                }
+            }
+            placed.extend(p.particles.into_iter().map(|(id, x)| (id, x, v)));
+        }
+    }
+    if !placed.is_empty() {
+        b.insert_particles(&placed)?;
+    }
+    Ok(given_up)
 }

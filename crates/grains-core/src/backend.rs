@@ -360,13 +360,7 @@ pub fn insert_particles_in(
     }
     let mut energy = 0.0;
     for &i in &changed {
-        let (ke, re, pe) = mechanical_energy(
-            world,
-            &pos[i..=i],
-            &vel[i..=i],
-            &omega[i..=i],
-            i,
-        );
+        let (ke, re, pe) = mechanical_energy(world, &pos[i..=i], &vel[i..=i], &omega[i..=i], i);
         energy += ke + re + pe;
     }
     Ok((changed, energy))

@@ -173,8 +173,7 @@ pub fn place(world: &World, ins: &Insertion, pos: &[[f32; 4]], from: u32, to: u3
             Some(x) => {
                 grid.entry(key(&x)).or_default().push(others.len());
                 others.push((x, r));
-                out.particles
-                    .push((ins.first + j, x.map(|c| c as f32)));
+                out.particles.push((ins.first + j, x.map(|c| c as f32)));
             }
             None => out.given_up += 1,
         }

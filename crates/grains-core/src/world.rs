@@ -292,11 +292,37 @@ impl World {
 
     /// The largest radius a particle has or will have when inserted (m).
     pub fn largest_radius(&self) -> f32 {
-        let now = self.particles.pos.iter().map(|p| p[3]).fold(0.0f32, f32::max);
+        let now = self
+            .particles
+            .pos
+            .iter()
+            .map(|p| p[3])
+            .fold(0.0f32, f32::max);
         self.insertions
             .iter()
             .flat_map(|i| i.radii.iter().copied())
             .fold(now, f32::max)
+    }
+
+    /// This world with insertion blocks, whose dormant particles are already among its
+    /// particles.
+    pub fn with_insertions(
+        mut self,
+        insertions: Vec<crate::insert::Insertion>,
+    ) -> Result<World, CoreError> {
+        let n = self.particles.len();
+        for ins in &insertions {
+            if ins.first as usize + ins.radii.len() > n {
+                return Err(CoreError::BadState(format!(
+                    "an insertion block names particles beyond the {n} of the world"
+                )));
+            }
+        }
+        self.insertions = insertions;
+        self.speed_limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&self);
+        self.build_table()?;
+        self.grid()?;
+        Ok(self)
     }
 
     /// Whether each particle is a shell node.
@@ -484,7 +510,8 @@ impl World {
     pub fn grid(&self) -> Result<GridParams, CoreError> {
         let rmax = self.largest_radius();
         let cutoff = self.skin as f32 + self.interaction_range();
-        let mut want = 2.0 * rmax + cutoff;
+        // No particle with a size (every one dormant) and no skin: any cell will do.
+        let mut want = (2.0 * rmax + cutoff).max(f32::MIN_POSITIVE.sqrt());
         let d = self.domain.params();
         loop {
             let mut dims = [1u32; 3];

@@ -26,6 +26,7 @@
 
 mod error;
 pub mod generators;
+mod insert;
 mod law_keys;
 pub mod mesh_file;
 mod parse;
@@ -307,12 +308,16 @@ impl Scene {
         let mut s = String::new();
         let _ = writeln!(s, "scene       {}", self.path.display());
         let _ = writeln!(s, "particles   {}", w.particles.len());
+        // Dormant particles to insert count with the radius they will have.
         let (rmin, rmax) = w
             .particles
             .pos
             .iter()
-            .fold((f32::INFINITY, 0.0f32), |(lo, hi), p| {
-                (lo.min(p[3]), hi.max(p[3]))
+            .map(|p| p[3])
+            .filter(|&r| r > 0.0)
+            .chain(w.insertions.iter().flat_map(|i| i.radii.iter().copied()))
+            .fold((f32::INFINITY, 0.0f32), |(lo, hi), r| {
+                (lo.min(r), hi.max(r))
             });
         let _ = writeln!(
             s,
@@ -330,6 +335,16 @@ impl Scene {
         let _ = writeln!(s, "walls       {}", w.walls.len());
         if !w.fixed_pairs.is_empty() {
             let _ = writeln!(s, "bonds       {}", w.fixed_pairs.len());
+        }
+        for (k, ins) in w.insertions.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "insert[{k}]   {} particles at {} particles/s from t = {}, batches every {} steps",
+                ins.radii.len(),
+                sig4(ins.rate),
+                qty(ins.start, "s"),
+                w.insert_every
+            );
         }
         if !w.shells.is_empty() {
             let sh = &w.shells;

@@ -90,6 +90,7 @@ pub(crate) fn parse(
         "interaction",
         "bond",
         "shell",
+        "insert",
         "output",
     ])?;
 
@@ -317,7 +318,10 @@ pub(crate) fn parse(
 
     // [[particles]]
     // A scene of shells alone needs no [[particles]] block.
-    let blocks = match (root.get("particles"), root.get("shell")) {
+    let blocks = match (
+        root.get("particles"),
+        root.get("shell").or(root.get("insert")),
+    ) {
         (None, Some(_)) => Vec::new(),
         _ => ctx.tables(
             root.req("particles", "at least one [[particles]] or [[shell]] block")?,
@@ -349,6 +353,20 @@ pub(crate) fn parse(
         }
         let density = materials.get(mi).map(|m| m.density).unwrap_or(0.0);
         add_block(&ctx, b, &domain, mi as u32, density, &mut particles)?;
+    }
+
+    // [[insert]]: dormant particles after the [[particles]] blocks.
+    let inserts = crate::insert::parse_inserts(&ctx, &root, &materials, &domain, &mut particles)?;
+    if let Some(v) = root.get("insert") {
+        for b in ctx.tables(v, "insert")? {
+            let mv = b.req("material", "a material name")?;
+            let mi = material_index(mv, &b.key("material"))?;
+            if let Some(slot) = used_at.get_mut(mi) {
+                if slot.is_none() {
+                    *slot = Some((mv.span(), b.key("material")));
+                }
+            }
+        }
     }
 
     // [[shell]]: nodes join the particles after every [[particles]] block.
@@ -556,7 +574,8 @@ pub(crate) fn parse(
     // A particle whose centre starts behind a wall would be shot out by a huge overlap.
     for (i, (w, (span, key))) in walls.iter().zip(&wall_src).enumerate() {
         if w.kind == grains_core::gpu_types::WALL_CYLINDER {
-            for (k, x) in particles.pos.iter().enumerate() {
+            // Dormant particles (to insert) are not in the run yet.
+            for (k, x) in particles.pos.iter().enumerate().filter(|(_, x)| x[3] > 0.0) {
                 let (_, rho) = grains_core::kernels::resolvers::sphere_cylinder::cylinder_radial(
                     glam_free(x),
                     w,
@@ -580,7 +599,7 @@ pub(crate) fn parse(
         if w.kind != grains_core::gpu_types::WALL_PLANE {
             continue;
         }
-        for (k, x) in particles.pos.iter().enumerate() {
+        for (k, x) in particles.pos.iter().enumerate().filter(|(_, x)| x[3] > 0.0) {
             let side: f64 = (0..3)
                 .map(|c| (x[c] as f64 - w.point[c] as f64) * w.normal[c] as f64)
                 .sum();
@@ -733,6 +752,11 @@ pub(crate) fn parse(
         .pos
         .iter()
         .map(|p| p[3] as f64)
+        .chain(
+            inserts
+                .iter()
+                .flat_map(|b| b.insertion.radii.iter().map(|&r| r as f64)),
+        )
         .fold(0.0, f64::max);
     let skin = skin.unwrap_or(0.5 * rmax);
     let core_err = |e: CoreError| {
@@ -773,6 +797,15 @@ pub(crate) fn parse(
     if !shells.is_empty() {
         world = world.with_shells(shells).map_err(core_err)?;
     }
+    let insert_every = inserts
+        .iter()
+        .map(|b| b.every)
+        .fold(f64::INFINITY, f64::min);
+    if !inserts.is_empty() {
+        world = world
+            .with_insertions(inserts.into_iter().map(|b| b.insertion).collect())
+            .map_err(core_err)?;
+    }
     let timestep = timestep_report(&world);
     let dt = match dt_given {
         Some(dt) => dt,
@@ -793,6 +826,9 @@ pub(crate) fn parse(
         }
     };
     world.dt = dt;
+    if !world.insertions.is_empty() {
+        world.insert_every = ((insert_every / dt).round() as u64).max(1);
+    }
     // What the initial overlaps can release counts among the speeds the scene can produce: a
     // packing started slightly overlapped must not trip the guard as a blow-up.
     let overlaps = grains_core::overlaps::initial_overlaps(&world);
@@ -948,7 +984,7 @@ pub(crate) fn parse(
     })
 }
 
-trait MaxByStart {
+pub(crate) trait MaxByStart {
     fn max_by_start(self, other: Range<usize>) -> Range<usize>;
 }
 
