@@ -128,7 +128,7 @@ fn unknown_top_level_key() {
         "simulaton",
         &[
             "unknown key `simulaton` at the top level",
-            "accepted keys: simulation, domain, material, particles, wall, interaction, bond, shell, output",
+            "accepted keys: simulation, domain, material, particles, wall, interaction, bond, shell, insert, output",
         ],
     );
 }
