@@ -58,7 +58,8 @@ impl TimestepReport {
 }
 
 /// Largest expected impact speed (m/s): twice the fastest initial speed (two particles meeting
-/// head on) plus the speed of a fall across the domain's extent along gravity, with a floor of
+/// head on, a particle and a moving wall's surface anywhere in the domain, or an inserted
+/// particle) plus the speed of a fall across the domain's extent along gravity, with a floor of
 /// 0.01 m/s for scenes at rest without gravity.
 pub fn expected_impact_speed(world: &World) -> f64 {
     let vmax = world
@@ -69,6 +70,15 @@ pub fn expected_impact_speed(world: &World) -> f64 {
         .chain(world.insertions.iter().map(|i| {
             let v = i.velocity;
             (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+        }))
+        .chain(world.walls.iter().map(|w| {
+            let d = &world.domain;
+            let reach: f64 = (0..3)
+                .map(|k| (d.max[k] - d.min[k]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            let n = |v: [f32; 3]| (v.iter().map(|&x| (x as f64).powi(2)).sum::<f64>()).sqrt();
+            n(w.velocity) + n(w.omega) * reach
         }))
         .fold(0.0, f64::max);
     let g = world.gravity;

@@ -556,10 +556,14 @@ pub(crate) fn parse(
                         ),
                     ));
                 }
+                // A box turns as one, about its centre: the mean of its faces' points.
+                let mean = [0, 1, 2].map(|k| {
+                    made.iter().map(|m| m.point[k] as f64).sum::<f64>() / made.len() as f64
+                });
                 for m in &mut made {
                     m.velocity = f32s(velocity);
                     m.omega = f32s(omega);
-                    m.center = center.map(f32s).unwrap_or(m.point);
+                    m.center = f32s(center.unwrap_or(mean));
                     m.start = start as f32;
                     m.stop = stop as f32;
                 }
