@@ -332,7 +332,25 @@ impl Scene {
             w.materials.len(),
             names.join(", ")
         );
-        let _ = writeln!(s, "walls       {}", w.walls.len());
+        let kinds = |k: u32| w.walls.iter().filter(|x| x.kind == k).count();
+        let mut what: Vec<String> = [
+            (grains_core::gpu_types::WALL_PLANE, "plane"),
+            (grains_core::gpu_types::WALL_CYLINDER, "cylinder"),
+            (grains_core::gpu_types::WALL_DISK, "disk"),
+        ]
+        .iter()
+        .filter(|(k, _)| kinds(*k) > 0)
+        .map(|&(k, name)| format!("{} {name}{}", kinds(k), if kinds(k) > 1 { "s" } else { "" }))
+        .collect();
+        let moving = w.walls.iter().filter(|x| x.moves()).count();
+        if moving > 0 {
+            what.push(format!("{moving} moving"));
+        }
+        let _ = if what.is_empty() {
+            writeln!(s, "walls       0")
+        } else {
+            writeln!(s, "walls       {} ({})", w.walls.len(), what.join(", "))
+        };
         if !w.fixed_pairs.is_empty() {
             let _ = writeln!(s, "bonds       {}", w.fixed_pairs.len());
         }
