@@ -463,6 +463,16 @@ impl World {
         eat(bytemuck::cast_slice(&sh.edge_params));
         eat(bytemuck::cast_slice(&sh.triangles));
         eat(bytemuck::cast_slice(&sh.shells));
+        for ins in &self.insertions {
+            eat(&ins.first.to_le_bytes());
+            eat(bytemuck::cast_slice(&ins.radii));
+            for x in [ins.start, ins.rate] {
+                eat(&x.to_le_bytes());
+            }
+            eat(&ins.seed.to_le_bytes());
+            eat(format!("{:?}{:?}", ins.region, ins.velocity).as_bytes());
+        }
+        eat(&self.insert_every.to_le_bytes());
         for c in &self.table.chains {
             eat(c.name().as_bytes());
         }
