@@ -692,8 +692,8 @@ fn adapter_summary_is_listed() {
 
 use grains_core::gpu_types::{ContactForce, ContactGeom, SphereBody, Wall};
 use grains_core::kernels::resolvers::{
-    resolve_sphere_cylinder, resolve_sphere_disk, resolve_sphere_plane, resolve_sphere_point,
-    resolve_sphere_sphere,
+    resolve_sphere_cone, resolve_sphere_cylinder, resolve_sphere_disk, resolve_sphere_plane,
+    resolve_sphere_point, resolve_sphere_sphere,
 };
 use grains_core::{LawKind, ResolverKind};
 
@@ -855,8 +855,12 @@ fn resolvers_match_their_twins() {
                     compare_geom(&name, i, &c, &gpu[i], tol, size, speed, pos_scale);
                 }
             }
-            ResolverKind::SpherePlane | ResolverKind::SphereCylinder | ResolverKind::SphereDisk => {
+            ResolverKind::SpherePlane
+            | ResolverKind::SphereCylinder
+            | ResolverKind::SphereDisk
+            | ResolverKind::SphereCone => {
                 let twin = match r {
+                    ResolverKind::SphereCone => resolve_sphere_cone,
                     ResolverKind::SphereCylinder => resolve_sphere_cylinder,
                     ResolverKind::SphereDisk => resolve_sphere_disk,
                     _ => resolve_sphere_plane,
@@ -923,6 +927,16 @@ fn random_wall(r: ResolverKind, b: &SphereBody, rng: &mut SplitMix, i: usize) ->
             w.hollow = (i % 2) as u32;
             let rho = if w.hollow == 1 { big - d } else { big + d };
             w.point = std::array::from_fn(|k| x[k] - across[k] * rho + normal[k] * rad);
+        }
+        ResolverKind::SphereCone => {
+            // The orifice below the sphere (the rim) or beside it (the slanted wall).
+            let r0 = rad * rng.range(2.0, 6.0) as f32;
+            w.kind = grains_core::gpu_types::WALL_CONE;
+            w.radius = r0;
+            w.slope = rng.range(0.2, 1.5) as f32;
+            let rho = r0 * rng.range(0.0, 1.4) as f32;
+            let h = rad * rng.range(-1.5, 4.0) as f32;
+            w.point = std::array::from_fn(|k| x[k] - across[k] * rho - normal[k] * h);
         }
         ResolverKind::SphereDisk => {
             // The centre projected `d` below, offset across by up to 1.5 disk radii (the rim).

@@ -373,7 +373,9 @@ fn struct_layouts_match_gpu_types() {
             stop,
             steps,
             moving,
-            moved
+            moved,
+            slope,
+            _pad
         }),
         rust_layout!(DomainParams {
             min,

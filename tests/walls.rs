@@ -6,8 +6,10 @@
 use std::path::Path;
 
 use glam::Vec3;
-use grains_core::gpu_types::{SphereBody, Wall, WALL_CYLINDER, WALL_DISK};
-use grains_core::kernels::resolvers::{resolve_sphere_cylinder, resolve_sphere_disk};
+use grains_core::gpu_types::{SphereBody, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
+use grains_core::kernels::resolvers::{
+    resolve_sphere_cone, resolve_sphere_cylinder, resolve_sphere_disk,
+};
 use grains_core::{Backend, CpuBackend, World};
 use grains_tests::worlds::SplitMix;
 use grains_tests::{gpu_required, workspace_root};
@@ -98,6 +100,56 @@ fn cylinder_and_disk_resolvers_match_brute_force() {
         assert!(
             got <= best + 1e-8 && got >= best - slack,
             "disk case {case}: resolver distance {got}, brute force {best}"
+        );
+    }
+}
+
+#[test]
+fn the_cone_resolver_matches_brute_force() {
+    let mut rng = SplitMix(0xC0DE);
+    for case in 0..300 {
+        let axis = unit(&mut rng);
+        let point = unit(&mut rng) * 0.01;
+        let r0 = 0.003 + rng.uniform() as f32 * 0.01;
+        let slope = 0.2 + rng.uniform() as f32 * 1.3;
+        let r = 0.001 + rng.uniform() as f32 * 0.002;
+        // Centres inside the cone, near its wall or its orifice.
+        let (e1, e2) = axis.any_orthonormal_pair();
+        let h = (rng.uniform() as f32 * 1.3 - 0.3) * 0.02;
+        let phi = rng.uniform() as f32 * std::f32::consts::TAU;
+        let rho = (r0 + slope * h.max(0.0)) * (rng.uniform() as f32 * 1.1);
+        let x = point + axis * h + (e1 * phi.cos() + e2 * phi.sin()) * rho;
+        let mut w = Wall::plane(point.to_array(), axis.to_array(), 0);
+        w.kind = WALL_CONE;
+        w.radius = r0;
+        w.slope = slope;
+        let g = resolve_sphere_cone(&sphere(x, r), &w, 1e-6);
+        // The nearest of the surface's points: 2000 along the wall's line (up to 4 cm) by
+        // 2000 around, in f64.
+        let (a, p0, xd) = (axis.as_dvec3(), point.as_dvec3(), x.as_dvec3());
+        let (f1, f2) = (e1.as_dvec3(), e2.as_dvec3());
+        let (s, c) = {
+            let c = 1.0 / (1.0 + (slope as f64).powi(2)).sqrt();
+            (slope as f64 * c, c)
+        };
+        let mut best = f64::INFINITY;
+        for i in 0..2000 {
+            let t = i as f64 / 2000.0 * 0.04;
+            let (rr, hh) = (r0 as f64 + t * s, t * c);
+            for j in 0..2000 {
+                let ph = j as f64 / 2000.0 * std::f64::consts::TAU;
+                let q = p0 + a * hh + (f1 * ph.cos() + f2 * ph.sin()) * rr;
+                best = best.min((q - xd).length());
+            }
+        }
+        let got = r as f64 - g.delta as f64;
+        // f32 centres a centimetre out: 5e-7 m. The grid's spacing bounds how far its nearest
+        // point can be: half a step along the
+        // line (2e-5 m) and around (pi r_max / 2000).
+        let slack = 2e-5 + std::f64::consts::PI * (r0 as f64 + 0.04 * s) / 2000.0;
+        assert!(
+            got <= best + 5e-7 && got >= best - slack,
+            "cone case {case}: resolver distance {got}, brute force {best}"
         );
     }
 }

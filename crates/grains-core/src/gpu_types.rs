@@ -34,7 +34,10 @@ pub struct SphereBody {
 /// - cylinder ([`WALL_CYLINDER`]): the axis through `point` along the unit `normal`, of
 ///   `radius`; particles stay outside it, or inside it when `hollow` is 1 (a drum);
 /// - disk ([`WALL_DISK`]): centred on `point` with unit `normal` and `radius`, touched from
-///   either side.
+///   either side;
+/// - cone ([`WALL_CONE`]): a hopper's shell, open at both ends: the orifice of `radius` at
+///   `point`, the axis `normal` pointing up into the hopper, the radius growing by `slope` per
+///   metre; particles stay inside, and the orifice's rim is a wall too.
 ///
 /// Motion: while `start <= t < stop` the wall moves with `velocity` and turns with `omega`
 /// (rad/s) about `center`, which moves with it (`kernels/passes/wall_motion.rs`); `moving` says
@@ -72,6 +75,10 @@ pub struct Wall {
     /// Steps it has moved so far: its pose is its initial pose carried by `moved dt` of
     /// motion, computed afresh each step so that rounding does not accumulate.
     pub moved: u32,
+    /// Cone: the tangent of its half-angle from the axis (its radius grows by `slope` per
+    /// metre up the axis from the orifice of `radius` at `point`).
+    pub slope: f32,
+    pub _pad: [f32; 3],
 }
 
 /// [`Wall::kind`] of an infinite plane.
@@ -80,8 +87,10 @@ pub const WALL_PLANE: u32 = 0;
 pub const WALL_CYLINDER: u32 = 1;
 /// [`Wall::kind`] of a flat disk.
 pub const WALL_DISK: u32 = 2;
+/// [`Wall::kind`] of a hopper cone.
+pub const WALL_CONE: u32 = 3;
 /// Number of wall kinds: the wall source's pair table has one block of material pairs each.
-pub const WALL_KINDS: usize = 3;
+pub const WALL_KINDS: usize = 4;
 
 impl Wall {
     /// A plane wall of `material` through `point` with inward unit `normal`, at rest.

@@ -207,7 +207,9 @@ impl PairTable {
                     ResolverKind::SpherePlane => ra,
                     // The sphere's curvature alone; the node's contact radius is the smaller.
                     ResolverKind::SpherePoint => ra.max(rb),
-                    ResolverKind::SphereCylinder | ResolverKind::SphereDisk => ra,
+                    ResolverKind::SphereCylinder
+                    | ResolverKind::SphereDisk
+                    | ResolverKind::SphereCone => ra,
                 };
                 for (x, y) in [(a, b), (b, a)] {
                     let (words, range) = inter.params(&materials[x], &materials[y], r_eff_max);

@@ -27,16 +27,19 @@ pub enum ResolverKind {
     SphereCylinder,
     /// A sphere and a flat disk wall.
     SphereDisk,
+    /// A sphere inside a hopper cone wall.
+    SphereCone,
 }
 
 impl ResolverKind {
     /// Every resolver, in registry order.
-    pub const ALL: [ResolverKind; 5] = [
+    pub const ALL: [ResolverKind; 6] = [
         ResolverKind::SphereSphere,
         ResolverKind::SpherePlane,
         ResolverKind::SpherePoint,
         ResolverKind::SphereCylinder,
         ResolverKind::SphereDisk,
+        ResolverKind::SphereCone,
     ];
 
     /// The resolver of a wall of kind `kind` ([`crate::gpu_types::Wall::kind`]).
@@ -44,6 +47,7 @@ impl ResolverKind {
         match kind {
             crate::gpu_types::WALL_CYLINDER => ResolverKind::SphereCylinder,
             crate::gpu_types::WALL_DISK => ResolverKind::SphereDisk,
+            crate::gpu_types::WALL_CONE => ResolverKind::SphereCone,
             _ => ResolverKind::SpherePlane,
         }
     }
@@ -57,6 +61,7 @@ impl ResolverKind {
             ResolverKind::SpherePoint => "sphere_point",
             ResolverKind::SphereCylinder => "sphere_cylinder",
             ResolverKind::SphereDisk => "sphere_disk",
+            ResolverKind::SphereCone => "sphere_cone",
         }
     }
 
@@ -69,6 +74,7 @@ impl ResolverKind {
             ResolverKind::SpherePoint => 1e-5,
             ResolverKind::SphereCylinder => 1e-5,
             ResolverKind::SphereDisk => 1e-5,
+            ResolverKind::SphereCone => 1e-5,
         }
     }
 
@@ -79,7 +85,9 @@ impl ResolverKind {
             ResolverKind::SphereSphere => &[SourceKind::Neighbour, SourceKind::Fixed],
             ResolverKind::SpherePlane => &[SourceKind::Wall],
             ResolverKind::SpherePoint => &[SourceKind::Neighbour],
-            ResolverKind::SphereCylinder | ResolverKind::SphereDisk => &[SourceKind::Wall],
+            ResolverKind::SphereCylinder | ResolverKind::SphereDisk | ResolverKind::SphereCone => {
+                &[SourceKind::Wall]
+            }
         }
     }
 
@@ -104,6 +112,9 @@ impl ResolverKind {
             }
             ResolverKind::SphereDisk => {
                 resolvers::sphere_disk::sphere_disk_overlap(b.pos[p], &b.walls[q])
+            }
+            ResolverKind::SphereCone => {
+                resolvers::sphere_cone::sphere_cone_overlap(b.pos[p], &b.walls[q])
             }
         }
     }
@@ -136,6 +147,11 @@ impl ResolverKind {
                 b.step.dt,
             ),
             ResolverKind::SphereDisk => resolvers::resolve_sphere_disk(
+                &load_sphere(p, b.pos, b.vel, b.omega),
+                &b.walls[q],
+                b.step.dt,
+            ),
+            ResolverKind::SphereCone => resolvers::resolve_sphere_cone(
                 &load_sphere(p, b.pos, b.vel, b.omega),
                 &b.walls[q],
                 b.step.dt,

@@ -390,11 +390,13 @@ pub(crate) fn parse(
     let mut wall_src: Vec<(Range<usize>, String)> = Vec::new();
     if let Some(v) = root.get("wall") {
         for w in ctx.tables(v, "wall")? {
-            w.deny_unknown(&["plane", "box", "cylinder", "disk", "material", "motion"])?;
+            w.deny_unknown(&[
+                "plane", "box", "cylinder", "disk", "cone", "material", "motion",
+            ])?;
             let mat_v = w.req("material", "a material name")?;
             let mi = material_index(mat_v, &w.key("material"))?;
             wall_used.push((mi, mat_v.span(), w.key("material")));
-            let shapes: Vec<&str> = ["plane", "box", "cylinder", "disk"]
+            let shapes: Vec<&str> = ["plane", "box", "cylinder", "disk", "cone"]
                 .into_iter()
                 .filter(|k| w.get(k).is_some())
                 .collect();
@@ -407,7 +409,7 @@ pub(crate) fn parse(
                     &span,
                     &key,
                     format!(
-                        "expected exactly one wall shape: `plane = {{ point, normal }}`, `box = {{ min, max }}`, `cylinder = {{ point, axis, radius, hollow }}` or `disk = {{ center, normal, radius }}`; found {}",
+                        "expected exactly one wall shape: `plane = {{ point, normal }}`, `box = {{ min, max }}`, `cylinder = {{ point, axis, radius, hollow }}`, `disk = {{ center, normal, radius }}` or `cone = {{ point, axis, radius, half_angle }}`; found {}",
                         if shapes.is_empty() { "none".to_string() } else { shapes.join(" and ") }
                     ),
                 ));
@@ -490,6 +492,43 @@ pub(crate) fn parse(
                     c.kind = grains_core::gpu_types::WALL_CYLINDER;
                     c.radius = radius as f32;
                     c.hollow = hollow as u32;
+                    made.push(c);
+                }
+                "cone" => {
+                    let cv = w.get("cone").unwrap_or_else(|| unreachable!());
+                    let t = ctx.table(
+                        cv,
+                        &w.key("cone"),
+                        "a table { point, axis, radius, half_angle }",
+                    )?;
+                    t.deny_unknown(&["point", "axis", "radius", "half_angle"])?;
+                    let point = ctx.vec3(
+                        t.req("point", "the orifice's centre [x, y, z] (m)")?,
+                        &t.key("point"),
+                        "m",
+                    )?;
+                    let axis = unit(
+                        &t,
+                        "axis",
+                        "the axis, pointing up into the hopper [x, y, z]",
+                    )?;
+                    let radius = ctx.positive(
+                        t.req("radius", "the orifice's radius, a positive number (m)")?,
+                        &t.key("radius"),
+                        "m",
+                    )?;
+                    let av = t.req(
+                        "half_angle",
+                        "the angle between the wall and the axis, in degrees (0 < angle < 90)",
+                    )?;
+                    let angle = ctx.positive(av, &t.key("half_angle"), "degrees")?;
+                    if angle >= 90.0 {
+                        return Err(ctx.err(&av.span(), &t.key("half_angle"), format!("expected an angle below 90 degrees between the wall and the axis, found {}", ctx.found(av))));
+                    }
+                    let mut c = Wall::plane(f32s(point), f32s(axis), mi as u32);
+                    c.kind = grains_core::gpu_types::WALL_CONE;
+                    c.radius = radius as f32;
+                    c.slope = angle.to_radians().tan() as f32;
                     made.push(c);
                 }
                 _ => {

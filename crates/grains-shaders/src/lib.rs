@@ -117,6 +117,16 @@ fn pair_geom(pr: SourcePair) -> ContactGeom {
 }
 "
         }
+        ResolverKind::SphereCone => {
+            "fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_cone_overlap(pos[pr.p], walls[pr.q]);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    return resolve_sphere_cone(b1, walls[pr.q], step.dt);
+}
+"
+        }
         ResolverKind::SphereDisk => {
             "fn pair_overlap(pr: SourcePair) -> f32 {
     return sphere_disk_overlap(pos[pr.p], walls[pr.q]);
@@ -400,6 +410,7 @@ pub fn harnesses() -> Vec<(String, &'static str)> {
             ResolverKind::SpherePoint => "harness_resolve_sphere_point",
             ResolverKind::SphereCylinder => "harness_resolve_sphere_cylinder",
             ResolverKind::SphereDisk => "harness_resolve_sphere_disk",
+            ResolverKind::SphereCone => "harness_resolve_sphere_cone",
         };
         out.push((name, entry));
     }

@@ -1,11 +1,13 @@
 //! Geometry resolvers: from two bodies to a [`crate::gpu_types::ContactGeom`].
 
+pub mod sphere_cone;
 pub mod sphere_cylinder;
 pub mod sphere_disk;
 pub mod sphere_plane;
 pub mod sphere_point;
 pub mod sphere_sphere;
 
+pub use sphere_cone::resolve_sphere_cone;
 pub use sphere_cylinder::resolve_sphere_cylinder;
 pub use sphere_disk::resolve_sphere_disk;
 pub use sphere_plane::resolve_sphere_plane;
@@ -14,7 +16,7 @@ pub use sphere_sphere::resolve_sphere_sphere;
 
 pub use glam::Vec3;
 
-use crate::gpu_types::{DomainParams, StepParams, Wall, WALL_CYLINDER, WALL_DISK};
+use crate::gpu_types::{DomainParams, StepParams, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
 
 /// The unit normal from a sphere at `x` (centre xyz, radius w) into wall `w`, and their
 /// overlap (m), as the wall's resolver computes them: for contact records and the initial
@@ -26,6 +28,16 @@ pub fn wall_contact(x: [f32; 4], w: &Wall) -> ([f32; 3], f32) {
             let (e, _) = sphere_cylinder::cylinder_radial(c, w);
             let n = if w.hollow != 0 { e } else { -e };
             (n.to_array(), sphere_cylinder::sphere_cylinder_overlap(x, w))
+        }
+        WALL_CONE => {
+            let v = sphere_cone::cone_nearest(c, w);
+            let d = v.length();
+            let n = if d > 0.0 {
+                v / d
+            } else {
+                -glam::Vec3::from(w.normal)
+            };
+            (n.to_array(), x[3] - d)
         }
         WALL_DISK => {
             let v = sphere_disk::disk_nearest(c, w);
