@@ -337,6 +337,7 @@ impl Scene {
             (grains_core::gpu_types::WALL_PLANE, "plane"),
             (grains_core::gpu_types::WALL_CYLINDER, "cylinder"),
             (grains_core::gpu_types::WALL_DISK, "disk"),
+            (grains_core::gpu_types::WALL_CONE, "cone"),
         ]
         .iter()
         .filter(|(k, _)| kinds(*k) > 0)
