@@ -494,3 +494,69 @@ fn wall_blocks_refuse_bad_input_with_its_place() {
     );
     assert!(e.contains("wall[0].disk.radius"), "{e}");
 }
+
+/// A small hopper: 300 beads poured into a 30° cone over a closed 12 mm orifice, the gate slid
+/// away at 0.1 s; the count discharged rises at a steady rate near Beverloo's.
+#[test]
+fn a_hopper_discharges_at_a_steady_rate_near_beverloos() {
+    let text =
+        std::fs::read_to_string(workspace_root().join("scenes/hopper.toml")).expect("hopper");
+    let text = text
+        .replace("duration = 1.2", "duration = 0.4")
+        .replace("count = 1500", "count = 400")
+        .replace("rate = 10000.0", "rate = 20000.0")
+        .replace("start = 0.35, stop = 0.39", "start = 0.1, stop = 0.14")
+        .replace("every = 0.01", "every = 0.005");
+    let dir = std::env::temp_dir().join(format!("grains-hopper-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let scene = dir.join("hopper.toml");
+    std::fs::write(&scene, text).expect("write");
+    let out = dir.join("out");
+    let args = [
+        "grains",
+        "run",
+        &scene.to_string_lossy(),
+        "--backend",
+        "cpu",
+        "--out",
+        &out.to_string_lossy(),
+        "-q",
+    ]
+    .map(String::from);
+    grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{e:#}"));
+    // Discharged: inserted once (a positive radius seen), now below the orifice or deleted.
+    let rows = grains_tests::csv_rows(&out.join("particles.csv"));
+    let mut seen = std::collections::HashSet::new();
+    let mut by: std::collections::BTreeMap<u64, (f64, u32)> = Default::default();
+    for r in &rows {
+        let (id, radius, z) = (r[2] as u64, r[18], r[5]);
+        if radius > 0.0 {
+            seen.insert(id);
+        }
+        let e = by.entry(r[0] as u64).or_insert((r[1], 0));
+        if seen.contains(&id) && (radius < 0.0 || z < -0.002) {
+            e.1 += 1;
+        }
+    }
+    let pts: Vec<(f64, u32)> = by.into_values().collect();
+    let at = |f: f64| pts.iter().find(|p| p.1 as f64 >= f * 400.0).copied();
+    let (Some(a), Some(m), Some(b)) = (at(0.2), at(0.5), at(0.8)) else {
+        panic!("the hopper did not drain: {pts:?}")
+    };
+    let rate = (b.1 - a.1) as f64 / (b.0 - a.0);
+    let first = (m.1 - a.1) as f64 / (m.0 - a.0);
+    let second = (b.1 - m.1) as f64 / (b.0 - m.0);
+    let mass = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e-9;
+    let beverloo = 0.58 * 1500.0 * 9.81f64.sqrt() * (0.012 - 1.5 * 0.002f64).powf(2.5) / mass;
+    eprintln!("hopper: {rate:.0} beads/s ({first:.0} then {second:.0}); Beverloo (flat bottom) {beverloo:.0} beads/s");
+    // Steady: the two halves of the discharge within 25% of each other (frames every 5 ms).
+    assert!(
+        (first / second - 1.0).abs() < 0.25,
+        "rate {first} then {second}"
+    );
+    // Within the spread of Beverloo's constants and the cone's factor: 0.8 to 1.8 times it.
+    assert!(
+        (0.8..1.8).contains(&(rate / beverloo)),
+        "{rate} beads/s against {beverloo}"
+    );
+}
