@@ -111,6 +111,9 @@ pub struct BenchRow {
     pub kinetic: f64,
     /// Particle-particle contacts per particle at the end.
     pub contacts_per_particle: f64,
+    /// Bytes of the backend's state per particle at the end: its device buffers (GPU) or
+    /// the arrays of its state (CPU); `None` for a peer code.
+    pub bytes_per_particle: Option<f64>,
 }
 
 /// The settle scene of the peer benchmark (shared/peers/README.md): spheres of d = 2 mm on a
@@ -188,6 +191,12 @@ pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<Ben
         rebuilds: b.counters().rebuilds,
         kinetic: b.energy().kinetic,
         contacts_per_particle: b.contacts().per_particle(particles),
+        bytes_per_particle: Some(
+            b.device_bytes()
+                .unwrap_or_else(|| b.state().array_bytes().iter().map(|a| a.len() as u64).sum())
+                as f64
+                / particles as f64,
+        ),
     })
 }
 
@@ -276,6 +285,7 @@ fn liggghts_row(kit: &Path, layers: u64, steps: u64, ranks: u32) -> Result<Bench
             .unwrap_or(0),
         kinetic: thermo.get(2).copied().unwrap_or(f64::NAN),
         contacts_per_particle: thermo.get(3).copied().unwrap_or(f64::NAN),
+        bytes_per_particle: None,
     })
 }
 
@@ -283,8 +293,12 @@ fn print_row(row: &BenchRow, cpu_rate: Option<f64>) {
     let ratio = cpu_rate
         .map(|c| format!("{:.2}x", row.particle_steps_per_s / c))
         .unwrap_or_else(|| "-".into());
+    let bytes = row
+        .bytes_per_particle
+        .map(|b| format!("{b:.0}"))
+        .unwrap_or_else(|| "-".into());
     println!(
-        "{:>9}  {:<36} {:>6} {:>9.2} {:>16.3e} {:>9} {:>11.4e} {:>9.3} {:>8}",
+        "{:>9}  {:<36} {:>6} {:>9.2} {:>16.3e} {:>9} {:>11.4e} {:>9.3} {:>8} {:>10}",
         row.particles,
         row.backend,
         row.steps,
@@ -293,14 +307,15 @@ fn print_row(row: &BenchRow, cpu_rate: Option<f64>) {
         row.rebuilds,
         row.kinetic,
         row.contacts_per_particle,
-        ratio
+        ratio,
+        bytes
     );
 }
 
 /// Run the benchmark and print its table.
 pub fn bench(args: &BenchArgs) -> Result<()> {
     println!(
-        "{:>9}  {:<36} {:>6} {:>9} {:>16} {:>9} {:>11} {:>9} {:>8}",
+        "{:>9}  {:<36} {:>6} {:>9} {:>16} {:>9} {:>11} {:>9} {:>8} {:>10}",
         "particles",
         "backend",
         "steps",
@@ -309,7 +324,8 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         "rebuilds",
         "KE end (J)",
         "contacts",
-        "vs cpu"
+        "vs cpu",
+        "B/particle"
     );
     for &n in &args.sizes {
         let mut cpu_rate = None;
