@@ -404,7 +404,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         ));
     }
     if !scene.world.insertions.is_empty() {
-        let inserted = backend.state().inserted;
+        let inserted = counters.inserted;
         let mut line = format!(
             "insertion: {inserted} particles inserted; the energy they brought is the ledger's \
              `inserted` column"

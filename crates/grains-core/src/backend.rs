@@ -283,6 +283,8 @@ pub struct Counters {
     pub neighbour_entries: u64,
     /// Particles removed from the run ([`Backend::remove_particles`]).
     pub removed: u64,
+    /// Particles inserted ([`Backend::insert_particles`]).
+    pub inserted: u64,
 }
 
 /// The radius a removed particle is given: so negative that no pair and no wall ever comes

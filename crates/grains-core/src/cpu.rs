@@ -565,6 +565,7 @@ impl Backend for CpuBackend {
             rebuilds: self.rebuild_steps.len() as u64,
             neighbour_entries: self.list.nbr_j.len() as u64,
             removed: self.removed,
+            inserted: self.inserted,
         }
     }
 

@@ -62,24 +62,7 @@ pub(crate) fn parse_inserts(
             "every",
         ])?;
         let mv = b.req("material", "a material name")?;
-        let name = ctx.string(mv, &b.key("material"), "a material name")?;
-        let mi = materials
-            .iter()
-            .position(|m| m.name == name)
-            .ok_or_else(|| {
-                let names: Vec<String> = materials
-                    .iter()
-                    .map(|m| format!("\"{}\"", m.name))
-                    .collect();
-                ctx.err(
-                    &mv.span(),
-                    &b.key("material"),
-                    format!(
-                        "unknown material \"{name}\"; defined materials: {}",
-                        names.join(", ")
-                    ),
-                )
-            })?;
+        let mi = crate::parse::material_of(ctx, materials, mv, &b.key("material"))?;
         let mat = &materials[mi];
         let region = region_of(ctx, &b)?;
         let cv = b.req(

@@ -292,28 +292,8 @@ pub(crate) fn parse(
         });
         material_spans.push(name_v.span());
     }
-    let defined_names = || {
-        materials
-            .iter()
-            .map(|m| format!("\"{}\"", m.name))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let material_index = |v: &Value<'_>, key: &str| -> Result<usize, SceneError> {
-        let name = ctx.string(v, key, "a material name (a string)")?;
-        materials
-            .iter()
-            .position(|m| m.name == name)
-            .ok_or_else(|| {
-                ctx.err(
-                    &v.span(),
-                    key,
-                    format!(
-                        "unknown material \"{name}\"; defined materials: {}",
-                        defined_names()
-                    ),
-                )
-            })
+        material_of(&ctx, &materials, v, key)
     };
 
     // [[particles]]
@@ -355,24 +335,13 @@ pub(crate) fn parse(
         add_block(&ctx, b, &domain, mi as u32, density, &mut particles)?;
     }
 
-    // [[insert]]: dormant particles after the [[particles]] blocks.
+    // [[insert]]: dormant particles after the [[particles]] blocks; then [[shell]], whose
+    // nodes are the last particles.
     let inserts = crate::insert::parse_inserts(&ctx, &root, &materials, &domain, &mut particles)?;
-    if let Some(v) = root.get("insert") {
-        for b in ctx.tables(v, "insert")? {
-            let mv = b.req("material", "a material name")?;
-            let mi = material_index(mv, &b.key("material"))?;
-            if let Some(slot) = used_at.get_mut(mi) {
-                if slot.is_none() {
-                    *slot = Some((mv.span(), b.key("material")));
-                }
-            }
-        }
-    }
-
-    // [[shell]]: nodes join the particles after every [[particles]] block.
     let shells = crate::shell::parse_shells(&ctx, &root, &materials, &domain, &mut particles)?;
-    if let Some(v) = root.get("shell") {
-        for b in ctx.tables(v, "shell")? {
+    for block in ["insert", "shell"] {
+        let Some(v) = root.get(block) else { continue };
+        for b in ctx.tables(v, block)? {
             let mv = b.req("material", "a material name")?;
             let mi = material_index(mv, &b.key("material"))?;
             if let Some(slot) = used_at.get_mut(mi) {
@@ -1555,6 +1524,34 @@ fn law_table(ctx: &Ctx<'_>, v: &Value<'_>, path: &str, slot: Slot) -> Result<Law
     accepted.extend_from_slice(law.keys());
     t.deny_unknown(&accepted)?;
     law.parse(&SlotKeys { t: &t })
+}
+
+/// The index of the material named by `v` (at key path `key`), or the error listing the
+/// defined materials.
+pub(crate) fn material_of(
+    ctx: &Ctx<'_>,
+    materials: &[Material],
+    v: &Value<'_>,
+    key: &str,
+) -> Result<usize, SceneError> {
+    let name = ctx.string(v, key, "a material name (a string)")?;
+    materials
+        .iter()
+        .position(|m| m.name == name)
+        .ok_or_else(|| {
+            let names: Vec<String> = materials
+                .iter()
+                .map(|m| format!("\"{}\"", m.name))
+                .collect();
+            ctx.err(
+                &v.span(),
+                key,
+                format!(
+                    "unknown material \"{name}\"; defined materials: {}",
+                    names.join(", ")
+                ),
+            )
+        })
 }
 
 /// The centre of a particle as the resolvers' vector type.

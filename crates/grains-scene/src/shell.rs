@@ -61,30 +61,14 @@ pub(crate) fn parse_shells(
         accepted.extend(ShellSlot::ALL.iter().map(|s| s.key()));
         b.deny_unknown(&accepted)?;
         let mv = b.req("material", "a material name")?;
-        let name = ctx.string(mv, &b.key("material"), "a material name")?;
-        let material = materials
-            .iter()
-            .position(|m| m.name == name)
-            .ok_or_else(|| {
-                let names: Vec<String> = materials
-                    .iter()
-                    .map(|m| format!("\"{}\"", m.name))
-                    .collect();
-                ctx.err(
-                    &mv.span(),
-                    &b.key("material"),
-                    format!(
-                        "unknown material \"{name}\"; defined materials: {}",
-                        names.join(", ")
-                    ),
-                )
-            })?;
+        let material = crate::parse::material_of(ctx, materials, mv, &b.key("material"))?;
         if particles.material[..spheres].contains(&(material as u32)) {
             return Err(ctx.err(
                 &mv.span(),
                 &b.key("material"),
                 format!(
-                    "material \"{name}\" is also a [[particles]] block's; a shell needs a material of its own (spheres meet its nodes through the `sphere_point` resolver, chosen by material pair)"
+                    "material \"{}\" is also a [[particles]] block's; a shell needs a material of its own (spheres meet its nodes through the `sphere_point` resolver, chosen by material pair)",
+                    materials[material].name
                 ),
             ));
         }

@@ -704,6 +704,7 @@ impl Backend for GpuBackend {
             rebuilds: self.rebuild_log.len() as u64,
             neighbour_entries: self.total,
             removed: self.removed,
+            inserted: self.inserted,
         }
     }
 

@@ -16,44 +16,26 @@ pub use sphere_sphere::resolve_sphere_sphere;
 
 pub use glam::Vec3;
 
-use crate::gpu_types::{DomainParams, StepParams, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
+use crate::gpu_types::{
+    DomainParams, SphereBody, StepParams, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK,
+};
 
 /// The unit normal from a sphere at `x` (centre xyz, radius w) into wall `w`, and their
 /// overlap (m), as the wall's resolver computes them: for contact records and the initial
 /// overlap check.
 pub fn wall_contact(x: [f32; 4], w: &Wall) -> ([f32; 3], f32) {
-    let c = glam::Vec3::new(x[0], x[1], x[2]);
-    match w.kind {
-        WALL_CYLINDER => {
-            let (e, _) = sphere_cylinder::cylinder_radial(c, w);
-            let n = if w.hollow != 0 { e } else { -e };
-            (n.to_array(), sphere_cylinder::sphere_cylinder_overlap(x, w))
-        }
-        WALL_CONE => {
-            let v = sphere_cone::cone_nearest(c, w);
-            let d = v.length();
-            let n = if d > 0.0 {
-                v / d
-            } else {
-                -glam::Vec3::from(w.normal)
-            };
-            (n.to_array(), x[3] - d)
-        }
-        WALL_DISK => {
-            let v = sphere_disk::disk_nearest(c, w);
-            let d = v.length();
-            let n = if d > 0.0 {
-                v / d
-            } else {
-                -glam::Vec3::from(w.normal)
-            };
-            (n.to_array(), x[3] - d)
-        }
-        _ => (
-            w.normal.map(|c| -c),
-            sphere_plane::sphere_plane_overlap(x, w),
-        ),
-    }
+    let b = SphereBody {
+        pos: [x[0], x[1], x[2]],
+        radius: x[3],
+        ..Default::default()
+    };
+    let g = match w.kind {
+        WALL_CYLINDER => resolve_sphere_cylinder(&b, w, 0.0),
+        WALL_CONE => resolve_sphere_cone(&b, w, 0.0),
+        WALL_DISK => resolve_sphere_disk(&b, w, 0.0),
+        _ => resolve_sphere_plane(&b, w, 0.0),
+    };
+    (g.normal, g.delta)
 }
 
 /// What a resolver may read of the world for a pair (the contact template's bindings): the
