@@ -33,17 +33,28 @@ pub fn record(
         if let Size::Direct(0) = op.size {
             continue;
         }
-        pass.set_pipeline(&kernels[op.kernel].pipeline);
-        for (i, g) in op.groups.iter().enumerate() {
-            pass.set_bind_group(i as u32, g, &[]);
+        dispatch(pass, kernels, op, args, max_dim);
+    }
+}
+
+/// Bind and dispatch one op in `pass`.
+fn dispatch(
+    pass: &mut wgpu::ComputePass<'_>,
+    kernels: &[Kernel],
+    op: &Op,
+    args: &wgpu::Buffer,
+    max_dim: u32,
+) {
+    pass.set_pipeline(&kernels[op.kernel].pipeline);
+    for (i, g) in op.groups.iter().enumerate() {
+        pass.set_bind_group(i as u32, g, &[]);
+    }
+    match op.size {
+        Size::Direct(g) => {
+            let (x, y) = split(g, max_dim);
+            pass.dispatch_workgroups(x, y, 1)
         }
-        match op.size {
-            Size::Direct(g) => {
-                let (x, y) = split(g, max_dim);
-                pass.dispatch_workgroups(x, y, 1)
-            }
-            Size::Indirect(slot) => pass.dispatch_workgroups_indirect(args, slot as u64 * 16),
-        }
+        Size::Indirect(slot) => pass.dispatch_workgroups_indirect(args, slot as u64 * 16),
     }
 }
 
@@ -66,17 +77,7 @@ pub fn record_timed(
             end_of_pass_write_index: Some(at + 1),
         }),
     });
-    pass.set_pipeline(&kernels[op.kernel].pipeline);
-    for (i, g) in op.groups.iter().enumerate() {
-        pass.set_bind_group(i as u32, g, &[]);
-    }
-    match op.size {
-        Size::Direct(g) => {
-            let (x, y) = split(g, max_dim);
-            pass.dispatch_workgroups(x, y, 1)
-        }
-        Size::Indirect(slot) => pass.dispatch_workgroups_indirect(args, slot as u64 * 16),
-    }
+    dispatch(&mut pass, kernels, op, args, max_dim);
 }
 
 /// `g` workgroups as an (x, y) grid within the per-dimension limit (the passes number their
