@@ -359,6 +359,24 @@ fn struct_layouts_match_gpu_types() {
             omega,
             _pad
         }),
+        rust_layout!(CapsuleBody {
+            pos,
+            radius,
+            vel,
+            inv_mass,
+            omega,
+            half_length,
+            axis,
+            _pad
+        }),
+        rust_layout!(Triangle {
+            a,
+            _pad_a,
+            b,
+            _pad_b,
+            c,
+            _pad_c
+        }),
         rust_layout!(Wall {
             point,
             material,

@@ -15,6 +15,26 @@ struct SphereBody {
     _pad: f32,
 }
 
+struct CapsuleBody {
+    pos: vec3<f32>,
+    radius: f32,
+    vel: vec3<f32>,
+    inv_mass: f32,
+    omega: vec3<f32>,
+    half_length: f32,
+    axis: vec3<f32>,
+    _pad: f32,
+}
+
+struct Triangle {
+    a: vec3<f32>,
+    _pad_a: f32,
+    b: vec3<f32>,
+    _pad_b: f32,
+    c: vec3<f32>,
+    _pad_c: f32,
+}
+
 struct Wall {
     point: vec3<f32>,
     material: u32,

@@ -27,6 +27,41 @@ pub struct SphereBody {
     pub _pad: f32,
 }
 
+/// A capsule as its resolvers read it: a segment of half-length `half_length` along the unit
+/// `axis` (world frame) through `pos`, swept by a sphere of `radius`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CapsuleBody {
+    /// Centre of the segment (m).
+    pub pos: [f32; 3],
+    /// Radius of the swept sphere (m); not the bounding radius.
+    pub radius: f32,
+    /// Translational velocity (m/s).
+    pub vel: [f32; 3],
+    /// Inverse mass (1/kg); 0 for a fixed particle.
+    pub inv_mass: f32,
+    /// Angular velocity (rad/s).
+    pub omega: [f32; 3],
+    /// Half the segment's length (m); 0 makes the capsule a sphere.
+    pub half_length: f32,
+    /// Unit axis of the segment, world frame.
+    pub axis: [f32; 3],
+    pub _pad: f32,
+}
+
+/// A triangle of a mesh wall, its vertices relative to the centre of the particle that carries
+/// it (m), so that a translating mesh moves its triangles with its particles.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Triangle {
+    pub a: [f32; 3],
+    pub _pad_a: f32,
+    pub b: [f32; 3],
+    pub _pad_b: f32,
+    pub c: [f32; 3],
+    pub _pad_c: f32,
+}
+
 /// A wall: an infinite plane, an infinite cylinder or a flat disk, optionally moving.
 ///
 /// - plane (`kind` [`WALL_PLANE`]): points `x` with `(x - point) . normal >= 0` are inside the
