@@ -9,6 +9,7 @@
 //! - `rolling`: rolling resistance and torsional friction on a sphere on a plane (CPU).
 //! - `lin_el6`: the six-spring elastic model's modes and energy on a fixed pair (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
+//! - `capsules`: the capsule shape: free rigid-body motion, impacts, a pour, parity, errors.
 //! - `springs`: springs on bonds against closed forms, `[[bond]]`, rupture, the chain scene.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
 //! - `determinism`: bitwise identical output run to run.
@@ -26,6 +27,7 @@
 
 mod adhesion;
 mod broad_phase;
+mod capsules;
 mod cli;
 mod dampers;
 mod determinism;

@@ -277,6 +277,7 @@ fn vtu_frames_decode_and_pvd_lists_them() -> anyhow::Result<()> {
             "radius",
             "velocity",
             "angular_velocity",
+            "orientation",
             "force",
             "torque",
             "material",
@@ -290,6 +291,7 @@ fn vtu_frames_decode_and_pvd_lists_them() -> anyhow::Result<()> {
         assert_eq!(vtu.array("radius").get("type"), "Float32");
         assert_eq!(vtu.array("velocity").get("NumberOfComponents"), "3");
         assert_eq!(vtu.array("material").get("type"), "UInt32");
+        assert_eq!(vtu.array("orientation").get("NumberOfComponents"), "4");
 
         let radius = vtu.f32s("radius");
         let want: Vec<f32> = snap.pos.iter().map(|p| p[3]).collect();

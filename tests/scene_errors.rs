@@ -765,7 +765,10 @@ fn valid_scene_builds_the_world() {
     assert!(w.walls.iter().all(|p| p.material == 0));
     // Every particle indexes the shape table, whose entry 0 is the sphere.
     assert_eq!(w.particles.shape, vec![grains_core::shapes::SPHERE; 2]);
-    assert_eq!(w.shapes, vec![grains_core::shapes::ShapeRecord::sphere()]);
+    assert_eq!(
+        w.particles.shape_table(),
+        vec![grains_core::shapes::ShapeRecord::sphere()]
+    );
     // One chain between spheres, one against walls.
     let names: Vec<String> = w.table.chains.iter().map(|c| c.name()).collect();
     assert_eq!(

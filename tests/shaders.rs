@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use grains_core::gpu_types::*;
+use grains_core::shapes::ShapeRecord;
 use grains_core::{ChainSpec, LawKind, ResolverKind, Slot};
 use grains_shaders::{
     compose_chain, compose_harness, compose_pass, harnesses, pass_stems, reflect_bindings,
@@ -369,6 +370,7 @@ fn struct_layouts_match_gpu_types() {
             axis,
             _pad
         }),
+        rust_layout!(ShapeRecord { kind, data }),
         rust_layout!(Triangle {
             a,
             _pad_a,
@@ -625,13 +627,30 @@ fn readme_binding_tables_match_reflection() {
                 )
             })
             .collect();
+        // A chain's bindings from 20 on are those of shapes beyond the sphere: each must be a
+        // row of `contact_shape`; the rest are its source's table.
+        let (reflected, shape_rows): (Vec<_>, Vec<_>) = if table.starts_with(CHAIN_TEMPLATE) {
+            reflected.into_iter().partition(|r| r.0 < 20)
+        } else {
+            (reflected, Vec::new())
+        };
+        let shape_table = tables.get("contact_shape").cloned().unwrap_or_default();
+        for r in &shape_rows {
+            if !shape_table.contains(r) {
+                problems.push(format!(
+                    "{label}: binding {r:?} is not a row of README table `contact_shape`"
+                ));
+            }
+        }
         if &reflected != rows {
             problems.push(format!(
                 "{label}: README table `{table}` differs from reflection\n  README: {rows:?}\n  naga:   {reflected:?}"
             ));
         }
     }
-    let used: BTreeSet<&String> = modules.iter().map(|m| &m.0).collect();
+    let mut used: BTreeSet<&String> = modules.iter().map(|m| &m.0).collect();
+    let shape = "contact_shape".to_string();
+    used.insert(&shape);
     for t in tables.keys().filter(|t| !used.contains(t)) {
         problems.push(format!("shaders/README.md documents unknown kernel `{t}`"));
     }

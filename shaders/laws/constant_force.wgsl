@@ -1,6 +1,6 @@
 // CPU twin: crates/grains-core/src/kernels/laws/constant_force.rs
 //
-// A constant normal force times the contact fraction (Mpacts N_ConstantForce), while the
+// A constant normal force (the assembly weights it by the contact fraction), while the
 // surfaces touch or for every evaluated pair; stored energy `F delta`.
 //!include lib/established.wgsl
 
@@ -19,6 +19,6 @@ fn law_constant_force(
         book_step(geom, history, 0.0, 0.0, force);
         return;
     }
-    let f = params.force * geom.fraction;
+    let f = params.force;
     book_step(geom, history, f, f * geom.delta, force);
 }

@@ -23,15 +23,12 @@ fn law_normal_dashpot(
     let n = geom.normal;
     // Approach rate: positive while the bodies move towards each other.
     let vn = dot(geom.vrel, n);
-    var f = params.damping * vn;
-    if (params.overlap_only != 0u) {
-        if (geom.delta <= 0.0) {
-            (*force).damping_dissipated = (*force).damping_dissipated
-                + 0.5 * (*history).f_prev * vn * geom.dt;
-            (*history).f_prev = 0.0;
-            return;
-        }
-        f = f * geom.fraction;
+    let f = params.damping * vn;
+    if (params.overlap_only != 0u && geom.delta <= 0.0) {
+        (*force).damping_dissipated = (*force).damping_dissipated
+            + 0.5 * (*history).f_prev * vn * geom.dt;
+        (*history).f_prev = 0.0;
+        return;
     }
     (*force).force = (*force).force - n * f;
     (*force).damping_dissipated = (*force).damping_dissipated

@@ -8,9 +8,18 @@ fn load_sphere(pos: vec4<f32>, vel: vec4<f32>, omega: vec4<f32>) -> SphereBody {
 }
 
 // CPU twin: `assemble_slot` in crates/grains-core/src/kernels/passes/contact.rs.
+// Weighted by the contact fraction (see the twin).
 fn assemble_slot(geom: ContactGeom, f: ContactForce) -> PairSlot {
-    let force = f.force;
-    let t1 = cross(geom.arm1, force) + f.torque1;
-    let t2 = cross(geom.arm2, -force) + f.torque2;
-    return PairSlot(f.force, f.elastic, t1, f.damping_dissipated, t2, f.friction_dissipated);
+    let w = geom.fraction;
+    let force = f.force * w;
+    let t1 = cross(geom.arm1, force) + f.torque1 * w;
+    let t2 = cross(geom.arm2, -force) + f.torque2 * w;
+    return PairSlot(
+        force,
+        f.elastic * w,
+        t1,
+        f.damping_dissipated * w,
+        t2,
+        f.friction_dissipated * w,
+    );
 }

@@ -26,6 +26,11 @@ struct CapsuleBody {
     _pad: f32,
 }
 
+struct ShapeRecord {
+    kind: u32,
+    data: array<f32, 7>,
+}
+
 struct Triangle {
     a: vec3<f32>,
     _pad_a: f32,

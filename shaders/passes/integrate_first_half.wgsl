@@ -9,6 +9,7 @@
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/domain.wgsl
+//!include lib/shape.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<uniform> domain: DomainParams;
@@ -22,6 +23,8 @@
 @group(0) @binding(9) var<storage, read> ref_pos: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read_write> max_disp2: atomic<u32>;
 @group(0) @binding(11) var<storage, read_write> fault: atomic<u32>;
+@group(0) @binding(12) var<storage, read> shape: array<u32>;
+@group(0) @binding(13) var<storage, read> shapes: array<ShapeRecord>;
 
 fn finite3(a: vec3<f32>) -> bool {
     let e = bitcast<vec3<u32>>(a) & vec3<u32>(0x7f800000u);
@@ -74,9 +77,18 @@ fn integrate_first_half(
     let inv_i = omega[gid].w;
     var v = vel[gid].xyz;
     var w = omega[gid].xyz;
+    let rec = shapes[shape[gid]];
+    let k = vec3<f32>(rec.data[2], rec.data[3], rec.data[4]);
+    let rigid = inv_m > 0.0 && rec.kind == KIND_CAPSULE && rec.data[0] > 0.0;
+    var l = vec3<f32>(0.0);
     if (inv_m > 0.0) {
         v = v + (force[gid].xyz * inv_m + step.gravity) * half;
-        w = w + torque[gid].xyz * inv_i * half;
+        if (rigid) {
+            l = angular_momentum(w, quat[gid], k, inv_m) + torque[gid].xyz * half;
+            w = spin_of(l, quat[gid], k, inv_m);
+        } else {
+            w = w + torque[gid].xyz * inv_i * half;
+        }
     }
     let x0 = pos[gid].xyz;
     let y = v * step.dt - pos_comp[gid].xyz;
@@ -100,6 +112,12 @@ fn integrate_first_half(
     );
     let qlen = sqrt(qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]);
     quat[gid] = vec4<f32>(qn[0] / qlen, qn[1] / qlen, qn[2] / qlen, qn[3] / qlen);
+    if (rigid) {
+        let mid = quat_turn(q, w, half);
+        let turned = quat_turn(q, spin_of(l, mid, k, inv_m), step.dt);
+        quat[gid] = turned;
+        w = spin_of(l, turned, k, inv_m);
+    }
     pos[gid] = vec4<f32>(x, pos[gid].w);
     vel[gid] = vec4<f32>(v, inv_m);
     omega[gid] = vec4<f32>(w, inv_i);

@@ -303,6 +303,7 @@ pub fn remove_particles_in(
     pos_comp: &mut [[f32; 4]],
     vel: &mut [[f32; 4]],
     omega: &mut [[f32; 4]],
+    quat: &[[f32; 4]],
 ) -> Result<(Vec<usize>, f64), crate::CoreError> {
     let mut changed = Vec::new();
     let mut energy = 0.0;
@@ -324,6 +325,7 @@ pub fn remove_particles_in(
             &mut pos_comp[i],
             &mut vel[i],
             &mut omega[i],
+            quat[i],
         );
         changed.push(i);
     }
@@ -341,6 +343,7 @@ pub fn insert_particles_in(
     pos_comp: &mut [[f32; 4]],
     vel: &mut [[f32; 4]],
     omega: &mut [[f32; 4]],
+    quat: &[[f32; 4]],
 ) -> Result<(Vec<usize>, f64), crate::CoreError> {
     let mut changed = Vec::new();
     for &(id, x, v) in placed {
@@ -362,7 +365,14 @@ pub fn insert_particles_in(
     }
     let mut energy = 0.0;
     for &i in &changed {
-        let (ke, re, pe) = mechanical_energy(world, &pos[i..=i], &vel[i..=i], &omega[i..=i], i);
+        let (ke, re, pe) = mechanical_energy(
+            world,
+            &pos[i..=i],
+            &vel[i..=i],
+            &omega[i..=i],
+            &quat[i..=i],
+            i,
+        );
         energy += ke + re + pe;
     }
     Ok((changed, energy))
@@ -378,12 +388,14 @@ pub fn remove_particle(
     pos_comp: &mut [f32; 4],
     vel: &mut [f32; 4],
     omega: &mut [f32; 4],
+    quat: [f32; 4],
 ) -> f64 {
     let (ke, re, pe) = mechanical_energy(
         world,
         std::slice::from_ref(pos),
         std::slice::from_ref(vel),
         std::slice::from_ref(omega),
+        &[quat],
         i,
     );
     *pos = [pos[0], pos[1], pos[2], REMOVED_RADIUS];
@@ -479,13 +491,14 @@ pub fn energy_report(
     pos: &[[f32; 4]],
     vel: &[[f32; 4]],
     omega: &[[f32; 4]],
+    quat: &[[f32; 4]],
     slots: &SourceSlots<'_>,
     dissipated: &[[f32; 4]],
     wall_work: &[[f32; 2]],
     removed: f64,
     inserted: f64,
 ) -> EnergyReport {
-    let (kinetic, rotational, gravitational) = mechanical_energy(world, pos, vel, omega, 0);
+    let (kinetic, rotational, gravitational) = mechanical_energy(world, pos, vel, omega, quat, 0);
     let mut elastic = 0.0f64;
     for src in SourceKind::ALL {
         for (pair, s) in slots.pairs(src, world) {
@@ -525,12 +538,14 @@ pub fn energy_report(
 }
 
 /// Kinetic, rotational and gravitational energy of a state, in f64: of particles
-/// `first..first + pos.len()`, whose arrays `pos`, `vel` and `omega` are.
+/// `first..first + pos.len()`, whose arrays `pos`, `vel`, `omega` and `quat` are. A body with
+/// principal moments (a capsule) counts `1/2 w_b . I w_b` in its body frame.
 pub fn mechanical_energy(
     world: &World,
     pos: &[[f32; 4]],
     vel: &[[f32; 4]],
     omega: &[[f32; 4]],
+    quat: &[[f32; 4]],
     first: usize,
 ) -> (f64, f64, f64) {
     let p = &world.particles;
@@ -547,9 +562,20 @@ pub fn mechanical_energy(
         ke += 0.5
             * m
             * (v[0] as f64 * v[0] as f64 + v[1] as f64 * v[1] as f64 + v[2] as f64 * v[2] as f64);
-        re += 0.5
-            * p.inertia[i] as f64
-            * (w[0] as f64 * w[0] as f64 + w[1] as f64 * w[1] as f64 + w[2] as f64 * w[2] as f64);
+        if let Some(ik) = p.shape_of(i).inertia_per_mass() {
+            let wb = crate::shapes::quat_rotate_inv(quat[k], glam::Vec3::new(w[0], w[1], w[2]));
+            re += 0.5
+                * m
+                * (ik[0] as f64 * (wb.x as f64).powi(2)
+                    + ik[1] as f64 * (wb.y as f64).powi(2)
+                    + ik[2] as f64 * (wb.z as f64).powi(2));
+        } else {
+            re += 0.5
+                * p.inertia[i] as f64
+                * (w[0] as f64 * w[0] as f64
+                    + w[1] as f64 * w[1] as f64
+                    + w[2] as f64 * w[2] as f64);
+        }
         for c in 0..3 {
             pe -= m * g[c] * (pos[k][c] as f64 - world.domain.min[c]);
         }

@@ -89,6 +89,8 @@ pub struct CpuBackend {
     pub wall_work: Vec<[f32; 2]>,
     /// Whether a wall moves (the wall passes run).
     walls_move: bool,
+    /// The shape table, never empty ([`crate::world::Particles::shape_table`]).
+    shapes: Vec<crate::shapes::ShapeRecord>,
     /// Each node's shell entries for `shell_gather`, built once.
     shell_start: Vec<u32>,
     shell_entry: Vec<u32>,
@@ -138,6 +140,7 @@ impl CpuBackend {
             force: vec![[0.0; 4]; n],
             torque: vec![[0.0; 4]; n],
             ref_pos: p.pos.clone(),
+            shapes: p.shape_table(),
             dissipated: vec![[0.0; 4]; n],
             list: NeighbourList::default(),
             history: Vec::new(),
@@ -309,6 +312,10 @@ impl CpuBackend {
             pos: &self.pos,
             vel: &self.vel,
             omega: &self.omega,
+            quat: &self.quat,
+            shape: &w.particles.shape,
+            shapes: &self.shapes,
+            triangles: &w.triangles,
         };
         let material = &w.particles.material;
         for (cid, spec) in t.chains.iter().enumerate() {
@@ -449,6 +456,7 @@ impl CpuBackend {
     fn first_half(&mut self) -> (f32, Option<u32>) {
         let (step, domain) = (&self.step, &self.domain);
         let (force, torque, ref_pos) = (&self.force, &self.torque, &self.ref_pos);
+        let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
         let (max_disp2, fault) = (
             &mut self.pos,
             &mut self.pos_comp,
@@ -459,8 +467,9 @@ impl CpuBackend {
             .into_par_iter()
             .enumerate()
             .map(|(gid, (x, c, v, w, q))| {
-                let r =
-                    integrate_first_half(gid, step, domain, x, c, v, w, q, force, torque, ref_pos);
+                let r = integrate_first_half(
+                    gid, step, domain, x, c, v, w, q, force, torque, ref_pos, shape, shapes,
+                );
                 (r.disp2_bits, r.fault.then_some(gid as u32))
             })
             .reduce(
@@ -489,11 +498,14 @@ impl CpuBackend {
             self.rebuild();
         }
         self.forces();
-        let (step, force, torque) = (&self.step, &self.force, &self.torque);
+        let (step, force, torque, quat) = (&self.step, &self.force, &self.torque, &self.quat);
+        let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
         (&mut self.vel, &mut self.omega)
             .into_par_iter()
             .enumerate()
-            .for_each(|(gid, (v, w))| integrate_second_half(gid, step, v, w, force, torque));
+            .for_each(|(gid, (v, w))| {
+                integrate_second_half(gid, step, v, w, quat, force, torque, shape, shapes)
+            });
         fault
     }
 }
@@ -515,6 +527,7 @@ impl Backend for CpuBackend {
             &mut self.pos_comp,
             &mut self.vel,
             &mut self.omega,
+            &self.quat,
         )?;
         self.removed += changed.len() as u64;
         self.removed_energy += energy;
@@ -537,6 +550,7 @@ impl Backend for CpuBackend {
             &mut self.pos_comp,
             &mut self.vel,
             &mut self.omega,
+            &self.quat,
         )?;
         self.inserted += changed.len() as u64;
         self.inserted_energy += energy;
@@ -593,6 +607,7 @@ impl Backend for CpuBackend {
             &self.pos,
             &self.vel,
             &self.omega,
+            &self.quat,
             &self.source_slots(),
             &self.dissipated,
             &self.wall_work,

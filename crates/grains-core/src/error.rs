@@ -45,6 +45,10 @@ pub enum CoreError {
     /// volume law, ...).
     #[error("shell mesh: {0}")]
     BadMesh(String),
+    /// Shapes that cannot be simulated as given (a material shared by two kinds of shape, a
+    /// capsule against a wall kind it has no resolver for).
+    #[error("{0}")]
+    BadShape(String),
     /// A world with nothing to simulate.
     #[error("the scene has no particles")]
     NoParticles,

@@ -16,6 +16,7 @@ pub mod insert;
 pub mod kernels;
 pub mod law;
 pub mod materials;
+pub mod mesh_walls;
 pub mod overlaps;
 pub mod parity;
 pub mod registry;

@@ -209,7 +209,15 @@ impl PairTable {
                     ResolverKind::SpherePoint => ra.max(rb),
                     ResolverKind::SphereCylinder
                     | ResolverKind::SphereDisk
-                    | ResolverKind::SphereCone => ra,
+                    | ResolverKind::SphereCone
+                    | ResolverKind::CapsulePlane => ra,
+                    // Bounding radii: an upper bound of the capsule's own, as the range needs.
+                    ResolverKind::CapsuleSphere | ResolverKind::CapsuleCapsule if ra + rb > 0.0 => {
+                        ra * rb / (ra + rb)
+                    }
+                    ResolverKind::CapsuleSphere | ResolverKind::CapsuleCapsule => 0.0,
+                    // Against a facet, the particle's curvature alone (the larger bound).
+                    ResolverKind::SphereTriangle | ResolverKind::CapsuleTriangle => ra.max(rb),
                 };
                 for (x, y) in [(a, b), (b, a)] {
                     let (words, range) = inter.params(&materials[x], &materials[y], r_eff_max);

@@ -13,6 +13,7 @@ use crate::gpu_types::{ContactForce, ContactGeom, SourcePair};
 use crate::kernels::load_sphere;
 use crate::kernels::resolvers::{self, Bodies};
 use crate::kernels::sources::SourceKind;
+use crate::shapes::{KIND_CAPSULE, KIND_TRIANGLE};
 
 /// Geometry resolver of a chain: which two kinds of body meet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,17 +30,32 @@ pub enum ResolverKind {
     SphereDisk,
     /// A sphere inside a hopper cone wall.
     SphereCone,
+    /// A capsule and a sphere (or a shell node), either of them body 1.
+    CapsuleSphere,
+    /// Two capsules.
+    CapsuleCapsule,
+    /// A capsule and an infinite plane wall.
+    CapsulePlane,
+    /// A sphere (or a shell node) and a mesh wall's triangle, with a contact fraction.
+    SphereTriangle,
+    /// A capsule and a mesh wall's triangle, with a contact fraction.
+    CapsuleTriangle,
 }
 
 impl ResolverKind {
     /// Every resolver, in registry order.
-    pub const ALL: [ResolverKind; 6] = [
+    pub const ALL: [ResolverKind; 11] = [
         ResolverKind::SphereSphere,
         ResolverKind::SpherePlane,
         ResolverKind::SpherePoint,
         ResolverKind::SphereCylinder,
         ResolverKind::SphereDisk,
         ResolverKind::SphereCone,
+        ResolverKind::CapsuleSphere,
+        ResolverKind::CapsuleCapsule,
+        ResolverKind::CapsulePlane,
+        ResolverKind::SphereTriangle,
+        ResolverKind::CapsuleTriangle,
     ];
 
     /// The resolver of a wall of kind `kind` ([`crate::gpu_types::Wall::kind`]).
@@ -62,6 +78,11 @@ impl ResolverKind {
             ResolverKind::SphereCylinder => "sphere_cylinder",
             ResolverKind::SphereDisk => "sphere_disk",
             ResolverKind::SphereCone => "sphere_cone",
+            ResolverKind::CapsuleSphere => "capsule_sphere",
+            ResolverKind::CapsuleCapsule => "capsule_capsule",
+            ResolverKind::CapsulePlane => "capsule_plane",
+            ResolverKind::SphereTriangle => "sphere_triangle",
+            ResolverKind::CapsuleTriangle => "capsule_triangle",
         }
     }
 
@@ -75,6 +96,11 @@ impl ResolverKind {
             ResolverKind::SphereCylinder => 1e-5,
             ResolverKind::SphereDisk => 1e-5,
             ResolverKind::SphereCone => 1e-5,
+            // Closest points of segments: a clamped division on top of the sphere's.
+            ResolverKind::CapsuleSphere | ResolverKind::CapsuleCapsule => 1e-5,
+            ResolverKind::CapsulePlane => 1e-5,
+            // The fraction sums arc areas (asin, sqrt): a few more ulps.
+            ResolverKind::SphereTriangle | ResolverKind::CapsuleTriangle => 1e-4,
         }
     }
 
@@ -88,6 +114,11 @@ impl ResolverKind {
             ResolverKind::SphereCylinder | ResolverKind::SphereDisk | ResolverKind::SphereCone => {
                 &[SourceKind::Wall]
             }
+            ResolverKind::CapsuleSphere
+            | ResolverKind::CapsuleCapsule
+            | ResolverKind::SphereTriangle
+            | ResolverKind::CapsuleTriangle => &[SourceKind::Neighbour],
+            ResolverKind::CapsulePlane => &[SourceKind::Wall],
         }
     }
 
@@ -116,6 +147,13 @@ impl ResolverKind {
             ResolverKind::SphereCone => {
                 resolvers::sphere_cone::sphere_cone_overlap(b.pos[p], &b.walls[q])
             }
+            // Shapes beyond the sphere: the resolver's own overlap, so the early out can never
+            // disagree with it.
+            ResolverKind::CapsuleSphere
+            | ResolverKind::CapsuleCapsule
+            | ResolverKind::CapsulePlane
+            | ResolverKind::SphereTriangle
+            | ResolverKind::CapsuleTriangle => self.resolve(pr, b).delta,
         }
     }
 
@@ -156,8 +194,90 @@ impl ResolverKind {
                 &b.walls[q],
                 b.step.dt,
             ),
+            ResolverKind::CapsuleSphere => {
+                let (c, s, flip) = ordered(p, q, KIND_CAPSULE, b);
+                let g = resolvers::resolve_capsule_sphere(
+                    &load_capsule_at(c, b),
+                    &load_sphere(s, b.pos, b.vel, b.omega),
+                    b.domain,
+                    b.step.dt,
+                );
+                if flip {
+                    resolvers::flip_geom(&g)
+                } else {
+                    g
+                }
+            }
+            ResolverKind::CapsuleCapsule => resolvers::resolve_capsule_capsule(
+                &load_capsule_at(p, b),
+                &load_capsule_at(q, b),
+                b.domain,
+                b.step.dt,
+            ),
+            ResolverKind::CapsulePlane => {
+                resolvers::resolve_capsule_plane(&load_capsule_at(p, b), &b.walls[q], b.step.dt)
+            }
+            ResolverKind::SphereTriangle => {
+                let (t, s, flip) = ordered(p, q, KIND_TRIANGLE, b);
+                let g = resolvers::resolve_sphere_triangle(
+                    &load_sphere(s, b.pos, b.vel, b.omega),
+                    &load_sphere(t, b.pos, b.vel, b.omega),
+                    &b.triangles[triangle_index(t, b)],
+                    b.domain,
+                    b.step.dt,
+                );
+                // Written sphere first: flipped when the triangle is the lower index.
+                if flip {
+                    g
+                } else {
+                    resolvers::flip_geom(&g)
+                }
+            }
+            ResolverKind::CapsuleTriangle => {
+                let (t, c, flip) = ordered(p, q, KIND_TRIANGLE, b);
+                let g = resolvers::resolve_capsule_triangle(
+                    &load_capsule_at(c, b),
+                    &load_sphere(t, b.pos, b.vel, b.omega),
+                    &b.triangles[triangle_index(t, b)],
+                    b.domain,
+                    b.step.dt,
+                );
+                if flip {
+                    g
+                } else {
+                    resolvers::flip_geom(&g)
+                }
+            }
         }
     }
+}
+
+/// `(the particle of kind `kind`, the other, whether it is `q`)` of a pair of particles `p < q`.
+#[inline]
+fn ordered(p: usize, q: usize, kind: u32, b: &Bodies<'_>) -> (usize, usize, bool) {
+    if b.shapes[b.shape[p] as usize].kind == kind {
+        (p, q, false)
+    } else {
+        (q, p, true)
+    }
+}
+
+/// Particle `i` as a capsule ([`crate::shapes::load_capsule`]).
+#[inline]
+fn load_capsule_at(i: usize, b: &Bodies<'_>) -> crate::gpu_types::CapsuleBody {
+    crate::shapes::load_capsule(
+        b.pos[i],
+        b.vel[i],
+        b.omega[i],
+        b.quat[i],
+        &b.shapes[b.shape[i] as usize],
+    )
+}
+
+/// Index in the triangle table of triangle particle `i`.
+#[inline]
+fn triangle_index(i: usize, b: &Bodies<'_>) -> usize {
+    b.shapes[b.shape[i] as usize].data[0].to_bits() as usize
 }
 
 /// The slot a law occupies in a chain; laws run in slot order.

@@ -6,6 +6,7 @@ use crate::gpu_types::{DomainParams, GridParams, StepParams, Wall, WALL_KINDS};
 use crate::kernels::sources::SourceKind;
 use crate::materials::{Interaction, Material, PairSet, PairTable, TouchingPair};
 use crate::registry::ResolverKind;
+use crate::shapes::ShapeKind;
 
 /// Particle state as structure of arrays. Every per-particle field is 16 bytes so the arrays
 /// upload to the GPU as they are.
@@ -25,8 +26,10 @@ pub struct Particles {
     pub mass: Vec<f32>,
     /// Moment of inertia about the centre (kg m^2).
     pub inertia: Vec<f32>,
-    /// Index into the world's shape table ([`crate::shapes`]); `pos.w` is the bounding radius.
+    /// Index into the shape table `shapes` ([`crate::shapes`]); `pos.w` is the bounding radius.
     pub shape: Vec<u32>,
+    /// The shape table: entry 0 is the sphere (an empty table means spheres only).
+    pub shapes: Vec<crate::shapes::ShapeRecord>,
 }
 
 impl Particles {
@@ -38,6 +41,78 @@ impl Particles {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.pos.is_empty()
+    }
+
+    /// The shape table as the kernels read it: never empty, entry 0 the sphere.
+    pub fn shape_table(&self) -> Vec<crate::shapes::ShapeRecord> {
+        if self.shapes.is_empty() {
+            vec![crate::shapes::ShapeRecord::sphere()]
+        } else {
+            self.shapes.clone()
+        }
+    }
+
+    /// The shape record of particle `i`.
+    pub fn shape_of(&self, i: usize) -> crate::shapes::ShapeRecord {
+        self.shapes
+            .get(self.shape[i] as usize)
+            .copied()
+            .unwrap_or_else(crate::shapes::ShapeRecord::sphere)
+    }
+
+    /// Index of `rec` in the shape table, added if new.
+    pub fn add_shape(&mut self, rec: crate::shapes::ShapeRecord) -> u32 {
+        if self.shapes.is_empty() {
+            self.shapes.push(crate::shapes::ShapeRecord::sphere());
+        }
+        match self.shapes.iter().position(|s| *s == rec) {
+            Some(i) => i as u32,
+            None => {
+                self.shapes.push(rec);
+                (self.shapes.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Append a solid capsule of segment half-length `half_length` and radius `radius` (m),
+    /// oriented by the unit quaternion `quat` (x, y, z, w; body `z` is the axis), of `density`
+    /// (kg/m^3). Its `pos.w` is the bounding radius `radius + half_length`, its `omega.w` the
+    /// inverse of its transverse moment of inertia.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_capsule(
+        &mut self,
+        x: [f64; 3],
+        radius: f64,
+        half_length: f64,
+        quat: [f32; 4],
+        v: [f64; 3],
+        w: [f64; 3],
+        material: u32,
+        density: f64,
+        fixed: bool,
+    ) {
+        let (mass, perp, _) = crate::shapes::capsule_inertia(half_length, radius, density);
+        let shape = self.add_shape(crate::shapes::ShapeRecord::capsule(
+            half_length as f32,
+            radius as f32,
+        ));
+        let (im, ii) = if fixed {
+            (0.0, 0.0)
+        } else {
+            (1.0 / mass, 1.0 / perp)
+        };
+        let bound = radius + half_length;
+        self.pos
+            .push([x[0] as f32, x[1] as f32, x[2] as f32, bound as f32]);
+        self.vel
+            .push([v[0] as f32, v[1] as f32, v[2] as f32, im as f32]);
+        self.omega
+            .push([w[0] as f32, w[1] as f32, w[2] as f32, ii as f32]);
+        self.quat.push(quat);
+        self.material.push(material);
+        self.mass.push(mass as f32);
+        self.inertia.push(perp as f32);
+        self.shape.push(shape);
     }
 
     /// Append a solid sphere of `density` (kg/m^3).
@@ -124,12 +199,13 @@ pub struct World {
     pub fixed_interactions: Vec<Interaction>,
     /// Triangulated shells: their nodes are particles, their elements run in the shell passes.
     pub shells: crate::shells::Shells,
+    /// Triangles of the mesh walls, relative to the centre of the (fixed) particle each is
+    /// carried by; a triangle particle's shape record holds its index here.
+    pub triangles: Vec<crate::gpu_types::Triangle>,
     /// Insertion blocks: their particles are in `particles`, dormant until inserted.
     pub insertions: Vec<crate::insert::Insertion>,
     /// Steps between insertion batches (0: no insertion).
     pub insert_every: u64,
-    /// What the particles are (`Particles::shape` indexes it): the sphere, entry 0, today.
-    pub shapes: Vec<crate::shapes::ShapeRecord>,
     pub table: PairTable,
     pub domain: Domain,
     /// Gravity (m/s^2).
@@ -180,9 +256,9 @@ impl World {
             fixed_pairs: Vec::new(),
             fixed_interactions: Vec::new(),
             shells: crate::shells::Shells::default(),
+            triangles: Vec::new(),
             insertions: Vec::new(),
             insert_every: 0,
-            shapes: vec![crate::shapes::ShapeRecord::sphere()],
             table: PairTable::default(),
             domain,
             gravity,
@@ -237,9 +313,10 @@ impl World {
                 "the shells name nodes beyond the {n} particles"
             )));
         }
-        // Nodes are the last particles (so a sphere is body 1 of every sphere-node pair the
-        // list evaluates), and a shell's material is its own (so a material pair names one
-        // resolver).
+        // Nodes are the last particles but for mesh walls' triangles (so a sphere is body 1
+        // of every sphere-node pair the list evaluates), and a shell's material is its own (so
+        // a material pair names one resolver).
+        let n = n - self.triangle_tail() as u32;
         let nodes: u32 = shells.nodes.iter().map(|r| r.1).sum();
         let tail = n - nodes.min(n);
         let mut at = tail;
@@ -253,8 +330,10 @@ impl World {
             at += count;
         }
         let p = &self.particles;
-        let node_materials: std::collections::BTreeSet<u32> =
-            p.material[tail as usize..].iter().copied().collect();
+        let node_materials: std::collections::BTreeSet<u32> = p.material[tail as usize..n as usize]
+            .iter()
+            .copied()
+            .collect();
         for k in 0..tail as usize {
             let m = p.material[k];
             if node_materials.contains(&m) {
@@ -272,6 +351,38 @@ impl World {
         self.speed_limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&self);
         self.build_table()?;
         self.grid()?;
+        Ok(self)
+    }
+
+    /// How many of the last particles are mesh walls' triangles.
+    pub fn triangle_tail(&self) -> usize {
+        let p = &self.particles;
+        (0..p.len())
+            .rev()
+            .take_while(|&i| p.shape_of(i).kind == crate::shapes::KIND_TRIANGLE)
+            .count()
+    }
+
+    /// This world with the triangle table of its mesh walls, whose triangle particles are
+    /// already among its particles ([`crate::mesh_walls::add_mesh_wall`]).
+    pub fn with_triangles(
+        mut self,
+        triangles: Vec<crate::gpu_types::Triangle>,
+    ) -> Result<World, CoreError> {
+        let p = &self.particles;
+        for i in 0..p.len() {
+            let rec = p.shape_of(i);
+            if rec.kind == crate::shapes::KIND_TRIANGLE
+                && rec.data[0].to_bits() as usize >= triangles.len()
+            {
+                return Err(CoreError::BadShape(format!(
+                    "particle {i} names triangle {} of a table of {}",
+                    rec.data[0].to_bits(),
+                    triangles.len()
+                )));
+            }
+        }
+        self.triangles = triangles;
         Ok(self)
     }
 
@@ -334,6 +445,43 @@ impl World {
         m
     }
 
+    /// The kind of shape of each material's particles (`None` for a material no particle
+    /// has); a material shared by two kinds is an error, because the material pair picks the
+    /// resolver.
+    pub fn material_shapes(&self) -> Result<Vec<Option<ShapeKind>>, CoreError> {
+        let p = &self.particles;
+        let mut out: Vec<Option<(ShapeKind, usize)>> = vec![None; self.materials.len()];
+        for i in 0..p.len() {
+            let k = p.shape_of(i).shape_kind().unwrap_or(ShapeKind::Sphere);
+            let Some(slot) = out.get_mut(p.material[i] as usize) else {
+                continue;
+            };
+            match *slot {
+                None => *slot = Some((k, i)),
+                Some((k0, i0)) if k0 != k => {
+                    let name = self
+                        .materials
+                        .get(p.material[i] as usize)
+                        .map_or("", |m| m.name.as_str());
+                    let word = |k: ShapeKind| match k {
+                        ShapeKind::Sphere => "a sphere",
+                        ShapeKind::Capsule => "a capsule",
+                        ShapeKind::Triangle => "a mesh wall's triangle",
+                    };
+                    return Err(CoreError::BadShape(format!(
+                        "material \"{name}\" is used by {} (particle {i0}) and by {} \
+                         (particle {i}); give each kind of shape a material of its own (the \
+                         pair of materials picks the contact geometry)",
+                        word(k0),
+                        word(k)
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(out.into_iter().map(|o| o.map(|(k, _)| k)).collect())
+    }
+
     /// The pair table of the material pairs each source meets.
     fn build_table(&mut self) -> Result<(), CoreError> {
         let (particles, materials) = (&self.particles, &self.materials);
@@ -349,7 +497,8 @@ impl World {
             })
             .collect();
         // A sphere meets a shell node through `sphere_point`; nodes meet each other, and
-        // spheres each other, as spheres.
+        // spheres each other, as spheres. Other shapes pick their resolver by the shapes of
+        // the two materials (a material is one kind of shape).
         let mut shell_material = vec![false; materials.len()];
         for &(first, count) in &self.shells.nodes {
             for p in first..first + count {
@@ -359,9 +508,49 @@ impl World {
             }
         }
         let is_shell = |m: usize| shell_material.get(m).copied().unwrap_or(false);
-        let (point_pairs, sphere_pairs): (Vec<TouchingPair>, Vec<TouchingPair>) = all_pairs
-            .into_iter()
-            .partition(|tp| is_shell(tp.a) != is_shell(tp.b));
+        let kinds = self.material_shapes()?;
+        let kind = |m: usize| kinds.get(m).copied().flatten().unwrap_or(ShapeKind::Sphere);
+        let mut by_resolver: std::collections::BTreeMap<ResolverKind, Vec<TouchingPair>> =
+            Default::default();
+        for tp in all_pairs {
+            use ShapeKind::{Capsule, Sphere, Triangle};
+            let r = match (kind(tp.a), kind(tp.b)) {
+                // Mesh triangles are fixed: they never need a force from each other.
+                (Triangle, Triangle) => continue,
+                (Triangle, Sphere) | (Sphere, Triangle) => ResolverKind::SphereTriangle,
+                (Triangle, Capsule) | (Capsule, Triangle) => ResolverKind::CapsuleTriangle,
+                (Capsule, Capsule) => ResolverKind::CapsuleCapsule,
+                (Capsule, Sphere) | (Sphere, Capsule) => ResolverKind::CapsuleSphere,
+                (Sphere, Sphere) if is_shell(tp.a) != is_shell(tp.b) => ResolverKind::SpherePoint,
+                (Sphere, Sphere) => ResolverKind::SphereSphere,
+            };
+            by_resolver.entry(r).or_default().push(tp);
+        }
+        let mut wall_sets: Vec<(u32, ResolverKind, Vec<TouchingPair>)> = Vec::new();
+        for (k, pairs) in wall_pairs {
+            let mut spheres = Vec::new();
+            let mut capsules = Vec::new();
+            for tp in pairs {
+                match kind(tp.a) {
+                    ShapeKind::Sphere => spheres.push(tp),
+                    ShapeKind::Triangle => {}
+                    ShapeKind::Capsule if k == crate::gpu_types::WALL_PLANE => capsules.push(tp),
+                    ShapeKind::Capsule => {
+                        let name = materials.get(tp.a).map_or("", |m| m.name.as_str());
+                        return Err(CoreError::BadShape(format!(
+                            "capsules of \"{name}\" meet a {} wall, and capsules have a \
+                             resolver for plane and mesh walls only; use planes (or a box) \
+                             or a [[wall]] mesh",
+                            ["plane", "cylinder", "disk", "cone"][k as usize]
+                        )));
+                    }
+                }
+            }
+            wall_sets.push((k, ResolverKind::of_wall(k), spheres));
+            if !capsules.is_empty() {
+                wall_sets.push((k, ResolverKind::CapsulePlane, capsules));
+            }
+        }
         let fixed = fixed_touching_pairs(particles, &self.fixed_pairs, materials);
         let mut r_max = vec![0.0f64; materials.len()];
         for (p, &m) in particles.pos.iter().zip(&particles.material) {
@@ -377,26 +566,20 @@ impl World {
                 }
             }
         }
-        let mut sets = vec![
-            PairSet {
+        let mut sets: Vec<PairSet<'_>> = by_resolver
+            .iter()
+            .map(|(&resolver, pairs)| PairSet {
                 source: SourceKind::Neighbour,
-                resolver: ResolverKind::SphereSphere,
-                pairs: &sphere_pairs,
+                resolver,
+                pairs,
                 interactions: &self.interactions,
                 offset: 0,
-            },
-            PairSet {
-                source: SourceKind::Neighbour,
-                resolver: ResolverKind::SpherePoint,
-                pairs: &point_pairs,
-                interactions: &self.interactions,
-                offset: 0,
-            },
-        ];
-        for (k, pairs) in &wall_pairs {
+            })
+            .collect();
+        for (k, resolver, pairs) in &wall_sets {
             sets.push(PairSet {
                 source: SourceKind::Wall,
-                resolver: ResolverKind::of_wall(*k),
+                resolver: *resolver,
                 pairs,
                 interactions: &self.interactions,
                 offset: *k as usize * n2,
@@ -446,7 +629,7 @@ impl World {
         }
         eat(bytemuck::cast_slice(&self.walls));
         eat(bytemuck::cast_slice(&self.particles.shape));
-        eat(bytemuck::cast_slice(&self.shapes));
+        eat(bytemuck::cast_slice(&self.particles.shape_table()));
         for m in &self.materials {
             for x in [m.density, m.young, m.poisson] {
                 eat(&x.to_le_bytes());

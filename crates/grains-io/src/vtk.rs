@@ -23,6 +23,8 @@ enum Block<'a> {
     W(&'a [[f32; 4]]),
     /// Components 0..3 of `[f32; 4]` rows.
     Xyz(&'a [[f32; 4]]),
+    /// All four components: orientations as quaternions (x, y, z, w).
+    Xyzw(&'a [[f32; 4]]),
     U32(&'a [u32]),
     /// 0, 1, ..., n - 1 as Int64 (connectivity: each cell is its own point).
     Iota,
@@ -82,6 +84,10 @@ impl Array<'_> {
                 w.write_all(&r[1].to_le_bytes())?;
                 w.write_all(&r[2].to_le_bytes())
             }),
+            Block::Xyzw(rows) => rows
+                .iter()
+                .flatten()
+                .try_for_each(|x| w.write_all(&x.to_le_bytes())),
             Block::U32(v) => v.iter().try_for_each(|x| w.write_all(&x.to_le_bytes())),
             Block::Types => {
                 let chunk = [VTK_VERTEX; 4096];
@@ -115,6 +121,8 @@ pub(crate) fn write_vtu(
         arr("radius", "Float32", 1, Block::W(&snap.pos)),
         arr("velocity", "Float32", 3, Block::Xyz(&snap.vel)),
         arr("angular_velocity", "Float32", 3, Block::Xyz(&snap.omega)),
+        // Quaternion (x, y, z, w) from body to world frame; a capsule's axis is its body z.
+        arr("orientation", "Float32", 4, Block::Xyzw(&snap.quat)),
         arr("force", "Float32", 3, Block::Xyz(&snap.force)),
         arr("torque", "Float32", 3, Block::Xyz(&snap.torque)),
         arr("material", "UInt32", 1, Block::U32(&snap.material)),

@@ -323,6 +323,10 @@ pub(crate) fn parse(
             "angular_velocities",
             "fixed",
             "velocity",
+            "shape",
+            "length",
+            "orientation",
+            "orientations",
         ])?;
         let mat_v = b.req("material", "a material name")?;
         let mi = material_index(mat_v, &b.key("material"))?;
@@ -354,18 +358,21 @@ pub(crate) fn parse(
 
     // [[wall]]
     let mut walls = Vec::new();
+    // Mesh walls: their triangles' table, and the first triangle particle.
+    let mut triangles = Vec::new();
+    let mut first_triangle: Option<usize> = None;
     let mut wall_used: Vec<(usize, Range<usize>, String)> = Vec::new();
     // Where each plane came from, for messages about particles behind it.
     let mut wall_src: Vec<(Range<usize>, String)> = Vec::new();
     if let Some(v) = root.get("wall") {
         for w in ctx.tables(v, "wall")? {
             w.deny_unknown(&[
-                "plane", "box", "cylinder", "disk", "cone", "material", "motion",
+                "plane", "box", "cylinder", "disk", "cone", "mesh", "material", "motion",
             ])?;
             let mat_v = w.req("material", "a material name")?;
             let mi = material_index(mat_v, &w.key("material"))?;
             wall_used.push((mi, mat_v.span(), w.key("material")));
-            let shapes: Vec<&str> = ["plane", "box", "cylinder", "disk", "cone"]
+            let shapes: Vec<&str> = ["plane", "box", "cylinder", "disk", "cone", "mesh"]
                 .into_iter()
                 .filter(|k| w.get(k).is_some())
                 .collect();
@@ -378,7 +385,7 @@ pub(crate) fn parse(
                     &span,
                     &key,
                     format!(
-                        "expected exactly one wall shape: `plane = {{ point, normal }}`, `box = {{ min, max }}`, `cylinder = {{ point, axis, radius, hollow }}`, `disk = {{ center, normal, radius }}` or `cone = {{ point, axis, radius, half_angle }}`; found {}",
+                        "expected exactly one wall shape: `plane = {{ point, normal }}`, `box = {{ min, max }}`, `cylinder = {{ point, axis, radius, hollow }}`, `disk = {{ center, normal, radius }}`, `cone = {{ point, axis, radius, half_angle }}` or `mesh = {{ file, scale, translate, rotate }}`; found {}",
                         if shapes.is_empty() { "none".to_string() } else { shapes.join(" and ") }
                     ),
                 ));
@@ -401,6 +408,45 @@ pub(crate) fn parse(
             };
             let f32s = |v: [f64; 3]| v.map(|x| x as f32);
             let mut made: Vec<Wall> = Vec::new();
+            if shapes[0] == "mesh" {
+                // Triangles become fixed particles after every other particle, split to the
+                // size of the largest particle (grains_core::mesh_walls).
+                let mv = w.get("mesh").unwrap_or_else(|| unreachable!());
+                let t = ctx.table(
+                    mv,
+                    &w.key("mesh"),
+                    "a table { file = \"floor.stl\", scale, translate = [x, y, z], rotate = [w, x, y, z] }",
+                )?;
+                t.deny_unknown(&["file", "scale", "translate", "rotate"])?;
+                t.req("file", "a path to a .obj or .stl file")?;
+                if let Some(m) = w.get("motion") {
+                    return Err(ctx.err(
+                        &m.span(),
+                        &w.key("motion"),
+                        "mesh walls do not move yet; give the motion to plane, box, cylinder, disk or cone walls",
+                    ));
+                }
+                let mesh = crate::mesh_file::placed_mesh(&ctx, &t)?;
+                let first = *first_triangle.get_or_insert(particles.len());
+                let largest = particles.pos[..first]
+                    .iter()
+                    .map(|p| p[3] as f64)
+                    .chain(
+                        inserts
+                            .iter()
+                            .flat_map(|b| b.insertion.radii.iter().map(|&r| r as f64)),
+                    )
+                    .fold(0.0, f64::max);
+                grains_core::mesh_walls::add_mesh_wall(
+                    &mut particles,
+                    &mut triangles,
+                    &mesh,
+                    mi as u32,
+                    largest,
+                )
+                .map_err(|e| ctx.err(&mv.span(), &w.key("mesh"), e.to_string()))?;
+                continue;
+            }
             match shapes[0] {
                 "plane" => {
                     let p = w.get("plane").unwrap_or_else(|| unreachable!());
@@ -586,8 +632,9 @@ pub(crate) fn parse(
     // A particle whose centre starts behind a wall would be shot out by a huge overlap.
     for (i, (w, (span, key))) in walls.iter().zip(&wall_src).enumerate() {
         if w.kind == grains_core::gpu_types::WALL_CYLINDER {
-            // Dormant particles (to insert) are not in the run yet.
-            for (k, x) in particles.pos.iter().enumerate().filter(|(_, x)| x[3] > 0.0) {
+            // Dormant particles (to insert) are not in the run yet; mesh triangles are walls.
+            let movable = &particles.pos[..first_triangle.unwrap_or(particles.len())];
+            for (k, x) in movable.iter().enumerate().filter(|(_, x)| x[3] > 0.0) {
                 let (_, rho) = grains_core::kernels::resolvers::sphere_cylinder::cylinder_radial(
                     glam_free(x),
                     w,
@@ -611,7 +658,8 @@ pub(crate) fn parse(
         if w.kind != grains_core::gpu_types::WALL_PLANE {
             continue;
         }
-        for (k, x) in particles.pos.iter().enumerate().filter(|(_, x)| x[3] > 0.0) {
+        let movable = &particles.pos[..first_triangle.unwrap_or(particles.len())];
+        for (k, x) in movable.iter().enumerate().filter(|(_, x)| x[3] > 0.0) {
             let side: f64 = (0..3)
                 .map(|c| (x[c] as f64 - w.point[c] as f64) * w.normal[c] as f64)
                 .sum();
@@ -808,6 +856,9 @@ pub(crate) fn parse(
     }
     if !shells.is_empty() {
         world = world.with_shells(shells).map_err(core_err)?;
+    }
+    if !triangles.is_empty() {
+        world = world.with_triangles(triangles).map_err(core_err)?;
     }
     let insert_every = inserts
         .iter()
@@ -1374,6 +1425,110 @@ fn add_block(
         }
     }
 
+    // The shape: a sphere unless `shape` says otherwise; a capsule's segment length and
+    // orientations (quaternions [w, x, y, z]; body z is the axis; default along z).
+    let shape = match b.get("shape") {
+        Some(v) => {
+            let key = b.key("shape");
+            let word = ctx.string(v, &key, "\"sphere\" or \"capsule\"")?;
+            match word {
+                "sphere" | "capsule" => word.to_string(),
+                other => {
+                    return Err(ctx.err(
+                        &v.span(),
+                        &key,
+                        format!("unknown shape \"{other}\"; expected \"sphere\" or \"capsule\""),
+                    ))
+                }
+            }
+        }
+        None => "sphere".to_string(),
+    };
+    let capsule = shape == "capsule";
+    for k in ["length", "orientation", "orientations"] {
+        if !capsule && b.get(k).is_some() {
+            return Err(ctx.err(
+                &b.key_span(k),
+                &b.key(k),
+                format!("`{k}` is a capsule's; add shape = \"capsule\" or remove it"),
+            ));
+        }
+    }
+    let half_length = if capsule {
+        let v = b.req("length", "the capsule's segment length, a number >= 0 (m)")?;
+        let len = ctx.number(v, &b.key("length"), "a number >= 0 (m)")?;
+        if !(len >= 0.0 && len.is_finite()) {
+            return Err(ctx.err(
+                &v.span(),
+                &b.key("length"),
+                format!("the segment length must be >= 0 (m), found {len}"),
+            ));
+        }
+        0.5 * len
+    } else {
+        0.0
+    };
+    let quat_of = |v: &Value<'_>, key: &str| -> Result<[f32; 4], SceneError> {
+        let what = "a unit quaternion [w, x, y, z]";
+        let a = ctx.array(v, key, what)?;
+        if a.len() != 4 {
+            return Err(ctx.err(
+                &v.span(),
+                key,
+                format!("expected {what}, found {} element(s)", a.len()),
+            ));
+        }
+        let mut q = [0.0f64; 4];
+        for (k, (x, o)) in a.iter().zip(q.iter_mut()).enumerate() {
+            *o = ctx.number(x, &format!("{key}[{k}]"), "a number")?;
+        }
+        let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !(norm > 1e-6 && norm.is_finite()) {
+            return Err(ctx.err(
+                &v.span(),
+                key,
+                format!("{what} must not be zero, found {}", vec3(&q)),
+            ));
+        }
+        let [w, x, y, z] = q.map(|c| (c / norm) as f32);
+        Ok([x, y, z, w])
+    };
+    let mut quats = vec![[0.0f32, 0.0, 0.0, 1.0]; n];
+    match (b.get("orientation"), b.get("orientations")) {
+        (Some(_), Some(_)) => {
+            return Err(ctx.err(
+                &b.key_span("orientations").max_by_start(b.key_span("orientation")),
+                &b.key("orientations"),
+                "give either `orientation` (the whole block) or `orientations` (one per particle), not both",
+            ))
+        }
+        (Some(v), None) if v.get_ref().as_str() == Some("random") => {
+            // Uniform random orientations (Shoemake's subgroup algorithm), seeded by the
+            // particle's place in the block, so a scene always starts the same.
+            for (k, q) in quats.iter_mut().enumerate() {
+                let mut rng = grains_core::parity::SplitMix(0x0C4A_5B1E ^ ((k as u64) << 20));
+                let (u1, u2, u3) = (rng.uniform(), rng.uniform(), rng.uniform());
+                let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
+                let tau = 2.0 * std::f64::consts::PI;
+                *q = [
+                    (a * (tau * u2).sin()) as f32,
+                    (a * (tau * u2).cos()) as f32,
+                    (b * (tau * u3).sin()) as f32,
+                    (b * (tau * u3).cos()) as f32,
+                ];
+            }
+        }
+        (Some(v), None) => quats = vec![quat_of(v, &b.key("orientation"))?; n],
+        (None, Some(v)) => {
+            let key = b.key("orientations");
+            let a = per_particle(ctx, v, &key, n, "quaternions [w, x, y, z]", source_name)?;
+            for (k, (x, o)) in a.iter().zip(quats.iter_mut()).enumerate() {
+                *o = quat_of(x, &format!("{key}[{k}]"))?;
+            }
+        }
+        (None, None) => {}
+    }
+
     let here = |k: usize| -> (Range<usize>, String, String) {
         match origin.get(k) {
             Some(Origin::Span(span, key, what)) => (span.clone(), key.clone(), what.clone()),
@@ -1398,8 +1553,13 @@ fn add_block(
                 ),
             ));
         }
-        let mass = density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
-        let inertia = 0.4 * mass * r * r;
+        let (mass, inertia) = if capsule {
+            let (m, perp, axial) = grains_core::shapes::capsule_inertia(half_length, r, density);
+            (m, perp.min(axial))
+        } else {
+            let m = density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+            (m, 0.4 * m * r * r)
+        };
         let ok = |m: f64| {
             m.is_finite()
                 && (m as f32).is_finite()
@@ -1414,7 +1574,21 @@ fn add_block(
                 format!("{prefix}radius {} gives mass {} and moment of inertia {}, outside what f32 can hold; expected a radius and density of physical size", qty(r, "m"), qty(mass, "kg"), qty(inertia, "kg m^2")),
             ));
         }
-        out.push_sphere(x, r, vel[k], omega[k], material, density, fixed[k]);
+        if capsule {
+            out.push_capsule(
+                x,
+                r,
+                half_length,
+                quats[k],
+                vel[k],
+                omega[k],
+                material,
+                density,
+                fixed[k],
+            );
+        } else {
+            out.push_sphere(x, r, vel[k], omega[k], material, density, fixed[k]);
+        }
     }
     Ok(())
 }

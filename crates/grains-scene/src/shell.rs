@@ -17,8 +17,6 @@
 //! volume = { law = "volume_conservation", stiffness = 1e4 }
 //! ```
 
-use std::path::Path;
-
 use grains_core::kernels::shell::{ShellLaws, ShellSlot};
 use grains_core::materials::Material;
 use grains_core::shells::{Mesh, ShellSpec, Shells};
@@ -281,65 +279,6 @@ fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), Sce
             ctx.check_memory(nodes, &dv.span(), &t.key("divisions"))?;
             Ok((Mesh::sheet(corner, size, d), "sheet"))
         }
-        _ => {
-            let fv = b.get("file").unwrap_or_else(|| unreachable!());
-            let name = ctx.string(fv, &b.key("file"), "a path to a .obj or .stl file")?;
-            let base = ctx.file.parent().unwrap_or(Path::new(""));
-            let full = base.join(name);
-            let mut mesh = crate::mesh_file::read_mesh(&full).map_err(|e| {
-                let at = if e.line > 0 {
-                    format!(":{}", e.line)
-                } else {
-                    String::new()
-                };
-                ctx.err(
-                    &fv.span(),
-                    &b.key("file"),
-                    format!("{}{at}: {}", full.display(), e.message),
-                )
-            })?;
-            let scale = b
-                .get("scale")
-                .map(|v| ctx.positive(v, &b.key("scale"), "a factor"))
-                .transpose()?
-                .unwrap_or(1.0);
-            let translate = b
-                .get("translate")
-                .map(|v| ctx.vec3(v, &b.key("translate"), "m"))
-                .transpose()?
-                .unwrap_or([0.0; 3]);
-            let rotate = match b.get("rotate") {
-                Some(v) => {
-                    let what = "a unit quaternion [w, x, y, z]";
-                    let a = ctx.array(v, &b.key("rotate"), what)?;
-                    if a.len() != 4 {
-                        return Err(ctx.err(
-                            &v.span(),
-                            &b.key("rotate"),
-                            format!("expected {what}, found {} element(s)", a.len()),
-                        ));
-                    }
-                    let mut q = [0.0; 4];
-                    for (k, (x, o)) in a.iter().zip(q.iter_mut()).enumerate() {
-                        *o = ctx.number(x, &format!("{}[{k}]", b.key("rotate")), "a number")?;
-                    }
-                    let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-                    if (n - 1.0).abs() > 1e-3 {
-                        return Err(ctx.err(
-                            &v.span(),
-                            &b.key("rotate"),
-                            format!(
-                                "expected a unit quaternion [w, x, y, z], found one of length {}",
-                                grains_core::units::sig4(n)
-                            ),
-                        ));
-                    }
-                    q
-                }
-                None => [1.0, 0.0, 0.0, 0.0],
-            };
-            mesh.transform(scale, rotate, translate);
-            Ok((mesh, "file"))
-        }
+        _ => Ok((crate::mesh_file::placed_mesh(ctx, b)?, "file")),
     }
 }

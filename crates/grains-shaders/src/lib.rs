@@ -147,8 +147,121 @@ fn pair_geom(pr: SourcePair) -> ContactGeom {
 }
 "
         }
+        ResolverKind::CapsuleSphere => {
+            concat!(
+                shape_bindings!(),
+                "fn pair_geom(pr: SourcePair) -> ContactGeom {
+    var c = pr.p;
+    var s = pr.q;
+    let flip = shapes[shape[pr.p]].kind != KIND_CAPSULE;
+    if (flip) {
+        c = pr.q;
+        s = pr.p;
+    }
+    let g = resolve_capsule_sphere(load_capsule_at(c), load_sphere(pos[s], vel[s], omega[s]), domain, step.dt);
+    if (flip) {
+        return flip_geom(g);
+    }
+    return g;
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"
+            )
+        }
+        ResolverKind::CapsuleCapsule => {
+            concat!(
+                shape_bindings!(),
+                "fn pair_geom(pr: SourcePair) -> ContactGeom {
+    return resolve_capsule_capsule(load_capsule_at(pr.p), load_capsule_at(pr.q), domain, step.dt);
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"
+            )
+        }
+        ResolverKind::CapsulePlane => {
+            concat!(
+                shape_bindings!(),
+                "fn pair_geom(pr: SourcePair) -> ContactGeom {
+    return resolve_capsule_plane(load_capsule_at(pr.p), walls[pr.q], step.dt);
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"
+            )
+        }
+        ResolverKind::SphereTriangle => {
+            concat!(
+                shape_bindings!(),
+                "fn pair_geom(pr: SourcePair) -> ContactGeom {
+    var t = pr.q;
+    var s = pr.p;
+    let tri_is_p = shapes[shape[pr.p]].kind == KIND_TRIANGLE;
+    if (tri_is_p) {
+        t = pr.p;
+        s = pr.q;
+    }
+    let g = resolve_sphere_triangle(load_sphere(pos[s], vel[s], omega[s]), load_sphere(pos[t], vel[t], omega[t]), triangle_of(t), domain, step.dt);
+    if (tri_is_p) {
+        return flip_geom(g);
+    }
+    return g;
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"
+            )
+        }
+        ResolverKind::CapsuleTriangle => {
+            concat!(
+                shape_bindings!(),
+                "fn pair_geom(pr: SourcePair) -> ContactGeom {
+    var t = pr.q;
+    var c = pr.p;
+    let tri_is_p = shapes[shape[pr.p]].kind == KIND_TRIANGLE;
+    if (tri_is_p) {
+        t = pr.p;
+        c = pr.q;
+    }
+    let g = resolve_capsule_triangle(load_capsule_at(c), load_sphere(pos[t], vel[t], omega[t]), triangle_of(t), domain, step.dt);
+    if (tri_is_p) {
+        return flip_geom(g);
+    }
+    return g;
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"
+            )
+        }
     }
 }
+
+/// The bindings and loaders of the resolvers of shapes beyond the sphere: orientations, the
+/// shape and triangle tables (CPU form: `Bodies` and the loaders in `registry.rs`). The
+/// overlap early out of these resolvers is the resolver itself, so the two never disagree.
+macro_rules! shape_bindings {
+    () => {
+        "@group(0) @binding(20) var<storage, read> quat: array<vec4<f32>>;
+@group(0) @binding(21) var<storage, read> shape: array<u32>;
+@group(0) @binding(22) var<storage, read> shapes: array<ShapeRecord>;
+@group(0) @binding(23) var<storage, read> triangles: array<Triangle>;
+fn load_capsule_at(i: u32) -> CapsuleBody {
+    return load_capsule(pos[i], vel[i], omega[i], quat[i], shapes[shape[i]]);
+}
+fn triangle_of(i: u32) -> Triangle {
+    return triangles[bitcast<u32>(shapes[shape[i]].data[0])];
+}
+"
+    };
+}
+use shape_bindings;
 
 /// How a chain's kernel is bound in a world: the strides of the parameter table and of the
 /// history records its pair source keeps, and how far beyond touching the chain acts.
@@ -383,6 +496,9 @@ pub fn compose_chain(
         "resolvers/{}.wgsl",
         chain.resolver.stem()
     )));
+    // Loaders of non-spherical bodies and `flip_geom`, which the adapters of their resolvers
+    // call (included once however many files ask for it).
+    pieces.push(Piece::File("lib/shape.wgsl".to_string()));
     pieces.push(Piece::Text(resolver_adapter(chain.resolver).to_string()));
     for law in &chain.laws {
         pieces.push(Piece::File(format!("laws/{}.wgsl", law.stem())));
@@ -411,6 +527,11 @@ pub fn harnesses() -> Vec<(String, &'static str)> {
             ResolverKind::SphereCylinder => "harness_resolve_sphere_cylinder",
             ResolverKind::SphereDisk => "harness_resolve_sphere_disk",
             ResolverKind::SphereCone => "harness_resolve_sphere_cone",
+            ResolverKind::CapsuleSphere => "harness_resolve_capsule_sphere",
+            ResolverKind::CapsuleCapsule => "harness_resolve_capsule_capsule",
+            ResolverKind::CapsulePlane => "harness_resolve_capsule_plane",
+            ResolverKind::SphereTriangle => "harness_resolve_sphere_triangle",
+            ResolverKind::CapsuleTriangle => "harness_resolve_capsule_triangle",
         };
         out.push((name, entry));
     }

@@ -111,6 +111,15 @@ impl GpuBackend {
         self.upload("quat", cast_slice(&p.quat), 0, none)?;
         self.upload("ref_pos", cast_slice(&p.pos), 0, none)?;
         self.upload("material", cast_slice(&p.material), 0, none)?;
+        self.upload("shape", cast_slice(&p.shape), 0, none)?;
+        self.upload("shapes", cast_slice(&p.shape_table()), 0, none)?;
+        let tris = self.world.triangles.clone();
+        self.upload(
+            "triangles",
+            cast_slice(&tris),
+            std::mem::size_of::<grains_core::gpu_types::Triangle>() as u64,
+            none,
+        )?;
         self.upload(
             "walls",
             cast_slice(&walls),

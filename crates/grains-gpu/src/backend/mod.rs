@@ -406,6 +406,7 @@ impl GpuBackend {
             &mut [[f32; 4]],
             &mut [[f32; 4]],
             &mut [[f32; 4]],
+            &[[f32; 4]],
         ) -> Result<(Vec<usize>, f64), CoreError>,
     ) -> Result<(u64, f64), CoreError> {
         let n = self.n as u64;
@@ -413,7 +414,15 @@ impl GpuBackend {
         let mut pos_comp: Vec<[f32; 4]> = self.read_pod("pos_comp", n);
         let mut vel: Vec<[f32; 4]> = self.read_pod("vel", n);
         let mut omega: Vec<[f32; 4]> = self.read_pod("omega", n);
-        let (changed, energy) = f(&self.world, &mut pos, &mut pos_comp, &mut vel, &mut omega)?;
+        let quat: Vec<[f32; 4]> = self.read_pod("quat", n);
+        let (changed, energy) = f(
+            &self.world,
+            &mut pos,
+            &mut pos_comp,
+            &mut vel,
+            &mut omega,
+            &quat,
+        )?;
         let count = changed.len() as u64;
         for i in changed {
             let at = 16 * i as u64;
@@ -649,8 +658,8 @@ impl Backend for GpuBackend {
     }
 
     fn remove_particles(&mut self, ids: &[u32]) -> Result<(), CoreError> {
-        let (count, energy) = self.patch_particles(|w, pos, pos_comp, vel, omega| {
-            grains_core::backend::remove_particles_in(w, ids, pos, pos_comp, vel, omega)
+        let (count, energy) = self.patch_particles(|w, pos, pos_comp, vel, omega, quat| {
+            grains_core::backend::remove_particles_in(w, ids, pos, pos_comp, vel, omega, quat)
         })?;
         self.removed += count;
         self.removed_energy += energy;
@@ -658,8 +667,8 @@ impl Backend for GpuBackend {
     }
 
     fn insert_particles(&mut self, placed: &[(u32, [f32; 3], [f32; 3])]) -> Result<(), CoreError> {
-        let (count, energy) = self.patch_particles(|w, pos, pos_comp, vel, omega| {
-            grains_core::backend::insert_particles_in(w, placed, pos, pos_comp, vel, omega)
+        let (count, energy) = self.patch_particles(|w, pos, pos_comp, vel, omega, quat| {
+            grains_core::backend::insert_particles_in(w, placed, pos, pos_comp, vel, omega, quat)
         })?;
         self.inserted += count;
         self.inserted_energy += energy;
@@ -732,6 +741,7 @@ impl Backend for GpuBackend {
         let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
         let vel: Vec<[f32; 4]> = self.read_pod("vel", n);
         let omega: Vec<[f32; 4]> = self.read_pod("omega", n);
+        let quat: Vec<[f32; 4]> = self.read_pod("quat", n);
         let dissipated: Vec<[f32; 4]> = self.read_pod("dissipated", n);
         let sizes = Sizes::of(&self.world, self.total as usize);
         let work: Vec<[f32; 2]> = self.read_pod(
@@ -745,6 +755,7 @@ impl Backend for GpuBackend {
             &pos,
             &vel,
             &omega,
+            &quat,
             &s.view(),
             &dissipated,
             &work,

@@ -1,7 +1,7 @@
 //! A constant normal force. WGSL twin: `shaders/laws/constant_force.wgsl`.
 //!
-//! `F = f f_c n` (positive pushes apart), with `f_c` the contact fraction so that a body made
-//! of several primitives gets `f` once (Mpacts N_ConstantForce, `shared/reference/000`):
+//! `F = f n` (positive pushes apart); the assembly weights it by the contact fraction, so that
+//! a body made of several primitives gets `f` once (Mpacts N_ConstantForce, `shared/reference/000`):
 //! while the surfaces touch (`when = "touching"`, the default), or for every pair the chain
 //! evaluates (`when = "always"`: fixed pairs at any distance). It acts beside a normal law, in
 //! the `extra` slot.
@@ -50,7 +50,7 @@ pub fn law_constant_force(
         book_step(geom, history, 0.0, 0.0, force);
         return;
     }
-    let f = params.force * geom.fraction;
+    let f = params.force;
     book_step(geom, history, f, f * geom.delta, force);
 }
 

@@ -4,7 +4,7 @@
 //! evaluates: meant for fixed pairs (bonds, spring networks), which are evaluated at any
 //! distance; on the neighbour list or walls it acts while the surfaces touch. Not clipped: it
 //! resists separation as well as approach. Its sibling `linear_damper_overlap` acts only while
-//! the surfaces overlap, weighted by the contact fraction; both share the kernel
+//! the surfaces overlap; both share the kernel
 //! `law_normal_dashpot` (WGSL `lib/normal_dashpot.wgsl`).
 //!
 //! Energy: the trapezoid of the force over the step's approach, `(F_prev + F) / 2 v_n dt`, all
@@ -29,7 +29,7 @@ use crate::registry::Slot;
 pub struct NormalDashpotParams {
     /// Damping coefficient `c` (N s/m).
     pub damping: f32,
-    /// 1: act only while the surfaces overlap, weighted by the contact fraction; 0: always.
+    /// 1: act only while the surfaces overlap; 0: always.
     pub overlap_only: u32,
 }
 
@@ -48,7 +48,7 @@ pub struct NormalDashpotSpec {
     pub damping: f64,
 }
 
-/// The shared kernel: `F = -c v_n n` (times the contact fraction for `overlap_only`).
+/// The shared kernel: `F = -c v_n n`.
 pub fn law_normal_dashpot(
     geom: &ContactGeom,
     params: &NormalDashpotParams,
@@ -58,14 +58,11 @@ pub fn law_normal_dashpot(
     let n = v3(geom.normal);
     // Approach rate d(delta)/dt: positive while the bodies move towards each other.
     let vn = v3(geom.vrel).dot(n);
-    let mut f = params.damping * vn;
-    if params.overlap_only != 0 {
-        if geom.delta <= 0.0 {
-            force.damping_dissipated += 0.5 * history.f_prev * vn * geom.dt;
-            history.f_prev = 0.0;
-            return;
-        }
-        f *= geom.fraction;
+    let f = params.damping * vn;
+    if params.overlap_only != 0 && geom.delta <= 0.0 {
+        force.damping_dissipated += 0.5 * history.f_prev * vn * geom.dt;
+        history.f_prev = 0.0;
+        return;
     }
     force.force = (v3(force.force) - n * f).to_array();
     force.damping_dissipated += 0.5 * (history.f_prev + f) * vn * geom.dt;
@@ -127,7 +124,7 @@ pub fn dashpot_layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
 pub trait DashpotModel {
     /// Scene keyword.
     const KEYWORD: &'static str;
-    /// Only while the surfaces overlap (weighted by the contact fraction).
+    /// Only while the surfaces overlap.
     const OVERLAP_ONLY: bool;
     /// The model's CPU twin (`law_<keyword>`).
     fn law(

@@ -60,18 +60,22 @@ pub fn apply_chain(
     f
 }
 
-/// Assembly: the slot of a pair from the chain's accumulated force.
+/// Assembly: the slot of a pair from the chain's accumulated force, weighted by the contact
+/// fraction (Mpacts' `contact_fraction`: the share of one surface this primitive carries, so a
+/// sphere on several triangles of one flat mesh gets one surface's force, energy and
+/// dissipation; 1 for every other resolver).
 pub fn assemble_slot(geom: &ContactGeom, f: &ContactForce) -> PairSlot {
-    let force = v3(f.force);
-    let t1 = v3(geom.arm1).cross(force) + v3(f.torque1);
-    let t2 = v3(geom.arm2).cross(-force) + v3(f.torque2);
+    let w = geom.fraction;
+    let force = v3(f.force) * w;
+    let t1 = v3(geom.arm1).cross(force) + v3(f.torque1) * w;
+    let t2 = v3(geom.arm2).cross(-force) + v3(f.torque2) * w;
     PairSlot {
-        force: f.force,
-        elastic: f.elastic,
+        force: force.to_array(),
+        elastic: f.elastic * w,
         torque1: t1.to_array(),
-        damping_dissipated: f.damping_dissipated,
+        damping_dissipated: f.damping_dissipated * w,
         torque2: t2.to_array(),
-        friction_dissipated: f.friction_dissipated,
+        friction_dissipated: f.friction_dissipated * w,
     }
 }
 
