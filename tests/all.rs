@@ -10,6 +10,7 @@
 //! - `lin_el6`: the six-spring elastic model's modes and energy on a fixed pair (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `capsules`: the capsule shape: free rigid-body motion, impacts, a pour, parity, errors.
+//! - `meshes`: triangle-mesh walls: the contact fraction on a floor, parity, the STL hopper.
 //! - `springs`: springs on bonds against closed forms, `[[bond]]`, rupture, the chain scene.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
 //! - `determinism`: bitwise identical output run to run.
@@ -39,6 +40,7 @@ mod guard_rails;
 mod insert;
 mod io;
 mod lin_el6;
+mod meshes;
 mod physics;
 mod restitution;
 mod rolling;

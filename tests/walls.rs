@@ -500,7 +500,7 @@ fn wall_blocks_refuse_bad_input_with_its_place() {
 #[test]
 fn a_hopper_discharges_at_a_steady_rate_near_beverloos() {
     let text =
-        std::fs::read_to_string(workspace_root().join("scenes/hopper.toml")).expect("hopper");
+        std::fs::read_to_string(workspace_root().join("scenes/hopper_cone.toml")).expect("hopper");
     let text = text
         .replace("duration = 1.2", "duration = 0.4")
         .replace("count = 1500", "count = 400")
@@ -524,28 +524,7 @@ fn a_hopper_discharges_at_a_steady_rate_near_beverloos() {
     ]
     .map(String::from);
     grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{e:#}"));
-    // Discharged: inserted once (a positive radius seen), now below the orifice or deleted.
-    let rows = grains_tests::csv_rows(&out.join("particles.csv"));
-    let mut seen = std::collections::HashSet::new();
-    let mut by: std::collections::BTreeMap<u64, (f64, u32)> = Default::default();
-    for r in &rows {
-        let (id, radius, z) = (r[2] as u64, r[18], r[5]);
-        if radius > 0.0 {
-            seen.insert(id);
-        }
-        let e = by.entry(r[0] as u64).or_insert((r[1], 0));
-        if seen.contains(&id) && (radius < 0.0 || z < -0.002) {
-            e.1 += 1;
-        }
-    }
-    let pts: Vec<(f64, u32)> = by.into_values().collect();
-    let at = |f: f64| pts.iter().find(|p| p.1 as f64 >= f * 400.0).copied();
-    let (Some(a), Some(m), Some(b)) = (at(0.2), at(0.5), at(0.8)) else {
-        panic!("the hopper did not drain: {pts:?}")
-    };
-    let rate = (b.1 - a.1) as f64 / (b.0 - a.0);
-    let first = (m.1 - a.1) as f64 / (m.0 - a.0);
-    let second = (b.1 - m.1) as f64 / (b.0 - m.0);
+    let (rate, first, second) = discharge_rate(&out.join("particles.csv"), 400);
     let mass = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e-9;
     let beverloo = 0.58 * 1500.0 * 9.81f64.sqrt() * (0.012 - 1.5 * 0.002f64).powf(2.5) / mass;
     eprintln!("hopper: {rate:.0} beads/s ({first:.0} then {second:.0}); Beverloo (flat bottom) {beverloo:.0} beads/s");
@@ -559,4 +538,33 @@ fn a_hopper_discharges_at_a_steady_rate_near_beverloos() {
         (0.8..1.8).contains(&(rate / beverloo)),
         "{rate} beads/s against {beverloo}"
     );
+}
+
+/// The discharge of a hopper run from its `particles.csv`: beads discharged are those inserted
+/// (a positive radius seen) and now below the orifice (z < -2 mm) or deleted. Returns the rate
+/// between 20% and 80% of `count` discharged, and the rates of the two halves (beads/s).
+pub fn discharge_rate(csv: &Path, count: u32) -> (f64, f64, f64) {
+    let rows = grains_tests::csv_rows(csv);
+    let mut seen = std::collections::HashSet::new();
+    let mut by: std::collections::BTreeMap<u64, (f64, u32)> = Default::default();
+    for r in &rows {
+        let (id, radius, z) = (r[2] as u64, r[18], r[5]);
+        if radius > 0.0 {
+            seen.insert(id);
+        }
+        let e = by.entry(r[0] as u64).or_insert((r[1], 0));
+        if seen.contains(&id) && (radius < 0.0 || z < -0.002) {
+            e.1 += 1;
+        }
+    }
+    let pts: Vec<(f64, u32)> = by.into_values().collect();
+    let at = |f: f64| pts.iter().find(|p| p.1 as f64 >= f * count as f64).copied();
+    let (Some(a), Some(m), Some(b)) = (at(0.2), at(0.5), at(0.8)) else {
+        panic!("the hopper did not drain: {pts:?}")
+    };
+    (
+        (b.1 - a.1) as f64 / (b.0 - a.0),
+        (m.1 - a.1) as f64 / (m.0 - a.0),
+        (b.1 - m.1) as f64 / (b.0 - m.0),
+    )
 }

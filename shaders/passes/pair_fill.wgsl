@@ -6,6 +6,7 @@
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/grid.wgsl
+//!include lib/shape.wgsl
 
 // `grid` is read-only storage, not a uniform: lavapipe (Mesa 22.x) specialises a kernel on the
 // uniforms its branches read and, when that pays, recompiles it at every bind (every step, even
@@ -20,6 +21,9 @@
 @group(0) @binding(7) var<storage, read_write> nbr_j: array<u32>;
 // The particle count, which the twin's caller takes from `pos.len()`.
 @group(0) @binding(8) var<uniform> step: StepParams;
+// Two mesh triangles are never candidates (twin: `is_triangle`).
+@group(0) @binding(9) var<storage, read> shape: array<u32>;
+@group(0) @binding(10) var<storage, read> shapes: array<ShapeRecord>;
 
 @compute @workgroup_size(64)
 fn pair_fill(
@@ -34,6 +38,7 @@ fn pair_fill(
     let end = nbr_start[gid + 1u];
     var w = start;
     let x = pos[gid];
+    let tri = shapes[shape[gid]].kind == KIND_TRIANGLE;
     let c = cell_coords(grid, x);
     for (var dz = -1; dz <= 1; dz = dz + 1) {
         for (var dy = -1; dy <= 1; dy = dy + 1) {
@@ -44,7 +49,7 @@ fn pair_fill(
                 }
                 for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
                     let q = sorted[s];
-                    if (q == gid) {
+                    if (q == gid || (tri && shapes[shape[q]].kind == KIND_TRIANGLE)) {
                         continue;
                     }
                     // The bound check only matters if pair_count saw other positions; it keeps

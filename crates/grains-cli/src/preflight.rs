@@ -173,7 +173,8 @@ pub fn output_estimate(
 ) -> OutputEstimate {
     let steps = scene.run.steps;
     let every = scene.output.every_steps.max(1);
-    let n = scene.world.particles.len() as u64;
+    // Mesh walls' triangles are not written as particles.
+    let n = (scene.world.particles.len() - scene.world.triangle_tail()) as u64;
     let from_here = steps.saturating_sub(start) / every + u64::from(start == 0);
     let sh = &scene.world.shells;
     let shells = if opts.vtk {

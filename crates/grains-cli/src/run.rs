@@ -209,7 +209,14 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         }
         let snap = b.snapshot();
         if frames_on {
-            w.write_frame(&snap, None)?;
+            // Mesh walls' triangles are fixed particles of the solver, not particles of the
+            // scene: frames hold the scene's particles.
+            let tail = world.triangle_tail();
+            if tail > 0 {
+                w.write_frame(&snap.first(snap.pos.len() - tail), None)?;
+            } else {
+                w.write_frame(&snap, None)?;
+            }
         }
         if world.walls.iter().any(|w| w.moves()) {
             w.write_walls(snap.step, snap.time, &b.wall_loads())?;

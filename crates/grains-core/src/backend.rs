@@ -21,6 +21,23 @@ pub struct Snapshot {
     pub material: Vec<u32>,
 }
 
+impl Snapshot {
+    /// The snapshot of the first `n` particles.
+    pub fn first(&self, n: usize) -> Snapshot {
+        Snapshot {
+            step: self.step,
+            time: self.time,
+            pos: self.pos[..n].to_vec(),
+            vel: self.vel[..n].to_vec(),
+            omega: self.omega[..n].to_vec(),
+            quat: self.quat[..n].to_vec(),
+            force: self.force[..n].to_vec(),
+            torque: self.torque[..n].to_vec(),
+            material: self.material[..n].to_vec(),
+        }
+    }
+}
+
 /// The energy ledger at one instant (J). `total` is the sum of the others and stays constant
 /// up to integration error.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

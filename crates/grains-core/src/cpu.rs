@@ -245,10 +245,13 @@ impl CpuBackend {
         }
         let (grid, domain) = (&self.grid, &self.domain);
         let (pos, cell_start, sorted) = (&self.pos, &self.cell_start, &self.sorted);
+        let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
         self.nbr_count
             .par_iter_mut()
             .enumerate()
-            .for_each(|(gid, c)| pair_count(gid, grid, domain, pos, cell_start, sorted, c));
+            .for_each(|(gid, c)| {
+                pair_count(gid, grid, domain, pos, cell_start, sorted, shape, shapes, c)
+            });
         let mut nbr_start = vec![0u32; n + 1];
         prefix_sum(&self.nbr_count, &mut nbr_start);
         let total = nbr_start[n] as usize;
@@ -269,7 +272,9 @@ impl CpuBackend {
                 .into_par_iter()
                 .enumerate()
                 .for_each(|(gid, (ri, rj))| {
-                    pair_fill(gid, grid, domain, pos, cell_start, sorted, ri, rj)
+                    pair_fill(
+                        gid, grid, domain, pos, cell_start, sorted, shape, shapes, ri, rj,
+                    )
                 });
         }
         let mut nbr_mirror = vec![0u32; total];

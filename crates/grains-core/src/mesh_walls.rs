@@ -6,8 +6,9 @@
 //! of its own: a particle meets a triangle through the neighbour list, and the material pair
 //! picks `sphere_triangle` or `capsule_triangle` ([`crate::World::material_shapes`]). The
 //! triangle's vertices, relative to that centre, are in the world's triangle table; its shape
-//! record points there. Triangles larger than the largest particle are split into four
-//! (midpoints) until they fit, so the broad phase's cells stay sized by the particles: the
+//! record points there. Triangles larger than [`SIZE_FACTOR`] times the largest particle are
+//! bisected across their longest edge until they fit, so the broad phase's cells stay close to
+//! the particles' size: the
 //! surface is unchanged, and the contact fraction makes a sphere on several triangles of one
 //! flat surface feel one surface.
 
@@ -16,6 +17,13 @@ use crate::gpu_types::Triangle;
 use crate::shapes::ShapeRecord;
 use crate::shells::Mesh;
 use crate::world::Particles;
+
+/// How large a triangle may be, as the radius about its centroid over the largest particle's
+/// radius. The broad phase's cells are sized for a particle and a triangle to meet
+/// ([`crate::World::grid`]; two triangles are never candidates), so larger triangles mean
+/// fewer triangle particles but larger cells: at 2, cells grow from `2 r + cutoff` to
+/// `3 r + cutoff`, and a mesh holds a quarter of the triangles it would at 1.
+pub const SIZE_FACTOR: f64 = 2.0;
 
 /// Largest number of triangles one mesh wall may become after splitting: beyond it, the mesh
 /// is far finer than anything a wall needs and memory runs out first.
@@ -41,8 +49,9 @@ pub fn bounding(t: &[[f64; 3]; 3]) -> ([f64; 3], f64) {
     (c, r)
 }
 
-/// The mesh's triangles, each split into four until its bounding radius is at most `max_radius`
-/// (m). Degenerate triangles (zero area) are dropped: they have no surface to touch.
+/// The mesh's triangles, each bisected across its longest edge until its bounding radius is at
+/// most `max_radius` (m). Degenerate triangles (zero area) are dropped: they have no surface to
+/// touch.
 pub fn split_triangles(mesh: &Mesh, max_radius: f64) -> Result<Vec<[[f64; 3]; 3]>, CoreError> {
     let mut out = Vec::new();
     let mut stack: Vec<[[f64; 3]; 3]> = mesh
@@ -67,8 +76,15 @@ pub fn split_triangles(mesh: &Mesh, max_radius: f64) -> Result<Vec<[[f64; 3]; 3]
         if r <= max_radius {
             out.push(t);
         } else {
-            let (a, b, c) = (mid(t[0], t[1]), mid(t[1], t[2]), mid(t[2], t[0]));
-            stack.extend([[t[0], a, c], [a, t[1], b], [c, b, t[2]], [a, b, c]]);
+            // Bisect the longest edge: a long thin facet (an STL's cone near its apex) becomes
+            // pieces of particle size without being cut into many thin slivers.
+            let len = |i: usize| dist(t[i], t[(i + 1) % 3]);
+            let e = (0..3)
+                .max_by(|&i, &j| len(i).total_cmp(&len(j)))
+                .unwrap_or(0);
+            let (a, b, c) = (t[e], t[(e + 1) % 3], t[(e + 2) % 3]);
+            let m = mid(a, b);
+            stack.extend([[a, m, c], [m, b, c]]);
         }
         if out.len() + stack.len() > MAX_TRIANGLES {
             return Err(CoreError::BadShape(format!(

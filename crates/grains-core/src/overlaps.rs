@@ -120,7 +120,41 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
             report.worst = Some(o);
         }
     };
-    for (i, j, depth) in pairs_within(pos, &world.domain, 0.0) {
+    // Shapes beyond the sphere: their own resolver's overlap (the bounding spheres' overestimates
+    // it), and none between two mesh triangles.
+    let p = &world.particles;
+    let kind = |i: u32| {
+        p.shape_of(i as usize)
+            .shape_kind()
+            .unwrap_or(crate::shapes::ShapeKind::Sphere)
+    };
+    let (step, domain, shapes) = (world.step_params(), world.domain.params(), p.shape_table());
+    let bodies = crate::kernels::resolvers::Bodies {
+        step: &step,
+        domain: &domain,
+        walls: &world.walls,
+        pos: &p.pos,
+        vel: &p.vel,
+        omega: &p.omega,
+        quat: &p.quat,
+        shape: &p.shape,
+        shapes: &shapes,
+        triangles: &world.triangles,
+    };
+    for (i, j, bound) in pairs_within(pos, &world.domain, 0.0) {
+        let depth = match crate::world::neighbour_resolver(kind(i), kind(j), false, false) {
+            None => continue,
+            Some(crate::registry::ResolverKind::SphereSphere) => bound,
+            Some(r) if bound > 0.0 => {
+                let pair = crate::gpu_types::SourcePair {
+                    p: i,
+                    q: j,
+                    ..Default::default()
+                };
+                r.overlap(&pair, &bodies) as f64
+            }
+            Some(_) => bound,
+        };
         if depth > 0.0 {
             report.pairs += 1;
             let (a, b) = (pos[i as usize][3], pos[j as usize][3]);
@@ -134,8 +168,21 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
         }
     }
     for (i, a) in pos.iter().enumerate() {
+        let k = kind(i as u32);
+        if k == crate::shapes::ShapeKind::Triangle {
+            continue;
+        }
         for (w, wall) in world.walls.iter().enumerate() {
-            let depth = crate::kernels::resolvers::wall_contact(*a, wall).1 as f64;
+            let depth = if k == crate::shapes::ShapeKind::Capsule {
+                let pair = crate::gpu_types::SourcePair {
+                    p: i as u32,
+                    q: w as u32,
+                    ..Default::default()
+                };
+                crate::registry::ResolverKind::CapsulePlane.overlap(&pair, &bodies) as f64
+            } else {
+                crate::kernels::resolvers::wall_contact(*a, wall).1 as f64
+            };
             if depth > 0.0 {
                 report.wall_contacts += 1;
                 let o = Overlap {
@@ -165,11 +212,16 @@ pub fn release_speed(world: &World, o: &Overlap) -> f64 {
             let j = j as usize;
             let (ri, rj) = (p.pos[i][3] as f64, p.pos[j][3] as f64);
             let (mi, mj) = (p.mass[i] as f64, p.mass[j] as f64);
-            (
-                ri * rj / (ri + rj),
-                mi * mj / (mi + mj),
-                p.material[j] as usize,
-            )
+            if mj <= 0.0 {
+                // A mesh triangle: a wall.
+                (ri, mi, p.material[j] as usize)
+            } else {
+                (
+                    ri * rj / (ri + rj),
+                    mi * mj / (mi + mj),
+                    p.material[j] as usize,
+                )
+            }
         }
         Other::Wall(w) => (
             p.pos[i][3] as f64,

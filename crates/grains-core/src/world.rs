@@ -184,6 +184,27 @@ impl Domain {
     }
 }
 
+/// The resolver of a neighbour-list pair of particles of these shapes (and whether each is a
+/// shell node); `None` for two mesh triangles, which are fixed and never need a force from
+/// each other.
+pub fn neighbour_resolver(
+    a: ShapeKind,
+    b: ShapeKind,
+    shell_a: bool,
+    shell_b: bool,
+) -> Option<ResolverKind> {
+    use ShapeKind::{Capsule, Sphere, Triangle};
+    Some(match (a, b) {
+        (Triangle, Triangle) => return None,
+        (Triangle, Sphere) | (Sphere, Triangle) => ResolverKind::SphereTriangle,
+        (Triangle, Capsule) | (Capsule, Triangle) => ResolverKind::CapsuleTriangle,
+        (Capsule, Capsule) => ResolverKind::CapsuleCapsule,
+        (Capsule, Sphere) | (Sphere, Capsule) => ResolverKind::CapsuleSphere,
+        (Sphere, Sphere) if shell_a != shell_b => ResolverKind::SpherePoint,
+        (Sphere, Sphere) => ResolverKind::SphereSphere,
+    })
+}
+
 /// Everything a backend needs to run.
 #[derive(Clone, Debug)]
 pub struct World {
@@ -401,11 +422,10 @@ impl World {
         })
     }
 
-    /// The largest radius a particle has or will have when inserted (m).
+    /// The largest radius a particle (not a mesh triangle) has or will have when inserted (m).
     pub fn largest_radius(&self) -> f32 {
-        let now = self
-            .particles
-            .pos
+        let n = self.particles.len() - self.triangle_tail();
+        let now = self.particles.pos[..n]
             .iter()
             .map(|p| p[3])
             .fold(0.0f32, f32::max);
@@ -513,16 +533,10 @@ impl World {
         let mut by_resolver: std::collections::BTreeMap<ResolverKind, Vec<TouchingPair>> =
             Default::default();
         for tp in all_pairs {
-            use ShapeKind::{Capsule, Sphere, Triangle};
-            let r = match (kind(tp.a), kind(tp.b)) {
-                // Mesh triangles are fixed: they never need a force from each other.
-                (Triangle, Triangle) => continue,
-                (Triangle, Sphere) | (Sphere, Triangle) => ResolverKind::SphereTriangle,
-                (Triangle, Capsule) | (Capsule, Triangle) => ResolverKind::CapsuleTriangle,
-                (Capsule, Capsule) => ResolverKind::CapsuleCapsule,
-                (Capsule, Sphere) | (Sphere, Capsule) => ResolverKind::CapsuleSphere,
-                (Sphere, Sphere) if is_shell(tp.a) != is_shell(tp.b) => ResolverKind::SpherePoint,
-                (Sphere, Sphere) => ResolverKind::SphereSphere,
+            let Some(r) =
+                neighbour_resolver(kind(tp.a), kind(tp.b), is_shell(tp.a), is_shell(tp.b))
+            else {
+                continue;
             };
             by_resolver.entry(r).or_default().push(tp);
         }
@@ -701,10 +715,18 @@ impl World {
     /// The broad-phase grid: cells at least (largest diameter + skin + range) wide, fitted to
     /// the domain, at least 3 per periodic axis.
     pub fn grid(&self) -> Result<GridParams, CoreError> {
+        // Two mesh triangles are never candidates: cells must hold two particles, or a particle
+        // and a triangle, within reach.
+        let tail = self.triangle_tail();
+        let n = self.particles.len() - tail;
+        let rtri = self.particles.pos[n..]
+            .iter()
+            .map(|p| p[3])
+            .fold(0.0f32, f32::max);
         let rmax = self.largest_radius();
         let cutoff = self.skin as f32 + self.interaction_range();
         // No particle with a size (every one dormant) and no skin: any cell will do.
-        let mut want = (2.0 * rmax + cutoff).max(f32::MIN_POSITIVE.sqrt());
+        let mut want = ((2.0 * rmax).max(rmax + rtri) + cutoff).max(f32::MIN_POSITIVE.sqrt());
         let d = self.domain.params();
         loop {
             let mut dims = [1u32; 3];

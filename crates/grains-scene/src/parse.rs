@@ -442,7 +442,7 @@ pub(crate) fn parse(
                     &mut triangles,
                     &mesh,
                     mi as u32,
-                    largest,
+                    grains_core::mesh_walls::SIZE_FACTOR * largest,
                 )
                 .map_err(|e| ctx.err(&mv.span(), &w.key("mesh"), e.to_string()))?;
                 continue;
@@ -808,8 +808,8 @@ pub(crate) fn parse(
         parse_bonds(&ctx, &root, &particles, &domain, &materials)?;
 
     // The world, with a provisional dt when it is to be chosen from the world itself.
-    let rmax = particles
-        .pos
+    // Mesh triangles are walls: the skin is sized by the particles.
+    let rmax = particles.pos[..first_triangle.unwrap_or(particles.len())]
         .iter()
         .map(|p| p[3] as f64)
         .chain(

@@ -9,8 +9,17 @@
 use crate::gpu_types::{DomainParams, GridParams};
 use crate::kernels::passes::{cell_coords, cell_index};
 use crate::kernels::resolvers::sphere_sphere::min_image;
+use crate::shapes::{ShapeRecord, KIND_TRIANGLE};
 
-/// Visit every candidate of particle `gid`, in cell order.
+/// Whether particle `i` is a mesh wall's triangle.
+#[inline]
+pub fn is_triangle(i: usize, shape: &[u32], shapes: &[ShapeRecord]) -> bool {
+    shapes[shape[i] as usize].kind == KIND_TRIANGLE
+}
+
+/// Visit every candidate of particle `gid`, in cell order. Two mesh triangles are never
+/// candidates: they are fixed, and most of a mesh's neighbours are its own triangles.
+#[allow(clippy::too_many_arguments)]
 pub fn for_each_candidate(
     gid: usize,
     grid: &GridParams,
@@ -18,9 +27,12 @@ pub fn for_each_candidate(
     pos: &[[f32; 4]],
     cell_start: &[u32],
     sorted: &[u32],
+    shape: &[u32],
+    shapes: &[ShapeRecord],
     mut visit: impl FnMut(u32),
 ) {
     let x = pos[gid];
+    let tri = is_triangle(gid, shape, shapes);
     let c = cell_coords(grid, x);
     for dz in -1..=1 {
         for dy in -1..=1 {
@@ -41,7 +53,7 @@ pub fn for_each_candidate(
                 let ci = cell_index(grid, nc) as usize;
                 for s in cell_start[ci]..cell_start[ci + 1] {
                     let q = sorted[s as usize];
-                    if q as usize == gid {
+                    if q as usize == gid || (tri && is_triangle(q as usize, shape, shapes)) {
                         continue;
                     }
                     let y = pos[q as usize];
@@ -58,6 +70,7 @@ pub fn for_each_candidate(
 }
 
 /// Number of candidates of particle `gid` (both lower and higher indices).
+#[allow(clippy::too_many_arguments)]
 pub fn pair_count(
     gid: usize,
     grid: &GridParams,
@@ -65,9 +78,21 @@ pub fn pair_count(
     pos: &[[f32; 4]],
     cell_start: &[u32],
     sorted: &[u32],
+    shape: &[u32],
+    shapes: &[ShapeRecord],
     nbr_count: &mut u32,
 ) {
     let mut n = 0u32;
-    for_each_candidate(gid, grid, domain, pos, cell_start, sorted, |_| n += 1);
+    for_each_candidate(
+        gid,
+        grid,
+        domain,
+        pos,
+        cell_start,
+        sorted,
+        shape,
+        shapes,
+        |_| n += 1,
+    );
     *nbr_count = n;
 }

@@ -7,6 +7,7 @@
 
 use crate::gpu_types::{DomainParams, GridParams};
 use crate::kernels::passes::pair_count::for_each_candidate;
+use crate::shapes::ShapeRecord;
 
 /// Fill particle `gid`'s range of the list (`nbr_i`, `nbr_j` are the slices
 /// `nbr_start[gid]..nbr_start[gid + 1]` of the bindings) with `gid` and its sorted candidates.
@@ -18,17 +19,29 @@ pub fn pair_fill(
     pos: &[[f32; 4]],
     cell_start: &[u32],
     sorted: &[u32],
+    shape: &[u32],
+    shapes: &[ShapeRecord],
     nbr_i: &mut [u32],
     nbr_j: &mut [u32],
 ) {
     let start = 0;
     let end = nbr_j.len();
     let mut w = start;
-    for_each_candidate(gid, grid, domain, pos, cell_start, sorted, |q| {
-        nbr_i[w] = gid as u32;
-        nbr_j[w] = q;
-        w += 1;
-    });
+    for_each_candidate(
+        gid,
+        grid,
+        domain,
+        pos,
+        cell_start,
+        sorted,
+        shape,
+        shapes,
+        |q| {
+            nbr_i[w] = gid as u32;
+            nbr_j[w] = q;
+            w += 1;
+        },
+    );
     // Insertion sort: lists are short (tens of entries), and the GPU twin does the same.
     for a in start + 1..end {
         let key = nbr_j[a];
