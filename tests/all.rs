@@ -10,6 +10,7 @@
 //! - `lin_el6`: the six-spring elastic model's modes and energy on a fixed pair (CPU).
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `capsules`: the capsule shape: free rigid-body motion, impacts, a pour, parity, errors.
+//! - `clumps`: rigid clumps of spheres: free motion, rest on a floor, a pour, parity, errors.
 //! - `meshes`: triangle-mesh walls: the contact fraction on a floor, parity, the STL hopper.
 //! - `springs`: springs on bonds against closed forms, `[[bond]]`, rupture, the chain scene.
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
@@ -30,6 +31,7 @@ mod adhesion;
 mod broad_phase;
 mod capsules;
 mod cli;
+mod clumps;
 mod dampers;
 mod determinism;
 mod eepa;

@@ -493,7 +493,7 @@ max = [0.02, 0.02, 0.08]
                 "[[particles]]\nmaterial = \"rod\"\nshape = \"capsule\"\nradius = 0.001\nlength = 0.004\npositions = [[0.0, 0.0, 0.01]]\n\n[[particles]]\nmaterial = \"rod\"\nradius = 0.001\npositions = [[0.0, 0.0, 0.03]]",
                 "",
             ),
-            "material \"rod\" is used by a capsule (particle 0) and by a sphere (particle 1)",
+            "material \"rod\" is used by a capsule (particle 0) and by a sphere",
         ),
         (
             base(

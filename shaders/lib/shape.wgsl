@@ -8,6 +8,23 @@
 const KIND_SPHERE: u32 = 0u;
 const KIND_CAPSULE: u32 = 1u;
 const KIND_TRIANGLE: u32 = 2u;
+const KIND_CLUMP: u32 = 3u;
+const KIND_MEMBER: u32 = 4u;
+
+// The clump body of particle `i` of record `rec`, or 0xffffffff if it is no member. Twin:
+// `body_of` in pair_count.rs.
+fn body_of(i: u32, rec: ShapeRecord) -> u32 {
+    if (rec.kind == KIND_MEMBER) {
+        return i - bitcast<u32>(rec.data[3]);
+    }
+    return 0xffffffffu;
+}
+
+// Whether a record is of a body that turns through its angular momentum (a capsule of non-zero
+// length or a clump). Twin: `ShapeRecord::inertia_per_mass`.
+fn turns_rigidly(rec: ShapeRecord) -> bool {
+    return (rec.kind == KIND_CAPSULE && rec.data[0] > 0.0) || rec.kind == KIND_CLUMP;
+}
 
 // v + 2 w (u x v) + 2 u x (u x v), as quat_rotate does.
 fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {

@@ -78,8 +78,14 @@ fn integrate_first_half(
     var v = vel[gid].xyz;
     var w = omega[gid].xyz;
     let rec = shapes[shape[gid]];
+    if (rec.kind == KIND_MEMBER) {
+        // Placed by clump_place; its last placement counts towards the rebuild.
+        let dm = min_image(pos[gid].xyz - ref_pos[gid].xyz, domain);
+        atomicMax(&max_disp2, bitcast<u32>(dm[0] * dm[0] + dm[1] * dm[1] + dm[2] * dm[2]));
+        return;
+    }
     let k = vec3<f32>(rec.data[2], rec.data[3], rec.data[4]);
-    let rigid = inv_m > 0.0 && rec.kind == KIND_CAPSULE && rec.data[0] > 0.0;
+    let rigid = inv_m > 0.0 && turns_rigidly(rec);
     var l = vec3<f32>(0.0);
     if (inv_m > 0.0) {
         v = v + (force[gid].xyz * inv_m + step.gravity) * half;

@@ -27,11 +27,11 @@ fn integrate_second_half(
     let half = 0.5 * step.dt;
     let inv_m = vel[gid].w;
     let inv_i = omega[gid].w;
-    if (inv_m > 0.0) {
+    let rec = shapes[shape[gid]];
+    if (inv_m > 0.0 && rec.kind != KIND_MEMBER) {
         let v = vel[gid].xyz + (force[gid].xyz * inv_m + step.gravity) * half;
-        let rec = shapes[shape[gid]];
         var w = omega[gid].xyz + torque[gid].xyz * inv_i * half;
-        if (rec.kind == KIND_CAPSULE && rec.data[0] > 0.0) {
+        if (turns_rigidly(rec)) {
             let k = vec3<f32>(rec.data[2], rec.data[3], rec.data[4]);
             let l = angular_momentum(omega[gid].xyz, quat[gid], k, inv_m) + torque[gid].xyz * half;
             w = spin_of(l, quat[gid], k, inv_m);

@@ -34,6 +34,7 @@ fn pair_count(
     }
     let x = pos[gid];
     let tri = shapes[shape[gid]].kind == KIND_TRIANGLE;
+    let body = body_of(gid, shapes[shape[gid]]);
     let c = cell_coords(grid, x);
     var n = 0u;
     for (var dz = -1; dz <= 1; dz = dz + 1) {
@@ -45,7 +46,9 @@ fn pair_count(
                 }
                 for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
                     let q = sorted[s];
-                    if (q == gid || (tri && shapes[shape[q]].kind == KIND_TRIANGLE)) {
+                    let rq = shapes[shape[q]];
+                    if (q == gid || (tri && rq.kind == KIND_TRIANGLE)
+                        || (body != 0xffffffffu && body_of(q, rq) == body)) {
                         continue;
                     }
                     if (is_candidate(grid, domain, x, pos[q])) {

@@ -39,6 +39,7 @@ fn pair_fill(
     var w = start;
     let x = pos[gid];
     let tri = shapes[shape[gid]].kind == KIND_TRIANGLE;
+    let body = body_of(gid, shapes[shape[gid]]);
     let c = cell_coords(grid, x);
     for (var dz = -1; dz <= 1; dz = dz + 1) {
         for (var dy = -1; dy <= 1; dy = dy + 1) {
@@ -49,7 +50,9 @@ fn pair_fill(
                 }
                 for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
                     let q = sorted[s];
-                    if (q == gid || (tri && shapes[shape[q]].kind == KIND_TRIANGLE)) {
+                    let rq = shapes[shape[q]];
+                    if (q == gid || (tri && rq.kind == KIND_TRIANGLE)
+                        || (body != 0xffffffffu && body_of(q, rq) == body)) {
                         continue;
                     }
                     // The bound check only matters if pair_count saw other positions; it keeps

@@ -569,10 +569,11 @@ pub fn mechanical_energy(
     let g = world.gravity;
     let (mut ke, mut re, mut pe) = (0.0, 0.0, 0.0);
     for k in 0..pos.len() {
-        if vel[k][3] == 0.0 {
+        let i = first + k;
+        // A clump's members carry its inverse mass for contacts; the body holds its energy.
+        if vel[k][3] == 0.0 || p.shape_of(i).kind == crate::shapes::KIND_MEMBER {
             continue;
         }
-        let i = first + k;
         let m = p.mass[i] as f64;
         let v = vel[k];
         let w = omega[k];

@@ -14,9 +14,9 @@ use crate::backend::{
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::{
-    cell_count, cell_scatter, contact, gather, history_carry, integrate_first_half,
-    integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum, shell_edges,
-    shell_gather, shell_volume, wall_motion, wall_power, ChainRun,
+    cell_count, cell_scatter, clump_gather, clump_place, contact, gather, history_carry,
+    integrate_first_half, integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum,
+    shell_edges, shell_gather, shell_volume, wall_motion, wall_power, ChainRun,
 };
 use crate::kernels::resolvers::Bodies;
 use crate::kernels::sources::fixed::fixed_index;
@@ -91,6 +91,8 @@ pub struct CpuBackend {
     walls_move: bool,
     /// The shape table, never empty ([`crate::world::Particles::shape_table`]).
     shapes: Vec<crate::shapes::ShapeRecord>,
+    /// Whether the world has clumps (the clump passes run).
+    has_clumps: bool,
     /// Each node's shell entries for `shell_gather`, built once.
     shell_start: Vec<u32>,
     shell_entry: Vec<u32>,
@@ -141,6 +143,10 @@ impl CpuBackend {
             torque: vec![[0.0; 4]; n],
             ref_pos: p.pos.clone(),
             shapes: p.shape_table(),
+            has_clumps: p
+                .shape_table()
+                .iter()
+                .any(|s| s.kind == crate::shapes::KIND_CLUMP),
             dissipated: vec![[0.0; 4]; n],
             list: NeighbourList::default(),
             history: Vec::new(),
@@ -393,6 +399,23 @@ impl CpuBackend {
                 )
             });
         self.shell_forces_pass();
+        if self.has_clumps {
+            for gid in 0..self.pos.len() {
+                let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
+                if let Some((f, t)) = clump_gather(
+                    gid,
+                    &self.domain,
+                    shape,
+                    shapes,
+                    &self.pos,
+                    &self.force,
+                    &self.torque,
+                ) {
+                    self.force[gid] = f;
+                    self.torque[gid] = t;
+                }
+            }
+        }
         if self.walls_move {
             let (step, walls, wall_slots, pos) =
                 (&self.step, &self.walls, &self.wall_slots, &self.pos);
@@ -490,6 +513,29 @@ impl CpuBackend {
         (f32::from_bits(max_disp2).sqrt(), fault)
     }
 
+    /// Members of clumps follow their bodies (`clump_place`); bodies are only read, so the
+    /// order does not matter.
+    fn clump_place_pass(&mut self) {
+        let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
+        for gid in 0..self.pos.len() {
+            if let Some([x, v, w, q]) = clump_place(
+                gid,
+                &self.domain,
+                shape,
+                shapes,
+                &self.pos,
+                &self.vel,
+                &self.omega,
+                &self.quat,
+            ) {
+                self.pos[gid] = x;
+                self.vel[gid] = v;
+                self.omega[gid] = w;
+                self.quat[gid] = q;
+            }
+        }
+    }
+
     /// One step; the lowest faulty particle of its first half, if any.
     fn step_checked(&mut self) -> Option<u32> {
         let (disp, fault) = self.first_half();
@@ -499,6 +545,9 @@ impl CpuBackend {
             }
         }
         self.steps += 1;
+        if self.has_clumps {
+            self.clump_place_pass();
+        }
         if disp > 0.5 * self.step.skin {
             self.rebuild();
         }

@@ -141,7 +141,12 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
         shapes: &shapes,
         triangles: &world.triangles,
     };
+    let body = |i: u32| crate::kernels::passes::pair_count::body_of(i as usize, &p.shape, &shapes);
     for (i, j, bound) in pairs_within(pos, &world.domain, 0.0) {
+        // Members of one clump overlap by design.
+        if body(i) != u32::MAX && body(i) == body(j) {
+            continue;
+        }
         let depth = match crate::world::neighbour_resolver(kind(i), kind(j), false, false) {
             None => continue,
             Some(crate::registry::ResolverKind::SphereSphere) => bound,

@@ -111,8 +111,15 @@ pub fn timestep_report(world: &World) -> TimestepReport {
             .iter()
             .zip(&world.particles.material)
             .zip(&node)
-            .filter(|((p, &m), &is_node)| m as usize == mi && !is_node && p[3] > 0.0)
-            .map(|((p, _), _)| p[3] as f64)
+            .enumerate()
+            // Mesh triangles are walls, not bodies that move.
+            .filter(|(i, ((p, &m), &is_node))| {
+                m as usize == mi
+                    && !is_node
+                    && p[3] > 0.0
+                    && world.particles.shape_of(*i).kind != crate::shapes::KIND_TRIANGLE
+            })
+            .map(|(_, ((p, _), _))| p[3] as f64)
             .chain(world.insertions.iter().flat_map(|ins| {
                 ins.radii
                     .iter()

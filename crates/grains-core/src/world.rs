@@ -115,6 +115,82 @@ impl Particles {
         self.shape.push(shape);
     }
 
+    /// Append a clump: a rigid body of the overlapping spheres `props` describes
+    /// ([`crate::shapes::clump_props`]), whose member offsets were given relative to `x` (m)
+    /// in the frame `quat` (x, y, z, w) turns into the world's. The body (at the centre of mass,
+    /// in its principal frame) is appended first, then one particle per member sphere of
+    /// `radii` (m). Members carry the body's inverse mass, so a contact's effective mass is the
+    /// body's; they do not count in the energy, the body does.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_clump(
+        &mut self,
+        x: [f64; 3],
+        props: &crate::shapes::ClumpProps,
+        radii: &[f64],
+        quat: [f32; 4],
+        v: [f64; 3],
+        w: [f64; 3],
+        material: u32,
+        fixed: bool,
+    ) {
+        use crate::shapes::{quat_mul, quat_rotate, ShapeRecord};
+        let q = quat_mul(quat, props.axes);
+        let com = quat_rotate(
+            quat,
+            glam::Vec3::new(
+                props.com[0] as f32,
+                props.com[1] as f32,
+                props.com[2] as f32,
+            ),
+        );
+        let xb = [0, 1, 2].map(|k| x[k] + com[k] as f64);
+        let k = props.k.map(|x| x as f32);
+        let perp = props.mass * props.k.iter().cloned().fold(f64::INFINITY, f64::min);
+        let (im, ii) = if fixed {
+            (0.0, 0.0)
+        } else {
+            (1.0 / props.mass, 1.0 / perp)
+        };
+        let n = radii.len() as u32;
+        let body = self.add_shape(ShapeRecord::clump(n, k));
+        self.pos.push([
+            xb[0] as f32,
+            xb[1] as f32,
+            xb[2] as f32,
+            crate::shapes::CLUMP_BODY_RADIUS,
+        ]);
+        self.vel
+            .push([v[0] as f32, v[1] as f32, v[2] as f32, im as f32]);
+        self.omega
+            .push([w[0] as f32, w[1] as f32, w[2] as f32, ii as f32]);
+        self.quat.push(q);
+        self.material.push(material);
+        self.mass.push(props.mass as f32);
+        self.inertia.push(perp as f32);
+        self.shape.push(body);
+        let wv = glam::Vec3::new(w[0] as f32, w[1] as f32, w[2] as f32);
+        for (j, (o, r)) in props.offsets.iter().zip(radii).enumerate() {
+            let off = [o[0] as f32, o[1] as f32, o[2] as f32];
+            let arm = quat_rotate(q, glam::Vec3::from(off));
+            let vm = glam::Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32) + wv.cross(arm);
+            let s = self.add_shape(ShapeRecord::member(off, j as u32 + 1));
+            self.pos.push([
+                xb[0] as f32 + arm.x,
+                xb[1] as f32 + arm.y,
+                xb[2] as f32 + arm.z,
+                *r as f32,
+            ]);
+            self.vel.push([vm.x, vm.y, vm.z, im as f32]);
+            self.omega
+                .push([w[0] as f32, w[1] as f32, w[2] as f32, ii as f32]);
+            self.quat.push(q);
+            self.material.push(material);
+            self.mass.push(0.0);
+            self.inertia.push(0.0);
+            self.shape.push(s);
+        }
+    }
+
     /// Append a solid sphere of `density` (kg/m^3).
     #[allow(clippy::too_many_arguments)]
     pub fn push_sphere(
@@ -193,8 +269,11 @@ pub fn neighbour_resolver(
     shell_a: bool,
     shell_b: bool,
 ) -> Option<ResolverKind> {
-    use ShapeKind::{Capsule, Sphere, Triangle};
-    Some(match (a, b) {
+    use ShapeKind::{Capsule, Clump, Member, Sphere, Triangle};
+    // A clump's members touch as spheres; its body touches nothing.
+    let as_sphere = |k| if k == Member { Sphere } else { k };
+    Some(match (as_sphere(a), as_sphere(b)) {
+        (Clump, _) | (_, Clump) | (Member, _) | (_, Member) => return None,
         (Triangle, Triangle) => return None,
         (Triangle, Sphere) | (Sphere, Triangle) => ResolverKind::SphereTriangle,
         (Triangle, Capsule) | (Capsule, Triangle) => ResolverKind::CapsuleTriangle,
@@ -472,7 +551,12 @@ impl World {
         let p = &self.particles;
         let mut out: Vec<Option<(ShapeKind, usize)>> = vec![None; self.materials.len()];
         for i in 0..p.len() {
-            let k = p.shape_of(i).shape_kind().unwrap_or(ShapeKind::Sphere);
+            // A clump's members are its spheres; its body has no surface.
+            let k = match p.shape_of(i).shape_kind() {
+                Some(ShapeKind::Clump) => continue,
+                Some(ShapeKind::Member) | None => ShapeKind::Sphere,
+                Some(k) => k,
+            };
             let Some(slot) = out.get_mut(p.material[i] as usize) else {
                 continue;
             };
@@ -484,7 +568,9 @@ impl World {
                         .get(p.material[i] as usize)
                         .map_or("", |m| m.name.as_str());
                     let word = |k: ShapeKind| match k {
-                        ShapeKind::Sphere => "a sphere",
+                        ShapeKind::Sphere | ShapeKind::Member | ShapeKind::Clump => {
+                            "a sphere (or a clump)"
+                        }
                         ShapeKind::Capsule => "a capsule",
                         ShapeKind::Triangle => "a mesh wall's triangle",
                     };
@@ -546,8 +632,8 @@ impl World {
             let mut capsules = Vec::new();
             for tp in pairs {
                 match kind(tp.a) {
-                    ShapeKind::Sphere => spheres.push(tp),
-                    ShapeKind::Triangle => {}
+                    ShapeKind::Sphere | ShapeKind::Member => spheres.push(tp),
+                    ShapeKind::Triangle | ShapeKind::Clump => {}
                     ShapeKind::Capsule if k == crate::gpu_types::WALL_PLANE => capsules.push(tp),
                     ShapeKind::Capsule => {
                         let name = materials.get(tp.a).map_or("", |m| m.name.as_str());

@@ -327,6 +327,7 @@ pub(crate) fn parse(
             "length",
             "orientation",
             "orientations",
+            "members",
         ])?;
         let mat_v = b.req("material", "a material name")?;
         let mi = material_index(mat_v, &b.key("material"))?;
@@ -1324,7 +1325,67 @@ fn add_block(
     }
     let n = pos.len();
 
-    let radii: Vec<f64> = if !file_radius.is_empty() {
+    // A clump's member spheres: `members = [{ offset = [x, y, z], radius = r }, ...]`, the
+    // offsets from each position (m) in the clump's own frame.
+    let is_clump = b.get("shape").and_then(|v| v.get_ref().as_str()) == Some("clump");
+    let mut clump: Option<(grains_core::shapes::ClumpProps, Vec<f64>)> = None;
+    if let Some(mv) = b.get("members") {
+        let key = b.key("members");
+        if !is_clump {
+            return Err(ctx.err(
+                &b.key_span("members"),
+                &key,
+                "`members` is a clump's; add shape = \"clump\" or remove it",
+            ));
+        }
+        let what = "an array of { offset = [x, y, z], radius = r } (m), at least one";
+        let list = ctx.array(mv, &key, what)?;
+        if list.is_empty() {
+            return Err(ctx.err(&mv.span(), &key, format!("expected {what}")));
+        }
+        let mut spheres = Vec::new();
+        for (k, m) in list.iter().enumerate() {
+            let mkey = format!("{key}[{k}]");
+            let t = ctx.table(m, &mkey, "a table { offset = [x, y, z], radius = r }")?;
+            t.deny_unknown(&["offset", "radius"])?;
+            let o = ctx.vec3(t.req("offset", "[x, y, z] (m)")?, &t.key("offset"), "m")?;
+            let r = ctx.positive(
+                t.req("radius", "a positive number (m)")?,
+                &t.key("radius"),
+                "m",
+            )?;
+            spheres.push((o, r));
+        }
+        let props = grains_core::shapes::clump_props(&spheres, density, 96);
+        clump = Some((props, spheres.iter().map(|s| s.1).collect()));
+    } else if is_clump {
+        return Err(ctx.err(
+            &b.span,
+            &b.key("members"),
+            "missing required key `members` (expected the clump's spheres: members = [{ offset = [x, y, z], radius = r }, ...])",
+        ));
+    }
+    if is_clump {
+        for k in ["radius", "radii"] {
+            if b.get(k).is_some() {
+                return Err(ctx.err(
+                    &b.key_span(k),
+                    &b.key(k),
+                    "a clump's spheres give its size: remove this key (each member has its radius)",
+                ));
+            }
+        }
+    }
+    let radii: Vec<f64> = if let Some((props, r)) = &clump {
+        // The bounding radius about each position, for the domain check.
+        let bound = props
+            .offsets
+            .iter()
+            .zip(r)
+            .map(|(o, r)| (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt() + r)
+            .fold(0.0, f64::max);
+        vec![bound; n]
+    } else if !file_radius.is_empty() {
         file_radius
     } else {
         match (b.get("radius"), b.get("radii")) {
@@ -1430,14 +1491,16 @@ fn add_block(
     let shape = match b.get("shape") {
         Some(v) => {
             let key = b.key("shape");
-            let word = ctx.string(v, &key, "\"sphere\" or \"capsule\"")?;
+            let word = ctx.string(v, &key, "\"sphere\", \"capsule\" or \"clump\"")?;
             match word {
-                "sphere" | "capsule" => word.to_string(),
+                "sphere" | "capsule" | "clump" => word.to_string(),
                 other => {
                     return Err(ctx.err(
                         &v.span(),
                         &key,
-                        format!("unknown shape \"{other}\"; expected \"sphere\" or \"capsule\""),
+                        format!(
+                        "unknown shape \"{other}\"; expected \"sphere\", \"capsule\" or \"clump\""
+                    ),
                     ))
                 }
             }
@@ -1445,12 +1508,13 @@ fn add_block(
         None => "sphere".to_string(),
     };
     let capsule = shape == "capsule";
+    let rigid = capsule || shape == "clump";
     for k in ["length", "orientation", "orientations"] {
-        if !capsule && b.get(k).is_some() {
+        if (k == "length" && !capsule || !rigid) && b.get(k).is_some() {
             return Err(ctx.err(
                 &b.key_span(k),
                 &b.key(k),
-                format!("`{k}` is a capsule's; add shape = \"capsule\" or remove it"),
+                format!("`{k}` is a capsule's or a clump's; add shape = \"capsule\" (or \"clump\") or remove it"),
             ));
         }
     }
@@ -1553,7 +1617,12 @@ fn add_block(
                 ),
             ));
         }
-        let (mass, inertia) = if capsule {
+        let (mass, inertia) = if let Some((props, _)) = &clump {
+            (
+                props.mass,
+                props.mass * props.k.iter().cloned().fold(f64::INFINITY, f64::min),
+            )
+        } else if capsule {
             let (m, perp, axial) = grains_core::shapes::capsule_inertia(half_length, r, density);
             (m, perp.min(axial))
         } else {
@@ -1574,7 +1643,18 @@ fn add_block(
                 format!("{prefix}radius {} gives mass {} and moment of inertia {}, outside what f32 can hold; expected a radius and density of physical size", qty(r, "m"), qty(mass, "kg"), qty(inertia, "kg m^2")),
             ));
         }
-        if capsule {
+        if let Some((props, member_radii)) = &clump {
+            out.push_clump(
+                x,
+                props,
+                member_radii,
+                quats[k],
+                vel[k],
+                omega[k],
+                material,
+                fixed[k],
+            );
+        } else if capsule {
             out.push_capsule(
                 x,
                 r,

@@ -225,6 +225,20 @@ impl GpuBackend {
         } else {
             None
         };
+        // The clump passes, only in a world with clumps.
+        let clumps = if world
+            .particles
+            .shape_table()
+            .iter()
+            .any(|s| s.kind == grains_core::shapes::KIND_CLUMP)
+        {
+            Some([
+                add(pass_kernel(&ctx, "clump_place")?),
+                add(pass_kernel(&ctx, "clump_gather")?),
+            ])
+        } else {
+            None
+        };
         let integrate_second_half = add(pass_kernel(&ctx, "integrate_second_half")?);
         let ids = KernelIds {
             integrate_first_half,
@@ -245,6 +259,7 @@ impl GpuBackend {
             gather,
             shell,
             moving,
+            clumps,
             integrate_second_half,
         };
         let pk = &kernels[ids.prefix_sum];

@@ -97,6 +97,8 @@ pub(super) struct KernelIds {
     pub(super) shell: Option<[usize; 3]>,
     /// `wall_motion`, `wall_power`, in a world with a moving wall.
     pub(super) moving: Option<[usize; 2]>,
+    /// `clump_place`, `clump_gather`, in a world with clumps.
+    pub(super) clumps: Option<[usize; 2]>,
     pub(super) integrate_second_half: usize,
 }
 
@@ -321,6 +323,14 @@ impl GpuBackend {
             }
         }
         let mut motion = Vec::new();
+        if let Some([place, gather]) = ids.clumps {
+            // Members follow their bodies after the drift, before any rebuild or contact;
+            // bodies take their members' forces after the gather.
+            let g = self.check_groups("clump_place", groups(n, self.threads(place)))?;
+            motion.push(self.op(place, &[], Direct(g))?);
+            let g = self.check_groups("clump_gather", groups(n, self.threads(gather)))?;
+            forces.push(self.op(gather, &[], Direct(g))?);
+        }
         if let Some([wall_motion, wall_power]) = ids.moving {
             let g = self.check_groups("wall_motion", groups(self.n_walls as u64, 64))?;
             motion.push(self.op(wall_motion, &[], Direct(g))?);

@@ -22,7 +22,7 @@
 use crate::gpu_types::{DomainParams, StepParams};
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::v4xyz;
-use crate::shapes::{angular_momentum, quat_turn, spin_of, ShapeRecord, KIND_CAPSULE};
+use crate::shapes::{angular_momentum, quat_turn, spin_of, ShapeRecord, KIND_MEMBER};
 use glam::Vec3;
 
 /// Wrap a coordinate into `[min, min + L)` on periodic axes.
@@ -95,9 +95,19 @@ pub fn integrate_first_half(
     let mut v = v4xyz(*vel);
     let mut w = v4xyz(*omega);
     let rec = shapes[shape[gid] as usize];
+    if rec.kind == KIND_MEMBER {
+        // A clump's member follows its body (`clump_place`); its last placement still counts
+        // towards the rebuild.
+        let d = min_image((v4xyz(*pos) - v4xyz(ref_pos[gid])).to_array(), domain);
+        let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        return FirstHalf {
+            disp2_bits: d2.to_bits(),
+            fault: false,
+        };
+    }
     let k = [rec.data[2], rec.data[3], rec.data[4]];
     // A capsule of zero length has isotropic inertia: the scalar path is exact for it.
-    let rigid = inv_m > 0.0 && rec.kind == KIND_CAPSULE && rec.data[0] > 0.0;
+    let rigid = inv_m > 0.0 && rec.inertia_per_mass().is_some();
     let mut l = Vec3::ZERO;
     if inv_m > 0.0 {
         v += (v4xyz(force[gid]) * inv_m + Vec3::from_array(step.gravity)) * half;

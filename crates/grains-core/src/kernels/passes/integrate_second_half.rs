@@ -2,7 +2,7 @@
 
 use crate::gpu_types::StepParams;
 use crate::kernels::v4xyz;
-use crate::shapes::{angular_momentum, spin_of, ShapeRecord, KIND_CAPSULE};
+use crate::shapes::{angular_momentum, spin_of, ShapeRecord, KIND_MEMBER};
 use glam::Vec3;
 
 /// `v += (F/m + g) dt/2; omega += T/I dt/2` for free particles (a capsule kicked in angular
@@ -25,7 +25,10 @@ pub fn integrate_second_half(
     if inv_m > 0.0 {
         let v = v4xyz(*vel) + (v4xyz(force[gid]) * inv_m + Vec3::from_array(step.gravity)) * half;
         let rec = shapes[shape[gid] as usize];
-        let w = if rec.kind == KIND_CAPSULE && rec.data[0] > 0.0 {
+        if rec.kind == KIND_MEMBER {
+            return;
+        }
+        let w = if rec.inertia_per_mass().is_some() {
             let k = [rec.data[2], rec.data[3], rec.data[4]];
             let l =
                 angular_momentum(v4xyz(*omega), quat[gid], k, inv_m) + v4xyz(torque[gid]) * half;

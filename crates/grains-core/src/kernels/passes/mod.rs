@@ -6,6 +6,8 @@
 
 pub mod cell_count;
 pub mod cell_scatter;
+pub mod clump_gather;
+pub mod clump_place;
 pub mod contact;
 pub mod gather;
 pub mod history_carry;
@@ -23,6 +25,8 @@ pub mod wall_power;
 
 pub use cell_count::cell_count;
 pub use cell_scatter::cell_scatter;
+pub use clump_gather::clump_gather;
+pub use clump_place::clump_place;
 pub use contact::{apply_chain, contact, ChainRun};
 pub use gather::gather;
 pub use history_carry::history_carry;

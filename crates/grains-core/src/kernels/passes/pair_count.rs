@@ -9,7 +9,7 @@
 use crate::gpu_types::{DomainParams, GridParams};
 use crate::kernels::passes::{cell_coords, cell_index};
 use crate::kernels::resolvers::sphere_sphere::min_image;
-use crate::shapes::{ShapeRecord, KIND_TRIANGLE};
+use crate::shapes::{ShapeRecord, KIND_MEMBER, KIND_TRIANGLE};
 
 /// Whether particle `i` is a mesh wall's triangle.
 #[inline]
@@ -17,8 +17,20 @@ pub fn is_triangle(i: usize, shape: &[u32], shapes: &[ShapeRecord]) -> bool {
     shapes[shape[i] as usize].kind == KIND_TRIANGLE
 }
 
+/// The clump body particle `i` belongs to, if it is a clump's member (`u32::MAX` if not).
+#[inline]
+pub fn body_of(i: usize, shape: &[u32], shapes: &[ShapeRecord]) -> u32 {
+    let rec = shapes[shape[i] as usize];
+    if rec.kind == KIND_MEMBER {
+        i as u32 - rec.data[3].to_bits()
+    } else {
+        u32::MAX
+    }
+}
+
 /// Visit every candidate of particle `gid`, in cell order. Two mesh triangles are never
-/// candidates: they are fixed, and most of a mesh's neighbours are its own triangles.
+/// candidates (they are fixed, and most of a mesh's neighbours are its own triangles), nor two
+/// members of one clump (they move as one).
 #[allow(clippy::too_many_arguments)]
 pub fn for_each_candidate(
     gid: usize,
@@ -33,6 +45,7 @@ pub fn for_each_candidate(
 ) {
     let x = pos[gid];
     let tri = is_triangle(gid, shape, shapes);
+    let body = body_of(gid, shape, shapes);
     let c = cell_coords(grid, x);
     for dz in -1..=1 {
         for dy in -1..=1 {
@@ -53,7 +66,10 @@ pub fn for_each_candidate(
                 let ci = cell_index(grid, nc) as usize;
                 for s in cell_start[ci]..cell_start[ci + 1] {
                     let q = sorted[s as usize];
-                    if q as usize == gid || (tri && is_triangle(q as usize, shape, shapes)) {
+                    if q as usize == gid
+                        || (tri && is_triangle(q as usize, shape, shapes))
+                        || (body != u32::MAX && body_of(q as usize, shape, shapes) == body)
+                    {
                         continue;
                     }
                     let y = pos[q as usize];
