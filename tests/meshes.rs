@@ -330,3 +330,45 @@ fn mesh_walls_refuse_bad_input_with_its_place() {
     eprintln!("{e}");
     assert!(e.contains("material \"glass\" is used by a sphere"), "{e}");
 }
+
+/// A capsule lying across a triangulated floor rests as on the analytic plane: `capsule_triangle`
+/// takes each triangle's share of its deeper end, so its height and the floor's load match the
+/// plane's (1% of the weight; the ends' switching makes both chatter alike).
+#[test]
+fn a_capsule_rests_on_a_triangulated_floor_as_on_a_plane() {
+    let dir = temp_dir("capsule");
+    write_obj(
+        &dir.join("floor.obj"),
+        &Mesh::sheet([-0.02, -0.02, 0.0], [0.04, 0.04], [8, 8]),
+    );
+    let scene = dir.join("floor.toml");
+    let text = |floor: &str| {
+        floor_scene(floor, [0.0013, -0.0021], 0.0)
+            .replace(
+                "radius = 0.002\npositions",
+                "shape = \"capsule\"\nlength = 0.006\norientation = [0.7071067811865476, 0.7071067811865476, 0.0, 0.0]\nradius = 0.002\npositions",
+            )
+    };
+    let plane = scene_world(
+        &text("plane = { point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0] }"),
+        &scene,
+    );
+    let mesh = scene_world(&text("mesh = { file = \"floor.obj\" }"), &scene);
+    let weight = 9.81 * mesh.particles.mass[0];
+    let (fa, xa) = roll(plane, 20_000);
+    let (fb, xb) = roll(mesh, 20_000);
+    let tail = fa.len() / 2;
+    let mean = |f: &[f32]| f[tail..].iter().sum::<f32>() / (f.len() - tail) as f32;
+    let (ma, mb) = (mean(&fa), mean(&fb));
+    eprintln!(
+        "capsule at rest: mean load {mb:.5e} N on the mesh, {ma:.5e} N on the plane, weight {weight:.5e} N; height {} against {}",
+        xb[2], xa[2]
+    );
+    assert!((ma - mb).abs() < 0.01 * weight, "{mb} against {ma}");
+    assert!(
+        (xa[2] - xb[2]).abs() < 1e-6,
+        "rests at {} against {}",
+        xb[2],
+        xa[2]
+    );
+}
