@@ -307,11 +307,32 @@ impl Scene {
         let w = &self.world;
         let mut s = String::new();
         let _ = writeln!(s, "scene       {}", self.path.display());
-        let _ = writeln!(s, "particles   {}", w.particles.len());
+        let tris = w.triangle_tail();
+        let n = w.particles.len() - tris;
+        let count = |k: u32| {
+            (0..n)
+                .filter(|&i| w.particles.shape_of(i).kind == k)
+                .count()
+        };
+        let (capsules, clumps) = (
+            count(grains_core::shapes::KIND_CAPSULE),
+            count(grains_core::shapes::KIND_CLUMP),
+        );
+        let mut shapes = Vec::new();
+        if capsules > 0 {
+            shapes.push(format!("{capsules} capsules"));
+        }
+        if clumps > 0 {
+            let members = count(grains_core::shapes::KIND_MEMBER);
+            shapes.push(format!("{clumps} clumps of {members} spheres"));
+        }
+        let _ = if shapes.is_empty() {
+            writeln!(s, "particles   {n}")
+        } else {
+            writeln!(s, "particles   {n} ({})", shapes.join(", "))
+        };
         // Dormant particles to insert count with the radius they will have.
-        let (rmin, rmax) = w
-            .particles
-            .pos
+        let (rmin, rmax) = w.particles.pos[..n]
             .iter()
             .map(|p| p[3])
             .filter(|&r| r > 0.0)
@@ -346,6 +367,9 @@ impl Scene {
         let moving = w.walls.iter().filter(|x| x.moves()).count();
         if moving > 0 {
             what.push(format!("{moving} moving"));
+        }
+        if tris > 0 {
+            what.push(format!("mesh walls of {tris} triangles"));
         }
         let _ = if what.is_empty() {
             writeln!(s, "walls       0")
