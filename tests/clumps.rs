@@ -298,3 +298,76 @@ fn clump_keys_refuse_bad_input_with_its_place() {
         assert!(e.contains(want), "expected `{want}` in {e}");
     }
 }
+
+/// A clump thrown out of an open domain with `lost_particles = "delete"` leaves whole: its body
+/// and every member are removed at once, counted as one particle, with the body's energy in the
+/// ledger's `removed` column (the ledger closes to 1e-6 of it).
+#[test]
+fn a_lost_clump_is_deleted_whole() {
+    let dir = std::env::temp_dir().join(format!("grains-clump-lost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let scene = dir.join("lost.toml");
+    std::fs::write(
+        &scene,
+        format!(
+            r#"{HEAD}
+[simulation]
+steps = 4000
+dt = 1e-5
+gravity = [0.0, 0.0, 0.0]
+lost_particles = "delete"
+
+[domain]
+min = [-0.02, -0.02, -0.02]
+max = [0.02, 0.02, 0.02]
+
+[[particles]]
+material = "rock"
+shape = "clump"
+{TRIMER}
+positions = [[0.0, 0.0, 0.0], [0.0, 0.01, 0.0]]
+velocities = [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+angular_velocities = [[0.0, 0.0, 30.0], [0.0, 0.0, 0.0]]
+
+[output]
+every = 0.01
+formats = ["csv"]
+"#
+        ),
+    )
+    .expect("write");
+    let out = dir.join("out");
+    let args = [
+        "grains",
+        "run",
+        &scene.to_string_lossy(),
+        "--backend",
+        "cpu",
+        "--out",
+        &out.to_string_lossy(),
+        "-q",
+    ]
+    .map(String::from);
+    grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{e:#}"));
+    let rows = grains_tests::csv_rows(&out.join("energy.csv"));
+    let last = rows.last().expect("energy rows");
+    let first = &rows[0];
+    // step,time,kinetic,rotational,gravitational,elastic,damping,friction,total,removed,...
+    let (removed, total0, total) = (last[9], first[8], last[8]);
+    let parts = grains_tests::csv_rows(&out.join("particles.csv"));
+    let end = parts.iter().map(|r| r[0] as u64).max().unwrap_or(0);
+    let gone: Vec<u64> = parts
+        .iter()
+        .filter(|r| r[0] as u64 == end && r[18] < -5e29)
+        .map(|r| r[2] as u64)
+        .collect();
+    eprintln!("lost clump: removed energy {removed:e} J of {total0:e} J, ledger {total:e} J; gone at the end: {gone:?}");
+    // The first clump (particles 0..=3) is gone (radius -1e30), the second (4..=7) stays (its
+    // body has radius -1e29, as every body).
+    assert_eq!(gone, vec![0, 1, 2, 3]);
+    assert!(removed > 0.9 * total0, "removed {removed} of {total0}");
+    assert!(
+        (total - total0).abs() < 1e-6 * total0,
+        "ledger {total} vs {total0}"
+    );
+}

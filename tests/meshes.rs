@@ -268,6 +268,10 @@ fn the_stl_hopper_discharges_at_a_steady_rate_near_beverloos() {
     ]
     .map(String::from);
     grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{e:#}"));
+    // Frames hold the beads, not the mesh's triangles.
+    let rows = grains_tests::csv_rows(&out.join("particles.csv"));
+    let first = rows.iter().filter(|r| r[0] == rows[0][0]).count();
+    assert_eq!(first, 400, "a frame holds {first} particles");
     let rate = crate::walls::discharge_rate(&out.join("particles.csv"), 400);
     let mass = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e-9;
     let beverloo = 0.58 * 1500.0 * 9.81f64.sqrt() * (0.012 - 1.5 * 0.002f64).powf(2.5) / mass;

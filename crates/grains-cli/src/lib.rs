@@ -287,6 +287,10 @@ pub fn make_backend_within(
     }
     let particles = std::mem::take(&mut scene.world.particles);
     let mut world = scene.world.clone();
+    // The scene keeps what each particle is (4 bytes each): the run's output and lost-particle
+    // handling read it.
+    scene.world.particles.shape = particles.shape.clone();
+    scene.world.particles.shapes = particles.shapes.clone();
     world.particles = particles;
     make_backend_from(world, choice, state)
 }

@@ -260,9 +260,13 @@ fn finite_and_speed(snap: &Snapshot, id: u32) -> (bool, f64) {
 /// Free particles of `snap` outside the domain on a non-periodic axis, in index order.
 pub fn lost_particles(scene: &Scene, snap: &Snapshot) -> Vec<u32> {
     let d = &scene.world.domain;
+    let p = &scene.world.particles;
+    // A clump's members go with their body (whose centre decides).
     (0..snap.pos.len() as u32)
         .filter(|&i| {
-            snap.vel[i as usize][3] > 0.0 && d.outside_axis(&snap.pos[i as usize]).is_some()
+            snap.vel[i as usize][3] > 0.0
+                && p.shape_of(i as usize).kind != grains_core::shapes::KIND_MEMBER
+                && d.outside_axis(&snap.pos[i as usize]).is_some()
         })
         .collect()
 }

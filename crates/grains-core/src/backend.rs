@@ -345,6 +345,17 @@ pub fn remove_particles_in(
             quat[i],
         );
         changed.push(i);
+        // A clump's body takes its members with it (their energy is the body's).
+        let rec = world.particles.shape_of(i);
+        if rec.kind == crate::shapes::KIND_CLUMP {
+            for m in i + 1..=i + rec.data[0].to_bits() as usize {
+                pos[m] = [pos[m][0], pos[m][1], pos[m][2], REMOVED_RADIUS];
+                pos_comp[m] = [0.0; 4];
+                vel[m] = [0.0; 4];
+                omega[m] = [0.0; 4];
+                changed.push(m);
+            }
+        }
     }
     Ok((changed, energy))
 }
@@ -393,6 +404,14 @@ pub fn insert_particles_in(
         energy += ke + re + pe;
     }
     Ok((changed, energy))
+}
+
+/// How many of the particles `changed` are bodies (not a clump's members, which go with theirs).
+pub fn bodies_in(world: &World, changed: &[usize]) -> u64 {
+    changed
+        .iter()
+        .filter(|&&i| world.particles.shape_of(i).kind != crate::shapes::KIND_MEMBER)
+        .count() as u64
 }
 
 /// Take particle `i` out of the run in place: no mass (it no longer moves or takes forces), no

@@ -583,7 +583,7 @@ impl Backend for CpuBackend {
             &mut self.omega,
             &self.quat,
         )?;
-        self.removed += changed.len() as u64;
+        self.removed += crate::backend::bodies_in(&self.world, &changed);
         self.removed_energy += energy;
         Ok(())
     }

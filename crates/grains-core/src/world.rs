@@ -457,7 +457,8 @@ impl World {
     /// How many of the last particles are mesh walls' triangles.
     pub fn triangle_tail(&self) -> usize {
         let p = &self.particles;
-        (0..p.len())
+        // By `shape`, which a run's scene keeps when its particle arrays go to the backend.
+        (0..p.shape.len())
             .rev()
             .take_while(|&i| p.shape_of(i).kind == crate::shapes::KIND_TRIANGLE)
             .count()
@@ -730,6 +731,7 @@ impl World {
         eat(bytemuck::cast_slice(&self.walls));
         eat(bytemuck::cast_slice(&self.particles.shape));
         eat(bytemuck::cast_slice(&self.particles.shape_table()));
+        eat(bytemuck::cast_slice(&self.triangles));
         for m in &self.materials {
             for x in [m.density, m.young, m.poisson] {
                 eat(&x.to_le_bytes());

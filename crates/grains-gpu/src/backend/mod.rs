@@ -438,7 +438,7 @@ impl GpuBackend {
             &mut omega,
             &quat,
         )?;
-        let count = changed.len() as u64;
+        let count = grains_core::backend::bodies_in(&self.world, &changed);
         for i in changed {
             let at = 16 * i as u64;
             let q = &self.ctx.queue;
