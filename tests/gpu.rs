@@ -811,7 +811,7 @@ fn resolvers_match_their_twins() {
     let Some(ctx) = gpu_context() else { return };
     let mut rng = SplitMix(0x5EED_0001);
     let dt = 1e-6f32;
-    for r in ResolverKind::ALL {
+    for &r in ResolverKind::ALL {
         let tol = r.parity_tolerance();
         let pairs = sphere_pairs(&mut rng);
         let b1: Vec<SphereBody> = pairs.iter().map(|p| p.0).collect();

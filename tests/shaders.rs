@@ -39,7 +39,7 @@ fn registry_chains() -> Vec<ChainSpec> {
     let first_of = |slot: Slot| slot.laws().first().copied();
     let normal = first_of(Slot::Normal).expect("a normal law");
     let mut chains = Vec::new();
-    for r in ResolverKind::ALL {
+    for &r in ResolverKind::ALL {
         for &s in r.sources() {
             for &l in LawKind::ALL {
                 let laws = if l.slot() == Slot::Normal {
@@ -143,7 +143,7 @@ fn the_chain_template_is_not_a_standalone_pass() {
 #[test]
 fn every_resolver_and_law_validates_in_chains() {
     let chains = registry_chains();
-    for r in ResolverKind::ALL {
+    for &r in ResolverKind::ALL {
         assert!(chains.iter().any(|c| c.resolver == r), "{r:?} untested");
     }
     for l in LawKind::ALL {
@@ -192,7 +192,7 @@ fn every_scene_chain_validates() {
 #[test]
 fn every_harness_composes_and_validates() {
     let list = harnesses();
-    for r in ResolverKind::ALL {
+    for &r in ResolverKind::ALL {
         let name = format!("harness_resolve_{}", r.stem());
         assert!(list.iter().any(|(n, _)| *n == name), "no harness {name}");
     }
@@ -310,7 +310,7 @@ fn embedded_files_match_the_shaders_directory() {
 #[test]
 fn registry_stems_have_files() {
     let files: BTreeSet<&str> = wgsl_files().iter().map(|(p, _)| *p).collect();
-    for r in ResolverKind::ALL {
+    for &r in ResolverKind::ALL {
         let path = format!("resolvers/{}.wgsl", r.stem());
         assert!(files.contains(path.as_str()), "{r:?}: no {path}");
         let (_, src) = wgsl_files().into_iter().find(|(p, _)| *p == path).unwrap();

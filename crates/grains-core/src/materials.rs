@@ -201,24 +201,7 @@ impl PairTable {
                 };
                 let ra = r_max.get(a).copied().unwrap_or(0.0);
                 let rb = r_max.get(b).copied().unwrap_or(0.0);
-                let r_eff_max = match set.resolver {
-                    ResolverKind::SphereSphere if ra + rb > 0.0 => ra * rb / (ra + rb),
-                    ResolverKind::SphereSphere => 0.0,
-                    ResolverKind::SpherePlane => ra,
-                    // The sphere's curvature alone; the node's contact radius is the smaller.
-                    ResolverKind::SpherePoint => ra.max(rb),
-                    ResolverKind::SphereCylinder
-                    | ResolverKind::SphereDisk
-                    | ResolverKind::SphereCone
-                    | ResolverKind::CapsulePlane => ra,
-                    // Bounding radii: an upper bound of the capsule's own, as the range needs.
-                    ResolverKind::CapsuleSphere | ResolverKind::CapsuleCapsule if ra + rb > 0.0 => {
-                        ra * rb / (ra + rb)
-                    }
-                    ResolverKind::CapsuleSphere | ResolverKind::CapsuleCapsule => 0.0,
-                    // Against a facet, the particle's curvature alone (the larger bound).
-                    ResolverKind::SphereTriangle | ResolverKind::CapsuleTriangle => ra.max(rb),
-                };
+                let r_eff_max = set.resolver.r_eff_max(ra, rb);
                 for (x, y) in [(a, b), (b, a)] {
                     let (words, range) = inter.params(&materials[x], &materials[y], r_eff_max);
                     t.chain_range[id] = t.chain_range[id].max(range as f32);

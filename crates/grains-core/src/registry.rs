@@ -6,58 +6,112 @@
 //! settings, parsed by the law), and the dispatch the CPU chain, the composer, the scene parser,
 //! the time-step estimate and the tests loop over. Nothing else names a law.
 //!
-//! Matches on [`ResolverKind`] never use a wildcard arm, so adding a resolver makes the compiler
-//! list every place that must learn about it.
+//! Resolvers are listed once too, in the `resolvers!` table of `kernels/resolvers/mod.rs`, each a
+//! type implementing [`crate::kernels::resolvers::Resolver`]; the macro generates [`ResolverKind`] and its dispatch.
 
-use crate::gpu_types::{ContactForce, ContactGeom, SourcePair};
-use crate::kernels::load_sphere;
-use crate::kernels::resolvers::{self, Bodies};
+use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::sources::SourceKind;
-use crate::shapes::{KIND_CAPSULE, KIND_TRIANGLE};
 
-/// Geometry resolver of a chain: which two kinds of body meet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ResolverKind {
-    /// Two spheres.
-    SphereSphere,
-    /// A sphere and an infinite plane wall.
-    SpherePlane,
-    /// A sphere and a node of a triangulated shell.
-    SpherePoint,
-    /// A sphere and an infinite cylinder wall (solid or hollow).
-    SphereCylinder,
-    /// A sphere and a flat disk wall.
-    SphereDisk,
-    /// A sphere inside a hopper cone wall.
-    SphereCone,
-    /// A capsule and a sphere (or a shell node), either of them body 1.
-    CapsuleSphere,
-    /// Two capsules.
-    CapsuleCapsule,
-    /// A capsule and an infinite plane wall.
-    CapsulePlane,
-    /// A sphere (or a shell node) and a mesh wall's triangle, with a contact fraction.
-    SphereTriangle,
-    /// A capsule and a mesh wall's triangle, with a contact fraction.
-    CapsuleTriangle,
+/// Generates, from the `resolvers!` table in `kernels/resolvers/mod.rs`, each resolver's
+/// `pub mod`, the [`ResolverKind`] enum and every dispatch over it.
+macro_rules! resolvers {
+    ($($variant:ident => $module:ident :: $ty:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// Geometry resolver of a chain: which two kinds of body meet. Generated from the
+        /// registry table in `kernels/resolvers/mod.rs`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ResolverKind {
+            $(
+                #[doc = concat!("`", stringify!($module), "`: see [`crate::kernels::resolvers::", stringify!($module), "`].")]
+                $variant,
+            )*
+        }
+
+        impl ResolverKind {
+            /// Every resolver, in registry order.
+            pub const ALL: &'static [ResolverKind] = &[$(ResolverKind::$variant),*];
+
+            /// File stem under `shaders/resolvers/` and `kernels/resolvers/`; the WGSL function
+            /// is `resolve_<stem>`.
+            pub fn stem(self) -> &'static str {
+                match self {
+                    $(ResolverKind::$variant => stringify!($module),)*
+                }
+            }
+
+            /// Name (and entry point) of its parity harness, `shaders/testing/<name>.wgsl`.
+            pub fn harness(self) -> &'static str {
+                match self {
+                    $(ResolverKind::$variant => concat!("harness_resolve_", stringify!($module)),)*
+                }
+            }
+
+            /// Relative tolerance of CPU/GPU parity on the resolver's outputs.
+            pub fn parity_tolerance(self) -> f32 {
+                match self {
+                    $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::PARITY_TOLERANCE,)*
+                }
+            }
+
+            /// The pair sources whose pairs this resolver can read, the first being where an
+            /// `[[interaction]]` of its bodies runs.
+            pub fn sources(self) -> &'static [SourceKind] {
+                match self {
+                    $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::SOURCES,)*
+                }
+            }
+
+            /// Whether its WGSL adapter reads the shape bindings
+            /// ([`crate::kernels::resolvers::Resolver::READS_SHAPES`]).
+            pub fn reads_shapes(self) -> bool {
+                match self {
+                    $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::READS_SHAPES,)*
+                }
+            }
+
+            /// Its WGSL `pair_overlap` and `pair_geom`
+            /// ([`crate::kernels::resolvers::Resolver::ADAPTER`]).
+            pub fn adapter(self) -> &'static str {
+                match self {
+                    $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::ADAPTER,)*
+                }
+            }
+
+            /// The largest effective radius (m) for bodies of largest radii `ra`, `rb` (m).
+            pub fn r_eff_max(self, ra: f64, rb: f64) -> f64 {
+                match self {
+                    $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::r_eff_max(ra, rb),)*
+                }
+            }
+
+            /// Overlap (m) of source pair `pr`, computed exactly as [`ResolverKind::resolve`]
+            /// computes `delta`: the contact pass's early out for the many candidates that do
+            /// not touch. The CPU form of the `pair_overlap` the composer generates.
+            #[inline]
+            pub fn overlap(self, pr: &SourcePair, b: &Bodies<'_>) -> f32 {
+                match self {
+                    $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::overlap(pr, b),)*
+                }
+            }
+
+            /// The contact geometry of source pair `pr`: the CPU form of the generated
+            /// `pair_geom`.
+            #[inline]
+            pub fn resolve(self, pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+                match self {
+                    $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::resolve(pr, b),)*
+                }
+            }
+        }
+    };
 }
 
-impl ResolverKind {
-    /// Every resolver, in registry order.
-    pub const ALL: [ResolverKind; 11] = [
-        ResolverKind::SphereSphere,
-        ResolverKind::SpherePlane,
-        ResolverKind::SpherePoint,
-        ResolverKind::SphereCylinder,
-        ResolverKind::SphereDisk,
-        ResolverKind::SphereCone,
-        ResolverKind::CapsuleSphere,
-        ResolverKind::CapsuleCapsule,
-        ResolverKind::CapsulePlane,
-        ResolverKind::SphereTriangle,
-        ResolverKind::CapsuleTriangle,
-    ];
+pub(crate) use resolvers;
 
+pub use crate::kernels::resolvers::ResolverKind;
+
+impl ResolverKind {
     /// The resolver of a wall of kind `kind` ([`crate::gpu_types::Wall::kind`]).
     pub fn of_wall(kind: u32) -> ResolverKind {
         match kind {
@@ -67,217 +121,6 @@ impl ResolverKind {
             _ => ResolverKind::SpherePlane,
         }
     }
-
-    /// File stem under `shaders/resolvers/` and `kernels/resolvers/`; the WGSL function is
-    /// `resolve_<stem>`.
-    pub fn stem(self) -> &'static str {
-        match self {
-            ResolverKind::SphereSphere => "sphere_sphere",
-            ResolverKind::SpherePlane => "sphere_plane",
-            ResolverKind::SpherePoint => "sphere_point",
-            ResolverKind::SphereCylinder => "sphere_cylinder",
-            ResolverKind::SphereDisk => "sphere_disk",
-            ResolverKind::SphereCone => "sphere_cone",
-            ResolverKind::CapsuleSphere => "capsule_sphere",
-            ResolverKind::CapsuleCapsule => "capsule_capsule",
-            ResolverKind::CapsulePlane => "capsule_plane",
-            ResolverKind::SphereTriangle => "sphere_triangle",
-            ResolverKind::CapsuleTriangle => "capsule_triangle",
-        }
-    }
-
-    /// Relative tolerance of CPU/GPU parity on the resolver's outputs. f32 with a square root
-    /// and a division: a few ulps, with margin for fused multiply-adds on the GPU.
-    pub fn parity_tolerance(self) -> f32 {
-        match self {
-            ResolverKind::SphereSphere => 1e-5,
-            ResolverKind::SpherePlane => 1e-5,
-            ResolverKind::SpherePoint => 1e-5,
-            ResolverKind::SphereCylinder => 1e-5,
-            ResolverKind::SphereDisk => 1e-5,
-            ResolverKind::SphereCone => 1e-5,
-            // Closest points of segments: a clamped division on top of the sphere's.
-            ResolverKind::CapsuleSphere | ResolverKind::CapsuleCapsule => 1e-5,
-            ResolverKind::CapsulePlane => 1e-5,
-            // The fraction sums arc areas (asin, sqrt): a few more ulps.
-            ResolverKind::SphereTriangle | ResolverKind::CapsuleTriangle => 1e-4,
-        }
-    }
-
-    /// The pair sources whose pairs this resolver can read, the first being where an
-    /// `[[interaction]]` of its bodies runs.
-    pub fn sources(self) -> &'static [SourceKind] {
-        match self {
-            ResolverKind::SphereSphere => &[SourceKind::Neighbour, SourceKind::Fixed],
-            ResolverKind::SpherePlane => &[SourceKind::Wall],
-            ResolverKind::SpherePoint => &[SourceKind::Neighbour],
-            ResolverKind::SphereCylinder | ResolverKind::SphereDisk | ResolverKind::SphereCone => {
-                &[SourceKind::Wall]
-            }
-            ResolverKind::CapsuleSphere
-            | ResolverKind::CapsuleCapsule
-            | ResolverKind::SphereTriangle
-            | ResolverKind::CapsuleTriangle => &[SourceKind::Neighbour],
-            ResolverKind::CapsulePlane => &[SourceKind::Wall],
-        }
-    }
-
-    /// Overlap (m) of source pair `pr`, computed exactly as [`ResolverKind::resolve`] computes
-    /// `delta`, from positions alone: the contact pass's early out for the many candidates
-    /// that do not touch. The CPU form of the `pair_overlap` the composer generates.
-    #[inline]
-    pub fn overlap(self, pr: &SourcePair, b: &Bodies<'_>) -> f32 {
-        let (p, q) = (pr.p as usize, pr.q as usize);
-        match self {
-            ResolverKind::SphereSphere => {
-                resolvers::sphere_sphere::sphere_sphere_overlap(b.pos[p], b.pos[q], b.domain)
-            }
-            ResolverKind::SpherePlane => {
-                resolvers::sphere_plane::sphere_plane_overlap(b.pos[p], &b.walls[q])
-            }
-            ResolverKind::SpherePoint => {
-                resolvers::sphere_point::sphere_point_overlap(b.pos[p], b.pos[q], b.domain)
-            }
-            ResolverKind::SphereCylinder => {
-                resolvers::sphere_cylinder::sphere_cylinder_overlap(b.pos[p], &b.walls[q])
-            }
-            ResolverKind::SphereDisk => {
-                resolvers::sphere_disk::sphere_disk_overlap(b.pos[p], &b.walls[q])
-            }
-            ResolverKind::SphereCone => {
-                resolvers::sphere_cone::sphere_cone_overlap(b.pos[p], &b.walls[q])
-            }
-            // Shapes beyond the sphere: the resolver's own overlap, so the early out can never
-            // disagree with it.
-            ResolverKind::CapsuleSphere
-            | ResolverKind::CapsuleCapsule
-            | ResolverKind::CapsulePlane
-            | ResolverKind::SphereTriangle
-            | ResolverKind::CapsuleTriangle => self.resolve(pr, b).delta,
-        }
-    }
-
-    /// The contact geometry of source pair `pr`: the CPU form of the generated `pair_geom`.
-    #[inline]
-    pub fn resolve(self, pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
-        let (p, q) = (pr.p as usize, pr.q as usize);
-        match self {
-            ResolverKind::SphereSphere => resolvers::resolve_sphere_sphere(
-                &load_sphere(p, b.pos, b.vel, b.omega),
-                &load_sphere(q, b.pos, b.vel, b.omega),
-                b.domain,
-                b.step.dt,
-            ),
-            ResolverKind::SpherePlane => resolvers::resolve_sphere_plane(
-                &load_sphere(p, b.pos, b.vel, b.omega),
-                &b.walls[q],
-                b.step.dt,
-            ),
-            ResolverKind::SpherePoint => resolvers::resolve_sphere_point(
-                &load_sphere(p, b.pos, b.vel, b.omega),
-                &load_sphere(q, b.pos, b.vel, b.omega),
-                b.domain,
-                b.step.dt,
-            ),
-            ResolverKind::SphereCylinder => resolvers::resolve_sphere_cylinder(
-                &load_sphere(p, b.pos, b.vel, b.omega),
-                &b.walls[q],
-                b.step.dt,
-            ),
-            ResolverKind::SphereDisk => resolvers::resolve_sphere_disk(
-                &load_sphere(p, b.pos, b.vel, b.omega),
-                &b.walls[q],
-                b.step.dt,
-            ),
-            ResolverKind::SphereCone => resolvers::resolve_sphere_cone(
-                &load_sphere(p, b.pos, b.vel, b.omega),
-                &b.walls[q],
-                b.step.dt,
-            ),
-            ResolverKind::CapsuleSphere => {
-                let (c, s, flip) = ordered(p, q, KIND_CAPSULE, b);
-                let g = resolvers::resolve_capsule_sphere(
-                    &load_capsule_at(c, b),
-                    &load_sphere(s, b.pos, b.vel, b.omega),
-                    b.domain,
-                    b.step.dt,
-                );
-                if flip {
-                    resolvers::flip_geom(&g)
-                } else {
-                    g
-                }
-            }
-            ResolverKind::CapsuleCapsule => resolvers::resolve_capsule_capsule(
-                &load_capsule_at(p, b),
-                &load_capsule_at(q, b),
-                b.domain,
-                b.step.dt,
-            ),
-            ResolverKind::CapsulePlane => {
-                resolvers::resolve_capsule_plane(&load_capsule_at(p, b), &b.walls[q], b.step.dt)
-            }
-            ResolverKind::SphereTriangle => {
-                let (t, s, flip) = ordered(p, q, KIND_TRIANGLE, b);
-                let g = resolvers::resolve_sphere_triangle(
-                    &load_sphere(s, b.pos, b.vel, b.omega),
-                    &load_sphere(t, b.pos, b.vel, b.omega),
-                    &b.triangles[triangle_index(t, b)],
-                    b.domain,
-                    b.step.dt,
-                );
-                // Written sphere first: flipped when the triangle is the lower index.
-                if flip {
-                    g
-                } else {
-                    resolvers::flip_geom(&g)
-                }
-            }
-            ResolverKind::CapsuleTriangle => {
-                let (t, c, flip) = ordered(p, q, KIND_TRIANGLE, b);
-                let g = resolvers::resolve_capsule_triangle(
-                    &load_capsule_at(c, b),
-                    &load_sphere(t, b.pos, b.vel, b.omega),
-                    &b.triangles[triangle_index(t, b)],
-                    b.domain,
-                    b.step.dt,
-                );
-                if flip {
-                    g
-                } else {
-                    resolvers::flip_geom(&g)
-                }
-            }
-        }
-    }
-}
-
-/// `(the particle of kind `kind`, the other, whether it is `q`)` of a pair of particles `p < q`.
-#[inline]
-fn ordered(p: usize, q: usize, kind: u32, b: &Bodies<'_>) -> (usize, usize, bool) {
-    if b.shapes[b.shape[p] as usize].kind == kind {
-        (p, q, false)
-    } else {
-        (q, p, true)
-    }
-}
-
-/// Particle `i` as a capsule ([`crate::shapes::load_capsule`]).
-#[inline]
-fn load_capsule_at(i: usize, b: &Bodies<'_>) -> crate::gpu_types::CapsuleBody {
-    crate::shapes::load_capsule(
-        b.pos[i],
-        b.vel[i],
-        b.omega[i],
-        b.quat[i],
-        &b.shapes[b.shape[i] as usize],
-    )
-}
-
-/// Index in the triangle table of triangle particle `i`.
-#[inline]
-fn triangle_index(i: usize, b: &Bodies<'_>) -> usize {
-    b.shapes[b.shape[i] as usize].data[0].to_bits() as usize
 }
 
 /// The slot a law occupies in a chain; laws run in slot order.

@@ -82,173 +82,19 @@ pub fn compose_file(path: &str) -> Result<String, ShaderError> {
 
 /// The WGSL form of [`ResolverKind::overlap`] and [`ResolverKind::resolve`]: `pair_overlap`
 /// and `pair_geom` of a source pair, reading the contact template's bindings (and the wall
-/// source's `walls`). Inserted after the resolver's own file.
-pub fn resolver_adapter(resolver: ResolverKind) -> &'static str {
-    match resolver {
-        ResolverKind::SphereSphere => {
-            "fn pair_overlap(pr: SourcePair) -> f32 {
-    return sphere_sphere_overlap(pos[pr.p], pos[pr.q], domain);
-}
-fn pair_geom(pr: SourcePair) -> ContactGeom {
-    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
-    let b2 = load_sphere(pos[pr.q], vel[pr.q], omega[pr.q]);
-    return resolve_sphere_sphere(b1, b2, domain, step.dt);
-}
-"
-        }
-        ResolverKind::SpherePoint => {
-            "fn pair_overlap(pr: SourcePair) -> f32 {
-    return sphere_point_overlap(pos[pr.p], pos[pr.q], domain);
-}
-fn pair_geom(pr: SourcePair) -> ContactGeom {
-    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
-    let b2 = load_sphere(pos[pr.q], vel[pr.q], omega[pr.q]);
-    return resolve_sphere_point(b1, b2, domain, step.dt);
-}
-"
-        }
-        ResolverKind::SphereCylinder => {
-            "fn pair_overlap(pr: SourcePair) -> f32 {
-    return sphere_cylinder_overlap(pos[pr.p], walls[pr.q]);
-}
-fn pair_geom(pr: SourcePair) -> ContactGeom {
-    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
-    return resolve_sphere_cylinder(b1, walls[pr.q], step.dt);
-}
-"
-        }
-        ResolverKind::SphereCone => {
-            "fn pair_overlap(pr: SourcePair) -> f32 {
-    return sphere_cone_overlap(pos[pr.p], walls[pr.q]);
-}
-fn pair_geom(pr: SourcePair) -> ContactGeom {
-    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
-    return resolve_sphere_cone(b1, walls[pr.q], step.dt);
-}
-"
-        }
-        ResolverKind::SphereDisk => {
-            "fn pair_overlap(pr: SourcePair) -> f32 {
-    return sphere_disk_overlap(pos[pr.p], walls[pr.q]);
-}
-fn pair_geom(pr: SourcePair) -> ContactGeom {
-    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
-    return resolve_sphere_disk(b1, walls[pr.q], step.dt);
-}
-"
-        }
-        ResolverKind::SpherePlane => {
-            "fn pair_overlap(pr: SourcePair) -> f32 {
-    return sphere_plane_overlap(pos[pr.p], walls[pr.q]);
-}
-fn pair_geom(pr: SourcePair) -> ContactGeom {
-    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
-    return resolve_sphere_plane(b1, walls[pr.q], step.dt);
-}
-"
-        }
-        ResolverKind::CapsuleSphere => {
-            concat!(
-                shape_bindings!(),
-                "fn pair_geom(pr: SourcePair) -> ContactGeom {
-    var c = pr.p;
-    var s = pr.q;
-    let flip = shapes[shape[pr.p]].kind != KIND_CAPSULE;
-    if (flip) {
-        c = pr.q;
-        s = pr.p;
-    }
-    let g = resolve_capsule_sphere(load_capsule_at(c), load_sphere(pos[s], vel[s], omega[s]), domain, step.dt);
-    if (flip) {
-        return flip_geom(g);
-    }
-    return g;
-}
-fn pair_overlap(pr: SourcePair) -> f32 {
-    return pair_geom(pr).delta;
-}
-"
-            )
-        }
-        ResolverKind::CapsuleCapsule => {
-            concat!(
-                shape_bindings!(),
-                "fn pair_geom(pr: SourcePair) -> ContactGeom {
-    return resolve_capsule_capsule(load_capsule_at(pr.p), load_capsule_at(pr.q), domain, step.dt);
-}
-fn pair_overlap(pr: SourcePair) -> f32 {
-    return pair_geom(pr).delta;
-}
-"
-            )
-        }
-        ResolverKind::CapsulePlane => {
-            concat!(
-                shape_bindings!(),
-                "fn pair_geom(pr: SourcePair) -> ContactGeom {
-    return resolve_capsule_plane(load_capsule_at(pr.p), walls[pr.q], step.dt);
-}
-fn pair_overlap(pr: SourcePair) -> f32 {
-    return pair_geom(pr).delta;
-}
-"
-            )
-        }
-        ResolverKind::SphereTriangle => {
-            concat!(
-                shape_bindings!(),
-                "fn pair_geom(pr: SourcePair) -> ContactGeom {
-    var t = pr.q;
-    var s = pr.p;
-    let tri_is_p = shapes[shape[pr.p]].kind == KIND_TRIANGLE;
-    if (tri_is_p) {
-        t = pr.p;
-        s = pr.q;
-    }
-    let g = resolve_sphere_triangle(load_sphere(pos[s], vel[s], omega[s]), load_sphere(pos[t], vel[t], omega[t]), triangle_of(t), domain, step.dt);
-    if (tri_is_p) {
-        return flip_geom(g);
-    }
-    return g;
-}
-fn pair_overlap(pr: SourcePair) -> f32 {
-    return pair_geom(pr).delta;
-}
-"
-            )
-        }
-        ResolverKind::CapsuleTriangle => {
-            concat!(
-                shape_bindings!(),
-                "fn pair_geom(pr: SourcePair) -> ContactGeom {
-    var t = pr.q;
-    var c = pr.p;
-    let tri_is_p = shapes[shape[pr.p]].kind == KIND_TRIANGLE;
-    if (tri_is_p) {
-        t = pr.p;
-        c = pr.q;
-    }
-    let g = resolve_capsule_triangle(load_capsule_at(c), load_sphere(pos[t], vel[t], omega[t]), triangle_of(t), domain, step.dt);
-    if (tri_is_p) {
-        return flip_geom(g);
-    }
-    return g;
-}
-fn pair_overlap(pr: SourcePair) -> f32 {
-    return pair_geom(pr).delta;
-}
-"
-            )
-        }
+/// source's `walls`), each resolver's own ([`ResolverKind::adapter`]), after the shape
+/// bindings for a resolver that reads them. Inserted after the resolver's own file.
+pub fn resolver_adapter(resolver: ResolverKind) -> String {
+    if resolver.reads_shapes() {
+        format!("{SHAPE_BINDINGS}{}", resolver.adapter())
+    } else {
+        resolver.adapter().to_string()
     }
 }
 
 /// The bindings and loaders of the resolvers of shapes beyond the sphere: orientations, the
-/// shape and triangle tables (CPU form: `Bodies` and the loaders in `registry.rs`). The
-/// overlap early out of these resolvers is the resolver itself, so the two never disagree.
-macro_rules! shape_bindings {
-    () => {
-        "@group(0) @binding(20) var<storage, read> quat: array<vec4<f32>>;
+/// shape and triangle tables (CPU form: `Bodies` and the loaders in `kernels/resolvers/mod.rs`).
+const SHAPE_BINDINGS: &str = "@group(0) @binding(20) var<storage, read> quat: array<vec4<f32>>;
 @group(0) @binding(21) var<storage, read> shape: array<u32>;
 @group(0) @binding(22) var<storage, read> shapes: array<ShapeRecord>;
 @group(0) @binding(23) var<storage, read> triangles: array<Triangle>;
@@ -258,10 +104,7 @@ fn load_capsule_at(i: u32) -> CapsuleBody {
 fn triangle_of(i: u32) -> Triangle {
     return triangles[bitcast<u32>(shapes[shape[i]].data[0])];
 }
-"
-    };
-}
-use shape_bindings;
+";
 
 /// How a chain's kernel is bound in a world: the strides of the parameter table and of the
 /// history records its pair source keeps, and how far beyond touching the chain acts.
@@ -499,7 +342,7 @@ pub fn compose_chain(
     // Loaders of non-spherical bodies and `flip_geom`, which the adapters of their resolvers
     // call (included once however many files ask for it).
     pieces.push(Piece::File("lib/shape.wgsl".to_string()));
-    pieces.push(Piece::Text(resolver_adapter(chain.resolver).to_string()));
+    pieces.push(Piece::Text(resolver_adapter(chain.resolver)));
     for law in &chain.laws {
         pieces.push(Piece::File(format!("laws/{}.wgsl", law.stem())));
     }
@@ -518,21 +361,9 @@ pub fn compose_chain(
 /// [`LAW_HARNESS_ENTRY_POINT`]), in registry order.
 pub fn harnesses() -> Vec<(String, &'static str)> {
     let mut out = Vec::new();
-    for r in ResolverKind::ALL {
-        let name = format!("harness_resolve_{}", r.stem());
-        let entry = match r {
-            ResolverKind::SphereSphere => "harness_resolve_sphere_sphere",
-            ResolverKind::SpherePlane => "harness_resolve_sphere_plane",
-            ResolverKind::SpherePoint => "harness_resolve_sphere_point",
-            ResolverKind::SphereCylinder => "harness_resolve_sphere_cylinder",
-            ResolverKind::SphereDisk => "harness_resolve_sphere_disk",
-            ResolverKind::SphereCone => "harness_resolve_sphere_cone",
-            ResolverKind::CapsuleSphere => "harness_resolve_capsule_sphere",
-            ResolverKind::CapsuleCapsule => "harness_resolve_capsule_capsule",
-            ResolverKind::CapsulePlane => "harness_resolve_capsule_plane",
-            ResolverKind::SphereTriangle => "harness_resolve_sphere_triangle",
-            ResolverKind::CapsuleTriangle => "harness_resolve_capsule_triangle",
-        };
+    for &r in ResolverKind::ALL {
+        let name = r.harness().to_string();
+        let entry = r.harness();
         out.push((name, entry));
     }
     for l in LawKind::ALL {
@@ -627,7 +458,7 @@ mod tests {
 
     #[test]
     fn every_single_law_chain_validates_on_every_source() {
-        for r in ResolverKind::ALL {
+        for &r in ResolverKind::ALL {
             for &s in r.sources() {
                 for &l in LawKind::ALL {
                     let chain = grains_core::ChainSpec::on(s, r, vec![l]);

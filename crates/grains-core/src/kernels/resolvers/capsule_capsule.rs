@@ -15,6 +15,9 @@ use glam::{Vec2, Vec3};
 use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams};
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::{v3, v4xyz};
+use crate::kernels::resolvers::{Bodies, Resolver, load_capsule_at};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// Below this `|u x v|^2 = sin^2 theta` (angle between the axes under 1e-3 rad) the segments
 /// count as parallel.
@@ -124,6 +127,41 @@ pub fn resolve_capsule_capsule(
         _pad: [0.0; 2],
         wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
         _pad2: 0.0,
+    }
+}
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct CapsuleCapsuleResolver;
+
+impl Resolver for CapsuleCapsuleResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Neighbour];
+    /// Closest points of segments: a clamped division on top of the sphere's.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const READS_SHAPES: bool = true;
+    const ADAPTER: &'static str = r#"fn pair_geom(pr: SourcePair) -> ContactGeom {
+    return resolve_capsule_capsule(load_capsule_at(pr.p), load_capsule_at(pr.q), domain, step.dt);
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        if ra + rb > 0.0 {
+            ra * rb / (ra + rb)
+        } else {
+            0.0
+        }
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        resolve_capsule_capsule(
+            &load_capsule_at(pr.p as usize, b),
+            &load_capsule_at(pr.q as usize, b),
+            b.domain,
+            b.step.dt,
+        )
     }
 }
 

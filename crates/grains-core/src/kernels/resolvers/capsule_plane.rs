@@ -15,6 +15,9 @@ use glam::{Vec3, Vec4};
 use crate::gpu_types::{CapsuleBody, ContactGeom, Wall};
 use crate::kernels::resolvers::sphere_plane::wall_spin;
 use crate::kernels::{v3, v4xyz};
+use crate::kernels::resolvers::{Bodies, Resolver, load_capsule_at};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// The end of the capsule at `x` (centre xyz, swept radius w) with unit axis `axis` (xyz,
 /// half-length w) that overlaps plane wall `w` more: its offset from the centre (xyz, m) and its
@@ -83,6 +86,33 @@ pub fn capsule_wall_geom(
         _pad: [0.0; 2],
         wrel: (v3(b1.omega) - wall_spin(w)).to_array(),
         _pad2: 0.0,
+    }
+}
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct CapsulePlaneResolver;
+
+impl Resolver for CapsulePlaneResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Wall];
+    /// F32 with a square root and a division: a few ulps, with margin for fused multiply-adds on the GPU.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const READS_SHAPES: bool = true;
+    const ADAPTER: &'static str = r#"fn pair_geom(pr: SourcePair) -> ContactGeom {
+    return resolve_capsule_plane(load_capsule_at(pr.p), walls[pr.q], step.dt);
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        let _ = rb;
+        ra
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        resolve_capsule_plane(&load_capsule_at(pr.p as usize, b), &b.walls[pr.q as usize], b.step.dt)
     }
 }
 

@@ -12,6 +12,11 @@ use glam::Vec3;
 use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams, SphereBody};
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::{v3, v4xyz};
+use crate::kernels::load_sphere;
+use crate::shapes::{KIND_CAPSULE};
+use crate::kernels::resolvers::{Bodies, Resolver, flip_geom, load_capsule_at, ordered};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// The point of the segment `[-h axis, h axis]` nearest `d` (m), both relative to the
 /// segment's centre: `axis` times the projection of `d` on the unit `axis`, clamped to
@@ -76,6 +81,59 @@ pub fn resolve_capsule_sphere(
         _pad: [0.0; 2],
         wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
         _pad2: 0.0,
+    }
+}
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct CapsuleSphereResolver;
+
+impl Resolver for CapsuleSphereResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Neighbour];
+    /// Closest points of segments: a clamped division on top of the sphere's.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const READS_SHAPES: bool = true;
+    const ADAPTER: &'static str = r#"fn pair_geom(pr: SourcePair) -> ContactGeom {
+    var c = pr.p;
+    var s = pr.q;
+    let flip = shapes[shape[pr.p]].kind != KIND_CAPSULE;
+    if (flip) {
+        c = pr.q;
+        s = pr.p;
+    }
+    let g = resolve_capsule_sphere(load_capsule_at(c), load_sphere(pos[s], vel[s], omega[s]), domain, step.dt);
+    if (flip) {
+        return flip_geom(g);
+    }
+    return g;
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        // Bounding radii: an upper bound of the capsule's own, as the range needs.
+        if ra + rb > 0.0 {
+            ra * rb / (ra + rb)
+        } else {
+            0.0
+        }
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        let (c, s, flip) = ordered(pr, KIND_CAPSULE, b);
+        let g = resolve_capsule_sphere(
+            &load_capsule_at(c, b),
+            &load_sphere(s, b.pos, b.vel, b.omega),
+            b.domain,
+            b.step.dt,
+        );
+        if flip {
+            flip_geom(&g)
+        } else {
+            g
+        }
     }
 }
 

@@ -13,6 +13,11 @@ use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams, SphereBody, Trian
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::resolvers::sphere_triangle::{sphere_triangle_contact, triangle_normal};
 use crate::kernels::{v3, v4xyz};
+use crate::kernels::load_sphere;
+use crate::shapes::{KIND_TRIANGLE};
+use crate::kernels::resolvers::{Bodies, Resolver, flip_geom, load_capsule_at, ordered, triangle_index};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// The offset (m) from the capsule's centre of its end (`x1`: centre xyz, swept radius w;
 /// `axis1`: unit axis xyz, half-length w) nearer the plane of triangle `t` of the particle at
@@ -106,6 +111,55 @@ pub fn resolve_capsule_triangle(
         _pad: [0.0; 2],
         wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
         _pad2: 0.0,
+    }
+}
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct CapsuleTriangleResolver;
+
+impl Resolver for CapsuleTriangleResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Neighbour];
+    /// The fraction sums arc areas (asin, sqrt): a few more ulps.
+    const PARITY_TOLERANCE: f32 = 1e-4;
+    const READS_SHAPES: bool = true;
+    const ADAPTER: &'static str = r#"fn pair_geom(pr: SourcePair) -> ContactGeom {
+    var t = pr.q;
+    var c = pr.p;
+    let tri_is_p = shapes[shape[pr.p]].kind == KIND_TRIANGLE;
+    if (tri_is_p) {
+        t = pr.p;
+        c = pr.q;
+    }
+    let g = resolve_capsule_triangle(load_capsule_at(c), load_sphere(pos[t], vel[t], omega[t]), triangle_of(t), domain, step.dt);
+    if (tri_is_p) {
+        return flip_geom(g);
+    }
+    return g;
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        ra.max(rb)
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        let (t, c, tri_is_q) = ordered(pr, KIND_TRIANGLE, b);
+        let g = resolve_capsule_triangle(
+            &load_capsule_at(c, b),
+            &load_sphere(t, b.pos, b.vel, b.omega),
+            &b.triangles[triangle_index(t, b)],
+            b.domain,
+            b.step.dt,
+        );
+        if tri_is_q {
+            g
+        } else {
+            flip_geom(&g)
+        }
     }
 }
 

@@ -16,6 +16,10 @@ use crate::gpu_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::resolvers::sphere_cylinder::cylinder_radial;
 use crate::kernels::resolvers::sphere_plane::wall_geom;
 use crate::kernels::v3;
+use crate::kernels::load_sphere;
+use crate::kernels::resolvers::{Bodies, Resolver};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// The vector from `x` to the cone's nearest point (m).
 pub fn cone_nearest(x: Vec3, w: &Wall) -> Vec3 {
@@ -42,4 +46,42 @@ pub fn resolve_sphere_cone(b1: &SphereBody, w: &Wall, dt: f32) -> ContactGeom {
     let dist = v.length();
     let n = if dist > 0.0 { v / dist } else { -v3(w.normal) };
     wall_geom(b1, w, n, b1.radius - dist, dt)
+}
+
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct SphereConeResolver;
+
+impl Resolver for SphereConeResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Wall];
+    /// F32 with a square root and a division: a few ulps, with margin for fused multiply-adds on the GPU.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const READS_SHAPES: bool = false;
+    const ADAPTER: &'static str = r#"fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_cone_overlap(pos[pr.p], walls[pr.q]);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    return resolve_sphere_cone(b1, walls[pr.q], step.dt);
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        let _ = rb;
+        ra
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        resolve_sphere_cone(
+            &load_sphere(pr.p as usize, b.pos, b.vel, b.omega),
+            &b.walls[pr.q as usize],
+            b.step.dt,
+        )
+    }
+
+    #[inline]
+    fn overlap(pr: &SourcePair, b: &Bodies<'_>) -> f32 {
+        sphere_cone_overlap(b.pos[pr.p as usize], &b.walls[pr.q as usize])
+    }
 }

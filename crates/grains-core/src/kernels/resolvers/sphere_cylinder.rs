@@ -12,6 +12,10 @@ use glam::Vec3;
 use crate::gpu_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::resolvers::sphere_plane::wall_geom;
 use crate::kernels::v3;
+use crate::kernels::load_sphere;
+use crate::kernels::resolvers::{Bodies, Resolver};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// The radial unit vector of `x` from the axis, and the distance from the axis (m). On the
 /// axis, a direction across it (the one nearest +x or +y).
@@ -48,5 +52,43 @@ pub fn resolve_sphere_cylinder(b1: &SphereBody, w: &Wall, dt: f32) -> ContactGeo
         wall_geom(b1, w, e, b1.radius + rho - w.radius, dt)
     } else {
         wall_geom(b1, w, -e, b1.radius + w.radius - rho, dt)
+    }
+}
+
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct SphereCylinderResolver;
+
+impl Resolver for SphereCylinderResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Wall];
+    /// F32 with a square root and a division: a few ulps, with margin for fused multiply-adds on the GPU.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const READS_SHAPES: bool = false;
+    const ADAPTER: &'static str = r#"fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_cylinder_overlap(pos[pr.p], walls[pr.q]);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    return resolve_sphere_cylinder(b1, walls[pr.q], step.dt);
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        let _ = rb;
+        ra
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        resolve_sphere_cylinder(
+            &load_sphere(pr.p as usize, b.pos, b.vel, b.omega),
+            &b.walls[pr.q as usize],
+            b.step.dt,
+        )
+    }
+
+    #[inline]
+    fn overlap(pr: &SourcePair, b: &Bodies<'_>) -> f32 {
+        sphere_cylinder_overlap(b.pos[pr.p as usize], &b.walls[pr.q as usize])
     }
 }

@@ -11,6 +11,10 @@ use glam::Vec3;
 
 use crate::gpu_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::v3;
+use crate::kernels::load_sphere;
+use crate::kernels::resolvers::{Bodies, Resolver};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// Overlap (m) of the sphere at `x` (centre xyz, radius w) with wall `w`, computed exactly as
 /// [`resolve_sphere_plane`] computes `delta` (an early out for the wall pass).
@@ -64,5 +68,43 @@ pub fn wall_geom(b1: &SphereBody, w: &Wall, n: Vec3, delta: f32, dt: f32) -> Con
         _pad: [0.0; 2],
         wrel: (v3(b1.omega) - wall_spin(w)).to_array(),
         _pad2: 0.0,
+    }
+}
+
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct SpherePlaneResolver;
+
+impl Resolver for SpherePlaneResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Wall];
+    /// F32 with a square root and a division: a few ulps, with margin for fused multiply-adds on the GPU.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const READS_SHAPES: bool = false;
+    const ADAPTER: &'static str = r#"fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_plane_overlap(pos[pr.p], walls[pr.q]);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    return resolve_sphere_plane(b1, walls[pr.q], step.dt);
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        let _ = rb;
+        ra
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        resolve_sphere_plane(
+            &load_sphere(pr.p as usize, b.pos, b.vel, b.omega),
+            &b.walls[pr.q as usize],
+            b.step.dt,
+        )
+    }
+
+    #[inline]
+    fn overlap(pr: &SourcePair, b: &Bodies<'_>) -> f32 {
+        sphere_plane_overlap(b.pos[pr.p as usize], &b.walls[pr.q as usize])
     }
 }

@@ -10,6 +10,10 @@
 
 use crate::gpu_types::{ContactGeom, DomainParams, SphereBody};
 use crate::kernels::resolvers::sphere_sphere::resolve_sphere_sphere;
+use crate::kernels::load_sphere;
+use crate::kernels::resolvers::{Bodies, Resolver};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// Overlap (m) of sphere `x1` and node `x2` (`w`: radius, contact radius), as
 /// [`resolve_sphere_point`] computes `delta`.
@@ -29,4 +33,45 @@ pub fn resolve_sphere_point(
     g.r_eff = b1.radius;
     g.arm2 = [0.0; 3];
     g
+}
+
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct SpherePointResolver;
+
+impl Resolver for SpherePointResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Neighbour];
+    /// F32 with a square root and a division: a few ulps, with margin for fused multiply-adds on the GPU.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const READS_SHAPES: bool = false;
+    const ADAPTER: &'static str = r#"fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_point_overlap(pos[pr.p], pos[pr.q], domain);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    let b2 = load_sphere(pos[pr.q], vel[pr.q], omega[pr.q]);
+    return resolve_sphere_point(b1, b2, domain, step.dt);
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        // The sphere's curvature alone; the node's contact radius is the smaller.
+        ra.max(rb)
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        let (p, q) = (pr.p as usize, pr.q as usize);
+        resolve_sphere_point(
+            &load_sphere(p, b.pos, b.vel, b.omega),
+            &load_sphere(q, b.pos, b.vel, b.omega),
+            b.domain,
+            b.step.dt,
+        )
+    }
+
+    #[inline]
+    fn overlap(pr: &SourcePair, b: &Bodies<'_>) -> f32 {
+        sphere_point_overlap(b.pos[pr.p as usize], b.pos[pr.q as usize], b.domain)
+    }
 }

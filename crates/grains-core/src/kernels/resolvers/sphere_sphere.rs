@@ -5,6 +5,10 @@
 
 use crate::gpu_types::{ContactGeom, DomainParams, SphereBody};
 use crate::kernels::v3;
+use crate::kernels::load_sphere;
+use crate::kernels::resolvers::{Bodies, Resolver};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// Minimum-image separation vector `x2 - x1` (m) on the periodic axes of `domain`.
 ///
@@ -67,5 +71,49 @@ pub fn resolve_sphere_sphere(
         _pad: [0.0; 2],
         wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
         _pad2: 0.0,
+    }
+}
+
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct SphereSphereResolver;
+
+impl Resolver for SphereSphereResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Neighbour, SourceKind::Fixed];
+    /// F32 with a square root and a division: a few ulps, with margin for fused multiply-adds on the GPU.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+    const READS_SHAPES: bool = false;
+    const ADAPTER: &'static str = r#"fn pair_overlap(pr: SourcePair) -> f32 {
+    return sphere_sphere_overlap(pos[pr.p], pos[pr.q], domain);
+}
+fn pair_geom(pr: SourcePair) -> ContactGeom {
+    let b1 = load_sphere(pos[pr.p], vel[pr.p], omega[pr.p]);
+    let b2 = load_sphere(pos[pr.q], vel[pr.q], omega[pr.q]);
+    return resolve_sphere_sphere(b1, b2, domain, step.dt);
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        if ra + rb > 0.0 {
+            ra * rb / (ra + rb)
+        } else {
+            0.0
+        }
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        let (p, q) = (pr.p as usize, pr.q as usize);
+        resolve_sphere_sphere(
+            &load_sphere(p, b.pos, b.vel, b.omega),
+            &load_sphere(q, b.pos, b.vel, b.omega),
+            b.domain,
+            b.step.dt,
+        )
+    }
+
+    #[inline]
+    fn overlap(pr: &SourcePair, b: &Bodies<'_>) -> f32 {
+        sphere_sphere_overlap(b.pos[pr.p as usize], b.pos[pr.q as usize], b.domain)
     }
 }

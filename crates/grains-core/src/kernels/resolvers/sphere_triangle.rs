@@ -21,6 +21,11 @@ use glam::{Vec2, Vec3, Vec4};
 use crate::gpu_types::{ContactGeom, DomainParams, SphereBody, Triangle};
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::{v3, v4xyz};
+use crate::kernels::load_sphere;
+use crate::shapes::{KIND_TRIANGLE};
+use crate::kernels::resolvers::{Bodies, Resolver, flip_geom, ordered, triangle_index};
+use crate::kernels::sources::SourceKind;
+use crate::gpu_types::SourcePair;
 
 /// The angle (rad, in (-pi, pi]) turning 2D vector `u` to `v`; neither may be zero.
 pub fn disk_angle(u: Vec2, v: Vec2) -> f32 {
@@ -222,6 +227,57 @@ pub fn resolve_sphere_triangle(
         _pad: [0.0; 2],
         wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
         _pad2: 0.0,
+    }
+}
+
+/// The registry's entry (`kernels/resolvers/mod.rs`).
+pub struct SphereTriangleResolver;
+
+impl Resolver for SphereTriangleResolver {
+    const SOURCES: &'static [SourceKind] = &[SourceKind::Neighbour];
+    /// The fraction sums arc areas (asin, sqrt): a few more ulps.
+    const PARITY_TOLERANCE: f32 = 1e-4;
+    const READS_SHAPES: bool = true;
+    const ADAPTER: &'static str = r#"fn pair_geom(pr: SourcePair) -> ContactGeom {
+    var t = pr.q;
+    var s = pr.p;
+    let tri_is_p = shapes[shape[pr.p]].kind == KIND_TRIANGLE;
+    if (tri_is_p) {
+        t = pr.p;
+        s = pr.q;
+    }
+    let g = resolve_sphere_triangle(load_sphere(pos[s], vel[s], omega[s]), load_sphere(pos[t], vel[t], omega[t]), triangle_of(t), domain, step.dt);
+    if (tri_is_p) {
+        return flip_geom(g);
+    }
+    return g;
+}
+fn pair_overlap(pr: SourcePair) -> f32 {
+    return pair_geom(pr).delta;
+}
+"#;
+
+    fn r_eff_max(ra: f64, rb: f64) -> f64 {
+        // Against a facet, the particle's curvature alone (the larger bound).
+        ra.max(rb)
+    }
+
+    #[inline]
+    fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        // Written sphere first: flipped when the triangle is the lower index.
+        let (t, s, tri_is_q) = ordered(pr, KIND_TRIANGLE, b);
+        let g = resolve_sphere_triangle(
+            &load_sphere(s, b.pos, b.vel, b.omega),
+            &load_sphere(t, b.pos, b.vel, b.omega),
+            &b.triangles[triangle_index(t, b)],
+            b.domain,
+            b.step.dt,
+        );
+        if tri_is_q {
+            g
+        } else {
+            flip_geom(&g)
+        }
     }
 }
 
