@@ -21,7 +21,7 @@ fn body_of(i: u32, rec: ShapeRecord) -> u32 {
 }
 
 // Whether a record is of a body that turns through its angular momentum (a capsule of non-zero
-// length or a clump). Twin: `ShapeRecord::inertia_per_mass`.
+// length or a clump). Twin: `ShapeRecord::turns_rigidly`.
 fn turns_rigidly(rec: ShapeRecord) -> bool {
     return (rec.kind == KIND_CAPSULE && rec.data[0] > 0.0) || rec.kind == KIND_CLUMP;
 }

@@ -17,7 +17,7 @@
 @group(0) @binding(7) var<storage, read> shapes: array<ShapeRecord>;
 
 // CPU twin: `wrap_position` in integrate_first_half.rs.
-fn wrap_member(x: vec3<f32>) -> vec3<f32> {
+fn wrap_position(x: vec3<f32>, domain: DomainParams) -> vec3<f32> {
     var a = x;
     for (var k = 0u; k < 3u; k = k + 1u) {
         if ((domain.periodic_mask & (1u << k)) != 0u) {
@@ -44,7 +44,7 @@ fn clump_place(
     let b = gid - bitcast<u32>(rec.data[3]);
     let q = quat[b];
     let arm = quat_rotate(q, vec3<f32>(rec.data[0], rec.data[1], rec.data[2]));
-    let x = wrap_member(pos[b].xyz + arm);
+    let x = wrap_position(pos[b].xyz + arm, domain);
     let w = omega[b].xyz;
     let v = vel[b].xyz + cross(w, arm);
     pos[gid] = vec4<f32>(x, pos[gid].w);

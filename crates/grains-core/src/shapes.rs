@@ -132,8 +132,14 @@ impl ShapeRecord {
     /// through its angular momentum: a capsule of non-zero length or a clump; `None` for the
     /// rest (a sphere's scalar inertia is in `omega.w`).
     pub fn inertia_per_mass(&self) -> Option<[f32; 3]> {
-        ((self.kind == KIND_CAPSULE && self.data[0] > 0.0) || self.kind == KIND_CLUMP)
+        self.turns_rigidly()
             .then(|| [self.data[2], self.data[3], self.data[4]])
+    }
+
+    /// Whether the body turns through its angular momentum (a capsule of non-zero length or a
+    /// clump). WGSL twin `turns_rigidly` in `shaders/lib/shape.wgsl`.
+    pub fn turns_rigidly(&self) -> bool {
+        (self.kind == KIND_CAPSULE && self.data[0] > 0.0) || self.kind == KIND_CLUMP
     }
 }
 
