@@ -25,6 +25,12 @@ fn wall_spin(w: Wall) -> vec3<f32> {
 // CPU twin: `wall_geom` in crates/grains-core/src/kernels/resolvers/sphere_plane.rs.
 fn wall_geom(b1: SphereBody, w: Wall, n: vec3<f32>, delta: f32, dt: f32) -> ContactGeom {
     let arm1 = n * (b1.radius - 0.5 * delta);
+    return wall_geom_arm(b1, arm1, w, n, delta, dt);
+}
+
+// wall_geom with the lever arm from the body's centre given (a capsule's end sphere sits off
+// its centre). CPU twin: `wall_geom_arm` in sphere_plane.rs.
+fn wall_geom_arm(b1: SphereBody, arm1: vec3<f32>, w: Wall, n: vec3<f32>, delta: f32, dt: f32) -> ContactGeom {
     var m_eff = 0.0;
     if (b1.inv_mass > 0.0) {
         m_eff = 1.0 / b1.inv_mass;

@@ -6,6 +6,7 @@
 // geometry (contact point in the middle of the overlap, minimum image, normal +z for
 // coincident points). Arms are from each capsule's centre.
 //!include lib/types.wgsl
+//!include lib/contact.wgsl
 //!include lib/domain.wgsl
 
 // |u x v|^2 below which the axes count as parallel (angle under 1e-3 rad); the twin's
@@ -71,27 +72,17 @@ fn resolve_capsule_capsule(b1: CapsuleBody, b2: CapsuleBody, domain: DomainParam
     let delta = b1.radius + b2.radius - dist;
     let arm1 = pu + n * (b1.radius - 0.5 * delta);
     let arm2 = qv - n * (b2.radius - 0.5 * delta);
-    let inv_m = b1.inv_mass + b2.inv_mass;
-    var m_eff = 0.0;
-    if (inv_m > 0.0) {
-        m_eff = 1.0 / inv_m;
-    }
-    let vc1 = b1.vel + cross(b1.omega, arm1);
-    let vc2 = b2.vel + cross(b2.omega, arm2);
-    return ContactGeom(
+    return body_contact(
+        capsule_kinematics(b1),
+        arm1,
+        capsule_kinematics(b2),
+        arm2,
+        p1 + arm1,
         n,
         delta,
-        p1 + arm1,
         b1.radius * b2.radius / (b1.radius + b2.radius),
-        vc1 - vc2,
-        m_eff,
-        arm1,
-        1.0,
-        arm2,
-        dt,
         vec2<f32>(b1.radius, b2.radius),
-        vec2<f32>(0.0, 0.0),
-        b1.omega - b2.omega,
-        0.0,
+        1.0,
+        dt,
     );
 }

@@ -5,6 +5,7 @@
 // sphere's elastic potential; sphere_plane's geometry with the lever arm measured from the
 // capsule's centre. The normal points from the capsule into the wall.
 //!include lib/types.wgsl
+//!include lib/contact.wgsl
 //!include lib/wall.wgsl
 
 // The end of the capsule (x: centre and swept radius; axis: unit axis and half-length) that
@@ -33,34 +34,9 @@ fn resolve_capsule_plane(b1: CapsuleBody, w: Wall, dt: f32) -> ContactGeom {
     let x = vec4<f32>(b1.pos, b1.radius);
     let axis = vec4<f32>(b1.axis, b1.half_length);
     let end = capsule_plane_end(x, axis, w);
-    return capsule_wall_geom(b1, end.xyz, w, -w.normal, end.w, dt);
+    // The end sphere's wall contact, its lever arm from the capsule's centre.
+    let n = -w.normal;
+    let arm1 = end.xyz + n * (b1.radius - 0.5 * end.w);
+    return wall_geom_arm(capsule_kinematics(b1), arm1, w, n, end.w, dt);
 }
 
-// The contact of the capsule's end sphere at `lever` (from its centre) with a wall along `n`
-// (from the capsule into the wall) with overlap `delta`: wall_geom with the lever arm from the
-// capsule's centre. Twin: `capsule_wall_geom`.
-fn capsule_wall_geom(b1: CapsuleBody, lever: vec3<f32>, w: Wall, n: vec3<f32>, delta: f32, dt: f32) -> ContactGeom {
-    let arm1 = lever + n * (b1.radius - 0.5 * delta);
-    var m_eff = 0.0;
-    if (b1.inv_mass > 0.0) {
-        m_eff = 1.0 / b1.inv_mass;
-    }
-    let point = b1.pos + arm1;
-    let vc1 = b1.vel + cross(b1.omega, arm1);
-    return ContactGeom(
-        n,
-        delta,
-        point,
-        b1.radius,
-        vc1 - wall_velocity_at(w, point),
-        m_eff,
-        arm1,
-        1.0,
-        vec3<f32>(0.0, 0.0, 0.0),
-        dt,
-        vec2<f32>(b1.radius, b1.radius),
-        vec2<f32>(0.0, 0.0),
-        b1.omega - wall_spin(w),
-        0.0,
-    );
-}

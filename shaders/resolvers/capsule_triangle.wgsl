@@ -4,6 +4,7 @@
 // (ties: the first end, pos - half_length axis), resolved as sphere_triangle with that end
 // sphere's contact fraction (Mpacts' NGon_Sphere); arm1 from the capsule's centre.
 //!include lib/types.wgsl
+//!include lib/contact.wgsl
 //!include lib/domain.wgsl
 //!include resolvers/sphere_triangle.wgsl
 
@@ -49,27 +50,17 @@ fn resolve_capsule_triangle(b1: CapsuleBody, b2: SphereBody, t: Triangle, domain
     let arm_end = n * (b1.radius - 0.5 * delta);
     let arm1 = lever + arm_end;
     let arm2 = arm_end - d;
-    let inv_m = b1.inv_mass + b2.inv_mass;
-    var m_eff = 0.0;
-    if (inv_m > 0.0) {
-        m_eff = 1.0 / inv_m;
-    }
-    let vc1 = b1.vel + cross(b1.omega, arm1);
-    let vc2 = b2.vel + cross(b2.omega, arm2);
-    return ContactGeom(
+    return body_contact(
+        capsule_kinematics(b1),
+        arm1,
+        b2,
+        arm2,
+        e + arm_end,
         n,
         delta,
-        e + arm_end,
         b1.radius,
-        vc1 - vc2,
-        m_eff,
-        arm1,
-        k.z,
-        arm2,
-        dt,
         vec2<f32>(b1.radius, b1.radius),
-        vec2<f32>(0.0, 0.0),
-        b1.omega - b2.omega,
-        0.0,
+        k.z,
+        dt,
     );
 }

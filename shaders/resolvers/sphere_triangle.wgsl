@@ -8,6 +8,7 @@
 // triangle is no contact: delta = R - (distance from the centre to the triangle) <= 0.
 // Contact point in the middle of the overlap below the centre; r_eff = R; lengths R, R.
 //!include lib/types.wgsl
+//!include lib/contact.wgsl
 //!include lib/domain.wgsl
 //!include lib/math.wgsl
 
@@ -163,27 +164,17 @@ fn resolve_sphere_triangle(b1: SphereBody, b2: SphereBody, t: Triangle, domain: 
     let d = min_image(b2.pos - p1, domain);
     let arm1 = n * (b1.radius - 0.5 * delta);
     let arm2 = arm1 - d;
-    let inv_m = b1.inv_mass + b2.inv_mass;
-    var m_eff = 0.0;
-    if (inv_m > 0.0) {
-        m_eff = 1.0 / inv_m;
-    }
-    let vc1 = b1.vel + cross(b1.omega, arm1);
-    let vc2 = b2.vel + cross(b2.omega, arm2);
-    return ContactGeom(
+    return body_contact(
+        b1,
+        arm1,
+        b2,
+        arm2,
+        p1 + arm1,
         n,
         delta,
-        p1 + arm1,
         b1.radius,
-        vc1 - vc2,
-        m_eff,
-        arm1,
-        k.z,
-        arm2,
-        dt,
         vec2<f32>(b1.radius, b1.radius),
-        vec2<f32>(0.0, 0.0),
-        b1.omega - b2.omega,
-        0.0,
+        k.z,
+        dt,
     );
 }

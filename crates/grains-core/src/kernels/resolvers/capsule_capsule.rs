@@ -10,6 +10,7 @@
 //! the point is the middle of the interval where their projections on the first axis overlap,
 //! so that it stays put instead of jumping from one end to the other as the axes turn.
 
+use crate::kernels::resolvers::{body_contact, capsule_kinematics};
 use glam::{Vec2, Vec3};
 
 use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams};
@@ -108,26 +109,19 @@ pub fn resolve_capsule_capsule(
     let delta = b1.radius + b2.radius - dist;
     let arm1 = pu + n * (b1.radius - 0.5 * delta);
     let arm2 = qv - n * (b2.radius - 0.5 * delta);
-    let inv_m = b1.inv_mass + b2.inv_mass;
-    let m_eff = if inv_m > 0.0 { 1.0 / inv_m } else { 0.0 };
-    let vc1 = v3(b1.vel) + v3(b1.omega).cross(arm1);
-    let vc2 = v3(b2.vel) + v3(b2.omega).cross(arm2);
-    ContactGeom {
-        normal: n.to_array(),
+    body_contact(
+        &capsule_kinematics(b1),
+        arm1,
+        &capsule_kinematics(b2),
+        arm2,
+        p1 + arm1,
+        n,
         delta,
-        point: (p1 + arm1).to_array(),
-        r_eff: b1.radius * b2.radius / (b1.radius + b2.radius),
-        vrel: (vc1 - vc2).to_array(),
-        m_eff,
-        arm1: arm1.to_array(),
-        fraction: 1.0,
-        arm2: arm2.to_array(),
+        b1.radius * b2.radius / (b1.radius + b2.radius),
+        [b1.radius, b2.radius],
+        1.0,
         dt,
-        lengths: [b1.radius, b2.radius],
-        _pad: [0.0; 2],
-        wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
-        _pad2: 0.0,
-    }
+    )
 }
 
 /// The registry's entry (`kernels/resolvers/mod.rs`).

@@ -5,15 +5,16 @@
 //! `R - (x - point).normal` (ties: the first end, `pos - half_length axis`): since the segment
 //! is straight, its deepest point is an end, and the force is the gradient of that end sphere's
 //! elastic potential, so energy is conserved (the overlap of the whole capsule is the maximum
-//! of its two ends'). The geometry is `sphere_plane`'s ([`capsule_wall_geom`], the shared wall
+//! of its two ends'). The geometry is `sphere_plane`'s ([`wall_geom_arm`], the shared wall
 //! contact with its lever arm measured from the capsule's centre): the normal from the capsule
 //! into the wall, the contact point in the middle of the overlap, Woo's lengths `l1 = l2 = R`.
 //! A capsule lying exactly flat is held at its first end only.
 
-use glam::{Vec3, Vec4};
+use crate::kernels::resolvers::{capsule_kinematics};
+use glam::Vec4;
 
 use crate::gpu_types::{CapsuleBody, ContactGeom, Wall};
-use crate::kernels::resolvers::sphere_plane::wall_spin;
+use crate::kernels::resolvers::sphere_plane::wall_geom_arm;
 use crate::kernels::{v3, v4xyz};
 use crate::kernels::resolvers::{Bodies, Resolver, load_capsule_at};
 use crate::kernels::sources::SourceKind;
@@ -48,45 +49,10 @@ pub fn resolve_capsule_plane(b1: &CapsuleBody, w: &Wall, dt: f32) -> ContactGeom
     let x = [b1.pos[0], b1.pos[1], b1.pos[2], b1.radius];
     let axis = [b1.axis[0], b1.axis[1], b1.axis[2], b1.half_length];
     let end = capsule_plane_end(x, axis, w);
-    capsule_wall_geom(b1, end.truncate(), w, -v3(w.normal), end.w, dt)
-}
-
-/// The contact of capsule `b1`'s end sphere at `lever` (m, from the capsule's centre) with a
-/// wall along `n` (unit, from the capsule into the wall) with overlap `delta` (m):
-/// `sphere_plane`'s `wall_geom` with the lever arm `lever + n (R - delta/2)` from the capsule's
-/// centre, so that the capsule's spin moves the contact point (`vel + omega x arm1`).
-pub fn capsule_wall_geom(
-    b1: &CapsuleBody,
-    lever: Vec3,
-    w: &Wall,
-    n: Vec3,
-    delta: f32,
-    dt: f32,
-) -> ContactGeom {
-    let arm1 = lever + n * (b1.radius - 0.5 * delta);
-    let m_eff = if b1.inv_mass > 0.0 {
-        1.0 / b1.inv_mass
-    } else {
-        0.0
-    };
-    let point = v3(b1.pos) + arm1;
-    let vc1 = v3(b1.vel) + v3(b1.omega).cross(arm1);
-    ContactGeom {
-        normal: n.to_array(),
-        delta,
-        point: point.to_array(),
-        r_eff: b1.radius,
-        vrel: (vc1 - w.velocity_at(point)).to_array(),
-        m_eff,
-        arm1: arm1.to_array(),
-        fraction: 1.0,
-        arm2: [0.0; 3],
-        dt,
-        lengths: [b1.radius, b1.radius],
-        _pad: [0.0; 2],
-        wrel: (v3(b1.omega) - wall_spin(w)).to_array(),
-        _pad2: 0.0,
-    }
+    // The end sphere's wall contact, its lever arm from the capsule's centre.
+    let n = -v3(w.normal);
+    let arm1 = end.truncate() + n * (b1.radius - 0.5 * end.w);
+    wall_geom_arm(&capsule_kinematics(b1), arm1, w, n, end.w, dt)
 }
 
 /// The registry's entry (`kernels/resolvers/mod.rs`).

@@ -7,6 +7,7 @@
 //! sphere's contact fraction (Mpacts' `NGon_Sphere`: the share of its contact circle inside the
 //! triangle); `arm1` is measured from the capsule's centre, so its spin moves the contact point.
 
+use crate::kernels::resolvers::{body_contact, capsule_kinematics};
 use glam::{Vec3, Vec4};
 
 use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams, SphereBody, Triangle};
@@ -92,26 +93,19 @@ pub fn resolve_capsule_triangle(
     let arm_end = n * (b1.radius - 0.5 * delta);
     let arm1 = lever + arm_end;
     let arm2 = arm_end - d;
-    let inv_m = b1.inv_mass + b2.inv_mass;
-    let m_eff = if inv_m > 0.0 { 1.0 / inv_m } else { 0.0 };
-    let vc1 = v3(b1.vel) + v3(b1.omega).cross(arm1);
-    let vc2 = v3(b2.vel) + v3(b2.omega).cross(arm2);
-    ContactGeom {
-        normal: n.to_array(),
+    body_contact(
+        &capsule_kinematics(b1),
+        arm1,
+        b2,
+        arm2,
+        e + arm_end,
+        n,
         delta,
-        point: (e + arm_end).to_array(),
-        r_eff: b1.radius,
-        vrel: (vc1 - vc2).to_array(),
-        m_eff,
-        arm1: arm1.to_array(),
-        fraction: k.z,
-        arm2: arm2.to_array(),
+        b1.radius,
+        [b1.radius, b1.radius],
+        k.z,
         dt,
-        lengths: [b1.radius, b1.radius],
-        _pad: [0.0; 2],
-        wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
-        _pad2: 0.0,
-    }
+    )
 }
 
 /// The registry's entry (`kernels/resolvers/mod.rs`).

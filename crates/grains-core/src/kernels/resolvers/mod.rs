@@ -67,6 +67,62 @@ pub trait Resolver {
     }
 }
 
+/// Body 1 touching body 2 at `point`, `arm1` and `arm2` (m) from their centres, along `n`
+/// (unit, from 1 to 2) with overlap `delta` (m): the geometry with the effective mass and the
+/// relative velocity and spin at the contact point. The end of every resolver of two particles.
+/// WGSL twin `body_contact` in `shaders/lib/contact.wgsl`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn body_contact(
+    b1: &SphereBody,
+    arm1: glam::Vec3,
+    b2: &SphereBody,
+    arm2: glam::Vec3,
+    point: glam::Vec3,
+    n: glam::Vec3,
+    delta: f32,
+    r_eff: f32,
+    lengths: [f32; 2],
+    fraction: f32,
+    dt: f32,
+) -> ContactGeom {
+    use crate::kernels::v3;
+    let inv_m = b1.inv_mass + b2.inv_mass;
+    let m_eff = if inv_m > 0.0 { 1.0 / inv_m } else { 0.0 };
+    let vc1 = v3(b1.vel) + v3(b1.omega).cross(arm1);
+    let vc2 = v3(b2.vel) + v3(b2.omega).cross(arm2);
+    ContactGeom {
+        normal: n.to_array(),
+        delta,
+        point: point.to_array(),
+        r_eff,
+        vrel: (vc1 - vc2).to_array(),
+        m_eff,
+        arm1: arm1.to_array(),
+        fraction,
+        arm2: arm2.to_array(),
+        dt,
+        lengths,
+        _pad: [0.0; 2],
+        wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
+        _pad2: 0.0,
+    }
+}
+
+/// A capsule's centre, swept radius and motion, as [`body_contact`] reads a body. WGSL twin
+/// `capsule_kinematics` in `shaders/lib/contact.wgsl`.
+#[inline]
+pub fn capsule_kinematics(b: &crate::gpu_types::CapsuleBody) -> SphereBody {
+    SphereBody {
+        pos: b.pos,
+        radius: b.radius,
+        vel: b.vel,
+        inv_mass: b.inv_mass,
+        omega: b.omega,
+        _pad: 0.0,
+    }
+}
+
 /// `(the particle of kind `kind`, the other, whether it is `q`)` of a pair of particles.
 #[inline]
 pub(crate) fn ordered(pr: &SourcePair, kind: u32, b: &Bodies<'_>) -> (usize, usize, bool) {

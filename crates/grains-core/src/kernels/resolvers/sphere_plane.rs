@@ -46,6 +46,20 @@ pub fn wall_spin(w: &Wall) -> Vec3 {
 /// lengths `l1 = l2 = R`.
 pub fn wall_geom(b1: &SphereBody, w: &Wall, n: Vec3, delta: f32, dt: f32) -> ContactGeom {
     let arm1 = n * (b1.radius - 0.5 * delta);
+    wall_geom_arm(b1, arm1, w, n, delta, dt)
+}
+
+/// [`wall_geom`] with the lever arm `arm1` (m) from the body's centre to the contact point
+/// given: a capsule's end sphere sits off its centre, so its arm is longer than the radius.
+/// WGSL twin in `shaders/lib/wall.wgsl`.
+pub fn wall_geom_arm(
+    b1: &SphereBody,
+    arm1: Vec3,
+    w: &Wall,
+    n: Vec3,
+    delta: f32,
+    dt: f32,
+) -> ContactGeom {
     let m_eff = if b1.inv_mass > 0.0 {
         1.0 / b1.inv_mass
     } else {

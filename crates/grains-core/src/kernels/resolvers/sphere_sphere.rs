@@ -3,6 +3,7 @@
 //! Contact point in the middle of the overlap, lever arms `R_i - delta/2` along the normal
 //! (as LIGGGHTS' granular pair styles use), minimum-image separation on periodic axes.
 
+use crate::kernels::resolvers::{body_contact};
 use crate::gpu_types::{ContactGeom, DomainParams, SphereBody};
 use crate::kernels::v3;
 use crate::kernels::load_sphere;
@@ -52,26 +53,19 @@ pub fn resolve_sphere_sphere(
     let delta = b1.radius + b2.radius - dist;
     let arm1 = n * (b1.radius - 0.5 * delta);
     let arm2 = -n * (b2.radius - 0.5 * delta);
-    let inv_m = b1.inv_mass + b2.inv_mass;
-    let m_eff = if inv_m > 0.0 { 1.0 / inv_m } else { 0.0 };
-    let vc1 = v3(b1.vel) + v3(b1.omega).cross(arm1);
-    let vc2 = v3(b2.vel) + v3(b2.omega).cross(arm2);
-    ContactGeom {
-        normal: n.to_array(),
+    body_contact(
+        b1,
+        arm1,
+        b2,
+        arm2,
+        p1 + arm1,
+        n,
         delta,
-        point: (p1 + arm1).to_array(),
-        r_eff: b1.radius * b2.radius / (b1.radius + b2.radius),
-        vrel: (vc1 - vc2).to_array(),
-        m_eff,
-        arm1: arm1.to_array(),
-        fraction: 1.0,
-        arm2: arm2.to_array(),
+        b1.radius * b2.radius / (b1.radius + b2.radius),
+        [b1.radius, b2.radius],
+        1.0,
         dt,
-        lengths: [b1.radius, b2.radius],
-        _pad: [0.0; 2],
-        wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
-        _pad2: 0.0,
-    }
+    )
 }
 
 

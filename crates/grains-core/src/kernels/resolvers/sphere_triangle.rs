@@ -16,6 +16,7 @@
 //! is in the middle of the overlap below the centre (as `sphere_plane`); `r_eff = R` and
 //! Woo's lengths `l1 = l2 = R` (a flat facet).
 
+use crate::kernels::resolvers::{body_contact};
 use glam::{Vec2, Vec3, Vec4};
 
 use crate::gpu_types::{ContactGeom, DomainParams, SphereBody, Triangle};
@@ -208,26 +209,19 @@ pub fn resolve_sphere_triangle(
     let d = v3(min_image((v3(b2.pos) - p1).to_array(), domain));
     let arm1 = n * (b1.radius - 0.5 * delta);
     let arm2 = arm1 - d;
-    let inv_m = b1.inv_mass + b2.inv_mass;
-    let m_eff = if inv_m > 0.0 { 1.0 / inv_m } else { 0.0 };
-    let vc1 = v3(b1.vel) + v3(b1.omega).cross(arm1);
-    let vc2 = v3(b2.vel) + v3(b2.omega).cross(arm2);
-    ContactGeom {
-        normal: n.to_array(),
+    body_contact(
+        b1,
+        arm1,
+        b2,
+        arm2,
+        p1 + arm1,
+        n,
         delta,
-        point: (p1 + arm1).to_array(),
-        r_eff: b1.radius,
-        vrel: (vc1 - vc2).to_array(),
-        m_eff,
-        arm1: arm1.to_array(),
-        fraction: k.z,
-        arm2: arm2.to_array(),
+        b1.radius,
+        [b1.radius, b1.radius],
+        k.z,
         dt,
-        lengths: [b1.radius, b1.radius],
-        _pad: [0.0; 2],
-        wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
-        _pad2: 0.0,
-    }
+    )
 }
 
 /// The registry's entry (`kernels/resolvers/mod.rs`).
