@@ -7,14 +7,8 @@ use std::path::Path;
 
 use glam::{DVec3, Vec3};
 use grains_core::shapes::{capsule_inertia, quat_rotate, quat_rotate_inv};
-use grains_core::{Backend, CpuBackend, World};
-use grains_tests::gpu_required;
-
-fn scene_world(text: &str) -> World {
-    grains_scene::parse_scene(text, Path::new("<test>"))
-        .unwrap_or_else(|e| panic!("{e}"))
-        .world
-}
+use grains_core::{Backend, CpuBackend};
+use grains_tests::{gpu_context, test_world as scene_world};
 
 fn scene_error(text: &str) -> String {
     match grains_scene::parse_scene(text, Path::new("<test>")) {
@@ -367,13 +361,7 @@ fn poured_capsules_settle_with_the_ledger_closed() {
 
 #[test]
 fn a_capsule_pour_matches_on_both_backends() {
-    let ctx = match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
-        Ok(c) => c,
-        Err(e) => {
-            assert!(!gpu_required(), "a GPU adapter is required: {e}");
-            return;
-        }
-    };
+    let Some(ctx) = gpu_context() else { return };
     // The pour started just above the floor, thrown down, so that 1000 steps hold impacts on
     // the floor and between capsules and beads.
     let text = capsule_pour()

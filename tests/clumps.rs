@@ -6,14 +6,8 @@ use std::path::Path;
 
 use glam::{DVec3, Vec3};
 use grains_core::shapes::{quat_rotate, quat_rotate_inv};
-use grains_core::{Backend, CpuBackend, World};
-use grains_tests::gpu_required;
-
-fn scene_world(text: &str) -> World {
-    grains_scene::parse_scene(text, Path::new("<test>"))
-        .unwrap_or_else(|e| panic!("{e}"))
-        .world
-}
+use grains_core::{Backend, CpuBackend};
+use grains_tests::{gpu_context, run_scene_file, test_world as scene_world};
 
 const HEAD: &str = r#"
 [[material]]
@@ -229,13 +223,7 @@ fn poured_clumps_settle_with_the_ledger_closed() {
 
 #[test]
 fn a_clump_pour_matches_on_both_backends() {
-    let ctx = match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
-        Ok(c) => c,
-        Err(e) => {
-            assert!(!gpu_required(), "a GPU adapter is required: {e}");
-            return;
-        }
-    };
+    let Some(ctx) = gpu_context() else { return };
     // Started on the floor and thrown down, so that 1000 steps hold impacts.
     let text = clump_pour()
         .replace(
@@ -337,18 +325,7 @@ formats = ["csv"]
     )
     .expect("write");
     let out = dir.join("out");
-    let args = [
-        "grains",
-        "run",
-        &scene.to_string_lossy(),
-        "--backend",
-        "cpu",
-        "--out",
-        &out.to_string_lossy(),
-        "-q",
-    ]
-    .map(String::from);
-    grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{e:#}"));
+    run_scene_file(&scene, "cpu", &out);
     let rows = grains_tests::csv_rows(&out.join("energy.csv"));
     let last = rows.last().expect("energy rows");
     let first = &rows[0];
@@ -460,19 +437,18 @@ velocity = [0.0, 0.0, -1.0]
     assert_eq!(a.quat, b.quat, "orientations after resuming");
     assert_eq!(whole.energy().total, resumed.energy().total);
     assert!(touching > 0, "nothing touched");
-    match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
-        Ok(ctx) => {
-            let mut g = grains_gpu::GpuBackend::from_state(w, &ctx, &state)
-                .unwrap_or_else(|e| panic!("{e}"));
-            g.run(400);
-            let gp = g.snapshot().pos;
-            let d = (0..a.pos.len())
-                .flat_map(|i| (0..3).map(move |k| (i, k)))
-                .map(|(i, k)| (a.pos[i][k] - gp[i][k]).abs())
-                .fold(0.0f32, f32::max);
-            eprintln!("shapes resumed: up to {touching} contacts; GPU from the CPU's state within {d:e} m");
-            assert!(d < 1e-7, "GPU resumed from a CPU state differs by {d} m");
-        }
-        Err(e) => assert!(!gpu_required(), "a GPU adapter is required: {e}"),
+    if let Some(ctx) = gpu_context() {
+        let mut g =
+            grains_gpu::GpuBackend::from_state(w, &ctx, &state).unwrap_or_else(|e| panic!("{e}"));
+        g.run(400);
+        let gp = g.snapshot().pos;
+        let d = (0..a.pos.len())
+            .flat_map(|i| (0..3).map(move |k| (i, k)))
+            .map(|(i, k)| (a.pos[i][k] - gp[i][k]).abs())
+            .fold(0.0f32, f32::max);
+        eprintln!(
+            "shapes resumed: up to {touching} contacts; GPU from the CPU's state within {d:e} m"
+        );
+        assert!(d < 1e-7, "GPU resumed from a CPU state differs by {d} m");
     }
 }

@@ -6,13 +6,7 @@ use std::path::{Path, PathBuf};
 
 use grains_core::shells::Mesh;
 use grains_core::{Backend, CpuBackend, World};
-use grains_tests::{gpu_required, workspace_root};
-
-fn scene_world(text: &str, file: &Path) -> World {
-    grains_scene::parse_scene(text, file)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .world
-}
+use grains_tests::{gpu_context, run_scene_file, scene_world, workspace_root};
 
 /// A temporary directory for this test's files.
 fn temp_dir(tag: &str) -> PathBuf {
@@ -200,13 +194,7 @@ fn a_bead_rests_on_a_vertex_with_the_planes_overlap() {
 
 #[test]
 fn a_mesh_floor_matches_on_both_backends() {
-    let ctx = match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
-        Ok(c) => c,
-        Err(e) => {
-            assert!(!gpu_required(), "a GPU adapter is required: {e}");
-            return;
-        }
-    };
+    let Some(ctx) = gpu_context() else { return };
     let dir = temp_dir("parity");
     write_obj(
         &dir.join("floor.obj"),
@@ -256,18 +244,7 @@ fn the_stl_hopper_discharges_at_a_steady_rate_near_beverloos() {
     let scene = dir.join("hopper.toml");
     std::fs::write(&scene, text).expect("write");
     let out = dir.join("out");
-    let args = [
-        "grains",
-        "run",
-        &scene.to_string_lossy(),
-        "--backend",
-        "cpu",
-        "--out",
-        &out.to_string_lossy(),
-        "-q",
-    ]
-    .map(String::from);
-    grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{e:#}"));
+    run_scene_file(&scene, "cpu", &out);
     // Frames hold the beads, not the mesh's triangles.
     let rows = grains_tests::csv_rows(&out.join("particles.csv"));
     let first = rows.iter().filter(|r| r[0] == rows[0][0]).count();

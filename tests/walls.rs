@@ -12,7 +12,7 @@ use grains_core::kernels::resolvers::{
 };
 use grains_core::{Backend, CpuBackend, World};
 use grains_tests::worlds::SplitMix;
-use grains_tests::{gpu_required, workspace_root};
+use grains_tests::{gpu_context, run_scene_file, test_world as scene_world, workspace_root};
 
 fn unit(rng: &mut SplitMix) -> Vec3 {
     loop {
@@ -152,12 +152,6 @@ fn the_cone_resolver_matches_brute_force() {
             "cone case {case}: resolver distance {got}, brute force {best}"
         );
     }
-}
-
-fn scene_world(text: &str) -> World {
-    grains_scene::parse_scene(text, Path::new("<test>"))
-        .unwrap_or_else(|e| panic!("{e}"))
-        .world
 }
 
 const GLASS: &str = r#"
@@ -304,16 +298,6 @@ normal = {{ law = "hertz" }}
         worst < 1e-3 * work,
         "ledger drift {worst:e} J against wall work {work:e} J"
     );
-}
-
-fn gpu_context() -> Option<grains_gpu::GpuContext> {
-    match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
-        Ok(c) => Some(c),
-        Err(e) => {
-            assert!(!gpu_required(), "a GPU adapter is required: {e}");
-            None
-        }
-    }
 }
 
 /// The drum scene shortened: settle 0.2 s, turn at 4 rad/s to 0.9 s.
@@ -512,18 +496,7 @@ fn a_hopper_discharges_at_a_steady_rate_near_beverloos() {
     let scene = dir.join("hopper.toml");
     std::fs::write(&scene, text).expect("write");
     let out = dir.join("out");
-    let args = [
-        "grains",
-        "run",
-        &scene.to_string_lossy(),
-        "--backend",
-        "cpu",
-        "--out",
-        &out.to_string_lossy(),
-        "-q",
-    ]
-    .map(String::from);
-    grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{e:#}"));
+    run_scene_file(&scene, "cpu", &out);
     let (rate, first, second) = discharge_rate(&out.join("particles.csv"), 400);
     let mass = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e-9;
     let beverloo = 0.58 * 1500.0 * 9.81f64.sqrt() * (0.012 - 1.5 * 0.002f64).powf(2.5) / mass;

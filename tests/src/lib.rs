@@ -76,7 +76,12 @@ pub fn run_scene(name: &str, backend: &str) -> PathBuf {
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    let scene = workspace_root().join("scenes").join(name);
+    run_scene_file(&workspace_root().join("scenes").join(name), backend, &dir);
+    dir
+}
+
+/// `grains run <scene> --backend <backend> --out <out> -q`, panicking with the error.
+pub fn run_scene_file(scene: &std::path::Path, backend: &str, out: &std::path::Path) {
     let args = [
         "grains",
         "run",
@@ -84,12 +89,37 @@ pub fn run_scene(name: &str, backend: &str) -> PathBuf {
         "--backend",
         backend,
         "--out",
-        &dir.to_string_lossy(),
+        &out.to_string_lossy(),
         "-q",
     ]
     .map(String::from);
-    grains_cli::main_with_args(args.to_vec()).unwrap_or_else(|e| panic!("{name}: {e:#}"));
-    dir
+    grains_cli::main_with_args(args.to_vec())
+        .unwrap_or_else(|e| panic!("{}: {e:#}", scene.display()));
+}
+
+/// The world of scene text `text`, read as if from `file` (for relative paths), panicking with
+/// the scene error.
+pub fn scene_world(text: &str, file: &std::path::Path) -> grains_core::World {
+    grains_scene::parse_scene(text, file)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .world
+}
+
+/// The world of scene text `text` with no file of its own (`<test>`).
+pub fn test_world(text: &str) -> grains_core::World {
+    scene_world(text, std::path::Path::new("<test>"))
+}
+
+/// A GPU context, or `None` where no adapter is (a failure under CI, see [`gpu_required`]).
+pub fn gpu_context() -> Option<grains_gpu::GpuContext> {
+    match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            assert!(!gpu_required(), "a GPU adapter is required: {e}");
+            eprintln!("skipping the GPU part: {e}");
+            None
+        }
+    }
 }
 
 /// The numeric rows of a CSV file written by a run (header skipped).
