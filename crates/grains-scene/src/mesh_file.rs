@@ -57,19 +57,7 @@ pub(crate) fn placed_mesh(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<Mesh, Scen
         .unwrap_or([0.0; 3]);
     let rotate = match b.get("rotate") {
         Some(v) => {
-            let what = "a unit quaternion [w, x, y, z]";
-            let a = ctx.array(v, &b.key("rotate"), what)?;
-            if a.len() != 4 {
-                return Err(ctx.err(
-                    &v.span(),
-                    &b.key("rotate"),
-                    format!("expected {what}, found {} element(s)", a.len()),
-                ));
-            }
-            let mut q = [0.0; 4];
-            for (k, (x, o)) in a.iter().zip(q.iter_mut()).enumerate() {
-                *o = ctx.number(x, &format!("{}[{k}]", b.key("rotate")), "a number")?;
-            }
+            let q = ctx.quaternion(v, &b.key("rotate"))?;
             let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
             if (n - 1.0).abs() > 1e-3 {
                 return Err(ctx.err(

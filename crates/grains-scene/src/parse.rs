@@ -1534,18 +1534,7 @@ fn add_block(
     };
     let quat_of = |v: &Value<'_>, key: &str| -> Result<[f32; 4], SceneError> {
         let what = "a unit quaternion [w, x, y, z]";
-        let a = ctx.array(v, key, what)?;
-        if a.len() != 4 {
-            return Err(ctx.err(
-                &v.span(),
-                key,
-                format!("expected {what}, found {} element(s)", a.len()),
-            ));
-        }
-        let mut q = [0.0f64; 4];
-        for (k, (x, o)) in a.iter().zip(q.iter_mut()).enumerate() {
-            *o = ctx.number(x, &format!("{key}[{k}]"), "a number")?;
-        }
+        let q = ctx.quaternion(v, key)?;
         let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
         if !(norm > 1e-6 && norm.is_finite()) {
             return Err(ctx.err(

@@ -215,6 +215,24 @@ impl Ctx<'_> {
         Ok(out)
     }
 
+    /// A quaternion `[w, x, y, z]` of finite numbers, as written (the caller checks its length).
+    pub fn quaternion(&self, v: &Value<'_>, key: &str) -> Result<[f64; 4], SceneError> {
+        let what = "a unit quaternion [w, x, y, z]";
+        let a = self.array(v, key, what)?;
+        if a.len() != 4 {
+            return Err(self.err(
+                &v.span(),
+                key,
+                format!("expected {what}, found {} element(s)", a.len()),
+            ));
+        }
+        let mut q = [0.0f64; 4];
+        for (k, (x, o)) in a.iter().zip(q.iter_mut()).enumerate() {
+            *o = self.number(x, &format!("{key}[{k}]"), "a number")?;
+        }
+        Ok(q)
+    }
+
     /// `[a, b, c]` of booleans.
     pub fn bool3(&self, v: &Value<'_>, key: &str) -> Result<[bool; 3], SceneError> {
         let what = "an array of 3 booleans [x, y, z]";
