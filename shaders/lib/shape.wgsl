@@ -60,6 +60,16 @@ fn spin_of(l: vec3<f32>, quat: vec4<f32>, k: vec3<f32>, inv_m: f32) -> vec3<f32>
     return quat_rotate(quat, lb * inv_m / k);
 }
 
+// Hamilton product a b (x, y, z, w): the rotation b then a.
+fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(
+        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+    );
+}
+
 // `quat` turned exactly by the rotation vector `omega dt`, normalised.
 fn quat_turn(quat: vec4<f32>, omega: vec3<f32>, dt: f32) -> vec4<f32> {
     let angle = length(omega) * dt;
@@ -69,14 +79,7 @@ fn quat_turn(quat: vec4<f32>, omega: vec3<f32>, dt: f32) -> vec4<f32> {
     }
     let s = sin(0.5 * angle);
     let c = cos(0.5 * angle);
-    let r = vec4<f32>(axis.x * s, axis.y * s, axis.z * s, c);
-    let q = quat;
-    let o = vec4<f32>(
-        r[3] * q[0] + r[0] * q[3] + r[1] * q[2] - r[2] * q[1],
-        r[3] * q[1] - r[0] * q[2] + r[1] * q[3] + r[2] * q[0],
-        r[3] * q[2] + r[0] * q[1] - r[1] * q[0] + r[2] * q[3],
-        r[3] * q[3] - r[0] * q[0] - r[1] * q[1] - r[2] * q[2],
-    );
+    let o = quat_mul(vec4<f32>(axis.x * s, axis.y * s, axis.z * s, c), quat);
     let len = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
     return vec4<f32>(o[0] / len, o[1] / len, o[2] / len, o[3] / len);
 }

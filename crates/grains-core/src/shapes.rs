@@ -11,7 +11,7 @@
 //! WGSL twins of the helpers: `shaders/lib/shape.wgsl`.
 
 use bytemuck::{Pod, Zeroable};
-use glam::{Quat, Vec3};
+use glam::Vec3;
 
 use crate::gpu_types::CapsuleBody;
 
@@ -203,13 +203,6 @@ pub fn load_capsule(
     }
 }
 
-/// The unit quaternion (x, y, z, w) turning body `z` onto the unit vector `axis`.
-pub fn quat_from_axis(axis: [f64; 3]) -> [f32; 4] {
-    let a = Vec3::new(axis[0] as f32, axis[1] as f32, axis[2] as f32).normalize();
-    let q = Quat::from_rotation_arc(Vec3::Z, a);
-    [q.x, q.y, q.z, q.w]
-}
-
 /// Angular momentum (kg m^2/s, world frame) of a body spinning at `omega` (world frame) with
 /// orientation `quat` and principal moments per unit mass `k` (m^2, body frame): `R I R^T w`.
 /// WGSL twin `angular_momentum` in `shaders/lib/shape.wgsl`.
@@ -235,15 +228,7 @@ pub fn quat_turn(quat: [f32; 4], omega: Vec3, dt: f32) -> [f32; 4] {
         Vec3::ZERO
     };
     let (s, c) = ((0.5 * angle).sin(), (0.5 * angle).cos());
-    let r = [axis.x * s, axis.y * s, axis.z * s, c];
-    let q = quat;
-    // r * q (Hamilton product, x y z w).
-    let out = [
-        r[3] * q[0] + r[0] * q[3] + r[1] * q[2] - r[2] * q[1],
-        r[3] * q[1] - r[0] * q[2] + r[1] * q[3] + r[2] * q[0],
-        r[3] * q[2] + r[0] * q[1] - r[1] * q[0] + r[2] * q[3],
-        r[3] * q[3] - r[0] * q[0] - r[1] * q[1] - r[2] * q[2],
-    ];
+    let out = quat_mul([axis.x * s, axis.y * s, axis.z * s, c], quat);
     let len = (out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]).sqrt();
     [out[0] / len, out[1] / len, out[2] / len, out[3] / len]
 }
@@ -395,7 +380,8 @@ fn jacobi_eigen(mut a: [[f64; 3]; 3]) -> ([f64; 3], [[f64; 3]; 3]) {
     ([a[0][0], a[1][1], a[2][2]], v)
 }
 
-/// Hamilton product `a b` of quaternions (x, y, z, w): the rotation `b` then `a`.
+/// Hamilton product `a b` of quaternions (x, y, z, w): the rotation `b` then `a`. WGSL twin
+/// `quat_mul` in `shaders/lib/shape.wgsl`.
 pub fn quat_mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
     [
         a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
