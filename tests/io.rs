@@ -529,8 +529,6 @@ fn checkpoint_round_trips_and_refuses_damage() {
         nbr_mirror: vec![1, 0],
         history: vec![1e-6, 2e-6, 0.0, 1.0, 0.5, 0.25, 1e-9, 3e3],
         slots: vec![PairSlot::default(); 2],
-        wall_history: vec![],
-        wall_slots: vec![],
         fixed_history: vec![0.5, -0.25, 0.0, 7.0],
         fixed_slots: vec![PairSlot {
             force: [1.0, 2.0, 3.0],

@@ -54,3 +54,33 @@ fn wall_geom_arm(b1: SphereBody, arm1: vec3<f32>, w: Wall, n: vec3<f32>, delta: 
         0.0,
     );
 }
+
+// A lower bound of the distance from `x` to wall `w`'s surface, signed for a plane. CPU twin:
+// `wall_distance_bound` in crates/grains-core/src/kernels/sources/wall.rs.
+fn wall_distance_bound(w: Wall, x: vec3<f32>) -> f32 {
+    let d = x - w.point;
+    let a = dot(d, w.normal);
+    let rho = length(d - w.normal * a);
+    if (w.kind == WALL_CYLINDER) {
+        return abs(rho - w.radius);
+    }
+    if (w.kind == WALL_DISK) {
+        let out = max(rho - w.radius, 0.0);
+        return sqrt(a * a + out * out);
+    }
+    if (w.kind == WALL_CONE) {
+        return abs(rho - (w.radius + w.slope * a)) / sqrt(1.0 + w.slope * w.slope);
+    }
+    return a;
+}
+
+// Whether wall `w` is a candidate of the body at `x` (bounding radius `x.w`) until the next
+// rebuild; a wall given a motion is one of every body. CPU twin: `wall_candidate` in
+// crates/grains-core/src/kernels/sources/wall.rs.
+fn wall_candidate(w: Wall, x: vec4<f32>, cutoff: f32) -> bool {
+    let zero = vec3<f32>(0.0, 0.0, 0.0);
+    if (any(w.velocity != zero) || any(w.omega != zero)) {
+        return x.w > 0.0;
+    }
+    return wall_distance_bound(w, x.xyz) < x.w * 1.001 + cutoff;
+}

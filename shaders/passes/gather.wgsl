@@ -1,7 +1,8 @@
 // CPU twin: crates/grains-core/src/kernels/passes/gather.rs
 //
-// Per-particle sum of its pair slots, source by source (neighbour list, walls, fixed pairs):
-// no float atomics, so totals are bitwise reproducible. Each side of a pair books half the pair's
+// Per-particle sum of its pair slots: its neighbour-list entries in list order (particles, then
+// the walls near it as n_particles + w), then its fixed pairs: no float atomics, so totals are
+// bitwise reproducible. Each side of a pair books half the pair's
 // dissipation; a wall gives all of its to the particle. `dissipated` accumulates over the run
 // as [damping, its Kahan compensation, friction, its compensation].
 //!include lib/types.wgsl
@@ -13,8 +14,6 @@
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
 @group(0) @binding(3) var<storage, read> nbr_mirror: array<u32>;
 @group(0) @binding(4) var<storage, read> slots: array<PairSlot>;
-// With no walls, bind any buffer of at least one PairSlot; it is not read.
-@group(0) @binding(5) var<storage, read> wall_slots: array<PairSlot>;
 @group(0) @binding(6) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> torque: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> dissipated: array<vec4<f32>>;
@@ -39,7 +38,14 @@ fn gather(
     var damp = 0.0;
     var fric = 0.0;
     for (var k = nbr_start[gid]; k < nbr_start[gid + 1u]; k = k + 1u) {
-        if (nbr_j[k] > gid) {
+        let j = nbr_j[k];
+        if (j >= step.n_particles) {
+            let s = slots[k];
+            f = f + s.force;
+            t = t + s.torque1;
+            damp = damp + s.damping_dissipated;
+            fric = fric + s.friction_dissipated;
+        } else if (j > gid) {
             let s = slots[k];
             f = f + s.force;
             t = t + s.torque1;
@@ -52,14 +58,6 @@ fn gather(
             damp = damp + 0.5 * s.damping_dissipated;
             fric = fric + 0.5 * s.friction_dissipated;
         }
-    }
-    let nw = step.n_walls;
-    for (var w = 0u; w < nw; w = w + 1u) {
-        let s = wall_slots[gid * nw + w];
-        f = f + s.force;
-        t = t + s.torque1;
-        damp = damp + s.damping_dissipated;
-        fric = fric + s.friction_dissipated;
     }
     for (var k = fixed_start[gid]; k < fixed_start[gid + 1u]; k = k + 1u) {
         let e = fixed_entry[k];

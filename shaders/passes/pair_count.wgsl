@@ -1,12 +1,13 @@
 // CPU twin: crates/grains-core/src/kernels/passes/pair_count.rs
 //
 // Broad phase, pass 3: count each particle's candidates (lower and higher indices) over the 27
-// surrounding cells. The loop is written out here and in pair_fill.wgsl (the twin shares it
+// surrounding cells, then the walls it may touch before the next rebuild. The loop is written out here and in pair_fill.wgsl (the twin shares it
 // through a closure, which WGSL lacks); both visit cells and particles in the same order.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/grid.wgsl
 //!include lib/shape.wgsl
+//!include lib/wall.wgsl
 
 // `grid` is read-only storage, not a uniform: lavapipe (Mesa 22.x) specialises a kernel on the
 // uniforms its branches read and, when that pays, recompiles it at every bind (every step, even
@@ -22,6 +23,8 @@
 // Two mesh triangles are never candidates (twin: `is_triangle`).
 @group(0) @binding(7) var<storage, read> shape: array<u32>;
 @group(0) @binding(8) var<storage, read> shapes: array<ShapeRecord>;
+// The walls a particle may touch follow its particles, as the candidates n_particles + w.
+@group(0) @binding(9) var<storage, read> walls: array<Wall>;
 
 @compute @workgroup_size(64)
 fn pair_count(
@@ -55,6 +58,14 @@ fn pair_count(
                         n = n + 1u;
                     }
                 }
+            }
+        }
+    }
+    // A mesh triangle is a wall already.
+    if (!tri) {
+        for (var w = 0u; w < step.n_walls; w = w + 1u) {
+            if (wall_candidate(walls[w], x, grid.cutoff)) {
+                n = n + 1u;
             }
         }
     }

@@ -1,12 +1,14 @@
 // CPU twin: crates/grains-core/src/kernels/passes/pair_fill.rs
 //
 // Broad phase, pass 4: write each particle's candidates into its range
-// `nbr_start[gid]..nbr_start[gid + 1]` and insertion-sort the range by index, so the list does
+// `nbr_start[gid]..nbr_start[gid + 1]` (particles, then walls as n_particles + w) and
+// insertion-sort the range by index, so the list does
 // not depend on the order cell_scatter's atomics gave inside cells.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/grid.wgsl
 //!include lib/shape.wgsl
+//!include lib/wall.wgsl
 
 // `grid` is read-only storage, not a uniform: lavapipe (Mesa 22.x) specialises a kernel on the
 // uniforms its branches read and, when that pays, recompiles it at every bind (every step, even
@@ -24,6 +26,8 @@
 // Two mesh triangles are never candidates (twin: `is_triangle`).
 @group(0) @binding(9) var<storage, read> shape: array<u32>;
 @group(0) @binding(10) var<storage, read> shapes: array<ShapeRecord>;
+// The walls a particle may touch follow its particles, as the candidates n_particles + w.
+@group(0) @binding(11) var<storage, read> walls: array<Wall>;
 
 @compute @workgroup_size(64)
 fn pair_fill(
@@ -63,6 +67,17 @@ fn pair_fill(
                         w = w + 1u;
                     }
                 }
+            }
+        }
+    }
+    // A mesh triangle is a wall already. Walls come after every particle: the sort keeps them
+    // last, in wall order.
+    if (!tri) {
+        for (var k = 0u; k < step.n_walls; k = k + 1u) {
+            if (wall_candidate(walls[k], x, grid.cutoff) && w < end) {
+                nbr_i[w] = gid;
+                nbr_j[w] = step.n_particles + k;
+                w = w + 1u;
             }
         }
     }

@@ -1,6 +1,7 @@
 // CPU twin: crates/grains-core/src/kernels/passes/pair_mirror.rs
 //
-// Broad phase, pass 5: for entry (p, q), the index of entry (q, p), or 0xffffffff.
+// Broad phase, pass 5: for entry (p, q), the index of entry (q, p), or 0xffffffff (none, or q is
+// a wall).
 // One invocation per neighbour-list entry; the entry count is only known on the device, so it
 // is read from `nbr_start[n_particles]` and the pass can be dispatched indirectly with an
 // upper bound.
@@ -46,5 +47,9 @@ fn pair_mirror(
     }
     let p = nbr_i[gid];
     let q = nbr_j[gid];
+    if (q >= step.n_particles) {
+        nbr_mirror[gid] = 0xffffffffu;
+        return;
+    }
     nbr_mirror[gid] = find_sorted(nbr_start[q], nbr_start[q + 1u], p);
 }

@@ -2,16 +2,19 @@
 //
 // One invocation per particle, after the gather: the power its moving walls deliver,
 // F . (v + omega x (x - c)) + omega . T over its wall slots, weighted by the mean of the wall's
-// motion in the step taken and the next (a trapezoid), times dt, added to wall_work.
+// motion in the step taken and the next (a trapezoid), times dt, added to wall_work. Its walls
+// are its neighbour-list entries n_particles + w.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<storage, read> walls: array<Wall>;
-@group(0) @binding(2) var<storage, read> wall_slots: array<PairSlot>;
+@group(0) @binding(2) var<storage, read> slots: array<PairSlot>;
 @group(0) @binding(3) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> wall_work: array<vec2<f32>>;
+@group(0) @binding(5) var<storage, read> nbr_start: array<u32>;
+@group(0) @binding(6) var<storage, read> nbr_j: array<u32>;
 
 @compute @workgroup_size(64)
 fn wall_power(
@@ -22,12 +25,15 @@ fn wall_power(
     if (gid >= step.n_particles) {
         return;
     }
-    let nw = step.n_walls;
+    let n = step.n_particles;
     let x = pos[gid].xyz;
     var p = 0.0;
     let zero = vec3<f32>(0.0, 0.0, 0.0);
-    for (var w = 0u; w < nw; w = w + 1u) {
-        let wall = walls[w];
+    for (var k = nbr_start[gid]; k < nbr_start[gid + 1u]; k = k + 1u) {
+        if (nbr_j[k] < n) {
+            continue;
+        }
+        let wall = walls[nbr_j[k] - n];
         let t = f32(wall.steps) * step.dt;
         let moves = any(wall.velocity != zero) || any(wall.omega != zero);
         let next = moves && wall.start <= t && t < wall.stop;
@@ -35,7 +41,7 @@ fn wall_power(
         if (share == 0.0) {
             continue;
         }
-        let s = wall_slots[gid * nw + w];
+        let s = slots[k];
         let v = wall.velocity + cross(wall.omega, x - wall.center);
         p = p + share * (dot(s.force, v) + dot(wall.omega, s.torque1));
     }

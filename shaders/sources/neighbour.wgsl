@@ -1,7 +1,8 @@
 // CPU twin: crates/grains-core/src/kernels/sources/neighbour.rs
 //
 // The neighbour-list source, for the contact template's `source` slot. One invocation per list
-// entry; the list holds each pair twice, and only the owning entry (p < q) evaluates it.
+// entry; the list holds each pair twice, and only the owning entry (p < q) evaluates it. Entries
+// of walls (q >= n_particles) are the wall source's.
 // Reads the template's `step` and `material`.
 
 @group(0) @binding(10) var<storage, read> nbr_i: array<u32>;
@@ -16,7 +17,7 @@ fn source_count() -> u32 {
 fn source_pair(gid: u32) -> SourcePair {
     let p = nbr_i[gid];
     let q = nbr_j[gid];
-    if (p >= q) {
+    if (p >= q || q >= step.n_particles) {
         return SourcePair();
     }
     return SourcePair(p, q, material[p] * step.n_materials + material[q], 1u);

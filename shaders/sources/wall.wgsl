@@ -1,19 +1,27 @@
 // CPU twin: crates/grains-core/src/kernels/sources/wall.rs
 //
-// The wall source, for the contact template's `source` slot: every (particle, wall) pair has
-// the fixed slot `p * n_walls + w`, checked every step. `q` is the wall's index; the
-// sphere-plane resolver reads `walls[q]`.
+// The wall source, for the contact template's `source` slot: the neighbour-list entries whose
+// second body is a wall (`q = n_particles + w`, appended by the broad phase for the walls a
+// particle may touch before the next rebuild). `q` of the pair is the wall's index; the wall
+// resolvers read `walls[q]`.
 
 @group(0) @binding(10) var<storage, read> walls: array<Wall>;
+@group(0) @binding(11) var<storage, read> nbr_i: array<u32>;
+@group(0) @binding(12) var<storage, read> nbr_j: array<u32>;
+// The entry count, `nbr_start[step.n_particles]` (indirect dispatch).
+@group(0) @binding(13) var<storage, read> nbr_start: array<u32>;
 
 fn source_count() -> u32 {
-    return step.n_particles * step.n_walls;
+    return nbr_start[step.n_particles];
 }
 
 fn source_pair(gid: u32) -> SourcePair {
-    let nw = step.n_walls;
-    let p = gid / nw;
-    let w = gid % nw;
+    let p = nbr_i[gid];
+    let q = nbr_j[gid];
+    if (q < step.n_particles) {
+        return SourcePair();
+    }
+    let w = q - step.n_particles;
     let n = step.n_materials;
     return SourcePair(p, w, (walls[w].kind * n + material[p]) * n + walls[w].material, 1u);
 }

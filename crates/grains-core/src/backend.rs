@@ -75,13 +75,17 @@ pub struct WallLoad {
 
 /// The loads on the walls from their slots: a wall receives `-F` from each particle and, about
 /// its centre `c`, the torque `-((x - c) x F + T)` with `T` the slot's torque on the particle
-/// about its own centre (which holds the moment of `F` through the contact point).
+/// about its own centre (which holds the moment of `F` through the contact point). The wall
+/// slots are the neighbour-list entries `(p, n_particles + w)`.
 pub fn wall_loads(
     walls: &[crate::gpu_types::Wall],
     pos: &[[f32; 4]],
-    wall_slots: &[PairSlot],
+    nbr_i: &[u32],
+    nbr_j: &[u32],
+    slots: &[PairSlot],
 ) -> Vec<WallLoad> {
     let nw = walls.len();
+    let n = pos.len();
     let mut out: Vec<WallLoad> = walls
         .iter()
         .map(|w| WallLoad {
@@ -92,9 +96,11 @@ pub fn wall_loads(
     if nw == 0 {
         return out;
     }
-    for (k, s) in wall_slots.iter().enumerate() {
-        let (p, w) = (k / nw, k % nw);
-        let (Some(x), Some(l)) = (pos.get(p), out.get_mut(w)) else {
+    for ((&p, &j), s) in nbr_i.iter().zip(nbr_j).zip(slots) {
+        let Some(w) = (j as usize).checked_sub(n) else {
+            continue;
+        };
+        let (Some(x), Some(l)) = (pos.get(p as usize), out.get_mut(w)) else {
             continue;
         };
         let f = s.force.map(|v| v as f64);
@@ -147,8 +153,8 @@ pub type SourcePairs<'a> = Box<dyn Iterator<Item = (Option<(u32, i64)>, &'a Pair
 pub struct SourceSlots<'a> {
     pub nbr_i: &'a [u32],
     pub nbr_j: &'a [u32],
+    /// The neighbour list's slots, particle pairs' and walls' alike.
     pub slots: &'a [PairSlot],
-    pub wall_slots: &'a [PairSlot],
     pub fixed_slots: &'a [PairSlot],
     /// The walls as they stand.
     pub walls: &'a [crate::gpu_types::Wall],
@@ -164,19 +170,19 @@ impl<'a> SourceSlots<'a> {
         match s {
             SourceKind::Neighbour => {
                 let (ni, nj) = (self.nbr_i, self.nbr_j);
+                let n = world.particles.len() as u32;
                 Box::new(self.slots.iter().enumerate().map(move |(k, sl)| {
                     let (i, j) = (ni[k], nj[k]);
-                    ((i < j).then_some((i, j as i64)), sl)
+                    ((i < j && j < n).then_some((i, j as i64)), sl)
                 }))
             }
             SourceKind::Wall => {
-                let nw = world.walls.len().max(1);
-                Box::new(
-                    self.wall_slots
-                        .iter()
-                        .enumerate()
-                        .map(move |(k, sl)| (Some(((k / nw) as u32, -1 - (k % nw) as i64)), sl)),
-                )
+                let (ni, nj) = (self.nbr_i, self.nbr_j);
+                let n = world.particles.len() as u32;
+                Box::new(self.slots.iter().enumerate().map(move |(k, sl)| {
+                    let (i, j) = (ni[k], nj[k]);
+                    ((j >= n).then(|| (i, -1 - (j - n) as i64)), sl)
+                }))
             }
             SourceKind::Fixed => Box::new(
                 self.fixed_slots

@@ -26,7 +26,8 @@ use crate::world::World;
 use rayon::prelude::*;
 
 /// Neighbour list in CSR form: entries `nbr_start[p]..nbr_start[p+1]` hold p's candidates,
-/// sorted by index; `nbr_mirror[k]` is the entry of the same pair seen from the other side.
+/// sorted by index, particles first and then the walls near p as `n + w`; `nbr_mirror[k]` is the
+/// entry of the same pair seen from the other side (none for a wall).
 #[derive(Clone, Debug, Default)]
 pub struct NeighbourList {
     pub nbr_start: Vec<u32>,
@@ -36,12 +37,13 @@ pub struct NeighbourList {
 }
 
 impl NeighbourList {
-    /// Owning pairs (p < q) in list order, which is sorted.
+    /// Owning particle pairs (p < q) in list order, which is sorted; walls' entries left out.
     pub fn pairs(&self) -> Vec<(u32, u32)> {
+        let n = self.nbr_start.len().saturating_sub(1) as u32;
         self.nbr_i
             .iter()
             .zip(&self.nbr_j)
-            .filter(|(i, j)| i < j)
+            .filter(|(i, j)| i < j && **j < n)
             .map(|(&i, &j)| (i, j))
             .collect()
     }
@@ -64,12 +66,10 @@ pub struct CpuBackend {
     ref_pos: Vec<[f32; 4]>,
     pub dissipated: Vec<[f32; 4]>,
     pub list: NeighbourList,
-    /// Per-entry history records, `table.nbr_history_stride` words each.
+    /// Per-entry history records, `table.nbr_history_stride` words each (particle pairs and
+    /// walls alike).
     pub history: Vec<f32>,
     pub slots: Vec<PairSlot>,
-    /// Per-(particle, wall) history records, `table.wall_history_stride` words each.
-    pub wall_history: Vec<f32>,
-    pub wall_slots: Vec<PairSlot>,
     /// Per-fixed-pair history records, `table.fixed_history_stride` words each.
     pub fixed_history: Vec<f32>,
     pub fixed_slots: Vec<PairSlot>,
@@ -125,7 +125,6 @@ impl CpuBackend {
     fn allocate(world: World) -> Result<CpuBackend, CoreError> {
         let grid = world.grid()?;
         let n = world.particles.len();
-        let nw = world.walls.len();
         let nf = world.fixed_pairs.len();
         let (fixed_start, fixed_entry) = fixed_index(n, &world.fixed_pairs);
         let (shell_start, shell_entry) = world.shells.node_index(n);
@@ -151,8 +150,6 @@ impl CpuBackend {
             list: NeighbourList::default(),
             history: Vec::new(),
             slots: Vec::new(),
-            wall_history: vec![0.0; n * nw * world.table.wall_history_stride],
-            wall_slots: vec![PairSlot::default(); n * nw],
             fixed_history: vec![0.0; nf * world.table.fixed_history_stride],
             fixed_slots: vec![PairSlot::default(); nf],
             fixed_start,
@@ -214,8 +211,6 @@ impl CpuBackend {
         };
         b.history = s.history;
         b.slots = s.slots;
-        b.wall_history = s.wall_history;
-        b.wall_slots = s.wall_slots;
         b.fixed_history = s.fixed_history;
         b.fixed_slots = s.fixed_slots;
         b.shell_rest = s.shell_rest;
@@ -252,11 +247,14 @@ impl CpuBackend {
         let (grid, domain) = (&self.grid, &self.domain);
         let (pos, cell_start, sorted) = (&self.pos, &self.cell_start, &self.sorted);
         let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
+        let walls = &self.walls;
         self.nbr_count
             .par_iter_mut()
             .enumerate()
             .for_each(|(gid, c)| {
-                pair_count(gid, grid, domain, pos, cell_start, sorted, shape, shapes, c)
+                pair_count(
+                    gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, c,
+                )
             });
         let mut nbr_start = vec![0u32; n + 1];
         prefix_sum(&self.nbr_count, &mut nbr_start);
@@ -279,7 +277,7 @@ impl CpuBackend {
                 .enumerate()
                 .for_each(|(gid, (ri, rj))| {
                     pair_fill(
-                        gid, grid, domain, pos, cell_start, sorted, shape, shapes, ri, rj,
+                        gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, ri, rj,
                     )
                 });
         }
@@ -342,9 +340,13 @@ impl CpuBackend {
                     &mut self.slots,
                 ),
                 SourceKind::Wall => (
-                    SourceView::Wall { walls: &self.walls },
-                    &mut self.wall_history,
-                    &mut self.wall_slots,
+                    SourceView::Wall {
+                        walls: &self.walls,
+                        nbr_i: &self.list.nbr_i,
+                        nbr_j: &self.list.nbr_j,
+                    },
+                    &mut self.history,
+                    &mut self.slots,
                 ),
                 SourceKind::Fixed => (
                     SourceView::Fixed {
@@ -376,7 +378,7 @@ impl CpuBackend {
                 });
         }
         let (step, list) = (&self.step, &self.list);
-        let (slots, wall_slots, fixed_slots) = (&self.slots, &self.wall_slots, &self.fixed_slots);
+        let (slots, fixed_slots) = (&self.slots, &self.fixed_slots);
         let (fixed_start, fixed_entry) = (&self.fixed_start, &self.fixed_entry);
         (&mut self.force, &mut self.torque, &mut self.dissipated)
             .into_par_iter()
@@ -389,7 +391,6 @@ impl CpuBackend {
                     &list.nbr_j,
                     &list.nbr_mirror,
                     slots,
-                    wall_slots,
                     fixed_start,
                     fixed_entry,
                     fixed_slots,
@@ -417,12 +418,23 @@ impl CpuBackend {
             }
         }
         if self.walls_move {
-            let (step, walls, wall_slots, pos) =
-                (&self.step, &self.walls, &self.wall_slots, &self.pos);
+            let (step, walls, slots, pos) = (&self.step, &self.walls, &self.slots, &self.pos);
+            let list = &self.list;
             self.wall_work
                 .par_iter_mut()
                 .enumerate()
-                .for_each(|(gid, a)| wall_power(gid, step, walls, wall_slots, pos, a));
+                .for_each(|(gid, a)| {
+                    wall_power(
+                        gid,
+                        step,
+                        walls,
+                        &list.nbr_start,
+                        &list.nbr_j,
+                        slots,
+                        pos,
+                        a,
+                    )
+                });
         }
     }
 
@@ -471,7 +483,6 @@ impl CpuBackend {
             nbr_i: &self.list.nbr_i,
             nbr_j: &self.list.nbr_j,
             slots: &self.slots,
-            wall_slots: &self.wall_slots,
             fixed_slots: &self.fixed_slots,
             walls: &self.walls,
             shell_forces: &self.shell_forces,
@@ -612,7 +623,13 @@ impl Backend for CpuBackend {
     }
 
     fn wall_loads(&mut self) -> Vec<crate::backend::WallLoad> {
-        crate::backend::wall_loads(&self.walls, &self.pos, &self.wall_slots)
+        crate::backend::wall_loads(
+            &self.walls,
+            &self.pos,
+            &self.list.nbr_i,
+            &self.list.nbr_j,
+            &self.slots,
+        )
     }
 
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {
@@ -697,8 +714,6 @@ impl Backend for CpuBackend {
             nbr_mirror: self.list.nbr_mirror.clone(),
             history: self.history.clone(),
             slots: self.slots.clone(),
-            wall_history: self.wall_history.clone(),
-            wall_slots: self.wall_slots.clone(),
             fixed_history: self.fixed_history.clone(),
             fixed_slots: self.fixed_slots.clone(),
             shell_rest: self.shell_rest.clone(),

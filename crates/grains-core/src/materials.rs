@@ -123,11 +123,11 @@ pub struct PairTable {
     /// Words per material pair in `params`: the largest chain record, rounded up to whole
     /// 16-byte `vec4`s, which the GPU kernels load at once.
     pub params_stride: usize,
-    /// History words per neighbour-list entry: the largest sphere-sphere chain's, in whole
-    /// `vec4`s (at least one).
+    /// History words per neighbour-list entry: the largest chain's of the neighbour and wall
+    /// sources (a wall pair is an entry of the list), in whole `vec4`s (at least one).
     pub nbr_history_stride: usize,
-    /// History words per (particle, wall) slot: the largest sphere-plane chain's, in whole
-    /// `vec4`s (at least one).
+    /// History words per wall pair: `nbr_history_stride`, since wall pairs are entries of the
+    /// neighbour list.
     pub wall_history_stride: usize,
     /// History words per fixed pair: the largest fixed-source chain's, in whole `vec4`s (at
     /// least one).
@@ -221,8 +221,9 @@ impl PairTable {
                 .max(1)
                 .next_multiple_of(4)
         };
-        t.nbr_history_stride = stride_of(SourceKind::Neighbour);
-        t.wall_history_stride = stride_of(SourceKind::Wall);
+        // Walls' pairs are entries of the neighbour list: one history record for both.
+        t.nbr_history_stride = stride_of(SourceKind::Neighbour).max(stride_of(SourceKind::Wall));
+        t.wall_history_stride = t.nbr_history_stride;
         t.fixed_history_stride = stride_of(SourceKind::Fixed);
         t.params_stride = t
             .chains

@@ -72,7 +72,7 @@ impl Sizes {
     pub fn slots(&self, s: SourceKind) -> usize {
         match s {
             SourceKind::Neighbour => self.entries,
-            SourceKind::Wall => self.particles * self.walls,
+            SourceKind::Wall => self.entries,
             SourceKind::Fixed => self.fixed,
         }
     }
@@ -194,8 +194,6 @@ state_arrays! {
     history: f32 = Extent::History(SourceKind::Neighbour),
     slots: PairSlot = Extent::Slots(SourceKind::Neighbour),
     /// History records of the (particle, wall) slots.
-    wall_history: f32 = Extent::History(SourceKind::Wall),
-    wall_slots: PairSlot = Extent::Slots(SourceKind::Wall),
     /// History records of the fixed-topology pairs.
     fixed_history: f32 = Extent::History(SourceKind::Fixed),
     fixed_slots: PairSlot = Extent::Slots(SourceKind::Fixed),
@@ -247,12 +245,15 @@ impl BackendState {
             }
         }
         let total = sizes.entries;
-        if self
-            .nbr_i
-            .iter()
-            .chain(&self.nbr_j)
-            .any(|&p| p as usize >= n)
-            || self.nbr_mirror.iter().any(|&k| k as usize >= total)
+        // A wall's entry names it as `n + w` and has no mirror.
+        let nw = world.walls.len();
+        if self.nbr_i.iter().any(|&p| p as usize >= n)
+            || self.nbr_j.iter().any(|&q| q as usize >= n + nw)
+            || self
+                .nbr_mirror
+                .iter()
+                .zip(&self.nbr_j)
+                .any(|(&k, &q)| k as usize >= total && (q as usize) < n)
         {
             return bad("the neighbour list names particles or entries that do not exist".into());
         }

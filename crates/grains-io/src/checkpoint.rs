@@ -26,7 +26,8 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 4: the count and energy of particles removed from the run.
 // 6: the count and energy of particles inserted, walls and the work moving walls did.
 // 5: the shells' state (edge rest lengths, edge records, volumes).
-const VERSION: u32 = 6;
+// 7: wall pairs are neighbour-list entries (no `wall_history`, `wall_slots`).
+const VERSION: u32 = 7;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
     out.write_all(&(a.len() as u64).to_le_bytes())?;

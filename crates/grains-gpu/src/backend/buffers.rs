@@ -97,7 +97,6 @@ impl GpuBackend {
         let p = w.particles.clone();
         let table = w.table.clone();
         let walls: Vec<Wall> = w.walls.clone();
-        let nw = self.n_walls as u64;
         let nc = self.n_cells as u64;
         self.upload("step", bytes_of(&step), 0, uni)?;
         self.upload("domain", bytes_of(&domain), 0, uni)?;
@@ -163,7 +162,7 @@ impl GpuBackend {
         let ns = sh.shells.len() as u64;
         let nf = fixed_pairs.len() as u64;
         let walls_move = self.world.walls.iter().any(|w| w.moves());
-        let zeroed: [(&'static str, u64); 22] = [
+        let zeroed: [(&'static str, u64); 20] = [
             ("wall_work", if walls_move { 8 * n } else { 8 }),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
@@ -181,14 +180,6 @@ impl GpuBackend {
             ("nbr_start", 4 * (n + 1)),
             // At least one element: a binding of an empty array is still checked against the
             // element size.
-            (
-                "wall_history",
-                4 * table.wall_history_stride as u64 * (n * nw).max(1),
-            ),
-            (
-                "wall_slots",
-                std::mem::size_of::<PairSlot>() as u64 * (n * nw).max(1),
-            ),
             (
                 "fixed_history",
                 4 * table.fixed_history_stride as u64 * nf.max(1),
@@ -280,8 +271,7 @@ impl GpuBackend {
         )
     }
 
-    /// Read a resident buffer by its binding name (e.g. `"nbr_start"`, `"slots"`,
-    /// `"wall_slots"`, `"force"`) as `T`, the first `count` elements; for pass-level tests.
+    /// Read a resident buffer by its binding name (e.g. `"nbr_start"`, `"slots"`, `"force"`) as `T`, the first `count` elements; for pass-level tests.
     pub fn read_buffer<T: bytemuck::Pod>(
         &self,
         name: &str,

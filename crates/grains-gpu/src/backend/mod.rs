@@ -529,7 +529,6 @@ impl GpuBackend {
             nbr_i: self.read_pod("nbr_i", self.total),
             nbr_j: self.read_pod("nbr_j", self.total),
             slots: read(SourceKind::Neighbour),
-            wall_slots: read(SourceKind::Wall),
             fixed_slots: read(SourceKind::Fixed),
             shell_forces: self.read_pod("shell_forces", 4 * sizes.shell_edges as u64),
             shell_volumes: self.read_pod("shell_volumes", sizes.shells as u64),
@@ -700,8 +699,10 @@ impl Backend for GpuBackend {
         let nw = self.n_walls as u64;
         let walls: Vec<Wall> = self.read_pod("walls", nw);
         let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
-        let slots: Vec<PairSlot> = self.read_pod("wall_slots", n * nw);
-        grains_core::backend::wall_loads(&walls, &pos, &slots)
+        let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
+        let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
+        let slots: Vec<PairSlot> = self.read_pod("slots", self.total);
+        grains_core::backend::wall_loads(&walls, &pos, &ni, &nj, &slots)
     }
 
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {
@@ -815,7 +816,11 @@ impl Backend for GpuBackend {
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
         let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
         let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
-        ni.into_iter().zip(nj).filter(|(i, j)| i < j).collect()
+        let n = self.n as u32;
+        ni.into_iter()
+            .zip(nj)
+            .filter(|(i, j)| i < j && *j < n)
+            .collect()
     }
 
     fn rebuild_steps(&self) -> &[u64] {
@@ -828,7 +833,6 @@ struct ReadSlots {
     nbr_i: Vec<u32>,
     nbr_j: Vec<u32>,
     slots: Vec<PairSlot>,
-    wall_slots: Vec<PairSlot>,
     fixed_slots: Vec<PairSlot>,
     shell_forces: Vec<[f32; 4]>,
     shell_volumes: Vec<[f32; 4]>,
@@ -841,7 +845,6 @@ impl ReadSlots {
             nbr_i: &self.nbr_i,
             nbr_j: &self.nbr_j,
             slots: &self.slots,
-            wall_slots: &self.wall_slots,
             fixed_slots: &self.fixed_slots,
             shell_forces: &self.shell_forces,
             shell_volumes: &self.shell_volumes,

@@ -1,10 +1,9 @@
 //! Per-particle gather of pair slots. WGSL twin: `shaders/passes/gather.wgsl`.
 //!
-//! Sums the slots a particle takes part in, source by source in
-//! [`crate::kernels::sources::SourceKind::ALL`] order
-//! (neighbour list, walls, fixed pairs) and each in its own order: no float atomics, so the
-//! totals are bitwise reproducible. Each side of a pair books half of the pair's dissipation;
-//! walls give all of theirs to the particle. Dissipation accumulates over
+//! Sums the slots a particle takes part in: its neighbour-list entries in list order (other
+//! particles, then the walls near it, the entries `n_particles + w`), then its fixed pairs: no
+//! float atomics, so the totals are bitwise reproducible. Each side of a pair books half of the
+//! pair's dissipation; walls give all of theirs to the particle. Dissipation accumulates over
 //! the run with Kahan compensation (`acc = [damping, its compensation, friction, its
 //! compensation]`) because single increments are tiny against the running total.
 
@@ -31,7 +30,6 @@ pub fn gather(
     nbr_j: &[u32],
     nbr_mirror: &[u32],
     slots: &[PairSlot],
-    wall_slots: &[PairSlot],
     fixed_start: &[u32],
     fixed_entry: &[u32],
     fixed_slots: &[PairSlot],
@@ -43,9 +41,17 @@ pub fn gather(
     let mut t = Vec3::ZERO;
     let mut damp = 0.0f32;
     let mut fric = 0.0f32;
+    let n = step.n_particles;
     for k in nbr_start[gid]..nbr_start[gid + 1] {
         let k = k as usize;
-        if nbr_j[k] as usize > gid {
+        let j = nbr_j[k];
+        if j >= n {
+            let s = &slots[k];
+            f += v3(s.force);
+            t += v3(s.torque1);
+            damp += s.damping_dissipated;
+            fric += s.friction_dissipated;
+        } else if j as usize > gid {
             let s = &slots[k];
             f += v3(s.force);
             t += v3(s.torque1);
@@ -58,14 +64,6 @@ pub fn gather(
             damp += 0.5 * s.damping_dissipated;
             fric += 0.5 * s.friction_dissipated;
         }
-    }
-    let nw = step.n_walls as usize;
-    for w in 0..nw {
-        let s = &wall_slots[gid * nw + w];
-        f += v3(s.force);
-        t += v3(s.torque1);
-        damp += s.damping_dissipated;
-        fric += s.friction_dissipated;
     }
     for k in fixed_start[gid]..fixed_start[gid + 1] {
         let e = fixed_entry[k as usize];

@@ -5,10 +5,13 @@
 //! largest interaction range) of this one's, by minimum image on periodic axes. The grid
 //! guarantees a cell edge of at least the largest diameter plus the cut-off and at least three
 //! cells on every periodic axis, so the 27 surrounding cells hold every candidate exactly once.
+//! Then the walls it may touch before the next rebuild ([`wall_candidate`]), each as the
+//! candidate `n_particles + w`, after every particle (the wall source's entries).
 
-use crate::gpu_types::{DomainParams, GridParams};
+use crate::gpu_types::{DomainParams, GridParams, Wall};
 use crate::kernels::passes::{cell_coords, cell_index};
 use crate::kernels::resolvers::sphere_sphere::min_image;
+use crate::kernels::sources::wall::wall_candidate;
 use crate::shapes::{ShapeRecord, KIND_MEMBER, KIND_TRIANGLE};
 
 /// Whether particle `i` is a mesh wall's triangle.
@@ -41,6 +44,7 @@ pub fn for_each_candidate(
     sorted: &[u32],
     shape: &[u32],
     shapes: &[ShapeRecord],
+    walls: &[Wall],
     mut visit: impl FnMut(u32),
 ) {
     let x = pos[gid];
@@ -83,6 +87,15 @@ pub fn for_each_candidate(
             }
         }
     }
+    // A mesh triangle is a wall already.
+    if !tri {
+        let n = pos.len() as u32;
+        for (w, wall) in walls.iter().enumerate() {
+            if wall_candidate(wall, x, grid.cutoff) {
+                visit(n + w as u32);
+            }
+        }
+    }
 }
 
 /// Number of candidates of particle `gid` (both lower and higher indices).
@@ -96,6 +109,7 @@ pub fn pair_count(
     sorted: &[u32],
     shape: &[u32],
     shapes: &[ShapeRecord],
+    walls: &[Wall],
     nbr_count: &mut u32,
 ) {
     let mut n = 0u32;
@@ -108,6 +122,7 @@ pub fn pair_count(
         sorted,
         shape,
         shapes,
+        walls,
         |_| n += 1,
     );
     *nbr_count = n;

@@ -5,7 +5,7 @@
 //! backends, and every run, build the same list; it also lets history be carried over and
 //! mirror entries be found by binary search.
 
-use crate::gpu_types::{DomainParams, GridParams};
+use crate::gpu_types::{DomainParams, GridParams, Wall};
 use crate::kernels::passes::pair_count::for_each_candidate;
 use crate::shapes::ShapeRecord;
 
@@ -21,6 +21,7 @@ pub fn pair_fill(
     sorted: &[u32],
     shape: &[u32],
     shapes: &[ShapeRecord],
+    walls: &[Wall],
     nbr_i: &mut [u32],
     nbr_j: &mut [u32],
 ) {
@@ -36,6 +37,7 @@ pub fn pair_fill(
         sorted,
         shape,
         shapes,
+        walls,
         |q| {
             nbr_i[w] = gid as u32;
             nbr_j[w] = q;

@@ -12,32 +12,40 @@
 //! a step's work whenever the wall starts or stops under load. One invocation per particle
 //! adds `P dt` over its walls to `wall_work` (Kahan-compensated), after the gather; the ledger
 //! subtracts the total (`energy.csv`'s `wall_work`). Dispatched only in a world with a moving
-//! wall.
+//! wall. A particle's walls are its neighbour-list entries `n_particles + w` (a moving wall is
+//! a candidate of every particle).
 
 use crate::gpu_types::{PairSlot, StepParams, Wall};
 use crate::kernels::passes::gather::kahan_add;
 use crate::kernels::{v3, v4xyz};
 
 /// Add the work of the moving walls on particle `gid` this step to `work`.
+#[allow(clippy::too_many_arguments)]
 pub fn wall_power(
     gid: usize,
     step: &StepParams,
     walls: &[Wall],
-    wall_slots: &[PairSlot],
+    nbr_start: &[u32],
+    nbr_j: &[u32],
+    slots: &[PairSlot],
     pos: &[[f32; 4]],
     work: &mut [f32; 2],
 ) {
-    let nw = step.n_walls as usize;
+    let n = step.n_particles;
     let x = v4xyz(pos[gid]);
     let mut p = 0.0f32;
-    for (w, wall) in walls.iter().enumerate().take(nw) {
+    for k in nbr_start[gid] as usize..nbr_start[gid + 1] as usize {
+        if nbr_j[k] < n {
+            continue;
+        }
+        let wall = &walls[(nbr_j[k] - n) as usize];
         let t = wall.steps as f32 * step.dt;
         let next = wall.moves() && wall.start <= t && t < wall.stop;
         let share = 0.5 * ((wall.moving != 0) as u32 as f32 + next as u32 as f32);
         if share == 0.0 {
             continue;
         }
-        let s = &wall_slots[gid * nw + w];
+        let s = &slots[k];
         let om = v3(wall.omega);
         let v = v3(wall.velocity) + om.cross(x - v3(wall.center));
         p += share * (v3(s.force).dot(v) + om.dot(v3(s.torque1)));

@@ -9,7 +9,8 @@
 //!
 //! - [`neighbour`]: the broad phase's candidate list, rebuilt when particles have moved;
 //!   history follows a pair across rebuilds.
-//! - [`wall`]: every (particle, wall) pair, a fixed slot each, checked every step.
+//! - [`wall`]: the neighbour list's entries of walls (a particle near a wall), sharing the
+//!   list's slots and history.
 //! - [`fixed`]: pairs given by topology (bonds, mesh edges, bending hinges), never from the
 //!   hash and never dropped by it; a fixed slot each.
 
@@ -24,7 +25,8 @@ use crate::gpu_types::{SourcePair, Wall};
 pub enum SourceKind {
     /// The broad phase's neighbour list.
     Neighbour,
-    /// Particles against plane walls.
+    /// Particles against walls (planes, cylinders, disks, cones): entries of the neighbour
+    /// list.
     Wall,
     /// Pairs from the scene's topology.
     Fixed,
@@ -43,11 +45,21 @@ impl SourceKind {
         }
     }
 
+    /// Whether its pairs are entries of the neighbour list, whose slots and history records it
+    /// shares (one array each for both sources).
+    pub fn in_list(self) -> bool {
+        match self {
+            SourceKind::Neighbour => true,
+            SourceKind::Wall => true,
+            SourceKind::Fixed => false,
+        }
+    }
+
     /// Name of the state array (and GPU buffer) of its history records.
     pub fn history_array(self) -> &'static str {
         match self {
             SourceKind::Neighbour => "history",
-            SourceKind::Wall => "wall_history",
+            SourceKind::Wall => "history",
             SourceKind::Fixed => "fixed_history",
         }
     }
@@ -56,7 +68,7 @@ impl SourceKind {
     pub fn slots_array(self) -> &'static str {
         match self {
             SourceKind::Neighbour => "slots",
-            SourceKind::Wall => "wall_slots",
+            SourceKind::Wall => "slots",
             SourceKind::Fixed => "fixed_slots",
         }
     }
@@ -76,7 +88,7 @@ impl SourceKind {
     pub fn rebuilt(self) -> bool {
         match self {
             SourceKind::Neighbour => true,
-            SourceKind::Wall => false,
+            SourceKind::Wall => true,
             SourceKind::Fixed => false,
         }
     }
@@ -85,9 +97,18 @@ impl SourceKind {
 /// What a source's pairs index: the arrays `source_pair` reads, per source.
 #[derive(Clone, Copy, Debug)]
 pub enum SourceView<'a> {
-    Neighbour { nbr_i: &'a [u32], nbr_j: &'a [u32] },
-    Wall { walls: &'a [Wall] },
-    Fixed { fixed_pairs: &'a [[u32; 2]] },
+    Neighbour {
+        nbr_i: &'a [u32],
+        nbr_j: &'a [u32],
+    },
+    Wall {
+        walls: &'a [Wall],
+        nbr_i: &'a [u32],
+        nbr_j: &'a [u32],
+    },
+    Fixed {
+        fixed_pairs: &'a [[u32; 2]],
+    },
 }
 
 impl SourceView<'_> {
@@ -103,7 +124,11 @@ impl SourceView<'_> {
             SourceView::Neighbour { nbr_i, nbr_j } => {
                 neighbour::source_pair(gid, step, material, nbr_i, nbr_j)
             }
-            SourceView::Wall { walls } => wall::source_pair(gid, step, material, walls),
+            SourceView::Wall {
+                walls,
+                nbr_i,
+                nbr_j,
+            } => wall::source_pair(gid, step, material, walls, nbr_i, nbr_j),
             SourceView::Fixed { fixed_pairs } => {
                 fixed::source_pair(gid, step, material, fixed_pairs)
             }

@@ -2,7 +2,8 @@
 //!
 //! One invocation per list entry; the list holds each pair twice (once from each side), and
 //! only the owning entry (p < q) evaluates it. The gather reads the other entry through
-//! `nbr_mirror`.
+//! `nbr_mirror`. Entries of walls (`q >= n_particles`) are the wall source's
+//! ([`super::wall`]).
 
 use crate::gpu_types::{SourcePair, StepParams};
 
@@ -17,7 +18,7 @@ pub fn source_pair(
 ) -> SourcePair {
     let p = nbr_i[gid];
     let q = nbr_j[gid];
-    if p >= q {
+    if p >= q || q >= step.n_particles {
         return SourcePair::default();
     }
     SourcePair {

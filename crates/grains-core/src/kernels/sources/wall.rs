@@ -1,23 +1,152 @@
 //! The wall source. WGSL twin: `shaders/sources/wall.wgsl`.
 //!
-//! Walls are few, so every (particle, wall) pair has the fixed slot `p * n_walls + w` and is
-//! checked every step: no candidate list, and no wall contact can be missed. `q` is the wall's
-//! index.
+//! Wall contacts are entries of the neighbour list: the broad phase (`pair_count`,
+//! `pair_fill`) appends to a particle's candidates every wall it may touch before the next
+//! rebuild ([`wall_candidate`]), as the entry `q = n_particles + w`. So a wall pair has a slot
+//! and a history record only while the particle is near the wall, its history follows it
+//! across rebuilds like a particle pair's (`history_carry`), and a particle deep in the bed
+//! costs nothing per wall. (Before, every (particle, wall) pair had a fixed slot evaluated
+//! every step: 6 slots and 6 history records per particle in a box, most of a step's work and
+//! memory.) The neighbour source skips these entries and this source evaluates only them;
+//! `q` of the pair is the wall's index.
 
-use crate::gpu_types::{SourcePair, StepParams, Wall};
+use crate::gpu_types::{SourcePair, StepParams, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
+use glam::Vec3;
 
-/// Slot `gid` as (particle, wall).
+/// Entry `gid` of the neighbour list as a (particle, wall) pair, if it is one.
 #[inline]
-pub fn source_pair(gid: usize, step: &StepParams, material: &[u32], walls: &[Wall]) -> SourcePair {
-    let nw = step.n_walls as usize;
-    let p = gid / nw;
-    let w = gid % nw;
+pub fn source_pair(
+    gid: usize,
+    step: &StepParams,
+    material: &[u32],
+    walls: &[Wall],
+    nbr_i: &[u32],
+    nbr_j: &[u32],
+) -> SourcePair {
+    let p = nbr_i[gid];
+    let q = nbr_j[gid];
+    if q < step.n_particles {
+        return SourcePair::default();
+    }
+    let w = (q - step.n_particles) as usize;
     SourcePair {
-        p: p as u32,
+        p,
         q: w as u32,
         // One block of material pairs per wall kind, each with its resolver's chains.
-        table: (walls[w].kind * step.n_materials + material[p]) * step.n_materials
+        table: (walls[w].kind * step.n_materials + material[p as usize]) * step.n_materials
             + walls[w].material,
         owns: 1,
+    }
+}
+
+/// A lower bound of the distance (m) from `x` to wall `w`'s surface, signed for a plane
+/// (negative behind it). Exact for planes, cylinders and disks; for a cone, the distance to its
+/// generating line in `x`'s meridian plane, which is at most the distance to the cone's
+/// surface (a half-line of that line).
+pub fn wall_distance_bound(w: &Wall, x: [f32; 3]) -> f32 {
+    let d = Vec3::from(x) - Vec3::from(w.point);
+    let n = Vec3::from(w.normal);
+    let a = d.dot(n);
+    let rho = (d - n * a).length();
+    match w.kind {
+        WALL_CYLINDER => (rho - w.radius).abs(),
+        WALL_DISK => {
+            let out = (rho - w.radius).max(0.0);
+            (a * a + out * out).sqrt()
+        }
+        WALL_CONE => (rho - (w.radius + w.slope * a)).abs() / (1.0 + w.slope * w.slope).sqrt(),
+        _ => a,
+    }
+}
+
+/// Whether wall `w` is a candidate of the body at `x` (bounding radius `x[3]`) until the next
+/// rebuild: within `cutoff` (the grid's: skin plus the largest interaction range) of touching,
+/// with a margin of a thousandth of the radius for rounding. A wall given a motion is a
+/// candidate of every body, since the skin does not bound how far it moves between rebuilds.
+pub fn wall_candidate(w: &Wall, x: [f32; 4], cutoff: f32) -> bool {
+    if w.moves() {
+        return x[3] > 0.0;
+    }
+    wall_distance_bound(w, [x[0], x[1], x[2]]) < x[3] * 1.001 + cutoff
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu_types::{WALL_CONE, WALL_CYLINDER, WALL_DISK, WALL_PLANE};
+
+    fn rng(seed: u64) -> impl FnMut() -> f32 {
+        let mut s = seed;
+        move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32) / (1u64 << 24) as f32
+        }
+    }
+
+    /// The bound never exceeds the distance to the surface, sampled densely (brute force over
+    /// points of the surface), for random walls and points.
+    #[test]
+    fn bound_is_below_the_distance() {
+        let mut r = rng(7);
+        for case in 0..240 {
+            let kind = [WALL_PLANE, WALL_CYLINDER, WALL_DISK, WALL_CONE][case % 4];
+            let axis = Vec3::new(r() - 0.5, r() - 0.5, r() - 0.5).normalize();
+            let w = Wall {
+                point: [r() - 0.5, r() - 0.5, r() - 0.5],
+                normal: axis.to_array(),
+                radius: 0.05 + 0.3 * r(),
+                slope: 2.0 * r(),
+                kind,
+                ..Wall::plane([0.0; 3], [0.0, 0.0, 1.0], 0)
+            };
+            let x = [2.0 * r() - 1.0, 2.0 * r() - 1.0, 2.0 * r() - 1.0];
+            let bound = wall_distance_bound(&w, x);
+            let p = Vec3::from(w.point);
+            if kind == WALL_PLANE {
+                let signed = (Vec3::from(x) - p).dot(axis);
+                assert!((bound - signed).abs() < 1e-6, "plane: {bound} vs {signed}");
+                continue;
+            }
+            // The surface, sampled: a frame around the axis.
+            let u = axis.any_orthonormal_vector();
+            let v = axis.cross(u);
+            let mut best = f32::INFINITY;
+            for i in 0..360 {
+                let th = i as f32 / 360.0 * std::f32::consts::TAU;
+                let dir = u * th.cos() + v * th.sin();
+                for k in 0..=300 {
+                    let s = k as f32 / 300.0;
+                    let y = match kind {
+                        WALL_CYLINDER => p + dir * w.radius + axis * (4.0 * s - 2.0),
+                        WALL_DISK => p + dir * w.radius * s,
+                        WALL_CONE => {
+                            let h = 2.0 * s;
+                            p + axis * h + dir * (w.radius + w.slope * h)
+                        }
+                        _ => unreachable!(),
+                    };
+                    best = best.min((Vec3::from(x) - y).length());
+                }
+            }
+            // Sampling finds a distance at least the true one; the bound is below the true one
+            // up to f32 rounding.
+            assert!(
+                bound <= best + 1e-5,
+                "kind {kind}: bound {bound} > sampled {best}"
+            );
+        }
+    }
+
+    #[test]
+    fn moving_walls_are_candidates_of_every_body() {
+        let mut w = Wall::plane([0.0; 3], [0.0, 0.0, 1.0], 0);
+        assert!(!wall_candidate(&w, [0.0, 0.0, 1.0, 0.01], 0.01));
+        assert!(wall_candidate(&w, [0.0, 0.0, 0.0199, 0.01], 0.01));
+        w.velocity = [0.0, 0.0, 1e-3];
+        assert!(wall_candidate(&w, [0.0, 0.0, 1.0, 0.01], 0.01));
+        // Removed and dormant particles never are.
+        assert!(!wall_candidate(&w, [0.0, 0.0, 1.0, -1e30], 0.01));
     }
 }
