@@ -194,3 +194,85 @@ fn history_is_carried_across_rebuilds() {
     assert_eq!(a.vel, b.vel);
     assert_eq!(a.omega, b.omega);
 }
+
+/// Walls are candidates only of the particles near them, yet no wall contact is missed: in a
+/// shaken, settling box every (particle, plane) pair closer than the radius is the list entry
+/// `(p, n + w)` at every step. And the active flags hold their promise: an entry flagged
+/// inactive has a zero slot and a zero history record (so the gather may skip it unread).
+#[test]
+fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
+    let (r, spacing) = (0.001, 0.0024);
+    let l = 6.0 * spacing;
+    let p = lattice_particles([0.0; 3], [l; 3], r, spacing, 2500.0, 0.5, 100.0, 17);
+    let domain = Domain {
+        min: [0.0; 3],
+        max: [l; 3],
+        periodic: [false; 3],
+    };
+    let walls = box_walls([0.0; 3], [l as f32; 3]);
+    let inter = self_interaction(
+        hertz(),
+        Some(0.7),
+        Some((0.3, 0.3)),
+        TangentialStiffness::Mindlin,
+    );
+    let mut w = world(
+        p,
+        walls.clone(),
+        material("m", 5e6, 2500.0),
+        inter,
+        domain,
+        [0.0, 0.0, -9.81],
+        1.0,
+        0.0003,
+    );
+    w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
+    let stride = w.table.nbr_history_stride;
+    let mut b = cpu(w);
+    let n = b.pos.len() as u32;
+    let (mut wall_contacts, mut inactive_checked, mut most_wall_entries) = (0usize, 0usize, 0);
+    for _ in 0..1500 {
+        b.step();
+        let list = &b.list;
+        for (i, x) in b.pos.iter().enumerate() {
+            for (k, wall) in walls.iter().enumerate() {
+                let d: f32 = (0..3)
+                    .map(|c| (x[c] - wall.point[c]) * wall.normal[c])
+                    .sum();
+                if d < x[3] {
+                    wall_contacts += 1;
+                    let range = list.nbr_start[i] as usize..list.nbr_start[i + 1] as usize;
+                    assert!(
+                        list.nbr_j[range].contains(&(n + k as u32)),
+                        "missed the contact of particle {i} with wall {k} at step {}",
+                        b.counters().steps
+                    );
+                }
+            }
+        }
+        let wall_entries = list.nbr_j.iter().filter(|&&j| j >= n).count();
+        most_wall_entries = most_wall_entries.max(wall_entries);
+        for k in 0..list.nbr_j.len() {
+            if list.nbr_i[k] < list.nbr_j[k] && b.nbr_active[k] == 0 {
+                inactive_checked += 1;
+                assert_eq!(b.slots[k], Default::default(), "inactive entry {k}'s slot");
+                assert!(
+                    b.history[k * stride..(k + 1) * stride]
+                        .iter()
+                        .all(|&h| h == 0.0),
+                    "inactive entry {k}'s history"
+                );
+            }
+        }
+    }
+    assert!(
+        wall_contacts > 100,
+        "too few wall contacts: {wall_contacts}"
+    );
+    assert!(inactive_checked > 1000, "too few inactive entries seen");
+    // A 6 x 6 x 6 lattice: 216 particles, 6 walls; near-wall particles only.
+    assert!(
+        most_wall_entries < b.pos.len() * walls.len() / 2,
+        "walls should be candidates of the particles near them only: {most_wall_entries}"
+    );
+}

@@ -527,6 +527,7 @@ fn checkpoint_round_trips_and_refuses_damage() {
         nbr_i: vec![0, 1],
         nbr_j: vec![1, 0],
         nbr_mirror: vec![1, 0],
+        nbr_active: vec![1, 0],
         history: vec![1e-6, 2e-6, 0.0, 1.0, 0.5, 0.25, 1e-9, 3e3],
         slots: vec![PairSlot::default(); 2],
         fixed_history: vec![0.5, -0.25, 0.0, 7.0],
@@ -535,6 +536,7 @@ fn checkpoint_round_trips_and_refuses_damage() {
             elastic: 4.0,
             ..PairSlot::default()
         }],
+        fixed_active: vec![1],
         shell_rest: vec![1e-3, 2e-3],
         shell_forces: vec![[0.5, -1.0, 2.0, 1e-6]; 8],
         shell_volumes: vec![[1e-6, -3.0, 1e-9, 0.0]],

@@ -23,6 +23,8 @@
 @group(0) @binding(7) var<storage, read> omega: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> history: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read_write> slots: array<PairSlot>;
+// 1 while the slot's history or force may be non-zero; the source's own flags.
+@group(0) @binding(19) var<storage, read_write> pair_active: array<u32>;
 //!slot source
 //!slot chain
 
@@ -44,8 +46,7 @@ fn contact(
     }
     // Most candidates do not touch: decide that from the positions alone.
     if (pair_overlap(pr) <= -INTERACTION_RANGE) {
-        clear_history(gid);
-        slots[gid] = PairSlot();
+        clear_slot(gid);
         return;
     }
     let geom = pair_geom(pr);
@@ -54,8 +55,18 @@ fn contact(
         let f = apply_chain(geom, load_params(pr.table), &h);
         store_history(gid, h);
         slots[gid] = assemble_slot(geom, f);
+        pair_active[gid] = 1u;
     } else {
+        clear_slot(gid);
+    }
+}
+
+// A pair out of reach: its record and slot to zero, written only if they may not be zero (an
+// inactive pair writes nothing). CPU twin: `clear_slot` in contact.rs.
+fn clear_slot(gid: u32) {
+    if (pair_active[gid] != 0u) {
         clear_history(gid);
         slots[gid] = PairSlot();
+        pair_active[gid] = 0u;
     }
 }

@@ -2,7 +2,8 @@
 //
 // Per-particle sum of its pair slots: its neighbour-list entries in list order (particles, then
 // the walls near it as n_particles + w), then its fixed pairs: no float atomics, so totals are
-// bitwise reproducible. Each side of a pair books half the pair's
+// bitwise reproducible. A slot whose pair is inactive (`nbr_active`, the owning entry's flag)
+// is zero and is not read. Each side of a pair books half the pair's
 // dissipation; a wall gives all of its to the particle. `dissipated` accumulates over the run
 // as [damping, its Kahan compensation, friction, its compensation].
 //!include lib/types.wgsl
@@ -23,6 +24,7 @@
 // With no fixed pairs, bind any buffer of at least one word / PairSlot; it is not read.
 @group(0) @binding(10) var<storage, read> fixed_entry: array<u32>;
 @group(0) @binding(11) var<storage, read> fixed_slots: array<PairSlot>;
+@group(0) @binding(12) var<storage, read> nbr_active: array<u32>;
 
 @compute @workgroup_size(64)
 fn gather(
@@ -39,6 +41,13 @@ fn gather(
     var fric = 0.0;
     for (var k = nbr_start[gid]; k < nbr_start[gid + 1u]; k = k + 1u) {
         let j = nbr_j[k];
+        var owner = k;
+        if (j < step.n_particles && j < gid) {
+            owner = nbr_mirror[k];
+        }
+        if (nbr_active[owner] == 0u) {
+            continue;
+        }
         if (j >= step.n_particles) {
             let s = slots[k];
             f = f + s.force;

@@ -3,7 +3,7 @@
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
 // (p, q). Only owning entries (p < q) hold history. Each entry's record is
 // `step.nbr_history_stride` words (whole vec4s), copied as bits (u32) so nothing is rounded or
-// flushed.
+// flushed, with its active flag; a new pair starts inactive.
 // `old_start` holds the old list's starts (n_particles + 1 of them); bound with fewer (e.g. a
 // 1-element buffer before the first list) it means "no old list", as an empty slice does for
 // the twin.
@@ -19,6 +19,8 @@
 @group(0) @binding(6) var<storage, read_write> history: array<vec4<u32>>;
 // The new entry count is read from `nbr_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
+@group(0) @binding(8) var<storage, read> old_active: array<u32>;
+@group(0) @binding(9) var<storage, read_write> nbr_active: array<u32>;
 
 // CPU twin: `find_sorted` in crates/grains-core/src/kernels/passes/pair_mirror.rs, bound to
 // `old_j` (see pair_mirror.wgsl for why it is not shared).
@@ -63,4 +65,9 @@ fn history_carry(
         }
         history[gid * stride + w] = x;
     }
+    var a = 0u;
+    if (k != 0xffffffffu) {
+        a = old_active[k];
+    }
+    nbr_active[gid] = a;
 }

@@ -1,5 +1,6 @@
-//! `grains bench`: throughput of the backends on the settle scene, in particle-steps per
-//! second, measured side by side in one run. The CPU backend is the baseline of the ratio.
+//! `grains bench`: throughput of the backends on the peer kit's settle or gas scene, in
+//! particle-steps per second, measured side by side in one run. The CPU backend is the
+//! baseline of the ratio.
 
 use crate::{make_backend, BackendArg};
 use anyhow::Result;
@@ -12,7 +13,12 @@ use std::time::Instant;
 /// Arguments of `grains bench`.
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
-    /// Particle counts of the settle scene (40 x 40 lattice columns, height to match).
+    /// The scene: `settle` (the peer kit's settle: 40 x 40 lattice columns under gravity in a
+    /// walled box, height to match each size) or `gas` (its granular gas: a periodic cube of
+    /// side round(cbrt(size)) lattice cells, 0.1 m/s in random directions, no gravity).
+    #[arg(long, default_value = "settle")]
+    pub scene: String,
+    /// Particle counts of the scene.
     #[arg(long, value_delimiter = ',', default_values_t = vec![20_000u64, 100_000, 1_000_000])]
     pub sizes: Vec<u64>,
     /// Steps timed per run (after 20 warm-up steps).
@@ -171,6 +177,66 @@ pub fn settle_world(n: u64) -> Result<World> {
     Ok(scene.world)
 }
 
+/// Lattice cells per side of the gas scene of about `n` spheres.
+pub fn gas_side(n: u64) -> u64 {
+    ((n as f64).cbrt().round() as u64).max(3)
+}
+
+/// The gas scene of the peer benchmark (shared/peers/README.md, scene B): `side`^3 spheres of
+/// d = 2 mm on a simple cubic lattice of spacing 2.4 mm jittered by 0.08 mm with the kit's
+/// seed 2, each at 0.1 m/s in the kit's random direction, in a fully periodic cube with no
+/// gravity; the settle scene's contact law, time step and skin.
+pub fn gas_scene_toml(side: u64) -> String {
+    let s = 0.0024;
+    let l = side as f64 * s;
+    format!(
+        r#"[simulation]
+steps = 1
+dt = 1e-5
+gravity = [0.0, 0.0, 0.0]
+skin = 0.001
+
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [{l}, {l}, {l}]
+periodic = [true, true, true]
+
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+
+[[particles]]
+material = "glass"
+radius = 0.001
+lattice = {{ spacing = {s}, count = [{side}, {side}, {side}], jitter = {j}, seed = 2, speed = 0.1 }}
+
+[[interaction]]
+between = ["glass", "glass"]
+normal = {{ law = "hertz" }}
+damping = {{ law = "viscous", restitution = 0.5 }}
+tangential = {{ law = "cundall_strack", friction = 0.5, stiffness = "mindlin" }}
+
+[output]
+energy = false
+formats = []
+"#,
+        j = 0.08 / 2.4
+    )
+}
+
+/// The bench's world of `scene` at about `n` spheres.
+pub fn bench_world(scene: &str, n: u64) -> Result<World> {
+    let text = match scene {
+        "settle" => settle_scene_toml(n),
+        "gas" => gas_scene_toml(gas_side(n)),
+        other => anyhow::bail!("unknown scene `{other}` in --scene: expected settle or gas"),
+    };
+    let parsed = grains_scene::parse_scene(&text, Path::new(&format!("<bench {scene}>")))?;
+    Ok(parsed.world)
+}
+
 /// Time `steps` steps of `world` on a backend.
 pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<BenchRow> {
     let particles = world.particles.len();
@@ -200,17 +266,19 @@ pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<Ben
     })
 }
 
-/// LIGGGHTS on the peer kit's settle scene of `layers` lattice layers: its input file, the data
-/// file written by the kit's own generator, `steps` steps on `ranks` MPI ranks.
-fn liggghts_row(kit: &Path, layers: u64, steps: u64, ranks: u32) -> Result<BenchRow> {
+/// LIGGGHTS on the peer kit's `scene` (`settle` of `size` lattice layers, or `gas` of `size`
+/// cells per side): its input file, the data file written by the kit's own generator, `steps`
+/// steps on `ranks` MPI ranks.
+fn liggghts_row(kit: &Path, scene: &str, size: u64, steps: u64, ranks: u32) -> Result<BenchRow> {
     let dir = std::env::temp_dir().join(format!("grains-peers-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let stem = dir.join(format!("settle_{layers}"));
+    let stem = dir.join(format!("{scene}_{size}"));
     let data = stem.with_extension("data");
+    let size_flag = if scene == "gas" { "--n" } else { "--nz" };
     if !data.exists() {
         let gen = Command::new("python3")
             .arg(kit.join("gen_scene.py"))
-            .args(["settle", "--nz", &layers.to_string(), "--out"])
+            .args([scene, size_flag, &size.to_string(), "--out"])
             .arg(&stem)
             .output()?;
         anyhow::ensure!(
@@ -219,7 +287,7 @@ fn liggghts_row(kit: &Path, layers: u64, steps: u64, ranks: u32) -> Result<Bench
             String::from_utf8_lossy(&gen.stderr)
         );
     }
-    let log = dir.join(format!("log_{layers}_{ranks}.txt"));
+    let log = dir.join(format!("log_{scene}_{size}_{ranks}.txt"));
     let out = Command::new("mpirun")
         .args([
             "--allow-run-as-root",
@@ -228,7 +296,7 @@ fn liggghts_row(kit: &Path, layers: u64, steps: u64, ranks: u32) -> Result<Bench
             "liggghts",
             "-in",
         ])
-        .arg(kit.join("liggghts/in.settle"))
+        .arg(kit.join(format!("liggghts/in.{scene}")))
         .arg("-var")
         .arg("data")
         .arg(&data)
@@ -337,7 +405,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                     anyhow::bail!("unknown backend `{other}` in --backends: expected cpu or gpu")
                 }
             };
-            let world = settle_world(n)?;
+            let world = bench_world(&args.scene, n)?;
             let row = match time_backend(world, which, args.steps) {
                 Ok(r) => r,
                 Err(e) => {
@@ -351,7 +419,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             print_row(&row, cpu_rate);
         }
         if args.profile && args.backends.iter().any(|b| b == "gpu") {
-            match settle_world(n).and_then(|w| profile_gpu(w, args.steps)) {
+            match bench_world(&args.scene, n).and_then(|w| profile_gpu(w, args.steps)) {
                 Ok((adapter, p)) => print_profile(&adapter, &p),
                 Err(e) => println!("{n:>9}  profile skipped: {e:#}"),
             }
@@ -359,7 +427,12 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         if let Some(kit) = &args.peers {
             for ranks in [1, 2] {
                 // grains times `steps` after 20 warm-up steps; the peer runs them all.
-                match liggghts_row(kit, n.div_ceil(1600).max(1), args.steps + 20, ranks) {
+                let size = if args.scene == "gas" {
+                    gas_side(n)
+                } else {
+                    n.div_ceil(1600).max(1)
+                };
+                match liggghts_row(kit, &args.scene, size, args.steps + 20, ranks) {
                     Ok(row) => print_row(&row, cpu_rate),
                     Err(e) => println!("{n:>9}  {:<36} skipped: {e:#}", "LIGGGHTS"),
                 }

@@ -70,9 +70,12 @@ pub struct CpuBackend {
     /// walls alike).
     pub history: Vec<f32>,
     pub slots: Vec<PairSlot>,
+    /// Per entry: 1 while its history or slot may be non-zero (`contact`'s flag).
+    pub nbr_active: Vec<u32>,
     /// Per-fixed-pair history records, `table.fixed_history_stride` words each.
     pub fixed_history: Vec<f32>,
     pub fixed_slots: Vec<PairSlot>,
+    pub fixed_active: Vec<u32>,
     /// Each particle's fixed slots for the gather (see [`fixed_index`]), built once.
     fixed_start: Vec<u32>,
     fixed_entry: Vec<u32>,
@@ -150,8 +153,11 @@ impl CpuBackend {
             list: NeighbourList::default(),
             history: Vec::new(),
             slots: Vec::new(),
+            nbr_active: Vec::new(),
             fixed_history: vec![0.0; nf * world.table.fixed_history_stride],
             fixed_slots: vec![PairSlot::default(); nf],
+            // A fixed pair's history may be set before its first evaluation.
+            fixed_active: vec![1; nf],
             fixed_start,
             fixed_entry,
             walls: world.walls.clone(),
@@ -211,8 +217,10 @@ impl CpuBackend {
         };
         b.history = s.history;
         b.slots = s.slots;
+        b.nbr_active = s.nbr_active;
         b.fixed_history = s.fixed_history;
         b.fixed_slots = s.fixed_slots;
+        b.fixed_active = s.fixed_active;
         b.shell_rest = s.shell_rest;
         b.shell_forces = s.shell_forces;
         b.shell_volumes = s.shell_volumes;
@@ -288,14 +296,31 @@ impl CpuBackend {
             .for_each(|(gid, m)| pair_mirror(gid, &nbr_start, &nbr_i, &nbr_j, m));
         let stride = self.world.table.nbr_history_stride;
         let mut history = vec![0.0f32; total * stride];
-        let (old_start, old_j, old_history) =
-            (&self.list.nbr_start, &self.list.nbr_j, &self.history);
+        let mut active = vec![0u32; total];
+        let (old_start, old_j, old_history, old_active) = (
+            &self.list.nbr_start,
+            &self.list.nbr_j,
+            &self.history,
+            &self.nbr_active,
+        );
         let step = &self.step;
         history
             .par_chunks_mut(stride)
+            .zip(active.par_iter_mut())
             .enumerate()
-            .for_each(|(gid, h)| {
-                history_carry(gid, step, &nbr_i, &nbr_j, old_start, old_j, old_history, h)
+            .for_each(|(gid, (h, a))| {
+                history_carry(
+                    gid,
+                    step,
+                    &nbr_i,
+                    &nbr_j,
+                    old_start,
+                    old_j,
+                    old_history,
+                    old_active,
+                    h,
+                    a,
+                )
             });
         self.list = NeighbourList {
             nbr_start,
@@ -304,6 +329,7 @@ impl CpuBackend {
             nbr_mirror,
         };
         self.history = history;
+        self.nbr_active = active;
         self.slots = vec![PairSlot::default(); total];
         self.ref_pos.copy_from_slice(&self.pos);
         self.rebuild_steps.push(self.steps);
@@ -330,7 +356,7 @@ impl CpuBackend {
         for (cid, spec) in t.chains.iter().enumerate() {
             let chain = ChainRun::new(cid as u32, spec, t.chain_reach[cid]);
             let src = spec.source;
-            let (view, history, slots) = match src {
+            let (view, history, slots, active) = match src {
                 SourceKind::Neighbour => (
                     SourceView::Neighbour {
                         nbr_i: &self.list.nbr_i,
@@ -338,6 +364,7 @@ impl CpuBackend {
                     },
                     &mut self.history,
                     &mut self.slots,
+                    &mut self.nbr_active,
                 ),
                 SourceKind::Wall => (
                     SourceView::Wall {
@@ -347,6 +374,7 @@ impl CpuBackend {
                     },
                     &mut self.history,
                     &mut self.slots,
+                    &mut self.nbr_active,
                 ),
                 SourceKind::Fixed => (
                     SourceView::Fixed {
@@ -354,6 +382,7 @@ impl CpuBackend {
                     },
                     &mut self.fixed_history,
                     &mut self.fixed_slots,
+                    &mut self.fixed_active,
                 ),
             };
             let (chain, view, bodies) = (&chain, &view, &bodies);
@@ -361,8 +390,9 @@ impl CpuBackend {
             history
                 .par_chunks_mut(t.history_stride(src))
                 .zip(slots.par_iter_mut())
+                .zip(active.par_iter_mut())
                 .enumerate()
-                .for_each(|(gid, (h, s))| {
+                .for_each(|(gid, ((h, s), a))| {
                     contact(
                         gid,
                         chain,
@@ -374,11 +404,12 @@ impl CpuBackend {
                         material,
                         h,
                         s,
+                        a,
                     )
                 });
         }
         let (step, list) = (&self.step, &self.list);
-        let (slots, fixed_slots) = (&self.slots, &self.fixed_slots);
+        let (slots, fixed_slots, active) = (&self.slots, &self.fixed_slots, &self.nbr_active);
         let (fixed_start, fixed_entry) = (&self.fixed_start, &self.fixed_entry);
         (&mut self.force, &mut self.torque, &mut self.dissipated)
             .into_par_iter()
@@ -391,6 +422,7 @@ impl CpuBackend {
                     &list.nbr_j,
                     &list.nbr_mirror,
                     slots,
+                    active,
                     fixed_start,
                     fixed_entry,
                     fixed_slots,
@@ -714,8 +746,10 @@ impl Backend for CpuBackend {
             nbr_mirror: self.list.nbr_mirror.clone(),
             history: self.history.clone(),
             slots: self.slots.clone(),
+            nbr_active: self.nbr_active.clone(),
             fixed_history: self.fixed_history.clone(),
             fixed_slots: self.fixed_slots.clone(),
+            fixed_active: self.fixed_active.clone(),
             shell_rest: self.shell_rest.clone(),
             shell_forces: self.shell_forces.clone(),
             shell_volumes: self.shell_volumes.clone(),

@@ -190,6 +190,7 @@ state_arrays! {
     nbr_i: u32 = Extent::Slots(SourceKind::Neighbour),
     nbr_j: u32 = Extent::Slots(SourceKind::Neighbour),
     nbr_mirror: u32 = Extent::Slots(SourceKind::Neighbour),
+    nbr_active: u32 = Extent::Slots(SourceKind::Neighbour),
     /// History records of the neighbour-list entries.
     history: f32 = Extent::History(SourceKind::Neighbour),
     slots: PairSlot = Extent::Slots(SourceKind::Neighbour),
@@ -197,6 +198,7 @@ state_arrays! {
     /// History records of the fixed-topology pairs.
     fixed_history: f32 = Extent::History(SourceKind::Fixed),
     fixed_slots: PairSlot = Extent::Slots(SourceKind::Fixed),
+    fixed_active: u32 = Extent::Slots(SourceKind::Fixed),
     /// Current rest length of each shell edge (m): Maxwell relaxation moves it.
     shell_rest: f32 = Extent::ShellEdges,
     /// The shell edges' records for the gather: force on each hinge node, energies, tension.

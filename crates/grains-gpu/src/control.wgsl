@@ -173,6 +173,8 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 @group(0) @binding(8) var<storage, read_write> history: array<vec4<u32>>;
 @group(0) @binding(9) var<storage, read_write> slots: array<vec4<u32>>;
 @group(0) @binding(10) var<storage, read> plan: array<u32>;
+@group(0) @binding(11) var<storage, read> new_active: array<u32>;
+@group(0) @binding(12) var<storage, read_write> nbr_active: array<u32>;
 
 // The rebuilt list replaces the current one; slots start from zero as `CpuBackend::rebuild`
 // allocates them (pairs that run no chain keep a zero slot that the gather still reads). A
@@ -186,6 +188,7 @@ fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_work
     nbr_i[k] = new_i[k];
     nbr_j[k] = new_j[k];
     nbr_mirror[k] = new_mirror[k];
+    nbr_active[k] = new_active[k];
     let hv = plan[P_HISTORY_VEC4];
     for (var v = 0u; v < hv; v = v + 1u) {
         history[hv * k + v] = new_history[hv * k + v];

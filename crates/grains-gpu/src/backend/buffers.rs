@@ -14,17 +14,19 @@ pub(super) fn params_buffer(src: SourceKind) -> &'static str {
 
 /// Element sizes of the buffers sized by the neighbour-list capacity; a history record is
 /// `history_words` words (the pair table's `nbr_history_stride`).
-pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64); 9] {
+pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64); 11] {
     let h = 4 * history_words as u64;
     [
         ("new_i", 4),
         ("new_j", 4),
         ("new_mirror", 4),
         ("new_history", h),
+        ("new_active", 4),
         ("nbr_i", 4),
         ("nbr_j", 4),
         ("nbr_mirror", 4),
         ("history", h),
+        ("nbr_active", 4),
         ("slots", std::mem::size_of::<PairSlot>() as u64),
     ]
 }
@@ -147,6 +149,9 @@ impl GpuBackend {
         self.upload("fixed_pairs", cast_slice(&fixed_pairs), 0, none)?;
         self.upload("fixed_start", cast_slice(&fixed_start), 0, none)?;
         self.upload("fixed_entry", cast_slice(&fixed_entry), 0, none)?;
+        // A fixed pair's history may be set before its first evaluation: active from the start.
+        let fixed_active = vec![1u32; fixed_pairs.len().max(1)];
+        self.upload("fixed_active", cast_slice(&fixed_active), 0, none)?;
         // The shells' tables and the state their passes keep (at least one element each).
         let sh = self.world.shells.clone();
         let (shell_start, shell_entry) = sh.node_index(self.n);

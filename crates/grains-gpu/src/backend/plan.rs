@@ -284,6 +284,8 @@ impl GpuBackend {
                     ("old_j", "nbr_j"),
                     ("old_history", "history"),
                     ("history", "new_history"),
+                    ("old_active", "nbr_active"),
+                    ("nbr_active", "new_active"),
                 ],
                 Indirect(S_HISTORY_CARRY),
             )?,
@@ -299,6 +301,7 @@ impl GpuBackend {
                 ("pair_params", params_buffer(src)),
                 ("history", src.history_array()),
                 ("slots", src.slots_array()),
+                ("pair_active", src.active_array()),
             ];
             let size = match slot {
                 Some(slot) => Indirect(slot),

@@ -6,8 +6,13 @@
 //!
 //! One invocation per slot of the source; a pair whose table entry runs this chain is
 //! evaluated by the invocation that owns it, writing force, torques and energies into its own
-//! slot. `history` (the slot's record, the source's history stride in words) and `slot` are the
-//! elements at `gid` of the source's arrays.
+//! slot. `history` (the slot's record, the source's history stride in words), `slot` and
+//! `pair_active` are the elements at `gid` of the source's arrays.
+//!
+//! `pair_active` is 1 while the record or the slot may be non-zero, and 0 only when both are zero.
+//! Most candidate pairs never touch: an inactive pair found apart again writes nothing, and the
+//! gather skips its slot without reading it. So a step moves the bytes of the pairs in contact,
+//! not of every candidate (the CPU step is bound by memory traffic: each slot is 48 bytes).
 
 use crate::gpu_types::{ContactForce, ContactGeom, PairSlot};
 use crate::kernels::resolvers::Bodies;
@@ -93,6 +98,7 @@ pub fn contact(
     material: &[u32],
     history: &mut [f32],
     slot: &mut PairSlot,
+    pair_active: &mut u32,
 ) {
     let pr = source.pair(gid, bodies.step, material);
     if pr.owns == 0 {
@@ -105,8 +111,7 @@ pub fn contact(
     let resolver = chain.spec.resolver;
     // Most candidates do not touch: decide that from the positions alone.
     if resolver.overlap(&pr, bodies) <= -chain.range {
-        history.fill(0.0);
-        *slot = PairSlot::default();
+        clear_slot(history, slot, pair_active);
         return;
     }
     let geom = resolver.resolve(&pr, bodies);
@@ -114,8 +119,18 @@ pub fn contact(
         let params = &pair_params[table * params_stride..(table + 1) * params_stride];
         let f = apply_chain(chain, &geom, params, history);
         *slot = assemble_slot(&geom, &f);
+        *pair_active = 1;
     } else {
+        clear_slot(history, slot, pair_active);
+    }
+}
+
+/// A pair out of reach: its record and slot to zero, written only if they may not be zero.
+#[inline]
+fn clear_slot(history: &mut [f32], slot: &mut PairSlot, pair_active: &mut u32) {
+    if *pair_active != 0 {
         history.fill(0.0);
         *slot = PairSlot::default();
+        *pair_active = 0;
     }
 }

@@ -3,7 +3,8 @@
 //! Sums the slots a particle takes part in: its neighbour-list entries in list order (other
 //! particles, then the walls near it, the entries `n_particles + w`), then its fixed pairs: no
 //! float atomics, so the totals are bitwise reproducible. Each side of a pair books half of the
-//! pair's dissipation; walls give all of theirs to the particle. Dissipation accumulates over
+//! pair's dissipation; walls give all of theirs to the particle. A slot whose pair is inactive
+//! (`nbr_active`, the owning entry's flag) is zero and is not read. Dissipation accumulates over
 //! the run with Kahan compensation (`acc = [damping, its compensation, friction, its
 //! compensation]`) because single increments are tiny against the running total.
 
@@ -30,6 +31,7 @@ pub fn gather(
     nbr_j: &[u32],
     nbr_mirror: &[u32],
     slots: &[PairSlot],
+    nbr_active: &[u32],
     fixed_start: &[u32],
     fixed_entry: &[u32],
     fixed_slots: &[PairSlot],
@@ -45,6 +47,14 @@ pub fn gather(
     for k in nbr_start[gid]..nbr_start[gid + 1] {
         let k = k as usize;
         let j = nbr_j[k];
+        let owner = if j >= n || j as usize > gid {
+            k
+        } else {
+            nbr_mirror[k] as usize
+        };
+        if nbr_active[owner] == 0 {
+            continue;
+        }
         if j >= n {
             let s = &slots[k];
             f += v3(s.force);

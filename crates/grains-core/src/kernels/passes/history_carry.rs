@@ -1,7 +1,9 @@
 //! Broad phase, pass 6: carry contact history from the old neighbour list to the new one by
 //! matching (p, q). WGSL twin: `shaders/passes/history_carry.wgsl`. Only owning entries
 //! (p < q) hold history; a pair absent from the old list starts from zero. Each entry's record
-//! is `step.nbr_history_stride` words, copied bit for bit.
+//! is `step.nbr_history_stride` words, copied bit for bit, with its active flag (`nbr_active`:
+//! 1 while the record or the slot may be non-zero, see [`crate::kernels::passes::contact`]);
+//! a new pair starts inactive.
 
 use crate::gpu_types::StepParams;
 use crate::kernels::passes::pair_mirror::find_sorted;
@@ -16,17 +18,21 @@ pub fn history_carry(
     old_start: &[u32],
     old_j: &[u32],
     old_history: &[f32],
+    old_active: &[u32],
     history: &mut [f32],
+    nbr_active: &mut u32,
 ) {
     let stride = step.nbr_history_stride as usize;
     let p = nbr_i[gid];
     let q = nbr_j[gid];
     history.fill(0.0);
+    *nbr_active = 0;
     if p < q && (p as usize) + 1 < old_start.len() {
         let k = find_sorted(old_j, old_start[p as usize], old_start[p as usize + 1], q);
         if k != u32::MAX {
             let k = k as usize;
             history.copy_from_slice(&old_history[k * stride..(k + 1) * stride]);
+            *nbr_active = old_active[k];
         }
     }
 }

@@ -73,6 +73,16 @@ impl SourceKind {
         }
     }
 
+    /// Name of the state array (and GPU buffer) of its active flags (1 while a slot's history
+    /// or force may be non-zero; see [`crate::kernels::passes::contact`]).
+    pub fn active_array(self) -> &'static str {
+        match self {
+            SourceKind::Neighbour => "nbr_active",
+            SourceKind::Wall => "nbr_active",
+            SourceKind::Fixed => "fixed_active",
+        }
+    }
+
     /// Name of the pair table's chain map for this source (and its GPU buffer), which the
     /// contact template binds as `pair_chain`.
     pub fn chain_map(self) -> &'static str {
