@@ -14,7 +14,7 @@ use crate::backend::{
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::{
-    cell_count, cell_scatter, clump_gather, clump_place, contact, gather, history_carry,
+    cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, gather, history_carry,
     integrate_first_half, integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum,
     shell_edges, shell_gather, shell_volume, wall_motion, wall_power, ChainRun,
 };
@@ -48,6 +48,9 @@ impl NeighbourList {
             .collect()
     }
 }
+
+/// Particles per task of the contact sweep over the neighbour list.
+const CONTACT_BLOCK: usize = 64;
 
 /// The CPU backend's state.
 pub struct CpuBackend {
@@ -353,50 +356,104 @@ impl CpuBackend {
             triangles: &w.triangles,
         };
         let material = &w.particles.material;
-        for (cid, spec) in t.chains.iter().enumerate() {
-            let chain = ChainRun::new(cid as u32, spec, t.chain_reach[cid]);
-            let src = spec.source;
-            let (view, history, slots, active) = match src {
-                SourceKind::Neighbour => (
-                    SourceView::Neighbour {
-                        nbr_i: &self.list.nbr_i,
-                        nbr_j: &self.list.nbr_j,
-                    },
-                    &mut self.history,
-                    &mut self.slots,
-                    &mut self.nbr_active,
+        let runs: Vec<ChainRun<'_>> = t
+            .chains
+            .iter()
+            .enumerate()
+            .map(|(cid, spec)| ChainRun::new(cid as u32, spec, t.chain_reach[cid]))
+            .collect();
+        let bodies = &bodies;
+        // The neighbour list's entries, particle pairs' and walls' alike, in one sweep: each
+        // owning entry runs `evaluate` with the chain its table entry names. The GPU dispatches
+        // one `contact` kernel per chain over the whole list, each skipping the entries that
+        // are not its own; every slot is written by one chain either way, so the bits are the
+        // same, without scanning the list once per chain or visiting the entries that own
+        // nothing (the head of each particle's sorted range).
+        if t.chains.iter().any(|c| c.source.in_list()) {
+            let n = self.pos.len() as u32;
+            let (nbr_i, nbr_j) = (&self.list.nbr_i, &self.list.nbr_j);
+            let views = [
+                (
+                    SourceView::Neighbour { nbr_i, nbr_j },
+                    SourceKind::Neighbour,
                 ),
-                SourceKind::Wall => (
+                (
                     SourceView::Wall {
                         walls: &self.walls,
-                        nbr_i: &self.list.nbr_i,
-                        nbr_j: &self.list.nbr_j,
+                        nbr_i,
+                        nbr_j,
                     },
-                    &mut self.history,
-                    &mut self.slots,
-                    &mut self.nbr_active,
+                    SourceKind::Wall,
                 ),
-                SourceKind::Fixed => (
-                    SourceView::Fixed {
-                        fixed_pairs: &w.fixed_pairs,
-                    },
-                    &mut self.fixed_history,
-                    &mut self.fixed_slots,
-                    &mut self.fixed_active,
-                ),
-            };
-            let (chain, view, bodies) = (&chain, &view, &bodies);
+            ];
+            let (views, runs) = (&views, &runs);
+            let stride = t.nbr_history_stride;
+            let starts = &self.list.nbr_start;
+            // Blocks of particles with their entries' records, as disjoint mutable slices.
+            let n = n as usize;
+            let mut blocks = Vec::with_capacity(n.div_ceil(CONTACT_BLOCK));
+            let (mut hr, mut sr, mut ar) = (
+                &mut self.history[..],
+                &mut self.slots[..],
+                &mut self.nbr_active[..],
+            );
+            let mut base = 0usize;
+            for first in (0..n).step_by(CONTACT_BLOCK) {
+                let end = starts[(first + CONTACT_BLOCK).min(n)] as usize;
+                let (h, h2) = std::mem::take(&mut hr).split_at_mut((end - base) * stride);
+                let (s, s2) = std::mem::take(&mut sr).split_at_mut(end - base);
+                let (a, a2) = std::mem::take(&mut ar).split_at_mut(end - base);
+                (hr, sr, ar) = (h2, s2, a2);
+                blocks.push((first, base, h, s, a));
+                base = end;
+            }
+            blocks.into_par_iter().for_each(|(first, base, h, s, a)| {
+                for p in first..(first + CONTACT_BLOCK).min(n) {
+                    let (lo, hi) = (starts[p] as usize, starts[p + 1] as usize);
+                    // p's entries are sorted by q: those it owns (q > p, walls last) are the
+                    // tail; the others are evaluated from the other side.
+                    let owned = lo + nbr_j[lo..hi].partition_point(|&q| q as usize <= p);
+                    for gid in owned..hi {
+                        let (view, src) = &views[(nbr_j[gid] >= n as u32) as usize];
+                        let (map, params) = (t.chain_map(*src), t.params_of(*src));
+                        let pr = view.pair(gid, bodies.step, material);
+                        if pr.owns == 0 {
+                            continue;
+                        }
+                        let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
+                            continue;
+                        };
+                        let k = gid - base;
+                        evaluate(
+                            &pr,
+                            chain,
+                            bodies,
+                            params,
+                            t.params_stride,
+                            &mut h[k * stride..(k + 1) * stride],
+                            &mut s[k],
+                            &mut a[k],
+                        )
+                    }
+                }
+            });
+        }
+        let fixed = SourceView::Fixed {
+            fixed_pairs: &w.fixed_pairs,
+        };
+        for chain in runs.iter().filter(|c| c.spec.source == SourceKind::Fixed) {
+            let src = SourceKind::Fixed;
             let (pair_chain, params) = (t.chain_map(src), t.params_of(src));
-            history
+            self.fixed_history
                 .par_chunks_mut(t.history_stride(src))
-                .zip(slots.par_iter_mut())
-                .zip(active.par_iter_mut())
+                .zip(self.fixed_slots.par_iter_mut())
+                .zip(self.fixed_active.par_iter_mut())
                 .enumerate()
                 .for_each(|(gid, ((h, s), a))| {
                     contact(
                         gid,
                         chain,
-                        view,
+                        &fixed,
                         bodies,
                         pair_chain,
                         params,

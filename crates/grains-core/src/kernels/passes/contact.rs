@@ -85,8 +85,11 @@ pub fn assemble_slot(geom: &ContactGeom, f: &ContactForce) -> PairSlot {
 }
 
 /// Evaluate slot `gid` of the chain's pair source if the pair is the invocation's to evaluate
-/// and its table entry runs `chain`.
+/// and its table entry runs `chain`. Inlined into the backend's loop, so that the many slots a
+/// chain skips (the other side of a pair, another source's or chain's pairs) cost a few loads
+/// rather than a call.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub fn contact(
     gid: usize,
     chain: &ChainRun<'_>,
@@ -108,13 +111,40 @@ pub fn contact(
     if pair_chain[table] != chain.id {
         return;
     }
+    evaluate(
+        &pr,
+        chain,
+        bodies,
+        pair_params,
+        params_stride,
+        history,
+        slot,
+        pair_active,
+    );
+}
+
+/// The pair `pr` of a chain: its slot, history record and flag (`contact`'s work once the pair
+/// is the invocation's and the chain's).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn evaluate(
+    pr: &crate::gpu_types::SourcePair,
+    chain: &ChainRun<'_>,
+    bodies: &Bodies<'_>,
+    pair_params: &[u32],
+    params_stride: usize,
+    history: &mut [f32],
+    slot: &mut PairSlot,
+    pair_active: &mut u32,
+) {
+    let table = pr.table as usize;
     let resolver = chain.spec.resolver;
     // Most candidates do not touch: decide that from the positions alone.
-    if resolver.overlap(&pr, bodies) <= -chain.range {
+    if resolver.overlap(pr, bodies) <= -chain.range {
         clear_slot(history, slot, pair_active);
         return;
     }
-    let geom = resolver.resolve(&pr, bodies);
+    let geom = resolver.resolve(pr, bodies);
     if geom.delta > -chain.range {
         let params = &pair_params[table * params_stride..(table + 1) * params_stride];
         let f = apply_chain(chain, &geom, params, history);
