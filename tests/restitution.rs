@@ -175,3 +175,59 @@ fn restitution_scene(backend: &str) {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `form = "tsuji"` is LIGGGHTS' `model hertz` damping (shared/peers/README.md): the dashpot is
+/// `gamma_n v_n` with `gamma_n = 2 sqrt(5/6) |beta| sqrt(S_n m*)`, `beta = ln e / sqrt(ln^2 e +
+/// pi^2)` (-0.215453762 for e = 0.5, the kit's figure) and `S_n` the Hertz tangent stiffness,
+/// and it is not clipped: at the end of an impact the total normal force pulls. The exact form
+/// is clipped. Tolerances: f32 arithmetic of one law call (1e-6 relative).
+#[test]
+fn tsuji_form_is_liggghts_dashpot_unclipped() {
+    use grains_core::gpu_types::{ContactForce, ContactGeom};
+    use grains_core::kernels::laws::viscous::{
+        law_viscous, tsuji_zeta, ViscousHistory, ViscousParams,
+    };
+    let beta: f64 = -0.215453762;
+    let zeta = tsuji_zeta(0.5);
+    assert!(
+        ((5.0f64 / 6.0).sqrt() * beta.abs() - zeta).abs() < 1e-9,
+        "zeta {zeta}"
+    );
+    // A contact unloading fast at a small overlap: the elastic force is small, the dashpot large.
+    let (m, s_n, vn, f_el) = (1.0471976e-5f32 / 2.0, 250.0f32, 0.1f32, 1e-4f32);
+    let geom = ContactGeom {
+        normal: [0.0, 0.0, 1.0],
+        delta: 1e-7,
+        vrel: [0.0, 0.0, -vn],
+        m_eff: m,
+        dt: 1e-5,
+        ..Default::default()
+    };
+    for clip in [0.0f32, 1.0] {
+        let mut f = ContactForce {
+            force: [0.0, 0.0, -f_el],
+            normal_force: f_el,
+            stiffness: s_n,
+            ..Default::default()
+        };
+        let p = ViscousParams {
+            zeta: zeta as f32,
+            clip,
+        };
+        law_viscous(&geom, &p, &mut ViscousHistory::default(), &mut f);
+        let gamma = 2.0 * (5.0f64 / 6.0).sqrt() * beta.abs() * (s_n as f64 * m as f64).sqrt();
+        let want = if clip == 0.0 {
+            f_el as f64 - gamma * vn as f64
+        } else {
+            0.0
+        };
+        assert!(
+            (f.normal_force as f64 - want).abs() <= 1e-6 * gamma * vn as f64,
+            "clip {clip}: normal force {} against {want}",
+            f.normal_force
+        );
+        if clip == 0.0 {
+            assert!(f.normal_force < 0.0, "unclipped, the contact pulls");
+        }
+    }
+}

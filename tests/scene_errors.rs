@@ -406,6 +406,26 @@ fn unknown_and_misplaced_laws_in_the_newer_slots() {
 }
 
 #[test]
+fn viscous_form_is_exact_or_tsuji() {
+    expect_error(
+        "viscous-form",
+        &edit(
+            "restitution = 0.5",
+            "restitution = 0.5, form = \"liggghts\"",
+        ),
+        25,
+        56,
+        "interaction[0].damping.form",
+        &["expected \"exact\" or \"tsuji\", found \"liggghts\""],
+    );
+    let (_, ok) = load_text(
+        "viscous-form-ok",
+        &edit("restitution = 0.5", "restitution = 0.5, form = \"tsuji\""),
+    );
+    assert!(ok.is_ok(), "form = \"tsuji\" is accepted: {:?}", ok.err());
+}
+
+#[test]
 fn restitution_out_of_range() {
     expect_error(
         "restitution",

@@ -61,8 +61,10 @@ fn law_cundall_strack(
         mu = params.mu_dynamic;
     }
     var stored: f32;
-    if (ft_trial > mu * (*force).normal_force) {
-        let limit = params.mu_dynamic * (*force).normal_force;
+    // Coulomb's bound on the magnitude of the normal force (twin: see cundall_strack.rs).
+    let fn_abs = abs((*force).normal_force);
+    if (ft_trial > mu * fn_abs) {
+        let limit = params.mu_dynamic * fn_abs;
         ft = ft * (limit / ft_trial);
         (*history).sliding = 1.0;
         var kept = 0.0;

@@ -1,12 +1,14 @@
 // CPU twin: crates/grains-core/src/kernels/laws/viscous.rs
 //
 // Viscous normal dashpot `F_d = c v_n`, `c = 2 zeta sqrt(m* k)` with `k` the normal law's tangent
-// stiffness (Tsuji et al. 1992 form on Hertz), never pulling harder than the springs push.
+// stiffness (Tsuji et al. 1992 form on Hertz), never pulling harder than the springs push
+// unless `clip` is 0 (`form = "tsuji"`, as LIGGGHTS).
 // Dissipation is the trapezoid `(F_prev + F)/2 v_n dt`, the previous force kept in the history.
 //!include lib/types.wgsl
 
 struct ViscousParams {
     zeta: f32,
+    clip: f32,
 }
 
 struct ViscousHistory {
@@ -26,7 +28,10 @@ fn law_viscous(
     let n = geom.normal;
     let vn = dot(geom.vrel, n);
     let c = 2.0 * params.zeta * sqrt(geom.m_eff * (*force).stiffness);
-    let f_damp = max(c * vn, -(*force).normal_force);
+    var f_damp = c * vn;
+    if (params.clip != 0.0) {
+        f_damp = max(f_damp, -(*force).normal_force);
+    }
     (*force).force = (*force).force - n * f_damp;
     (*force).normal_force = (*force).normal_force + f_damp;
     (*force).damping_dissipated = (*force).damping_dissipated

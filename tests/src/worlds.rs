@@ -37,7 +37,10 @@ pub fn hertz_damped(damping_time: f64) -> LawSpec {
 
 /// `viscous` for restitution `e`.
 pub fn viscous(restitution: f64) -> LawSpec {
-    LawSpec::Viscous(ViscousSpec { restitution })
+    LawSpec::Viscous(ViscousSpec {
+        restitution,
+        tsuji: false,
+    })
 }
 
 /// `cundall_strack` with dynamic and static coefficients.

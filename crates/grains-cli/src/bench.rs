@@ -125,8 +125,8 @@ pub struct BenchRow {
 /// The settle scene of the peer benchmark (shared/peers/README.md): spheres of d = 2 mm on a
 /// simple cubic lattice of spacing 2.2 mm jittered by 0.08 mm with the kit's seed (the same
 /// positions as its data files), 40 x 40 columns, in a walled box; Hertz with
-/// viscous damping for e = 0.5, Mindlin tangential spring with mu = 0.5; dt = 1e-5 s; skin
-/// 1 mm. `n` is rounded up to whole layers of 1600.
+/// LIGGGHTS' viscous damping for e = 0.5 (`form = "tsuji"`), Mindlin tangential spring with
+/// mu = 0.5; dt = 1e-5 s; skin 1 mm: the law of the kit's LIGGGHTS input. `n` is rounded up to whole layers of 1600.
 pub fn settle_scene_toml(n: u64) -> String {
     let layers = n.div_ceil(1600).max(1);
     let s = 0.0022;
@@ -160,7 +160,7 @@ material = "glass"
 [[interaction]]
 between = ["glass", "glass"]
 normal = {{ law = "hertz" }}
-damping = {{ law = "viscous", restitution = 0.5 }}
+damping = {{ law = "viscous", restitution = 0.5, form = "tsuji" }}
 tangential = {{ law = "cundall_strack", friction = 0.5, stiffness = "mindlin" }}
 
 [output]
@@ -215,7 +215,7 @@ lattice = {{ spacing = {s}, count = [{side}, {side}, {side}], jitter = {j}, seed
 [[interaction]]
 between = ["glass", "glass"]
 normal = {{ law = "hertz" }}
-damping = {{ law = "viscous", restitution = 0.5 }}
+damping = {{ law = "viscous", restitution = 0.5, form = "tsuji" }}
 tangential = {{ law = "cundall_strack", friction = 0.5, stiffness = "mindlin" }}
 
 [output]

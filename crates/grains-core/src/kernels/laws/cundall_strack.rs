@@ -141,8 +141,12 @@ pub fn law_cundall_strack(
         params.mu_static
     };
     let stored;
-    if ft_trial > mu * force.normal_force {
-        let limit = params.mu_dynamic * force.normal_force;
+    // Coulomb's bound on the magnitude of the normal force (Cundall & Strack; LIGGGHTS'
+    // `mu |F_n|`): an unclipped dashpot or an adhesive law may leave it negative, and a
+    // negative bound would flip the spring's force (and divide zero by zero when it is zero).
+    let fn_abs = force.normal_force.abs();
+    if ft_trial > mu * fn_abs {
+        let limit = params.mu_dynamic * fn_abs;
         ft *= limit / ft_trial;
         history.sliding = 1.0;
         let kept = if kt > 0.0 {

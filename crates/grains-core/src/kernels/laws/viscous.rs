@@ -14,7 +14,15 @@
 //! applies each force half before and half after its instant, so booking `F v_n dt` alone would
 //! lag by half a step and the ledger would drift by O(dt).
 //!
-//! Scene keys: `restitution` (in (0, 1], required).
+//! `form = "tsuji"` instead takes the damping ratio LIGGGHTS' `model hertz` uses,
+//! `zeta = sqrt(5/6) |beta|` with `beta = ln e / sqrt(ln^2 e + pi^2)` (so `c = 2 sqrt(5/6) |beta|
+//! sqrt(S_n m*)`, `S_n = 2 Y* sqrt(R* delta)` the Hertz tangent stiffness; LIGGGHTS 3.8
+//! documentation of `gran model hertz`, spelled out in shared/peers/README.md), and does not
+//! clip: the total normal force may pull slightly at the end of a contact, as there. Its
+//! restitution is near, not exactly, `e`; it is the form for comparing with LIGGGHTS.
+//!
+//! Scene keys: `restitution` (in (0, 1], required), `form` (`"exact"`, the default, or
+//! `"tsuji"`).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -32,8 +40,12 @@ use crate::restitution::zeta_for_restitution;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ViscousParams {
-    /// Damping ratio, solved at set-up so the achieved restitution is the requested one.
+    /// Damping ratio, solved at set-up so the achieved restitution is the requested one (or
+    /// LIGGGHTS' for `form = "tsuji"`).
     pub zeta: f32,
+    /// 1: the dashpot never pulls harder than the springs push (`exact`); 0: not clipped
+    /// (`tsuji`).
+    pub clip: f32,
 }
 
 /// Per-pair history of the viscous dashpot.
@@ -49,6 +61,14 @@ pub struct ViscousHistory {
 pub struct ViscousSpec {
     /// Requested coefficient of restitution of a head-on impact.
     pub restitution: f64,
+    /// LIGGGHTS' coefficient, unclipped (`form = "tsuji"`), instead of the exact restitution.
+    pub tsuji: bool,
+}
+
+/// LIGGGHTS' damping ratio for restitution `e`: `sqrt(5/6) |ln e| / sqrt(ln^2 e + pi^2)`.
+pub fn tsuji_zeta(e: f64) -> f64 {
+    let l = e.ln();
+    (5.0f64 / 6.0).sqrt() * l.abs() / (l * l + std::f64::consts::PI.powi(2)).sqrt()
 }
 
 /// Restitution-tuned dashpot.
@@ -65,8 +85,12 @@ pub fn law_viscous(
     let n = v3(geom.normal);
     let vn = v3(geom.vrel).dot(n);
     let c = 2.0 * params.zeta * (geom.m_eff * force.stiffness).sqrt();
-    // Never let the dashpot pull harder than the springs push.
-    let f_damp = (c * vn).max(-force.normal_force);
+    // Never let the dashpot pull harder than the springs push (unless told not to clip).
+    let f_damp = if params.clip != 0.0 {
+        (c * vn).max(-force.normal_force)
+    } else {
+        c * vn
+    };
     force.force = (v3(force.force) - n * f_damp).to_array();
     force.normal_force += f_damp;
     force.damping_dissipated += 0.5 * (history.f_damp_prev + f_damp) * vn * geom.dt;
@@ -79,7 +103,7 @@ pub struct Viscous;
 impl Law for Viscous {
     const KEYWORD: &'static str = "viscous";
     const SLOT: Slot = Slot::Damping;
-    const KEYS: &'static [&'static str] = &["restitution"];
+    const KEYS: &'static [&'static str] = &["restitution", "form"];
     // Closed form with one square root: a few f32 ulps.
     const PARITY_TOLERANCE: f32 = 1e-5;
     const PARAMS_STRUCT: &'static str = "ViscousParams";
@@ -98,7 +122,20 @@ impl Law for Viscous {
             let found = keys.found("restitution");
             return Err(keys.error("restitution", format!("expected {what}, found {found}")));
         }
-        Ok(ViscousSpec { restitution: e })
+        let tsuji = match keys.string("form", "\"exact\" or \"tsuji\"")?.as_deref() {
+            None | Some("exact") => false,
+            Some("tsuji") => true,
+            Some(other) => {
+                return Err(keys.error(
+                    "form",
+                    format!("expected \"exact\" or \"tsuji\", found \"{other}\""),
+                ))
+            }
+        };
+        Ok(ViscousSpec {
+            restitution: e,
+            tsuji,
+        })
     }
 
     fn spring(_: &ViscousSpec) -> Option<SpringShape> {
@@ -106,8 +143,15 @@ impl Law for Viscous {
     }
 
     fn mix(spec: &ViscousSpec, pair: &PairContext<'_>) -> ViscousParams {
+        if spec.tsuji {
+            return ViscousParams {
+                zeta: tsuji_zeta(spec.restitution) as f32,
+                clip: 0.0,
+            };
+        }
         ViscousParams {
             zeta: zeta_for_restitution(pair.spring, spec.restitution) as f32,
+            clip: 1.0,
         }
     }
 
@@ -130,6 +174,7 @@ impl Law for Viscous {
             geom,
             params: ViscousParams {
                 zeta: rng.range(0.0, 1.0) as f32,
+                clip: (i % 2) as f32,
             },
             history: ViscousHistory {
                 f_damp_prev: rng.range(-1e-3, 1e-3) as f32,
@@ -140,7 +185,7 @@ impl Law for Viscous {
 
     fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
         vec![
-            crate::pod_layout!(ViscousParams { zeta }),
+            crate::pod_layout!(ViscousParams { zeta, clip }),
             crate::pod_layout!(ViscousHistory { f_damp_prev }),
         ]
     }
