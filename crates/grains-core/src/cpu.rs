@@ -240,6 +240,12 @@ impl CpuBackend {
     /// Rebuild the neighbour list and carry history over.
     pub fn rebuild(&mut self) {
         let n = self.pos.len();
+        // What the new list does not carry over goes before it is built, so that the rebuild's
+        // peak holds one set of slots and mirrors, not two: the carry reads only the old
+        // starts, partners, history and flags.
+        self.slots = Vec::new();
+        self.list.nbr_i = Vec::new();
+        self.list.nbr_mirror = Vec::new();
         self.cell_counts.iter_mut().for_each(|c| *c = 0);
         for gid in 0..n {
             cell_count(
