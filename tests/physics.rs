@@ -205,6 +205,8 @@ fn coulomb_sliding_onset_at_mu_n() {
         stiffness_ratio: 1.0,
         mindlin: 0,
         g_eff: 0.0,
+        liggghts: 0,
+        zeta_t: 0.0,
     };
     let geom = ContactGeom {
         normal: [0.0, 0.0, 1.0],

@@ -231,3 +231,91 @@ fn tsuji_form_is_liggghts_dashpot_unclipped() {
         }
     }
 }
+
+/// `cundall_strack` with `form = "liggghts"` is LIGGGHTS' tangential history
+/// (shared/peers/README.md): `xi += v_t dt`, projected onto the tangent plane without keeping
+/// its length, `F_t = -k_t xi - gamma_t v_t` while sticking with `gamma_t = 2 sqrt(5/6) |beta|
+/// sqrt(k_t m*)`, and no dashpot once sliding. Tolerances: f32 arithmetic of one law call
+/// (1e-6 relative).
+#[test]
+fn liggghts_tangential_form_is_its_damped_history() {
+    use grains_core::gpu_types::{ContactForce, ContactGeom};
+    use grains_core::kernels::laws::cundall_strack::{
+        law_cundall_strack, CundallStrackHistory, CundallStrackParams,
+    };
+    use grains_core::kernels::laws::viscous::tsuji_zeta;
+    let beta: f64 = -0.215453762;
+    let (m, r, delta, g) = (5.2359880e-6f32, 5e-4f32, 2e-6f32, 565610.86f32);
+    let kt = 8.0 * g as f64 * (r as f64 * delta as f64).sqrt();
+    let vt = [0.01f32, -0.02, 0.0];
+    let geom = ContactGeom {
+        normal: [0.0, 0.0, 1.0],
+        delta,
+        r_eff: r,
+        vrel: [vt[0], vt[1], -0.05],
+        m_eff: m,
+        dt: 1e-5,
+        ..Default::default()
+    };
+    let params = CundallStrackParams {
+        mu_static: 0.5,
+        mu_dynamic: 0.5,
+        mindlin: 1,
+        g_eff: g,
+        liggghts: 1,
+        zeta_t: tsuji_zeta(0.5) as f32,
+        ..Default::default()
+    };
+    // A spring left with a normal component (the plane turned): LIGGGHTS drops it, length and all.
+    let xi0 = [1e-7f32, 2e-7, 5e-8];
+    for (fn_load, sticks) in [(1.0f32, true), (1e-6, false)] {
+        let mut h = CundallStrackHistory {
+            xi: xi0,
+            kt_prev: kt as f32,
+            ..Default::default()
+        };
+        let mut f = ContactForce {
+            normal_force: fn_load,
+            ..Default::default()
+        };
+        law_cundall_strack(&geom, &params, &mut h, &mut f);
+        let xi = [
+            xi0[0] as f64 + vt[0] as f64 * 1e-5,
+            xi0[1] as f64 + vt[1] as f64 * 1e-5,
+            0.0,
+        ];
+        let gamma = 2.0 * (5.0f64 / 6.0).sqrt() * beta.abs() * (kt * m as f64).sqrt();
+        let trial = [-kt * xi[0], -kt * xi[1]];
+        let trial_len = (trial[0] * trial[0] + trial[1] * trial[1]).sqrt();
+        let want = if sticks {
+            assert!(trial_len < 0.5 * fn_load as f64, "the case must stick");
+            [
+                trial[0] - gamma * vt[0] as f64,
+                trial[1] - gamma * vt[1] as f64,
+            ]
+        } else {
+            let s = 0.5 * fn_load as f64 / trial_len;
+            [trial[0] * s, trial[1] * s]
+        };
+        let scale = want[0].abs().max(want[1].abs());
+        for c in 0..2 {
+            assert!(
+                (f.force[c] as f64 - want[c]).abs() <= 1e-5 * scale,
+                "sticks {sticks}: F_t[{c}] = {} against {}",
+                f.force[c],
+                want[c]
+            );
+        }
+        assert_eq!(f.force[2], 0.0, "the tangential force stays in the plane");
+        if sticks {
+            assert!((h.xi[0] as f64 - xi[0]).abs() <= 1e-6 * xi[0].abs());
+            assert_eq!(h.xi[2], 0.0, "projected, not rotated");
+            assert!(
+                f.damping_dissipated > 0.0,
+                "the sticking dashpot dissipates"
+            );
+        } else {
+            assert_eq!(f.damping_dissipated, 0.0, "no dashpot while sliding");
+        }
+    }
+}

@@ -426,6 +426,47 @@ fn viscous_form_is_exact_or_tsuji() {
 }
 
 #[test]
+fn tangential_form_is_cundall_strack_or_liggghts() {
+    let (_, r) = load_text(
+        "tangential-form",
+        &edit("friction = 0.5", "friction = 0.5, form = \"lammps\""),
+    );
+    let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        msg.contains("interaction[0].tangential.form")
+            && msg.contains("expected \"cundall_strack\" or \"liggghts\", found \"lammps\""),
+        "{msg}"
+    );
+    let (_, r) = load_text(
+        "tangential-restitution",
+        &edit("friction = 0.5", "friction = 0.5, restitution = 0.5"),
+    );
+    let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        msg.contains("interaction[0].tangential.restitution")
+            && msg.contains("only with form = \"liggghts\""),
+        "{msg}"
+    );
+    let (_, r) = load_text(
+        "tangential-liggghts",
+        &edit("friction = 0.5", "friction = 0.5, form = \"liggghts\""),
+    );
+    let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        msg.contains("interaction[0].tangential") && msg.contains("restitution"),
+        "form = liggghts needs a restitution: {msg}"
+    );
+    let (_, ok) = load_text(
+        "tangential-liggghts-ok",
+        &edit(
+            "friction = 0.5",
+            "friction = 0.5, form = \"liggghts\", restitution = 0.5",
+        ),
+    );
+    assert!(ok.is_ok(), "{:?}", ok.err());
+}
+
+#[test]
 fn restitution_out_of_range() {
     expect_error(
         "restitution",
@@ -805,6 +846,7 @@ fn valid_scene_builds_the_world() {
         Some(&LawSpec::CundallStrack(CundallStrackSpec {
             friction: 0.5,
             friction_static: 0.5,
+            liggghts: None,
             stiffness: None
         }))
     );

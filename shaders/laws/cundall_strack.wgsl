@@ -14,6 +14,8 @@ struct CundallStrackParams {
     stiffness_ratio: f32,
     mindlin: u32,
     g_eff: f32,
+    liggghts: u32,
+    zeta_t: f32,
 }
 
 // 4-byte scalars only (no vec3), so the record packs into the chain's history as in Rust.
@@ -39,15 +41,23 @@ fn law_cundall_strack(
     let vrel = geom.vrel;
     let vt = vrel - n * dot(vrel, n);
     var xi = vec3<f32>((*history).xi[0], (*history).xi[1], (*history).xi[2]);
-    let xi_len = sqrt(dot(xi, xi));
-    xi = xi - n * dot(xi, n);
-    let xi_plane = sqrt(dot(xi, xi));
-    if (xi_plane > 0.0) {
-        xi = xi * (xi_len / xi_plane);
-    }
-    let f_prev = -xi * (*history).kt_prev;
     let dxi = vt * geom.dt;
-    xi = xi + dxi;
+    var f_prev: vec3<f32>;
+    if (params.liggghts != 0u) {
+        // LIGGGHTS: the increment first, then the projection, the length not kept.
+        f_prev = -xi * (*history).kt_prev;
+        xi = xi + dxi;
+        xi = xi - n * dot(xi, n);
+    } else {
+        let xi_len = sqrt(dot(xi, xi));
+        xi = xi - n * dot(xi, n);
+        let xi_plane = sqrt(dot(xi, xi));
+        if (xi_plane > 0.0) {
+            xi = xi * (xi_len / xi_plane);
+        }
+        f_prev = -xi * (*history).kt_prev;
+        xi = xi + dxi;
+    }
     var kt: f32;
     if (params.mindlin != 0u) {
         kt = 8.0 * params.g_eff * sqrt(geom.r_eff * geom.delta);
@@ -80,6 +90,12 @@ fn law_cundall_strack(
     } else {
         (*history).sliding = 0.0;
         stored = (*history).stored - 0.5 * dot(f_prev + ft, dxi);
+        if (params.liggghts != 0u) {
+            // The sticking spring's dashpot (LIGGGHTS' tangential damping).
+            let fd = -vt * (2.0 * params.zeta_t * sqrt(kt * geom.m_eff));
+            ft = ft + fd;
+            (*force).damping_dissipated = (*force).damping_dissipated - dot(fd, vt) * geom.dt;
+        }
     }
     (*history).xi = array<f32, 3>(xi.x, xi.y, xi.z);
     (*history).stored = stored;

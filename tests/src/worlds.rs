@@ -48,6 +48,7 @@ pub fn cundall_strack(mu_d: f64, mu_s: f64, stiffness: TangentialStiffness) -> L
     LawSpec::CundallStrack(CundallStrackSpec {
         friction: mu_d,
         friction_static: mu_s,
+        liggghts: None,
         stiffness: Some(stiffness),
     })
 }

@@ -126,7 +126,8 @@ pub struct BenchRow {
 /// simple cubic lattice of spacing 2.2 mm jittered by 0.08 mm with the kit's seed (the same
 /// positions as its data files), 40 x 40 columns, in a walled box; Hertz with
 /// LIGGGHTS' viscous damping for e = 0.5 (`form = "tsuji"`), Mindlin tangential spring with
-/// mu = 0.5; dt = 1e-5 s; skin 1 mm: the law of the kit's LIGGGHTS input. `n` is rounded up to whole layers of 1600.
+/// mu = 0.5 in LIGGGHTS' form (`form = "liggghts"`, damped while sticking); dt = 1e-5 s; skin
+/// 1 mm: the law of the kit's LIGGGHTS input. `n` is rounded up to whole layers of 1600.
 pub fn settle_scene_toml(n: u64) -> String {
     let layers = n.div_ceil(1600).max(1);
     let s = 0.0022;
@@ -161,7 +162,7 @@ material = "glass"
 between = ["glass", "glass"]
 normal = {{ law = "hertz" }}
 damping = {{ law = "viscous", restitution = 0.5, form = "tsuji" }}
-tangential = {{ law = "cundall_strack", friction = 0.5, stiffness = "mindlin" }}
+tangential = {{ law = "cundall_strack", friction = 0.5, stiffness = "mindlin", form = "liggghts", restitution = 0.5 }}
 
 [output]
 energy = false
@@ -216,7 +217,7 @@ lattice = {{ spacing = {s}, count = [{side}, {side}, {side}], jitter = {j}, seed
 between = ["glass", "glass"]
 normal = {{ law = "hertz" }}
 damping = {{ law = "viscous", restitution = 0.5, form = "tsuji" }}
-tangential = {{ law = "cundall_strack", friction = 0.5, stiffness = "mindlin" }}
+tangential = {{ law = "cundall_strack", friction = 0.5, stiffness = "mindlin", form = "liggghts", restitution = 0.5 }}
 
 [output]
 energy = false

@@ -33,7 +33,15 @@
 //!
 //! Scene keys: `friction` (required), `friction_static` (>= friction, default friction),
 //! `stiffness_ratio` (k_t/k_n) or `stiffness = "mindlin"` (the default after a Hertz-type
-//! normal law; after a linear one, a ratio of 0.2).
+//! normal law; after a linear one, a ratio of 0.2), `form` (`"cundall_strack"`, the default,
+//! or `"liggghts"` with `restitution`).
+//!
+//! `form = "liggghts"` is LIGGGHTS' `tangential history` (its documentation, spelled out in
+//! shared/peers/README.md): `xi += v_t dt`, then `xi -= (xi . n) n` (the length not kept); past
+//! the Coulomb bound the force is scaled to it and `xi = -F_t / k_t`, with no damping; while
+//! sticking `F_t -= gamma_t v_t` with `gamma_t = 2 sqrt(5/6) |beta| sqrt(k_t m*)` (`beta` of
+//! `restitution`), booked as damping (`-F_d . v_t dt`). It is the form for comparing with
+//! LIGGGHTS; the ledger's spring bookkeeping is the same as above.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -64,6 +72,13 @@ pub struct CundallStrackParams {
     pub mindlin: u32,
     /// Effective shear modulus `G*` (Pa) for the Mindlin stiffness.
     pub g_eff: f32,
+    /// Non-zero: LIGGGHTS' tangential history (`form = "liggghts"`): the spring is projected
+    /// onto the tangent plane after its increment without keeping its length, and damped while
+    /// it sticks.
+    pub liggghts: u32,
+    /// Damping ratio of the sticking spring's dashpot `2 zeta_t sqrt(k_t m*) v_t`
+    /// (`form = "liggghts"`: `sqrt(5/6) |beta|` of the normal restitution).
+    pub zeta_t: f32,
 }
 
 /// Per-pair history of the Cundall-Strack spring.
@@ -96,6 +111,9 @@ pub struct CundallStrackSpec {
     pub friction: f64,
     /// Static coefficient (>= friction).
     pub friction_static: f64,
+    /// `Some(e)`: LIGGGHTS' form (`form = "liggghts"`, `restitution = e`), whose sticking
+    /// dashpot is LIGGGHTS' `gamma_t = 2 sqrt(5/6) |beta(e)| sqrt(S_t m*)`.
+    pub liggghts: Option<f64>,
     /// The stiffness; `None` takes Mindlin after a Hertz-type normal law and
     /// [`DEFAULT_STIFFNESS_RATIO`] after a linear one.
     pub stiffness: Option<TangentialStiffness>,
@@ -119,15 +137,23 @@ pub fn law_cundall_strack(
     let vrel = v3(geom.vrel);
     let vt = vrel - n * vrel.dot(n);
     let mut xi = v3(history.xi);
-    let xi_len = xi.length();
-    xi -= n * xi.dot(n);
-    let xi_plane = xi.length();
-    if xi_plane > 0.0 {
-        xi *= xi_len / xi_plane;
-    }
-    let f_prev = -xi * history.kt_prev;
     let dxi = vt * geom.dt;
-    xi += dxi;
+    let f_prev;
+    if params.liggghts != 0 {
+        // LIGGGHTS: the increment first, then the projection, the length not kept.
+        f_prev = -xi * history.kt_prev;
+        xi += dxi;
+        xi -= n * xi.dot(n);
+    } else {
+        let xi_len = xi.length();
+        xi -= n * xi.dot(n);
+        let xi_plane = xi.length();
+        if xi_plane > 0.0 {
+            xi *= xi_len / xi_plane;
+        }
+        f_prev = -xi * history.kt_prev;
+        xi += dxi;
+    }
     let kt = if params.mindlin != 0 {
         8.0 * params.g_eff * (geom.r_eff * geom.delta).sqrt()
     } else {
@@ -162,6 +188,13 @@ pub fn law_cundall_strack(
     } else {
         history.sliding = 0.0;
         stored = history.stored - 0.5 * (f_prev + ft).dot(dxi);
+        if params.liggghts != 0 {
+            // The sticking spring's dashpot (LIGGGHTS' tangential damping), booked as
+            // damping over the step.
+            let fd = -vt * (2.0 * params.zeta_t * (kt * geom.m_eff).sqrt());
+            ft += fd;
+            force.damping_dissipated -= fd.dot(vt) * geom.dt;
+        }
     }
     history.xi = xi.to_array();
     history.stored = stored;
@@ -181,6 +214,8 @@ impl Law for CundallStrack {
         "friction_static",
         "stiffness_ratio",
         "stiffness",
+        "form",
+        "restitution",
     ];
     // Closed form, plus the rotation and rescaling of the history vector (a normalisation):
     // 2e-5.
@@ -195,7 +230,7 @@ impl Law for CundallStrack {
         Word::Energy,
         Word::Own,
     ];
-    const ENERGY: &'static [&'static str] = &["elastic", "friction"];
+    const ENERGY: &'static [&'static str] = &["elastic", "friction", "damping"];
     type Params = CundallStrackParams;
     type History = CundallStrackHistory;
     type Spec = CundallStrackSpec;
@@ -241,9 +276,35 @@ impl Law for CundallStrack {
             }
             (false, false) => None,
         };
+        let liggghts = match keys.string("form", "\"cundall_strack\" or \"liggghts\"")?.as_deref() {
+            None | Some("cundall_strack") => None,
+            Some("liggghts") => {
+                let what = "a restitution coefficient in (0, 1] (its tangential damping)";
+                let e = keys.number("restitution", what)?;
+                let e = required(keys, "restitution", what, e)?;
+                if !(e > 0.0 && e <= 1.0) {
+                    let found = keys.found("restitution");
+                    return Err(keys.error("restitution", format!("expected {what}, found {found}")));
+                }
+                Some(e)
+            }
+            Some(other) => {
+                return Err(keys.error(
+                    "form",
+                    format!("expected \"cundall_strack\" or \"liggghts\", found \"{other}\""),
+                ))
+            }
+        };
+        if liggghts.is_none() && keys.has("restitution") {
+            return Err(keys.error(
+                "restitution",
+                "a restitution is read only with form = \"liggghts\"".into(),
+            ));
+        }
         Ok(CundallStrackSpec {
             friction,
             friction_static,
+            liggghts,
             stiffness,
         })
     }
@@ -267,6 +328,11 @@ impl Law for CundallStrack {
             stiffness_ratio: ratio,
             mindlin,
             g_eff: effective_shear(pair.a, pair.b) as f32,
+            liggghts: spec.liggghts.is_some() as u32,
+            zeta_t: spec
+                .liggghts
+                .map(crate::kernels::laws::viscous::tsuji_zeta)
+                .unwrap_or(0.0) as f32,
         }
     }
 
@@ -308,6 +374,8 @@ impl Law for CundallStrack {
                 stiffness_ratio: rng.range(0.1, 1.0) as f32,
                 mindlin: rng.chance(0.5) as u32,
                 g_eff: rng.log_uniform(1e5, 1e10),
+                liggghts: (i % 3 == 1) as u32,
+                zeta_t: rng.range(0.0, 0.5) as f32,
             },
             history: CundallStrackHistory {
                 xi: rng.vec3(xi_scale),
@@ -326,7 +394,9 @@ impl Law for CundallStrack {
                 mu_dynamic,
                 stiffness_ratio,
                 mindlin,
-                g_eff
+                g_eff,
+                liggghts,
+                zeta_t
             }),
             crate::pod_layout!(CundallStrackHistory {
                 xi,
