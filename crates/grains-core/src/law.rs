@@ -141,6 +141,18 @@ pub fn required<K: LawKeys>(
     v.ok_or_else(|| keys.missing(k, what))
 }
 
+/// The required key `restitution`: a coefficient of restitution in (0, 1].
+pub fn required_restitution<K: LawKeys>(keys: &K) -> Result<f64, K::Error> {
+    let what = "a restitution coefficient in (0, 1]";
+    let e = keys.number("restitution", what)?;
+    let e = required(keys, "restitution", "a number in (0, 1]", e)?;
+    if !(e > 0.0 && e <= 1.0) {
+        let found = keys.found("restitution");
+        return Err(keys.error("restitution", format!("expected {what}, found {found}")));
+    }
+    Ok(e)
+}
+
 /// `(field, byte offset)` of a struct, for the layout test against naga.
 pub type FieldOffsets = Vec<(String, u32)>;
 

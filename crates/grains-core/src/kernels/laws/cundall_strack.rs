@@ -48,7 +48,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
+    required, required_restitution, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
     Word,
 };
 use crate::materials::effective_shear;
@@ -278,16 +278,7 @@ impl Law for CundallStrack {
         };
         let liggghts = match keys.string("form", "\"cundall_strack\" or \"liggghts\"")?.as_deref() {
             None | Some("cundall_strack") => None,
-            Some("liggghts") => {
-                let what = "a restitution coefficient in (0, 1] (its tangential damping)";
-                let e = keys.number("restitution", what)?;
-                let e = required(keys, "restitution", what, e)?;
-                if !(e > 0.0 && e <= 1.0) {
-                    let found = keys.found("restitution");
-                    return Err(keys.error("restitution", format!("expected {what}, found {found}")));
-                }
-                Some(e)
-            }
+            Some("liggghts") => Some(required_restitution(keys)?),
             Some(other) => {
                 return Err(keys.error(
                     "form",

@@ -29,7 +29,7 @@ use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
+    required_restitution, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
     Word,
 };
 use crate::materials::effective_young;
@@ -138,13 +138,7 @@ pub fn law_hunt_crossley(
 
 /// Parse the keys shared by the impact models.
 pub fn parse_impact<K: LawKeys>(keys: &K) -> Result<ImpactSpec, K::Error> {
-    let what = "a restitution coefficient in (0, 1]";
-    let e = keys.number("restitution", what)?;
-    let e = required(keys, "restitution", "a number in (0, 1]", e)?;
-    if !(e > 0.0 && e <= 1.0) {
-        let found = keys.found("restitution");
-        return Err(keys.error("restitution", format!("expected {what}, found {found}")));
-    }
+    let e = required_restitution(keys)?;
     Ok(ImpactSpec {
         restitution: e,
         exponent: keys.positive("exponent", "(dimensionless)")?.unwrap_or(1.5),

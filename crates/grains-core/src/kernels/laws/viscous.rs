@@ -29,7 +29,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
+    required_restitution, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
     Word,
 };
 use crate::parity::{random_geom, random_prior_force, SplitMix};
@@ -115,13 +115,7 @@ impl Law for Viscous {
     type Spec = ViscousSpec;
 
     fn parse<K: LawKeys>(keys: &K) -> Result<ViscousSpec, K::Error> {
-        let what = "a restitution coefficient in (0, 1]";
-        let e = keys.number("restitution", what)?;
-        let e = required(keys, "restitution", "a number in (0, 1]", e)?;
-        if !(e > 0.0 && e <= 1.0) {
-            let found = keys.found("restitution");
-            return Err(keys.error("restitution", format!("expected {what}, found {found}")));
-        }
+        let e = required_restitution(keys)?;
         let tsuji = match keys.string("form", "\"exact\" or \"tsuji\"")?.as_deref() {
             None | Some("exact") => false,
             Some("tsuji") => true,
