@@ -122,12 +122,32 @@ pub struct BenchRow {
     pub bytes_per_particle: Option<f64>,
 }
 
+/// What both peer scenes share: the glass of the kit, its contact law as LIGGGHTS runs it
+/// (Hertz; LIGGGHTS' viscous damping for e = 0.5, `form = "tsuji"`; a Mindlin tangential spring
+/// with mu = 0.5 in LIGGGHTS' form, `form = "liggghts"`, damped while sticking) and no output.
+const KIT_MATERIAL_AND_LAW: &str = r#"
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+damping = { law = "viscous", restitution = 0.5, form = "tsuji" }
+tangential = { law = "cundall_strack", friction = 0.5, stiffness = "mindlin", form = "liggghts", restitution = 0.5 }
+
+[output]
+energy = false
+formats = []
+"#;
+
 /// The settle scene of the peer benchmark (shared/peers/README.md): spheres of d = 2 mm on a
 /// simple cubic lattice of spacing 2.2 mm jittered by 0.08 mm with the kit's seed (the same
-/// positions as its data files), 40 x 40 columns, in a walled box; Hertz with
-/// LIGGGHTS' viscous damping for e = 0.5 (`form = "tsuji"`), Mindlin tangential spring with
-/// mu = 0.5 in LIGGGHTS' form (`form = "liggghts"`, damped while sticking); dt = 1e-5 s; skin
-/// 1 mm: the law of the kit's LIGGGHTS input. `n` is rounded up to whole layers of 1600.
+/// positions as its data files), 40 x 40 columns, in a walled box; the kit's law
+/// ([`KIT_MATERIAL_AND_LAW`]); dt = 1e-5 s; skin 1 mm. `n` is rounded up to whole layers of
+/// 1600.
 pub fn settle_scene_toml(n: u64) -> String {
     let layers = n.div_ceil(1600).max(1);
     let s = 0.0022;
@@ -143,12 +163,6 @@ skin = 0.001
 min = [0.0, 0.0, 0.0]
 max = [{lx}, {lx}, {lz}]
 
-[[material]]
-name = "glass"
-density = 2500.0
-young = 5.0e6
-poisson = 0.3
-
 [[particles]]
 material = "glass"
 radius = 0.001
@@ -157,25 +171,13 @@ lattice = {{ spacing = {s}, count = [40, 40, {layers}], jitter = 0.036363636, se
 [[wall]]
 box = {{ min = [0.0, 0.0, 0.0], max = [{lx}, {lx}, {lz}] }}
 material = "glass"
-
-[[interaction]]
-between = ["glass", "glass"]
-normal = {{ law = "hertz" }}
-damping = {{ law = "viscous", restitution = 0.5, form = "tsuji" }}
-tangential = {{ law = "cundall_strack", friction = 0.5, stiffness = "mindlin", form = "liggghts", restitution = 0.5 }}
-
-[output]
-energy = false
-formats = []
-"#
+{KIT_MATERIAL_AND_LAW}"#
     )
 }
 
 /// Build the settle world of about `n` spheres.
 pub fn settle_world(n: u64) -> Result<World> {
-    let text = settle_scene_toml(n);
-    let scene = grains_scene::parse_scene(&text, Path::new("<bench settle>"))?;
-    Ok(scene.world)
+    bench_world("settle", n)
 }
 
 /// Lattice cells per side of the gas scene of about `n` spheres.
@@ -190,6 +192,7 @@ pub fn gas_side(n: u64) -> u64 {
 pub fn gas_scene_toml(side: u64) -> String {
     let s = 0.0024;
     let l = side as f64 * s;
+    let j = 0.08 / 2.4;
     format!(
         r#"[simulation]
 steps = 1
@@ -202,28 +205,11 @@ min = [0.0, 0.0, 0.0]
 max = [{l}, {l}, {l}]
 periodic = [true, true, true]
 
-[[material]]
-name = "glass"
-density = 2500.0
-young = 5.0e6
-poisson = 0.3
-
 [[particles]]
 material = "glass"
 radius = 0.001
 lattice = {{ spacing = {s}, count = [{side}, {side}, {side}], jitter = {j}, seed = 2, speed = 0.1 }}
-
-[[interaction]]
-between = ["glass", "glass"]
-normal = {{ law = "hertz" }}
-damping = {{ law = "viscous", restitution = 0.5, form = "tsuji" }}
-tangential = {{ law = "cundall_strack", friction = 0.5, stiffness = "mindlin", form = "liggghts", restitution = 0.5 }}
-
-[output]
-energy = false
-formats = []
-"#,
-        j = 0.08 / 2.4
+{KIT_MATERIAL_AND_LAW}"#
     )
 }
 
