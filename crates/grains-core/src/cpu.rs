@@ -18,7 +18,7 @@ use crate::kernels::passes::{
     integrate_first_half, integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum,
     shell_edges, shell_gather, shell_volume, wall_motion, wall_power, ChainRun,
 };
-use crate::kernels::resolvers::sphere_sphere::min_image;
+use crate::kernels::resolvers::sphere_sphere::sphere_sphere_clearly_apart;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
 use crate::kernels::sources::{SourceKind, SourceView};
@@ -432,19 +432,17 @@ impl CpuBackend {
                         };
                         let k = gid - base;
                         // An inactive sphere pair clearly beyond reach: `evaluate` would find it
-                        // out of reach from the positions and write nothing. Decided here on
-                        // squared distances with a margin (1e-5 relative, far above f32
-                        // rounding), so no pair `evaluate` would keep is skipped.
-                        if a[k] == 0 && chain.spec.resolver == ResolverKind::SphereSphere {
-                            let (x, y) = (bodies.pos[pr.p as usize], bodies.pos[pr.q as usize]);
-                            let d =
-                                min_image([y[0] - x[0], y[1] - x[1], y[2] - x[2]], bodies.domain);
-                            let reach = x[3] + y[3] + chain.range;
-                            if d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
-                                > reach * reach * (1.0 + 1e-5)
-                            {
-                                continue;
-                            }
+                        // out of reach from the positions and write nothing.
+                        if a[k] == 0
+                            && chain.spec.resolver == ResolverKind::SphereSphere
+                            && sphere_sphere_clearly_apart(
+                                bodies.pos[pr.p as usize],
+                                bodies.pos[pr.q as usize],
+                                bodies.domain,
+                                chain.range,
+                            )
+                        {
+                            continue;
                         }
                         evaluate(
                             &pr,
