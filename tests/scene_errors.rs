@@ -427,34 +427,29 @@ fn viscous_form_is_exact_or_tsuji() {
 
 #[test]
 fn tangential_form_is_cundall_strack_or_liggghts() {
-    let (_, r) = load_text(
+    expect_error(
         "tangential-form",
         &edit("friction = 0.5", "friction = 0.5, form = \"lammps\""),
+        26,
+        63,
+        "interaction[0].tangential.form",
+        &["expected \"cundall_strack\" or \"liggghts\", found \"lammps\""],
     );
-    let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(
-        msg.contains("interaction[0].tangential.form")
-            && msg.contains("expected \"cundall_strack\" or \"liggghts\", found \"lammps\""),
-        "{msg}"
-    );
-    let (_, r) = load_text(
+    expect_error(
         "tangential-restitution",
         &edit("friction = 0.5", "friction = 0.5, restitution = 0.5"),
+        26,
+        70,
+        "interaction[0].tangential.restitution",
+        &["only with form = \"liggghts\""],
     );
-    let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(
-        msg.contains("interaction[0].tangential.restitution")
-            && msg.contains("only with form = \"liggghts\""),
-        "{msg}"
-    );
-    let (_, r) = load_text(
+    expect_error(
         "tangential-liggghts",
         &edit("friction = 0.5", "friction = 0.5, form = \"liggghts\""),
-    );
-    let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(
-        msg.contains("interaction[0].tangential") && msg.contains("restitution"),
-        "form = liggghts needs a restitution: {msg}"
+        26,
+        14,
+        "interaction[0].tangential.restitution",
+        &["missing required key `restitution`"],
     );
     let (_, ok) = load_text(
         "tangential-liggghts-ok",
