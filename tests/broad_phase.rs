@@ -40,6 +40,47 @@ fn random_world(n: usize, periodic: bool, seed: u64) -> World {
     )
 }
 
+/// 216 shaken frictional spheres in a 6 x 6 x 6 lattice box: periodic with no gravity, or
+/// walled with gravity; dt at the time-step report's choice.
+fn shaken_box(periodic: bool, seed: u64) -> World {
+    let (r, spacing) = (0.001, 0.0024);
+    let l = 6.0 * spacing;
+    let p = lattice_particles([0.0; 3], [l; 3], r, spacing, 2500.0, 0.5, 100.0, seed);
+    let domain = Domain {
+        min: [0.0; 3],
+        max: [l; 3],
+        periodic: [periodic; 3],
+    };
+    let walls = if periodic {
+        vec![]
+    } else {
+        box_walls([0.0; 3], [l as f32; 3])
+    };
+    let inter = self_interaction(
+        hertz(),
+        Some(0.7),
+        Some((0.3, 0.3)),
+        TangentialStiffness::Mindlin,
+    );
+    let gravity = if periodic {
+        [0.0; 3]
+    } else {
+        [0.0, 0.0, -9.81]
+    };
+    let mut w = world(
+        p,
+        walls,
+        material("m", 5e6, 2500.0),
+        inter,
+        domain,
+        gravity,
+        1.0,
+        0.0003,
+    );
+    w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
+    w
+}
+
 /// Every pair whose surfaces are closer than `cutoff`, by the same f32 test the kernel uses.
 fn brute_force(b: &CpuBackend, cutoff: f32) -> Vec<(u32, u32)> {
     let d = b.world.domain.params();
@@ -81,42 +122,7 @@ fn candidate_pairs_equal_brute_force_on_random_packings() {
 #[test]
 fn no_contact_is_missed_over_a_run() {
     for periodic in [true, false] {
-        let (r, spacing) = (0.001, 0.0024);
-        let l = 6.0 * spacing;
-        let p = lattice_particles([0.0; 3], [l; 3], r, spacing, 2500.0, 0.5, 100.0, 11);
-        let domain = Domain {
-            min: [0.0; 3],
-            max: [l; 3],
-            periodic: [periodic; 3],
-        };
-        let walls = if periodic {
-            vec![]
-        } else {
-            box_walls([0.0; 3], [l as f32; 3])
-        };
-        let inter = self_interaction(
-            hertz(),
-            Some(0.7),
-            Some((0.3, 0.3)),
-            TangentialStiffness::Mindlin,
-        );
-        let gravity = if periodic {
-            [0.0; 3]
-        } else {
-            [0.0, 0.0, -9.81]
-        };
-        let mut w = world(
-            p,
-            walls,
-            material("m", 5e6, 2500.0),
-            inter,
-            domain,
-            gravity,
-            1.0,
-            0.0003,
-        );
-        w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
-        let mut b = cpu(w);
+        let mut b = cpu(shaken_box(periodic, 11));
         let mut contacts_seen = 0usize;
         for _ in 0..1500 {
             b.step();
@@ -201,32 +207,8 @@ fn history_is_carried_across_rebuilds() {
 /// inactive has a zero slot and a zero history record (so the gather may skip it unread).
 #[test]
 fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
-    let (r, spacing) = (0.001, 0.0024);
-    let l = 6.0 * spacing;
-    let p = lattice_particles([0.0; 3], [l; 3], r, spacing, 2500.0, 0.5, 100.0, 17);
-    let domain = Domain {
-        min: [0.0; 3],
-        max: [l; 3],
-        periodic: [false; 3],
-    };
-    let walls = box_walls([0.0; 3], [l as f32; 3]);
-    let inter = self_interaction(
-        hertz(),
-        Some(0.7),
-        Some((0.3, 0.3)),
-        TangentialStiffness::Mindlin,
-    );
-    let mut w = world(
-        p,
-        walls.clone(),
-        material("m", 5e6, 2500.0),
-        inter,
-        domain,
-        [0.0, 0.0, -9.81],
-        1.0,
-        0.0003,
-    );
-    w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
+    let w = shaken_box(false, 17);
+    let walls = w.walls.clone();
     let stride = w.table.nbr_history_stride;
     let mut b = cpu(w);
     let n = b.pos.len() as u32;
