@@ -126,9 +126,6 @@ pub struct PairTable {
     /// History words per neighbour-list entry: the largest chain's of the neighbour and wall
     /// sources (a wall pair is an entry of the list), in whole `vec4`s (at least one).
     pub nbr_history_stride: usize,
-    /// History words per wall pair: `nbr_history_stride`, since wall pairs are entries of the
-    /// neighbour list.
-    pub wall_history_stride: usize,
     /// History words per fixed pair: the largest fixed-source chain's, in whole `vec4`s (at
     /// least one).
     pub fixed_history_stride: usize,
@@ -223,7 +220,6 @@ impl PairTable {
         };
         // Walls' pairs are entries of the neighbour list: one history record for both.
         t.nbr_history_stride = stride_of(SourceKind::Neighbour).max(stride_of(SourceKind::Wall));
-        t.wall_history_stride = t.nbr_history_stride;
         t.fixed_history_stride = stride_of(SourceKind::Fixed);
         t.params_stride = t
             .chains
@@ -245,7 +241,8 @@ impl PairTable {
     pub fn history_stride(&self, s: SourceKind) -> usize {
         match s {
             SourceKind::Neighbour => self.nbr_history_stride,
-            SourceKind::Wall => self.wall_history_stride,
+            // Wall pairs are entries of the neighbour list, with its records.
+            SourceKind::Wall => self.nbr_history_stride,
             SourceKind::Fixed => self.fixed_history_stride,
         }
     }
