@@ -103,6 +103,35 @@ fn cpu_backend_is_independent_of_thread_count() {
     assert_eq!(ea, eb);
 }
 
+/// `run(n)` runs each step's first half inside the previous step's gather (the passes fused,
+/// `CpuBackend::forces`); it must leave exactly the state of `n` separate `step()`s, across
+/// rebuilds, and stop a guarded run at the same step with the same state.
+#[test]
+fn cpu_run_equals_single_steps_bit_for_bit() {
+    use grains_core::{Backend, CpuBackend};
+    let text = std::fs::read_to_string(workspace_root().join("scenes/settle.toml"))
+        .expect("scenes/settle.toml")
+        .replace("count = [40, 40, 13]", "count = [14, 14, 8]");
+    let backend = || {
+        let scene =
+            grains_scene::parse_scene(&text, std::path::Path::new("settle.toml")).expect("scene");
+        CpuBackend::new(scene.world).expect("backend")
+    };
+    let (mut fused, mut single, mut guarded) = (backend(), backend(), backend());
+    fused.run(1500);
+    for _ in 0..1500 {
+        single.step();
+    }
+    assert_eq!(guarded.run_guarded(1500).expect("guarded"), None);
+    assert!(
+        fused.counters().rebuilds > 2,
+        "the run should rebuild, so the fused steps cross rebuilds"
+    );
+    let want = single.state();
+    assert!(fused.state() == want, "run(1500) differs from 1500 step()s");
+    assert!(guarded.state() == want, "run_guarded(1500) differs from 1500 step()s");
+}
+
 /// The CPU backend reproduces a reviewed reference: the energy log of
 /// `tests/fixtures/reference/settle_small.toml` (4000 spheres, 2000 steps), recorded when the
 /// physics tests passed and checked by hand (the ledger total drifts by 6e-5 relative, kinetic

@@ -117,6 +117,20 @@ pub struct CpuBackend {
     /// Particles inserted, and the energy they brought (J).
     inserted: u64,
     inserted_energy: f64,
+    /// The next step's first half, already run inside the last gather (its largest
+    /// displacement and faulty particle), while `run` is between two of its steps; `None`
+    /// whenever the backend is handed back to its caller.
+    next_first_half: Option<(f32, Option<u32>)>,
+}
+
+/// Combine two particles' first-half results: the larger squared displacement (f32 bits, which
+/// order like the values for non-negative floats) and the lower faulty index.
+fn max_disp_min_fault(a: (u32, Option<u32>), b: (u32, Option<u32>)) -> (u32, Option<u32>) {
+    let fault = match (a.1, b.1) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    };
+    (a.0.max(b.0), fault)
 }
 
 impl CpuBackend {
@@ -124,7 +138,7 @@ impl CpuBackend {
     pub fn new(world: World) -> Result<CpuBackend, CoreError> {
         let mut b = CpuBackend::allocate(world)?;
         b.rebuild();
-        b.forces(false);
+        b.forces(false, false);
         Ok(b)
     }
 
@@ -187,6 +201,7 @@ impl CpuBackend {
             removed_energy: 0.0,
             inserted: 0,
             inserted_energy: 0.0,
+            next_first_half: None,
             world,
         })
     }
@@ -346,8 +361,11 @@ impl CpuBackend {
     }
 
     /// Contact passes (one per chain, over its pair source) and gather for the current
-    /// positions and velocities; with `kick`, then the second half-step (`integrate_second_half`).
-    fn forces(&mut self, kick: bool) {
+    /// positions and velocities; with `kick`, then the second half-step (`integrate_second_half`);
+    /// with `drift` too, then the first half of the next step (`integrate_first_half`), whose
+    /// result (as [`CpuBackend::first_half`] returns it) comes back when it was fused into the
+    /// gather, `None` when it was not run.
+    fn forces(&mut self, kick: bool, drift: bool) -> Option<(f32, Option<u32>)> {
         let w = &self.world;
         let t = &w.table;
         let bodies = Bodies {
@@ -396,6 +414,16 @@ impl CpuBackend {
             let (views, runs) = (&views, &runs);
             let stride = t.nbr_history_stride;
             let starts = &self.list.nbr_start;
+            // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
+            // beyond the largest reach of those chains is skipped on its squared distance alone,
+            // before its pair, table and chain are looked up: most entries of a list with a skin
+            // are such pairs, and `evaluate` would write nothing for them.
+            let sphere_reach = runs
+                .iter()
+                .filter(|c| c.spec.source == SourceKind::Neighbour)
+                .try_fold(0.0f32, |r, c| {
+                    (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
+                });
             // Blocks of particles with their entries' records, as disjoint mutable slices.
             let n = n as usize;
             let mut blocks = Vec::with_capacity(n.div_ceil(CONTACT_BLOCK));
@@ -421,7 +449,21 @@ impl CpuBackend {
                     // tail; the others are evaluated from the other side.
                     let owned = lo + nbr_j[lo..hi].partition_point(|&q| q as usize <= p);
                     for gid in owned..hi {
-                        let (view, src) = &views[(nbr_j[gid] >= n as u32) as usize];
+                        let q = nbr_j[gid] as usize;
+                        if let Some(reach) = sphere_reach {
+                            if q < n
+                                && a[gid - base] == 0
+                                && sphere_sphere_clearly_apart(
+                                    bodies.pos[p],
+                                    bodies.pos[q],
+                                    bodies.domain,
+                                    reach,
+                                )
+                            {
+                                continue;
+                            }
+                        }
+                        let (view, src) = &views[(q >= n) as usize];
                         let (map, params) = (t.chain_map(*src), t.params_of(*src));
                         let pr = view.pair(gid, bodies.step, material);
                         if pr.owns == 0 {
@@ -488,22 +530,31 @@ impl CpuBackend {
         let (step, list) = (&self.step, &self.list);
         let (slots, fixed_slots, active) = (&self.slots, &self.fixed_slots, &self.nbr_active);
         let (fixed_start, fixed_entry) = (&self.fixed_start, &self.fixed_entry);
-        let (quat, shape, shapes) = (&self.quat, &w.particles.shape, &self.shapes);
+        let (shape, shapes) = (&w.particles.shape, &self.shapes);
         // Where nothing else adds to the gathered force (no shells, no clumps), each particle's
         // second half-step follows its gather in the same sweep: the same operations on the
-        // same values, one pass less over the particles.
+        // same values, one pass less over the particles. Where nothing between this step's end
+        // and the next step's first half reads the positions either (no moving wall's power,
+        // and the caller asked for the next step at once), that first half follows too: the
+        // gather reads only slots, never positions, so moving a particle on does not change
+        // what its neighbours gather.
         let fused = kick && w.shells.is_empty() && !self.has_clumps;
-        (
+        let drift = fused && drift && !self.walls_move;
+        let (domain, ref_pos) = (&self.domain, &self.ref_pos);
+        let next = (
             &mut self.force,
             &mut self.torque,
             &mut self.dissipated,
             &mut self.vel,
             &mut self.omega,
+            &mut self.quat,
+            &mut self.pos,
+            &mut self.pos_comp,
         )
             .into_par_iter()
             .enumerate()
             .with_min_len(256)
-            .for_each(|(gid, (f, t, d, v, o))| {
+            .map(|(gid, (f, t, d, v, o, q, x, c))| {
                 gather(
                     gid,
                     step,
@@ -519,21 +570,42 @@ impl CpuBackend {
                     t,
                     d,
                 );
-                if fused {
-                    let one = gid..=gid;
-                    integrate_second_half(
-                        0,
-                        step,
-                        v,
-                        o,
-                        &quat[one.clone()],
-                        std::slice::from_ref(f),
-                        std::slice::from_ref(t),
-                        &shape[one],
-                        shapes,
-                    )
+                if !fused {
+                    return (0, None);
                 }
-            });
+                let one = gid..=gid;
+                integrate_second_half(
+                    0,
+                    step,
+                    v,
+                    o,
+                    std::slice::from_ref(q),
+                    std::slice::from_ref(f),
+                    std::slice::from_ref(t),
+                    &shape[one.clone()],
+                    shapes,
+                );
+                if !drift {
+                    return (0, None);
+                }
+                let r = integrate_first_half(
+                    0,
+                    step,
+                    domain,
+                    x,
+                    c,
+                    v,
+                    o,
+                    q,
+                    std::slice::from_ref(f),
+                    std::slice::from_ref(t),
+                    &ref_pos[one.clone()],
+                    &shape[one],
+                    shapes,
+                );
+                (r.disp2_bits, r.fault.then_some(gid as u32))
+            })
+            .reduce(|| (0, None), max_disp_min_fault);
         self.shell_forces_pass();
         if self.has_clumps {
             for gid in 0..self.pos.len() {
@@ -574,6 +646,7 @@ impl CpuBackend {
         if kick && !fused {
             self.kick();
         }
+        drift.then(|| (f32::from_bits(next.0).sqrt(), next.1))
     }
 
     /// The second half-step of every particle, after the gathered forces are complete.
@@ -661,16 +734,7 @@ impl CpuBackend {
                 );
                 (r.disp2_bits, r.fault.then_some(gid as u32))
             })
-            .reduce(
-                || (0, None),
-                |a, b| {
-                    let fault = match (a.1, b.1) {
-                        (Some(x), Some(y)) => Some(x.min(y)),
-                        (x, y) => x.or(y),
-                    };
-                    (a.0.max(b.0), fault)
-                },
-            );
+            .reduce(|| (0, None), max_disp_min_fault);
         (f32::from_bits(max_disp2).sqrt(), fault)
     }
 
@@ -697,9 +761,15 @@ impl CpuBackend {
         }
     }
 
-    /// One step; the lowest faulty particle of its first half, if any.
-    fn step_checked(&mut self) -> Option<u32> {
-        let (disp, fault) = self.first_half();
+    /// One step; the lowest faulty particle of its first half, if any. With `more`, the caller
+    /// takes the next step at once, so its first half may run inside this step's gather
+    /// ([`CpuBackend::forces`]); the state is then between steps until that step is taken, so
+    /// only `run` and `run_guarded` pass it, and never for their last step.
+    fn step_checked(&mut self, more: bool) -> Option<u32> {
+        let (disp, fault) = match self.next_first_half.take() {
+            Some(done) => done,
+            None => self.first_half(),
+        };
         if self.walls_move {
             for gid in 0..self.walls.len() {
                 wall_motion(gid, &self.step, &self.world.walls, &mut self.walls);
@@ -712,7 +782,7 @@ impl CpuBackend {
         if disp > 0.5 * self.step.skin {
             self.rebuild();
         }
-        self.forces(true);
+        self.next_first_half = self.forces(true, more && fault.is_none());
         fault
     }
 }
@@ -723,7 +793,13 @@ impl Backend for CpuBackend {
     }
 
     fn step(&mut self) {
-        self.step_checked();
+        self.step_checked(false);
+    }
+
+    fn run(&mut self, n: u64) {
+        for k in 0..n {
+            self.step_checked(k + 1 < n);
+        }
     }
 
     fn remove_particles(&mut self, ids: &[u32]) -> Result<(), CoreError> {
@@ -775,8 +851,8 @@ impl Backend for CpuBackend {
     }
 
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {
-        for _ in 0..n {
-            if let Some(particle) = self.step_checked() {
+        for k in 0..n {
+            if let Some(particle) = self.step_checked(k + 1 < n) {
                 return Ok(Some(Fault {
                     step: self.steps,
                     particle,
