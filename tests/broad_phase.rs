@@ -107,11 +107,32 @@ fn candidate_pairs_equal_brute_force_on_random_packings() {
         let got = b.candidate_pairs();
         assert!(!expected.is_empty());
         assert_eq!(got, expected, "seed {seed}, periodic {periodic}");
-        // The list is symmetric: every owned entry has its mirror.
+        // Every pair has one record: the owning entries' records are 0, 1, 2, ... in list
+        // order, and the other entry of a particle pair, (q, p), shares the record of (p, q).
+        let records = b.state().nbr_active.len();
         let l = &b.list;
+        let n = l.nbr_start.len() as u32 - 1;
+        let mut owner_of = std::collections::HashMap::new();
+        let mut next = 0u32;
         for k in 0..l.nbr_j.len() {
-            let m = l.nbr_mirror[k] as usize;
-            assert_eq!((l.nbr_i[m], l.nbr_j[m]), (l.nbr_j[k], l.nbr_i[k]));
+            let (i, j) = (l.nbr_i[k], l.nbr_j[k]);
+            if j > i {
+                assert_eq!(l.nbr_pair[k], next, "owning entry {k} of seed {seed}");
+                owner_of.insert((i, j), next);
+                next += 1;
+            }
+        }
+        assert_eq!(next as usize, records, "one record per pair");
+        for k in 0..l.nbr_j.len() {
+            let (i, j) = (l.nbr_i[k], l.nbr_j[k]);
+            if j < i {
+                assert!(j < n);
+                assert_eq!(
+                    Some(&l.nbr_pair[k]),
+                    owner_of.get(&(j, i)),
+                    "entry ({i}, {j})"
+                );
+            }
         }
     }
 }
@@ -234,15 +255,15 @@ fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
         }
         let wall_entries = list.nbr_j.iter().filter(|&&j| j >= n).count();
         most_wall_entries = most_wall_entries.max(wall_entries);
-        for k in 0..list.nbr_j.len() {
-            if list.nbr_i[k] < list.nbr_j[k] && b.nbr_active[k] == 0 {
+        for k in 0..b.nbr_active.len() {
+            if b.nbr_active[k] == 0 {
                 inactive_checked += 1;
-                assert_eq!(b.slots[k], Default::default(), "inactive entry {k}'s slot");
+                assert_eq!(b.slots[k], Default::default(), "inactive record {k}'s slot");
                 assert!(
                     b.history[k * stride..(k + 1) * stride]
                         .iter()
                         .all(|&h| h == 0.0),
-                    "inactive entry {k}'s history"
+                    "inactive record {k}'s history"
                 );
             }
         }

@@ -129,7 +129,10 @@ fn cpu_run_equals_single_steps_bit_for_bit() {
     );
     let want = single.state();
     assert!(fused.state() == want, "run(1500) differs from 1500 step()s");
-    assert!(guarded.state() == want, "run_guarded(1500) differs from 1500 step()s");
+    assert!(
+        guarded.state() == want,
+        "run_guarded(1500) differs from 1500 step()s"
+    );
 }
 
 /// The CPU backend reproduces a reviewed reference: the energy log of

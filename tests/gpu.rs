@@ -210,14 +210,14 @@ fn pass_parity(world: World, ctx: &GpuContext) {
     assert_eq!(start, c.list.nbr_start, "nbr_start");
     let ni: Vec<u32> = g.read_buffer("nbr_i", total).unwrap();
     let nj: Vec<u32> = g.read_buffer("nbr_j", total).unwrap();
-    let nm: Vec<u32> = g.read_buffer("nbr_mirror", total).unwrap();
+    let np: Vec<u32> = g.read_buffer("nbr_pair", total).unwrap();
     assert_eq!(ni, c.list.nbr_i, "nbr_i");
     assert_eq!(nj, c.list.nbr_j, "nbr_j");
-    assert_eq!(nm, c.list.nbr_mirror, "nbr_mirror");
+    assert_eq!(np, c.list.nbr_pair, "nbr_pair");
 
     // Contact slots: relative 1e-4 of the largest force in the scene (several f32 operations
     // through resolver, three laws and assembly, each within its own 1e-5 tolerance).
-    let slots: Vec<PairSlot> = g.read_buffer("slots", total).unwrap();
+    let slots: Vec<PairSlot> = g.read_buffer("slots", c.slots.len()).unwrap();
     let fmax = c
         .slots
         .iter()
@@ -236,18 +236,19 @@ fn pass_parity(world: World, ctx: &GpuContext) {
     // History: the flags and states (words the laws declare exact) are equal.
     let t = &c.world.table;
     let stride = t.nbr_history_stride;
-    let history: Vec<f32> = g.read_buffer("history", total * stride).unwrap();
+    let records = c.slots.len();
+    let history: Vec<f32> = g.read_buffer("history", records * stride).unwrap();
     let chain = &t.chains[t.sphere_chain[0] as usize];
     for (law, &(_, _, ho, _)) in chain.laws.iter().zip(&chain.layout().laws) {
         for (w, kind) in law.history_words().iter().enumerate() {
             if *kind != Word::Exact {
                 continue;
             }
-            for k in 0..total {
+            for k in 0..records {
                 let i = k * stride + ho + w;
                 assert_eq!(
                     c.history[i], history[i],
-                    "entry {k} {law:?} history word {w}"
+                    "record {k} {law:?} history word {w}"
                 );
             }
         }

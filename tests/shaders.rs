@@ -98,7 +98,7 @@ fn every_pass_composes_and_validates() {
         "cell_scatter",
         "pair_count",
         "pair_fill",
-        "pair_mirror",
+        "pair_record",
         "history_carry",
         "gather",
     ] {

@@ -2,12 +2,12 @@
 //
 // The contact pass of every chain: one template whatever the pair source and the resolver.
 // grains-shaders' compose_chain fills the `source` slot with the chain's pair source
-// (shaders/sources/: its bindings, `source_count` and `source_pair`) and the `chain` slot
+// (shaders/sources/: its bindings, `source_count`, `source_pair` and `source_record`) and the `chain` slot
 // with CHAIN_ID, INTERACTION_RANGE, the resolver's file and the generated `pair_overlap` and
 // `pair_geom` that call it, the laws, the generated `ChainParams` and `ChainHistory` records
 // with their vec4 loads and stores (`load_params`, `load_history`, `store_history`,
-// `clear_history`) and `apply_chain`. One invocation per slot of the source; a pair whose
-// table entry runs this chain is evaluated by the invocation that owns it. `pair_chain`,
+// `clear_history`) and `apply_chain`. One invocation per pair of the source (an entry of the neighbour list); a pair whose
+// table entry runs this chain is evaluated by the invocation that owns it, into its record. `pair_chain`,
 // `pair_params`, `history` and `slots` are bound to the source's own arrays.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
@@ -44,29 +44,31 @@ fn contact(
     if (pair_chain[pr.table] != CHAIN_ID) {
         return;
     }
+    // The pair's record: its history, slot and flag.
+    let rec = source_record(gid);
     // Most candidates do not touch: decide that from the positions alone.
     if (pair_overlap(pr) <= -INTERACTION_RANGE) {
-        clear_slot(gid);
+        clear_slot(rec);
         return;
     }
     let geom = pair_geom(pr);
     if (geom.delta > -INTERACTION_RANGE) {
-        var h = load_history(gid);
+        var h = load_history(rec);
         let f = apply_chain(geom, load_params(pr.table), &h);
-        store_history(gid, h);
-        slots[gid] = assemble_slot(geom, f);
-        pair_active[gid] = 1u;
+        store_history(rec, h);
+        slots[rec] = assemble_slot(geom, f);
+        pair_active[rec] = 1u;
     } else {
-        clear_slot(gid);
+        clear_slot(rec);
     }
 }
 
 // A pair out of reach: its record and slot to zero, written only if they may not be zero (an
 // inactive pair writes nothing). CPU twin: `clear_slot` in contact.rs.
-fn clear_slot(gid: u32) {
-    if (pair_active[gid] != 0u) {
-        clear_history(gid);
-        slots[gid] = PairSlot();
-        pair_active[gid] = 0u;
+fn clear_slot(rec: u32) {
+    if (pair_active[rec] != 0u) {
+        clear_history(rec);
+        slots[rec] = PairSlot();
+        pair_active[rec] = 0u;
     }
 }

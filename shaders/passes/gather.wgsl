@@ -1,9 +1,9 @@
 // CPU twin: crates/grains-core/src/kernels/passes/gather.rs
 //
 // Per-particle sum of its pair slots: its neighbour-list entries in list order (particles, then
-// the walls near it as n_particles + w), then its fixed pairs: no float atomics, so totals are
-// bitwise reproducible. A slot whose pair is inactive (`nbr_active`, the owning entry's flag)
-// is zero and is not read. Each side of a pair books half the pair's
+// the walls near it as n_particles + w), each through its pair's record (`nbr_pair`), then its
+// fixed pairs: no float atomics, so totals are bitwise reproducible. A slot whose pair is
+// inactive (`nbr_active`) is zero and is not read. Each side of a pair books half the pair's
 // dissipation; a wall gives all of its to the particle. `dissipated` accumulates over the run
 // as [damping, its Kahan compensation, friction, its compensation].
 //!include lib/types.wgsl
@@ -13,7 +13,7 @@
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(3) var<storage, read> nbr_mirror: array<u32>;
+@group(0) @binding(3) var<storage, read> nbr_pair: array<u32>;
 @group(0) @binding(4) var<storage, read> slots: array<PairSlot>;
 @group(0) @binding(6) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> torque: array<vec4<f32>>;
@@ -41,27 +41,25 @@ fn gather(
     var fric = 0.0;
     for (var k = nbr_start[gid]; k < nbr_start[gid + 1u]; k = k + 1u) {
         let j = nbr_j[k];
-        var owner = k;
-        if (j < step.n_particles && j < gid) {
-            owner = nbr_mirror[k];
-        }
-        if (nbr_active[owner] == 0u) {
+        let r = nbr_pair[k];
+        if (r == 0xffffffffu) {
             continue;
         }
+        if (nbr_active[r] == 0u) {
+            continue;
+        }
+        let s = slots[r];
         if (j >= step.n_particles) {
-            let s = slots[k];
             f = f + s.force;
             t = t + s.torque1;
             damp = damp + s.damping_dissipated;
             fric = fric + s.friction_dissipated;
         } else if (j > gid) {
-            let s = slots[k];
             f = f + s.force;
             t = t + s.torque1;
             damp = damp + 0.5 * s.damping_dissipated;
             fric = fric + 0.5 * s.friction_dissipated;
         } else {
-            let s = slots[nbr_mirror[k]];
             f = f - s.force;
             t = t + s.torque2;
             damp = damp + 0.5 * s.damping_dissipated;

@@ -1,9 +1,10 @@
 // CPU twin: crates/grains-core/src/kernels/passes/history_carry.rs
 //
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
-// (p, q). Only owning entries (p < q) hold history. Each entry's record is
-// `step.nbr_history_stride` words (whole vec4s), copied as bits (u32) so nothing is rounded or
-// flushed, with its active flag; a new pair starts inactive.
+// (p, q). Only owning entries (p < q) carry, each into its pair's record (`nbr_pair`), from the
+// old record of (p, q) (`old_pair` of the old entry). A record is `step.nbr_history_stride`
+// words (whole vec4s), copied as bits (u32) so nothing is rounded or flushed, with its active
+// flag; a new pair starts inactive. Entries that do not own their pair write nothing.
 // `old_start` holds the old list's starts (n_particles + 1 of them); bound with fewer (e.g. a
 // 1-element buffer before the first list) it means "no old list", as an empty slice does for
 // the twin.
@@ -21,9 +22,11 @@
 @group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(8) var<storage, read> old_active: array<u32>;
 @group(0) @binding(9) var<storage, read_write> nbr_active: array<u32>;
+@group(0) @binding(10) var<storage, read> old_pair: array<u32>;
+@group(0) @binding(11) var<storage, read> nbr_pair: array<u32>;
 
-// CPU twin: `find_sorted` in crates/grains-core/src/kernels/passes/pair_mirror.rs, bound to
-// `old_j` (see pair_mirror.wgsl for why it is not shared).
+// CPU twin: `find_sorted` in crates/grains-core/src/kernels/passes/pair_record.rs, bound to
+// `old_j` (see pair_record.wgsl for why it is not shared).
 fn find_sorted(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     var lo = lo_in;
     var hi = hi_in;
@@ -54,20 +57,28 @@ fn history_carry(
     let stride = step.nbr_history_stride / 4u;
     let p = nbr_i[gid];
     let q = nbr_j[gid];
+    if (p >= q) {
+        return;
+    }
     var k = 0xffffffffu;
-    if (p < q && p + 1u < arrayLength(&old_start)) {
+    if (p + 1u < arrayLength(&old_start)) {
         k = find_sorted(old_start[p], old_start[p + 1u], q);
     }
+    var r = 0xffffffffu;
+    if (k != 0xffffffffu) {
+        r = old_pair[k];
+    }
+    let rec = nbr_pair[gid];
     for (var w = 0u; w < stride; w = w + 1u) {
         var x = vec4<u32>(0u);
-        if (k != 0xffffffffu) {
-            x = old_history[k * stride + w];
+        if (r != 0xffffffffu) {
+            x = old_history[r * stride + w];
         }
-        history[gid * stride + w] = x;
+        history[rec * stride + w] = x;
     }
     var a = 0u;
-    if (k != 0xffffffffu) {
-        a = old_active[k];
+    if (r != 0xffffffffu) {
+        a = old_active[r];
     }
-    nbr_active[gid] = a;
+    nbr_active[rec] = a;
 }

@@ -1,7 +1,8 @@
 // CPU twin: crates/grains-core/src/kernels/passes/pair_count.rs
 //
 // Broad phase, pass 3: count each particle's candidates (lower and higher indices) over the 27
-// surrounding cells, then the walls it may touch before the next rebuild. The loop is written out here and in pair_fill.wgsl (the twin shares it
+// surrounding cells, then the walls it may touch before the next rebuild, and how many of them
+// it owns (higher indices and walls). The loop is written out here and in pair_fill.wgsl (the twin shares it
 // through a closure, which WGSL lacks); both visit cells and particles in the same order.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
@@ -25,6 +26,9 @@
 @group(0) @binding(8) var<storage, read> shapes: array<ShapeRecord>;
 // The walls a particle may touch follow its particles, as the candidates n_particles + w.
 @group(0) @binding(9) var<storage, read> walls: array<Wall>;
+// How many of them the particle owns (higher indices, walls included): scanned into the
+// records' starts (pair_record.wgsl).
+@group(0) @binding(10) var<storage, read_write> own_count: array<u32>;
 
 @compute @workgroup_size(64)
 fn pair_count(
@@ -40,6 +44,7 @@ fn pair_count(
     let body = body_of(gid, shapes[shape[gid]]);
     let c = cell_coords(grid, x);
     var n = 0u;
+    var own = 0u;
     for (var dz = -1; dz <= 1; dz = dz + 1) {
         for (var dy = -1; dy <= 1; dy = dy + 1) {
             for (var dx = -1; dx <= 1; dx = dx + 1) {
@@ -56,6 +61,7 @@ fn pair_count(
                     }
                     if (is_candidate(grid, domain, x, pos[q])) {
                         n = n + 1u;
+                        own = own + select(0u, 1u, q > gid);
                     }
                 }
             }
@@ -66,8 +72,10 @@ fn pair_count(
         for (var w = 0u; w < step.n_walls; w = w + 1u) {
             if (wall_candidate(walls[w], x, grid.cutoff)) {
                 n = n + 1u;
+                own = own + 1u;
             }
         }
     }
     nbr_count[gid] = n;
+    own_count[gid] = own;
 }

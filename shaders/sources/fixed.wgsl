@@ -14,3 +14,8 @@ fn source_pair(gid: u32) -> SourcePair {
     let pq = fixed_pairs[gid];
     return SourcePair(pq.x, pq.y, material[pq.x] * step.n_materials + material[pq.y], 1u);
 }
+
+// The record (history, slot, flag) of pair `gid`: slot `gid`. CPU twin: `source_record`.
+fn source_record(gid: u32) -> u32 {
+    return gid;
+}

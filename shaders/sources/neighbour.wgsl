@@ -9,6 +9,8 @@
 @group(0) @binding(11) var<storage, read> nbr_j: array<u32>;
 // The entry count, `nbr_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(12) var<storage, read> nbr_start: array<u32>;
+// Each entry's record (pair_record.wgsl).
+@group(0) @binding(13) var<storage, read> nbr_pair: array<u32>;
 
 fn source_count() -> u32 {
     return nbr_start[step.n_particles];
@@ -21,4 +23,9 @@ fn source_pair(gid: u32) -> SourcePair {
         return SourcePair();
     }
     return SourcePair(p, q, material[p] * step.n_materials + material[q], 1u);
+}
+
+// The record (history, slot, flag) of entry `gid`: its pair's. CPU twin: `source_record`.
+fn source_record(gid: u32) -> u32 {
+    return nbr_pair[gid];
 }

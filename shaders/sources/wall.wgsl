@@ -10,6 +10,8 @@
 @group(0) @binding(12) var<storage, read> nbr_j: array<u32>;
 // The entry count, `nbr_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(13) var<storage, read> nbr_start: array<u32>;
+// Each entry's record (pair_record.wgsl).
+@group(0) @binding(14) var<storage, read> nbr_pair: array<u32>;
 
 fn source_count() -> u32 {
     return nbr_start[step.n_particles];
@@ -24,4 +26,9 @@ fn source_pair(gid: u32) -> SourcePair {
     let w = q - step.n_particles;
     let n = step.n_materials;
     return SourcePair(p, w, (walls[w].kind * n + material[p]) * n + walls[w].material, 1u);
+}
+
+// The record (history, slot, flag) of entry `gid`: the pair's own. CPU twin: `source_record`.
+fn source_record(gid: u32) -> u32 {
+    return nbr_pair[gid];
 }

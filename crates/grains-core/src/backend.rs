@@ -76,12 +76,13 @@ pub struct WallLoad {
 /// The loads on the walls from their slots: a wall receives `-F` from each particle and, about
 /// its centre `c`, the torque `-((x - c) x F + T)` with `T` the slot's torque on the particle
 /// about its own centre (which holds the moment of `F` through the contact point). The wall
-/// slots are the neighbour-list entries `(p, n_particles + w)`.
+/// slots are the records (`nbr_pair`) of the neighbour-list entries `(p, n_particles + w)`.
 pub fn wall_loads(
     walls: &[crate::gpu_types::Wall],
     pos: &[[f32; 4]],
     nbr_i: &[u32],
     nbr_j: &[u32],
+    nbr_pair: &[u32],
     slots: &[PairSlot],
 ) -> Vec<WallLoad> {
     let nw = walls.len();
@@ -96,10 +97,11 @@ pub fn wall_loads(
     if nw == 0 {
         return out;
     }
-    for ((&p, &j), s) in nbr_i.iter().zip(nbr_j).zip(slots) {
+    for ((&p, &j), &r) in nbr_i.iter().zip(nbr_j).zip(nbr_pair) {
         let Some(w) = (j as usize).checked_sub(n) else {
             continue;
         };
+        let s = &slots[r as usize];
         let (Some(x), Some(l)) = (pos.get(p as usize), out.get_mut(w)) else {
             continue;
         };
@@ -153,7 +155,9 @@ pub type SourcePairs<'a> = Box<dyn Iterator<Item = (Option<(u32, i64)>, &'a Pair
 pub struct SourceSlots<'a> {
     pub nbr_i: &'a [u32],
     pub nbr_j: &'a [u32],
-    /// The neighbour list's slots, particle pairs' and walls' alike.
+    /// Each entry's record (`nbr_pair`).
+    pub nbr_pair: &'a [u32],
+    /// The neighbour list's records' slots, particle pairs' and walls' alike.
     pub slots: &'a [PairSlot],
     pub fixed_slots: &'a [PairSlot],
     /// The walls as they stand.
@@ -164,26 +168,25 @@ pub struct SourceSlots<'a> {
 }
 
 impl<'a> SourceSlots<'a> {
-    /// The slots of source `s`, each with its two bodies (`None` for a neighbour-list entry
-    /// that does not own its pair, which is evaluated by the other entry), in slot order.
+    /// The slots of source `s`, each with its two bodies, once per pair: a neighbour-list
+    /// pair through its owning entry's record, in list order.
     pub fn pairs(&self, s: SourceKind, world: &'a World) -> SourcePairs<'a> {
+        let (ni, nj, np, slots) = (self.nbr_i, self.nbr_j, self.nbr_pair, self.slots);
+        let n = world.particles.len() as u32;
+        let entries = ni.iter().zip(nj).zip(np);
         match s {
-            SourceKind::Neighbour => {
-                let (ni, nj) = (self.nbr_i, self.nbr_j);
-                let n = world.particles.len() as u32;
-                Box::new(self.slots.iter().enumerate().map(move |(k, sl)| {
-                    let (i, j) = (ni[k], nj[k]);
-                    ((i < j && j < n).then_some((i, j as i64)), sl)
-                }))
-            }
-            SourceKind::Wall => {
-                let (ni, nj) = (self.nbr_i, self.nbr_j);
-                let n = world.particles.len() as u32;
-                Box::new(self.slots.iter().enumerate().map(move |(k, sl)| {
-                    let (i, j) = (ni[k], nj[k]);
-                    ((j >= n).then(|| (i, -1 - (j - n) as i64)), sl)
-                }))
-            }
+            SourceKind::Neighbour => Box::new(
+                entries
+                    .filter(move |((&i, &j), _)| i < j && j < n)
+                    .map(move |((&i, &j), &r)| (Some((i, j as i64)), &slots[r as usize])),
+            ),
+            SourceKind::Wall => Box::new(
+                entries
+                    .filter(move |((_, &j), _)| j >= n)
+                    .map(move |((&i, &j), &r)| {
+                        (Some((i, -1 - (j - n) as i64)), &slots[r as usize])
+                    }),
+            ),
             SourceKind::Fixed => Box::new(
                 self.fixed_slots
                     .iter()

@@ -13,9 +13,10 @@ use crate::backend::{
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
+use crate::kernels::passes::pair_record::pair_starts;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, gather, history_carry,
-    integrate_first_half, integrate_second_half, pair_count, pair_fill, pair_mirror, prefix_sum,
+    integrate_first_half, integrate_second_half, pair_count, pair_fill, pair_record, prefix_sum,
     shell_edges, shell_gather, shell_volume, wall_motion, wall_power, ChainRun,
 };
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_clearly_apart;
@@ -27,14 +28,16 @@ use crate::world::World;
 use rayon::prelude::*;
 
 /// Neighbour list in CSR form: entries `nbr_start[p]..nbr_start[p+1]` hold p's candidates,
-/// sorted by index, particles first and then the walls near p as `n + w`; `nbr_mirror[k]` is the
-/// entry of the same pair seen from the other side (none for a wall).
+/// sorted by index, particles first and then the walls near p as `n + w`; `nbr_pair[k]` is the
+/// record (history, slot, flag) of entry k's pair, shared by the pair's two entries. p's
+/// owning entries (the tail of its range) have the records `pair_start[p]..pair_start[p+1]`.
 #[derive(Clone, Debug, Default)]
 pub struct NeighbourList {
     pub nbr_start: Vec<u32>,
     pub nbr_i: Vec<u32>,
     pub nbr_j: Vec<u32>,
-    pub nbr_mirror: Vec<u32>,
+    pub nbr_pair: Vec<u32>,
+    pub pair_start: Vec<u32>,
 }
 
 impl NeighbourList {
@@ -229,10 +232,11 @@ impl CpuBackend {
         b.ref_pos = s.ref_pos;
         b.dissipated = s.dissipated;
         b.list = NeighbourList {
+            pair_start: pair_starts(&s.nbr_start, &s.nbr_j),
             nbr_start: s.nbr_start,
             nbr_i: s.nbr_i,
             nbr_j: s.nbr_j,
-            nbr_mirror: s.nbr_mirror,
+            nbr_pair: s.nbr_pair,
         };
         b.history = s.history;
         b.slots = s.slots;
@@ -257,11 +261,11 @@ impl CpuBackend {
     pub fn rebuild(&mut self) {
         let n = self.pos.len();
         // What the new list does not carry over goes before it is built, so that the rebuild's
-        // peak holds one set of slots and mirrors, not two: the carry reads only the old
-        // starts, partners, history and flags.
+        // peak holds one set of slots and owner indices, not two: the carry reads only the old
+        // starts, partners, records and flags.
         self.slots = Vec::new();
         self.list.nbr_i = Vec::new();
-        self.list.nbr_mirror = Vec::new();
+        self.list.pair_start = Vec::new();
         self.cell_counts.iter_mut().for_each(|c| *c = 0);
         for gid in 0..n {
             cell_count(
@@ -281,17 +285,23 @@ impl CpuBackend {
         let (pos, cell_start, sorted) = (&self.pos, &self.cell_start, &self.sorted);
         let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
         let walls = &self.walls;
+        let mut own_count = vec![0u32; n];
         self.nbr_count
             .par_iter_mut()
+            .zip(own_count.par_iter_mut())
             .enumerate()
-            .for_each(|(gid, c)| {
+            .for_each(|(gid, (c, o))| {
                 pair_count(
-                    gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, c,
+                    gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, c, o,
                 )
             });
         let mut nbr_start = vec![0u32; n + 1];
         prefix_sum(&self.nbr_count, &mut nbr_start);
+        let mut pair_start = vec![0u32; n + 1];
+        prefix_sum(&own_count, &mut pair_start);
+        drop(own_count);
         let total = nbr_start[n] as usize;
+        let records = pair_start[n] as usize;
         let mut nbr_i = vec![0u32; total];
         let mut nbr_j = vec![0u32; total];
         {
@@ -314,48 +324,69 @@ impl CpuBackend {
                     )
                 });
         }
-        let mut nbr_mirror = vec![0u32; total];
-        nbr_mirror
+        let mut nbr_pair = vec![0u32; total];
+        nbr_pair
             .par_iter_mut()
             .enumerate()
-            .for_each(|(gid, m)| pair_mirror(gid, &nbr_start, &nbr_i, &nbr_j, m));
+            .for_each(|(gid, r)| pair_record(gid, &nbr_start, &nbr_i, &nbr_j, &pair_start, r));
         let stride = self.world.table.nbr_history_stride;
-        let mut history = vec![0.0f32; total * stride];
-        let mut active = vec![0u32; total];
-        let (old_start, old_j, old_history, old_active) = (
+        let mut history = vec![0.0f32; records * stride];
+        let mut active = vec![0u32; records];
+        let (old_start, old_j, old_pair, old_history, old_active) = (
             &self.list.nbr_start,
             &self.list.nbr_j,
+            &self.list.nbr_pair,
             &self.history,
             &self.nbr_active,
         );
         let step = &self.step;
-        history
-            .par_chunks_mut(stride)
-            .zip(active.par_iter_mut())
-            .enumerate()
-            .for_each(|(gid, (h, a))| {
-                history_carry(
-                    gid,
-                    step,
-                    &nbr_i,
-                    &nbr_j,
-                    old_start,
-                    old_j,
-                    old_history,
-                    old_active,
-                    h,
-                    a,
-                )
-            });
+        {
+            // Each particle's records (those of its owning entries, in order), as disjoint
+            // mutable slices.
+            let mut parts = Vec::with_capacity(n);
+            let (mut hr, mut ar) = (&mut history[..], &mut active[..]);
+            for p in 0..n {
+                let c = (pair_start[p + 1] - pair_start[p]) as usize;
+                let (h, h2) = std::mem::take(&mut hr).split_at_mut(c * stride);
+                let (a, a2) = std::mem::take(&mut ar).split_at_mut(c);
+                (hr, ar) = (h2, a2);
+                parts.push((h, a));
+            }
+            let (nbr_i, nbr_j) = (&nbr_i, &nbr_j);
+            let nbr_start = &nbr_start;
+            parts
+                .into_par_iter()
+                .enumerate()
+                .with_min_len(64)
+                .for_each(|(p, (h, a))| {
+                    let first = nbr_start[p + 1] as usize - a.len();
+                    for (k, a) in a.iter_mut().enumerate() {
+                        history_carry(
+                            first + k,
+                            step,
+                            nbr_i,
+                            nbr_j,
+                            old_start,
+                            old_j,
+                            old_pair,
+                            old_history,
+                            old_active,
+                            &mut h[k * stride..(k + 1) * stride],
+                            a,
+                        )
+                    }
+                });
+        }
         self.list = NeighbourList {
             nbr_start,
             nbr_i,
             nbr_j,
-            nbr_mirror,
+            nbr_pair,
+            pair_start,
         };
         self.history = history;
         self.nbr_active = active;
-        self.slots = vec![PairSlot::default(); total];
+        self.slots = vec![PairSlot::default(); records];
         self.ref_pos.copy_from_slice(&self.pos);
         self.rebuild_steps.push(self.steps);
     }
@@ -396,10 +427,15 @@ impl CpuBackend {
         // nothing (the head of each particle's sorted range).
         if t.chains.iter().any(|c| c.source.in_list()) {
             let n = self.pos.len() as u32;
-            let (nbr_i, nbr_j) = (&self.list.nbr_i, &self.list.nbr_j);
+            let (nbr_i, nbr_j, nbr_pair) =
+                (&self.list.nbr_i, &self.list.nbr_j, &self.list.nbr_pair);
             let views = [
                 (
-                    SourceView::Neighbour { nbr_i, nbr_j },
+                    SourceView::Neighbour {
+                        nbr_i,
+                        nbr_j,
+                        nbr_pair,
+                    },
                     SourceKind::Neighbour,
                 ),
                 (
@@ -407,13 +443,14 @@ impl CpuBackend {
                         walls: &self.walls,
                         nbr_i,
                         nbr_j,
+                        nbr_pair,
                     },
                     SourceKind::Wall,
                 ),
             ];
             let (views, runs) = (&views, &runs);
             let stride = t.nbr_history_stride;
-            let starts = &self.list.nbr_start;
+            let (starts, pair_start) = (&self.list.nbr_start, &self.list.pair_start);
             // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
             // beyond the largest reach of those chains is skipped on its squared distance alone,
             // before its pair, table and chain are looked up: most entries of a list with a skin
@@ -424,7 +461,8 @@ impl CpuBackend {
                 .try_fold(0.0f32, |r, c| {
                     (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
                 });
-            // Blocks of particles with their entries' records, as disjoint mutable slices.
+            // Blocks of particles with the records of their owning entries, as disjoint mutable
+            // slices.
             let n = n as usize;
             let mut blocks = Vec::with_capacity(n.div_ceil(CONTACT_BLOCK));
             let (mut hr, mut sr, mut ar) = (
@@ -434,7 +472,7 @@ impl CpuBackend {
             );
             let mut base = 0usize;
             for first in (0..n).step_by(CONTACT_BLOCK) {
-                let end = starts[(first + CONTACT_BLOCK).min(n)] as usize;
+                let end = pair_start[(first + CONTACT_BLOCK).min(n)] as usize;
                 let (h, h2) = std::mem::take(&mut hr).split_at_mut((end - base) * stride);
                 let (s, s2) = std::mem::take(&mut sr).split_at_mut(end - base);
                 let (a, a2) = std::mem::take(&mut ar).split_at_mut(end - base);
@@ -444,15 +482,15 @@ impl CpuBackend {
             }
             blocks.into_par_iter().for_each(|(first, base, h, s, a)| {
                 for p in first..(first + CONTACT_BLOCK).min(n) {
-                    let (lo, hi) = (starts[p] as usize, starts[p + 1] as usize);
                     // p's entries are sorted by q: those it owns (q > p, walls last) are the
-                    // tail; the others are evaluated from the other side.
-                    let owned = lo + nbr_j[lo..hi].partition_point(|&q| q as usize <= p);
+                    // tail, as many as its records; the others are evaluated from the other side.
+                    let hi = starts[p + 1] as usize;
+                    let owned = hi - (pair_start[p + 1] - pair_start[p]) as usize;
                     for gid in owned..hi {
                         let q = nbr_j[gid] as usize;
                         if let Some(reach) = sphere_reach {
                             if q < n
-                                && a[gid - base] == 0
+                                && a[nbr_pair[gid] as usize - base] == 0
                                 && sphere_sphere_clearly_apart(
                                     bodies.pos[p],
                                     bodies.pos[q],
@@ -472,7 +510,7 @@ impl CpuBackend {
                         let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
                             continue;
                         };
-                        let k = gid - base;
+                        let k = view.record(gid) - base;
                         // An inactive sphere pair clearly beyond reach: `evaluate` would find it
                         // out of reach from the positions and write nothing.
                         if a[k] == 0
@@ -560,7 +598,7 @@ impl CpuBackend {
                     step,
                     &list.nbr_start,
                     &list.nbr_j,
-                    &list.nbr_mirror,
+                    &list.nbr_pair,
                     slots,
                     active,
                     fixed_start,
@@ -637,6 +675,7 @@ impl CpuBackend {
                         walls,
                         &list.nbr_start,
                         &list.nbr_j,
+                        &list.nbr_pair,
                         slots,
                         pos,
                         a,
@@ -705,6 +744,7 @@ impl CpuBackend {
         SourceSlots {
             nbr_i: &self.list.nbr_i,
             nbr_j: &self.list.nbr_j,
+            nbr_pair: &self.list.nbr_pair,
             slots: &self.slots,
             fixed_slots: &self.fixed_slots,
             walls: &self.walls,
@@ -846,6 +886,7 @@ impl Backend for CpuBackend {
             &self.pos,
             &self.list.nbr_i,
             &self.list.nbr_j,
+            &self.list.nbr_pair,
             &self.slots,
         )
     }
@@ -929,7 +970,7 @@ impl Backend for CpuBackend {
             nbr_start: self.list.nbr_start.clone(),
             nbr_i: self.list.nbr_i.clone(),
             nbr_j: self.list.nbr_j.clone(),
-            nbr_mirror: self.list.nbr_mirror.clone(),
+            nbr_pair: self.list.nbr_pair.clone(),
             history: self.history.clone(),
             slots: self.slots.clone(),
             nbr_active: self.nbr_active.clone(),

@@ -18,9 +18,12 @@ pub enum Extent {
     Particles,
     /// One per particle, plus one (a CSR offset table).
     ParticlesPlusOne,
-    /// One per slot of a pair source.
+    /// One per neighbour-list entry.
+    Entries,
+    /// One per record (slot) of a pair source: a neighbour-list pair's record is shared by
+    /// its two entries (`nbr_pair`).
     Slots(SourceKind),
-    /// The source's history stride in words per slot.
+    /// The source's history stride in words per record.
     History(SourceKind),
     /// One per shell edge.
     ShellEdges,
@@ -41,6 +44,8 @@ pub struct Sizes {
     pub walls: usize,
     /// Neighbour-list entries.
     pub entries: usize,
+    /// Neighbour-list records: pairs, each once (owning entries).
+    pub records: usize,
     /// Fixed-topology pairs.
     pub fixed: usize,
     /// History words per slot of each source, in [`SourceKind::ALL`] order.
@@ -54,12 +59,13 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    /// The sizes of `world` with `entries` neighbour-list entries.
-    pub fn of(world: &World, entries: usize) -> Sizes {
+    /// The sizes of `world` with `entries` neighbour-list entries holding `records` pairs.
+    pub fn of(world: &World, entries: usize, records: usize) -> Sizes {
         Sizes {
             particles: world.particles.len(),
             walls: world.walls.len(),
             entries,
+            records,
             fixed: world.fixed_pairs.len(),
             history_strides: SourceKind::ALL.map(|s| world.table.history_stride(s)),
             shell_edges: world.shells.edges.len(),
@@ -68,11 +74,11 @@ impl Sizes {
         }
     }
 
-    /// Slots of source `s`.
+    /// Slots (records) of source `s`.
     pub fn slots(&self, s: SourceKind) -> usize {
         match s {
-            SourceKind::Neighbour => self.entries,
-            SourceKind::Wall => self.entries,
+            SourceKind::Neighbour => self.records,
+            SourceKind::Wall => self.records,
             SourceKind::Fixed => self.fixed,
         }
     }
@@ -93,6 +99,7 @@ impl Extent {
         match self {
             Extent::Particles => s.particles,
             Extent::ParticlesPlusOne => s.particles + 1,
+            Extent::Entries => s.entries,
             Extent::Slots(k) => s.slots(k),
             Extent::History(k) => s.slots(k) * s.history_stride(k),
             Extent::ShellEdges => s.shell_edges,
@@ -187,14 +194,15 @@ state_arrays! {
     ref_pos: [f32; 4] = Extent::Particles,
     dissipated: [f32; 4] = Extent::Particles,
     nbr_start: u32 = Extent::ParticlesPlusOne,
-    nbr_i: u32 = Extent::Slots(SourceKind::Neighbour),
-    nbr_j: u32 = Extent::Slots(SourceKind::Neighbour),
-    nbr_mirror: u32 = Extent::Slots(SourceKind::Neighbour),
+    nbr_i: u32 = Extent::Entries,
+    nbr_j: u32 = Extent::Entries,
+    /// Each entry's record: the index of its pair's history, slot and flag
+    /// ([`crate::kernels::passes::pair_record`]).
+    nbr_pair: u32 = Extent::Entries,
     nbr_active: u32 = Extent::Slots(SourceKind::Neighbour),
-    /// History records of the neighbour-list entries.
+    /// History of the neighbour list's records (particle pairs and walls).
     history: f32 = Extent::History(SourceKind::Neighbour),
     slots: PairSlot = Extent::Slots(SourceKind::Neighbour),
-    /// History records of the (particle, wall) slots.
     /// History records of the fixed-topology pairs.
     fixed_history: f32 = Extent::History(SourceKind::Fixed),
     fixed_slots: PairSlot = Extent::Slots(SourceKind::Fixed),
@@ -236,7 +244,16 @@ impl BackendState {
         if self.nbr_start.first() != Some(&0) || self.nbr_start.windows(2).any(|w| w[0] > w[1]) {
             return bad("nbr_start is not an increasing offset table".into());
         }
-        let sizes = Sizes::of(world, self.nbr_start[n] as usize);
+        let entries = self.nbr_start[n] as usize;
+        if self.nbr_j.len() != entries {
+            return bad(format!(
+                "nbr_j holds {} elements, expected {entries} (the list's entries)",
+                self.nbr_j.len()
+            ));
+        }
+        let records =
+            crate::kernels::passes::pair_record::pair_starts(&self.nbr_start, &self.nbr_j)[n];
+        let sizes = Sizes::of(world, entries, records as usize);
         for (a, bytes) in STATE_ARRAYS.iter().zip(self.array_bytes()) {
             let (have, want) = (bytes.len() / a.elem, a.extent.len(&sizes));
             if have != want {
@@ -246,16 +263,15 @@ impl BackendState {
                 ));
             }
         }
-        let total = sizes.entries;
-        // A wall's entry names it as `n + w` and has no mirror.
+        // A wall's entry names it as `n + w`; a record past the count is only `u32::MAX` (an
+        // entry whose other side is missing, which the gather skips).
         let nw = world.walls.len();
         if self.nbr_i.iter().any(|&p| p as usize >= n)
             || self.nbr_j.iter().any(|&q| q as usize >= n + nw)
             || self
-                .nbr_mirror
+                .nbr_pair
                 .iter()
-                .zip(&self.nbr_j)
-                .any(|(&k, &q)| k as usize >= total && (q as usize) < n)
+                .any(|&r| r as usize >= sizes.records && r != u32::MAX)
         {
             return bad("the neighbour list names particles or entries that do not exist".into());
         }

@@ -5,7 +5,7 @@
 // binds only what it touches.
 //
 // control: [step, rebuild flag, rebuild count, overflow flag, list total, largest total seen,
-//           force flag, pad, rebuild log ring...]
+//           force flag, records of the list, rebuild log ring...]
 // plan:    [n_particles, n_cells, capacity, skin (f32 bits), workgroups per dimension, pad x3, then one u32 per indirect
 //           slot: a fixed group count, or threads per group for slots sized by the list total]
 // args:    one (x, y, z, pad) quadruple per indirect slot.
@@ -18,6 +18,7 @@ const C_OVERFLOW: u32 = 3u;
 const C_TOTAL: u32 = 4u;
 const C_MAX_TOTAL: u32 = 5u;
 const C_FORCE: u32 = 6u;
+const C_RECORDS: u32 = 7u;
 const C_LOG: u32 = 8u;
 const LOG_LEN: u32 = 256u;
 
@@ -32,7 +33,7 @@ const P_SLOTS: u32 = 8u;
 
 const S_ZERO_CELLS: u32 = 0u;
 const S_PAIR_FILL: u32 = 8u;
-const S_PAIR_MIRROR: u32 = 9u;
+const S_PAIR_RECORD: u32 = 9u;
 const S_COMMIT_LIST: u32 = 11u;
 const S_COMMIT_PARTICLES: u32 = 12u;
 const S_CONTACT: u32 = 13u;
@@ -94,6 +95,7 @@ fn decide() {
 @group(0) @binding(1) var<storage, read> plan: array<u32>;
 @group(0) @binding(2) var<storage, read_write> args: array<u32>;
 @group(0) @binding(3) var<storage, read> new_start: array<u32>;
+@group(0) @binding(4) var<storage, read> pair_start: array<u32>;
 
 // (Duplicated in each kernel that writes `args`: WGSL cannot pass a storage pointer.)
 // `g` workgroups as an (x, y) grid within the per-dimension limit; passes number their
@@ -126,8 +128,9 @@ fn guard() {
         return;
     }
     control[C_TOTAL] = total;
+    control[C_RECORDS] = pair_start[plan[P_N]];
     let n_slots = arrayLength(&args) / 4u;
-    for (var s = S_PAIR_MIRROR; s < n_slots; s = s + 1u) {
+    for (var s = S_PAIR_RECORD; s < n_slots; s = s + 1u) {
         if (s == S_COMMIT_PARTICLES) {
             continue;
         }
@@ -165,20 +168,21 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 @group(0) @binding(0) var<storage, read> control: array<u32>;
 @group(0) @binding(1) var<storage, read> new_i: array<u32>;
 @group(0) @binding(2) var<storage, read> new_j: array<u32>;
-@group(0) @binding(3) var<storage, read> new_mirror: array<u32>;
+@group(0) @binding(3) var<storage, read> new_pair: array<u32>;
 @group(0) @binding(4) var<storage, read> new_history: array<vec4<u32>>;
 @group(0) @binding(5) var<storage, read_write> nbr_i: array<u32>;
 @group(0) @binding(6) var<storage, read_write> nbr_j: array<u32>;
-@group(0) @binding(7) var<storage, read_write> nbr_mirror: array<u32>;
+@group(0) @binding(7) var<storage, read_write> nbr_pair: array<u32>;
 @group(0) @binding(8) var<storage, read_write> history: array<vec4<u32>>;
 @group(0) @binding(9) var<storage, read_write> slots: array<vec4<u32>>;
 @group(0) @binding(10) var<storage, read> plan: array<u32>;
 @group(0) @binding(11) var<storage, read> new_active: array<u32>;
 @group(0) @binding(12) var<storage, read_write> nbr_active: array<u32>;
 
-// The rebuilt list replaces the current one; slots start from zero as `CpuBackend::rebuild`
-// allocates them (pairs that run no chain keep a zero slot that the gather still reads). A
-// history record is `plan[P_HISTORY_VEC4]` vec4s, however many words the chains keep.
+// The rebuilt list replaces the current one: its entries (`C_TOTAL`) and its pairs' records
+// (`C_RECORDS`, fewer). Slots start from zero as `CpuBackend::rebuild` allocates them (pairs that
+// run no chain keep a zero slot that the gather still reads). A history record is
+// `plan[P_HISTORY_VEC4]` vec4s, however many words the chains keep.
 @compute @workgroup_size(64)
 fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_index(gid3, nwg);
@@ -187,7 +191,10 @@ fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_work
     }
     nbr_i[k] = new_i[k];
     nbr_j[k] = new_j[k];
-    nbr_mirror[k] = new_mirror[k];
+    nbr_pair[k] = new_pair[k];
+    if (k >= control[C_RECORDS]) {
+        return;
+    }
     nbr_active[k] = new_active[k];
     let hv = plan[P_HISTORY_VEC4];
     for (var v = 0u; v < hv; v = v + 1u) {

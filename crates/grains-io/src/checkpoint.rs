@@ -27,7 +27,8 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 6: the count and energy of particles inserted, walls and the work moving walls did.
 // 5: the shells' state (edge rest lengths, edge records, volumes).
 // 7: wall pairs are neighbour-list entries (no `wall_history`, `wall_slots`).
-const VERSION: u32 = 7;
+// 8: history, slots and flags per pair (record), `nbr_pair` in place of `nbr_mirror`.
+const VERSION: u32 = 8;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
     out.write_all(&(a.len() as u64).to_le_bytes())?;

@@ -225,10 +225,14 @@ fn default_every(steps: u64) -> u64 {
 /// sides.
 const ENTRIES_PER_PARTICLE: usize = 16;
 
+/// Neighbour-list records (pairs, each once) per particle assumed by the memory estimate: half
+/// the entries (a record is shared by a pair's two entries).
+const RECORDS_PER_PARTICLE: usize = ENTRIES_PER_PARTICLE / 2;
+
 /// Bytes per particle any scene needs at least on the CPU backend, known before its walls and
 /// laws are: the world's copy of the particle, every per-particle array of the state, and
-/// `ENTRIES_PER_PARTICLE` neighbour-list entries with their slots (history excluded, as it
-/// depends on the laws).
+/// `ENTRIES_PER_PARTICLE` neighbour-list entries with `RECORDS_PER_PARTICLE` slots (history
+/// excluded, as it depends on the laws).
 pub fn memory_per_particle_at_least() -> u64 {
     use grains_core::kernels::sources::SourceKind;
     use grains_core::state::{Extent, STATE_ARRAYS};
@@ -236,7 +240,8 @@ pub fn memory_per_particle_at_least() -> u64 {
         .iter()
         .map(|a| match a.extent {
             Extent::Particles | Extent::ParticlesPlusOne => a.elem,
-            Extent::Slots(SourceKind::Neighbour) => a.elem * ENTRIES_PER_PARTICLE,
+            Extent::Entries => a.elem * ENTRIES_PER_PARTICLE,
+            Extent::Slots(SourceKind::Neighbour) => a.elem * RECORDS_PER_PARTICLE,
             Extent::Slots(_) | Extent::History(_) => 0,
             Extent::ShellEdges | Extent::ShellEdgeNodes | Extent::Shells => 0,
             Extent::Walls | Extent::ParticlesIfWallsMove => 0,
@@ -282,7 +287,8 @@ impl Scene {
     pub fn cpu_memory_estimate(&self) -> u64 {
         let w = &self.world;
         let n = w.particles.len();
-        let sizes = grains_core::state::Sizes::of(w, n * ENTRIES_PER_PARTICLE);
+        let sizes =
+            grains_core::state::Sizes::of(w, n * ENTRIES_PER_PARTICLE, n * RECORDS_PER_PARTICLE);
         let cells = w.grid().map(|g| g.n_cells as u64 * 2 * 4).unwrap_or(0);
         grains_core::state::state_bytes(&sizes) + n as u64 * WORLD_BYTES_PER_PARTICLE + cells
     }
@@ -295,7 +301,7 @@ impl Scene {
         let w = &self.world;
         let n = w.particles.len() as u64;
         let entries = 24 * n;
-        let sizes = grains_core::state::Sizes::of(w, entries as usize);
+        let sizes = grains_core::state::Sizes::of(w, entries as usize, entries as usize);
         let state = grains_core::state::state_bytes(&sizes);
         let rebuilt = entries * (3 * 4 + 4 * w.table.nbr_history_stride as u64);
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);

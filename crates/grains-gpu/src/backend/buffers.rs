@@ -19,12 +19,12 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64); 11] {
     [
         ("new_i", 4),
         ("new_j", 4),
-        ("new_mirror", 4),
+        ("new_pair", 4),
         ("new_history", h),
         ("new_active", 4),
         ("nbr_i", 4),
         ("nbr_j", 4),
-        ("nbr_mirror", 4),
+        ("nbr_pair", 4),
         ("history", h),
         ("nbr_active", 4),
         ("slots", std::mem::size_of::<PairSlot>() as u64),
@@ -167,7 +167,7 @@ impl GpuBackend {
         let ns = sh.shells.len() as u64;
         let nf = fixed_pairs.len() as u64;
         let walls_move = self.world.walls.iter().any(|w| w.moves());
-        let zeroed: [(&'static str, u64); 20] = [
+        let zeroed: [(&'static str, u64); 22] = [
             ("wall_work", if walls_move { 8 * n } else { 8 }),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
@@ -181,7 +181,9 @@ impl GpuBackend {
             ("cell_cursor", 4 * nc),
             ("sorted", 4 * n),
             ("nbr_count", 4 * n),
+            ("own_count", 4 * n),
             ("new_start", 4 * (n + 1)),
+            ("pair_start", 4 * (n + 1)),
             ("nbr_start", 4 * (n + 1)),
             // At least one element: a binding of an empty array is still checked against the
             // element size.

@@ -66,6 +66,7 @@ const C_OVERFLOW: usize = 3;
 const C_TOTAL: usize = 4;
 const C_MAX_TOTAL: usize = 5;
 const C_FORCE: usize = 6;
+const C_RECORDS: usize = 7;
 const C_LOG: usize = 8;
 const LOG_LEN: usize = 256;
 const CONTROL_WORDS: usize = C_LOG + LOG_LEN;
@@ -94,7 +95,7 @@ const S_PAIR_COUNT: u32 = 5;
 const S_PREFIX_NBR: u32 = 6;
 const S_GUARD: u32 = 7;
 const S_PAIR_FILL: u32 = 8;
-const S_PAIR_MIRROR: u32 = 9;
+const S_PAIR_RECORD: u32 = 9;
 const S_HISTORY_CARRY: u32 = 10;
 const S_COMMIT_LIST: u32 = 11;
 const S_COMMIT_PARTICLES: u32 = 12;
@@ -128,6 +129,8 @@ pub struct GpuBackend {
     since_check: u64,
     rebuild_log: Vec<u64>,
     total: u64,
+    /// Records (pairs) of the current list.
+    records: u64,
     grows: u32,
     /// Particles removed, and the energy they carried (J).
     removed: u64,
@@ -184,7 +187,7 @@ impl GpuBackend {
         let pair_count = add(pass_kernel(&ctx, "pair_count")?);
         let guard = add(ctl("guard")?);
         let pair_fill = add(pass_kernel(&ctx, "pair_fill")?);
-        let pair_mirror = add(pass_kernel(&ctx, "pair_mirror")?);
+        let pair_record = add(pass_kernel(&ctx, "pair_record")?);
         let history_carry = add(pass_kernel(&ctx, "history_carry")?);
         let commit_list = add(ctl("commit_list")?);
         let commit_particles = add(ctl("commit_particles")?);
@@ -251,7 +254,7 @@ impl GpuBackend {
             pair_count,
             guard,
             pair_fill,
-            pair_mirror,
+            pair_record,
             history_carry,
             commit_list,
             commit_particles,
@@ -292,6 +295,7 @@ impl GpuBackend {
             rebuild_ops: 0..0,
             profiler: None,
             total: 0,
+            records: 0,
             grows: 0,
             world,
         };
@@ -359,6 +363,7 @@ impl GpuBackend {
         control[C_REBUILDS] = state.rebuild_steps.len() as u32;
         control[C_TOTAL] = total as u32;
         control[C_MAX_TOTAL] = total as u32;
+        control[C_RECORDS] = state.nbr_active.len() as u32;
         for (r, s) in state.rebuild_steps.iter().enumerate() {
             control[C_LOG + r % LOG_LEN] = *s as u32;
         }
@@ -382,6 +387,7 @@ impl GpuBackend {
         b.inserted = state.inserted;
         b.inserted_energy = state.inserted_energy;
         b.total = total;
+        b.records = state.nbr_active.len() as u64;
         b.since_check = 0;
         b.save();
         Ok(b)
@@ -501,6 +507,7 @@ impl GpuBackend {
         }
         debug_assert_eq!(c[C_STEP] as u64, self.steps & 0xffff_ffff);
         self.total = c[C_TOTAL] as u64;
+        self.records = c[C_RECORDS] as u64;
         self.since_check = 0;
         self.save();
     }
@@ -521,13 +528,14 @@ impl GpuBackend {
 
     /// Every pair source's slots, read back, with the neighbour list naming the first's pairs.
     fn read_source_slots(&self) -> ReadSlots {
-        let sizes = Sizes::of(&self.world, self.total as usize);
+        let sizes = Sizes::of(&self.world, self.total as usize, self.records as usize);
         let read = |s: SourceKind| -> Vec<PairSlot> {
             self.read_pod(s.slots_array(), sizes.slots(s) as u64)
         };
         ReadSlots {
             nbr_i: self.read_pod("nbr_i", self.total),
             nbr_j: self.read_pod("nbr_j", self.total),
+            nbr_pair: self.read_pod("nbr_pair", self.total),
             slots: read(SourceKind::Neighbour),
             fixed_slots: read(SourceKind::Fixed),
             shell_forces: self.read_pod("shell_forces", 4 * sizes.shell_edges as u64),
@@ -701,8 +709,9 @@ impl Backend for GpuBackend {
         let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
         let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
         let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
-        let slots: Vec<PairSlot> = self.read_pod("slots", self.total);
-        grains_core::backend::wall_loads(&walls, &pos, &ni, &nj, &slots)
+        let np: Vec<u32> = self.read_pod("nbr_pair", self.total);
+        let slots: Vec<PairSlot> = self.read_pod("slots", self.records);
+        grains_core::backend::wall_loads(&walls, &pos, &ni, &nj, &np, &slots)
     }
 
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {
@@ -759,7 +768,7 @@ impl Backend for GpuBackend {
         let omega: Vec<[f32; 4]> = self.read_pod("omega", n);
         let quat: Vec<[f32; 4]> = self.read_pod("quat", n);
         let dissipated: Vec<[f32; 4]> = self.read_pod("dissipated", n);
-        let sizes = Sizes::of(&self.world, self.total as usize);
+        let sizes = Sizes::of(&self.world, self.total as usize, self.records as usize);
         let work: Vec<[f32; 2]> = self.read_pod(
             "wall_work",
             grains_core::state::Extent::ParticlesIfWallsMove.len(&sizes) as u64,
@@ -781,7 +790,7 @@ impl Backend for GpuBackend {
     }
 
     fn state(&mut self) -> BackendState {
-        let sizes = Sizes::of(&self.world, self.total as usize);
+        let sizes = Sizes::of(&self.world, self.total as usize, self.records as usize);
         let mut s = BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_log.clone(),
@@ -832,6 +841,7 @@ impl Backend for GpuBackend {
 struct ReadSlots {
     nbr_i: Vec<u32>,
     nbr_j: Vec<u32>,
+    nbr_pair: Vec<u32>,
     slots: Vec<PairSlot>,
     fixed_slots: Vec<PairSlot>,
     shell_forces: Vec<[f32; 4]>,
@@ -844,6 +854,7 @@ impl ReadSlots {
         SourceSlots {
             nbr_i: &self.nbr_i,
             nbr_j: &self.nbr_j,
+            nbr_pair: &self.nbr_pair,
             slots: &self.slots,
             fixed_slots: &self.fixed_slots,
             shell_forces: &self.shell_forces,

@@ -86,7 +86,7 @@ pub(super) struct KernelIds {
     pub(super) pair_count: usize,
     pub(super) guard: usize,
     pub(super) pair_fill: usize,
-    pub(super) pair_mirror: usize,
+    pub(super) pair_record: usize,
     pub(super) history_carry: usize,
     pub(super) commit_list: usize,
     pub(super) commit_particles: usize,
@@ -158,14 +158,14 @@ impl GpuBackend {
         slots[S_GUARD as usize] = 1;
         slots[S_PAIR_FILL as usize] =
             self.check_groups("pair_fill", groups(n, self.threads(ids.pair_fill)))?;
-        slots[S_PAIR_MIRROR as usize] = self.threads(ids.pair_mirror);
+        slots[S_PAIR_RECORD as usize] = self.threads(ids.pair_record);
         slots[S_HISTORY_CARRY as usize] = self.threads(ids.history_carry);
         slots[S_COMMIT_LIST as usize] = self.threads(ids.commit_list);
         slots[S_COMMIT_PARTICLES as usize] =
             self.check_groups("commit_particles", groups(n + 1, 64))?;
         // Sized by the list total, at most the capacity: check the worst case now.
         let mut by_total = vec![
-            ("pair_mirror", ids.pair_mirror),
+            ("pair_record", ids.pair_record),
             ("history_carry", ids.history_carry),
             ("commit_list", ids.commit_list),
         ];
@@ -254,6 +254,16 @@ impl GpuBackend {
                 ],
                 Indirect(S_PREFIX_NBR),
             )?,
+            // The owning counts' scan: where each particle's records start.
+            self.op(
+                ids.prefix_sum,
+                &[
+                    ("counts", "own_count"),
+                    ("out", "pair_start"),
+                    ("scan_len", "scan_len_nbr"),
+                ],
+                Indirect(S_PREFIX_NBR),
+            )?,
             self.op(ids.guard, &[], Direct(1))?,
             self.op(
                 ids.pair_fill,
@@ -265,14 +275,14 @@ impl GpuBackend {
                 Indirect(S_PAIR_FILL),
             )?,
             self.op(
-                ids.pair_mirror,
+                ids.pair_record,
                 &[
                     ("nbr_start", "new_start"),
                     ("nbr_i", "new_i"),
                     ("nbr_j", "new_j"),
-                    ("nbr_mirror", "new_mirror"),
+                    ("nbr_pair", "new_pair"),
                 ],
-                Indirect(S_PAIR_MIRROR),
+                Indirect(S_PAIR_RECORD),
             )?,
             self.op(
                 ids.history_carry,
@@ -286,6 +296,8 @@ impl GpuBackend {
                     ("history", "new_history"),
                     ("old_active", "nbr_active"),
                     ("nbr_active", "new_active"),
+                    ("old_pair", "nbr_pair"),
+                    ("nbr_pair", "new_pair"),
                 ],
                 Indirect(S_HISTORY_CARRY),
             )?,
@@ -293,7 +305,8 @@ impl GpuBackend {
             self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
         ];
         let mut forces = Vec::new();
-        let sizes = Sizes::of(&self.world, self.capacity as usize);
+        // Records are at most entries: the capacity bounds both.
+        let sizes = Sizes::of(&self.world, self.capacity as usize, self.capacity as usize);
         for &(k, src, slot) in &ids.contact {
             // The template's generic bindings, bound to the source's own arrays.
             let alias = [

@@ -84,20 +84,17 @@ impl GpuBackend {
         let rebuilds = self.rebuild_log.len() as u64 - rebuilds0;
         let timed = prof.steps.max(1) as f64;
         let share = rebuilds as f64 / steps.max(1) as f64;
-        let sizes = Sizes::of(&self.world, self.total as usize);
+        let sizes = Sizes::of(&self.world, self.total as usize, self.records as usize);
         let live = |name: &str| -> f64 {
             if let Some(a) = STATE_ARRAYS.iter().find(|a| a.name == name) {
                 return (a.extent.len(&sizes) * a.elem) as f64;
             }
             let h = 4.0 * self.world.table.nbr_history_stride as f64;
-            let per_entry = match name {
-                "new_i" | "new_j" | "new_mirror" => Some(4.0),
-                "new_history" => Some(h),
-                _ => None,
-            };
-            match per_entry {
-                Some(e) => e * self.total as f64,
-                None => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
+            match name {
+                "new_i" | "new_j" | "new_pair" => 4.0 * self.total as f64,
+                "new_history" => h * self.records as f64,
+                "new_active" => 4.0 * self.records as f64,
+                _ => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
             }
         };
         let mut passes: Vec<PassProfile> = Vec::new();

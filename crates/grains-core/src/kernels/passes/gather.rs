@@ -1,10 +1,11 @@
 //! Per-particle gather of pair slots. WGSL twin: `shaders/passes/gather.wgsl`.
 //!
 //! Sums the slots a particle takes part in: its neighbour-list entries in list order (other
-//! particles, then the walls near it, the entries `n_particles + w`), then its fixed pairs: no
-//! float atomics, so the totals are bitwise reproducible. Each side of a pair books half of the
-//! pair's dissipation; walls give all of theirs to the particle. A slot whose pair is inactive
-//! (`nbr_active`, the owning entry's flag) is zero and is not read. Dissipation accumulates over
+//! particles, then the walls near it, the entries `n_particles + w`), each through its pair's
+//! record (`nbr_pair`), then its fixed pairs: no float atomics, so the totals are bitwise
+//! reproducible. Each side of a pair books half of the pair's dissipation; walls give all of
+//! theirs to the particle. A slot whose pair is inactive (`nbr_active`) is zero and is not
+//! read. Dissipation accumulates over
 //! the run with Kahan compensation (`acc = [damping, its compensation, friction, its
 //! compensation]`) because single increments are tiny against the running total.
 
@@ -29,7 +30,7 @@ pub fn gather(
     step: &StepParams,
     nbr_start: &[u32],
     nbr_j: &[u32],
-    nbr_mirror: &[u32],
+    nbr_pair: &[u32],
     slots: &[PairSlot],
     nbr_active: &[u32],
     fixed_start: &[u32],
@@ -47,28 +48,22 @@ pub fn gather(
     for k in nbr_start[gid]..nbr_start[gid + 1] {
         let k = k as usize;
         let j = nbr_j[k];
-        let owner = if j >= n || j as usize > gid {
-            k
-        } else {
-            nbr_mirror[k] as usize
-        };
-        if nbr_active[owner] == 0 {
+        let r = nbr_pair[k];
+        if r == u32::MAX || nbr_active[r as usize] == 0 {
             continue;
         }
+        let s = &slots[r as usize];
         if j >= n {
-            let s = &slots[k];
             f += v3(s.force);
             t += v3(s.torque1);
             damp += s.damping_dissipated;
             fric += s.friction_dissipated;
         } else if j as usize > gid {
-            let s = &slots[k];
             f += v3(s.force);
             t += v3(s.torque1);
             damp += 0.5 * s.damping_dissipated;
             fric += 0.5 * s.friction_dissipated;
         } else {
-            let s = &slots[nbr_mirror[k] as usize];
             f -= v3(s.force);
             t += v3(s.torque2);
             damp += 0.5 * s.damping_dissipated;

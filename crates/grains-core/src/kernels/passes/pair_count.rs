@@ -6,7 +6,8 @@
 //! guarantees a cell edge of at least the largest diameter plus the cut-off and at least three
 //! cells on every periodic axis, so the 27 surrounding cells hold every candidate exactly once.
 //! Then the walls it may touch before the next rebuild ([`wall_candidate`]), each as the
-//! candidate `n_particles + w`, after every particle (the wall source's entries).
+//! candidate `n_particles + w`, after every particle (the wall source's entries). The owning
+//! counts (candidates of higher index) are scanned into the records' starts (`pair_record`).
 
 use crate::gpu_types::{DomainParams, GridParams, Wall};
 use crate::kernels::passes::{cell_coords, cell_index};
@@ -98,7 +99,8 @@ pub fn for_each_candidate(
     }
 }
 
-/// Number of candidates of particle `gid` (both lower and higher indices).
+/// Number of candidates of particle `gid` (both lower and higher indices), and how many of them
+/// it owns (higher indices, walls included): its pairs' records (`pair_record`).
 #[allow(clippy::too_many_arguments)]
 pub fn pair_count(
     gid: usize,
@@ -111,8 +113,9 @@ pub fn pair_count(
     shapes: &[ShapeRecord],
     walls: &[Wall],
     nbr_count: &mut u32,
+    own_count: &mut u32,
 ) {
-    let mut n = 0u32;
+    let (mut n, mut own) = (0u32, 0u32);
     for_each_candidate(
         gid,
         grid,
@@ -123,7 +126,11 @@ pub fn pair_count(
         shape,
         shapes,
         walls,
-        |_| n += 1,
+        |q| {
+            n += 1;
+            own += (q as usize > gid) as u32;
+        },
     );
     *nbr_count = n;
+    *own_count = own;
 }

@@ -13,7 +13,7 @@
 //! adds `P dt` over its walls to `wall_work` (Kahan-compensated), after the gather; the ledger
 //! subtracts the total (`energy.csv`'s `wall_work`). Dispatched only in a world with a moving
 //! wall. A particle's walls are its neighbour-list entries `n_particles + w` (a moving wall is
-//! a candidate of every particle).
+//! a candidate of every particle), their slots the entries' records (`nbr_pair`).
 
 use crate::gpu_types::{PairSlot, StepParams, Wall};
 use crate::kernels::passes::gather::kahan_add;
@@ -27,6 +27,7 @@ pub fn wall_power(
     walls: &[Wall],
     nbr_start: &[u32],
     nbr_j: &[u32],
+    nbr_pair: &[u32],
     slots: &[PairSlot],
     pos: &[[f32; 4]],
     work: &mut [f32; 2],
@@ -45,7 +46,7 @@ pub fn wall_power(
         if share == 0.0 {
             continue;
         }
-        let s = &slots[k];
+        let s = &slots[nbr_pair[k] as usize];
         let om = v3(wall.omega);
         let v = v3(wall.velocity) + om.cross(x - v3(wall.center));
         p += share * (v3(s.force).dot(v) + om.dot(v3(s.torque1)));

@@ -24,6 +24,12 @@ pub fn source_pair(
     }
 }
 
+/// The record (history, slot, active flag) of pair `gid`: slot `gid`.
+#[inline]
+pub fn source_record(gid: usize) -> usize {
+    gid
+}
+
 /// Per-particle index of the fixed pairs, in the CSR form the gather reads: particle `p`'s
 /// entries are `entry[start[p]..start[p + 1]]`, each `2 * pair + side` (side 0: the pair's
 /// first body, 1: its second), in increasing order.

@@ -1,8 +1,8 @@
 //! Pair sources: where a contact pass finds its pairs. WGSL twins: `shaders/sources/<stem>.wgsl`,
 //! which the composer inserts into the one contact template (`shaders/passes/contact.wgsl`).
 //!
-//! A source owns its pairs (how invocation `gid` maps to two bodies), its history records and
-//! its force slots, and says whether its history is carried over when the neighbour list is
+//! A source owns its pairs (how invocation `gid` maps to two bodies and to a record: history,
+//! force slot and active flag), and says whether its history is carried over when the neighbour list is
 //! rebuilt. The backends, the gather, the state arrays (checkpoints, save/restore, the memory
 //! estimate) and the energy ledger loop over [`SourceKind::ALL`]. Matches on [`SourceKind`]
 //! have no wildcard arm: a new source makes the compiler list every place to teach.
@@ -110,11 +110,13 @@ pub enum SourceView<'a> {
     Neighbour {
         nbr_i: &'a [u32],
         nbr_j: &'a [u32],
+        nbr_pair: &'a [u32],
     },
     Wall {
         walls: &'a [Wall],
         nbr_i: &'a [u32],
         nbr_j: &'a [u32],
+        nbr_pair: &'a [u32],
     },
     Fixed {
         fixed_pairs: &'a [[u32; 2]],
@@ -131,17 +133,29 @@ impl SourceView<'_> {
         material: &[u32],
     ) -> SourcePair {
         match *self {
-            SourceView::Neighbour { nbr_i, nbr_j } => {
+            SourceView::Neighbour { nbr_i, nbr_j, .. } => {
                 neighbour::source_pair(gid, step, material, nbr_i, nbr_j)
             }
             SourceView::Wall {
                 walls,
                 nbr_i,
                 nbr_j,
+                ..
             } => wall::source_pair(gid, step, material, walls, nbr_i, nbr_j),
             SourceView::Fixed { fixed_pairs } => {
                 fixed::source_pair(gid, step, material, fixed_pairs)
             }
+        }
+    }
+
+    /// The record (history, slot and active flag) that pair `gid` of the source evaluates
+    /// into: the CPU form of the `source_record` the composer inserts.
+    #[inline]
+    pub fn record(&self, gid: usize) -> usize {
+        match *self {
+            SourceView::Neighbour { nbr_pair, .. } => neighbour::source_record(gid, nbr_pair),
+            SourceView::Wall { nbr_pair, .. } => wall::source_record(gid, nbr_pair),
+            SourceView::Fixed { .. } => fixed::source_record(gid),
         }
     }
 }

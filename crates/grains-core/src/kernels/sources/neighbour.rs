@@ -1,9 +1,9 @@
 //! The neighbour-list source. WGSL twin: `shaders/sources/neighbour.wgsl`.
 //!
 //! One invocation per list entry; the list holds each pair twice (once from each side), and
-//! only the owning entry (p < q) evaluates it. The gather reads the other entry through
-//! `nbr_mirror`. Entries of walls (`q >= n_particles`) are the wall source's
-//! ([`super::wall`]).
+//! only the owning entry (p < q) evaluates it, into the pair's record (`nbr_pair`, see
+//! [`crate::kernels::passes::pair_record`]), which the gather reads from both entries. Entries
+//! of walls (`q >= n_particles`) are the wall source's ([`super::wall`]).
 
 use crate::gpu_types::{SourcePair, StepParams};
 
@@ -27,4 +27,10 @@ pub fn source_pair(
         table: material[p as usize] * step.n_materials + material[q as usize],
         owns: 1,
     }
+}
+
+/// The record (history, slot, active flag) of entry `gid`: its pair's.
+#[inline]
+pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
+    nbr_pair[gid] as usize
 }

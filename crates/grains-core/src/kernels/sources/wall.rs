@@ -2,8 +2,8 @@
 //!
 //! Wall contacts are entries of the neighbour list: the broad phase (`pair_count`,
 //! `pair_fill`) appends to a particle's candidates every wall it may touch before the next
-//! rebuild ([`wall_candidate`]), as the entry `q = n_particles + w`. So a wall pair has a slot
-//! and a history record only while the particle is near the wall, its history follows it
+//! rebuild ([`wall_candidate`]), as the entry `q = n_particles + w`. So a wall pair has a
+//! record (slot and history, `nbr_pair`) only while the particle is near the wall, its history follows it
 //! across rebuilds like a particle pair's (`history_carry`), and a particle deep in the bed
 //! costs nothing per wall. (Before, every (particle, wall) pair had a fixed slot evaluated
 //! every step: 6 slots and 6 history records per particle in a box, most of a step's work and
@@ -37,6 +37,13 @@ pub fn source_pair(
             + walls[w].material,
         owns: 1,
     }
+}
+
+/// The record (history, slot, active flag) of entry `gid`: the pair's own, as for the
+/// neighbour source.
+#[inline]
+pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
+    nbr_pair[gid] as usize
 }
 
 /// A lower bound of the distance (m) from `x` to wall `w`'s surface, signed for a plane

@@ -1,7 +1,9 @@
-// CPU twin: crates/grains-core/src/kernels/passes/pair_mirror.rs
+// CPU twin: crates/grains-core/src/kernels/passes/pair_record.rs
 //
-// Broad phase, pass 5: for entry (p, q), the index of entry (q, p), or 0xffffffff (none, or q is
-// a wall).
+// Broad phase, pass 5: for entry (p, q), the index of its pair's record (history, slot, flag):
+// its own for an owning entry (q > p, walls included), the consecutive records of p's owning
+// entries (the tail of its range) starting at `pair_start[p]`; for the other entry, the record of
+// (q, p), found by binary search in q's range; 0xffffffff if that entry is missing.
 // One invocation per neighbour-list entry; the entry count is only known on the device, so it
 // is read from `nbr_start[n_particles]` and the pass can be dispatched indirectly with an
 // upper bound.
@@ -11,9 +13,11 @@
 @group(0) @binding(0) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(1) var<storage, read> nbr_i: array<u32>;
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(3) var<storage, read_write> nbr_mirror: array<u32>;
-// The particle count, to find the entry count at `nbr_start[n_particles]`.
+@group(0) @binding(3) var<storage, read_write> nbr_pair: array<u32>;
+// The particle count, to find the entry count at `nbr_start[step.n_particles]`.
 @group(0) @binding(4) var<uniform> step: StepParams;
+// The scan of pair_count's owning counts: the first record of each particle's owning entries.
+@group(0) @binding(5) var<storage, read> pair_start: array<u32>;
 
 // CPU twin: `find_sorted` in the same Rust file, over `nbr_j`. WGSL cannot pass a storage array
 // to a function, so the search is bound to the array it reads (history_carry.wgsl has the
@@ -36,8 +40,14 @@ fn find_sorted(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     return 0xffffffffu;
 }
 
+// CPU twin: `owned_record` in the same Rust file.
+fn owned_record(p: u32, k: u32) -> u32 {
+    let owned = pair_start[p + 1u] - pair_start[p];
+    return pair_start[p] + (k - (nbr_start[p + 1u] - owned));
+}
+
 @compute @workgroup_size(64)
-fn pair_mirror(
+fn pair_record(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
@@ -47,9 +57,14 @@ fn pair_mirror(
     }
     let p = nbr_i[gid];
     let q = nbr_j[gid];
-    if (q >= step.n_particles) {
-        nbr_mirror[gid] = 0xffffffffu;
+    if (q > p) {
+        nbr_pair[gid] = owned_record(p, gid);
         return;
     }
-    nbr_mirror[gid] = find_sorted(nbr_start[q], nbr_start[q + 1u], p);
+    let m = find_sorted(nbr_start[q], nbr_start[q + 1u], p);
+    if (m == 0xffffffffu) {
+        nbr_pair[gid] = 0xffffffffu;
+    } else {
+        nbr_pair[gid] = owned_record(q, m);
+    }
 }

@@ -1,0 +1,78 @@
+//! Broad phase, pass 5: give every neighbour-list entry the index of its pair's record. WGSL
+//! twin: `shaders/passes/pair_record.wgsl`.
+//!
+//! A pair's history, force slot and active flag are stored once, in its record, not once per
+//! entry: the list holds a particle pair twice (once from each side) and half of the per-entry
+//! storage would never be written. The records of a particle's owning entries (q > p, walls
+//! included: the tail of its sorted range) are consecutive, from `pair_start[p]`, the scan of
+//! the owning counts `pair_count` wrote; the other entry of a pair finds the owning one by
+//! binary search in q's range and takes its record. The gather reads every entry's record,
+//! with the sign its side takes.
+
+/// Index of `key` in the sorted `list[lo..hi]`, or `u32::MAX`.
+pub fn find_sorted(list: &[u32], lo: u32, hi: u32, key: u32) -> u32 {
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let v = list[mid as usize];
+        if v == key {
+            return mid;
+        }
+        if v < key {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    u32::MAX
+}
+
+/// Record of the owning entry `k` of particle `p`: the owning entries are the last
+/// `pair_start[p + 1] - pair_start[p]` of its range, their records consecutive from
+/// `pair_start[p]`.
+#[inline]
+pub fn owned_record(p: usize, k: u32, nbr_start: &[u32], pair_start: &[u32]) -> u32 {
+    let owned = pair_start[p + 1] - pair_start[p];
+    pair_start[p] + (k - (nbr_start[p + 1] - owned))
+}
+
+/// `nbr_pair[gid]` = the record of entry `gid` = (p, q): its own if it owns the pair (q > p,
+/// or q a wall), else that of the entry (q, p); `u32::MAX` if (q, p) is missing (a list built
+/// from inconsistent counts; the gather then skips the entry).
+pub fn pair_record(
+    gid: usize,
+    nbr_start: &[u32],
+    nbr_i: &[u32],
+    nbr_j: &[u32],
+    pair_start: &[u32],
+    nbr_pair: &mut u32,
+) {
+    let p = nbr_i[gid];
+    let q = nbr_j[gid];
+    if q > p {
+        *nbr_pair = owned_record(p as usize, gid as u32, nbr_start, pair_start);
+        return;
+    }
+    let q = q as usize;
+    let m = find_sorted(nbr_j, nbr_start[q], nbr_start[q + 1], p);
+    *nbr_pair = if m == u32::MAX {
+        u32::MAX
+    } else {
+        owned_record(q, m, nbr_start, pair_start)
+    };
+}
+
+/// The records' starts of a built list (`n + 1` of them, the last the record count): what the
+/// broad phase scans from `pair_count`'s owning counts, recounted from the list itself (a
+/// resumed state keeps no scratch).
+pub fn pair_starts(nbr_start: &[u32], nbr_j: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(nbr_start.len());
+    out.push(0u32);
+    let mut total = 0u32;
+    for (p, w) in nbr_start.windows(2).enumerate() {
+        let range = &nbr_j[w[0] as usize..w[1] as usize];
+        total += range.iter().filter(|&&q| q as usize > p).count() as u32;
+        out.push(total);
+    }
+    out
+}
