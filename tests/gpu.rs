@@ -591,6 +591,7 @@ fn neighbour_overflow_grows_and_matches_cpu() {
     let world = periodic_gas(17);
     let opts = GpuOptions {
         initial_neighbour_capacity_per_particle: 1,
+        initial_records_per_particle: 1,
         check_every: 16,
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
@@ -621,6 +622,7 @@ fn neighbour_overflow_at_start() {
     let world = settling_box_spaced(23, 1.05e-3);
     let opts = GpuOptions {
         initial_neighbour_capacity_per_particle: 1,
+        initial_records_per_particle: 1,
         check_every: 8,
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
@@ -634,6 +636,34 @@ fn neighbour_overflow_at_start() {
     g.run(40);
     assert!(c.candidate_pairs() == g.candidate_pairs(), "pairs differ");
     assert_eq!(c.snapshot().pos, g.snapshot().pos);
+}
+
+/// Entries that fit with records that do not (one record per particle against a settling box
+/// of several pairs each, walls included): only the records grow, and the run replays to the
+/// CPU's list and positions.
+#[test]
+fn record_overflow_grows_records_alone_and_matches_cpu() {
+    let Some(ctx) = gpu_context() else { return };
+    let world = settling_box_spaced(23, 1.05e-3);
+    let opts = GpuOptions {
+        initial_neighbour_capacity_per_particle: 64,
+        initial_records_per_particle: 1,
+        check_every: 8,
+    };
+    let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
+    let capacity = g.neighbour_capacity();
+    let mut c = cpu(world);
+    assert!(g.list_grows() > 0, "the records should have grown at start");
+    assert_eq!(g.neighbour_capacity(), capacity, "the entries fitted");
+    c.run(40);
+    g.run(40);
+    assert!(c.candidate_pairs() == g.candidate_pairs(), "pairs differ");
+    assert_eq!(c.snapshot().pos, g.snapshot().pos);
+    // The list's integers are the CPU's exactly: every entry's record and every flag.
+    let (cs, gs) = (c.state(), g.state());
+    assert_eq!(cs.nbr_pair, gs.nbr_pair, "nbr_pair");
+    assert_eq!(cs.nbr_active, gs.nbr_active, "nbr_active");
+    assert_eq!(cs.history.len(), gs.history.len(), "history records");
 }
 
 /// The same world twice on the GPU: bitwise identical after 300 steps.

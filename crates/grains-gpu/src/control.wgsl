@@ -5,8 +5,9 @@
 // binds only what it touches.
 //
 // control: [step, rebuild flag, rebuild count, overflow flag, list total, largest total seen,
-//           force flag, records of the list, rebuild log ring...]
-// plan:    [n_particles, n_cells, capacity, skin (f32 bits), workgroups per dimension, pad x3, then one u32 per indirect
+//           force flag, records of the list, largest record count seen, pad, rebuild log ring...]
+// plan:    [n_particles, n_cells, capacity, skin (f32 bits), workgroups per dimension, history
+//           vec4s, record capacity, pad, then one u32 per indirect
 //           slot: a fixed group count, or threads per group for slots sized by the list total]
 // args:    one (x, y, z, pad) quadruple per indirect slot.
 
@@ -19,7 +20,8 @@ const C_TOTAL: u32 = 4u;
 const C_MAX_TOTAL: u32 = 5u;
 const C_FORCE: u32 = 6u;
 const C_RECORDS: u32 = 7u;
-const C_LOG: u32 = 8u;
+const C_MAX_RECORDS: u32 = 8u;
+const C_LOG: u32 = 10u;
 const LOG_LEN: u32 = 256u;
 
 const P_N: u32 = 0u;
@@ -29,6 +31,8 @@ const P_SKIN: u32 = 3u;
 const P_MAX_DIM: u32 = 4u;
 // vec4s per history record of the neighbour list (the pair table's `nbr_history_stride` / 4).
 const P_HISTORY_VEC4: u32 = 5u;
+// Records (pairs) the per-record buffers hold.
+const P_REC_CAPACITY: u32 = 6u;
 const P_SLOTS: u32 = 8u;
 
 const S_ZERO_CELLS: u32 = 0u;
@@ -120,15 +124,17 @@ fn guard() {
         return;
     }
     let total = new_start[plan[P_N]];
+    let records = pair_start[plan[P_N]];
     control[C_MAX_TOTAL] = max(control[C_MAX_TOTAL], total);
-    if (total > plan[P_CAPACITY]) {
+    control[C_MAX_RECORDS] = max(control[C_MAX_RECORDS], records);
+    if (total > plan[P_CAPACITY] || records > plan[P_REC_CAPACITY]) {
         control[C_OVERFLOW] = 1u;
         set_args(S_PAIR_FILL, 0u, 1u);
         set_args(S_COMMIT_PARTICLES, 0u, 1u);
         return;
     }
     control[C_TOTAL] = total;
-    control[C_RECORDS] = pair_start[plan[P_N]];
+    control[C_RECORDS] = records;
     let n_slots = arrayLength(&args) / 4u;
     for (var s = S_PAIR_RECORD; s < n_slots; s = s + 1u) {
         if (s == S_COMMIT_PARTICLES) {

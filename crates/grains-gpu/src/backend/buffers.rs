@@ -12,22 +12,23 @@ pub(super) fn params_buffer(src: SourceKind) -> &'static str {
     }
 }
 
-/// Element sizes of the buffers sized by the neighbour-list capacity; a history record is
+/// Element sizes of the buffers sized by the neighbour list's capacities, each with whether it
+/// holds one element per record (pair) rather than per entry; a history record is
 /// `history_words` words (the pair table's `nbr_history_stride`).
-pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64); 11] {
+pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, bool); 11] {
     let h = 4 * history_words as u64;
     [
-        ("new_i", 4),
-        ("new_j", 4),
-        ("new_pair", 4),
-        ("new_history", h),
-        ("new_active", 4),
-        ("nbr_i", 4),
-        ("nbr_j", 4),
-        ("nbr_pair", 4),
-        ("history", h),
-        ("nbr_active", 4),
-        ("slots", std::mem::size_of::<PairSlot>() as u64),
+        ("new_i", 4, false),
+        ("new_j", 4, false),
+        ("new_pair", 4, false),
+        ("new_history", h, true),
+        ("new_active", 4, true),
+        ("nbr_i", 4, false),
+        ("nbr_j", 4, false),
+        ("nbr_pair", 4, false),
+        ("history", h, true),
+        ("nbr_active", 4, true),
+        ("slots", std::mem::size_of::<PairSlot>() as u64, true),
     ]
 }
 
@@ -215,8 +216,8 @@ impl GpuBackend {
             .queue
             .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
         self.clear_fault();
-        for (name, elem) in list_buffers(self.world.table.nbr_history_stride) {
-            let buf = self.make_buffer(name, elem * self.capacity, none)?;
+        for (name, elem, per_record) in list_buffers(self.world.table.nbr_history_stride) {
+            let buf = self.make_buffer(name, elem * self.list_capacity(per_record), none)?;
             self.bufs.insert(name, buf);
         }
         for name in saved_names() {
@@ -225,6 +226,16 @@ impl GpuBackend {
             self.saved.insert(name, buf);
         }
         Ok(())
+    }
+
+    /// Elements of a list buffer: the record capacity for one per record, else the entry
+    /// capacity.
+    pub(super) fn list_capacity(&self, per_record: bool) -> u64 {
+        if per_record {
+            self.rec_capacity
+        } else {
+            self.capacity
+        }
     }
 
     /// A zeroed buffer of exactly `size` bytes (at least 4), for arrays whose length a kernel

@@ -46,6 +46,9 @@ pub struct GpuOptions {
     /// Neighbour-list entries allocated per particle at start (each pair counts twice); the
     /// list grows when a rebuild needs more.
     pub initial_neighbour_capacity_per_particle: u32,
+    /// Records (pairs: history, slot, flag) allocated per particle at start: a particle pair
+    /// has two entries and one record, a wall one of each. They grow as the entries do.
+    pub initial_records_per_particle: u32,
     /// Steps between read-backs of the overflow flag (1..=256); also the replay length bound.
     pub check_every: u32,
 }
@@ -54,6 +57,7 @@ impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
             initial_neighbour_capacity_per_particle: 24,
+            initial_records_per_particle: 13,
             check_every: 64,
         }
     }
@@ -67,7 +71,8 @@ const C_TOTAL: usize = 4;
 const C_MAX_TOTAL: usize = 5;
 const C_FORCE: usize = 6;
 const C_RECORDS: usize = 7;
-const C_LOG: usize = 8;
+const C_MAX_RECORDS: usize = 8;
+const C_LOG: usize = 10;
 const LOG_LEN: usize = 256;
 const CONTROL_WORDS: usize = C_LOG + LOG_LEN;
 const P_SLOTS: usize = 8;
@@ -117,6 +122,8 @@ pub struct GpuBackend {
     n_walls: usize,
     n_cells: usize,
     capacity: u64,
+    /// Records (pairs) allocated: at most the entries, about half of them.
+    rec_capacity: u64,
     kernels: Vec<Kernel>,
     ids: KernelIds,
     /// Prefix-sum workgroups per scan, from the kernel's shape.
@@ -162,6 +169,7 @@ impl GpuBackend {
             initial_neighbour_capacity_per_particle: opts
                 .initial_neighbour_capacity_per_particle
                 .max(1),
+            initial_records_per_particle: opts.initial_records_per_particle.max(1),
             check_every: opts.check_every.clamp(1, LOG_LEN as u32),
         };
         let grid = world.grid()?;
@@ -278,6 +286,8 @@ impl GpuBackend {
             n_walls,
             n_cells,
             capacity,
+            rec_capacity: (n as u64 * opts.initial_records_per_particle as u64)
+                .next_multiple_of(64),
             kernels,
             ids,
             prefix_groups,
@@ -337,12 +347,17 @@ impl GpuBackend {
             .map_err(|e| GpuError::State(e.to_string()))?;
         let mut b = GpuBackend::new(world, ctx)?;
         let total = state.nbr_i.len() as u64;
-        if total > b.capacity {
-            b.capacity = (total + total / 4).next_multiple_of(64);
-            for (name, elem) in list_buffers(b.world.table.nbr_history_stride) {
-                let buf = b.make_buffer(name, elem * b.capacity, wgpu::BufferUsages::empty())?;
+        let records = state.nbr_active.len() as u64;
+        if total > b.capacity || records > b.rec_capacity {
+            b.capacity = b.capacity.max((total + total / 4).next_multiple_of(64));
+            b.rec_capacity = b
+                .rec_capacity
+                .max((records + records / 4).next_multiple_of(64));
+            for (name, elem, per_record) in list_buffers(b.world.table.nbr_history_stride) {
+                let len = elem * b.list_capacity(per_record);
+                let buf = b.make_buffer(name, len, wgpu::BufferUsages::empty())?;
                 b.bufs.insert(name, buf);
-                let saved = b.make_exact(name, elem * b.capacity)?;
+                let saved = b.make_exact(name, len)?;
                 b.saved.insert(name, saved);
             }
             b.write_plan()?;
@@ -363,7 +378,8 @@ impl GpuBackend {
         control[C_REBUILDS] = state.rebuild_steps.len() as u32;
         control[C_TOTAL] = total as u32;
         control[C_MAX_TOTAL] = total as u32;
-        control[C_RECORDS] = state.nbr_active.len() as u32;
+        control[C_RECORDS] = records as u32;
+        control[C_MAX_RECORDS] = records as u32;
         for (r, s) in state.rebuild_steps.iter().enumerate() {
             control[C_LOG + r % LOG_LEN] = *s as u32;
         }
@@ -387,7 +403,7 @@ impl GpuBackend {
         b.inserted = state.inserted;
         b.inserted_energy = state.inserted_energy;
         b.total = total;
-        b.records = state.nbr_active.len() as u64;
+        b.records = records;
         b.since_check = 0;
         b.save();
         Ok(b)
@@ -485,8 +501,7 @@ impl GpuBackend {
             return Err(GpuError::Readback("control".into()));
         }
         if c[C_OVERFLOW] != 0 {
-            let needed = c[C_MAX_TOTAL] as u64;
-            self.grow(needed)?;
+            self.grow(c[C_MAX_TOTAL] as u64, c[C_MAX_RECORDS] as u64)?;
             return Ok(Checked::Overflow);
         }
         if let Some(&p) = fault.first().filter(|&&p| p != NO_FAULT) {
@@ -544,22 +559,35 @@ impl GpuBackend {
         }
     }
 
-    /// Grow the list to hold `needed` entries with margin and restore the saved state
-    /// ([`GpuBackend::restore`]).
-    fn grow(&mut self, needed: u64) -> Result<(), GpuError> {
-        let new_cap = (needed + needed / 4)
-            .max(2 * self.capacity)
-            .next_multiple_of(64);
-        let old_cap = self.capacity;
-        self.capacity = new_cap;
-        // The saved copies of the list grow with it, keeping their entries; restoring from them
-        // then fills the grown buffers as it fills the others.
+    /// Grow the list to hold `entries` entries and `records` records with margin (whichever
+    /// does not fit) and restore the saved state ([`GpuBackend::restore`]).
+    fn grow(&mut self, entries: u64, records: u64) -> Result<(), GpuError> {
+        let more = |needed: u64, cap: u64| {
+            if needed <= cap {
+                cap
+            } else {
+                (needed + needed / 4).max(2 * cap).next_multiple_of(64)
+            }
+        };
+        let old = (self.capacity, self.rec_capacity);
+        self.capacity = more(entries, self.capacity);
+        self.rec_capacity = more(records, self.rec_capacity);
+        // The saved copies of the list grow with it, keeping their elements; restoring from
+        // them then fills the grown buffers as it fills the others.
         let mut enc = self.encoder();
-        for (name, elem) in list_buffers(self.world.table.nbr_history_stride) {
-            let buf = self.make_buffer(name, elem * new_cap, wgpu::BufferUsages::empty())?;
+        for (name, elem, per_record) in list_buffers(self.world.table.nbr_history_stride) {
+            let (old_len, len) = if per_record {
+                (old.1, self.rec_capacity)
+            } else {
+                (old.0, self.capacity)
+            };
+            if len == old_len {
+                continue;
+            }
+            let buf = self.make_buffer(name, elem * len, wgpu::BufferUsages::empty())?;
             if let Some(saved) = self.saved.get(name) {
                 let new_saved = self.make_exact(name, buf.size())?;
-                enc.copy_buffer_to_buffer(saved, 0, &new_saved, 0, elem * old_cap);
+                enc.copy_buffer_to_buffer(saved, 0, &new_saved, 0, elem * old_len);
                 self.saved.insert(name, new_saved);
             }
             self.bufs.insert(name, buf);

@@ -185,6 +185,7 @@ impl GpuBackend {
         plan[3] = (self.world.skin as f32).to_bits();
         plan[4] = self.max_dim();
         plan[5] = (self.world.table.nbr_history_stride / 4) as u32;
+        plan[6] = self.rec_capacity as u32;
         plan.extend_from_slice(&slots);
         self.ctx
             .queue
@@ -305,8 +306,11 @@ impl GpuBackend {
             self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
         ];
         let mut forces = Vec::new();
-        // Records are at most entries: the capacity bounds both.
-        let sizes = Sizes::of(&self.world, self.capacity as usize, self.capacity as usize);
+        let sizes = Sizes::of(
+            &self.world,
+            self.capacity as usize,
+            self.rec_capacity as usize,
+        );
         for &(k, src, slot) in &ids.contact {
             // The template's generic bindings, bound to the source's own arrays.
             let alias = [

@@ -3,7 +3,7 @@
 //!
 //! Sorting per particle makes the list independent of the order inside cells, so both
 //! backends, and every run, build the same list; it also lets history be carried over and
-//! mirror entries be found by binary search.
+//! the reverse entry of a pair (its record, `pair_record`) be found by binary search.
 
 use crate::gpu_types::{DomainParams, GridParams, Wall};
 use crate::kernels::passes::pair_count::for_each_candidate;
