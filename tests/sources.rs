@@ -163,6 +163,20 @@ fn fixed_pairs_survive_a_checkpoint() {
         state.fixed_history.iter().any(|&h| h != 0.0),
         "tangential springs loaded"
     );
+    // A damaged record index is refused with the entry named, not run with mixed-up pairs.
+    let mut damaged = state.clone();
+    let k = (0..damaged.nbr_pair.len())
+        .find(|&k| damaged.nbr_i[k] < damaged.nbr_j[k])
+        .expect("an owning entry");
+    damaged.nbr_pair[k] += 1;
+    let e = CpuBackend::from_state(w.clone(), damaged)
+        .err()
+        .expect("a damaged record index");
+    assert!(
+        e.to_string()
+            .contains(&format!("entry {k} of the neighbour list names record")),
+        "{e}"
+    );
     let mut resumed = CpuBackend::from_state(w, state).unwrap_or_else(|e| panic!("{e}"));
     resumed.run(300);
     assert_eq!(resumed.state(), straight.state());

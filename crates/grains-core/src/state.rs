@@ -275,6 +275,40 @@ impl BackendState {
         {
             return bad("the neighbour list names particles or entries that do not exist".into());
         }
+        // Every entry lies in its own particle's range, and names the record the list's layout
+        // gives it: a damaged record index would silently mix up pairs' forces and histories.
+        use crate::kernels::passes::pair_record::{pair_record, pair_starts};
+        for p in 0..n {
+            let range = self.nbr_start[p] as usize..self.nbr_start[p + 1] as usize;
+            if let Some(k) = range.clone().find(|&k| self.nbr_i[k] as usize != p) {
+                return bad(format!(
+                    "entry {k} lies in particle {p}'s range of the neighbour list but names particle {}",
+                    self.nbr_i[k]
+                ));
+            }
+            if self.nbr_j[range].windows(2).any(|w| w[0] >= w[1]) {
+                return bad(format!(
+                    "particle {p}'s entries of the neighbour list are not sorted by partner"
+                ));
+            }
+        }
+        let pair_start = pair_starts(&self.nbr_start, &self.nbr_j);
+        for (k, &have) in self.nbr_pair.iter().enumerate() {
+            let mut want = 0;
+            pair_record(
+                k,
+                &self.nbr_start,
+                &self.nbr_i,
+                &self.nbr_j,
+                &pair_start,
+                &mut want,
+            );
+            if have != want {
+                return bad(format!(
+                    "entry {k} of the neighbour list names record {have}, where the list's layout gives {want}"
+                ));
+            }
+        }
         Ok(())
     }
 }
