@@ -792,8 +792,8 @@ formats = []
 }
 
 /// What `grains run` reports of its memory: the GPU backend's buffers (live and saved copies)
-/// against the estimate `check` prints for `scenes/settle.toml` (within 20%; measured 76.50
-/// against 77.56 MiB on lavapipe, with records per pair), and the host's peak resident set is
+/// against the estimate `check` prints for `scenes/settle.toml` (within 20%; measured 50.56
+/// against 51.61 MiB on lavapipe, with records per pair), and the host's peak resident set is
 /// read.
 #[test]
 fn the_gpu_memory_estimate_matches_the_buffers_it_allocates() {

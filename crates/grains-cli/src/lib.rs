@@ -234,7 +234,7 @@ fn info() -> Result<()> {
     if let Ok(ctx) = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
         let binding = ctx.limits().max_storage_buffer_binding_size;
         // The largest per-particle buffer is the pair-slot array: 48 bytes per record (pair),
-        // 13 records per particle at the start (`GpuOptions::default()`; it grows with the
+        // 8 records per particle at the start (`GpuOptions::default()`; it grows with the
         // packing's density).
         let records = grains_gpu::GpuOptions::default().initial_records_per_particle as u64;
         let per_particle = records * std::mem::size_of::<grains_core::gpu_types::PairSlot>() as u64;

@@ -294,13 +294,13 @@ impl Scene {
     }
 
     /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
-    /// backend's initial list capacity (`GpuOptions::default()`: 24 entries and 13 records per
+    /// backend's initial list capacity (`GpuOptions::default()`: 16 entries and 8 records per
     /// particle), twice (the live buffers and the copy an overflow or a fault replays from), the
     /// list a rebuild builds beside the live one, the world's particle arrays and the cells.
     pub fn gpu_memory_estimate(&self) -> u64 {
         let w = &self.world;
         let n = w.particles.len() as u64;
-        let (entries, records) = (24 * n, 13 * n);
+        let (entries, records) = (16 * n, 8 * n);
         let sizes = grains_core::state::Sizes::of(w, entries as usize, records as usize);
         let state = grains_core::state::state_bytes(&sizes);
         let rebuilt = entries * 3 * 4 + records * (4 + 4 * w.table.nbr_history_stride as u64);

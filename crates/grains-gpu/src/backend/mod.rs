@@ -56,8 +56,8 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
-            initial_neighbour_capacity_per_particle: 24,
-            initial_records_per_particle: 13,
+            initial_neighbour_capacity_per_particle: 16,
+            initial_records_per_particle: 8,
             check_every: 64,
         }
     }
