@@ -589,9 +589,11 @@ fn law_library_world() -> World {
 fn neighbour_overflow_grows_and_matches_cpu() {
     let Some(ctx) = gpu_context() else { return };
     let world = periodic_gas(17);
+    // Records to spare: only the entries grow, so the replays keep the record buffers, slots
+    // included, as the steps after the check left them.
     let opts = GpuOptions {
         initial_neighbour_capacity_per_particle: 1,
-        initial_records_per_particle: 1,
+        initial_records_per_particle: 64,
         check_every: 16,
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
@@ -608,6 +610,25 @@ fn neighbour_overflow_grows_and_matches_cpu() {
     let (cs, gs) = (c.snapshot(), g.snapshot());
     let dx = max_pos_diff(&cs.pos, &gs.pos, &c.world.domain);
     assert!(dx < 1e-6, "positions after growth and replay: {dx}");
+    // A replay zeroes the slots rather than restoring them (they are not saved): no inactive
+    // record keeps a slot from the steps it undid, and the contacts and the elastic energy
+    // read from the slots afterwards are still the CPU's.
+    let gst = g.state();
+    for (r, (&a, s)) in gst.nbr_active.iter().zip(&gst.slots).enumerate() {
+        assert!(
+            a != 0 || *s == PairSlot::default(),
+            "inactive record {r} has a slot"
+        );
+    }
+    assert_eq!(c.contacts(), g.contacts(), "contacts after replay");
+    let (ec, eg) = (c.energy(), g.energy());
+    assert!(
+        (ec.elastic - eg.elastic).abs() <= 1e-4 * ec.elastic.abs().max(1e-30),
+        "elastic energy after replay: {} vs {}",
+        ec.elastic,
+        eg.elastic
+    );
+    assert!(ec.elastic > 0.0, "pairs in contact at the end");
     eprintln!(
         "overflow: capacity {} after {} grows",
         g.neighbour_capacity(),

@@ -506,6 +506,15 @@ fn guard_parity_on_random_states() {
             let mut gpu = grains_gpu::GpuBackend::new(world.clone(), ctx).expect("gpu");
             let g = gpu.run_guarded(5).expect("runs").expect("a fault");
             assert_eq!((g.step, g.particle), (1, want), "seed {seed}: gpu");
+            // The replay back to step 1 zeroed the slots the undone steps 2 to 5 wrote (slots
+            // are not saved): no inactive record keeps one.
+            let st = gpu.state();
+            for (r, (&a, s)) in st.nbr_active.iter().zip(&st.slots).enumerate() {
+                assert!(
+                    a != 0 || *s == Default::default(),
+                    "seed {seed}: inactive record {r} has a slot after the replay"
+                );
+            }
         }
         // And without planted faults, neither backend sees one.
         let clean = guard_world(seed);
@@ -515,6 +524,74 @@ fn guard_parity_on_random_states() {
             let mut gpu = grains_gpu::GpuBackend::new(clean, ctx).expect("gpu");
             assert_eq!(gpu.run_guarded(20).expect("runs"), None, "seed {seed}");
         }
+    }
+}
+
+/// A fault found at a check is replayed from the check before it, and the steps after the
+/// fault are undone. Their slots are not saved but zeroed at the restore: a pair that came into
+/// contact only in the undone steps must leave no slot behind (its flag is 0 again), or the
+/// contacts and energy read at the fault would count it.
+#[test]
+fn a_replayed_fault_leaves_no_slot_of_the_undone_steps() {
+    let Some(ctx) = grains_tests::gpu_context() else {
+        assert!(!grains_tests::gpu_required(), "no GPU adapter under CI");
+        return;
+    };
+    // Two spheres 40 um apart closing at 2 m/s touch at step 20 of 1 us, well inside the
+    // first check interval (64 steps) and long before they part; a third, far away, leaves the
+    // domain at step 1 (a fault), moving too slowly to make the list rebuild.
+    let text = r#"
+[simulation]
+duration = 0.001
+dt = 1e-6
+gravity = [0.0, 0.0, 0.0]
+
+[domain]
+min = [-0.05, -0.05, -0.05]
+max = [0.05, 0.05, 0.05]
+
+[[material]]
+name = "glass"
+density = 2500.0
+young = 1.0e7
+poisson = 0.3
+
+[[particles]]
+material = "glass"
+radius = 0.001
+positions = [[-0.00102, 0.0, 0.0], [0.00102, 0.0, 0.0], [0.03, 0.03, 0.03]]
+velocities = [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+
+[output]
+dir = "out/replayed_fault"
+formats = []
+"#;
+    let mut world = grains_tests::test_world(text);
+    world.particles.pos[2][0] = 0.05 - 1e-7;
+    world.particles.vel[2][0] = 1.0;
+    // Without the fault, the pair is in contact at the check.
+    let clean = grains_tests::test_world(text);
+    let mut whole = grains_gpu::GpuBackend::new(clean, &ctx).expect("gpu");
+    whole.run(64);
+    assert_eq!(
+        whole.contacts().pairs,
+        1,
+        "the pair should touch by step 64"
+    );
+    let mut gpu = grains_gpu::GpuBackend::new(world, &ctx).expect("gpu");
+    let fault = gpu.run_guarded(64).expect("runs").expect("a fault");
+    assert_eq!((fault.step, fault.particle), (1, 2));
+    assert_eq!(gpu.contacts().pairs, 0, "at step 1 the pair is apart");
+    let st = gpu.state();
+    for (r, (&a, s)) in st.nbr_active.iter().zip(&st.slots).enumerate() {
+        assert!(
+            a != 0 || *s == Default::default(),
+            "inactive record {r} has a slot of an undone step"
+        );
     }
 }
 
@@ -538,6 +615,18 @@ fn a_blow_up_is_caught_at_its_first_bad_step() {
         let mut again = grains_gpu::GpuBackend::new(world.clone(), &ctx).expect("gpu");
         let first = first_bad_step(&mut again, &world, 100_000).expect("blows up");
         assert_eq!((reported.step, reported.particle), first, "gpu");
+        // The replay restored the last check's state, zeroed the slots (they are not saved)
+        // and stepped again: every array, slots included, is bit for bit the state of the run
+        // that stepped one at a time and never replayed.
+        let (replayed, stepped) = (gpu.state(), again.state());
+        for (a, (x, y)) in grains_core::state::STATE_ARRAYS.iter().zip(
+            replayed
+                .array_bytes()
+                .into_iter()
+                .zip(stepped.array_bytes()),
+        ) {
+            assert!(x == y, "gpu: `{}` differs after the replay", a.name);
+        }
     } else {
         assert!(!grains_tests::gpu_required(), "no GPU adapter under CI");
     }
@@ -792,9 +881,9 @@ formats = []
 }
 
 /// What `grains run` reports of its memory: the GPU backend's buffers (live and saved copies)
-/// against the estimate `check` prints for `scenes/settle.toml` (within 20%; measured 50.56
-/// against 51.61 MiB on lavapipe, with records per pair), and the host's peak resident set is
-/// read.
+/// against the estimate `check` prints for `scenes/settle.toml` (within 20%; measured 42.94
+/// against 43.99 MiB on lavapipe, with records per pair and no saved slots), and the host's
+/// peak resident set is read.
 #[test]
 fn the_gpu_memory_estimate_matches_the_buffers_it_allocates() {
     use grains_core::Backend as _;

@@ -295,17 +295,21 @@ impl Scene {
 
     /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
     /// backend's initial list capacity (`GpuOptions::default()`: 16 entries and 8 records per
-    /// particle), twice (the live buffers and the copy an overflow or a fault replays from), the
-    /// list a rebuild builds beside the live one, the world's particle arrays and the cells.
+    /// particle), twice but for the slots (the live buffers and the copy an overflow or a
+    /// fault replays from, which needs no slots), the list a rebuild builds beside the live one,
+    /// the world's particle arrays and the cells.
     pub fn gpu_memory_estimate(&self) -> u64 {
+        use grains_core::kernels::sources::SourceKind;
         let w = &self.world;
         let n = w.particles.len() as u64;
         let (entries, records) = (16 * n, 8 * n);
         let sizes = grains_core::state::Sizes::of(w, entries as usize, records as usize);
         let state = grains_core::state::state_bytes(&sizes);
+        let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
+        let slots = (sizes.slots(SourceKind::Neighbour) + sizes.slots(SourceKind::Fixed)) * slot;
         let rebuilt = entries * 3 * 4 + records * (4 + 4 * w.table.nbr_history_stride as u64);
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
-        2 * state + rebuilt + n * WORLD_BYTES_PER_PARTICLE + cells
+        2 * state - slots as u64 + rebuilt + n * WORLD_BYTES_PER_PARTICLE + cells
     }
 
     /// A multi-line human summary: counts, domain, time step and its limits, steps, memory.

@@ -37,7 +37,7 @@ mod profile;
 
 pub use profile::{PassProfile, StepProfile};
 
-use buffers::{list_buffers, params_buffer, saved_names};
+use buffers::{list_buffers, params_buffer, saved_names, UNSAVED};
 use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err, KernelIds};
 
 /// Tuning of the GPU backend.
@@ -357,8 +357,10 @@ impl GpuBackend {
                 let len = elem * b.list_capacity(per_record);
                 let buf = b.make_buffer(name, len, wgpu::BufferUsages::empty())?;
                 b.bufs.insert(name, buf);
-                let saved = b.make_exact(name, len)?;
-                b.saved.insert(name, saved);
+                if !UNSAVED.contains(&name) {
+                    let saved = b.make_exact(name, len)?;
+                    b.saved.insert(name, saved);
+                }
             }
             b.write_plan()?;
             b.build_ops()?;
@@ -533,6 +535,9 @@ impl GpuBackend {
         for name in saved_names() {
             let dst = &self.bufs[name];
             enc.copy_buffer_to_buffer(&self.saved[name], 0, dst, 0, dst.size());
+        }
+        for name in UNSAVED {
+            enc.clear_buffer(&self.bufs[name], 0, None);
         }
         enc.clear_buffer(&self.bufs["max_disp2"], 0, None);
         self.ctx.queue.submit([enc.finish()]);
