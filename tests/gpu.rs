@@ -636,17 +636,12 @@ fn neighbour_overflow_grows_and_matches_cpu() {
     );
 }
 
-/// A dense packing whose very first list does not fit: the initial rebuild itself replays.
-#[test]
-fn neighbour_overflow_at_start() {
-    let Some(ctx) = gpu_context() else { return };
+/// A dense packing started with `opts`' capacities, too small for its first list: the
+/// initial rebuild replays into grown buffers and yields the CPU's pairs, then 40 steps later
+/// the CPU's pairs and positions. Both backends come back for further checks.
+fn overflow_at_start(ctx: &GpuContext, opts: GpuOptions) -> (CpuBackend, GpuBackend) {
     let world = settling_box_spaced(23, 1.05e-3);
-    let opts = GpuOptions {
-        initial_neighbour_capacity_per_particle: 1,
-        initial_records_per_particle: 1,
-        check_every: 8,
-    };
-    let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
+    let mut g = GpuBackend::with_options(world.clone(), ctx, opts).unwrap();
     let mut c = cpu(world);
     assert!(g.list_grows() > 0, "the list should have grown at start");
     assert!(
@@ -657,6 +652,19 @@ fn neighbour_overflow_at_start() {
     g.run(40);
     assert!(c.candidate_pairs() == g.candidate_pairs(), "pairs differ");
     assert_eq!(c.snapshot().pos, g.snapshot().pos);
+    (c, g)
+}
+
+/// A dense packing whose very first list does not fit: the initial rebuild itself replays.
+#[test]
+fn neighbour_overflow_at_start() {
+    let Some(ctx) = gpu_context() else { return };
+    let opts = GpuOptions {
+        initial_neighbour_capacity_per_particle: 1,
+        initial_records_per_particle: 1,
+        check_every: 8,
+    };
+    overflow_at_start(&ctx, opts);
 }
 
 /// Entries that fit with records that do not (one record per particle against a settling box
@@ -665,21 +673,19 @@ fn neighbour_overflow_at_start() {
 #[test]
 fn record_overflow_grows_records_alone_and_matches_cpu() {
     let Some(ctx) = gpu_context() else { return };
-    let world = settling_box_spaced(23, 1.05e-3);
     let opts = GpuOptions {
         initial_neighbour_capacity_per_particle: 64,
         initial_records_per_particle: 1,
         check_every: 8,
     };
-    let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
-    let capacity = g.neighbour_capacity();
-    let mut c = cpu(world);
-    assert!(g.list_grows() > 0, "the records should have grown at start");
-    assert_eq!(g.neighbour_capacity(), capacity, "the entries fitted");
-    c.run(40);
-    g.run(40);
-    assert!(c.candidate_pairs() == g.candidate_pairs(), "pairs differ");
-    assert_eq!(c.snapshot().pos, g.snapshot().pos);
+    let (mut c, mut g) = overflow_at_start(&ctx, opts);
+    // The entries' capacity is still the one the options gave: only the records grew.
+    let n = c.pos.len() as u64;
+    assert_eq!(
+        g.neighbour_capacity(),
+        (64 * n).next_multiple_of(64),
+        "the entries fitted"
+    );
     // The list's integers are the CPU's exactly: every entry's record and every flag.
     let (cs, gs) = (c.state(), g.state());
     assert_eq!(cs.nbr_pair, gs.nbr_pair, "nbr_pair");
