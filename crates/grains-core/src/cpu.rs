@@ -13,7 +13,7 @@ use crate::backend::{
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
-use crate::kernels::passes::pair_record::pair_starts;
+use crate::kernels::passes::pair_record::{first_owned, pair_starts};
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, gather, history_carry,
     integrate_first_half, integrate_second_half, pair_count, pair_fill, pair_record, prefix_sum,
@@ -53,8 +53,26 @@ impl NeighbourList {
     }
 }
 
-/// Particles per task of the contact sweep over the neighbour list.
+/// Particles per task of the passes over the neighbour list's records (the contact sweep, the
+/// history carry).
 const CONTACT_BLOCK: usize = 64;
+
+/// An array of `per` elements per record, cut into the records of each block of
+/// `CONTACT_BLOCK` particles (those of their owning entries, from `pair_start[first]`): disjoint
+/// mutable slices the blocks fill in parallel.
+fn record_blocks<'a, T>(v: &'a mut [T], per: usize, pair_start: &[u32]) -> Vec<&'a mut [T]> {
+    let n = pair_start.len().saturating_sub(1);
+    let mut out = Vec::with_capacity(n.div_ceil(CONTACT_BLOCK));
+    let mut rest = v;
+    for first in (0..n).step_by(CONTACT_BLOCK) {
+        let last = (first + CONTACT_BLOCK).min(n);
+        let len = (pair_start[last] - pair_start[first]) as usize;
+        let (block, tail) = std::mem::take(&mut rest).split_at_mut(len * per);
+        out.push(block);
+        rest = tail;
+    }
+    out
+}
 
 /// The CPU backend's state.
 pub struct CpuBackend {
@@ -341,28 +359,23 @@ impl CpuBackend {
         );
         let step = &self.step;
         {
-            // Each particle's records (those of its owning entries, in order), as disjoint
-            // mutable slices.
-            let mut parts = Vec::with_capacity(n);
-            let (mut hr, mut ar) = (&mut history[..], &mut active[..]);
-            for p in 0..n {
-                let c = (pair_start[p + 1] - pair_start[p]) as usize;
-                let (h, h2) = std::mem::take(&mut hr).split_at_mut(c * stride);
-                let (a, a2) = std::mem::take(&mut ar).split_at_mut(c);
-                (hr, ar) = (h2, a2);
-                parts.push((h, a));
-            }
-            let (nbr_i, nbr_j) = (&nbr_i, &nbr_j);
-            let nbr_start = &nbr_start;
-            parts
-                .into_par_iter()
+            let blocks: Vec<_> = record_blocks(&mut history, stride, &pair_start)
+                .into_iter()
+                .zip(record_blocks(&mut active, 1, &pair_start))
                 .enumerate()
-                .with_min_len(64)
-                .for_each(|(p, (h, a))| {
-                    let first = nbr_start[p + 1] as usize - a.len();
-                    for (k, a) in a.iter_mut().enumerate() {
+                .collect();
+            let (nbr_i, nbr_j, nbr_pair) = (&nbr_i, &nbr_j, &nbr_pair);
+            let (nbr_start, pair_start) = (&nbr_start, &pair_start);
+            blocks.into_par_iter().for_each(|(b, (h, a))| {
+                let first = b * CONTACT_BLOCK;
+                let base = pair_start[first] as usize;
+                for p in first..(first + CONTACT_BLOCK).min(n) {
+                    let owned = first_owned(p, nbr_start, pair_start) as usize;
+                    let range = owned..nbr_start[p + 1] as usize;
+                    for (gid, &r) in range.clone().zip(&nbr_pair[range]) {
+                        let k = r as usize - base;
                         history_carry(
-                            first + k,
+                            gid,
                             step,
                             nbr_i,
                             nbr_j,
@@ -372,10 +385,11 @@ impl CpuBackend {
                             old_history,
                             old_active,
                             &mut h[k * stride..(k + 1) * stride],
-                            a,
+                            &mut a[k],
                         )
                     }
-                });
+                }
+            });
         }
         self.list = NeighbourList {
             nbr_start,
@@ -461,32 +475,21 @@ impl CpuBackend {
                 .try_fold(0.0f32, |r, c| {
                     (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
                 });
-            // Blocks of particles with the records of their owning entries, as disjoint mutable
-            // slices.
             let n = n as usize;
-            let mut blocks = Vec::with_capacity(n.div_ceil(CONTACT_BLOCK));
-            let (mut hr, mut sr, mut ar) = (
-                &mut self.history[..],
-                &mut self.slots[..],
-                &mut self.nbr_active[..],
-            );
-            let mut base = 0usize;
-            for first in (0..n).step_by(CONTACT_BLOCK) {
-                let end = pair_start[(first + CONTACT_BLOCK).min(n)] as usize;
-                let (h, h2) = std::mem::take(&mut hr).split_at_mut((end - base) * stride);
-                let (s, s2) = std::mem::take(&mut sr).split_at_mut(end - base);
-                let (a, a2) = std::mem::take(&mut ar).split_at_mut(end - base);
-                (hr, sr, ar) = (h2, s2, a2);
-                blocks.push((first, base, h, s, a));
-                base = end;
-            }
-            blocks.into_par_iter().for_each(|(first, base, h, s, a)| {
+            let blocks: Vec<_> = record_blocks(&mut self.history, stride, pair_start)
+                .into_iter()
+                .zip(record_blocks(&mut self.slots, 1, pair_start))
+                .zip(record_blocks(&mut self.nbr_active, 1, pair_start))
+                .enumerate()
+                .collect();
+            blocks.into_par_iter().for_each(|(b, ((h, s), a))| {
+                let first = b * CONTACT_BLOCK;
+                let base = pair_start[first] as usize;
                 for p in first..(first + CONTACT_BLOCK).min(n) {
                     // p's entries are sorted by q: those it owns (q > p, walls last) are the
                     // tail, as many as its records; the others are evaluated from the other side.
-                    let hi = starts[p + 1] as usize;
-                    let owned = hi - (pair_start[p + 1] - pair_start[p]) as usize;
-                    for gid in owned..hi {
+                    let owned = first_owned(p, starts, pair_start) as usize;
+                    for gid in owned..starts[p + 1] as usize {
                         let q = nbr_j[gid] as usize;
                         if let Some(reach) = sphere_reach {
                             if q < n

@@ -251,9 +251,9 @@ impl BackendState {
                 self.nbr_j.len()
             ));
         }
-        let records =
-            crate::kernels::passes::pair_record::pair_starts(&self.nbr_start, &self.nbr_j)[n];
-        let sizes = Sizes::of(world, entries, records as usize);
+        use crate::kernels::passes::pair_record::{pair_record, pair_starts};
+        let pair_start = pair_starts(&self.nbr_start, &self.nbr_j);
+        let sizes = Sizes::of(world, entries, pair_start[n] as usize);
         for (a, bytes) in STATE_ARRAYS.iter().zip(self.array_bytes()) {
             let (have, want) = (bytes.len() / a.elem, a.extent.len(&sizes));
             if have != want {
@@ -263,21 +263,16 @@ impl BackendState {
                 ));
             }
         }
-        // A wall's entry names it as `n + w`; a record past the count is only `u32::MAX` (an
-        // entry whose other side is missing, which the gather skips).
+        // A wall's entry names it as `n + w`.
         let nw = world.walls.len();
         if self.nbr_i.iter().any(|&p| p as usize >= n)
             || self.nbr_j.iter().any(|&q| q as usize >= n + nw)
-            || self
-                .nbr_pair
-                .iter()
-                .any(|&r| r as usize >= sizes.records && r != u32::MAX)
         {
             return bad("the neighbour list names particles or entries that do not exist".into());
         }
         // Every entry lies in its own particle's range, and names the record the list's layout
-        // gives it: a damaged record index would silently mix up pairs' forces and histories.
-        use crate::kernels::passes::pair_record::{pair_record, pair_starts};
+        // gives it (`u32::MAX` only where the other side is missing): a damaged record index
+        // would silently mix up pairs' forces and histories.
         for p in 0..n {
             let range = self.nbr_start[p] as usize..self.nbr_start[p + 1] as usize;
             if let Some(k) = range.clone().find(|&k| self.nbr_i[k] as usize != p) {
@@ -292,7 +287,6 @@ impl BackendState {
                 ));
             }
         }
-        let pair_start = pair_starts(&self.nbr_start, &self.nbr_j);
         for (k, &have) in self.nbr_pair.iter().enumerate() {
             let mut want = 0;
             pair_record(

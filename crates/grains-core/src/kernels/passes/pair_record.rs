@@ -27,13 +27,18 @@ pub fn find_sorted(list: &[u32], lo: u32, hi: u32, key: u32) -> u32 {
     u32::MAX
 }
 
-/// Record of the owning entry `k` of particle `p`: the owning entries are the last
-/// `pair_start[p + 1] - pair_start[p]` of its range, their records consecutive from
-/// `pair_start[p]`.
+/// First of particle `p`'s owning entries: they are the last `pair_start[p + 1] -
+/// pair_start[p]` of its range, one per record.
+#[inline]
+pub fn first_owned(p: usize, nbr_start: &[u32], pair_start: &[u32]) -> u32 {
+    nbr_start[p + 1] - (pair_start[p + 1] - pair_start[p])
+}
+
+/// Record of the owning entry `k` of particle `p`: its owning entries' records are consecutive
+/// from `pair_start[p]`.
 #[inline]
 pub fn owned_record(p: usize, k: u32, nbr_start: &[u32], pair_start: &[u32]) -> u32 {
-    let owned = pair_start[p + 1] - pair_start[p];
-    pair_start[p] + (k - (nbr_start[p + 1] - owned))
+    pair_start[p] + (k - first_owned(p, nbr_start, pair_start))
 }
 
 /// `nbr_pair[gid]` = the record of entry `gid` = (p, q): its own if it owns the pair (q > p,
