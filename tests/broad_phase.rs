@@ -109,7 +109,7 @@ fn candidate_pairs_equal_brute_force_on_random_packings() {
         assert_eq!(got, expected, "seed {seed}, periodic {periodic}");
         // Every pair has one record: the owning entries' records are 0, 1, 2, ... in list
         // order, and the other entry of a particle pair, (q, p), shares the record of (p, q).
-        let records = b.state().nbr_active.len();
+        let records = b.state().nbr_slot.len();
         let l = &b.list;
         let n = l.nbr_start.len() as u32 - 1;
         let mut owner_of = std::collections::HashMap::new();
@@ -255,18 +255,28 @@ fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
         }
         let wall_entries = list.nbr_j.iter().filter(|&&j| j >= n).count();
         most_wall_entries = most_wall_entries.max(wall_entries);
-        for k in 0..b.nbr_active.len() {
-            if b.nbr_active[k] == 0 {
+        // Records out of contact hold zero history and no slot; the others' slots are packed
+        // in record order, one each.
+        let mut next = 0;
+        for k in 0..b.nbr_slot.len() {
+            if b.nbr_slot[k] == 0 {
                 inactive_checked += 1;
-                assert_eq!(b.slots[k], Default::default(), "inactive record {k}'s slot");
                 assert!(
                     b.history[k * stride..(k + 1) * stride]
                         .iter()
                         .all(|&h| h == 0.0),
                     "inactive record {k}'s history"
                 );
+            } else {
+                next += 1;
+                assert_eq!(b.nbr_slot[k], next, "record {k}'s packed slot");
             }
         }
+        assert_eq!(
+            b.slots.len(),
+            next as usize,
+            "one slot per record in contact"
+        );
     }
     assert!(
         wall_contacts > 100,

@@ -216,8 +216,13 @@ fn pass_parity(world: World, ctx: &GpuContext) {
     assert_eq!(np, c.list.nbr_pair, "nbr_pair");
 
     // Contact slots: relative 1e-4 of the largest force in the scene (several f32 operations
-    // through resolver, three laws and assembly, each within its own 1e-5 tolerance).
-    let slots: Vec<PairSlot> = g.read_buffer("slots", c.slots.len()).unwrap();
+    // through resolver, three laws and assembly, each within its own 1e-5 tolerance). The
+    // device packs them in the order its invocations run; the state lays them out in record
+    // order, where the same records are in contact.
+    let gst = g.state();
+    assert_eq!(gst.nbr_slot, c.nbr_slot, "records in contact");
+    let slots = gst.slots;
+    assert_eq!(slots.len(), c.slots.len(), "packed slots");
     let fmax = c
         .slots
         .iter()
@@ -236,7 +241,7 @@ fn pass_parity(world: World, ctx: &GpuContext) {
     // History: the flags and states (words the laws declare exact) are equal.
     let t = &c.world.table;
     let stride = t.nbr_history_stride;
-    let records = c.slots.len();
+    let records = c.nbr_slot.len();
     let history: Vec<f32> = g.read_buffer("history", records * stride).unwrap();
     let chain = &t.chains[t.sphere_chain[0] as usize];
     for (law, &(_, _, ho, _)) in chain.laws.iter().zip(&chain.layout().laws) {
@@ -589,11 +594,12 @@ fn law_library_world() -> World {
 fn neighbour_overflow_grows_and_matches_cpu() {
     let Some(ctx) = gpu_context() else { return };
     let world = periodic_gas(17);
-    // Records to spare: only the entries grow, so the replays keep the record buffers, slots
-    // included, as the steps after the check left them.
+    // Records and slots to spare: only the entries grow, so the replays keep the record and
+    // slot buffers as the steps after the check left them.
     let opts = GpuOptions {
         initial_neighbour_capacity_per_particle: 1,
         initial_records_per_particle: 64,
+        initial_slots_per_particle: 64,
         check_every: 16,
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
@@ -610,16 +616,19 @@ fn neighbour_overflow_grows_and_matches_cpu() {
     let (cs, gs) = (c.snapshot(), g.snapshot());
     let dx = max_pos_diff(&cs.pos, &gs.pos, &c.world.domain);
     assert!(dx < 1e-6, "positions after growth and replay: {dx}");
-    // A replay zeroes the slots rather than restoring them (they are not saved): no inactive
-    // record keeps a slot from the steps it undid, and the contacts and the elastic energy
-    // read from the slots afterwards are still the CPU's.
-    let gst = g.state();
-    for (r, (&a, s)) in gst.nbr_active.iter().zip(&gst.slots).enumerate() {
-        assert!(
-            a != 0 || *s == PairSlot::default(),
-            "inactive record {r} has a slot"
-        );
-    }
+    // Slots are not saved for a replay: the replayed steps take them again. The records in
+    // contact are the CPU's, one packed slot each, and the contacts and the elastic energy read
+    // from the slots afterwards are still the CPU's.
+    let (cst, gst) = (c.state(), g.state());
+    assert_eq!(
+        cst.nbr_slot, gst.nbr_slot,
+        "records in contact after replay"
+    );
+    assert_eq!(
+        cst.slots.len(),
+        gst.slots.len(),
+        "packed slots after replay"
+    );
     assert_eq!(c.contacts(), g.contacts(), "contacts after replay");
     let (ec, eg) = (c.energy(), g.energy());
     assert!(
@@ -639,8 +648,8 @@ fn neighbour_overflow_grows_and_matches_cpu() {
 /// A dense packing started with `opts`' capacities, too small for its first list: the
 /// initial rebuild replays into grown buffers and yields the CPU's pairs, then 40 steps later
 /// the CPU's pairs and positions. Both backends come back for further checks.
-fn overflow_at_start(ctx: &GpuContext, opts: GpuOptions) -> (CpuBackend, GpuBackend) {
-    let world = settling_box_spaced(23, 1.05e-3);
+fn overflow_at_start(ctx: &GpuContext, opts: GpuOptions, spacing: f64) -> (CpuBackend, GpuBackend) {
+    let world = settling_box_spaced(23, spacing);
     let mut g = GpuBackend::with_options(world.clone(), ctx, opts).unwrap();
     let mut c = cpu(world);
     assert!(g.list_grows() > 0, "the list should have grown at start");
@@ -651,7 +660,6 @@ fn overflow_at_start(ctx: &GpuContext, opts: GpuOptions) -> (CpuBackend, GpuBack
     c.run(40);
     g.run(40);
     assert!(c.candidate_pairs() == g.candidate_pairs(), "pairs differ");
-    assert_eq!(c.snapshot().pos, g.snapshot().pos);
     (c, g)
 }
 
@@ -662,9 +670,12 @@ fn neighbour_overflow_at_start() {
     let opts = GpuOptions {
         initial_neighbour_capacity_per_particle: 1,
         initial_records_per_particle: 1,
+        initial_slots_per_particle: 1,
         check_every: 8,
     };
-    overflow_at_start(&ctx, opts);
+    // Spheres still apart after 40 steps: free flight is bitwise the CPU's.
+    let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
+    assert_eq!(c.snapshot().pos, g.snapshot().pos);
 }
 
 /// Entries that fit with records that do not (one record per particle against a settling box
@@ -676,9 +687,11 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
     let opts = GpuOptions {
         initial_neighbour_capacity_per_particle: 64,
         initial_records_per_particle: 1,
+        initial_slots_per_particle: 1,
         check_every: 8,
     };
-    let (mut c, mut g) = overflow_at_start(&ctx, opts);
+    let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
+    assert_eq!(c.snapshot().pos, g.snapshot().pos);
     // The entries' capacity is still the one the options gave: only the records grew.
     let n = c.pos.len() as u64;
     assert_eq!(
@@ -689,8 +702,59 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
     // The list's integers are the CPU's exactly: every entry's record and every flag.
     let (cs, gs) = (c.state(), g.state());
     assert_eq!(cs.nbr_pair, gs.nbr_pair, "nbr_pair");
-    assert_eq!(cs.nbr_active, gs.nbr_active, "nbr_active");
+    assert_eq!(cs.nbr_slot, gs.nbr_slot, "nbr_slot");
     assert_eq!(cs.history.len(), gs.history.len(), "history records");
+}
+
+/// A lattice packed 0.5% closer than touching (about 3 pairs in contact per sphere, walls
+/// besides) against one packed slot per particle: only the slots grow, at the first step, and
+/// the run replays to the CPU's positions, records in contact and slots.
+#[test]
+fn slot_overflow_grows_slots_alone_and_matches_cpu() {
+    let Some(ctx) = gpu_context() else { return };
+    let opts = GpuOptions {
+        initial_neighbour_capacity_per_particle: 64,
+        initial_records_per_particle: 64,
+        initial_slots_per_particle: 1,
+        check_every: 8,
+    };
+    let (mut c, mut g) = overflow_at_start(&ctx, opts, 0.995e-3);
+    let n = c.pos.len() as u64;
+    // In contact, the f32 sums differ in their last bits (the pass parity's 1e-4 relative).
+    let dx = max_pos_diff(&c.snapshot().pos, &g.snapshot().pos, &c.world.domain);
+    assert!(dx < 1e-9, "positions after the replay: {dx} m");
+    let full = (64 * n).next_multiple_of(64);
+    assert_eq!(g.neighbour_capacity(), full, "the entries fitted");
+    assert_eq!(g.record_capacity(), full, "the records fitted");
+    assert!(
+        g.slot_capacity() > n,
+        "the slots grew: {}",
+        g.slot_capacity()
+    );
+    let (cs, gs) = (c.state(), g.state());
+    assert!(
+        cs.slots.len() as u64 > n,
+        "more contacts ({}) than the initial slots ({n})",
+        cs.slots.len()
+    );
+    assert_eq!(cs.nbr_slot, gs.nbr_slot, "records in contact");
+    // Forces within the pass parity's tolerance: relative 1e-4 of the largest.
+    let fmax = cs
+        .slots
+        .iter()
+        .flat_map(|s| s.force)
+        .fold(0.0f32, |a, x| a.max(x.abs()));
+    for (k, (a, b)) in cs.slots.iter().zip(&gs.slots).enumerate() {
+        for d in 0..3 {
+            assert!(
+                (a.force[d] - b.force[d]).abs() <= 1e-4 * fmax,
+                "slot {k}: {:?} vs {:?}",
+                a.force,
+                b.force
+            );
+        }
+    }
+    assert_eq!(c.contacts(), g.contacts(), "contacts");
 }
 
 /// The same world twice on the GPU: bitwise identical after 300 steps.

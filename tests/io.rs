@@ -527,7 +527,7 @@ fn checkpoint_round_trips_and_refuses_damage() {
         nbr_i: vec![0, 1],
         nbr_j: vec![1, 0],
         nbr_pair: vec![0, 0],
-        nbr_active: vec![1],
+        nbr_slot: vec![1],
         history: vec![1e-6, 2e-6, 0.0, 1.0],
         slots: vec![PairSlot::default(); 1],
         fixed_history: vec![0.5, -0.25, 0.0, 7.0],

@@ -2,8 +2,8 @@
 //
 // Per-particle sum of its pair slots: its neighbour-list entries in list order (particles, then
 // the walls near it as n_particles + w), each through its pair's record (`nbr_pair`), then its
-// fixed pairs: no float atomics, so totals are bitwise reproducible. A slot whose pair is
-// inactive (`nbr_active`) is zero and is not read. Each side of a pair books half the pair's
+// fixed pairs: no float atomics, so totals are bitwise reproducible. A record's slot is
+// `slots[nbr_slot[r] - 1]`; a pair out of contact (`nbr_slot` 0) has none. Each side of a pair books half the pair's
 // dissipation; a wall gives all of its to the particle. `dissipated` accumulates over the run
 // as [damping, its Kahan compensation, friction, its compensation].
 //!include lib/types.wgsl
@@ -24,7 +24,7 @@
 // With no fixed pairs, bind any buffer of at least one word / PairSlot; it is not read.
 @group(0) @binding(10) var<storage, read> fixed_entry: array<u32>;
 @group(0) @binding(11) var<storage, read> fixed_slots: array<PairSlot>;
-@group(0) @binding(12) var<storage, read> nbr_active: array<u32>;
+@group(0) @binding(12) var<storage, read> nbr_slot: array<u32>;
 
 @compute @workgroup_size(64)
 fn gather(
@@ -45,10 +45,11 @@ fn gather(
         if (r == 0xffffffffu) {
             continue;
         }
-        if (nbr_active[r] == 0u) {
+        let a = nbr_slot[r];
+        if (a == 0u) {
             continue;
         }
-        let s = slots[r];
+        let s = slots[a - 1u];
         if (j >= step.n_particles) {
             f = f + s.force;
             t = t + s.torque1;

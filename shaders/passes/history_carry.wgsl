@@ -3,8 +3,9 @@
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
 // (p, q). Only owning entries (p < q) carry, each into its pair's record (`nbr_pair`), from the
 // old record of (p, q) (`old_pair` of the old entry). A record is `step.nbr_history_stride`
-// words (whole vec4s), copied as bits (u32) so nothing is rounded or flushed, with its active
-// flag; a new pair starts inactive. Entries that do not own their pair write nothing.
+// words (whole vec4s), copied as bits (u32) so nothing is rounded or flushed, with its slot
+// flag (the packed slots stay in place, so it still names the pair's); a new pair starts
+// inactive. Entries that do not own their pair write nothing.
 // `old_start` holds the old list's starts (n_particles + 1 of them); bound with fewer (e.g. a
 // 1-element buffer before the first list) it means "no old list", as an empty slice does for
 // the twin.
@@ -20,8 +21,8 @@
 @group(0) @binding(6) var<storage, read_write> history: array<vec4<u32>>;
 // The new entry count is read from `nbr_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
-@group(0) @binding(8) var<storage, read> old_active: array<u32>;
-@group(0) @binding(9) var<storage, read_write> nbr_active: array<u32>;
+@group(0) @binding(8) var<storage, read> old_slot: array<u32>;
+@group(0) @binding(9) var<storage, read_write> nbr_slot: array<u32>;
 @group(0) @binding(10) var<storage, read> old_pair: array<u32>;
 @group(0) @binding(11) var<storage, read> nbr_pair: array<u32>;
 
@@ -78,7 +79,7 @@ fn history_carry(
     }
     var a = 0u;
     if (r != 0xffffffffu) {
-        a = old_active[r];
+        a = old_slot[r];
     }
-    nbr_active[rec] = a;
+    nbr_slot[rec] = a;
 }

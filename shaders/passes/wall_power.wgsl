@@ -3,7 +3,8 @@
 // One invocation per particle, after the gather: the power its moving walls deliver,
 // F . (v + omega x (x - c)) + omega . T over its wall slots, weighted by the mean of the wall's
 // motion in the step taken and the next (a trapezoid), times dt, added to wall_work. Its walls
-// are its neighbour-list entries n_particles + w, their slots the entries' records.
+// are its neighbour-list entries n_particles + w, their slots those of the entries' records
+// (`nbr_slot[nbr_pair[k]] - 1`; 0: out of contact, no slot).
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
@@ -15,8 +16,9 @@
 @group(0) @binding(4) var<storage, read_write> wall_work: array<vec2<f32>>;
 @group(0) @binding(5) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(6) var<storage, read> nbr_j: array<u32>;
-// Each entry's record: its slot.
+// Each entry's record, and each record's slot plus one.
 @group(0) @binding(7) var<storage, read> nbr_pair: array<u32>;
+@group(0) @binding(8) var<storage, read> nbr_slot: array<u32>;
 
 @compute @workgroup_size(64)
 fn wall_power(
@@ -43,7 +45,11 @@ fn wall_power(
         if (share == 0.0) {
             continue;
         }
-        let s = slots[nbr_pair[k]];
+        let a = nbr_slot[nbr_pair[k]];
+        if (a == 0u) {
+            continue;
+        }
+        let s = slots[a - 1u];
         let v = wall.velocity + cross(wall.omega, x - wall.center);
         p = p + share * (dot(s.force, v) + dot(wall.omega, s.torque1));
     }

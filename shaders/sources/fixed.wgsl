@@ -19,3 +19,16 @@ fn source_pair(gid: u32) -> SourcePair {
 fn source_record(gid: u32) -> u32 {
     return gid;
 }
+
+// A pair in contact writes its own slot, in place. CPU twin: `place_slot`.
+fn place_slot(rec: u32, s: PairSlot) {
+    slots[rec] = s;
+    pair_active[rec] = 1u;
+}
+
+// A pair out of contact zeroes its own slot (the gather reads every fixed slot). CPU twin:
+// `drop_slot`.
+fn drop_slot(rec: u32) {
+    slots[rec] = PairSlot();
+    pair_active[rec] = 0u;
+}

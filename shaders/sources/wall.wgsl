@@ -12,6 +12,9 @@
 @group(0) @binding(13) var<storage, read> nbr_start: array<u32>;
 // Each entry's record (pair_record.wgsl).
 @group(0) @binding(14) var<storage, read> nbr_pair: array<u32>;
+// The packed slots taken this step: [0] counts them (reset before the contact passes; a
+// count beyond `slots` makes the host grow them and replay).
+@group(0) @binding(15) var<storage, read_write> slot_count: array<atomic<u32>>;
 
 fn source_count() -> u32 {
     return nbr_start[step.n_particles];
@@ -28,7 +31,23 @@ fn source_pair(gid: u32) -> SourcePair {
     return SourcePair(p, w, (walls[w].kind * n + material[p]) * n + walls[w].material, 1u);
 }
 
-// The record (history, slot, flag) of entry `gid`: the pair's own. CPU twin: `source_record`.
+// The record (history and slot flag) of entry `gid`: the pair's own. CPU twin: `source_record`.
 fn source_record(gid: u32) -> u32 {
     return nbr_pair[gid];
+}
+
+// A pair in contact takes the next free packed slot and names it in its record's flag as
+// `1 + index`. Past the slots' end nothing is written: the host sees the count, grows them and
+// replays the step. CPU twin: `place_slot` (neighbour.rs).
+fn place_slot(rec: u32, s: PairSlot) {
+    let k = atomicAdd(&slot_count[0], 1u);
+    if (k < arrayLength(&slots)) {
+        slots[k] = s;
+    }
+    pair_active[rec] = k + 1u;
+}
+
+// A pair out of contact keeps no slot. CPU twin: `drop_slot` (neighbour.rs).
+fn drop_slot(rec: u32) {
+    pair_active[rec] = 0u;
 }

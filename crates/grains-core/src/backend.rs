@@ -76,13 +76,15 @@ pub struct WallLoad {
 /// The loads on the walls from their slots: a wall receives `-F` from each particle and, about
 /// its centre `c`, the torque `-((x - c) x F + T)` with `T` the slot's torque on the particle
 /// about its own centre (which holds the moment of `F` through the contact point). The wall
-/// slots are the records (`nbr_pair`) of the neighbour-list entries `(p, n_particles + w)`.
+/// slots are those of the records (`nbr_pair`, then `nbr_slot`) of the neighbour-list entries
+/// `(p, n_particles + w)` in contact.
 pub fn wall_loads(
     walls: &[crate::gpu_types::Wall],
     pos: &[[f32; 4]],
     nbr_i: &[u32],
     nbr_j: &[u32],
     nbr_pair: &[u32],
+    nbr_slot: &[u32],
     slots: &[PairSlot],
 ) -> Vec<WallLoad> {
     let nw = walls.len();
@@ -101,7 +103,9 @@ pub fn wall_loads(
         let Some(w) = (j as usize).checked_sub(n) else {
             continue;
         };
-        let s = &slots[r as usize];
+        let Some(s) = slot_of(r, nbr_slot, slots) else {
+            continue;
+        };
         let (Some(x), Some(l)) = (pos.get(p as usize), out.get_mut(w)) else {
             continue;
         };
@@ -145,6 +149,23 @@ pub fn slot_active(s: &PairSlot) -> bool {
     s.force != [0.0; 3] || s.elastic != 0.0
 }
 
+/// The slot of neighbour-list record `r`: `None` for a record out of contact (or a missing
+/// one), which has no slot.
+pub fn slot_of<'a>(r: u32, nbr_slot: &[u32], slots: &'a [PairSlot]) -> Option<&'a PairSlot> {
+    let a = *nbr_slot.get(r as usize)?;
+    slots.get((a as usize).checked_sub(1)?)
+}
+
+/// The slot of a pair out of contact.
+static NO_SLOT: PairSlot = PairSlot {
+    force: [0.0; 3],
+    elastic: 0.0,
+    torque1: [0.0; 3],
+    damping_dissipated: 0.0,
+    torque2: [0.0; 3],
+    friction_dissipated: 0.0,
+};
+
 /// A source's slots with their bodies: `(Some((i, j)), slot)` where `j` is a particle, or
 /// `-1 - w` for wall `w`.
 pub type SourcePairs<'a> = Box<dyn Iterator<Item = (Option<(u32, i64)>, &'a PairSlot)> + 'a>;
@@ -157,7 +178,10 @@ pub struct SourceSlots<'a> {
     pub nbr_j: &'a [u32],
     /// Each entry's record (`nbr_pair`).
     pub nbr_pair: &'a [u32],
-    /// The neighbour list's records' slots, particle pairs' and walls' alike.
+    /// Each record's slot plus one, 0 out of contact (`nbr_slot`).
+    pub nbr_slot: &'a [u32],
+    /// The packed slots of the neighbour list's records in contact, particle pairs' and walls'
+    /// alike.
     pub slots: &'a [PairSlot],
     pub fixed_slots: &'a [PairSlot],
     /// The walls as they stand.
@@ -169,23 +193,23 @@ pub struct SourceSlots<'a> {
 
 impl<'a> SourceSlots<'a> {
     /// The slots of source `s`, each with its two bodies, once per pair: a neighbour-list
-    /// pair through its owning entry's record, in list order.
+    /// pair through its owning entry's record, in list order (a zero slot out of contact).
     pub fn pairs(&self, s: SourceKind, world: &'a World) -> SourcePairs<'a> {
-        let (ni, nj, np, slots) = (self.nbr_i, self.nbr_j, self.nbr_pair, self.slots);
+        let (ni, nj, np) = (self.nbr_i, self.nbr_j, self.nbr_pair);
+        let (active, packed) = (self.nbr_slot, self.slots);
+        let slots = move |r: u32| slot_of(r, active, packed).unwrap_or(&NO_SLOT);
         let n = world.particles.len() as u32;
         let entries = ni.iter().zip(nj).zip(np);
         match s {
             SourceKind::Neighbour => Box::new(
                 entries
                     .filter(move |((&i, &j), _)| i < j && j < n)
-                    .map(move |((&i, &j), &r)| (Some((i, j as i64)), &slots[r as usize])),
+                    .map(move |((&i, &j), &r)| (Some((i, j as i64)), slots(r))),
             ),
             SourceKind::Wall => Box::new(
                 entries
                     .filter(move |((_, &j), _)| j >= n)
-                    .map(move |((&i, &j), &r)| {
-                        (Some((i, -1 - (j - n) as i64)), &slots[r as usize])
-                    }),
+                    .map(move |((&i, &j), &r)| (Some((i, -1 - (j - n) as i64)), slots(r))),
             ),
             SourceKind::Fixed => Box::new(
                 self.fixed_slots

@@ -17,7 +17,7 @@ use crate::kernels::passes::pair_record::{first_owned, pair_starts};
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, gather, history_carry,
     integrate_first_half, integrate_second_half, pair_count, pair_fill, pair_record, prefix_sum,
-    shell_edges, shell_gather, shell_volume, wall_motion, wall_power, ChainRun,
+    shell_edges, shell_gather, shell_volume, wall_motion, wall_power, ChainRun, SlotSink,
 };
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_clearly_apart;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
@@ -74,6 +74,39 @@ fn record_blocks<'a, T>(v: &'a mut [T], per: usize, pair_start: &[u32]) -> Vec<&
     out
 }
 
+/// Lay the contact blocks' slots (`block_slots`) end to end into `slots`, in block order, and
+/// shift each block's flags (numbered from 1 within the block) by the slots before it.
+fn pack_slots(
+    slots: &mut Vec<PairSlot>,
+    block_slots: &[Vec<PairSlot>],
+    nbr_slot: &mut [u32],
+    pair_start: &[u32],
+) {
+    let total = block_slots.iter().map(Vec::len).sum();
+    slots.clear();
+    slots.resize(total, PairSlot::default());
+    let mut out = Vec::with_capacity(block_slots.len());
+    let mut rest = &mut slots[..];
+    let mut offset = 0u32;
+    for b in block_slots {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(b.len());
+        out.push((head, offset));
+        rest = tail;
+        offset += b.len() as u32;
+    }
+    out.into_par_iter()
+        .zip(block_slots.par_iter())
+        .zip(record_blocks(nbr_slot, 1, pair_start))
+        .for_each(|(((dst, offset), src), flags)| {
+            dst.copy_from_slice(src);
+            if offset > 0 {
+                for a in flags.iter_mut().filter(|a| **a != 0) {
+                    *a += offset;
+                }
+            }
+        });
+}
+
 /// The CPU backend's state.
 pub struct CpuBackend {
     pub world: World,
@@ -94,9 +127,13 @@ pub struct CpuBackend {
     /// Per-entry history records, `table.nbr_history_stride` words each (particle pairs and
     /// walls alike).
     pub history: Vec<f32>,
+    /// The packed slots of the records in contact, in record order after each step.
     pub slots: Vec<PairSlot>,
-    /// Per entry: 1 while its history or slot may be non-zero (`contact`'s flag).
-    pub nbr_active: Vec<u32>,
+    /// Per record: 0 out of contact, else 1 + its slot in `slots` (`contact`'s flag).
+    pub nbr_slot: Vec<u32>,
+    /// Each contact block's slots as the sweep takes them, before they are packed into
+    /// `slots` (kept to avoid reallocating every step).
+    block_slots: Vec<Vec<PairSlot>>,
     /// Per-fixed-pair history records, `table.fixed_history_stride` words each.
     pub fixed_history: Vec<f32>,
     pub fixed_slots: Vec<PairSlot>,
@@ -192,7 +229,8 @@ impl CpuBackend {
             list: NeighbourList::default(),
             history: Vec::new(),
             slots: Vec::new(),
-            nbr_active: Vec::new(),
+            nbr_slot: Vec::new(),
+            block_slots: Vec::new(),
             fixed_history: vec![0.0; nf * world.table.fixed_history_stride],
             fixed_slots: vec![PairSlot::default(); nf],
             // A fixed pair's history may be set before its first evaluation.
@@ -258,7 +296,7 @@ impl CpuBackend {
         };
         b.history = s.history;
         b.slots = s.slots;
-        b.nbr_active = s.nbr_active;
+        b.nbr_slot = s.nbr_slot;
         b.fixed_history = s.fixed_history;
         b.fixed_slots = s.fixed_slots;
         b.fixed_active = s.fixed_active;
@@ -279,9 +317,8 @@ impl CpuBackend {
     pub fn rebuild(&mut self) {
         let n = self.pos.len();
         // What the new list does not carry over goes before it is built, so that the rebuild's
-        // peak holds one set of slots and owner indices, not two: the carry reads only the old
-        // starts, partners, records and flags.
-        self.slots = Vec::new();
+        // peak holds one set of owner indices, not two: the carry reads only the old starts,
+        // partners, records and flags. The packed slots stay: the carried flags name them.
         self.list.nbr_i = Vec::new();
         self.list.pair_start = Vec::new();
         self.cell_counts.iter_mut().for_each(|c| *c = 0);
@@ -355,7 +392,7 @@ impl CpuBackend {
             &self.list.nbr_j,
             &self.list.nbr_pair,
             &self.history,
-            &self.nbr_active,
+            &self.nbr_slot,
         );
         let step = &self.step;
         {
@@ -399,8 +436,7 @@ impl CpuBackend {
             pair_start,
         };
         self.history = history;
-        self.nbr_active = active;
-        self.slots = vec![PairSlot::default(); records];
+        self.nbr_slot = active;
         self.ref_pos.copy_from_slice(&self.pos);
         self.rebuild_steps.push(self.steps);
     }
@@ -476,13 +512,19 @@ impl CpuBackend {
                     (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
                 });
             let n = n as usize;
+            // Each block packs the slots of its pairs in contact into its own list, numbered
+            // from 0; the lists are then laid end to end in block order (record order, the
+            // same whatever the thread count) and the flags shifted by each block's offset.
+            self.block_slots
+                .resize_with(n.div_ceil(CONTACT_BLOCK), Vec::new);
             let blocks: Vec<_> = record_blocks(&mut self.history, stride, pair_start)
                 .into_iter()
-                .zip(record_blocks(&mut self.slots, 1, pair_start))
-                .zip(record_blocks(&mut self.nbr_active, 1, pair_start))
+                .zip(self.block_slots.iter_mut())
+                .zip(record_blocks(&mut self.nbr_slot, 1, pair_start))
                 .enumerate()
                 .collect();
             blocks.into_par_iter().for_each(|(b, ((h, s), a))| {
+                s.clear();
                 let first = b * CONTACT_BLOCK;
                 let base = pair_start[first] as usize;
                 for p in first..(first + CONTACT_BLOCK).min(n) {
@@ -534,12 +576,18 @@ impl CpuBackend {
                             params,
                             t.params_stride,
                             &mut h[k * stride..(k + 1) * stride],
-                            &mut s[k],
+                            SlotSink::Packed(s),
                             &mut a[k],
                         )
                     }
                 }
             });
+            pack_slots(
+                &mut self.slots,
+                &self.block_slots,
+                &mut self.nbr_slot,
+                pair_start,
+            );
         }
         let fixed = SourceView::Fixed {
             fixed_pairs: &w.fixed_pairs,
@@ -563,13 +611,13 @@ impl CpuBackend {
                         t.params_stride,
                         material,
                         h,
-                        s,
+                        SlotSink::Own(s),
                         a,
                     )
                 });
         }
         let (step, list) = (&self.step, &self.list);
-        let (slots, fixed_slots, active) = (&self.slots, &self.fixed_slots, &self.nbr_active);
+        let (slots, fixed_slots, active) = (&self.slots, &self.fixed_slots, &self.nbr_slot);
         let (fixed_start, fixed_entry) = (&self.fixed_start, &self.fixed_entry);
         let (shape, shapes) = (&w.particles.shape, &self.shapes);
         // Where nothing else adds to the gathered force (no shells, no clumps), each particle's
@@ -666,7 +714,8 @@ impl CpuBackend {
             }
         }
         if self.walls_move {
-            let (step, walls, slots, pos) = (&self.step, &self.walls, &self.slots, &self.pos);
+            let (step, walls, pos) = (&self.step, &self.walls, &self.pos);
+            let (slots, nbr_slot) = (&self.slots, &self.nbr_slot);
             let list = &self.list;
             self.wall_work
                 .par_iter_mut()
@@ -679,6 +728,7 @@ impl CpuBackend {
                         &list.nbr_start,
                         &list.nbr_j,
                         &list.nbr_pair,
+                        nbr_slot,
                         slots,
                         pos,
                         a,
@@ -747,6 +797,7 @@ impl CpuBackend {
         SourceSlots {
             nbr_i: &self.list.nbr_i,
             nbr_j: &self.list.nbr_j,
+            nbr_slot: &self.nbr_slot,
             nbr_pair: &self.list.nbr_pair,
             slots: &self.slots,
             fixed_slots: &self.fixed_slots,
@@ -890,6 +941,7 @@ impl Backend for CpuBackend {
             &self.list.nbr_i,
             &self.list.nbr_j,
             &self.list.nbr_pair,
+            &self.nbr_slot,
             &self.slots,
         )
     }
@@ -954,6 +1006,9 @@ impl Backend for CpuBackend {
     }
 
     fn state(&mut self) -> BackendState {
+        // In record order already after a step; not between a rebuild and the contact passes.
+        let mut nbr_slot = self.nbr_slot.clone();
+        let slots = crate::state::packed_slots(&mut nbr_slot, &self.slots);
         BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_steps.clone(),
@@ -975,8 +1030,8 @@ impl Backend for CpuBackend {
             nbr_j: self.list.nbr_j.clone(),
             nbr_pair: self.list.nbr_pair.clone(),
             history: self.history.clone(),
-            slots: self.slots.clone(),
-            nbr_active: self.nbr_active.clone(),
+            slots,
+            nbr_slot,
             fixed_history: self.fixed_history.clone(),
             fixed_slots: self.fixed_slots.clone(),
             fixed_active: self.fixed_active.clone(),

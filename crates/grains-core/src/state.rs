@@ -11,6 +11,14 @@ use crate::gpu_types::PairSlot;
 use crate::kernels::sources::SourceKind;
 use crate::world::World;
 
+/// The GPU backend's initial neighbour-list entries per particle (`GpuOptions::default`, which
+/// the scene's GPU memory estimate assumes too; the list grows when a rebuild needs more).
+pub const GPU_ENTRIES_PER_PARTICLE: u32 = 16;
+/// The GPU backend's initial records (pairs) per particle.
+pub const GPU_RECORDS_PER_PARTICLE: u32 = 8;
+/// The GPU backend's initial packed force slots (records in contact) per particle.
+pub const GPU_SLOTS_PER_PARTICLE: u32 = 2;
+
 /// How many elements an array of the state holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Extent {
@@ -25,6 +33,9 @@ pub enum Extent {
     Slots(SourceKind),
     /// The source's history stride in words per record.
     History(SourceKind),
+    /// One per neighbour-list record in contact: the list's force slots are packed, a record's
+    /// `nbr_slot` naming its own (see [`crate::kernels::passes::contact`]).
+    Contacts,
     /// One per shell edge.
     ShellEdges,
     /// Four per shell edge (one record per node of its hinge).
@@ -46,6 +57,8 @@ pub struct Sizes {
     pub entries: usize,
     /// Neighbour-list records: pairs, each once (owning entries).
     pub records: usize,
+    /// Neighbour-list records in contact (their packed slots).
+    pub contacts: usize,
     /// Fixed-topology pairs.
     pub fixed: usize,
     /// History words per slot of each source, in [`SourceKind::ALL`] order.
@@ -59,13 +72,15 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    /// The sizes of `world` with `entries` neighbour-list entries holding `records` pairs.
-    pub fn of(world: &World, entries: usize, records: usize) -> Sizes {
+    /// The sizes of `world` with `entries` neighbour-list entries holding `records` pairs, of
+    /// which `contacts` have a slot.
+    pub fn of(world: &World, entries: usize, records: usize, contacts: usize) -> Sizes {
         Sizes {
             particles: world.particles.len(),
             walls: world.walls.len(),
             entries,
             records,
+            contacts,
             fixed: world.fixed_pairs.len(),
             history_strides: SourceKind::ALL.map(|s| world.table.history_stride(s)),
             shell_edges: world.shells.edges.len(),
@@ -102,6 +117,7 @@ impl Extent {
             Extent::Entries => s.entries,
             Extent::Slots(k) => s.slots(k),
             Extent::History(k) => s.slots(k) * s.history_stride(k),
+            Extent::Contacts => s.contacts,
             Extent::ShellEdges => s.shell_edges,
             Extent::ShellEdgeNodes => 4 * s.shell_edges,
             Extent::Shells => s.shells,
@@ -199,10 +215,13 @@ state_arrays! {
     /// Each entry's record: the index of its pair's history, slot and flag
     /// ([`crate::kernels::passes::pair_record`]).
     nbr_pair: u32 = Extent::Entries,
-    nbr_active: u32 = Extent::Slots(SourceKind::Neighbour),
+    /// Each record's slot, plus one: 0 while the pair is out of contact (its history zero and
+    /// no slot), else `1 + k` for `slots[k]`. Slots are packed in record order.
+    nbr_slot: u32 = Extent::Slots(SourceKind::Neighbour),
     /// History of the neighbour list's records (particle pairs and walls).
     history: f32 = Extent::History(SourceKind::Neighbour),
-    slots: PairSlot = Extent::Slots(SourceKind::Neighbour),
+    /// The force slots of the neighbour list's records in contact, in record order.
+    slots: PairSlot = Extent::Contacts,
     /// History records of the fixed-topology pairs.
     fixed_history: f32 = Extent::History(SourceKind::Fixed),
     fixed_slots: PairSlot = Extent::Slots(SourceKind::Fixed),
@@ -253,7 +272,8 @@ impl BackendState {
         }
         use crate::kernels::passes::pair_record::{pair_record, pair_starts};
         let pair_start = pair_starts(&self.nbr_start, &self.nbr_j);
-        let sizes = Sizes::of(world, entries, pair_start[n] as usize);
+        let contacts = self.nbr_slot.iter().filter(|&&a| a != 0).count();
+        let sizes = Sizes::of(world, entries, pair_start[n] as usize, contacts);
         for (a, bytes) in STATE_ARRAYS.iter().zip(self.array_bytes()) {
             let (have, want) = (bytes.len() / a.elem, a.extent.len(&sizes));
             if have != want {
@@ -303,6 +323,33 @@ impl BackendState {
                 ));
             }
         }
+        // Slots are packed in record order: the k-th record in contact holds slot k.
+        let mut next = 0u32;
+        for (r, &a) in self.nbr_slot.iter().enumerate() {
+            if a == 0 {
+                continue;
+            }
+            next += 1;
+            if a != next {
+                return bad(format!(
+                    "record {r} names slot {}, where slots packed in record order give {}",
+                    a - 1,
+                    next - 1
+                ));
+            }
+        }
         Ok(())
     }
+}
+
+/// Pack the slots of the records in contact in record order, as the state holds them: a
+/// backend may place them in any order (the GPU's contact passes take them in the order their
+/// invocations run). `nbr_slot` is renumbered in place; `slots` is the backend's array.
+pub fn packed_slots(nbr_slot: &mut [u32], slots: &[PairSlot]) -> Vec<PairSlot> {
+    let mut out = Vec::with_capacity(slots.len());
+    for a in nbr_slot.iter_mut().filter(|a| **a != 0) {
+        out.push(slots.get(*a as usize - 1).copied().unwrap_or_default());
+        *a = out.len() as u32;
+    }
+    out
 }

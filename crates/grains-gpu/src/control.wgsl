@@ -5,7 +5,8 @@
 // binds only what it touches.
 //
 // control: [step, rebuild flag, rebuild count, overflow flag, list total, largest total seen,
-//           force flag, records of the list, largest record count seen, pad, rebuild log ring...]
+//           force flag, records of the list, largest record count seen, largest packed slot
+//           count seen, rebuild log ring...]
 // plan:    [n_particles, n_cells, capacity, skin (f32 bits), workgroups per dimension, history
 //           vec4s, record capacity, pad, then one u32 per indirect
 //           slot: a fixed group count, or threads per group for slots sized by the list total]
@@ -21,6 +22,7 @@ const C_MAX_TOTAL: u32 = 5u;
 const C_FORCE: u32 = 6u;
 const C_RECORDS: u32 = 7u;
 const C_MAX_RECORDS: u32 = 8u;
+const C_MAX_SLOTS: u32 = 9u;
 const C_LOG: u32 = 10u;
 const LOG_LEN: u32 = 256u;
 
@@ -51,6 +53,8 @@ fn linear_index(id: vec3<u32>, nwg: vec3<u32>) -> u32 {
 @group(0) @binding(1) var<storage, read> plan: array<u32>;
 @group(0) @binding(2) var<storage, read_write> args: array<u32>;
 @group(0) @binding(3) var<storage, read_write> max_disp2: array<u32>;
+// [0]: packed slots the last step's contact passes took (sources/neighbour.wgsl).
+@group(0) @binding(4) var<storage, read_write> slot_count: array<u32>;
 
 // (Duplicated in each kernel that writes `args`: WGSL cannot pass a storage pointer.)
 // `g` workgroups as an (x, y) grid within the per-dimension limit; passes number their
@@ -76,6 +80,10 @@ fn decide() {
     let disp = sqrt(bitcast<f32>(max_disp2[0]));
     let rebuild = force || disp > 0.5 * bitcast<f32>(plan[P_SKIN]);
     max_disp2[0] = 0u;
+    // The contact passes of this step count their slots from zero; the host grows the slots
+    // (and replays) when a step took more than they hold.
+    control[C_MAX_SLOTS] = max(control[C_MAX_SLOTS], slot_count[0]);
+    slot_count[0] = 0u;
     control[C_FORCE] = 0u;
     control[C_REBUILD] = select(0u, 1u, rebuild);
     if (rebuild) {
@@ -180,15 +188,14 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 @group(0) @binding(6) var<storage, read_write> nbr_j: array<u32>;
 @group(0) @binding(7) var<storage, read_write> nbr_pair: array<u32>;
 @group(0) @binding(8) var<storage, read_write> history: array<vec4<u32>>;
-@group(0) @binding(9) var<storage, read_write> slots: array<vec4<u32>>;
 @group(0) @binding(10) var<storage, read> plan: array<u32>;
-@group(0) @binding(11) var<storage, read> new_active: array<u32>;
-@group(0) @binding(12) var<storage, read_write> nbr_active: array<u32>;
+@group(0) @binding(11) var<storage, read> new_slot: array<u32>;
+@group(0) @binding(12) var<storage, read_write> nbr_slot: array<u32>;
 
 // The rebuilt list replaces the current one: its entries (`C_TOTAL`) and its pairs' records
-// (`C_RECORDS`, fewer). Slots start from zero as `CpuBackend::rebuild` allocates them (pairs that
-// run no chain keep a zero slot that the gather still reads). A history record is
-// `plan[P_HISTORY_VEC4]` vec4s, however many words the chains keep.
+// (`C_RECORDS`, fewer), with their carried slot flags: the packed slots stay where they are,
+// as `CpuBackend::rebuild` keeps them. A history record is `plan[P_HISTORY_VEC4]` vec4s,
+// however many words the chains keep.
 @compute @workgroup_size(64)
 fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_index(gid3, nwg);
@@ -201,14 +208,11 @@ fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_work
     if (k >= control[C_RECORDS]) {
         return;
     }
-    nbr_active[k] = new_active[k];
+    nbr_slot[k] = new_slot[k];
     let hv = plan[P_HISTORY_VEC4];
     for (var v = 0u; v < hv; v = v + 1u) {
         history[hv * k + v] = new_history[hv * k + v];
     }
-    slots[3u * k] = vec4<u32>(0u);
-    slots[3u * k + 1u] = vec4<u32>(0u);
-    slots[3u * k + 2u] = vec4<u32>(0u);
 }
 
 //!entry commit_particles

@@ -229,10 +229,14 @@ const ENTRIES_PER_PARTICLE: usize = 16;
 /// the entries (a record is shared by a pair's two entries).
 const RECORDS_PER_PARTICLE: usize = ENTRIES_PER_PARTICLE / 2;
 
+/// Records in contact per particle assumed by the memory estimate, each with a packed force
+/// slot: a settled pack of spheres touches about 6 neighbours, each pair once.
+const CONTACTS_PER_PARTICLE: usize = 3;
+
 /// Bytes per particle any scene needs at least on the CPU backend, known before its walls and
 /// laws are: the world's copy of the particle, every per-particle array of the state, and
-/// `ENTRIES_PER_PARTICLE` neighbour-list entries with `RECORDS_PER_PARTICLE` slots (history
-/// excluded, as it depends on the laws).
+/// `ENTRIES_PER_PARTICLE` neighbour-list entries with `RECORDS_PER_PARTICLE` records and
+/// `CONTACTS_PER_PARTICLE` slots (history excluded, as it depends on the laws).
 pub fn memory_per_particle_at_least() -> u64 {
     use grains_core::kernels::sources::SourceKind;
     use grains_core::state::{Extent, STATE_ARRAYS};
@@ -242,6 +246,7 @@ pub fn memory_per_particle_at_least() -> u64 {
             Extent::Particles | Extent::ParticlesPlusOne => a.elem,
             Extent::Entries => a.elem * ENTRIES_PER_PARTICLE,
             Extent::Slots(SourceKind::Neighbour) => a.elem * RECORDS_PER_PARTICLE,
+            Extent::Contacts => a.elem * CONTACTS_PER_PARTICLE,
             Extent::Slots(_) | Extent::History(_) => 0,
             Extent::ShellEdges | Extent::ShellEdgeNodes | Extent::Shells => 0,
             Extent::Walls | Extent::ParticlesIfWallsMove => 0,
@@ -287,26 +292,36 @@ impl Scene {
     pub fn cpu_memory_estimate(&self) -> u64 {
         let w = &self.world;
         let n = w.particles.len();
-        let sizes =
-            grains_core::state::Sizes::of(w, n * ENTRIES_PER_PARTICLE, n * RECORDS_PER_PARTICLE);
+        let sizes = grains_core::state::Sizes::of(
+            w,
+            n * ENTRIES_PER_PARTICLE,
+            n * RECORDS_PER_PARTICLE,
+            n * CONTACTS_PER_PARTICLE,
+        );
         let cells = w.grid().map(|g| g.n_cells as u64 * 2 * 4).unwrap_or(0);
         grains_core::state::state_bytes(&sizes) + n as u64 * WORLD_BYTES_PER_PARTICLE + cells
     }
 
     /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
-    /// backend's initial list capacity (`GpuOptions::default()`: 16 entries and 8 records per
-    /// particle), twice but for the slots (the live buffers and the copy an overflow or a
-    /// fault replays from, which needs no slots), the list a rebuild builds beside the live one,
-    /// the world's particle arrays and the cells.
+    /// backend's initial list capacity (`GpuOptions::default()`, [`grains_core::state`]'s
+    /// `GPU_*_PER_PARTICLE`), twice but for the slots (the live buffers and the copy an
+    /// overflow or a fault replays from, which needs no slots), the list a rebuild builds beside
+    /// the live one, the world's particle arrays and the cells.
     pub fn gpu_memory_estimate(&self) -> u64 {
         use grains_core::kernels::sources::SourceKind;
+        use grains_core::state::{
+            GPU_ENTRIES_PER_PARTICLE, GPU_RECORDS_PER_PARTICLE, GPU_SLOTS_PER_PARTICLE,
+        };
         let w = &self.world;
         let n = w.particles.len() as u64;
-        let (entries, records) = (16 * n, 8 * n);
-        let sizes = grains_core::state::Sizes::of(w, entries as usize, records as usize);
+        let entries = GPU_ENTRIES_PER_PARTICLE as u64 * n;
+        let records = GPU_RECORDS_PER_PARTICLE as u64 * n;
+        let contacts = GPU_SLOTS_PER_PARTICLE as u64 * n;
+        let sizes =
+            grains_core::state::Sizes::of(w, entries as usize, records as usize, contacts as usize);
         let state = grains_core::state::state_bytes(&sizes);
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
-        let slots = (sizes.slots(SourceKind::Neighbour) + sizes.slots(SourceKind::Fixed)) * slot;
+        let slots = (sizes.contacts + sizes.slots(SourceKind::Fixed)) * slot;
         let rebuilt = entries * 3 * 4 + records * (4 + 4 * w.table.nbr_history_stride as u64);
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
         2 * state - slots as u64 + rebuilt + n * WORLD_BYTES_PER_PARTICLE + cells

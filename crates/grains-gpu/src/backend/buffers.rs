@@ -12,23 +12,34 @@ pub(super) fn params_buffer(src: SourceKind) -> &'static str {
     }
 }
 
-/// Element sizes of the buffers sized by the neighbour list's capacities, each with whether it
-/// holds one element per record (pair) rather than per entry; a history record is
-/// `history_words` words (the pair table's `nbr_history_stride`).
-pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, bool); 11] {
+/// Which of the neighbour list's capacities sizes a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cap {
+    /// One element per entry.
+    Entries,
+    /// One per record (pair).
+    Records,
+    /// One per packed slot (record in contact).
+    Slots,
+}
+
+/// Element sizes of the buffers sized by the neighbour list's capacities, each with the
+/// capacity that sizes it; a history record is `history_words` words (the pair table's
+/// `nbr_history_stride`).
+pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 11] {
     let h = 4 * history_words as u64;
     [
-        ("new_i", 4, false),
-        ("new_j", 4, false),
-        ("new_pair", 4, false),
-        ("new_history", h, true),
-        ("new_active", 4, true),
-        ("nbr_i", 4, false),
-        ("nbr_j", 4, false),
-        ("nbr_pair", 4, false),
-        ("history", h, true),
-        ("nbr_active", 4, true),
-        ("slots", std::mem::size_of::<PairSlot>() as u64, true),
+        ("new_i", 4, Cap::Entries),
+        ("new_j", 4, Cap::Entries),
+        ("new_pair", 4, Cap::Entries),
+        ("new_history", h, Cap::Records),
+        ("new_slot", 4, Cap::Records),
+        ("nbr_i", 4, Cap::Entries),
+        ("nbr_j", 4, Cap::Entries),
+        ("nbr_pair", 4, Cap::Entries),
+        ("history", h, Cap::Records),
+        ("nbr_slot", 4, Cap::Records),
+        ("slots", std::mem::size_of::<PairSlot>() as u64, Cap::Slots),
     ]
 }
 
@@ -44,9 +55,9 @@ pub(super) fn saved_names() -> impl Iterator<Item = &'static str> {
 }
 
 /// State arrays a replay does not need saved: the slots. Every step's contact passes write the
-/// slot of every active record before anything reads one (the drift reads the gathered force,
-/// which is saved), and an inactive record's slot is zero; so a restore zeroes them instead of
-/// copying 48 bytes per record from a saved copy.
+/// slot of every record in contact before anything reads one (the drift reads the gathered
+/// force, which is saved), and a fixed pair out of contact has a zero slot; so a restore zeroes
+/// them instead of copying them from a saved copy.
 pub(super) const UNSAVED: [&str; 2] = ["slots", "fixed_slots"];
 
 impl GpuBackend {
@@ -175,7 +186,7 @@ impl GpuBackend {
         let ns = sh.shells.len() as u64;
         let nf = fixed_pairs.len() as u64;
         let walls_move = self.world.walls.iter().any(|w| w.moves());
-        let zeroed: [(&'static str, u64); 22] = [
+        let zeroed: [(&'static str, u64); 23] = [
             ("wall_work", if walls_move { 8 * n } else { 8 }),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
@@ -204,6 +215,7 @@ impl GpuBackend {
                 std::mem::size_of::<PairSlot>() as u64 * nf.max(1),
             ),
             ("max_disp2", 4),
+            ("slot_count", 4),
             ("fault", 4),
             ("control", 4 * CONTROL_WORDS as u64),
         ];
@@ -223,8 +235,8 @@ impl GpuBackend {
             .queue
             .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
         self.clear_fault();
-        for (name, elem, per_record) in list_buffers(self.world.table.nbr_history_stride) {
-            let buf = self.make_buffer(name, elem * self.list_capacity(per_record), none)?;
+        for (name, elem, cap) in list_buffers(self.world.table.nbr_history_stride) {
+            let buf = self.make_buffer(name, elem * self.list_capacity(cap), none)?;
             self.bufs.insert(name, buf);
         }
         for name in saved_names() {
@@ -235,13 +247,12 @@ impl GpuBackend {
         Ok(())
     }
 
-    /// Elements of a list buffer: the record capacity for one per record, else the entry
-    /// capacity.
-    pub(super) fn list_capacity(&self, per_record: bool) -> u64 {
-        if per_record {
-            self.rec_capacity
-        } else {
-            self.capacity
+    /// Elements of a list buffer of capacity `cap`.
+    pub(super) fn list_capacity(&self, cap: Cap) -> u64 {
+        match cap {
+            Cap::Entries => self.capacity,
+            Cap::Records => self.rec_capacity,
+            Cap::Slots => self.slot_capacity,
         }
     }
 

@@ -37,7 +37,7 @@ mod profile;
 
 pub use profile::{PassProfile, StepProfile};
 
-use buffers::{list_buffers, params_buffer, saved_names, UNSAVED};
+use buffers::{list_buffers, params_buffer, saved_names, Cap, UNSAVED};
 use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err, KernelIds};
 
 /// Tuning of the GPU backend.
@@ -46,9 +46,13 @@ pub struct GpuOptions {
     /// Neighbour-list entries allocated per particle at start (each pair counts twice); the
     /// list grows when a rebuild needs more.
     pub initial_neighbour_capacity_per_particle: u32,
-    /// Records (pairs: history, slot, flag) allocated per particle at start: a particle pair
+    /// Records (pairs: history and slot flag) allocated per particle at start: a particle pair
     /// has two entries and one record, a wall one of each. They grow as the entries do.
     pub initial_records_per_particle: u32,
+    /// Force slots allocated per particle at start: one per record in contact (a settled bed
+    /// of spheres has about 3 per particle, a settling one under 1). They grow when a step
+    /// takes more.
+    pub initial_slots_per_particle: u32,
     /// Steps between read-backs of the overflow flag (1..=256); also the replay length bound.
     pub check_every: u32,
 }
@@ -56,8 +60,9 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
-            initial_neighbour_capacity_per_particle: 16,
-            initial_records_per_particle: 8,
+            initial_neighbour_capacity_per_particle: grains_core::state::GPU_ENTRIES_PER_PARTICLE,
+            initial_records_per_particle: grains_core::state::GPU_RECORDS_PER_PARTICLE,
+            initial_slots_per_particle: grains_core::state::GPU_SLOTS_PER_PARTICLE,
             check_every: 64,
         }
     }
@@ -72,6 +77,7 @@ const C_MAX_TOTAL: usize = 5;
 const C_FORCE: usize = 6;
 const C_RECORDS: usize = 7;
 const C_MAX_RECORDS: usize = 8;
+const C_MAX_SLOTS: usize = 9;
 const C_LOG: usize = 10;
 const LOG_LEN: usize = 256;
 const CONTROL_WORDS: usize = C_LOG + LOG_LEN;
@@ -124,6 +130,8 @@ pub struct GpuBackend {
     capacity: u64,
     /// Records (pairs) allocated: at most the entries, about half of them.
     rec_capacity: u64,
+    /// Packed slots allocated: at most the records, those in contact.
+    slot_capacity: u64,
     kernels: Vec<Kernel>,
     ids: KernelIds,
     /// Prefix-sum workgroups per scan, from the kernel's shape.
@@ -138,6 +146,8 @@ pub struct GpuBackend {
     total: u64,
     /// Records (pairs) of the current list.
     records: u64,
+    /// Packed slots the last step took (records in contact), as of the last check.
+    contacts: u64,
     grows: u32,
     /// Particles removed, and the energy they carried (J).
     removed: u64,
@@ -170,6 +180,7 @@ impl GpuBackend {
                 .initial_neighbour_capacity_per_particle
                 .max(1),
             initial_records_per_particle: opts.initial_records_per_particle.max(1),
+            initial_slots_per_particle: opts.initial_slots_per_particle.max(1),
             check_every: opts.check_every.clamp(1, LOG_LEN as u32),
         };
         let grid = world.grid()?;
@@ -288,6 +299,7 @@ impl GpuBackend {
             capacity,
             rec_capacity: (n as u64 * opts.initial_records_per_particle as u64)
                 .next_multiple_of(64),
+            slot_capacity: (n as u64 * opts.initial_slots_per_particle as u64).next_multiple_of(64),
             kernels,
             ids,
             prefix_groups,
@@ -306,6 +318,7 @@ impl GpuBackend {
             profiler: None,
             total: 0,
             records: 0,
+            contacts: 0,
             grows: 0,
             world,
         };
@@ -347,14 +360,15 @@ impl GpuBackend {
             .map_err(|e| GpuError::State(e.to_string()))?;
         let mut b = GpuBackend::new(world, ctx)?;
         let total = state.nbr_i.len() as u64;
-        let records = state.nbr_active.len() as u64;
-        if total > b.capacity || records > b.rec_capacity {
-            b.capacity = b.capacity.max((total + total / 4).next_multiple_of(64));
-            b.rec_capacity = b
-                .rec_capacity
-                .max((records + records / 4).next_multiple_of(64));
-            for (name, elem, per_record) in list_buffers(b.world.table.nbr_history_stride) {
-                let len = elem * b.list_capacity(per_record);
+        let records = state.nbr_slot.len() as u64;
+        let slots = state.slots.len() as u64;
+        if total > b.capacity || records > b.rec_capacity || slots > b.slot_capacity {
+            let room = |need: u64, cap: u64| cap.max((need + need / 4).next_multiple_of(64));
+            b.capacity = room(total, b.capacity);
+            b.rec_capacity = room(records, b.rec_capacity);
+            b.slot_capacity = room(slots, b.slot_capacity);
+            for (name, elem, cap) in list_buffers(b.world.table.nbr_history_stride) {
+                let len = elem * b.list_capacity(cap);
                 let buf = b.make_buffer(name, len, wgpu::BufferUsages::empty())?;
                 b.bufs.insert(name, buf);
                 if !UNSAVED.contains(&name) {
@@ -382,11 +396,13 @@ impl GpuBackend {
         control[C_MAX_TOTAL] = total as u32;
         control[C_RECORDS] = records as u32;
         control[C_MAX_RECORDS] = records as u32;
+        control[C_MAX_SLOTS] = slots as u32;
         for (r, s) in state.rebuild_steps.iter().enumerate() {
             control[C_LOG + r % LOG_LEN] = *s as u32;
         }
         put("control", cast_slice(&control));
         put("max_disp2", cast_slice(&[0u32]));
+        put("slot_count", cast_slice(&[0u32]));
         put("fault", cast_slice(&[NO_FAULT]));
         // Dispatches over the list are sized by its total on the device, at each rebuild (the
         // guard kernel); here the host sizes them for the restored list the same way.
@@ -406,6 +422,7 @@ impl GpuBackend {
         b.inserted_energy = state.inserted_energy;
         b.total = total;
         b.records = records;
+        b.contacts = slots;
         b.since_check = 0;
         b.save();
         Ok(b)
@@ -426,6 +443,16 @@ impl GpuBackend {
     /// Current neighbour-list capacity (entries).
     pub fn neighbour_capacity(&self) -> u64 {
         self.capacity
+    }
+
+    /// Current record capacity (pairs).
+    pub fn record_capacity(&self) -> u64 {
+        self.rec_capacity
+    }
+
+    /// Current capacity of the packed force slots (records in contact).
+    pub fn slot_capacity(&self) -> u64 {
+        self.slot_capacity
     }
 
     /// How many times the neighbour list has grown after an overflow.
@@ -495,17 +522,22 @@ impl GpuBackend {
             &[
                 ("control", &self.bufs["control"], 4 * CONTROL_WORDS as u64),
                 ("fault", &self.bufs["fault"], 4),
+                ("slot_count", &self.bufs["slot_count"], 4),
             ],
         )?;
+        let taken: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
         let fault: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
         let c: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
         if c.len() < CONTROL_WORDS {
             return Err(GpuError::Readback("control".into()));
         }
-        if c[C_OVERFLOW] != 0 {
-            self.grow(c[C_MAX_TOTAL] as u64, c[C_MAX_RECORDS] as u64)?;
+        // The last step's slots are not yet folded into `C_MAX_SLOTS` (the next `decide` does).
+        let slots = c[C_MAX_SLOTS].max(taken.first().copied().unwrap_or(0)) as u64;
+        if c[C_OVERFLOW] != 0 || slots > self.slot_capacity {
+            self.grow(c[C_MAX_TOTAL] as u64, c[C_MAX_RECORDS] as u64, slots)?;
             return Ok(Checked::Overflow);
         }
+        self.contacts = taken.first().copied().unwrap_or(0) as u64;
         if let Some(&p) = fault.first().filter(|&&p| p != NO_FAULT) {
             return Ok(Checked::Fault(p, c));
         }
@@ -540,33 +572,54 @@ impl GpuBackend {
             enc.clear_buffer(&self.bufs[name], 0, None);
         }
         enc.clear_buffer(&self.bufs["max_disp2"], 0, None);
+        enc.clear_buffer(&self.bufs["slot_count"], 0, None);
         self.ctx.queue.submit([enc.finish()]);
         self.clear_fault();
         self.steps -= self.since_check;
         self.since_check = 0;
     }
 
+    /// The sizes of the state as the device holds it now.
+    fn sizes(&self) -> Sizes {
+        Sizes::of(
+            &self.world,
+            self.total as usize,
+            self.records as usize,
+            self.contacts as usize,
+        )
+    }
+
+    /// The records' slot flags and the packed slots, read back and laid out in record order as
+    /// the state holds them ([`grains_core::state::packed_slots`]): the contact passes take
+    /// slots in the order their invocations run.
+    fn read_packed(&self) -> (Vec<u32>, Vec<PairSlot>) {
+        let mut nbr_slot: Vec<u32> = self.read_pod("nbr_slot", self.records);
+        let taken = nbr_slot.iter().copied().max().unwrap_or(0) as u64;
+        let slots: Vec<PairSlot> = self.read_pod("slots", taken.min(self.slot_capacity));
+        let packed = grains_core::state::packed_slots(&mut nbr_slot, &slots);
+        (nbr_slot, packed)
+    }
+
     /// Every pair source's slots, read back, with the neighbour list naming the first's pairs.
     fn read_source_slots(&self) -> ReadSlots {
-        let sizes = Sizes::of(&self.world, self.total as usize, self.records as usize);
-        let read = |s: SourceKind| -> Vec<PairSlot> {
-            self.read_pod(s.slots_array(), sizes.slots(s) as u64)
-        };
+        let sizes = self.sizes();
+        let (nbr_slot, slots) = self.read_packed();
         ReadSlots {
             nbr_i: self.read_pod("nbr_i", self.total),
             nbr_j: self.read_pod("nbr_j", self.total),
             nbr_pair: self.read_pod("nbr_pair", self.total),
-            slots: read(SourceKind::Neighbour),
-            fixed_slots: read(SourceKind::Fixed),
+            nbr_slot,
+            slots,
+            fixed_slots: self.read_pod("fixed_slots", self.world.fixed_pairs.len() as u64),
             shell_forces: self.read_pod("shell_forces", 4 * sizes.shell_edges as u64),
             shell_volumes: self.read_pod("shell_volumes", sizes.shells as u64),
             walls: self.read_pod("walls", sizes.walls as u64),
         }
     }
 
-    /// Grow the list to hold `entries` entries and `records` records with margin (whichever
-    /// does not fit) and restore the saved state ([`GpuBackend::restore`]).
-    fn grow(&mut self, entries: u64, records: u64) -> Result<(), GpuError> {
+    /// Grow the list to hold `entries` entries, `records` records and `slots` packed slots with
+    /// margin (whichever does not fit) and restore the saved state ([`GpuBackend::restore`]).
+    fn grow(&mut self, entries: u64, records: u64, slots: u64) -> Result<(), GpuError> {
         let more = |needed: u64, cap: u64| {
             if needed <= cap {
                 cap
@@ -574,18 +627,17 @@ impl GpuBackend {
                 (needed + needed / 4).max(2 * cap).next_multiple_of(64)
             }
         };
-        let old = (self.capacity, self.rec_capacity);
+        let old = |b: &Self, cap: Cap| b.list_capacity(cap);
+        let before = [Cap::Entries, Cap::Records, Cap::Slots].map(|c| old(self, c));
         self.capacity = more(entries, self.capacity);
         self.rec_capacity = more(records, self.rec_capacity);
+        self.slot_capacity = more(slots, self.slot_capacity);
         // The saved copies of the list grow with it, keeping their elements; restoring from
         // them then fills the grown buffers as it fills the others.
         let mut enc = self.encoder();
-        for (name, elem, per_record) in list_buffers(self.world.table.nbr_history_stride) {
-            let (old_len, len) = if per_record {
-                (old.1, self.rec_capacity)
-            } else {
-                (old.0, self.capacity)
-            };
+        for (name, elem, cap) in list_buffers(self.world.table.nbr_history_stride) {
+            let old_len = before[cap as usize];
+            let len = self.list_capacity(cap);
             if len == old_len {
                 continue;
             }
@@ -743,8 +795,8 @@ impl Backend for GpuBackend {
         let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
         let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
         let np: Vec<u32> = self.read_pod("nbr_pair", self.total);
-        let slots: Vec<PairSlot> = self.read_pod("slots", self.records);
-        grains_core::backend::wall_loads(&walls, &pos, &ni, &nj, &np, &slots)
+        let (nbr_slot, slots) = self.read_packed();
+        grains_core::backend::wall_loads(&walls, &pos, &ni, &nj, &np, &nbr_slot, &slots)
     }
 
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {
@@ -801,7 +853,7 @@ impl Backend for GpuBackend {
         let omega: Vec<[f32; 4]> = self.read_pod("omega", n);
         let quat: Vec<[f32; 4]> = self.read_pod("quat", n);
         let dissipated: Vec<[f32; 4]> = self.read_pod("dissipated", n);
-        let sizes = Sizes::of(&self.world, self.total as usize, self.records as usize);
+        let sizes = self.sizes();
         let work: Vec<[f32; 2]> = self.read_pod(
             "wall_work",
             grains_core::state::Extent::ParticlesIfWallsMove.len(&sizes) as u64,
@@ -823,7 +875,8 @@ impl Backend for GpuBackend {
     }
 
     fn state(&mut self) -> BackendState {
-        let sizes = Sizes::of(&self.world, self.total as usize, self.records as usize);
+        let sizes = self.sizes();
+        let (nbr_slot, slots) = self.read_packed();
         let mut s = BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_log.clone(),
@@ -834,6 +887,9 @@ impl Backend for GpuBackend {
             ..Default::default()
         };
         for a in STATE_ARRAYS {
+            if a.name == "nbr_slot" || a.name == "slots" {
+                continue;
+            }
             let size = (a.extent.len(&sizes) * a.elem) as u64;
             let bytes = self
                 .read_bytes(a.name, size)
@@ -841,6 +897,8 @@ impl Backend for GpuBackend {
             s.set_array_bytes(a.name, &bytes[..size as usize])
                 .unwrap_or_else(|e| panic!("{e}"));
         }
+        s.nbr_slot = nbr_slot;
+        s.slots = slots;
         s
     }
 
@@ -875,6 +933,7 @@ struct ReadSlots {
     nbr_i: Vec<u32>,
     nbr_j: Vec<u32>,
     nbr_pair: Vec<u32>,
+    nbr_slot: Vec<u32>,
     slots: Vec<PairSlot>,
     fixed_slots: Vec<PairSlot>,
     shell_forces: Vec<[f32; 4]>,
@@ -888,6 +947,7 @@ impl ReadSlots {
             nbr_i: &self.nbr_i,
             nbr_j: &self.nbr_j,
             nbr_pair: &self.nbr_pair,
+            nbr_slot: &self.nbr_slot,
             slots: &self.slots,
             fixed_slots: &self.fixed_slots,
             shell_forces: &self.shell_forces,

@@ -295,8 +295,8 @@ impl GpuBackend {
                     ("old_j", "nbr_j"),
                     ("old_history", "history"),
                     ("history", "new_history"),
-                    ("old_active", "nbr_active"),
-                    ("nbr_active", "new_active"),
+                    ("old_slot", "nbr_slot"),
+                    ("nbr_slot", "new_slot"),
                     ("old_pair", "nbr_pair"),
                     ("nbr_pair", "new_pair"),
                 ],
@@ -310,6 +310,7 @@ impl GpuBackend {
             &self.world,
             self.capacity as usize,
             self.rec_capacity as usize,
+            self.slot_capacity as usize,
         );
         for &(k, src, slot) in &ids.contact {
             // The template's generic bindings, bound to the source's own arrays.

@@ -84,7 +84,7 @@ impl GpuBackend {
         let rebuilds = self.rebuild_log.len() as u64 - rebuilds0;
         let timed = prof.steps.max(1) as f64;
         let share = rebuilds as f64 / steps.max(1) as f64;
-        let sizes = Sizes::of(&self.world, self.total as usize, self.records as usize);
+        let sizes = self.sizes();
         let live = |name: &str| -> f64 {
             if let Some(a) = STATE_ARRAYS.iter().find(|a| a.name == name) {
                 return (a.extent.len(&sizes) * a.elem) as f64;
@@ -93,7 +93,7 @@ impl GpuBackend {
             match name {
                 "new_i" | "new_j" | "new_pair" => 4.0 * self.total as f64,
                 "new_history" => h * self.records as f64,
-                "new_active" => 4.0 * self.records as f64,
+                "new_slot" => 4.0 * self.records as f64,
                 _ => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
             }
         };

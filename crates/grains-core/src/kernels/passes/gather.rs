@@ -2,10 +2,10 @@
 //!
 //! Sums the slots a particle takes part in: its neighbour-list entries in list order (other
 //! particles, then the walls near it, the entries `n_particles + w`), each through its pair's
-//! record (`nbr_pair`), then its fixed pairs: no float atomics, so the totals are bitwise
+//! record (`nbr_pair`) and the record's packed slot (`nbr_slot`, 0 for a pair out of contact,
+//! which has none), then its fixed pairs: no float atomics, so the totals are bitwise
 //! reproducible. Each side of a pair books half of the pair's dissipation; walls give all of
-//! theirs to the particle. A slot whose pair is inactive (`nbr_active`) is zero and is not
-//! read. Dissipation accumulates over
+//! theirs to the particle. Dissipation accumulates over
 //! the run with Kahan compensation (`acc = [damping, its compensation, friction, its
 //! compensation]`) because single increments are tiny against the running total.
 
@@ -32,7 +32,7 @@ pub fn gather(
     nbr_j: &[u32],
     nbr_pair: &[u32],
     slots: &[PairSlot],
-    nbr_active: &[u32],
+    nbr_slot: &[u32],
     fixed_start: &[u32],
     fixed_entry: &[u32],
     fixed_slots: &[PairSlot],
@@ -49,10 +49,14 @@ pub fn gather(
         let k = k as usize;
         let j = nbr_j[k];
         let r = nbr_pair[k];
-        if r == u32::MAX || nbr_active[r as usize] == 0 {
+        if r == u32::MAX {
             continue;
         }
-        let s = &slots[r as usize];
+        let a = nbr_slot[r as usize];
+        if a == 0 {
+            continue;
+        }
+        let s = &slots[a as usize - 1];
         if j >= n {
             f += v3(s.force);
             t += v3(s.torque1);

@@ -13,7 +13,8 @@
 //! adds `P dt` over its walls to `wall_work` (Kahan-compensated), after the gather; the ledger
 //! subtracts the total (`energy.csv`'s `wall_work`). Dispatched only in a world with a moving
 //! wall. A particle's walls are its neighbour-list entries `n_particles + w` (a moving wall is
-//! a candidate of every particle), their slots the entries' records (`nbr_pair`).
+//! a candidate of every particle), their slots those of the entries' records (`nbr_pair`, then
+//! `nbr_slot`; a wall out of contact has none).
 
 use crate::gpu_types::{PairSlot, StepParams, Wall};
 use crate::kernels::passes::gather::kahan_add;
@@ -28,6 +29,7 @@ pub fn wall_power(
     nbr_start: &[u32],
     nbr_j: &[u32],
     nbr_pair: &[u32],
+    nbr_slot: &[u32],
     slots: &[PairSlot],
     pos: &[[f32; 4]],
     work: &mut [f32; 2],
@@ -46,7 +48,11 @@ pub fn wall_power(
         if share == 0.0 {
             continue;
         }
-        let s = &slots[nbr_pair[k] as usize];
+        let a = nbr_slot[nbr_pair[k] as usize];
+        if a == 0 {
+            continue;
+        }
+        let s = &slots[a as usize - 1];
         let om = v3(wall.omega);
         let v = v3(wall.velocity) + om.cross(x - v3(wall.center));
         p += share * (v3(s.force).dot(v) + om.dot(v3(s.torque1)));

@@ -5,7 +5,7 @@
 //! stays in place. The gather finds a particle's fixed slots through a per-particle index
 //! (`fixed_start`, `fixed_entry`), built once.
 
-use crate::gpu_types::{SourcePair, StepParams};
+use crate::gpu_types::{PairSlot, SourcePair, StepParams};
 
 /// Fixed pair `gid` as (particle, particle).
 #[inline]
@@ -28,6 +28,20 @@ pub fn source_pair(
 #[inline]
 pub fn source_record(gid: usize) -> usize {
     gid
+}
+
+/// A pair in contact writes its own slot, in place.
+#[inline]
+pub fn place_slot(slot: PairSlot, own: &mut PairSlot, pair_active: &mut u32) {
+    *own = slot;
+    *pair_active = 1;
+}
+
+/// A pair out of contact zeroes its own slot (the gather reads every fixed slot).
+#[inline]
+pub fn drop_slot(own: &mut PairSlot, pair_active: &mut u32) {
+    *own = PairSlot::default();
+    *pair_active = 0;
 }
 
 /// Per-particle index of the fixed pairs, in the CSR form the gather reads: particle `p`'s

@@ -64,7 +64,7 @@ impl SourceKind {
         }
     }
 
-    /// Name of the state array (and GPU buffer) of its force slots.
+    /// Name of the state array (and GPU buffer) of its force slots (packed for the list's).
     pub fn slots_array(self) -> &'static str {
         match self {
             SourceKind::Neighbour => "slots",
@@ -73,12 +73,12 @@ impl SourceKind {
         }
     }
 
-    /// Name of the state array (and GPU buffer) of its active flags (1 while a slot's history
-    /// or force may be non-zero; see [`crate::kernels::passes::contact`]).
+    /// Name of the state array (and GPU buffer) of its records' slot flags (0 while a record's
+    /// history is zero and it has no slot; see [`crate::kernels::passes::contact`]).
     pub fn active_array(self) -> &'static str {
         match self {
-            SourceKind::Neighbour => "nbr_active",
-            SourceKind::Wall => "nbr_active",
+            SourceKind::Neighbour => "nbr_slot",
+            SourceKind::Wall => "nbr_slot",
             SourceKind::Fixed => "fixed_active",
         }
     }

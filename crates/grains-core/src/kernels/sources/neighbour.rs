@@ -5,7 +5,7 @@
 //! [`crate::kernels::passes::pair_record`]), which the gather reads from both entries. Entries
 //! of walls (`q >= n_particles`) are the wall source's ([`super::wall`]).
 
-use crate::gpu_types::{SourcePair, StepParams};
+use crate::gpu_types::{PairSlot, SourcePair, StepParams};
 
 /// Entry `gid` of the neighbour list as a pair of particles.
 #[inline]
@@ -29,8 +29,22 @@ pub fn source_pair(
     }
 }
 
-/// The record (history, slot, active flag) of entry `gid`: its pair's.
+/// The record (history and slot flag) of entry `gid`: its pair's.
 #[inline]
 pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
     nbr_pair[gid] as usize
+}
+
+/// A pair in contact takes the next free packed slot and names it in its record's flag as
+/// `1 + index` (the WGSL source takes it with an atomic counter). The wall source shares it.
+#[inline]
+pub fn place_slot(slot: PairSlot, slots: &mut Vec<PairSlot>, pair_active: &mut u32) {
+    slots.push(slot);
+    *pair_active = slots.len() as u32;
+}
+
+/// A pair out of contact keeps no slot.
+#[inline]
+pub fn drop_slot(pair_active: &mut u32) {
+    *pair_active = 0;
 }
