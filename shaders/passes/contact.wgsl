@@ -3,7 +3,8 @@
 // The contact pass of every chain: one template whatever the pair source and the resolver.
 // grains-shaders' compose_chain fills the `source` slot with the chain's pair source
 // (shaders/sources/: its bindings, `source_count`, `source_pair`, `source_record`, and
-// `place_slot` and `drop_slot`, where a pair in contact keeps its slot) and the `chain` slot
+// `source_history`, `place_slot` and `drop_slot`: where a pair keeps its history and, in
+// contact, its slot) and the `chain` slot
 // with CHAIN_ID, INTERACTION_RANGE, the resolver's file and the generated `pair_overlap` and
 // `pair_geom` that call it, the laws, the generated `ChainParams` and `ChainHistory` records
 // with their vec4 loads and stores (`load_params`, `load_history`, `store_history`,
@@ -22,11 +23,13 @@
 @group(0) @binding(5) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> vel: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> omega: array<vec4<f32>>;
+// The source's history records: one per pair (fixed), or this step's packed records of the
+// pairs in contact (the list, which reads last step's from its `history_in`).
 @group(0) @binding(8) var<storage, read_write> history: array<vec4<f32>>;
 // The source's slots: one per pair (fixed) or packed, only for pairs in contact (the list).
 @group(0) @binding(9) var<storage, read_write> slots: array<PairSlot>;
 // Per record: 0 while its history is zero and it has no slot; else the source's mark of its
-// slot (1 for a fixed pair; 1 + the packed slot's index in the list).
+// slot (1 for a fixed pair; 1 + the index of the packed slot and history in the list).
 @group(0) @binding(19) var<storage, read_write> pair_active: array<u32>;
 //!slot source
 //!slot chain
@@ -47,7 +50,7 @@ fn contact(
     if (pair_chain[pr.table] != CHAIN_ID) {
         return;
     }
-    // The pair's record: its history and slot flag.
+    // The pair's record: its slot flag.
     let rec = source_record(gid);
     // Most candidates do not touch: decide that from the positions alone.
     if (pair_overlap(pr) <= -INTERACTION_RANGE) {
@@ -56,20 +59,18 @@ fn contact(
     }
     let geom = pair_geom(pr);
     if (geom.delta > -INTERACTION_RANGE) {
-        var h = load_history(rec);
+        var h = source_history(rec);
         let f = apply_chain(geom, load_params(pr.table), &h);
-        store_history(rec, h);
-        place_slot(rec, assemble_slot(geom, f));
+        place_slot(rec, assemble_slot(geom, f), h);
     } else {
         clear_slot(rec);
     }
 }
 
-// A pair out of reach: its record to zero and its slot dropped, written only if they may not
-// be zero (an inactive pair writes nothing). CPU twin: `clear_slot` in contact.rs.
+// A pair out of reach: its history and slot dropped, written only if they may not be zero (an
+// inactive pair writes nothing). CPU twin: `clear_slot` in contact.rs.
 fn clear_slot(rec: u32) {
     if (pair_active[rec] != 0u) {
-        clear_history(rec);
         drop_slot(rec);
     }
 }

@@ -2,10 +2,9 @@
 //
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
 // (p, q). Only owning entries (p < q) carry, each into its pair's record (`nbr_pair`), from the
-// old record of (p, q) (`old_pair` of the old entry). A record is `step.nbr_history_stride`
-// words (whole vec4s), copied as bits (u32) so nothing is rounded or flushed, with its slot
-// flag (the packed slots stay in place, so it still names the pair's); a new pair starts
-// inactive. Entries that do not own their pair write nothing.
+// old record of (p, q) (`old_pair` of the old entry). A record is its slot flag: the packed
+// slots and history stay in place, so the carried flag still names the pair's; a new pair
+// starts out of contact. Entries that do not own their pair write nothing.
 // `old_start` holds the old list's starts (n_particles + 1 of them); bound with fewer (e.g. a
 // 1-element buffer before the first list) it means "no old list", as an empty slice does for
 // the twin.
@@ -17,8 +16,6 @@
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
 @group(0) @binding(3) var<storage, read> old_start: array<u32>;
 @group(0) @binding(4) var<storage, read> old_j: array<u32>;
-@group(0) @binding(5) var<storage, read> old_history: array<vec4<u32>>;
-@group(0) @binding(6) var<storage, read_write> history: array<vec4<u32>>;
 // The new entry count is read from `nbr_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(8) var<storage, read> old_slot: array<u32>;
@@ -55,7 +52,6 @@ fn history_carry(
     if (gid >= nbr_start[step.n_particles]) {
         return;
     }
-    let stride = step.nbr_history_stride / 4u;
     let p = nbr_i[gid];
     let q = nbr_j[gid];
     if (p >= q) {
@@ -70,13 +66,6 @@ fn history_carry(
         r = old_pair[k];
     }
     let rec = nbr_pair[gid];
-    for (var w = 0u; w < stride; w = w + 1u) {
-        var x = vec4<u32>(0u);
-        if (r != 0xffffffffu) {
-            x = old_history[r * stride + w];
-        }
-        history[rec * stride + w] = x;
-    }
     var a = 0u;
     if (r != 0xffffffffu) {
         a = old_slot[r];

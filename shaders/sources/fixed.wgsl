@@ -20,15 +20,22 @@ fn source_record(gid: u32) -> u32 {
     return gid;
 }
 
-// A pair in contact writes its own slot, in place. CPU twin: `place_slot`.
-fn place_slot(rec: u32, s: PairSlot) {
+// A pair's history: its own record, in place. CPU twin: `SlotSink::Own` in contact.rs.
+fn source_history(rec: u32) -> ChainHistory {
+    return load_history(rec);
+}
+
+// A pair in contact writes its own slot and history, in place. CPU twin: `place_slot`.
+fn place_slot(rec: u32, s: PairSlot, h: ChainHistory) {
+    store_history(rec, h);
     slots[rec] = s;
     pair_active[rec] = 1u;
 }
 
-// A pair out of contact zeroes its own slot (the gather reads every fixed slot). CPU twin:
-// `drop_slot`.
+// A pair out of contact zeroes its own history and slot (the gather reads every fixed slot).
+// CPU twin: `drop_slot`.
 fn drop_slot(rec: u32) {
+    clear_history(rec);
     slots[rec] = PairSlot();
     pair_active[rec] = 0u;
 }

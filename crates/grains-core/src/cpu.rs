@@ -74,31 +74,39 @@ fn record_blocks<'a, T>(v: &'a mut [T], per: usize, pair_start: &[u32]) -> Vec<&
     out
 }
 
-/// Lay the contact blocks' slots (`block_slots`) end to end into `slots`, in block order, and
-/// shift each block's flags (numbered from 1 within the block) by the slots before it.
+/// Lay the contact blocks' slots and history (`block_slots`) end to end into `slots` and
+/// `history` (`stride` words per record), in block order, and shift each block's flags
+/// (numbered from 1 within the block) by the slots before it.
 fn pack_slots(
     slots: &mut Vec<PairSlot>,
-    block_slots: &[Vec<PairSlot>],
+    history: &mut Vec<f32>,
+    stride: usize,
+    block_slots: &[(Vec<PairSlot>, Vec<f32>)],
     nbr_slot: &mut [u32],
     pair_start: &[u32],
 ) {
-    let total = block_slots.iter().map(Vec::len).sum();
+    let total = block_slots.iter().map(|b| b.0.len()).sum::<usize>();
     slots.clear();
     slots.resize(total, PairSlot::default());
+    history.clear();
+    history.resize(total * stride, 0.0);
     let mut out = Vec::with_capacity(block_slots.len());
-    let mut rest = &mut slots[..];
+    let (mut rest, mut rest_h) = (&mut slots[..], &mut history[..]);
     let mut offset = 0u32;
-    for b in block_slots {
+    for (b, _) in block_slots {
         let (head, tail) = std::mem::take(&mut rest).split_at_mut(b.len());
-        out.push((head, offset));
+        let (hh, ht) = std::mem::take(&mut rest_h).split_at_mut(b.len() * stride);
+        out.push((head, hh, offset));
         rest = tail;
+        rest_h = ht;
         offset += b.len() as u32;
     }
     out.into_par_iter()
         .zip(block_slots.par_iter())
         .zip(record_blocks(nbr_slot, 1, pair_start))
-        .for_each(|(((dst, offset), src), flags)| {
+        .for_each(|(((dst, dst_h, offset), (src, src_h)), flags)| {
             dst.copy_from_slice(src);
+            dst_h.copy_from_slice(src_h);
             if offset > 0 {
                 for a in flags.iter_mut().filter(|a| **a != 0) {
                     *a += offset;
@@ -124,16 +132,16 @@ pub struct CpuBackend {
     ref_pos: Vec<[f32; 4]>,
     pub dissipated: Vec<[f32; 4]>,
     pub list: NeighbourList,
-    /// Per-entry history records, `table.nbr_history_stride` words each (particle pairs and
-    /// walls alike).
+    /// History records of the records in contact, `table.nbr_history_stride` words each
+    /// (particle pairs and walls alike), packed as `slots`.
     pub history: Vec<f32>,
     /// The packed slots of the records in contact, in record order after each step.
     pub slots: Vec<PairSlot>,
     /// Per record: 0 out of contact, else 1 + its slot in `slots` (`contact`'s flag).
     pub nbr_slot: Vec<u32>,
-    /// Each contact block's slots as the sweep takes them, before they are packed into
-    /// `slots` (kept to avoid reallocating every step).
-    block_slots: Vec<Vec<PairSlot>>,
+    /// Each contact block's slots and history as the sweep takes them, before they are packed
+    /// into `slots` and `history` (kept to avoid reallocating every step).
+    block_slots: Vec<(Vec<PairSlot>, Vec<f32>)>,
     /// Per-fixed-pair history records, `table.fixed_history_stride` words each.
     pub fixed_history: Vec<f32>,
     pub fixed_slots: Vec<PairSlot>,
@@ -384,26 +392,22 @@ impl CpuBackend {
             .par_iter_mut()
             .enumerate()
             .for_each(|(gid, r)| pair_record(gid, &nbr_start, &nbr_i, &nbr_j, &pair_start, r));
-        let stride = self.world.table.nbr_history_stride;
-        let mut history = vec![0.0f32; records * stride];
         let mut active = vec![0u32; records];
-        let (old_start, old_j, old_pair, old_history, old_active) = (
+        let (old_start, old_j, old_pair, old_active) = (
             &self.list.nbr_start,
             &self.list.nbr_j,
             &self.list.nbr_pair,
-            &self.history,
             &self.nbr_slot,
         );
         let step = &self.step;
         {
-            let blocks: Vec<_> = record_blocks(&mut history, stride, &pair_start)
+            let blocks: Vec<_> = record_blocks(&mut active, 1, &pair_start)
                 .into_iter()
-                .zip(record_blocks(&mut active, 1, &pair_start))
                 .enumerate()
                 .collect();
             let (nbr_i, nbr_j, nbr_pair) = (&nbr_i, &nbr_j, &nbr_pair);
             let (nbr_start, pair_start) = (&nbr_start, &pair_start);
-            blocks.into_par_iter().for_each(|(b, (h, a))| {
+            blocks.into_par_iter().for_each(|(b, a)| {
                 let first = b * CONTACT_BLOCK;
                 let base = pair_start[first] as usize;
                 for p in first..(first + CONTACT_BLOCK).min(n) {
@@ -412,16 +416,7 @@ impl CpuBackend {
                     for (gid, &r) in range.clone().zip(&nbr_pair[range]) {
                         let k = r as usize - base;
                         history_carry(
-                            gid,
-                            step,
-                            nbr_i,
-                            nbr_j,
-                            old_start,
-                            old_j,
-                            old_pair,
-                            old_history,
-                            old_active,
-                            &mut h[k * stride..(k + 1) * stride],
+                            gid, step, nbr_i, nbr_j, old_start, old_j, old_pair, old_active,
                             &mut a[k],
                         )
                     }
@@ -435,7 +430,6 @@ impl CpuBackend {
             nbr_pair,
             pair_start,
         };
-        self.history = history;
         self.nbr_slot = active;
         self.ref_pos.copy_from_slice(&self.pos);
         self.rebuild_steps.push(self.steps);
@@ -512,19 +506,22 @@ impl CpuBackend {
                     (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
                 });
             let n = n as usize;
-            // Each block packs the slots of its pairs in contact into its own list, numbered
-            // from 0; the lists are then laid end to end in block order (record order, the
-            // same whatever the thread count) and the flags shifted by each block's offset.
+            // Each block packs the slots and history of its pairs in contact into its own lists,
+            // numbered from 0, reading last step's history from the packed `history`; the lists
+            // are then laid end to end in block order (record order, the same whatever the
+            // thread count) and the flags shifted by each block's offset.
             self.block_slots
-                .resize_with(n.div_ceil(CONTACT_BLOCK), Vec::new);
-            let blocks: Vec<_> = record_blocks(&mut self.history, stride, pair_start)
-                .into_iter()
-                .zip(self.block_slots.iter_mut())
+                .resize_with(n.div_ceil(CONTACT_BLOCK), Default::default);
+            let history_in = &self.history;
+            let blocks: Vec<_> = self
+                .block_slots
+                .iter_mut()
                 .zip(record_blocks(&mut self.nbr_slot, 1, pair_start))
                 .enumerate()
                 .collect();
-            blocks.into_par_iter().for_each(|(b, ((h, s), a))| {
+            blocks.into_par_iter().for_each(|(b, ((s, h), a))| {
                 s.clear();
+                h.clear();
                 let first = b * CONTACT_BLOCK;
                 let base = pair_start[first] as usize;
                 for p in first..(first + CONTACT_BLOCK).min(n) {
@@ -575,8 +572,12 @@ impl CpuBackend {
                             bodies,
                             params,
                             t.params_stride,
-                            &mut h[k * stride..(k + 1) * stride],
-                            SlotSink::Packed(s),
+                            SlotSink::Packed {
+                                slots: s,
+                                history: h,
+                                history_in,
+                                stride,
+                            },
                             &mut a[k],
                         )
                     }
@@ -584,6 +585,8 @@ impl CpuBackend {
             });
             pack_slots(
                 &mut self.slots,
+                &mut self.history,
+                stride,
                 &self.block_slots,
                 &mut self.nbr_slot,
                 pair_start,
@@ -610,8 +613,7 @@ impl CpuBackend {
                         params,
                         t.params_stride,
                         material,
-                        h,
-                        SlotSink::Own(s),
+                        SlotSink::Own(s, h),
                         a,
                     )
                 });
@@ -1008,7 +1010,9 @@ impl Backend for CpuBackend {
     fn state(&mut self) -> BackendState {
         // In record order already after a step; not between a rebuild and the contact passes.
         let mut nbr_slot = self.nbr_slot.clone();
-        let slots = crate::state::packed_slots(&mut nbr_slot, &self.slots);
+        let stride = self.world.table.nbr_history_stride;
+        let (slots, history) =
+            crate::state::packed_slots(&mut nbr_slot, &self.slots, &self.history, stride);
         BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_steps.clone(),
@@ -1029,7 +1033,7 @@ impl Backend for CpuBackend {
             nbr_i: self.list.nbr_i.clone(),
             nbr_j: self.list.nbr_j.clone(),
             nbr_pair: self.list.nbr_pair.clone(),
-            history: self.history.clone(),
+            history,
             slots,
             nbr_slot,
             fixed_history: self.fixed_history.clone(),

@@ -31,7 +31,8 @@ pub enum Extent {
     /// One per record (slot) of a pair source: a neighbour-list pair's record is shared by
     /// its two entries (`nbr_pair`).
     Slots(SourceKind),
-    /// The source's history stride in words per record.
+    /// The source's history stride in words per record: per pair for the fixed source, per
+    /// record in contact for the neighbour list's (packed as its slots).
     History(SourceKind),
     /// One per neighbour-list record in contact: the list's force slots are packed, a record's
     /// `nbr_slot` naming its own (see [`crate::kernels::passes::contact`]).
@@ -98,6 +99,16 @@ impl Sizes {
         }
     }
 
+    /// History records of source `s`: one per pair in contact for the list's (packed with the
+    /// slots), one per pair for the fixed source.
+    pub fn history_records(&self, s: SourceKind) -> usize {
+        match s {
+            SourceKind::Neighbour => self.contacts,
+            SourceKind::Wall => self.contacts,
+            SourceKind::Fixed => self.fixed,
+        }
+    }
+
     /// History words per slot of source `s`.
     pub fn history_stride(&self, s: SourceKind) -> usize {
         match s {
@@ -116,7 +127,7 @@ impl Extent {
             Extent::ParticlesPlusOne => s.particles + 1,
             Extent::Entries => s.entries,
             Extent::Slots(k) => s.slots(k),
-            Extent::History(k) => s.slots(k) * s.history_stride(k),
+            Extent::History(k) => s.history_records(k) * s.history_stride(k),
             Extent::Contacts => s.contacts,
             Extent::ShellEdges => s.shell_edges,
             Extent::ShellEdgeNodes => 4 * s.shell_edges,
@@ -218,7 +229,8 @@ state_arrays! {
     /// Each record's slot, plus one: 0 while the pair is out of contact (its history zero and
     /// no slot), else `1 + k` for `slots[k]`. Slots are packed in record order.
     nbr_slot: u32 = Extent::Slots(SourceKind::Neighbour),
-    /// History of the neighbour list's records (particle pairs and walls).
+    /// History of the neighbour list's records in contact (particle pairs and walls), packed
+    /// as `slots`: record r's is at `nbr_slot[r] - 1`.
     history: f32 = Extent::History(SourceKind::Neighbour),
     /// The force slots of the neighbour list's records in contact, in record order.
     slots: PairSlot = Extent::Contacts,
@@ -342,14 +354,26 @@ impl BackendState {
     }
 }
 
-/// Pack the slots of the records in contact in record order, as the state holds them: a
-/// backend may place them in any order (the GPU's contact passes take them in the order their
-/// invocations run). `nbr_slot` is renumbered in place; `slots` is the backend's array.
-pub fn packed_slots(nbr_slot: &mut [u32], slots: &[PairSlot]) -> Vec<PairSlot> {
+/// Pack the slots and history records of the records in contact in record order, as the state
+/// holds them: a backend may place them in any order (the GPU's contact passes take them in the
+/// order their invocations run). `nbr_slot` is renumbered in place; `slots` and `history`
+/// (`stride` words per record) are the backend's arrays.
+pub fn packed_slots(
+    nbr_slot: &mut [u32],
+    slots: &[PairSlot],
+    history: &[f32],
+    stride: usize,
+) -> (Vec<PairSlot>, Vec<f32>) {
     let mut out = Vec::with_capacity(slots.len());
+    let mut hist = Vec::with_capacity(history.len());
     for a in nbr_slot.iter_mut().filter(|a| **a != 0) {
-        out.push(slots.get(*a as usize - 1).copied().unwrap_or_default());
+        let k = *a as usize - 1;
+        out.push(slots.get(k).copied().unwrap_or_default());
+        match history.get(k * stride..(k + 1) * stride) {
+            Some(h) => hist.extend_from_slice(h),
+            None => hist.resize(hist.len() + stride, 0.0),
+        }
         *a = out.len() as u32;
     }
-    out
+    (out, hist)
 }

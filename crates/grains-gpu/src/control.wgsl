@@ -183,19 +183,16 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 @group(0) @binding(1) var<storage, read> new_i: array<u32>;
 @group(0) @binding(2) var<storage, read> new_j: array<u32>;
 @group(0) @binding(3) var<storage, read> new_pair: array<u32>;
-@group(0) @binding(4) var<storage, read> new_history: array<vec4<u32>>;
 @group(0) @binding(5) var<storage, read_write> nbr_i: array<u32>;
 @group(0) @binding(6) var<storage, read_write> nbr_j: array<u32>;
 @group(0) @binding(7) var<storage, read_write> nbr_pair: array<u32>;
-@group(0) @binding(8) var<storage, read_write> history: array<vec4<u32>>;
 @group(0) @binding(10) var<storage, read> plan: array<u32>;
 @group(0) @binding(11) var<storage, read> new_slot: array<u32>;
 @group(0) @binding(12) var<storage, read_write> nbr_slot: array<u32>;
 
 // The rebuilt list replaces the current one: its entries (`C_TOTAL`) and its pairs' records
-// (`C_RECORDS`, fewer), with their carried slot flags: the packed slots stay where they are,
-// as `CpuBackend::rebuild` keeps them. A history record is `plan[P_HISTORY_VEC4]` vec4s,
-// however many words the chains keep.
+// (`C_RECORDS`, fewer), their carried slot flags: the packed slots and history stay where they
+// are, as `CpuBackend::rebuild` keeps them.
 @compute @workgroup_size(64)
 fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_index(gid3, nwg);
@@ -209,10 +206,6 @@ fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_work
         return;
     }
     nbr_slot[k] = new_slot[k];
-    let hv = plan[P_HISTORY_VEC4];
-    for (var v = 0u; v < hv; v = v + 1u) {
-        history[hv * k + v] = new_history[hv * k + v];
-    }
 }
 
 //!entry commit_particles

@@ -28,7 +28,8 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 5: the shells' state (edge rest lengths, edge records, volumes).
 // 7: wall pairs are neighbour-list entries (no `wall_history`, `wall_slots`).
 // 8: history, slots and flags per pair (record), `nbr_pair` in place of `nbr_mirror`.
-// 9: slots only for records in contact, packed in record order (`nbr_slot` names each).
+// 9: slots and history only for records in contact, packed in record order (`nbr_slot`
+//    names each).
 const VERSION: u32 = 9;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {

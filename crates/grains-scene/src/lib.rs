@@ -288,6 +288,7 @@ impl Scene {
 
     /// Estimated memory of the CPU backend for this scene (bytes): the backend state (every
     /// array of [`grains_core::state::STATE_ARRAYS`], with a dense-pack neighbour list), the
+    /// contact sweep's second copy of the packed slots and history (its per-block lists), the
     /// world's copy of the particles, the broad-phase scratch and cells.
     pub fn cpu_memory_estimate(&self) -> u64 {
         let w = &self.world;
@@ -299,14 +300,20 @@ impl Scene {
             n * CONTACTS_PER_PARTICLE,
         );
         let cells = w.grid().map(|g| g.n_cells as u64 * 2 * 4).unwrap_or(0);
-        grains_core::state::state_bytes(&sizes) + n as u64 * WORLD_BYTES_PER_PARTICLE + cells
+        let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
+        let packed = sizes.contacts * (slot + 4 * w.table.nbr_history_stride);
+        grains_core::state::state_bytes(&sizes)
+            + packed as u64
+            + n as u64 * WORLD_BYTES_PER_PARTICLE
+            + cells
     }
 
     /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
     /// backend's initial list capacity (`GpuOptions::default()`, [`grains_core::state`]'s
     /// `GPU_*_PER_PARTICLE`), twice but for the slots (the live buffers and the copy an
-    /// overflow or a fault replays from, which needs no slots), the list a rebuild builds beside
-    /// the live one, the world's particle arrays and the cells.
+    /// overflow or a fault replays from, which needs no slots), the packed history's second
+    /// buffer (last step's, also saved), the list a rebuild builds beside the live one, the
+    /// world's particle arrays and the cells.
     pub fn gpu_memory_estimate(&self) -> u64 {
         use grains_core::kernels::sources::SourceKind;
         use grains_core::state::{
@@ -322,9 +329,10 @@ impl Scene {
         let state = grains_core::state::state_bytes(&sizes);
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
         let slots = (sizes.contacts + sizes.slots(SourceKind::Fixed)) * slot;
-        let rebuilt = entries * 3 * 4 + records * (4 + 4 * w.table.nbr_history_stride as u64);
+        let rebuilt = entries * 3 * 4 + records * 4;
+        let history_alt = 2 * contacts * 4 * w.table.nbr_history_stride as u64;
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
-        2 * state - slots as u64 + rebuilt + n * WORLD_BYTES_PER_PARTICLE + cells
+        2 * state - slots as u64 + history_alt + rebuilt + n * WORLD_BYTES_PER_PARTICLE + cells
     }
 
     /// A multi-line human summary: counts, domain, time step and its limits, steps, memory.

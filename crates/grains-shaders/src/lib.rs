@@ -260,18 +260,29 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
         s.push_str(&format!("    p.{path} = {value};\n"));
     }
     s.push_str("    return p;\n}\n");
-    s.push_str("fn load_history(e: u32) -> ChainHistory {\n    var h: ChainHistory;\n");
-    for v in 0..used(&hwords) {
+    // A source that packs its history (the neighbour list's) reads last step's records from
+    // `history_in` and writes this step's to `history`; a fixed source reads and writes
+    // `history` in place.
+    let mut loaders = vec![("load_history", "history")];
+    if chain.source.in_list() {
+        loaders.push(("load_history_in", "history_in"));
+    }
+    for (name, array) in loaders {
         s.push_str(&format!(
-            "    let w{v} = history[e * HISTORY_VEC4 + {v}u];\n"
+            "fn {name}(e: u32) -> ChainHistory {{\n    var h: ChainHistory;\n"
         ));
+        for v in 0..used(&hwords) {
+            s.push_str(&format!(
+                "    let w{v} = {array}[e * HISTORY_VEC4 + {v}u];\n"
+            ));
+        }
+        for (k, path, u) in &hwords {
+            let w = format!("w{}.{}", k / 4, lane(*k));
+            let value = if *u { format!("bitcast<u32>({w})") } else { w };
+            s.push_str(&format!("    h.{path} = {value};\n"));
+        }
+        s.push_str("    return h;\n}\n");
     }
-    for (k, path, u) in &hwords {
-        let w = format!("w{}.{}", k / 4, lane(*k));
-        let value = if *u { format!("bitcast<u32>({w})") } else { w };
-        s.push_str(&format!("    h.{path} = {value};\n"));
-    }
-    s.push_str("    return h;\n}\n");
     s.push_str("fn store_history(e: u32, h: ChainHistory) {\n");
     for v in 0..used(&hwords) {
         let mut lanes = Vec::new();

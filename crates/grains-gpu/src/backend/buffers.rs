@@ -32,26 +32,27 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
         ("new_i", 4, Cap::Entries),
         ("new_j", 4, Cap::Entries),
         ("new_pair", 4, Cap::Entries),
-        ("new_history", h, Cap::Records),
         ("new_slot", 4, Cap::Records),
         ("nbr_i", 4, Cap::Entries),
         ("nbr_j", 4, Cap::Entries),
         ("nbr_pair", 4, Cap::Entries),
-        ("history", h, Cap::Records),
         ("nbr_slot", 4, Cap::Records),
         ("slots", std::mem::size_of::<PairSlot>() as u64, Cap::Slots),
+        ("history", h, Cap::Slots),
+        ("history_alt", h, Cap::Slots),
     ]
 }
 
 /// Buffers saved at every check and restored after an overflow: everything a step reads that
-/// is not rebuilt from scratch, i.e. the state's arrays (each a buffer of the same name) and
-/// the control words, but the sources' slots ([`UNSAVED`]).
+/// is not rebuilt from scratch, i.e. the state's arrays (each a buffer of the same name; the
+/// packed history in both of its buffers, whichever is current) and the control words, but
+/// the sources' slots ([`UNSAVED`]).
 pub(super) fn saved_names() -> impl Iterator<Item = &'static str> {
     STATE_ARRAYS
         .iter()
         .map(|a| a.name)
         .filter(|name| !UNSAVED.contains(name))
-        .chain(["control", "args"])
+        .chain(["history_alt", "control", "args"])
 }
 
 /// State arrays a replay does not need saved: the slots. Every step's contact passes write the

@@ -139,7 +139,11 @@ pub struct GpuBackend {
     bufs: BTreeMap<&'static str, wgpu::Buffer>,
     saved: BTreeMap<&'static str, wgpu::Buffer>,
     init_ops: Vec<Op>,
-    step_ops: Vec<Op>,
+    /// The step's dispatches from an even and from an odd step count: they differ only in
+    /// which of `history` and `history_alt` the list's contact passes read last step's packed
+    /// history from and write this step's to (the state's `history` after `s` steps is
+    /// `history` for even `s`, `history_alt` for odd).
+    step_ops: [Vec<Op>; 2],
     steps: u64,
     since_check: u64,
     rebuild_log: Vec<u64>,
@@ -306,7 +310,7 @@ impl GpuBackend {
             bufs: BTreeMap::new(),
             saved: BTreeMap::new(),
             init_ops: Vec::new(),
-            step_ops: Vec::new(),
+            step_ops: [Vec::new(), Vec::new()],
             steps: 0,
             since_check: 0,
             rebuild_log: Vec::new(),
@@ -386,7 +390,11 @@ impl GpuBackend {
             }
         };
         for (a, bytes) in STATE_ARRAYS.iter().zip(state.array_bytes()) {
-            put(a.name, bytes);
+            let name = match a.name {
+                "history" => GpuBackend::history_at(state.step),
+                name => name,
+            };
+            put(name, bytes);
         }
         // The control words as the device would hold them after those steps.
         let mut control = vec![0u32; CONTROL_WORDS];
@@ -579,6 +587,20 @@ impl GpuBackend {
         self.since_check = 0;
     }
 
+    /// The dispatches of the step from `step` steps.
+    fn ops_from(&self, step: u64) -> &[crate::program::Op] {
+        &self.step_ops[(step % 2) as usize]
+    }
+
+    /// The buffer holding the state's packed `history` after `step` steps.
+    fn history_at(step: u64) -> &'static str {
+        if step.is_multiple_of(2) {
+            "history"
+        } else {
+            "history_alt"
+        }
+    }
+
     /// The sizes of the state as the device holds it now.
     fn sizes(&self) -> Sizes {
         Sizes::of(
@@ -589,21 +611,25 @@ impl GpuBackend {
         )
     }
 
-    /// The records' slot flags and the packed slots, read back and laid out in record order as
-    /// the state holds them ([`grains_core::state::packed_slots`]): the contact passes take
-    /// slots in the order their invocations run.
-    fn read_packed(&self) -> (Vec<u32>, Vec<PairSlot>) {
+    /// The records' slot flags, the packed slots and history, read back and laid out in record
+    /// order as the state holds them ([`grains_core::state::packed_slots`]): the contact passes
+    /// take slots in the order their invocations run.
+    fn read_packed(&self) -> (Vec<u32>, Vec<PairSlot>, Vec<f32>) {
         let mut nbr_slot: Vec<u32> = self.read_pod("nbr_slot", self.records);
-        let taken = nbr_slot.iter().copied().max().unwrap_or(0) as u64;
-        let slots: Vec<PairSlot> = self.read_pod("slots", taken.min(self.slot_capacity));
-        let packed = grains_core::state::packed_slots(&mut nbr_slot, &slots);
-        (nbr_slot, packed)
+        let taken = (nbr_slot.iter().copied().max().unwrap_or(0) as u64).min(self.slot_capacity);
+        let slots: Vec<PairSlot> = self.read_pod("slots", taken);
+        let stride = self.world.table.nbr_history_stride;
+        let history: Vec<f32> =
+            self.read_pod(GpuBackend::history_at(self.steps), taken * stride as u64);
+        let (slots, history) =
+            grains_core::state::packed_slots(&mut nbr_slot, &slots, &history, stride);
+        (nbr_slot, slots, history)
     }
 
     /// Every pair source's slots, read back, with the neighbour list naming the first's pairs.
     fn read_source_slots(&self) -> ReadSlots {
         let sizes = self.sizes();
-        let (nbr_slot, slots) = self.read_packed();
+        let (nbr_slot, slots, _) = self.read_packed();
         ReadSlots {
             nbr_i: self.read_pod("nbr_i", self.total),
             nbr_j: self.read_pod("nbr_j", self.total),
@@ -672,11 +698,11 @@ impl GpuBackend {
             let mut enc = self.encoder();
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());
-                for _ in 0..batch {
+                for s in 0..batch {
                     record(
                         &mut pass,
                         &self.kernels,
-                        &self.step_ops,
+                        self.ops_from(self.steps + k - left + s),
                         &self.bufs["args"],
                         self.max_dim(),
                     );
@@ -795,7 +821,7 @@ impl Backend for GpuBackend {
         let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
         let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
         let np: Vec<u32> = self.read_pod("nbr_pair", self.total);
-        let (nbr_slot, slots) = self.read_packed();
+        let (nbr_slot, slots, _) = self.read_packed();
         grains_core::backend::wall_loads(&walls, &pos, &ni, &nj, &np, &nbr_slot, &slots)
     }
 
@@ -876,7 +902,7 @@ impl Backend for GpuBackend {
 
     fn state(&mut self) -> BackendState {
         let sizes = self.sizes();
-        let (nbr_slot, slots) = self.read_packed();
+        let (nbr_slot, slots, history) = self.read_packed();
         let mut s = BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_log.clone(),
@@ -887,7 +913,7 @@ impl Backend for GpuBackend {
             ..Default::default()
         };
         for a in STATE_ARRAYS {
-            if a.name == "nbr_slot" || a.name == "slots" {
+            if ["nbr_slot", "slots", "history"].contains(&a.name) {
                 continue;
             }
             let size = (a.extent.len(&sizes) * a.elem) as u64;
@@ -899,6 +925,7 @@ impl Backend for GpuBackend {
         }
         s.nbr_slot = nbr_slot;
         s.slots = slots;
+        s.history = history;
         s
     }
 

@@ -230,7 +230,7 @@ impl GpuBackend {
         use Size::{Direct, Indirect};
         let ids = &self.ids;
         let n = self.n as u64;
-        let mut rebuild = vec![
+        let rebuild = vec![
             self.op(ids.decide, &[], Direct(1))?,
             self.op(ids.zero_cells, &[], Indirect(S_ZERO_CELLS))?,
             self.op(ids.cell_count, &[], Indirect(S_CELL_COUNT))?,
@@ -293,8 +293,6 @@ impl GpuBackend {
                     ("nbr_j", "new_j"),
                     ("old_start", "nbr_start"),
                     ("old_j", "nbr_j"),
-                    ("old_history", "history"),
-                    ("history", "new_history"),
                     ("old_slot", "nbr_slot"),
                     ("nbr_slot", "new_slot"),
                     ("old_pair", "nbr_pair"),
@@ -305,7 +303,10 @@ impl GpuBackend {
             self.op(ids.commit_list, &[], Indirect(S_COMMIT_LIST))?,
             self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
         ];
-        let mut forces = Vec::new();
+        // The forces from an even step count [0] and from an odd one [1]: the list's contact
+        // passes read last step's packed history from the buffer that holds it and write this
+        // step's to the other (see `GpuBackend::history_at`).
+        let mut forces = [Vec::new(), Vec::new()];
         let sizes = Sizes::of(
             &self.world,
             self.capacity as usize,
@@ -313,24 +314,39 @@ impl GpuBackend {
             self.slot_capacity as usize,
         );
         for &(k, src, slot) in &ids.contact {
-            // The template's generic bindings, bound to the source's own arrays.
-            let alias = [
-                ("pair_chain", src.chain_map()),
-                ("pair_params", params_buffer(src)),
-                ("history", src.history_array()),
-                ("slots", src.slots_array()),
-                ("pair_active", src.active_array()),
-            ];
             let size = match slot {
                 Some(slot) => Indirect(slot),
                 None => Direct(
                     self.check_groups("contact", groups(sizes.slots(src) as u64, self.threads(k)))?,
                 ),
             };
-            forces.push(self.op(k, &alias, size)?);
+            for (parity, seq) in forces.iter_mut().enumerate() {
+                let (read, write) = if src.in_list() {
+                    (
+                        GpuBackend::history_at(parity as u64),
+                        GpuBackend::history_at(parity as u64 + 1),
+                    )
+                } else {
+                    (src.history_array(), src.history_array())
+                };
+                // The template's generic bindings, bound to the source's own arrays.
+                let alias = [
+                    ("pair_chain", src.chain_map()),
+                    ("pair_params", params_buffer(src)),
+                    ("history", write),
+                    ("history_in", read),
+                    ("slots", src.slots_array()),
+                    ("pair_active", src.active_array()),
+                ];
+                seq.push(self.op(k, &alias, size)?);
+            }
         }
         let g = self.check_groups("gather", groups(n, self.threads(ids.gather)))?;
-        forces.push(self.op(ids.gather, &[], Direct(g))?);
+        for seq in &mut forces {
+            seq.push(self.op(ids.gather, &[], Direct(g))?);
+        }
+        // The passes after the contact passes and the gather, the same from either parity.
+        let mut tail = Vec::new();
         if let Some([volume, edges, gather]) = ids.shell {
             let sh = &self.world.shells;
             let counts = [
@@ -340,7 +356,7 @@ impl GpuBackend {
             ];
             for (what, k, count) in counts {
                 let g = self.check_groups(what, groups(count, self.threads(k)))?;
-                forces.push(self.op(k, &[], Direct(g))?);
+                tail.push(self.op(k, &[], Direct(g))?);
             }
         }
         let mut motion = Vec::new();
@@ -350,15 +366,18 @@ impl GpuBackend {
             let g = self.check_groups("clump_place", groups(n, self.threads(place)))?;
             motion.push(self.op(place, &[], Direct(g))?);
             let g = self.check_groups("clump_gather", groups(n, self.threads(gather)))?;
-            forces.push(self.op(gather, &[], Direct(g))?);
+            tail.push(self.op(gather, &[], Direct(g))?);
         }
         if let Some([wall_motion, wall_power]) = ids.moving {
             let g = self.check_groups("wall_motion", groups(self.n_walls as u64, 64))?;
             motion.push(self.op(wall_motion, &[], Direct(g))?);
             let g = self.check_groups("wall_power", groups(n, self.threads(wall_power)))?;
-            forces.push(self.op(wall_power, &[], Direct(g))?);
+            tail.push(self.op(wall_power, &[], Direct(g))?);
         }
 
+        for seq in &mut forces {
+            seq.extend(tail.iter().map(dup));
+        }
         let g1 = self.check_groups(
             "integrate_first_half",
             groups(n, self.threads(ids.integrate_first_half)),
@@ -367,24 +386,31 @@ impl GpuBackend {
             "integrate_second_half",
             groups(n, self.threads(ids.integrate_second_half)),
         )?;
-        let mut step_ops = vec![self.op(ids.integrate_first_half, &[], Direct(g1))?];
-        step_ops.append(&mut motion);
-        // The same bind groups serve both sequences; rebuilding them is cheap.
-        let mut init_ops = Vec::new();
-        for op in rebuild.iter().chain(forces.iter()) {
-            init_ops.push(Op {
-                kernel: op.kernel,
-                groups: op.groups.clone(),
-                size: op.size,
-                bound: op.bound.clone(),
-            });
-        }
-        self.rebuild_ops = step_ops.len()..step_ops.len() + rebuild.len();
-        step_ops.append(&mut rebuild);
-        step_ops.append(&mut forces);
-        step_ops.push(self.op(ids.integrate_second_half, &[], Direct(g2))?);
-        self.init_ops = init_ops;
-        self.step_ops = step_ops;
+        let mut head = vec![self.op(ids.integrate_first_half, &[], Direct(g1))?];
+        head.append(&mut motion);
+        let second_half = self.op(ids.integrate_second_half, &[], Direct(g2))?;
+        // The same bind groups serve every sequence. The initial forces leave the state of
+        // step 0, whose packed history is in `history`: the passes of an odd step count.
+        self.init_ops = rebuild.iter().chain(&forces[1]).map(dup).collect();
+        self.rebuild_ops = head.len()..head.len() + rebuild.len();
+        self.step_ops = forces.map(|f| {
+            head.iter()
+                .chain(&rebuild)
+                .chain(&f)
+                .chain(std::iter::once(&second_half))
+                .map(dup)
+                .collect()
+        });
         Ok(())
+    }
+}
+
+/// A copy of a recorded dispatch (its bind groups are shared).
+fn dup(op: &Op) -> Op {
+    Op {
+        kernel: op.kernel,
+        groups: op.groups.clone(),
+        size: op.size,
+        bound: op.bound.clone(),
     }
 }

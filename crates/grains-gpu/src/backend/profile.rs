@@ -72,7 +72,7 @@ impl GpuBackend {
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY);
         self.profiler = Some(Profiler {
-            nanos: vec![0.0; self.step_ops.len()],
+            nanos: vec![0.0; self.step_ops[0].len()],
             steps: 0,
             timestamps,
         });
@@ -92,14 +92,14 @@ impl GpuBackend {
             let h = 4.0 * self.world.table.nbr_history_stride as f64;
             match name {
                 "new_i" | "new_j" | "new_pair" => 4.0 * self.total as f64,
-                "new_history" => h * self.records as f64,
+                "history_alt" => h * self.contacts as f64,
                 "new_slot" => 4.0 * self.records as f64,
                 _ => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
             }
         };
         let mut passes: Vec<PassProfile> = Vec::new();
         let mut at: BTreeMap<String, usize> = BTreeMap::new();
-        for (i, op) in self.step_ops.iter().enumerate() {
+        for (i, op) in self.step_ops[0].iter().enumerate() {
             if let Size::Direct(0) = op.size {
                 continue;
             }
@@ -145,9 +145,11 @@ impl GpuBackend {
         let Some(mut prof) = self.profiler.take() else {
             return;
         };
-        let ops: Vec<usize> = (0..self.step_ops.len())
-            .filter(|&i| !matches!(self.step_ops[i].size, Size::Direct(0)))
+        // Both parities' sequences have the same dispatches, in the same order.
+        let ops: Vec<usize> = (0..self.step_ops[0].len())
+            .filter(|&i| !matches!(self.step_ops[0][i].size, Size::Direct(0)))
             .collect();
+        let mut step = self.steps;
         if prof.timestamps {
             // A query set holds at most 4096 timestamps: two per dispatch.
             let per_batch = (4096 / (2 * ops.len().max(1)) as u64).max(1);
@@ -169,11 +171,13 @@ impl GpuBackend {
                 let mut enc = self.encoder();
                 let mut q = 0;
                 for _ in 0..batch {
+                    let seq = self.ops_from(step);
+                    step += 1;
                     for &i in &ops {
                         record_timed(
                             &mut enc,
                             &self.kernels,
-                            &self.step_ops[i],
+                            &seq[i],
                             &self.bufs["args"],
                             self.max_dim(),
                             &queries,
@@ -201,6 +205,8 @@ impl GpuBackend {
             }
         } else {
             for _ in 0..k {
+                let seq = self.ops_from(step);
+                step += 1;
                 for &i in &ops {
                     let t0 = Instant::now();
                     let mut enc = self.encoder();
@@ -209,7 +215,7 @@ impl GpuBackend {
                         crate::program::record(
                             &mut pass,
                             &self.kernels,
-                            std::slice::from_ref(&self.step_ops[i]),
+                            std::slice::from_ref(&seq[i]),
                             &self.bufs["args"],
                             self.max_dim(),
                         );

@@ -5,17 +5,19 @@
 //! laws, its parameter and history records and the generated `apply_chain`.
 //!
 //! One invocation per pair of the source; a pair whose table entry runs this chain is
-//! evaluated by the invocation that owns it, into its record (`source_record`): its `history`
-//! (the source's history stride in words) and `pair_active`. A pair in contact writes force,
-//! torques and energies into a slot the source gives it ([`SlotSink`], the WGSL sources'
-//! `place_slot`):
+//! evaluated by the invocation that owns it, from its record (`source_record`: its flag
+//! `pair_active`). A pair in contact reads its history where its source keeps it
+//! (`source_history`), runs the laws, and leaves force, torques, energies and the new history
+//! where the source puts them ([`SlotSink`], the WGSL sources' `place_slot`):
 //!
-//! - the fixed source keeps one slot per pair in place, `pair_active` 1 while the record or
-//!   the slot may be non-zero;
-//! - the neighbour list packs its slots: each step, every pair in contact takes the next free
-//!   one and names it in `pair_active` as `1 + index` (0: out of contact, history zero). Most
-//!   candidates never touch, so the list keeps 48-byte slots only for the pairs in contact
-//!   (about 0.6 per sphere in a settled bed, against 4.5 candidate pairs).
+//! - the fixed source keeps one slot and one history record per pair, in place, `pair_active`
+//!   1 while they may be non-zero;
+//! - the neighbour list packs both: each step, every pair in contact takes the next free slot,
+//!   writes its slot and history record there, and names it in `pair_active` as `1 + index`
+//!   (0: out of contact, no history). It reads its history from last step's packed records
+//!   (`history_in`), at its flag. Most candidates never touch, so the list keeps 48-byte slots
+//!   and its history only for the pairs in contact (about 0.6 per sphere in a settled bed,
+//!   against 4.5 candidate pairs).
 //!
 //! An inactive pair found apart again writes nothing, and the gather reads only the slots of
 //! pairs in contact. So a step moves the bytes of the pairs in contact, not of every candidate.
@@ -90,15 +92,22 @@ pub fn assemble_slot(geom: &ContactGeom, f: &ContactForce) -> PairSlot {
     }
 }
 
-/// Where a pair in contact puts its slot: the CPU form of the WGSL sources' `place_slot` and
-/// `drop_slot` (see the module documentation).
+/// Where a pair keeps its history and, in contact, its slot: the CPU form of the WGSL sources'
+/// `source_history`, `place_slot` and `drop_slot` (see the module documentation).
 #[derive(Debug)]
 pub enum SlotSink<'a> {
-    /// The pair's own slot (the fixed source).
-    Own(&'a mut PairSlot),
-    /// The packed slots of the neighbour list: the next free one is `slots.len()` (the WGSL
-    /// sources count them with an atomic counter).
-    Packed(&'a mut Vec<PairSlot>),
+    /// The pair's own slot and history record, in place (the fixed source).
+    Own(&'a mut PairSlot, &'a mut [f32]),
+    /// The neighbour list's packed slots and history: a pair in contact appends both to this
+    /// step's lists (the next free slot is `slots.len()`; the WGSL sources count them with an
+    /// atomic counter), its history carried from `history_in`, the last step's packed records
+    /// of `stride` words, at its flag.
+    Packed {
+        slots: &'a mut Vec<PairSlot>,
+        history: &'a mut Vec<f32>,
+        history_in: &'a [f32],
+        stride: usize,
+    },
 }
 
 /// Evaluate pair `gid` of the chain's pair source if the pair is the invocation's to evaluate
@@ -116,7 +125,6 @@ pub fn contact(
     pair_params: &[u32],
     params_stride: usize,
     material: &[u32],
-    history: &mut [f32],
     slots: SlotSink<'_>,
     pair_active: &mut u32,
 ) {
@@ -134,14 +142,13 @@ pub fn contact(
         bodies,
         pair_params,
         params_stride,
-        history,
         slots,
         pair_active,
     );
 }
 
-/// The pair `pr` of a chain: its history record, slot and flag (`contact`'s work once the pair
-/// is the invocation's and the chain's).
+/// The pair `pr` of a chain: its history, slot and flag (`contact`'s work once the pair is the
+/// invocation's and the chain's).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn evaluate(
@@ -150,7 +157,6 @@ pub fn evaluate(
     bodies: &Bodies<'_>,
     pair_params: &[u32],
     params_stride: usize,
-    history: &mut [f32],
     slots: SlotSink<'_>,
     pair_active: &mut u32,
 ) {
@@ -158,36 +164,40 @@ pub fn evaluate(
     let resolver = chain.spec.resolver;
     // Most candidates do not touch: decide that from the positions alone.
     if resolver.overlap(pr, bodies) <= -chain.range {
-        clear_slot(history, slots, pair_active);
+        clear_slot(slots, pair_active);
         return;
     }
     let geom = resolver.resolve(pr, bodies);
     if geom.delta > -chain.range {
         let params = &pair_params[table * params_stride..(table + 1) * params_stride];
-        let f = apply_chain(chain, &geom, params, history);
-        place_slot(assemble_slot(&geom, &f), slots, pair_active);
-    } else {
-        clear_slot(history, slots, pair_active);
-    }
-}
-
-/// A pair in contact: its slot where its source keeps it.
-#[inline]
-fn place_slot(slot: PairSlot, slots: SlotSink<'_>, pair_active: &mut u32) {
-    match slots {
-        SlotSink::Own(own) => fixed::place_slot(slot, own, pair_active),
-        SlotSink::Packed(packed) => neighbour::place_slot(slot, packed, pair_active),
-    }
-}
-
-/// A pair out of reach: its record and slot to zero, written only if they may not be zero.
-#[inline]
-fn clear_slot(history: &mut [f32], slots: SlotSink<'_>, pair_active: &mut u32) {
-    if *pair_active != 0 {
-        history.fill(0.0);
         match slots {
-            SlotSink::Own(own) => fixed::drop_slot(own, pair_active),
-            SlotSink::Packed(_) => neighbour::drop_slot(pair_active),
+            SlotSink::Own(slot, history) => {
+                let f = apply_chain(chain, &geom, params, history);
+                fixed::place_slot(assemble_slot(&geom, &f), slot, pair_active);
+            }
+            SlotSink::Packed {
+                slots,
+                history,
+                history_in,
+                stride,
+            } => {
+                let h = neighbour::source_history(*pair_active, history_in, stride, history);
+                let f = apply_chain(chain, &geom, params, h);
+                neighbour::place_slot(assemble_slot(&geom, &f), slots, pair_active);
+            }
+        }
+    } else {
+        clear_slot(slots, pair_active);
+    }
+}
+
+/// A pair out of reach: its history and slot dropped, written only if they may not be zero.
+#[inline]
+fn clear_slot(slots: SlotSink<'_>, pair_active: &mut u32) {
+    if *pair_active != 0 {
+        match slots {
+            SlotSink::Own(own, history) => fixed::drop_slot(own, history, pair_active),
+            SlotSink::Packed { .. } => neighbour::drop_slot(pair_active),
         }
     }
 }

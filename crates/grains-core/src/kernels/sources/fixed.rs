@@ -30,16 +30,18 @@ pub fn source_record(gid: usize) -> usize {
     gid
 }
 
-/// A pair in contact writes its own slot, in place.
+/// A pair in contact writes its own slot, in place (its history, `source_history`, is its
+/// own record, updated in place by the laws).
 #[inline]
 pub fn place_slot(slot: PairSlot, own: &mut PairSlot, pair_active: &mut u32) {
     *own = slot;
     *pair_active = 1;
 }
 
-/// A pair out of contact zeroes its own slot (the gather reads every fixed slot).
+/// A pair out of contact zeroes its own slot (the gather reads every fixed slot) and history.
 #[inline]
-pub fn drop_slot(own: &mut PairSlot, pair_active: &mut u32) {
+pub fn drop_slot(own: &mut PairSlot, history: &mut [f32], pair_active: &mut u32) {
+    history.fill(0.0);
     *own = PairSlot::default();
     *pair_active = 0;
 }

@@ -35,6 +35,24 @@ pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
     nbr_pair[gid] as usize
 }
 
+/// The history record of a pair in contact, appended to this step's packed `history`: last
+/// step's at its flag (`history_in`, `stride` words per record), or zero for a pair that was
+/// out of contact. The laws update it in place.
+#[inline]
+pub fn source_history<'a>(
+    pair_active: u32,
+    history_in: &[f32],
+    stride: usize,
+    history: &'a mut Vec<f32>,
+) -> &'a mut [f32] {
+    let at = history.len();
+    match (pair_active as usize).checked_sub(1) {
+        Some(k) => history.extend_from_slice(&history_in[k * stride..(k + 1) * stride]),
+        None => history.resize(at + stride, 0.0),
+    }
+    &mut history[at..]
+}
+
 /// A pair in contact takes the next free packed slot and names it in its record's flag as
 /// `1 + index` (the WGSL source takes it with an atomic counter). The wall source shares it.
 #[inline]
@@ -43,7 +61,7 @@ pub fn place_slot(slot: PairSlot, slots: &mut Vec<PairSlot>, pair_active: &mut u
     *pair_active = slots.len() as u32;
 }
 
-/// A pair out of contact keeps no slot.
+/// A pair out of contact keeps no slot and no history.
 #[inline]
 pub fn drop_slot(pair_active: &mut u32) {
     *pair_active = 0;

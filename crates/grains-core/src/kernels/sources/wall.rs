@@ -14,7 +14,7 @@ use crate::gpu_types::{SourcePair, StepParams, Wall, WALL_CONE, WALL_CYLINDER, W
 use glam::Vec3;
 
 /// A wall pair's slot is one of the list's packed slots, as a particle pair's.
-pub use super::neighbour::{drop_slot, place_slot};
+pub use super::neighbour::{drop_slot, place_slot, source_history};
 
 /// Entry `gid` of the neighbour list as a (particle, wall) pair, if it is one.
 #[inline]
