@@ -463,7 +463,10 @@ fn fixed_pairs_match_cpu() {
     let state = c.state();
     assert!(!state.history.is_empty(), "pairs in contact at step 201");
     let mut g = GpuBackend::from_state(world, &ctx, &state).unwrap_or_else(|e| panic!("{e}"));
-    assert!(g.state() == state, "the GPU's state after resuming at step 201");
+    assert!(
+        g.state() == state,
+        "the GPU's state after resuming at step 201"
+    );
     c.run(100);
     g.run(100);
     let (gs, cs) = (g.snapshot(), c.snapshot());

@@ -14,11 +14,13 @@ use crate::shapes::ShapeKind;
 pub struct Particles {
     /// Centre (m) and radius (m).
     pub pos: Vec<[f32; 4]>,
-    /// Velocity (m/s) and inverse mass (1/kg; 0 = fixed).
+    /// Velocity (m/s) and inverse mass (1/kg; 0 = fixed): the initial state, which a backend
+    /// takes (empty in a backend's own world).
     pub vel: Vec<[f32; 4]>,
-    /// Angular velocity (rad/s) and inverse moment of inertia (1/(kg m^2); 0 = fixed).
+    /// Angular velocity (rad/s) and inverse moment of inertia (1/(kg m^2); 0 = fixed); taken
+    /// by a backend as `vel` is.
     pub omega: Vec<[f32; 4]>,
-    /// Orientation quaternion (x, y, z, w).
+    /// Orientation quaternion (x, y, z, w); taken by a backend as `vel` is.
     pub quat: Vec<[f32; 4]>,
     /// Material index.
     pub material: Vec<u32>,

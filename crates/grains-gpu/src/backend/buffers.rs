@@ -116,7 +116,6 @@ impl GpuBackend {
         let none = wgpu::BufferUsages::empty();
         let step = w.step_params();
         let domain = w.domain.params();
-        let p = w.particles.clone();
         let table = w.table.clone();
         let walls: Vec<Wall> = w.walls.clone();
         let nc = self.n_cells as u64;
@@ -126,14 +125,24 @@ impl GpuBackend {
         // The scan length of each prefix sum (prefix_sum.wgsl's `scan_len` uniform).
         self.upload("scan_len_cells", bytes_of(&(nc as u32)), 0, uni)?;
         self.upload("scan_len_nbr", bytes_of(&(n as u32)), 0, uni)?;
-        self.upload("pos", cast_slice(&p.pos), 0, none)?;
-        self.upload("vel", cast_slice(&p.vel), 0, none)?;
-        self.upload("omega", cast_slice(&p.omega), 0, none)?;
-        self.upload("quat", cast_slice(&p.quat), 0, none)?;
-        self.upload("ref_pos", cast_slice(&p.pos), 0, none)?;
-        self.upload("material", cast_slice(&p.material), 0, none)?;
-        self.upload("shape", cast_slice(&p.shape), 0, none)?;
-        self.upload("shapes", cast_slice(&p.shape_table()), 0, none)?;
+        // The initial velocities, spins and orientations move to the device (nothing reads them
+        // from the world afterwards); the positions stay in the world, for the radii.
+        let pos = std::mem::take(&mut self.world.particles.pos);
+        let vel = std::mem::take(&mut self.world.particles.vel);
+        let omega = std::mem::take(&mut self.world.particles.omega);
+        let quat = std::mem::take(&mut self.world.particles.quat);
+        self.upload("pos", cast_slice(&pos), 0, none)?;
+        self.upload("vel", cast_slice(&vel), 0, none)?;
+        self.upload("omega", cast_slice(&omega), 0, none)?;
+        self.upload("quat", cast_slice(&quat), 0, none)?;
+        self.upload("ref_pos", cast_slice(&pos), 0, none)?;
+        self.world.particles.pos = pos;
+        drop((vel, omega, quat));
+        let p = &self.world.particles;
+        let (material, shape, shapes) = (p.material.clone(), p.shape.clone(), p.shape_table());
+        self.upload("material", cast_slice(&material), 0, none)?;
+        self.upload("shape", cast_slice(&shape), 0, none)?;
+        self.upload("shapes", cast_slice(&shapes), 0, none)?;
         let tris = self.world.triangles.clone();
         self.upload(
             "triangles",
