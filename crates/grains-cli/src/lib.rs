@@ -275,11 +275,7 @@ pub fn make_backend_within(
 ) -> Result<(Box<dyn Backend>, String)> {
     let cpu_ok = || preflight::check_memory(scene, scene.cpu_memory_estimate(), "CPU", budget);
     let gpu_ok = || preflight::check_memory(scene, scene.gpu_memory_estimate(), "GPU", budget);
-    let no_hardware = || {
-        grains_gpu::list_adapters()
-            .iter()
-            .all(|a| a.device_type == "Cpu")
-    };
+    let no_hardware = preflight::no_hardware_gpu;
     match choice {
         BackendArg::Cpu => cpu_ok()?,
         BackendArg::Gpu if no_hardware() => gpu_ok()?,

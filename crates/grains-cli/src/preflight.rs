@@ -44,6 +44,34 @@ pub fn peak_resident() -> Option<u64> {
     proc_kib("/proc/self/status", "VmHWM:")
 }
 
+/// The process's resident set now (`VmRSS` of `/proc/self/status`, bytes).
+pub fn resident() -> Option<u64> {
+    proc_kib("/proc/self/status", "VmRSS:")
+}
+
+/// What the first look for a hardware GPU added to the resident set (bytes): the Vulkan
+/// drivers it loaded (lavapipe brings LLVM, about 60 MiB), which stay loaded for the run.
+static PROBE_BYTES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Whether every GPU adapter is a CPU device (lavapipe) or there is none, measuring the first
+/// time what loading the drivers to ask cost ([`probe_bytes`]).
+pub fn no_hardware_gpu() -> bool {
+    let before = resident();
+    let cpu_only = grains_gpu::list_adapters()
+        .iter()
+        .all(|a| a.device_type == "Cpu");
+    if let (Some(a), Some(b)) = (before, resident()) {
+        let _ = PROBE_BYTES.set(b.saturating_sub(a));
+    }
+    cpu_only
+}
+
+/// The resident bytes the drivers took when [`no_hardware_gpu`] first asked; `None` if it never
+/// did.
+pub fn probe_bytes() -> Option<u64> {
+    PROBE_BYTES.get().copied()
+}
+
 /// A byte count as given on the command line: `123456`, or with a binary suffix `K`, `M`, `G`,
 /// `T` (an optional `iB` or `B` after it): `512M`, `2GiB`.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {

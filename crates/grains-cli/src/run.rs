@@ -85,6 +85,9 @@ const PROGRESS_CHUNK: u64 = 200;
 
 /// Run a scene to completion.
 pub fn run(args: &RunArgs) -> Result<RunReport> {
+    // The program itself, before any scene: code, runtime and allocator, resident whatever the
+    // scene (a few MiB, which the scene's estimate does not count).
+    let program = preflight::resident();
     let budget = memory_budget(args.memory_limit);
     let mut scene = grains_scene::load_scene_within(&args.scene, budget.as_ref())?;
     if let Some(n) = args.steps {
@@ -395,11 +398,23 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
                 .unwrap_or_else(|| "unknown".into())
         ),
         None => format!(
-            "memory: peak resident set {} (estimate {})",
+            "memory: peak resident set {} (estimate {}{}{})",
             preflight::peak_resident()
                 .map(grains_scene::bytes)
                 .unwrap_or_else(|| "unknown".into()),
-            grains_scene::bytes(estimates.0)
+            grains_scene::bytes(estimates.0),
+            program
+                .map(|b| format!(", plus {} of the program itself", grains_scene::bytes(b)))
+                .unwrap_or_default(),
+            // The CPU backend chosen after looking for a hardware GPU: the drivers that look
+            // loaded are resident too, and the scene's estimate cannot know them.
+            match preflight::probe_bytes() {
+                Some(b) if b >= 1 << 20 => format!(
+                    ", plus {} of GPU drivers loaded to look for a hardware adapter",
+                    grains_scene::bytes(b)
+                ),
+                _ => String::new(),
+            }
         ),
     };
     say(&memory);

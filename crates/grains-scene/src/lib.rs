@@ -255,9 +255,10 @@ pub fn memory_per_particle_at_least() -> u64 {
     state as u64 + WORLD_BYTES_PER_PARTICLE
 }
 
-/// The world's copy of a particle (four vec4 arrays, material, mass, inertia, shape) and the
-/// broad phase's per-particle scratch (cell, sorted index, count).
-const WORLD_BYTES_PER_PARTICLE: u64 = 4 * 16 + 4 * 4 + 3 * 4;
+/// The world's copy of a particle (position and radius, material, mass, inertia, shape; the
+/// backend takes its velocities, spins and orientations) and the broad phase's per-particle
+/// scratch (cell, sorted index, count).
+const WORLD_BYTES_PER_PARTICLE: u64 = 16 + 4 * 4 + 3 * 4;
 
 /// `bytes` in binary units with four significant digits (`1.953 GiB`).
 pub fn bytes(b: u64) -> String {
