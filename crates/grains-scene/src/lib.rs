@@ -313,8 +313,8 @@ impl Scene {
     /// backend's initial list capacity (`GpuOptions::default()`, [`grains_core::state`]'s
     /// `GPU_*_PER_PARTICLE`), twice but for the slots (the live buffers and the copy an
     /// overflow or a fault replays from, which needs no slots), the packed history's second
-    /// buffer (last step's, also saved), the list a rebuild builds beside the live one, the
-    /// world's particle arrays and the cells.
+    /// buffer (last step's), the list a rebuild builds beside the live one, the world's
+    /// particle arrays and the cells.
     pub fn gpu_memory_estimate(&self) -> u64 {
         use grains_core::kernels::sources::SourceKind;
         use grains_core::state::{
@@ -331,7 +331,7 @@ impl Scene {
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
         let slots = (sizes.contacts + sizes.slots(SourceKind::Fixed)) * slot;
         let rebuilt = entries * 3 * 4 + records * 4;
-        let history_alt = 2 * contacts * 4 * w.table.nbr_history_stride as u64;
+        let history_alt = contacts * 4 * w.table.nbr_history_stride as u64;
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
         2 * state - slots as u64 + history_alt + rebuilt + n * WORLD_BYTES_PER_PARTICLE + cells
     }

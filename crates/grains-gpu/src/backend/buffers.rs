@@ -44,15 +44,16 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
 }
 
 /// Buffers saved at every check and restored after an overflow: everything a step reads that
-/// is not rebuilt from scratch, i.e. the state's arrays (each a buffer of the same name; the
-/// packed history in both of its buffers, whichever is current) and the control words, but
-/// the sources' slots ([`UNSAVED`]).
+/// is not rebuilt from scratch, i.e. the state's arrays (each a buffer of the same name, but
+/// the packed history: from and into whichever of `history` and `history_alt` holds it at the
+/// saved step, [`GpuBackend::history_at`]) and the control words, but the sources' slots
+/// ([`UNSAVED`]).
 pub(super) fn saved_names() -> impl Iterator<Item = &'static str> {
     STATE_ARRAYS
         .iter()
         .map(|a| a.name)
         .filter(|name| !UNSAVED.contains(name))
-        .chain(["history_alt", "control", "args"])
+        .chain(["control", "args"])
 }
 
 /// State arrays a replay does not need saved: the slots. Every step's contact passes write the
@@ -292,10 +293,20 @@ impl GpuBackend {
     pub(super) fn save(&self) {
         let mut enc = self.encoder();
         for name in saved_names() {
-            let src = &self.bufs[name];
+            let src = &self.bufs[self.live(name, self.steps)];
             enc.copy_buffer_to_buffer(src, 0, &self.saved[name], 0, src.size());
         }
         self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// The buffer that holds state array `name` after `step` steps: its own, but the packed
+    /// history's, which alternates ([`GpuBackend::history_at`]).
+    pub(super) fn live(&self, name: &'static str, step: u64) -> &'static str {
+        if name == "history" {
+            GpuBackend::history_at(step)
+        } else {
+            name
+        }
     }
 
     /// Read `size` bytes of buffer `name` from offset 0.

@@ -375,7 +375,7 @@ impl GpuBackend {
                 let len = elem * b.list_capacity(cap);
                 let buf = b.make_buffer(name, len, wgpu::BufferUsages::empty())?;
                 b.bufs.insert(name, buf);
-                if !UNSAVED.contains(&name) {
+                if saved_names().any(|s| s == name) {
                     let saved = b.make_exact(name, len)?;
                     b.saved.insert(name, saved);
                 }
@@ -572,8 +572,9 @@ impl GpuBackend {
     /// Back to the last replay point (the last good check), to replay from there.
     fn restore(&mut self) {
         let mut enc = self.encoder();
+        let back_to = self.steps - self.since_check;
         for name in saved_names() {
-            let dst = &self.bufs[name];
+            let dst = &self.bufs[self.live(name, back_to)];
             enc.copy_buffer_to_buffer(&self.saved[name], 0, dst, 0, dst.size());
         }
         for name in UNSAVED {
