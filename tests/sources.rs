@@ -72,10 +72,17 @@ fn a_fixed_pair_evaluates_its_chain_as_the_neighbour_list_does() {
         .zip(&plain.list.nbr_j)
         .position(|(i, j)| i < j)
         .expect("the pair is a candidate");
-    assert_ne!(plain.slots[owning].force, [0.0; 3], "the spheres touch");
+    // The pair's packed slot, through its record's flag.
+    let slot = |b: &CpuBackend| {
+        let r = b.list.nbr_pair[owning] as usize;
+        let a = b.nbr_slot[r] as usize;
+        assert!(a > 0, "the pair has a slot");
+        b.slots[a - 1]
+    };
+    assert_ne!(slot(&plain).force, [0.0; 3], "the spheres touch");
     assert_eq!(doubled.fixed_slots.len(), 1);
-    assert_eq!(doubled.fixed_slots[0], plain.slots[owning], "fixed slot");
-    assert_eq!(doubled.slots[owning], plain.slots[owning], "contact slot");
+    assert_eq!(doubled.fixed_slots[0], slot(&plain), "fixed slot");
+    assert_eq!(slot(&doubled), slot(&plain), "contact slot");
     for p in 0..2 {
         for k in 0..3 {
             assert_eq!(doubled.force[p][k], 2.0 * plain.force[p][k], "force {p}");
@@ -175,6 +182,21 @@ fn fixed_pairs_survive_a_checkpoint() {
     assert!(
         e.to_string()
             .contains(&format!("entry {k} of the neighbour list names record")),
+        "{e}"
+    );
+    // So is a record naming another's packed slot and history: they are in record order.
+    let mut damaged = state.clone();
+    let r = damaged
+        .nbr_slot
+        .iter()
+        .position(|&a| a != 0)
+        .expect("a list pair in contact");
+    damaged.nbr_slot[r] += 1;
+    let e = CpuBackend::from_state(w.clone(), damaged)
+        .err()
+        .expect("a damaged slot flag");
+    assert!(
+        e.to_string().contains(&format!("record {r} names slot")),
         "{e}"
     );
     let mut resumed = CpuBackend::from_state(w, state).unwrap_or_else(|e| panic!("{e}"));
