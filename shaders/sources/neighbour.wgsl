@@ -35,29 +35,4 @@ fn source_record(gid: u32) -> u32 {
     return nbr_pair[gid];
 }
 
-// A pair's history: last step's packed record at its flag, or zero for a pair that was out of
-// contact. CPU twin: `source_history` (neighbour.rs).
-fn source_history(rec: u32) -> ChainHistory {
-    let a = pair_active[rec];
-    if (a == 0u) {
-        return ChainHistory();
-    }
-    return load_history_in(a - 1u);
-}
-
-// A pair in contact takes the next free packed slot, writes its slot and history there and
-// names it in its record's flag as `1 + index`. Past the slots' end nothing is written: the
-// host sees the count, grows them and replays the step. CPU twin: `place_slot` (neighbour.rs).
-fn place_slot(rec: u32, s: PairSlot, h: ChainHistory) {
-    let k = atomicAdd(&slot_count[0], 1u);
-    if (k < arrayLength(&slots)) {
-        slots[k] = s;
-        store_history(k, h);
-    }
-    pair_active[rec] = k + 1u;
-}
-
-// A pair out of contact keeps no slot and no history. CPU twin: `drop_slot` (neighbour.rs).
-fn drop_slot(rec: u32) {
-    pair_active[rec] = 0u;
-}
+//!include lib/packed_slots.wgsl

@@ -1,0 +1,31 @@
+// The neighbour list's packed slots and history, for its two sources (neighbour.wgsl,
+// wall.wgsl), which bind `slot_count` and `history_in` beside the contact template's `slots`,
+// `history` and `pair_active`. CPU twins: `source_history`, `place_slot` and `drop_slot` in
+// crates/grains-core/src/kernels/sources/neighbour.rs (the wall source re-exports them).
+
+// A pair's history: last step's packed record at its flag, or zero for a pair that was out of
+// contact.
+fn source_history(rec: u32) -> ChainHistory {
+    let a = pair_active[rec];
+    if (a == 0u) {
+        return ChainHistory();
+    }
+    return load_history_in(a - 1u);
+}
+
+// A pair in contact takes the next free packed slot, writes its slot and history there and
+// names it in its record's flag as `1 + index`. Past the slots' end nothing is written: the
+// host sees the count, grows them and replays the step.
+fn place_slot(rec: u32, s: PairSlot, h: ChainHistory) {
+    let k = atomicAdd(&slot_count[0], 1u);
+    if (k < arrayLength(&slots)) {
+        slots[k] = s;
+        store_history(k, h);
+    }
+    pair_active[rec] = k + 1u;
+}
+
+// A pair out of contact keeps no slot and no history.
+fn drop_slot(rec: u32) {
+    pair_active[rec] = 0u;
+}
