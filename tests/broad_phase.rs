@@ -224,8 +224,8 @@ fn history_is_carried_across_rebuilds() {
 
 /// Walls are candidates only of the particles near them, yet no wall contact is missed: in a
 /// shaken, settling box every (particle, plane) pair closer than the radius is the list entry
-/// `(p, n + w)` at every step. And the active flags hold their promise: an entry flagged
-/// inactive has a zero slot and a zero history record (so the gather may skip it unread).
+/// `(p, n + w)` at every step. And the slot flags hold their promise: a record out of contact
+/// has no slot and no history, and those in contact have one each, packed in record order.
 #[test]
 fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
     let w = shaken_box(false, 17);

@@ -1,6 +1,6 @@
 // CPU twin: crates/grains-core/src/kernels/passes/pair_record.rs
 //
-// Broad phase, pass 5: for entry (p, q), the index of its pair's record (history, slot, flag):
+// Broad phase, pass 5: for entry (p, q), the index of its pair's record (its slot flag):
 // its own for an owning entry (q > p, walls included), the consecutive records of p's owning
 // entries (the tail of its range) starting at `pair_start[p]`; for the other entry, the record of
 // (q, p), found by binary search in q's range; 0xffffffff if that entry is missing.

@@ -30,7 +30,7 @@ fn source_pair(gid: u32) -> SourcePair {
     return SourcePair(p, q, material[p] * step.n_materials + material[q], 1u);
 }
 
-// The record (history and slot flag) of entry `gid`: its pair's. CPU twin: `source_record`.
+// The record (slot flag) of entry `gid`: its pair's. CPU twin: `source_record`.
 fn source_record(gid: u32) -> u32 {
     return nbr_pair[gid];
 }

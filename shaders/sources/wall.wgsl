@@ -33,7 +33,7 @@ fn source_pair(gid: u32) -> SourcePair {
     return SourcePair(p, w, (walls[w].kind * n + material[p]) * n + walls[w].material, 1u);
 }
 
-// The record (history and slot flag) of entry `gid`: the pair's own. CPU twin: `source_record`.
+// The record (slot flag) of entry `gid`: the pair's own. CPU twin: `source_record`.
 fn source_record(gid: u32) -> u32 {
     return nbr_pair[gid];
 }

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 
 /// Neighbour list in CSR form: entries `nbr_start[p]..nbr_start[p+1]` hold p's candidates,
 /// sorted by index, particles first and then the walls near p as `n + w`; `nbr_pair[k]` is the
-/// record (history, slot, flag) of entry k's pair, shared by the pair's two entries. p's
+/// record (slot flag) of entry k's pair, shared by the pair's two entries. p's
 /// owning entries (the tail of its range) have the records `pair_start[p]..pair_start[p+1]`.
 #[derive(Clone, Debug, Default)]
 pub struct NeighbourList {

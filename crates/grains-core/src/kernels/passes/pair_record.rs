@@ -1,9 +1,9 @@
 //! Broad phase, pass 5: give every neighbour-list entry the index of its pair's record. WGSL
 //! twin: `shaders/passes/pair_record.wgsl`.
 //!
-//! A pair's history, force slot and active flag are stored once, in its record, not once per
-//! entry: the list holds a particle pair twice (once from each side) and half of the per-entry
-//! storage would never be written. The records of a particle's owning entries (q > p, walls
+//! A pair's slot flag (and through it, in contact, its packed slot and history) is stored once,
+//! in its record, not once per entry: the list holds a particle pair twice (once from each
+//! side) and half of the per-entry storage would never be written. The records of a particle's owning entries (q > p, walls
 //! included: the tail of its sorted range) are consecutive, from `pair_start[p]`, the scan of
 //! the owning counts `pair_count` wrote; the other entry of a pair finds the owning one by
 //! binary search in q's range and takes its record. The gather reads every entry's record,

@@ -24,7 +24,7 @@ pub fn source_pair(
     }
 }
 
-/// The record (history, slot, active flag) of pair `gid`: slot `gid`.
+/// The record (history, slot, flag) of pair `gid`: slot `gid`.
 #[inline]
 pub fn source_record(gid: usize) -> usize {
     gid

@@ -1,9 +1,10 @@
 //! Pair sources: where a contact pass finds its pairs. WGSL twins: `shaders/sources/<stem>.wgsl`,
 //! which the composer inserts into the one contact template (`shaders/passes/contact.wgsl`).
 //!
-//! A source owns its pairs (how invocation `gid` maps to two bodies and to a record: history,
-//! force slot and active flag), and says whether its history is carried over when the neighbour list is
-//! rebuilt. The backends, the gather, the state arrays (checkpoints, save/restore, the memory
+//! A source owns its pairs (how invocation `gid` maps to two bodies and to a record), where
+//! their history and force slots are kept (`source_history`, `place_slot`: per pair for the
+//! fixed source, packed for the pairs in contact in the list's), and says whether its history
+//! is carried over when the neighbour list is rebuilt. The backends, the gather, the state arrays (checkpoints, save/restore, the memory
 //! estimate) and the energy ledger loop over [`SourceKind::ALL`]. Matches on [`SourceKind`]
 //! have no wildcard arm: a new source makes the compiler list every place to teach.
 //!
@@ -148,7 +149,8 @@ impl SourceView<'_> {
         }
     }
 
-    /// The record (history, slot and active flag) that pair `gid` of the source evaluates
+    /// The record (slot flag; the fixed source's history and slot too) that pair `gid` of the
+    /// source evaluates
     /// into: the CPU form of the `source_record` the composer inserts.
     #[inline]
     pub fn record(&self, gid: usize) -> usize {

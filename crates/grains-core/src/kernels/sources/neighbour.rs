@@ -29,7 +29,7 @@ pub fn source_pair(
     }
 }
 
-/// The record (history and slot flag) of entry `gid`: its pair's.
+/// The record (slot flag) of entry `gid`: its pair's.
 #[inline]
 pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
     nbr_pair[gid] as usize

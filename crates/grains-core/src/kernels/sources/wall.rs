@@ -42,7 +42,7 @@ pub fn source_pair(
     }
 }
 
-/// The record (history, slot, active flag) of entry `gid`: the pair's own, as for the
+/// The record (slot flag) of entry `gid`: the pair's own, as for the
 /// neighbour source.
 #[inline]
 pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
