@@ -7,8 +7,8 @@
 // control: [step, rebuild flag, rebuild count, overflow flag, list total, largest total seen,
 //           force flag, records of the list, largest record count seen, largest packed slot
 //           count seen, rebuild log ring...]
-// plan:    [n_particles, n_cells, capacity, skin (f32 bits), workgroups per dimension, history
-//           vec4s, record capacity, pad, then one u32 per indirect
+// plan:    [n_particles, n_cells, capacity, skin (f32 bits), workgroups per dimension, pad,
+//           record capacity, pad, then one u32 per indirect
 //           slot: a fixed group count, or threads per group for slots sized by the list total]
 // args:    one (x, y, z, pad) quadruple per indirect slot.
 
@@ -31,8 +31,6 @@ const P_CELLS: u32 = 1u;
 const P_CAPACITY: u32 = 2u;
 const P_SKIN: u32 = 3u;
 const P_MAX_DIM: u32 = 4u;
-// vec4s per history record of the neighbour list (the pair table's `nbr_history_stride` / 4).
-const P_HISTORY_VEC4: u32 = 5u;
 // Records (pairs) the per-record buffers hold.
 const P_REC_CAPACITY: u32 = 6u;
 const P_SLOTS: u32 = 8u;

@@ -184,7 +184,7 @@ impl GpuBackend {
         plan[2] = self.capacity as u32;
         plan[3] = (self.world.skin as f32).to_bits();
         plan[4] = self.max_dim();
-        plan[5] = (self.world.table.nbr_history_stride / 4) as u32;
+        // plan[5] is unused: a rebuild no longer copies history (it stays packed in place).
         plan[6] = self.rec_capacity as u32;
         plan.extend_from_slice(&slots);
         self.ctx
