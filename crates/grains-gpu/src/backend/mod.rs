@@ -49,9 +49,10 @@ pub struct GpuOptions {
     /// Records (pairs: history and slot flag) allocated per particle at start: a particle pair
     /// has two entries and one record, a wall one of each. They grow as the entries do.
     pub initial_records_per_particle: u32,
-    /// Force slots allocated per particle at start: one per record in contact (a settled bed
-    /// of spheres has about 3 per particle, a settling one under 1). They grow when a step
-    /// takes more.
+    /// Force slots (with their history records) allocated per particle at start: one per
+    /// record in contact, half the coordination number plus the wall contacts
+    /// (`scenes/settle.toml` ends at 2.78 contacts per particle: about 1.4 slots). They grow
+    /// when a step takes more.
     pub initial_slots_per_particle: u32,
     /// Steps between read-backs of the overflow flag (1..=256); also the replay length bound.
     pub check_every: u32,
