@@ -74,6 +74,24 @@ fn record_blocks<'a, T>(v: &'a mut [T], per: usize, pair_start: &[u32]) -> Vec<&
     out
 }
 
+/// The owning entries of block `b`'s particles (`CONTACT_BLOCK` of the `n`), as `(p, gid)` in
+/// list order, with the block's first record: the records its slices of [`record_blocks`]
+/// start from. A particle's entries are sorted by partner, so those it owns (q > p, walls
+/// last) are the tail of its range, one per record; the others are the other side's.
+fn owned_entries<'a>(
+    b: usize,
+    n: usize,
+    nbr_start: &'a [u32],
+    pair_start: &'a [u32],
+) -> (usize, impl Iterator<Item = (usize, usize)> + 'a) {
+    let first = b * CONTACT_BLOCK;
+    let entries = (first..(first + CONTACT_BLOCK).min(n)).flat_map(move |p| {
+        let owned = first_owned(p, nbr_start, pair_start) as usize;
+        (owned..nbr_start[p + 1] as usize).map(move |gid| (p, gid))
+    });
+    (pair_start[first] as usize, entries)
+}
+
 /// Lay the contact blocks' slots and history (`block_slots`) end to end into `slots` and
 /// `history` (`stride` words per record), in block order, and shift each block's flags
 /// (numbered from 1 within the block) by the slots before it.
@@ -414,18 +432,12 @@ impl CpuBackend {
             let (nbr_i, nbr_j, nbr_pair) = (&nbr_i, &nbr_j, &nbr_pair);
             let (nbr_start, pair_start) = (&nbr_start, &pair_start);
             blocks.into_par_iter().for_each(|(b, a)| {
-                let first = b * CONTACT_BLOCK;
-                let base = pair_start[first] as usize;
-                for p in first..(first + CONTACT_BLOCK).min(n) {
-                    let owned = first_owned(p, nbr_start, pair_start) as usize;
-                    let range = owned..nbr_start[p + 1] as usize;
-                    for (gid, &r) in range.clone().zip(&nbr_pair[range]) {
-                        let k = r as usize - base;
-                        history_carry(
-                            gid, step, nbr_i, nbr_j, old_start, old_j, old_pair, old_active,
-                            &mut a[k],
-                        )
-                    }
+                let (base, entries) = owned_entries(b, n, nbr_start, pair_start);
+                for (_, gid) in entries {
+                    let k = nbr_pair[gid] as usize - base;
+                    history_carry(
+                        gid, step, nbr_i, nbr_j, old_start, old_j, old_pair, old_active, &mut a[k],
+                    )
                 }
             });
         }
@@ -528,65 +540,59 @@ impl CpuBackend {
             blocks.into_par_iter().for_each(|(b, ((s, h), a))| {
                 s.clear();
                 h.clear();
-                let first = b * CONTACT_BLOCK;
-                let base = pair_start[first] as usize;
-                for p in first..(first + CONTACT_BLOCK).min(n) {
-                    // p's entries are sorted by q: those it owns (q > p, walls last) are the
-                    // tail, as many as its records; the others are evaluated from the other side.
-                    let owned = first_owned(p, starts, pair_start) as usize;
-                    for gid in owned..starts[p + 1] as usize {
-                        let q = nbr_j[gid] as usize;
-                        if let Some(reach) = sphere_reach {
-                            if q < n
-                                && a[nbr_pair[gid] as usize - base] == 0
-                                && sphere_sphere_clearly_apart(
-                                    bodies.pos[p],
-                                    bodies.pos[q],
-                                    bodies.domain,
-                                    reach,
-                                )
-                            {
-                                continue;
-                            }
-                        }
-                        let (view, src) = &views[(q >= n) as usize];
-                        let (map, params) = (t.chain_map(*src), t.params_of(*src));
-                        let pr = view.pair(gid, bodies.step, material);
-                        if pr.owns == 0 {
-                            continue;
-                        }
-                        let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
-                            continue;
-                        };
-                        let k = view.record(gid) - base;
-                        // An inactive sphere pair clearly beyond reach: `evaluate` would find it
-                        // out of reach from the positions and write nothing.
-                        if a[k] == 0
-                            && chain.spec.resolver == ResolverKind::SphereSphere
+                let (base, entries) = owned_entries(b, n, starts, pair_start);
+                for (p, gid) in entries {
+                    let q = nbr_j[gid] as usize;
+                    if let Some(reach) = sphere_reach {
+                        if q < n
+                            && a[nbr_pair[gid] as usize - base] == 0
                             && sphere_sphere_clearly_apart(
-                                bodies.pos[pr.p as usize],
-                                bodies.pos[pr.q as usize],
+                                bodies.pos[p],
+                                bodies.pos[q],
                                 bodies.domain,
-                                chain.range,
+                                reach,
                             )
                         {
                             continue;
                         }
-                        evaluate(
-                            &pr,
-                            chain,
-                            bodies,
-                            params,
-                            t.params_stride,
-                            SlotSink::Packed {
-                                slots: s,
-                                history: h,
-                                history_in,
-                                stride,
-                            },
-                            &mut a[k],
-                        )
                     }
+                    let (view, src) = &views[(q >= n) as usize];
+                    let (map, params) = (t.chain_map(*src), t.params_of(*src));
+                    let pr = view.pair(gid, bodies.step, material);
+                    if pr.owns == 0 {
+                        continue;
+                    }
+                    let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
+                        continue;
+                    };
+                    let k = view.record(gid) - base;
+                    // An inactive sphere pair clearly beyond reach: `evaluate` would find it
+                    // out of reach from the positions and write nothing.
+                    if a[k] == 0
+                        && chain.spec.resolver == ResolverKind::SphereSphere
+                        && sphere_sphere_clearly_apart(
+                            bodies.pos[pr.p as usize],
+                            bodies.pos[pr.q as usize],
+                            bodies.domain,
+                            chain.range,
+                        )
+                    {
+                        continue;
+                    }
+                    evaluate(
+                        &pr,
+                        chain,
+                        bodies,
+                        params,
+                        t.params_stride,
+                        SlotSink::Packed {
+                            slots: s,
+                            history: h,
+                            history_in,
+                            stride,
+                        },
+                        &mut a[k],
+                    )
                 }
             });
             pack_slots(
