@@ -615,14 +615,22 @@ impl GpuBackend {
 
     /// The records' slot flags, the packed slots and history, read back and laid out in record
     /// order as the state holds them ([`grains_core::state::packed_slots`]): the contact passes
-    /// take slots in the order their invocations run.
-    fn read_packed(&self) -> (Vec<u32>, Vec<PairSlot>, Vec<f32>) {
+    /// take slots in the order their invocations run. The history comes back only
+    /// `with_history` (for the state); the energy, contacts and wall loads read the slots alone.
+    fn read_packed(&self, with_history: bool) -> (Vec<u32>, Vec<PairSlot>, Vec<f32>) {
         let mut nbr_slot: Vec<u32> = self.read_pod("nbr_slot", self.records);
         let taken = (nbr_slot.iter().copied().max().unwrap_or(0) as u64).min(self.slot_capacity);
         let slots: Vec<PairSlot> = self.read_pod("slots", taken);
-        let stride = self.world.table.nbr_history_stride;
-        let history: Vec<f32> =
-            self.read_pod(GpuBackend::history_at(self.steps), taken * stride as u64);
+        let stride = if with_history {
+            self.world.table.nbr_history_stride
+        } else {
+            0
+        };
+        let history: Vec<f32> = if stride > 0 && taken > 0 {
+            self.read_pod(GpuBackend::history_at(self.steps), taken * stride as u64)
+        } else {
+            Vec::new()
+        };
         let (slots, history) =
             grains_core::state::packed_slots(&mut nbr_slot, &slots, &history, stride);
         (nbr_slot, slots, history)
@@ -631,7 +639,7 @@ impl GpuBackend {
     /// Every pair source's slots, read back, with the neighbour list naming the first's pairs.
     fn read_source_slots(&self) -> ReadSlots {
         let sizes = self.sizes();
-        let (nbr_slot, slots, _) = self.read_packed();
+        let (nbr_slot, slots, _) = self.read_packed(false);
         ReadSlots {
             nbr_i: self.read_pod("nbr_i", self.total),
             nbr_j: self.read_pod("nbr_j", self.total),
@@ -823,7 +831,7 @@ impl Backend for GpuBackend {
         let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
         let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
         let np: Vec<u32> = self.read_pod("nbr_pair", self.total);
-        let (nbr_slot, slots, _) = self.read_packed();
+        let (nbr_slot, slots, _) = self.read_packed(false);
         grains_core::backend::wall_loads(&walls, &pos, &ni, &nj, &np, &nbr_slot, &slots)
     }
 
@@ -904,7 +912,7 @@ impl Backend for GpuBackend {
 
     fn state(&mut self) -> BackendState {
         let sizes = self.sizes();
-        let (nbr_slot, slots, history) = self.read_packed();
+        let (nbr_slot, slots, history) = self.read_packed(true);
         let mut s = BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_log.clone(),
