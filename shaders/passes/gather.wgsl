@@ -1,7 +1,7 @@
 // CPU twin: crates/grains-core/src/kernels/passes/gather.rs
 //
 // Per-particle sum of its pair slots: its neighbour-list entries in list order (particles, then
-// the walls near it as n_particles + w), each through its pair's record (`nbr_pair`), then its
+// the walls near it as n_particles + w), each through its pair's record, then its
 // fixed pairs: no float atomics, so totals are bitwise reproducible. A record's slot is
 // `slots[nbr_slot[r] - 1]`; a pair out of contact (`nbr_slot` 0) has none. Each side of a pair books half the pair's
 // dissipation; a wall gives all of its to the particle. `dissipated` accumulates over the run
@@ -15,6 +15,7 @@
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
 @group(0) @binding(3) var<storage, read> nbr_pair: array<u32>;
 @group(0) @binding(4) var<storage, read> slots: array<PairSlot>;
+@group(0) @binding(5) var<storage, read> pair_start: array<u32>;
 @group(0) @binding(6) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> torque: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> dissipated: array<vec4<f32>>;
@@ -39,8 +40,14 @@ fn gather(
     var t = vec3<f32>(0.0, 0.0, 0.0);
     var damp = 0.0;
     var fric = 0.0;
-    for (var k = nbr_start[gid]; k < nbr_start[gid + 1u]; k = k + 1u) {
-        let j = nbr_j[k];
+    // The head of the range (partners below gid) reaches the partners' records through
+    // nbr_pair; the owned tail's records are consecutive from pair_start[gid], and nbr_j is read
+    // only for one in contact: most candidates cost 4 or 8 bytes, not 12.
+    let start = nbr_start[gid];
+    let end = nbr_start[gid + 1u];
+    let r0 = pair_start[gid];
+    let owned = end - min(pair_start[gid + 1u] - r0, end - start);
+    for (var k = start; k < owned; k = k + 1u) {
         let r = nbr_pair[k];
         if (r == 0xffffffffu) {
             continue;
@@ -50,22 +57,26 @@ fn gather(
             continue;
         }
         let s = slots[a - 1u];
-        if (j >= step.n_particles) {
-            f = f + s.force;
-            t = t + s.torque1;
-            damp = damp + s.damping_dissipated;
-            fric = fric + s.friction_dissipated;
-        } else if (j > gid) {
-            f = f + s.force;
-            t = t + s.torque1;
-            damp = damp + 0.5 * s.damping_dissipated;
-            fric = fric + 0.5 * s.friction_dissipated;
-        } else {
-            f = f - s.force;
-            t = t + s.torque2;
-            damp = damp + 0.5 * s.damping_dissipated;
-            fric = fric + 0.5 * s.friction_dissipated;
+        f = f - s.force;
+        t = t + s.torque2;
+        damp = damp + 0.5 * s.damping_dissipated;
+        fric = fric + 0.5 * s.friction_dissipated;
+    }
+    for (var r = r0; r < r0 + (end - owned); r = r + 1u) {
+        let a = nbr_slot[r];
+        if (a == 0u) {
+            continue;
         }
+        let s = slots[a - 1u];
+        f = f + s.force;
+        t = t + s.torque1;
+        // A wall gives the particle all of its dissipation, a particle pair half to each side.
+        var share = 0.5;
+        if (nbr_j[owned + (r - r0)] >= step.n_particles) {
+            share = 1.0;
+        }
+        damp = damp + share * s.damping_dissipated;
+        fric = fric + share * s.friction_dissipated;
     }
     for (var k = fixed_start[gid]; k < fixed_start[gid + 1u]; k = k + 1u) {
         let e = fixed_entry[k];

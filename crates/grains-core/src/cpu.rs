@@ -74,22 +74,23 @@ fn record_blocks<'a, T>(v: &'a mut [T], per: usize, pair_start: &[u32]) -> Vec<&
     out
 }
 
-/// The owning entries of block `b`'s particles (`CONTACT_BLOCK` of the `n`), as `(p, gid)` in
-/// list order, with the block's first record: the records its slices of [`record_blocks`]
+/// The owning entries of block `b`'s particles (`CONTACT_BLOCK` of the `n`), as `(k, (p, gid))`
+/// in list order, with the block's first record: the records its slices of [`record_blocks`]
 /// start from. A particle's entries are sorted by partner, so those it owns (q > p, walls
-/// last) are the tail of its range, one per record; the others are the other side's.
+/// last) are the tail of its range, one per record, and the records follow the list: entry
+/// `gid`'s is the block's `k`-th (`nbr_pair[gid]` is `first record + k`, not read again).
 fn owned_entries<'a>(
     b: usize,
     n: usize,
     nbr_start: &'a [u32],
     pair_start: &'a [u32],
-) -> (usize, impl Iterator<Item = (usize, usize)> + 'a) {
+) -> (usize, impl Iterator<Item = (usize, (usize, usize))> + 'a) {
     let first = b * CONTACT_BLOCK;
     let entries = (first..(first + CONTACT_BLOCK).min(n)).flat_map(move |p| {
         let owned = first_owned(p, nbr_start, pair_start) as usize;
         (owned..nbr_start[p + 1] as usize).map(move |gid| (p, gid))
     });
-    (pair_start[first] as usize, entries)
+    (pair_start[first] as usize, entries.enumerate())
 }
 
 /// Lay the contact blocks' slots and history (`block_slots`) end to end into `slots` and
@@ -433,8 +434,8 @@ impl CpuBackend {
             let (nbr_start, pair_start) = (&nbr_start, &pair_start);
             blocks.into_par_iter().for_each(|(b, a)| {
                 let (base, entries) = owned_entries(b, n, nbr_start, pair_start);
-                for (_, gid) in entries {
-                    let k = nbr_pair[gid] as usize - base;
+                for (k, (_, gid)) in entries {
+                    debug_assert_eq!(nbr_pair[gid] as usize, base + k);
                     history_carry(
                         gid, step, nbr_i, nbr_j, old_start, old_j, old_pair, old_active, &mut a[k],
                     )
@@ -541,11 +542,11 @@ impl CpuBackend {
                 s.clear();
                 h.clear();
                 let (base, entries) = owned_entries(b, n, starts, pair_start);
-                for (p, gid) in entries {
+                for (k, (p, gid)) in entries {
                     let q = nbr_j[gid] as usize;
                     if let Some(reach) = sphere_reach {
                         if q < n
-                            && a[nbr_pair[gid] as usize - base] == 0
+                            && a[k] == 0
                             && sphere_sphere_clearly_apart(
                                 bodies.pos[p],
                                 bodies.pos[q],
@@ -565,7 +566,7 @@ impl CpuBackend {
                     let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
                         continue;
                     };
-                    let k = view.record(gid) - base;
+                    debug_assert_eq!(view.record(gid), base + k);
                     // An inactive sphere pair clearly beyond reach: `evaluate` would find it
                     // out of reach from the positions and write nothing.
                     if a[k] == 0
@@ -664,6 +665,7 @@ impl CpuBackend {
                     &list.nbr_start,
                     &list.nbr_j,
                     &list.nbr_pair,
+                    &list.pair_start,
                     slots,
                     active,
                     fixed_start,

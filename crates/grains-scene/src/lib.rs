@@ -312,9 +312,9 @@ impl Scene {
     /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
     /// backend's initial list capacity (`GpuOptions::default()`, [`grains_core::state`]'s
     /// `GPU_*_PER_PARTICLE`), twice but for the slots (the live buffers and the copy an
-    /// overflow or a fault replays from, which needs no slots), the packed history's second
-    /// buffer (last step's), the list a rebuild builds beside the live one, the world's
-    /// particle arrays and the cells.
+    /// overflow or a fault replays from, which needs no slots; with it, the list's record
+    /// starts), the packed history's second buffer (last step's), the list a rebuild builds
+    /// beside the live one, the world's particle arrays and the cells.
     pub fn gpu_memory_estimate(&self) -> u64 {
         use grains_core::kernels::sources::SourceKind;
         use grains_core::state::{
@@ -333,7 +333,13 @@ impl Scene {
         let rebuilt = entries * 3 * 4 + records * 4;
         let history_alt = contacts * 4 * w.table.nbr_history_stride as u64;
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
-        2 * state - slots as u64 + history_alt + rebuilt + n * WORLD_BYTES_PER_PARTICLE + cells
+        let saved_starts = 4 * (n + 1);
+        2 * state - slots as u64
+            + saved_starts
+            + history_alt
+            + rebuilt
+            + n * WORLD_BYTES_PER_PARTICLE
+            + cells
     }
 
     /// A multi-line human summary: counts, domain, time step and its limits, steps, memory.

@@ -46,14 +46,15 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
 /// Buffers saved at every check and restored after an overflow: everything a step reads that
 /// is not rebuilt from scratch, i.e. the state's arrays (each a buffer of the same name, but
 /// the packed history: from and into whichever of `history` and `history_alt` holds it at the
-/// saved step, [`GpuBackend::history_at`]) and the control words, but the sources' slots
-/// ([`UNSAVED`]).
+/// saved step, [`GpuBackend::history_at`]), the control words, and the list's record starts
+/// (`pair_start`: the gather reads them, and a rebuild that overflows has already scanned its
+/// own over them), but the sources' slots ([`UNSAVED`]).
 pub(super) fn saved_names() -> impl Iterator<Item = &'static str> {
     STATE_ARRAYS
         .iter()
         .map(|a| a.name)
         .filter(|name| !UNSAVED.contains(name))
-        .chain(["control", "args"])
+        .chain(["control", "args", "pair_start"])
 }
 
 /// State arrays a replay does not need saved: the slots. Every step's contact passes write the

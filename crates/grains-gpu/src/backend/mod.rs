@@ -397,6 +397,11 @@ impl GpuBackend {
             };
             put(name, bytes);
         }
+        // The records' starts, which a rebuild scans and the gather reads: a state keeps no
+        // scratch, so they are recounted from the list, as the CPU backend does.
+        let starts =
+            grains_core::kernels::passes::pair_record::pair_starts(&state.nbr_start, &state.nbr_j);
+        put("pair_start", cast_slice(&starts));
         // The control words as the device would hold them after those steps.
         let mut control = vec![0u32; CONTROL_WORDS];
         control[C_STEP] = state.step as u32;

@@ -2,9 +2,13 @@
 //!
 //! Sums the slots a particle takes part in: its neighbour-list entries in list order (other
 //! particles, then the walls near it, the entries `n_particles + w`), each through its pair's
-//! record (`nbr_pair`) and the record's packed slot (`nbr_slot`, 0 for a pair out of contact,
-//! which has none), then its fixed pairs: no float atomics, so the totals are bitwise
-//! reproducible. Each side of a pair books half of the pair's dissipation; walls give all of
+//! record and the record's packed slot (`nbr_slot`, 0 for a pair out of contact, which has
+//! none), then its fixed pairs: no float atomics, so the totals are bitwise reproducible.
+//! The head of a particle's range (partners below it) reaches the partners' records through
+//! `nbr_pair`; the tail it owns has its own records, consecutive from `pair_start[gid]`, so
+//! those are read in order, and `nbr_j` only for a record in contact (a wall's side). Most
+//! candidates are out of contact: this reads 4 bytes for an owned one and 8 for the other
+//! side's, where reading `nbr_j` and `nbr_pair` for every entry read 12. Each side of a pair books half of the pair's dissipation; walls give all of
 //! theirs to the particle. Dissipation accumulates over
 //! the run with Kahan compensation (`acc = [damping, its compensation, friction, its
 //! compensation]`) because single increments are tiny against the running total.
@@ -31,6 +35,7 @@ pub fn gather(
     nbr_start: &[u32],
     nbr_j: &[u32],
     nbr_pair: &[u32],
+    pair_start: &[u32],
     slots: &[PairSlot],
     nbr_slot: &[u32],
     fixed_start: &[u32],
@@ -45,10 +50,11 @@ pub fn gather(
     let mut damp = 0.0f32;
     let mut fric = 0.0f32;
     let n = step.n_particles;
-    for k in nbr_start[gid]..nbr_start[gid + 1] {
-        let k = k as usize;
-        let j = nbr_j[k];
-        let r = nbr_pair[k];
+    let (start, end) = (nbr_start[gid], nbr_start[gid + 1]);
+    let (r0, r1) = (pair_start[gid], pair_start[gid + 1]);
+    let owned = end - (r1 - r0).min(end - start);
+    for k in start..owned {
+        let r = nbr_pair[k as usize];
         if r == u32::MAX {
             continue;
         }
@@ -57,22 +63,27 @@ pub fn gather(
             continue;
         }
         let s = &slots[a as usize - 1];
-        if j >= n {
-            f += v3(s.force);
-            t += v3(s.torque1);
-            damp += s.damping_dissipated;
-            fric += s.friction_dissipated;
-        } else if j as usize > gid {
-            f += v3(s.force);
-            t += v3(s.torque1);
-            damp += 0.5 * s.damping_dissipated;
-            fric += 0.5 * s.friction_dissipated;
-        } else {
-            f -= v3(s.force);
-            t += v3(s.torque2);
-            damp += 0.5 * s.damping_dissipated;
-            fric += 0.5 * s.friction_dissipated;
+        f -= v3(s.force);
+        t += v3(s.torque2);
+        damp += 0.5 * s.damping_dissipated;
+        fric += 0.5 * s.friction_dissipated;
+    }
+    for r in r0..r0 + (end - owned) {
+        let a = nbr_slot[r as usize];
+        if a == 0 {
+            continue;
         }
+        let s = &slots[a as usize - 1];
+        f += v3(s.force);
+        t += v3(s.torque1);
+        // A wall gives the particle all of its dissipation, a particle pair half to each side.
+        let share = if nbr_j[(owned + (r - r0)) as usize] >= n {
+            1.0
+        } else {
+            0.5
+        };
+        damp += share * s.damping_dissipated;
+        fric += share * s.friction_dissipated;
     }
     for k in fixed_start[gid]..fixed_start[gid + 1] {
         let e = fixed_entry[k as usize];
