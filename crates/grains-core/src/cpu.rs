@@ -105,9 +105,10 @@ fn pack_slots(
     pair_start: &[u32],
 ) {
     let total = block_slots.iter().map(|b| b.0.len()).sum::<usize>();
-    slots.clear();
+    // Every element is copied over below, in parallel: keep last step's (the count changes
+    // little from step to step) rather than zero the whole array first on one thread, which
+    // was a serial pass over megabytes every step.
     slots.resize(total, PairSlot::default());
-    history.clear();
     history.resize(total * stride, 0.0);
     let mut out = Vec::with_capacity(block_slots.len());
     let (mut rest, mut rest_h) = (&mut slots[..], &mut history[..]);
