@@ -612,6 +612,7 @@ fn neighbour_overflow_grows_and_matches_cpu() {
         // Odd, so that replays go back to odd steps too, where the packed history is in the
         // second of its two buffers.
         check_every: 15,
+        slot_chunk: 0,
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
     let mut c = cpu(world);
@@ -683,6 +684,7 @@ fn neighbour_overflow_at_start() {
         initial_records_per_particle: 1,
         initial_slots_per_particle: 1,
         check_every: 8,
+        slot_chunk: 0,
     };
     // Spheres still apart after 40 steps: free flight is bitwise the CPU's.
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
@@ -700,6 +702,7 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
         initial_records_per_particle: 1,
         initial_slots_per_particle: 1,
         check_every: 8,
+        slot_chunk: 0,
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
     assert_eq!(c.snapshot().pos, g.snapshot().pos);
@@ -728,6 +731,7 @@ fn slot_overflow_grows_slots_alone_and_matches_cpu() {
         initial_records_per_particle: 64,
         initial_slots_per_particle: 1,
         check_every: 8,
+        slot_chunk: 0,
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 0.995e-3);
     let n = c.pos.len() as u64;
@@ -742,14 +746,19 @@ fn slot_overflow_grows_slots_alone_and_matches_cpu() {
         "the slots grew: {}",
         g.slot_capacity()
     );
-    let (cs, gs) = (c.state(), g.state());
     assert!(
-        cs.slots.len() as u64 > n,
+        c.state().slots.len() as u64 > n,
         "more contacts ({}) than the initial slots ({n})",
-        cs.slots.len()
+        c.state().slots.len()
     );
+    assert_packed_slots_match(&mut c, &mut g);
+}
+
+/// The records in contact are the CPU's, their forces within the pass parity's tolerance
+/// (relative 1e-4 of the largest), and so are the contact counts.
+fn assert_packed_slots_match(c: &mut CpuBackend, g: &mut GpuBackend) {
+    let (cs, gs) = (c.state(), g.state());
     assert_eq!(cs.nbr_slot, gs.nbr_slot, "records in contact");
-    // Forces within the pass parity's tolerance: relative 1e-4 of the largest.
     let fmax = cs
         .slots
         .iter()
@@ -766,6 +775,39 @@ fn slot_overflow_grows_slots_alone_and_matches_cpu() {
         }
     }
     assert_eq!(c.contacts(), g.contacts(), "contacts");
+}
+
+/// Packed slots split over two bindings (`slots` and `slots_hi`, as on an adapter whose
+/// storage-binding limit a dense million-sphere pack exceeds), here at 64 slots: the dense
+/// lattice grows its slots past the split at its first step and still runs as the CPU does;
+/// a state taken at an odd step, with slots on both sides of the split, goes up and comes back
+/// exactly and runs on.
+#[test]
+fn slots_split_over_two_bindings_match_cpu() {
+    let Some(ctx) = gpu_context() else { return };
+    let opts = GpuOptions {
+        initial_neighbour_capacity_per_particle: 64,
+        initial_records_per_particle: 64,
+        initial_slots_per_particle: 1,
+        check_every: 8,
+        slot_chunk: 64,
+    };
+    let (mut c, mut g) = overflow_at_start(&ctx, opts, 0.995e-3);
+    let dx = max_pos_diff(&c.snapshot().pos, &g.snapshot().pos, &c.world.domain);
+    assert!(dx < 1e-9, "positions: {dx} m");
+    let contacts = c.state().slots.len();
+    assert!(contacts > 4 * 64, "slots well past the split: {contacts}");
+    assert_packed_slots_match(&mut c, &mut g);
+    c.run(1);
+    let state = c.state();
+    let mut r = GpuBackend::from_state_with_options(c.world.clone(), &ctx, &state, opts)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.state() == state, "the state read back at step 41");
+    c.run(20);
+    r.run(20);
+    let dx = max_pos_diff(&c.snapshot().pos, &r.snapshot().pos, &c.world.domain);
+    assert!(dx < 1e-9, "positions 20 steps after the resume: {dx} m");
+    assert_packed_slots_match(&mut c, &mut r);
 }
 
 /// The same world twice on the GPU: bitwise identical after 300 steps.

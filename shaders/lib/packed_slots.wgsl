@@ -1,6 +1,7 @@
 // The neighbour list's packed slots and history, for its two sources (neighbour.wgsl,
-// wall.wgsl), which bind `slot_count` and `history_in` beside the contact template's `slots`,
-// `history` and `pair_active`. CPU twins: `source_history`, `place_slot` and `drop_slot` in
+// wall.wgsl), which bind `slot_count`, `history_in` and `slots_hi` beside the contact
+// template's `slots`, `history` and `pair_active` (the slots past the end of `slots` go to
+// `slots_hi`: lib/slot_chunks.wgsl). CPU twins: `source_history`, `place_slot` and `drop_slot` in
 // crates/grains-core/src/kernels/sources/neighbour.rs (the wall source re-exports them).
 
 // A pair's history: last step's packed record at its flag, or zero for a pair that was out of
@@ -18,8 +19,14 @@ fn source_history(rec: u32) -> ChainHistory {
 // host sees the count, grows them and replays the step.
 fn place_slot(rec: u32, s: PairSlot, h: ChainHistory) {
     let k = atomicAdd(&slot_count[0], 1u);
-    if (k < arrayLength(&slots)) {
+    let lo = arrayLength(&slots);
+    let hi = arrayLength(&slots_hi);
+    if (k < lo) {
         slots[k] = s;
+        store_history(k, h);
+    } else if (hi > 1u && k - lo < hi) {
+        // A split array's second part is a multiple of 64 slots, never a single one.
+        slots_hi[k - lo] = s;
         store_history(k, h);
     }
     pair_active[rec] = k + 1u;

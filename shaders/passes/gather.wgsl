@@ -9,6 +9,7 @@
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
+//!include lib/slot_chunks.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<storage, read> nbr_start: array<u32>;
@@ -26,6 +27,8 @@
 @group(0) @binding(10) var<storage, read> fixed_entry: array<u32>;
 @group(0) @binding(11) var<storage, read> fixed_slots: array<PairSlot>;
 @group(0) @binding(12) var<storage, read> nbr_slot: array<u32>;
+// The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
+@group(0) @binding(13) var<storage, read> slots_hi: array<PairSlot>;
 
 @compute @workgroup_size(64)
 fn gather(
@@ -56,7 +59,7 @@ fn gather(
         if (a == 0u) {
             continue;
         }
-        let s = slots[a - 1u];
+        let s = slot_read(a - 1u);
         f = f - s.force;
         t = t + s.torque2;
         damp = damp + 0.5 * s.damping_dissipated;
@@ -67,7 +70,7 @@ fn gather(
         if (a == 0u) {
             continue;
         }
-        let s = slots[a - 1u];
+        let s = slot_read(a - 1u);
         f = f + s.force;
         t = t + s.torque1;
         // A wall gives the particle all of its dissipation, a particle pair half to each side.

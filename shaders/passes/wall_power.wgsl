@@ -8,6 +8,7 @@
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
+//!include lib/slot_chunks.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<storage, read> walls: array<Wall>;
@@ -19,6 +20,8 @@
 // Each entry's record, and each record's slot plus one.
 @group(0) @binding(7) var<storage, read> nbr_pair: array<u32>;
 @group(0) @binding(8) var<storage, read> nbr_slot: array<u32>;
+// The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
+@group(0) @binding(9) var<storage, read> slots_hi: array<PairSlot>;
 
 @compute @workgroup_size(64)
 fn wall_power(
@@ -49,7 +52,7 @@ fn wall_power(
         if (a == 0u) {
             continue;
         }
-        let s = slots[a - 1u];
+        let s = slot_read(a - 1u);
         let v = wall.velocity + cross(wall.omega, x - wall.center);
         p = p + share * (dot(s.force, v) + dot(wall.omega, s.torque1));
     }

@@ -17,6 +17,8 @@
 @group(0) @binding(15) var<storage, read_write> slot_count: array<atomic<u32>>;
 // Last step's packed history records (this step's go to `history`), at each record's flag.
 @group(0) @binding(16) var<storage, read> history_in: array<vec4<f32>>;
+// The packed slots past the end of `slots` (lib/packed_slots.wgsl).
+@group(0) @binding(17) var<storage, read_write> slots_hi: array<PairSlot>;
 
 fn source_count() -> u32 {
     return nbr_start[step.n_particles];

@@ -21,12 +21,18 @@ pub(super) enum Cap {
     Records,
     /// One per packed slot (record in contact).
     Slots,
+    /// The packed slots below the chunk length ([`GpuBackend::slot_chunk`]): the `slots`
+    /// binding.
+    SlotsLo,
+    /// The packed slots from the chunk length on (`slots_hi`; one unused element while they
+    /// all fit in `slots`).
+    SlotsHi,
 }
 
 /// Element sizes of the buffers sized by the neighbour list's capacities, each with the
 /// capacity that sizes it; a history record is `history_words` words (the pair table's
 /// `nbr_history_stride`).
-pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 11] {
+pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 12] {
     let h = 4 * history_words as u64;
     [
         ("new_i", 4, Cap::Entries),
@@ -37,7 +43,16 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
         ("nbr_j", 4, Cap::Entries),
         ("nbr_pair", 4, Cap::Entries),
         ("nbr_slot", 4, Cap::Records),
-        ("slots", std::mem::size_of::<PairSlot>() as u64, Cap::Slots),
+        (
+            "slots",
+            std::mem::size_of::<PairSlot>() as u64,
+            Cap::SlotsLo,
+        ),
+        (
+            "slots_hi",
+            std::mem::size_of::<PairSlot>() as u64,
+            Cap::SlotsHi,
+        ),
         ("history", h, Cap::Slots),
         ("history_alt", h, Cap::Slots),
     ]
@@ -61,7 +76,7 @@ pub(super) fn saved_names() -> impl Iterator<Item = &'static str> {
 /// slot of every record in contact before anything reads one (the drift reads the gathered
 /// force, which is saved), and a fixed pair out of contact has a zero slot; so a restore zeroes
 /// them instead of copying them from a saved copy.
-pub(super) const UNSAVED: [&str; 2] = ["slots", "fixed_slots"];
+pub(super) const UNSAVED: [&str; 3] = ["slots", "slots_hi", "fixed_slots"];
 
 impl GpuBackend {
     pub(super) fn encoder(&self) -> wgpu::CommandEncoder {
@@ -265,6 +280,8 @@ impl GpuBackend {
             Cap::Entries => self.capacity,
             Cap::Records => self.rec_capacity,
             Cap::Slots => self.slot_capacity,
+            Cap::SlotsLo => self.slot_capacity.min(self.slot_chunk),
+            Cap::SlotsHi => self.slot_capacity.saturating_sub(self.slot_chunk).max(1),
         }
     }
 

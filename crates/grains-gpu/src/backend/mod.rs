@@ -56,6 +56,11 @@ pub struct GpuOptions {
     pub initial_slots_per_particle: u32,
     /// Steps between read-backs of the overflow flag (1..=256); also the replay length bound.
     pub check_every: u32,
+    /// Packed slots per binding, 0 for as many as the adapter's storage-binding limit holds
+    /// (2,796,160 of 48 B on a 128 MiB limit, rounded down to a multiple of 64). Slots beyond
+    /// it go to a second binding (`slots_hi`), so a dense million-sphere pack (about 3 slots
+    /// per sphere) runs on such an adapter; a smaller figure exercises that split in tests.
+    pub slot_chunk: u32,
 }
 
 impl Default for GpuOptions {
@@ -65,6 +70,7 @@ impl Default for GpuOptions {
             initial_records_per_particle: grains_core::state::GPU_RECORDS_PER_PARTICLE,
             initial_slots_per_particle: grains_core::state::GPU_SLOTS_PER_PARTICLE,
             check_every: 64,
+            slot_chunk: 0,
         }
     }
 }
@@ -133,6 +139,9 @@ pub struct GpuBackend {
     rec_capacity: u64,
     /// Packed slots allocated: at most the records, those in contact.
     slot_capacity: u64,
+    /// Packed slots in the `slots` binding; those past it are in `slots_hi`
+    /// ([`GpuOptions::slot_chunk`]).
+    slot_chunk: u64,
     kernels: Vec<Kernel>,
     ids: KernelIds,
     /// Prefix-sum workgroups per scan, from the kernel's shape.
@@ -187,6 +196,7 @@ impl GpuBackend {
             initial_records_per_particle: opts.initial_records_per_particle.max(1),
             initial_slots_per_particle: opts.initial_slots_per_particle.max(1),
             check_every: opts.check_every.clamp(1, LOG_LEN as u32),
+            slot_chunk: opts.slot_chunk,
         };
         let grid = world.grid()?;
         let n = world.particles.len();
@@ -295,6 +305,13 @@ impl GpuBackend {
             prefix_groups_for(pk, n as u64),
         );
 
+        let slot_chunk = match opts.slot_chunk {
+            0 => {
+                let bytes = ctx.limits().max_storage_buffer_binding_size;
+                (bytes / std::mem::size_of::<PairSlot>() as u64) / 64 * 64
+            }
+            k => (k as u64).next_multiple_of(64),
+        };
         let mut b = GpuBackend {
             ctx,
             opts,
@@ -305,6 +322,7 @@ impl GpuBackend {
             rec_capacity: (n as u64 * opts.initial_records_per_particle as u64)
                 .next_multiple_of(64),
             slot_capacity: (n as u64 * opts.initial_slots_per_particle as u64).next_multiple_of(64),
+            slot_chunk,
             kernels,
             ids,
             prefix_groups,
@@ -359,11 +377,26 @@ impl GpuBackend {
         ctx: &GpuContext,
         state: &BackendState,
     ) -> Result<GpuBackend, GpuError> {
+        GpuBackend::from_state_with_options(world, ctx, state, GpuOptions::default())
+    }
+
+    /// As [`GpuBackend::from_state`], with explicit options.
+    pub fn from_state_with_options(
+        mut world: World,
+        ctx: &GpuContext,
+        state: &BackendState,
+        opts: GpuOptions,
+    ) -> Result<GpuBackend, GpuError> {
         use bytemuck::cast_slice;
         state
             .validate(&world)
             .map_err(|e| GpuError::State(e.to_string()))?;
-        let mut b = GpuBackend::new(world, ctx)?;
+        // The state's velocities, spins and orientations replace the world's initial ones,
+        // which a backend's own world no longer holds (it took them): the buffers are sized
+        // and filled from the state either way.
+        let p = &mut world.particles;
+        (p.vel, p.omega, p.quat) = (state.vel.clone(), state.omega.clone(), state.quat.clone());
+        let mut b = GpuBackend::with_options(world, ctx, opts)?;
         let total = state.nbr_i.len() as u64;
         let records = state.nbr_slot.len() as u64;
         let slots = state.slots.len() as u64;
@@ -393,6 +426,13 @@ impl GpuBackend {
         for (a, bytes) in STATE_ARRAYS.iter().zip(state.array_bytes()) {
             let name = match a.name {
                 "history" => GpuBackend::history_at(state.step),
+                "slots" => {
+                    // Split where the device's `slots` binding ends.
+                    let lo = (b.list_capacity(Cap::SlotsLo) as usize * a.elem).min(bytes.len());
+                    put("slots", &bytes[..lo]);
+                    put("slots_hi", &bytes[lo..]);
+                    continue;
+                }
                 name => name,
             };
             put(name, bytes);
@@ -625,7 +665,11 @@ impl GpuBackend {
     fn read_packed(&self, with_history: bool) -> (Vec<u32>, Vec<PairSlot>, Vec<f32>) {
         let mut nbr_slot: Vec<u32> = self.read_pod("nbr_slot", self.records);
         let taken = (nbr_slot.iter().copied().max().unwrap_or(0) as u64).min(self.slot_capacity);
-        let slots: Vec<PairSlot> = self.read_pod("slots", taken);
+        let lo = self.list_capacity(Cap::SlotsLo).min(taken);
+        let mut slots: Vec<PairSlot> = self.read_pod("slots", lo);
+        if taken > lo {
+            slots.extend(self.read_pod::<PairSlot>("slots_hi", taken - lo));
+        }
         let stride = if with_history {
             self.world.table.nbr_history_stride
         } else {
@@ -669,7 +713,14 @@ impl GpuBackend {
             }
         };
         let old = |b: &Self, cap: Cap| b.list_capacity(cap);
-        let before = [Cap::Entries, Cap::Records, Cap::Slots].map(|c| old(self, c));
+        let before = [
+            Cap::Entries,
+            Cap::Records,
+            Cap::Slots,
+            Cap::SlotsLo,
+            Cap::SlotsHi,
+        ]
+        .map(|c| old(self, c));
         self.capacity = more(entries, self.capacity);
         self.rec_capacity = more(records, self.rec_capacity);
         self.slot_capacity = more(slots, self.slot_capacity);
