@@ -5,6 +5,7 @@
 // only read, so invocations are independent.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
+//!include lib/domain.wgsl
 //!include lib/shape.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
@@ -16,17 +17,6 @@
 @group(0) @binding(6) var<storage, read> shape: array<u32>;
 @group(0) @binding(7) var<storage, read> shapes: array<ShapeRecord>;
 
-// CPU twin: `wrap_position` in integrate_first_half.rs.
-fn wrap_position(x: vec3<f32>, domain: DomainParams) -> vec3<f32> {
-    var a = x;
-    for (var k = 0u; k < 3u; k = k + 1u) {
-        if ((domain.periodic_mask & (1u << k)) != 0u) {
-            let l = domain.length[k];
-            a[k] = a[k] - l * floor((a[k] - domain.min[k]) / l);
-        }
-    }
-    return a;
-}
 
 @compute @workgroup_size(64)
 fn clump_place(

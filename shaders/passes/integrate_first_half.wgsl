@@ -51,18 +51,6 @@ fn particle_fault(x: vec3<f32>, v: vec3<f32>, inv_m: f32) -> bool {
     return false;
 }
 
-// CPU twin: `wrap_position` in the same Rust file.
-fn wrap_position(x: vec3<f32>, domain: DomainParams) -> vec3<f32> {
-    var a = x;
-    for (var k = 0u; k < 3u; k = k + 1u) {
-        if ((domain.periodic_mask & (1u << k)) != 0u) {
-            let l = domain.length[k];
-            a[k] = a[k] - l * floor((a[k] - domain.min[k]) / l);
-        }
-    }
-    return a;
-}
-
 @compute @workgroup_size(64)
 fn integrate_first_half(
     @builtin(global_invocation_id) id: vec3<u32>,

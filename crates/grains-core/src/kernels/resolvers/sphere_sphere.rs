@@ -20,6 +20,11 @@ pub fn min_image(d: [f32; 3], domain: &DomainParams) -> [f32; 3] {
     for (k, o) in out.iter_mut().enumerate() {
         if domain.periodic_mask & (1 << k) != 0 {
             let l = domain.length[k];
+            // Nearer than half a period, `floor(d/L + 0.5)` is 0 and the result `d - L * 0`,
+            // d itself: the same bits without the divide (most pairs, every step).
+            if o.abs() < 0.4999 * l {
+                continue;
+            }
             *o -= l * (*o / l + 0.5).floor();
         }
     }
