@@ -720,20 +720,25 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
     assert_eq!(cs.history.len(), gs.history.len(), "history records");
 }
 
+/// Entries and records to spare, one packed slot per particle: in the dense lattice only the
+/// slots grow.
+fn slots_alone_options() -> GpuOptions {
+    GpuOptions {
+        initial_neighbour_capacity_per_particle: 64,
+        initial_records_per_particle: 64,
+        initial_slots_per_particle: 1,
+        check_every: 8,
+        slot_chunk: 0,
+    }
+}
+
 /// A lattice packed 0.5% closer than touching (about 3 pairs in contact per sphere, walls
 /// besides) against one packed slot per particle: only the slots grow, at the first step, and
 /// the run replays to the CPU's positions, records in contact and slots.
 #[test]
 fn slot_overflow_grows_slots_alone_and_matches_cpu() {
     let Some(ctx) = gpu_context() else { return };
-    let opts = GpuOptions {
-        initial_neighbour_capacity_per_particle: 64,
-        initial_records_per_particle: 64,
-        initial_slots_per_particle: 1,
-        check_every: 8,
-        slot_chunk: 0,
-    };
-    let (mut c, mut g) = overflow_at_start(&ctx, opts, 0.995e-3);
+    let (mut c, mut g) = overflow_at_start(&ctx, slots_alone_options(), 0.995e-3);
     let n = c.pos.len() as u64;
     // In contact, the f32 sums differ in their last bits (the pass parity's 1e-4 relative).
     let dx = max_pos_diff(&c.snapshot().pos, &g.snapshot().pos, &c.world.domain);
@@ -786,11 +791,8 @@ fn assert_packed_slots_match(c: &mut CpuBackend, g: &mut GpuBackend) {
 fn slots_split_over_two_bindings_match_cpu() {
     let Some(ctx) = gpu_context() else { return };
     let opts = GpuOptions {
-        initial_neighbour_capacity_per_particle: 64,
-        initial_records_per_particle: 64,
-        initial_slots_per_particle: 1,
-        check_every: 8,
         slot_chunk: 64,
+        ..slots_alone_options()
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 0.995e-3);
     let dx = max_pos_diff(&c.snapshot().pos, &g.snapshot().pos, &c.world.domain);
