@@ -1,11 +1,12 @@
 // CPU twin: crates/grains-core/src/kernels/passes/gather.rs
 //
 // Per-particle sum of its pair slots: its neighbour-list entries in list order (particles, then
-// the walls near it as n_particles + w), each through its pair's record, then its
-// fixed pairs: no float atomics, so totals are bitwise reproducible. A record's slot is
-// `slots[nbr_slot[r] - 1]`; a pair out of contact (`nbr_slot` 0) has none. Each side of a pair books half the pair's
-// dissipation; a wall gives all of its to the particle. `dissipated` accumulates over the run
-// as [damping, its Kahan compensation, friction, its compensation].
+// the walls near it as n_particles + w), each through its pair's record, then its fixed pairs:
+// no float atomics, so totals are bitwise reproducible. A record's slot is packed slot
+// `nbr_slot[r] - 1` (`slot_read`); a pair out of contact (`nbr_slot` 0) has none. Each side of
+// a pair books half the pair's dissipation; a wall gives all of its to the particle.
+// `dissipated` accumulates over the run as [damping, its Kahan compensation, friction, its
+// compensation].
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl

@@ -425,7 +425,6 @@ impl GpuBackend {
         };
         for (a, bytes) in STATE_ARRAYS.iter().zip(state.array_bytes()) {
             let name = match a.name {
-                "history" => GpuBackend::history_at(state.step),
                 "slots" => {
                     // Split where the device's `slots` binding ends.
                     let lo = (b.list_capacity(Cap::SlotsLo) as usize * a.elem).min(bytes.len());
@@ -433,7 +432,7 @@ impl GpuBackend {
                     put("slots_hi", &bytes[lo..]);
                     continue;
                 }
-                name => name,
+                name => b.live(name, state.step),
             };
             put(name, bytes);
         }
@@ -709,7 +708,8 @@ impl GpuBackend {
         // are most of the device memory (nine entry arrays with the rebuild's and the saved
         // copies), and a packing's density is bounded, so a few more replays (each at most
         // `check_every` steps) cost less than memory held for nothing. A dense million-sphere
-        // pack on lavapipe (20 steps): 2.108 GiB of buffers when doubling, 1.692 GiB with this margin.
+        // pack on lavapipe (20 steps): 2.108 GiB of buffers when doubling, 1.692 GiB with this
+        // margin.
         let more = |needed: u64, cap: u64| {
             if needed <= cap {
                 cap

@@ -93,6 +93,8 @@ impl GpuBackend {
             match name {
                 "new_i" | "new_j" | "new_pair" => 4.0 * self.total as f64,
                 "history_alt" => h * self.contacts as f64,
+                // The state's `slots` extent already counts every packed slot, both parts.
+                "slots_hi" => 0.0,
                 "new_slot" => 4.0 * self.records as f64,
                 _ => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
             }

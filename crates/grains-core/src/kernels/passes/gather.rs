@@ -8,12 +8,13 @@
 //! `nbr_pair`; the tail it owns has its own records, consecutive from `pair_start[gid]`, so
 //! those are read in order, and `nbr_j` only for a record in contact (a wall's side). Most
 //! candidates are out of contact: this reads 4 bytes for an owned one and 8 for the other
-//! side's, where reading `nbr_j` and `nbr_pair` for every entry read 12. Each side of a pair books half of the pair's dissipation; walls give all of
-//! theirs to the particle. Dissipation accumulates over
-//! the run with Kahan compensation (`acc = [damping, its compensation, friction, its
-//! compensation]`) because single increments are tiny against the running total.
+//! side's, where reading `nbr_j` and `nbr_pair` for every entry read 12. Each side of a pair
+//! books half of the pair's dissipation; walls give all of theirs to the particle. Dissipation
+//! accumulates over the run with Kahan compensation (`acc = [damping, its compensation,
+//! friction, its compensation]`) because single increments are tiny against the running total.
 
 use crate::gpu_types::{PairSlot, StepParams};
+use crate::kernels::passes::pair_record::first_owned;
 use crate::kernels::v3;
 use glam::Vec3;
 
@@ -51,8 +52,8 @@ pub fn gather(
     let mut fric = 0.0f32;
     let n = step.n_particles;
     let (start, end) = (nbr_start[gid], nbr_start[gid + 1]);
-    let (r0, r1) = (pair_start[gid], pair_start[gid + 1]);
-    let owned = end - (r1 - r0).min(end - start);
+    let owned = first_owned(gid, nbr_start, pair_start);
+    let r0 = pair_start[gid];
     for k in start..owned {
         let r = nbr_pair[k as usize];
         if r == u32::MAX {

@@ -3,11 +3,12 @@
 //!
 //! A pair's slot flag (and through it, in contact, its packed slot and history) is stored once,
 //! in its record, not once per entry: the list holds a particle pair twice (once from each
-//! side) and half of the per-entry storage would never be written. The records of a particle's owning entries (q > p, walls
-//! included: the tail of its sorted range) are consecutive, from `pair_start[p]`, the scan of
-//! the owning counts `pair_count` wrote; the other entry of a pair finds the owning one by
-//! binary search in q's range and takes its record. The gather reads every entry's record,
-//! with the sign its side takes.
+//! side) and half of the per-entry storage would never be written. The records of a
+//! particle's owning entries (q > p, walls included: the tail of its sorted range) are
+//! consecutive, from `pair_start[p]`, the scan of the owning counts `pair_count` wrote; the
+//! other entry of a pair finds the owning one by binary search in q's range and takes its
+//! record. The gather reads a particle's own records from `pair_start`, and the other side's
+//! through `nbr_pair`, each with the sign its side takes.
 
 /// Index of `key` in the sorted `list[lo..hi]`, or `u32::MAX`.
 pub fn find_sorted(list: &[u32], lo: u32, hi: u32, key: u32) -> u32 {
@@ -28,10 +29,12 @@ pub fn find_sorted(list: &[u32], lo: u32, hi: u32, key: u32) -> u32 {
 }
 
 /// First of particle `p`'s owning entries: they are the last `pair_start[p + 1] -
-/// pair_start[p]` of its range, one per record.
+/// pair_start[p]` of its range, one per record (never before its range's start, whatever the
+/// counts say).
 #[inline]
 pub fn first_owned(p: usize, nbr_start: &[u32], pair_start: &[u32]) -> u32 {
-    nbr_start[p + 1] - (pair_start[p + 1] - pair_start[p])
+    let (start, end) = (nbr_start[p], nbr_start[p + 1]);
+    end - (pair_start[p + 1] - pair_start[p]).min(end - start)
 }
 
 /// Record of the owning entry `k` of particle `p`: its owning entries' records are consecutive

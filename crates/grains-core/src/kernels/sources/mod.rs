@@ -4,9 +4,10 @@
 //! A source owns its pairs (how invocation `gid` maps to two bodies and to a record), where
 //! their history and force slots are kept (`source_history`, `place_slot`: per pair for the
 //! fixed source, packed for the pairs in contact in the list's), and says whether its history
-//! is carried over when the neighbour list is rebuilt. The backends, the gather, the state arrays (checkpoints, save/restore, the memory
-//! estimate) and the energy ledger loop over [`SourceKind::ALL`]. Matches on [`SourceKind`]
-//! have no wildcard arm: a new source makes the compiler list every place to teach.
+//! is carried over when the neighbour list is rebuilt. The backends, the gather, the state
+//! arrays (checkpoints, save/restore, the memory estimate) and the energy ledger loop over
+//! [`SourceKind::ALL`]. Matches on [`SourceKind`] have no wildcard arm: a new source makes the
+//! compiler list every place to teach.
 //!
 //! - [`neighbour`]: the broad phase's candidate list, rebuilt when particles have moved;
 //!   history follows a pair across rebuilds.
