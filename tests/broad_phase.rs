@@ -255,24 +255,36 @@ fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
         }
         let wall_entries = list.nbr_j.iter().filter(|&&j| j >= n).count();
         most_wall_entries = most_wall_entries.max(wall_entries);
-        // Records out of contact hold no slot and no history; the others' are packed in
-        // record order, one each.
+        // Records out of contact hold no slot and no history; the others' are laid out in
+        // record order (in their contact blocks' regions, with room between them), one each,
+        // and the state packs them end to end.
+        let mut last = 0;
         let mut next = 0;
         for k in 0..b.nbr_slot.len() {
             if b.nbr_slot[k] == 0 {
                 inactive_checked += 1;
             } else {
                 next += 1;
-                assert_eq!(b.nbr_slot[k], next, "record {k}'s packed slot");
+                assert!(b.nbr_slot[k] > last, "record {k}'s slot follows the last");
+                last = b.nbr_slot[k];
             }
         }
+        assert!(last as usize <= b.slots.len(), "slots within the array");
         assert_eq!(
-            b.slots.len(),
+            b.history.len(),
+            b.slots.len() * stride,
+            "one history record per slot"
+        );
+        let st = b.state();
+        let packed: Vec<u32> = st.nbr_slot.iter().copied().filter(|&a| a != 0).collect();
+        assert_eq!(packed, (1..=next).collect::<Vec<u32>>(), "packed flags");
+        assert_eq!(
+            st.slots.len(),
             next as usize,
             "one slot per record in contact"
         );
         assert_eq!(
-            b.history.len(),
+            st.history.len(),
             next as usize * stride,
             "one history record per record in contact"
         );

@@ -219,16 +219,16 @@ fn pass_parity(world: World, ctx: &GpuContext) {
     // through resolver, three laws and assembly, each within its own 1e-5 tolerance). The
     // device packs them in the order its invocations run; the state lays them out in record
     // order, where the same records are in contact.
-    let gst = g.state();
-    assert_eq!(gst.nbr_slot, c.nbr_slot, "records in contact");
+    let (gst, cst) = (g.state(), c.state());
+    assert_eq!(gst.nbr_slot, cst.nbr_slot, "records in contact");
     let slots = gst.slots.clone();
-    assert_eq!(slots.len(), c.slots.len(), "packed slots");
-    let fmax = c
+    assert_eq!(slots.len(), cst.slots.len(), "packed slots");
+    let fmax = cst
         .slots
         .iter()
         .flat_map(|s| s.force)
         .fold(0.0f32, |a, x| a.max(x.abs()));
-    for (k, (a, b)) in c.slots.iter().zip(&slots).enumerate() {
+    for (k, (a, b)) in cst.slots.iter().zip(&slots).enumerate() {
         for d in 0..3 {
             assert!(
                 (a.force[d] - b.force[d]).abs() <= 1e-4 * fmax + 1e-30,
@@ -242,9 +242,9 @@ fn pass_parity(world: World, ctx: &GpuContext) {
     let t = &c.world.table;
     let stride = t.nbr_history_stride;
     // Packed as the slots, in record order in both states.
-    let records = c.slots.len();
+    let records = cst.slots.len();
     let history = &gst.history;
-    assert_eq!(history.len(), c.history.len(), "packed history");
+    assert_eq!(history.len(), cst.history.len(), "packed history");
     let chain = &t.chains[t.sphere_chain[0] as usize];
     for (law, &(_, _, ho, _)) in chain.laws.iter().zip(&chain.layout().laws) {
         for (w, kind) in law.history_words().iter().enumerate() {
@@ -254,7 +254,7 @@ fn pass_parity(world: World, ctx: &GpuContext) {
             for k in 0..records {
                 let i = k * stride + ho + w;
                 assert_eq!(
-                    c.history[i], history[i],
+                    cst.history[i], history[i],
                     "record {k} {law:?} history word {w}"
                 );
             }

@@ -22,6 +22,7 @@ use crate::kernels::passes::{
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_clearly_apart;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
+use crate::kernels::sources::neighbour::SlotRegion;
 use crate::kernels::sources::{SourceKind, SourceView};
 use crate::state::BackendState;
 use crate::world::World;
@@ -93,46 +94,104 @@ fn owned_entries<'a>(
     (pair_start[first] as usize, entries.enumerate())
 }
 
-/// Lay the contact blocks' slots and history (`block_slots`) end to end into `slots` and
-/// `history` (`stride` words per record), in block order, and shift each block's flags
-/// (numbered from 1 within the block) by the slots before it.
-fn pack_slots(
+/// The slots a contact block with `used` pairs in contact is given for the next steps: its
+/// count with an eighth and four more, so that a block whose contacts grow by a few keeps
+/// writing in place. Across a settled million-sphere pack the margin is about 13% of the slots.
+fn slot_capacity(used: usize) -> u32 {
+    (used + used / 8 + 4) as u32
+}
+
+/// Where each contact block's region of the packed slots starts, for blocks with `used` pairs
+/// in contact each (the last element is the total).
+fn slot_layout(used: impl Iterator<Item = usize>) -> Vec<u32> {
+    let mut base = vec![0u32];
+    for u in used {
+        base.push(base[base.len() - 1] + slot_capacity(u));
+    }
+    base
+}
+
+/// `v` cut at `base` (`per` elements per slot): each block's region.
+fn regions<'a, T>(v: &'a mut [T], base: &[u32], per: usize) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(base.len().saturating_sub(1));
+    let mut rest = v;
+    for w in base.windows(2) {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut((w[1] - w[0]) as usize * per);
+        out.push(head);
+        rest = tail;
+    }
+    out
+}
+
+/// Move each contact block's `kept` leading elements (`per` per slot) of `v` from its region
+/// at `old` to its region at `new`, then its `spill` after them, within `v` itself: the
+/// array never exists twice, so laying the regions out anew costs no more memory than the
+/// larger of the two layouts. Blocks keep their order, so a first pass (last block first)
+/// moves every block to the later of its two starts, where it overlaps neither neighbour, and
+/// a second (first block first) to its new start.
+fn relay_in_place<T: Copy + Default>(
+    v: &mut Vec<T>,
+    per: usize,
+    old: &[u32],
+    new: &[u32],
+    kept: &[usize],
+    spill: &[&[T]],
+) {
+    let nb = kept.len();
+    let total = |b: &[u32]| b[nb] as usize * per;
+    v.resize(total(old).max(total(new)), T::default());
+    let later = |b: usize| old[b].max(new[b]) as usize * per;
+    for b in (0..nb).rev() {
+        let from = old[b] as usize * per;
+        v.copy_within(from..from + kept[b] * per, later(b));
+    }
+    for b in 0..nb {
+        let to = new[b] as usize * per;
+        let k = kept[b] * per;
+        v.copy_within(later(b)..later(b) + k, to);
+        v[to + k..to + k + spill[b].len()].copy_from_slice(spill[b]);
+    }
+    v.truncate(total(new));
+    v.shrink_to_fit();
+}
+
+/// Lay the contact blocks' regions out anew for `used` slots each: each block's slots and
+/// history (`stride` words per slot; those past its old region from its spill) move to its new
+/// region, in order, and its flags shift by the move. Run after a sweep in which a block
+/// outgrew its region or the regions hold far more than the contacts; the slots keep their
+/// order, so the gather's sums and the bits are the same.
+#[allow(clippy::too_many_arguments)]
+fn relay_slots(
     slots: &mut Vec<PairSlot>,
     history: &mut Vec<f32>,
+    base: &mut Vec<u32>,
+    spill: &mut [(Vec<PairSlot>, Vec<f32>)],
+    used: &[usize],
     stride: usize,
-    block_slots: &[(Vec<PairSlot>, Vec<f32>)],
     nbr_slot: &mut [u32],
     pair_start: &[u32],
 ) {
-    let total = block_slots.iter().map(|b| b.0.len()).sum::<usize>();
-    // Every element is copied over below, in parallel: keep last step's (the count changes
-    // little from step to step) rather than zero the whole array first on one thread, which
-    // was a serial pass over megabytes every step.
-    slots.resize(total, PairSlot::default());
-    history.resize(total * stride, 0.0);
-    let mut out = Vec::with_capacity(block_slots.len());
-    let (mut rest, mut rest_h) = (&mut slots[..], &mut history[..]);
-    let mut offset = 0u32;
-    for (b, _) in block_slots {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(b.len());
-        let (hh, ht) = std::mem::take(&mut rest_h).split_at_mut(b.len() * stride);
-        out.push((head, hh, offset));
-        rest = tail;
-        rest_h = ht;
-        offset += b.len() as u32;
-    }
-    out.into_par_iter()
-        .zip(block_slots.par_iter())
-        .zip(record_blocks(nbr_slot, 1, pair_start))
-        .for_each(|(((dst, dst_h, offset), (src, src_h)), flags)| {
-            dst.copy_from_slice(src);
-            dst_h.copy_from_slice(src_h);
-            if offset > 0 {
-                for a in flags.iter_mut().filter(|a| **a != 0) {
-                    *a += offset;
-                }
+    let new_base = slot_layout(used.iter().copied());
+    let kept: Vec<usize> = (0..used.len())
+        .map(|b| used[b].min((base[b + 1] - base[b]) as usize))
+        .collect();
+    let spilled: Vec<&[PairSlot]> = spill.iter().map(|s| &s.0[..]).collect();
+    relay_in_place(slots, 1, base, &new_base, &kept, &spilled);
+    let spilled: Vec<&[f32]> = spill.iter().map(|s| &s.1[..]).collect();
+    relay_in_place(history, stride, base, &new_base, &kept, &spilled);
+    // Free what the spills took: they are rare, and their lists would stay allocated.
+    spill.iter_mut().for_each(|s| *s = Default::default());
+    let old = &base[..];
+    record_blocks(nbr_slot, 1, pair_start)
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(b, flags)| {
+            let (from, to) = (old[b], new_base[b]);
+            for a in flags.iter_mut().filter(|a| **a != 0) {
+                *a = *a - from + to;
             }
         });
+    *base = new_base;
 }
 
 /// The CPU backend's state.
@@ -153,15 +212,23 @@ pub struct CpuBackend {
     pub dissipated: Vec<[f32; 4]>,
     pub list: NeighbourList,
     /// History records of the records in contact, `table.nbr_history_stride` words each
-    /// (particle pairs and walls alike), packed as `slots`.
+    /// (particle pairs and walls alike), laid out as `slots`: last step's, which the flags name.
     pub history: Vec<f32>,
-    /// The packed slots of the records in contact, in record order after each step.
+    /// The buffer the next contact sweep writes its history into (then swapped with `history`).
+    history_next: Vec<f32>,
+    /// The slots of the records in contact, in record order within each contact block's region
+    /// (`slot_base`); the slots between a block's last and the next region are unused.
     pub slots: Vec<PairSlot>,
     /// Per record: 0 out of contact, else 1 + its slot in `slots` (`contact`'s flag).
     pub nbr_slot: Vec<u32>,
-    /// Each contact block's slots and history as the sweep takes them, before they are packed
-    /// into `slots` and `history` (kept to avoid reallocating every step).
-    block_slots: Vec<(Vec<PairSlot>, Vec<f32>)>,
+    /// Where each contact block's region of `slots` starts (blocks of `CONTACT_BLOCK`
+    /// particles; the last element is `slots.len()`), empty until the first sweep lays it out.
+    slot_base: Vec<u32>,
+    /// Each contact block's slots and history beyond its region, in a sweep it outgrew it
+    /// (empty otherwise).
+    spill: Vec<(Vec<PairSlot>, Vec<f32>)>,
+    /// How many times the slot regions were laid out anew after a sweep.
+    slot_relays: u64,
     /// Per-fixed-pair history records, `table.fixed_history_stride` words each.
     pub fixed_history: Vec<f32>,
     pub fixed_slots: Vec<PairSlot>,
@@ -262,9 +329,12 @@ impl CpuBackend {
             dissipated: vec![[0.0; 4]; n],
             list: NeighbourList::default(),
             history: Vec::new(),
+            history_next: Vec::new(),
             slots: Vec::new(),
             nbr_slot: Vec::new(),
-            block_slots: Vec::new(),
+            slot_base: Vec::new(),
+            spill: Vec::new(),
+            slot_relays: 0,
             fixed_history: vec![0.0; nf * world.table.fixed_history_stride],
             fixed_slots: vec![PairSlot::default(); nf],
             // A fixed pair's history may be set before its first evaluation.
@@ -342,6 +412,12 @@ impl CpuBackend {
         Ok(b)
     }
 
+    /// How many times the contact sweep laid its slot regions out anew (a block outgrew its
+    /// region, or the regions had become far larger than the contacts): a diagnostic.
+    pub fn slot_relays(&self) -> u64 {
+        self.slot_relays
+    }
+
     /// The grid the broad phase uses.
     pub fn grid(&self) -> GridParams {
         self.grid
@@ -413,11 +489,6 @@ impl CpuBackend {
                     )
                 });
         }
-        let mut nbr_pair = vec![0u32; total];
-        nbr_pair
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(gid, r)| pair_record(gid, &nbr_start, &nbr_i, &nbr_j, &pair_start, r));
         let mut active = vec![0u32; records];
         let (old_start, old_j, old_pair, old_active) = (
             &self.list.nbr_start,
@@ -431,17 +502,36 @@ impl CpuBackend {
                 .into_iter()
                 .enumerate()
                 .collect();
-            let (nbr_i, nbr_j, nbr_pair) = (&nbr_i, &nbr_j, &nbr_pair);
+            let (nbr_i, nbr_j) = (&nbr_i, &nbr_j);
             let (nbr_start, pair_start) = (&nbr_start, &pair_start);
             blocks.into_par_iter().for_each(|(b, a)| {
-                let (base, entries) = owned_entries(b, n, nbr_start, pair_start);
+                let (_, entries) = owned_entries(b, n, nbr_start, pair_start);
                 for (k, (_, gid)) in entries {
-                    debug_assert_eq!(nbr_pair[gid] as usize, base + k);
                     history_carry(
                         gid, step, nbr_i, nbr_j, old_start, old_j, old_pair, old_active, &mut a[k],
                     )
                 }
             });
+        }
+        // The old list has been carried over: it goes before the new records are numbered, so
+        // that the rebuild's peak holds one list's records, not two.
+        self.list = NeighbourList::default();
+        let mut nbr_pair = vec![0u32; total];
+        nbr_pair
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(gid, r)| pair_record(gid, &nbr_start, &nbr_i, &nbr_j, &pair_start, r));
+        if cfg!(debug_assertions) {
+            for b in 0..n.div_ceil(CONTACT_BLOCK) {
+                let (base, entries) = owned_entries(b, n, &nbr_start, &pair_start);
+                for (k, (_, gid)) in entries {
+                    assert_eq!(
+                        nbr_pair[gid] as usize,
+                        base + k,
+                        "owned record of entry {gid}"
+                    );
+                }
+            }
         }
         self.list = NeighbourList {
             nbr_start,
@@ -526,85 +616,137 @@ impl CpuBackend {
                     (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
                 });
             let n = n as usize;
-            // Each block packs the slots and history of its pairs in contact into its own lists,
-            // numbered from 0, reading last step's history from the packed `history`; the lists
-            // are then laid end to end in block order (record order, the same whatever the
-            // thread count) and the flags shifted by each block's offset.
-            self.block_slots
-                .resize_with(n.div_ceil(CONTACT_BLOCK), Default::default);
-            let history_in = &self.history;
-            let blocks: Vec<_> = self
-                .block_slots
-                .iter_mut()
+            // Each block writes the slots and history of its pairs in contact into its own
+            // region, in record order (the same whatever the thread count), reading last step's
+            // history from `history` at their flags.
+            let nb = n.div_ceil(CONTACT_BLOCK);
+            if self.slot_base.len() != nb + 1 {
+                // First sweep (or a state just taken up): regions for the records that may be in
+                // contact, those in contact last step and those whose spheres are not clearly
+                // apart (every record of other shapes and walls), so that no block outgrows its
+                // region. Spilling a whole first sweep instead would hold every slot twice and
+                // leave the allocator with the spills' freed memory.
+                let (active, pos) = (&self.nbr_slot, bodies.pos);
+                let counts: Vec<usize> = (0..nb)
+                    .into_par_iter()
+                    .map(|b| {
+                        let (first, entries) = owned_entries(b, n, starts, pair_start);
+                        entries
+                            .filter(|&(k, (p, gid))| {
+                                let q = nbr_j[gid] as usize;
+                                active[first + k] != 0
+                                    || q >= n
+                                    || sphere_reach.is_none_or(|reach| {
+                                        !sphere_sphere_clearly_apart(
+                                            pos[p],
+                                            pos[q],
+                                            bodies.domain,
+                                            reach,
+                                        )
+                                    })
+                            })
+                            .count()
+                    })
+                    .collect();
+                self.slot_base = slot_layout(counts.into_iter());
+                self.spill = vec![Default::default(); nb];
+            }
+            let total = self.slot_base[nb] as usize;
+            self.slots.resize(total, PairSlot::default());
+            self.history_next.resize(total * stride, 0.0);
+            let (history_in, base) = (&self.history, &self.slot_base);
+            let blocks: Vec<_> = regions(&mut self.slots, base, 1)
+                .into_iter()
+                .zip(regions(&mut self.history_next, base, stride))
+                .zip(self.spill.iter_mut())
                 .zip(record_blocks(&mut self.nbr_slot, 1, pair_start))
                 .enumerate()
                 .collect();
-            blocks.into_par_iter().for_each(|(b, ((s, h), a))| {
-                s.clear();
-                h.clear();
-                let (base, entries) = owned_entries(b, n, starts, pair_start);
-                for (k, (p, gid)) in entries {
-                    let q = nbr_j[gid] as usize;
-                    if let Some(reach) = sphere_reach {
-                        if q < n
-                            && a[k] == 0
+            let used: Vec<usize> = blocks
+                .into_par_iter()
+                .map(|(b, (((s, h), spill), a))| {
+                    let mut region = SlotRegion {
+                        base: base[b],
+                        slots: s,
+                        history: h,
+                        used: 0,
+                        spill,
+                    };
+                    let (first, entries) = owned_entries(b, n, starts, pair_start);
+                    for (k, (p, gid)) in entries {
+                        let q = nbr_j[gid] as usize;
+                        if let Some(reach) = sphere_reach {
+                            if q < n
+                                && a[k] == 0
+                                && sphere_sphere_clearly_apart(
+                                    bodies.pos[p],
+                                    bodies.pos[q],
+                                    bodies.domain,
+                                    reach,
+                                )
+                            {
+                                continue;
+                            }
+                        }
+                        let (view, src) = &views[(q >= n) as usize];
+                        let (map, params) = (t.chain_map(*src), t.params_of(*src));
+                        let pr = view.pair(gid, bodies.step, material);
+                        if pr.owns == 0 {
+                            continue;
+                        }
+                        let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
+                            continue;
+                        };
+                        debug_assert_eq!(view.record(gid), first + k);
+                        // An inactive sphere pair clearly beyond reach: `evaluate` would find it
+                        // out of reach from the positions and write nothing.
+                        if a[k] == 0
+                            && chain.spec.resolver == ResolverKind::SphereSphere
                             && sphere_sphere_clearly_apart(
-                                bodies.pos[p],
-                                bodies.pos[q],
+                                bodies.pos[pr.p as usize],
+                                bodies.pos[pr.q as usize],
                                 bodies.domain,
-                                reach,
+                                chain.range,
                             )
                         {
                             continue;
                         }
-                    }
-                    let (view, src) = &views[(q >= n) as usize];
-                    let (map, params) = (t.chain_map(*src), t.params_of(*src));
-                    let pr = view.pair(gid, bodies.step, material);
-                    if pr.owns == 0 {
-                        continue;
-                    }
-                    let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
-                        continue;
-                    };
-                    debug_assert_eq!(view.record(gid), base + k);
-                    // An inactive sphere pair clearly beyond reach: `evaluate` would find it
-                    // out of reach from the positions and write nothing.
-                    if a[k] == 0
-                        && chain.spec.resolver == ResolverKind::SphereSphere
-                        && sphere_sphere_clearly_apart(
-                            bodies.pos[pr.p as usize],
-                            bodies.pos[pr.q as usize],
-                            bodies.domain,
-                            chain.range,
+                        evaluate(
+                            &pr,
+                            chain,
+                            bodies,
+                            params,
+                            t.params_stride,
+                            SlotSink::Packed {
+                                region: &mut region,
+                                history_in,
+                                stride,
+                            },
+                            &mut a[k],
                         )
-                    {
-                        continue;
                     }
-                    evaluate(
-                        &pr,
-                        chain,
-                        bodies,
-                        params,
-                        t.params_stride,
-                        SlotSink::Packed {
-                            slots: s,
-                            history: h,
-                            history_in,
-                            stride,
-                        },
-                        &mut a[k],
-                    )
-                }
-            });
-            pack_slots(
-                &mut self.slots,
-                &mut self.history,
-                stride,
-                &self.block_slots,
-                &mut self.nbr_slot,
-                pair_start,
-            );
+                    region.used
+                })
+                .collect();
+            let caps = self.slot_base.windows(2).map(|w| (w[1] - w[0]) as usize);
+            let outgrown = used.iter().zip(caps).any(|(&u, c)| u > c);
+            let contacts: usize = used.iter().sum();
+            // Regions far larger than the contacts (a pack that loosened) are laid out again too,
+            // so that the margin stays a margin.
+            if outgrown || total > contacts + contacts / 4 + 8 * nb {
+                self.slot_relays += 1;
+                relay_slots(
+                    &mut self.slots,
+                    &mut self.history_next,
+                    &mut self.slot_base,
+                    &mut self.spill,
+                    &used,
+                    stride,
+                    &mut self.nbr_slot,
+                    pair_start,
+                );
+            }
+            std::mem::swap(&mut self.history, &mut self.history_next);
         }
         let fixed = SourceView::Fixed {
             fixed_pairs: &w.fixed_pairs,
@@ -1072,5 +1214,70 @@ impl Backend for CpuBackend {
 
     fn rebuild_steps(&self) -> &[u64] {
         &self.rebuild_steps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relay_in_place;
+
+    /// Regions of random sizes move to a random new layout, some blocks over their old region
+    /// (with a spill), some shrinking, some growing: each block ends as its kept head followed
+    /// by its spill, at its new start, whatever the order of the moves.
+    #[test]
+    fn relay_in_place_moves_every_block_to_its_new_region() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |m: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as u32
+        };
+        for trial in 0..200 {
+            let nb = 1 + rand(12) as usize;
+            let per = 1 + rand(3) as usize;
+            let caps: Vec<u32> = (0..nb).map(|_| rand(6)).collect();
+            let used: Vec<usize> = (0..nb).map(|_| rand(9) as usize).collect();
+            let mut old = vec![0u32];
+            for c in &caps {
+                old.push(old[old.len() - 1] + c);
+            }
+            let mut new = vec![0u32];
+            for u in &used {
+                new.push(new[new.len() - 1] + *u as u32 + rand(3));
+            }
+            let kept: Vec<usize> = (0..nb).map(|b| used[b].min(caps[b] as usize)).collect();
+            // Element i of block b's k-th slot: 1000 b + 10 k + i, distinct everywhere.
+            let tag = |b: usize, k: usize, i: usize| (1000 * b + 10 * k + i) as u32 + 1;
+            let mut v = vec![0u32; old[nb] as usize * per];
+            for b in 0..nb {
+                for k in 0..caps[b] as usize {
+                    for i in 0..per {
+                        v[(old[b] as usize + k) * per + i] = tag(b, k, i);
+                    }
+                }
+            }
+            let spills: Vec<Vec<u32>> = (0..nb)
+                .map(|b| {
+                    (kept[b]..used[b])
+                        .flat_map(|k| (0..per).map(move |i| tag(b, k, i)))
+                        .collect()
+                })
+                .collect();
+            let spill: Vec<&[u32]> = spills.iter().map(|s| &s[..]).collect();
+            relay_in_place(&mut v, per, &old, &new, &kept, &spill);
+            assert_eq!(v.len(), new[nb] as usize * per, "trial {trial}: length");
+            for b in 0..nb {
+                for k in 0..used[b] {
+                    for i in 0..per {
+                        assert_eq!(
+                            v[(new[b] as usize + k) * per + i],
+                            tag(b, k, i),
+                            "trial {trial}: block {b} slot {k} word {i}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

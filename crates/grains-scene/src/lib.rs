@@ -294,9 +294,10 @@ impl Scene {
 
     /// Estimated memory of the CPU backend for this scene (bytes): the backend state (every
     /// array of [`grains_core::state::STATE_ARRAYS`], with a dense-pack neighbour list), the
-    /// contact sweep's second copy of the packed slots and history (its per-block lists), the
-    /// world's copy of the particles, the broad-phase scratch and cells, and the snapshot a
-    /// frame is written from (VTK or CSV particle output).
+    /// contact sweep's second history buffer and the margin of its slot regions, the world's
+    /// copy of the particles, the broad-phase scratch and cells, and the larger of the two
+    /// passing peaks: a rebuild's (the new list's owners and partners and its flags beside the
+    /// old list) and a frame's (the snapshot it is written from, with VTK or CSV output).
     pub fn cpu_memory_estimate(&self) -> u64 {
         let w = &self.world;
         let n = w.particles.len();
@@ -308,18 +309,21 @@ impl Scene {
         );
         let cells = w.grid().map(|g| g.n_cells as u64 * 2 * 4).unwrap_or(0);
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
-        let packed = sizes.contacts * (slot + 4 * w.table.nbr_history_stride);
+        let history = 4 * w.table.nbr_history_stride;
+        // The regions hold an eighth more than the contacts (`slot_capacity`).
+        let sweep = sizes.contacts * history + sizes.contacts / 8 * (slot + 2 * history);
         let o = &self.output;
         let snapshot = if o.vtk || o.csv {
             n as u64 * SNAPSHOT_BYTES_PER_PARTICLE
         } else {
             0
         };
+        let rebuild = (4 * sizes.entries + 4 * sizes.records) as u64;
         grains_core::state::state_bytes(&sizes)
-            + packed as u64
+            + sweep as u64
             + n as u64 * WORLD_BYTES_PER_PARTICLE
             + cells
-            + snapshot
+            + snapshot.max(rebuild)
     }
 
     /// Estimated device memory of the GPU backend for this scene (bytes): the state with the

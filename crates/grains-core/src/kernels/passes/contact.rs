@@ -95,16 +95,15 @@ pub fn assemble_slot(geom: &ContactGeom, f: &ContactForce) -> PairSlot {
 /// Where a pair keeps its history and, in contact, its slot: the CPU form of the WGSL sources'
 /// `source_history`, `place_slot` and `drop_slot` (see the module documentation).
 #[derive(Debug)]
-pub enum SlotSink<'a> {
+pub enum SlotSink<'a, 'r> {
     /// The pair's own slot and history record, in place (the fixed source).
     Own(&'a mut PairSlot, &'a mut [f32]),
-    /// The neighbour list's packed slots and history: a pair in contact appends both to this
-    /// step's lists (the next free slot is `slots.len()`; the WGSL sources count them with an
-    /// atomic counter), its history carried from `history_in`, the last step's packed records
-    /// of `stride` words, at its flag.
+    /// The neighbour list's packed slots and history: a pair in contact takes the next free
+    /// slot of its block's region (the WGSL sources count them with an atomic counter), its
+    /// history carried from `history_in`, the last step's packed records of `stride` words, at
+    /// its flag.
     Packed {
-        slots: &'a mut Vec<PairSlot>,
-        history: &'a mut Vec<f32>,
+        region: &'a mut neighbour::SlotRegion<'r>,
         history_in: &'a [f32],
         stride: usize,
     },
@@ -125,7 +124,7 @@ pub fn contact(
     pair_params: &[u32],
     params_stride: usize,
     material: &[u32],
-    slots: SlotSink<'_>,
+    slots: SlotSink<'_, '_>,
     pair_active: &mut u32,
 ) {
     let pr = source.pair(gid, bodies.step, material);
@@ -157,7 +156,7 @@ pub fn evaluate(
     bodies: &Bodies<'_>,
     pair_params: &[u32],
     params_stride: usize,
-    slots: SlotSink<'_>,
+    slots: SlotSink<'_, '_>,
     pair_active: &mut u32,
 ) {
     let table = pr.table as usize;
@@ -176,14 +175,13 @@ pub fn evaluate(
                 fixed::place_slot(assemble_slot(&geom, &f), slot, pair_active);
             }
             SlotSink::Packed {
-                slots,
-                history,
+                region,
                 history_in,
                 stride,
             } => {
-                let h = neighbour::source_history(*pair_active, history_in, stride, history);
+                let h = neighbour::source_history(*pair_active, history_in, stride, region);
                 let f = apply_chain(chain, &geom, params, h);
-                neighbour::place_slot(assemble_slot(&geom, &f), slots, pair_active);
+                neighbour::place_slot(assemble_slot(&geom, &f), region, pair_active);
             }
         }
     } else {
@@ -193,7 +191,7 @@ pub fn evaluate(
 
 /// A pair out of reach: its history and slot dropped, written only if they may not be zero.
 #[inline]
-fn clear_slot(slots: SlotSink<'_>, pair_active: &mut u32) {
+fn clear_slot(slots: SlotSink<'_, '_>, pair_active: &mut u32) {
     if *pair_active != 0 {
         match slots {
             SlotSink::Own(own, history) => fixed::drop_slot(own, history, pair_active),
