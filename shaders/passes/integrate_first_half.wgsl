@@ -91,26 +91,28 @@ fn integrate_first_half(
     pos_comp[gid] = vec4<f32>(c, 0.0);
     let x = wrap_position(t, domain);
     let q = quat[gid];
-    // dq = (omega, 0) * q, written out component by component as the twin does.
-    let dq = vec4<f32>(
-        w.x * q[3] + w.y * q[2] - w.z * q[1],
-        w.y * q[3] + w.z * q[0] - w.x * q[2],
-        w.z * q[3] + w.x * q[1] - w.y * q[0],
-        -(w.x * q[0] + w.y * q[1] + w.z * q[2]),
-    );
-    let qn = vec4<f32>(
-        q[0] + half * dq[0],
-        q[1] + half * dq[1],
-        q[2] + half * dq[2],
-        q[3] + half * dq[3],
-    );
-    let qlen = sqrt(qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]);
-    quat[gid] = vec4<f32>(qn[0] / qlen, qn[1] / qlen, qn[2] / qlen, qn[3] / qlen);
     if (rigid) {
         let mid = quat_turn(q, w, half);
         let turned = quat_turn(q, spin_of(l, mid, k, inv_m), step.dt);
         quat[gid] = turned;
         w = spin_of(l, turned, k, inv_m);
+    } else if (any(w != vec3<f32>(0.0))) {
+        // Without spin the orientation stays as it is, as in the twin.
+        // dq = (omega, 0) * q, written out component by component as the twin does.
+        let dq = vec4<f32>(
+            w.x * q[3] + w.y * q[2] - w.z * q[1],
+            w.y * q[3] + w.z * q[0] - w.x * q[2],
+            w.z * q[3] + w.x * q[1] - w.y * q[0],
+            -(w.x * q[0] + w.y * q[1] + w.z * q[2]),
+        );
+        let qn = vec4<f32>(
+            q[0] + half * dq[0],
+            q[1] + half * dq[1],
+            q[2] + half * dq[2],
+            q[3] + half * dq[3],
+        );
+        let qlen = sqrt(qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]);
+        quat[gid] = vec4<f32>(qn[0] / qlen, qn[1] / qlen, qn[2] / qlen, qn[3] / qlen);
     }
     pos[gid] = vec4<f32>(x, pos[gid].w);
     vel[gid] = vec4<f32>(v, inv_m);

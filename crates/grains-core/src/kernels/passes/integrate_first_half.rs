@@ -1,13 +1,14 @@
 //! First half of velocity Verlet. WGSL twin: `shaders/passes/integrate_first_half.wgsl`.
 //!
-//! `v += (F/m + g) dt/2; x += v dt; omega += T/I dt/2; q += dt/2 (0, omega) q` (normalised;
-//! a capsule is kicked in angular momentum, turned exactly and its spin read back at the new
-//! orientation, so a free capsule keeps its angular momentum: [`angular_momentum`], [`spin_of`]),
+//! `v += (F/m + g) dt/2; x += v dt; omega += T/I dt/2; q += dt/2 (0, omega) q`, normalised (a
+//! particle without spin keeps its orientation as it is; a capsule is kicked in angular
+//! momentum, turned exactly and its spin read back at the new orientation, so a free capsule
+//! keeps its angular momentum: [`angular_momentum`], [`spin_of`]).
 //! The drift is a Kahan-compensated sum (`pos_comp` holds what f32 positions could not take):
 //! without it, a slow particle far from the origin stops moving once `v dt` falls below half an
 //! ulp of its coordinate (at 0.1 m and dt = 1e-5 s, below 4e-4 m/s), and a settling packing
 //! freezes with residual velocities its dashpots keep turning into phantom forces.
-//! then the squared displacement since the last rebuild is returned as f32 bits, which the GPU
+//! Then the squared displacement since the last rebuild is returned as f32 bits, which the GPU
 //! folds into `max_disp2` with `atomicMax` (for non-negative floats the bit patterns order like
 //! the values) and the CPU backend reduces with `max`. The per-particle outputs are the elements
 //! at `gid` of the WGSL bindings of the same names.
@@ -131,27 +132,30 @@ pub fn integrate_first_half(
     *pos_comp = [c.x, c.y, c.z, 0.0];
     let x = wrap_position(t, domain);
     let q = *quat;
-    // dq = (omega, 0) * q, written out so the WGSL twin can follow the same operations.
-    let dq = [
-        w.x * q[3] + w.y * q[2] - w.z * q[1],
-        w.y * q[3] + w.z * q[0] - w.x * q[2],
-        w.z * q[3] + w.x * q[1] - w.y * q[0],
-        -(w.x * q[0] + w.y * q[1] + w.z * q[2]),
-    ];
-    let qn = [
-        q[0] + half * dq[0],
-        q[1] + half * dq[1],
-        q[2] + half * dq[2],
-        q[3] + half * dq[3],
-    ];
-    let qlen = (qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]).sqrt();
-    *quat = [qn[0] / qlen, qn[1] / qlen, qn[2] / qlen, qn[3] / qlen];
     if rigid {
         // Turn by the spin at the half-turned orientation (midpoint rule): second order, where
         // the spin at the start alone would be first order.
         let mid = quat_turn(q, w, half);
         *quat = quat_turn(q, spin_of(l, mid, k, inv_m), step.dt);
         w = spin_of(l, *quat, k, inv_m);
+    } else if w != Vec3::ZERO {
+        // Without spin the orientation stays as it is: a frictionless sphere never turns, and
+        // most of a gas' spheres skip the square root and divides below.
+        // dq = (omega, 0) * q, written out so the WGSL twin can follow the same operations.
+        let dq = [
+            w.x * q[3] + w.y * q[2] - w.z * q[1],
+            w.y * q[3] + w.z * q[0] - w.x * q[2],
+            w.z * q[3] + w.x * q[1] - w.y * q[0],
+            -(w.x * q[0] + w.y * q[1] + w.z * q[2]),
+        ];
+        let qn = [
+            q[0] + half * dq[0],
+            q[1] + half * dq[1],
+            q[2] + half * dq[2],
+            q[3] + half * dq[3],
+        ];
+        let qlen = (qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]).sqrt();
+        *quat = [qn[0] / qlen, qn[1] / qlen, qn[2] / qlen, qn[3] / qlen];
     }
     *pos = [x.x, x.y, x.z, pos[3]];
     *vel = [v.x, v.y, v.z, inv_m];
