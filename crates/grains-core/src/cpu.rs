@@ -139,7 +139,7 @@ fn relay_in_place<T: Copy + Default>(
 ) {
     let nb = kept.len();
     let total = |b: &[u32]| b[nb] as usize * per;
-    v.resize(total(old).max(total(new)), T::default());
+    fit(v, total(old).max(total(new)));
     let later = |b: usize| old[b].max(new[b]) as usize * per;
     for b in (0..nb).rev() {
         let from = old[b] as usize * per;
@@ -151,8 +151,20 @@ fn relay_in_place<T: Copy + Default>(
         v.copy_within(later(b)..later(b) + k, to);
         v[to + k..to + k + spill[b].len()].copy_from_slice(spill[b]);
     }
-    v.truncate(total(new));
-    v.shrink_to_fit();
+    fit(v, total(new));
+}
+
+/// Resize `v` to `len` (new elements default) holding about what it needs: grown exactly (the
+/// slot arrays grow by a little most steps of a settling bed, and doubling would hold up to
+/// twice the slots), and given back when it holds an eighth more than `len` (a loosening pack,
+/// whose freed pages would otherwise stay resident), not at every small shrink, which would
+/// churn the allocator.
+fn fit<T: Clone + Default>(v: &mut Vec<T>, len: usize) {
+    v.reserve_exact(len.saturating_sub(v.len()));
+    v.resize(len, T::default());
+    if v.capacity() > len + len / 8 {
+        v.shrink_to_fit();
+    }
 }
 
 /// Lay the contact blocks' regions out anew for `used` slots each: each block's slots and
@@ -652,8 +664,8 @@ impl CpuBackend {
                 self.spill = vec![Default::default(); nb];
             }
             let total = self.slot_base[nb] as usize;
-            self.slots.resize(total, PairSlot::default());
-            self.history_next.resize(total * stride, 0.0);
+            fit(&mut self.slots, total);
+            fit(&mut self.history_next, total * stride);
             let (history_in, base) = (&self.history, &self.slot_base);
             let blocks: Vec<_> = regions(&mut self.slots, base, 1)
                 .into_iter()
