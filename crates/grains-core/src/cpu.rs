@@ -58,21 +58,28 @@ impl NeighbourList {
 /// history carry).
 const CONTACT_BLOCK: usize = 64;
 
-/// An array of `per` elements per record, cut into the records of each block of
-/// `CONTACT_BLOCK` particles (those of their owning entries, from `pair_start[first]`): disjoint
-/// mutable slices the blocks fill in parallel.
-fn record_blocks<'a, T>(v: &'a mut [T], per: usize, pair_start: &[u32]) -> Vec<&'a mut [T]> {
-    let n = pair_start.len().saturating_sub(1);
-    let mut out = Vec::with_capacity(n.div_ceil(CONTACT_BLOCK));
+/// `v` cut into consecutive disjoint mutable slices of the given lengths, which the blocks
+/// fill in parallel.
+fn cut<T>(v: &mut [T], lens: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+    let mut out = Vec::new();
     let mut rest = v;
-    for first in (0..n).step_by(CONTACT_BLOCK) {
-        let last = (first + CONTACT_BLOCK).min(n);
-        let len = (pair_start[last] - pair_start[first]) as usize;
-        let (block, tail) = std::mem::take(&mut rest).split_at_mut(len * per);
-        out.push(block);
+    for len in lens {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        out.push(head);
         rest = tail;
     }
     out
+}
+
+/// An array of `per` elements per record, cut into the records of each block of
+/// `CONTACT_BLOCK` particles (those of their owning entries, from `pair_start[first]`).
+fn record_blocks<'a, T>(v: &'a mut [T], per: usize, pair_start: &[u32]) -> Vec<&'a mut [T]> {
+    let n = pair_start.len().saturating_sub(1);
+    let lens = (0..n).step_by(CONTACT_BLOCK).map(|first| {
+        let last = (first + CONTACT_BLOCK).min(n);
+        (pair_start[last] - pair_start[first]) as usize * per
+    });
+    cut(v, lens)
 }
 
 /// The owning entries of block `b`'s particles (`CONTACT_BLOCK` of the `n`), as `(k, (p, gid))`
@@ -113,14 +120,7 @@ fn slot_layout(used: impl Iterator<Item = usize>) -> Vec<u32> {
 
 /// `v` cut at `base` (`per` elements per slot): each block's region.
 fn regions<'a, T>(v: &'a mut [T], base: &[u32], per: usize) -> Vec<&'a mut [T]> {
-    let mut out = Vec::with_capacity(base.len().saturating_sub(1));
-    let mut rest = v;
-    for w in base.windows(2) {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut((w[1] - w[0]) as usize * per);
-        out.push(head);
-        rest = tail;
-    }
-    out
+    cut(v, base.windows(2).map(|w| (w[1] - w[0]) as usize * per))
 }
 
 /// Move each contact block's `kept` leading elements (`per` per slot) of `v` from its region
@@ -628,6 +628,14 @@ impl CpuBackend {
                     (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
                 });
             let n = n as usize;
+            let pos = bodies.pos;
+            let clearly_idle = |p: usize, q: usize, active: u32| {
+                q < n
+                    && active == 0
+                    && sphere_reach.is_some_and(|reach| {
+                        sphere_sphere_clearly_apart(pos[p], pos[q], bodies.domain, reach)
+                    })
+            };
             // Each block writes the slots and history of its pairs in contact into its own
             // region, in record order (the same whatever the thread count), reading last step's
             // history from `history` at their flags.
@@ -638,24 +646,14 @@ impl CpuBackend {
                 // apart (every record of other shapes and walls), so that no block outgrows its
                 // region. Spilling a whole first sweep instead would hold every slot twice and
                 // leave the allocator with the spills' freed memory.
-                let (active, pos) = (&self.nbr_slot, bodies.pos);
+                let active = &self.nbr_slot;
                 let counts: Vec<usize> = (0..nb)
                     .into_par_iter()
                     .map(|b| {
                         let (first, entries) = owned_entries(b, n, starts, pair_start);
                         entries
                             .filter(|&(k, (p, gid))| {
-                                let q = nbr_j[gid] as usize;
-                                active[first + k] != 0
-                                    || q >= n
-                                    || sphere_reach.is_none_or(|reach| {
-                                        !sphere_sphere_clearly_apart(
-                                            pos[p],
-                                            pos[q],
-                                            bodies.domain,
-                                            reach,
-                                        )
-                                    })
+                                !clearly_idle(p, nbr_j[gid] as usize, active[first + k])
                             })
                             .count()
                     })
@@ -687,18 +685,8 @@ impl CpuBackend {
                     let (first, entries) = owned_entries(b, n, starts, pair_start);
                     for (k, (p, gid)) in entries {
                         let q = nbr_j[gid] as usize;
-                        if let Some(reach) = sphere_reach {
-                            if q < n
-                                && a[k] == 0
-                                && sphere_sphere_clearly_apart(
-                                    bodies.pos[p],
-                                    bodies.pos[q],
-                                    bodies.domain,
-                                    reach,
-                                )
-                            {
-                                continue;
-                            }
+                        if clearly_idle(p, q, a[k]) {
+                            continue;
                         }
                         let (view, src) = &views[(q >= n) as usize];
                         let (map, params) = (t.chain_map(*src), t.params_of(*src));
