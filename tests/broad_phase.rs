@@ -1,6 +1,7 @@
 //! Broad phase: the candidate list against brute force, no missed contact over a run, history
 //! carried across rebuilds.
 
+use grains_core::cpu::NeighbourList;
 use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
 use grains_core::kernels::resolvers::sphere_sphere::min_image;
 use grains_core::{Backend, CpuBackend, Domain, Particles, World};
@@ -109,26 +110,41 @@ fn candidate_pairs_equal_brute_force_on_random_packings() {
         assert_eq!(got, expected, "seed {seed}, periodic {periodic}");
         // Every pair has one record: the owning entries' records are 0, 1, 2, ... in list
         // order, and the other entry of a particle pair, (q, p), shares the record of (p, q).
+        // The CPU keeps each pair once (its records and the heads' references to them); the
+        // full list it gives back must be well formed and give the same list back.
         let records = b.state().nbr_slot.len();
-        let l = &b.list;
-        let n = l.nbr_start.len() as u32 - 1;
+        let (nbr_i, nbr_j, nbr_pair) = b.list.to_full();
+        let again = NeighbourList::from_full(b.list.nbr_start.clone(), &nbr_j, &nbr_pair);
+        assert_eq!(
+            again.to_full(),
+            (nbr_i.clone(), nbr_j.clone(), nbr_pair.clone())
+        );
+        assert_eq!(
+            (&again.pair_j, &again.head_pair),
+            (&b.list.pair_j, &b.list.head_pair)
+        );
+        let n = b.list.nbr_start.len() as u32 - 1;
         let mut owner_of = std::collections::HashMap::new();
         let mut next = 0u32;
-        for k in 0..l.nbr_j.len() {
-            let (i, j) = (l.nbr_i[k], l.nbr_j[k]);
+        for k in 0..nbr_j.len() {
+            let (i, j) = (nbr_i[k], nbr_j[k]);
+            assert!(
+                b.list.nbr_start[i as usize] as usize <= k
+                    && k < b.list.nbr_start[i as usize + 1] as usize
+            );
             if j > i {
-                assert_eq!(l.nbr_pair[k], next, "owning entry {k} of seed {seed}");
+                assert_eq!(nbr_pair[k], next, "owning entry {k} of seed {seed}");
                 owner_of.insert((i, j), next);
                 next += 1;
             }
         }
         assert_eq!(next as usize, records, "one record per pair");
-        for k in 0..l.nbr_j.len() {
-            let (i, j) = (l.nbr_i[k], l.nbr_j[k]);
+        for k in 0..nbr_j.len() {
+            let (i, j) = (nbr_i[k], nbr_j[k]);
             if j < i {
                 assert!(j < n);
                 assert_eq!(
-                    Some(&l.nbr_pair[k]),
+                    Some(&nbr_pair[k]),
                     owner_of.get(&(j, i)),
                     "entry ({i}, {j})"
                 );
@@ -244,16 +260,16 @@ fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
                     .sum();
                 if d < x[3] {
                     wall_contacts += 1;
-                    let range = list.nbr_start[i] as usize..list.nbr_start[i + 1] as usize;
+                    let range = list.pair_start[i] as usize..list.pair_start[i + 1] as usize;
                     assert!(
-                        list.nbr_j[range].contains(&(n + k as u32)),
+                        list.pair_j[range].contains(&(n + k as u32)),
                         "missed the contact of particle {i} with wall {k} at step {}",
                         b.counters().steps
                     );
                 }
             }
         }
-        let wall_entries = list.nbr_j.iter().filter(|&&j| j >= n).count();
+        let wall_entries = list.pair_j.iter().filter(|&&j| j >= n).count();
         most_wall_entries = most_wall_entries.max(wall_entries);
         // Records out of contact hold no slot and no history; the others' are laid out in
         // record order (in their contact blocks' regions, with room between them), one each,
@@ -298,5 +314,79 @@ fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
     assert!(
         most_wall_entries < b.pos.len() * walls.len() / 2,
         "walls should be candidates of the particles near them only: {most_wall_entries}"
+    );
+}
+
+/// The CPU backend keeps each pair once and sums and carries through its records
+/// (`gather_records`, `carried_flag`); the CPU twins of the WGSL passes read the full list the
+/// GPU holds. Over the full list the CPU gives back, the twins must find the very same bits: the
+/// gathered force and torque of every particle after a step, and every record's carried flag
+/// across a rebuild (walls, contacts in the box and pairs that moved apart alike).
+#[test]
+fn the_full_list_twins_agree_with_the_records_the_cpu_keeps() {
+    use grains_core::kernels::passes::pair_record::pair_starts;
+    use grains_core::kernels::passes::{gather, history_carry};
+    use grains_core::kernels::sources::fixed::fixed_index;
+    let mut b = cpu(shaken_box(false, 23));
+    let n = b.pos.len();
+    let step = b.world.step_params();
+    let (mut carried, mut gathered) = (0, 0);
+    for round in 0..6 {
+        b.run(150);
+        let (_, nbr_j, nbr_pair) = b.list.to_full();
+        let start = b.list.nbr_start.clone();
+        let pair_start = pair_starts(&start, &nbr_j);
+        assert_eq!(pair_start, b.list.pair_start, "round {round}");
+        let (fixed_start, fixed_entry) = fixed_index(n, &b.world.fixed_pairs);
+        for gid in 0..n {
+            let (mut f, mut t, mut d) = ([0.0; 4], [0.0; 4], [0.0; 4]);
+            gather(
+                gid,
+                &step,
+                &start,
+                &nbr_j,
+                &nbr_pair,
+                &pair_start,
+                &b.slots,
+                &b.nbr_slot,
+                &fixed_start,
+                &fixed_entry,
+                &b.fixed_slots,
+                &mut f,
+                &mut t,
+                &mut d,
+            );
+            assert_eq!(
+                f.map(f32::to_bits),
+                b.force[gid].map(f32::to_bits),
+                "force {gid}"
+            );
+            assert_eq!(
+                t.map(f32::to_bits),
+                b.torque[gid].map(f32::to_bits),
+                "torque {gid}"
+            );
+            gathered += (f != [0.0; 4]) as usize;
+        }
+        // The list the last rebuild built, against one built from the positions now.
+        let old_slot = b.nbr_slot.clone();
+        b.rebuild();
+        let (new_i, new_j, new_pair) = b.list.to_full();
+        for gid in 0..new_j.len() {
+            if new_j[gid] <= new_i[gid] {
+                continue;
+            }
+            let mut flag = u32::MAX;
+            history_carry(
+                gid, &step, &new_i, &new_j, &start, &nbr_j, &nbr_pair, &old_slot, &mut flag,
+            );
+            assert_eq!(flag, b.nbr_slot[new_pair[gid] as usize], "entry {gid}");
+            carried += (flag != 0) as usize;
+        }
+        // The run goes on from here: an extra rebuild between steps, as a step's own.
+    }
+    assert!(
+        gathered > 100 && carried > 100,
+        "{gathered} forces, {carried} flags"
     );
 }

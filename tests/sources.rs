@@ -65,16 +65,16 @@ fn a_fixed_pair_evaluates_its_chain_as_the_neighbour_list_does() {
     let doubled = cpu(head_on(full_chain(), -1e-5)
         .with_fixed_pairs(vec![[0, 1]], vec![full_chain()])
         .unwrap_or_else(|e| panic!("{e}")));
+    let n = plain.pos.len() as u32;
     let owning = plain
         .list
-        .nbr_i
+        .pair_j
         .iter()
-        .zip(&plain.list.nbr_j)
-        .position(|(i, j)| i < j)
+        .position(|&j| j < n)
         .expect("the pair is a candidate");
     // The pair's packed slot, through its record's flag.
     let slot = |b: &CpuBackend| {
-        let r = b.list.nbr_pair[owning] as usize;
+        let r = owning;
         let a = b.nbr_slot[r] as usize;
         assert!(a > 0, "the pair has a slot");
         b.slots[a - 1]

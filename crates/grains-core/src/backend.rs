@@ -76,14 +76,13 @@ pub struct WallLoad {
 /// The loads on the walls from their slots: a wall receives `-F` from each particle and, about
 /// its centre `c`, the torque `-((x - c) x F + T)` with `T` the slot's torque on the particle
 /// about its own centre (which holds the moment of `F` through the contact point). The wall
-/// slots are those of the records (`nbr_pair`, then `nbr_slot`) of the neighbour-list entries
-/// `(p, n_particles + w)` in contact.
+/// slots are those of the neighbour list's records `(p, n_particles + w)` in contact (the list's
+/// records as [`crate::kernels::passes::pair_record::owned_partners`] gives them).
 pub fn wall_loads(
     walls: &[crate::gpu_types::Wall],
     pos: &[[f32; 4]],
-    nbr_i: &[u32],
-    nbr_j: &[u32],
-    nbr_pair: &[u32],
+    pair_start: &[u32],
+    pair_j: &[u32],
     nbr_slot: &[u32],
     slots: &[PairSlot],
 ) -> Vec<WallLoad> {
@@ -99,7 +98,7 @@ pub fn wall_loads(
     if nw == 0 {
         return out;
     }
-    for ((&p, &j), &r) in nbr_i.iter().zip(nbr_j).zip(nbr_pair) {
+    for (p, r, j) in records(pair_start, pair_j) {
         let Some(w) = (j as usize).checked_sub(n) else {
             continue;
         };
@@ -122,6 +121,17 @@ pub fn wall_loads(
         }
     }
     out
+}
+
+/// A list's records as `(owner, record, partner)`, in record order.
+fn records<'a>(
+    pair_start: &'a [u32],
+    pair_j: &'a [u32],
+) -> impl Iterator<Item = (u32, u32, u32)> + 'a {
+    pair_start
+        .windows(2)
+        .enumerate()
+        .flat_map(move |(p, w)| (w[0]..w[1]).map(move |r| (p as u32, r, pair_j[r as usize])))
 }
 
 /// Contacts at one instant.
@@ -174,10 +184,11 @@ pub type SourcePairs<'a> = Box<dyn Iterator<Item = (Option<(u32, i64)>, &'a Pair
 /// source's pairs (the other sources' pairs are fixed by the world).
 #[derive(Clone, Copy, Debug)]
 pub struct SourceSlots<'a> {
-    pub nbr_i: &'a [u32],
-    pub nbr_j: &'a [u32],
-    /// Each entry's record (`nbr_pair`).
-    pub nbr_pair: &'a [u32],
+    /// Where each particle's records start (`n + 1`).
+    pub pair_start: &'a [u32],
+    /// Each record's partner (`n + w` for wall `w`), as
+    /// [`crate::kernels::passes::pair_record::owned_partners`] gives them.
+    pub pair_j: &'a [u32],
     /// Each record's slot plus one, 0 out of contact (`nbr_slot`).
     pub nbr_slot: &'a [u32],
     /// The packed slots of the neighbour list's records in contact, particle pairs' and walls'
@@ -193,23 +204,22 @@ pub struct SourceSlots<'a> {
 
 impl<'a> SourceSlots<'a> {
     /// The slots of source `s`, each with its two bodies, once per pair: a neighbour-list
-    /// pair through its owning entry's record, in list order (a zero slot out of contact).
+    /// pair through its record, in record order (a zero slot out of contact).
     pub fn pairs(&self, s: SourceKind, world: &'a World) -> SourcePairs<'a> {
-        let (ni, nj, np) = (self.nbr_i, self.nbr_j, self.nbr_pair);
         let (active, packed) = (self.nbr_slot, self.slots);
         let slots = move |r: u32| slot_of(r, active, packed).unwrap_or(&NO_SLOT);
         let n = world.particles.len() as u32;
-        let entries = ni.iter().zip(nj).zip(np);
+        let entries = records(self.pair_start, self.pair_j);
         match s {
             SourceKind::Neighbour => Box::new(
                 entries
-                    .filter(move |((&i, &j), _)| i < j && j < n)
-                    .map(move |((&i, &j), &r)| (Some((i, j as i64)), slots(r))),
+                    .filter(move |&(_, _, j)| j < n)
+                    .map(move |(i, r, j)| (Some((i, j as i64)), slots(r))),
             ),
             SourceKind::Wall => Box::new(
                 entries
-                    .filter(move |((_, &j), _)| j >= n)
-                    .map(move |((&i, &j), &r)| (Some((i, -1 - (j - n) as i64)), slots(r))),
+                    .filter(move |&(_, _, j)| j >= n)
+                    .map(move |(i, r, j)| (Some((i, -1 - (j - n) as i64)), slots(r))),
             ),
             SourceKind::Fixed => Box::new(
                 self.fixed_slots

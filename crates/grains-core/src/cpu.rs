@@ -13,11 +13,14 @@ use crate::backend::{
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
-use crate::kernels::passes::pair_record::{first_owned, pair_starts};
+use crate::kernels::passes::gather::gather_records;
+use crate::kernels::passes::history_carry::carried_flag;
+use crate::kernels::passes::pair_record::{find_sorted, first_owned, owned_partners};
+use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
-    cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, gather, history_carry,
-    integrate_first_half, integrate_second_half, pair_count, pair_fill, pair_record, prefix_sum,
-    shell_edges, shell_gather, shell_volume, wall_motion, wall_power, ChainRun, SlotSink,
+    cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, integrate_first_half,
+    integrate_second_half, pair_count, pair_fill, prefix_sum, shell_edges, shell_gather,
+    shell_volume, wall_motion, ChainRun, SlotSink,
 };
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_clearly_apart;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
@@ -28,29 +31,106 @@ use crate::state::BackendState;
 use crate::world::World;
 use rayon::prelude::*;
 
-/// Neighbour list in CSR form: entries `nbr_start[p]..nbr_start[p+1]` hold p's candidates,
-/// sorted by index, particles first and then the walls near p as `n + w`; `nbr_pair[k]` is the
-/// record (slot flag) of entry k's pair, shared by the pair's two entries. p's
-/// owning entries (the tail of its range) have the records `pair_start[p]..pair_start[p+1]`.
+/// The neighbour list as the CPU keeps it: each pair once, as a record of its owner. The state
+/// ([`BackendState`]) and the GPU hold the full list, in which particle p's candidates
+/// `nbr_start[p]..nbr_start[p+1]` are sorted by index: first the head, partners below p, then
+/// the tail p owns (partners above it, then the walls near it as `n + w`), one record each,
+/// `pair_start[p]..pair_start[p+1]`. Here the tail is its records' partners (`pair_j`) and the
+/// head is the records its partners own (`head_pair`): 4 bytes per candidate, where the full
+/// list's owners, partners and records take 12. The contact sweep and the history carry read
+/// only records, and the gather a particle's head and its records, so nothing else is needed;
+/// [`NeighbourList::to_full`] gives the state's arrays back.
 #[derive(Clone, Debug, Default)]
 pub struct NeighbourList {
+    /// Where each particle's candidates start in the full list (`n + 1`).
     pub nbr_start: Vec<u32>,
-    pub nbr_i: Vec<u32>,
-    pub nbr_j: Vec<u32>,
-    pub nbr_pair: Vec<u32>,
+    /// Where each particle's records start (`n + 1`).
     pub pair_start: Vec<u32>,
+    /// Each record's partner: a particle above its owner or `n + w` for wall `w`, sorted within
+    /// each owner's records.
+    pub pair_j: Vec<u32>,
+    /// Each particle's head as its pairs' records, from `nbr_start[p] - pair_start[p]`, in
+    /// partner order; `u32::MAX` where the partner does not list the particle.
+    pub head_pair: Vec<u32>,
+    /// Head elements whose record is missing (`u32::MAX`), with their partner, which the full
+    /// list names: none in a list the CPU builds, whose candidate test is symmetric.
+    head_orphans: Vec<(u32, u32)>,
 }
 
 impl NeighbourList {
-    /// Owning particle pairs (p < q) in list order, which is sorted; walls' entries left out.
+    /// Particle p's elements of `head_pair`.
+    fn head(&self, p: usize) -> std::ops::Range<usize> {
+        let at = |p: usize| (self.nbr_start[p] - self.pair_start[p]) as usize;
+        at(p)..at(p + 1)
+    }
+
+    /// Particle p's records.
+    fn records(&self, p: usize) -> std::ops::Range<u32> {
+        self.pair_start[p]..self.pair_start[p + 1]
+    }
+
+    /// Owning particle pairs (p < q) in record order, which is the list's sorted order; walls'
+    /// records left out.
     pub fn pairs(&self) -> Vec<(u32, u32)> {
-        let n = self.nbr_start.len().saturating_sub(1) as u32;
-        self.nbr_i
-            .iter()
-            .zip(&self.nbr_j)
-            .filter(|(i, j)| i < j && **j < n)
-            .map(|(&i, &j)| (i, j))
+        let n = self.nbr_start.len().saturating_sub(1);
+        (0..n)
+            .flat_map(|p| self.records(p).map(move |r| (p as u32, r)))
+            .map(|(p, r)| (p, self.pair_j[r as usize]))
+            .filter(|&(_, q)| (q as usize) < n)
             .collect()
+    }
+
+    /// The list kept from a full one (the state's `nbr_start`, `nbr_j` and `nbr_pair`).
+    pub fn from_full(nbr_start: Vec<u32>, nbr_j: &[u32], nbr_pair: &[u32]) -> NeighbourList {
+        let (pair_start, pair_j) = owned_partners(&nbr_start, nbr_j);
+        let mut head_pair = Vec::with_capacity(nbr_j.len() - pair_j.len());
+        let mut head_orphans = Vec::new();
+        for p in 0..nbr_start.len().saturating_sub(1) {
+            let owned = first_owned(p, &nbr_start, &pair_start) as usize;
+            for k in nbr_start[p] as usize..owned {
+                if nbr_pair[k] == u32::MAX {
+                    head_orphans.push((head_pair.len() as u32, nbr_j[k]));
+                }
+                head_pair.push(nbr_pair[k]);
+            }
+        }
+        NeighbourList {
+            nbr_start,
+            pair_start,
+            pair_j,
+            head_pair,
+            head_orphans,
+        }
+    }
+
+    /// The full list: `(nbr_i, nbr_j, nbr_pair)`, as the state holds it.
+    pub fn to_full(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let n = self.nbr_start.len().saturating_sub(1);
+        let total = self.nbr_start.last().copied().unwrap_or(0) as usize;
+        let (mut ni, mut nj, mut np) = (
+            Vec::with_capacity(total),
+            Vec::with_capacity(total),
+            Vec::with_capacity(total),
+        );
+        // The owner of record r: the particle whose records hold it.
+        let owner = |r: u32| (self.pair_start.partition_point(|&s| s <= r) - 1) as u32;
+        let orphan = |h: usize| {
+            let at = self.head_orphans.partition_point(|o| (o.0 as usize) < h);
+            self.head_orphans.get(at).map_or(u32::MAX, |o| o.1)
+        };
+        for p in 0..n {
+            for h in self.head(p) {
+                let r = self.head_pair[h];
+                nj.push(if r == u32::MAX { orphan(h) } else { owner(r) });
+                np.push(r);
+            }
+            for r in self.records(p) {
+                nj.push(self.pair_j[r as usize]);
+                np.push(r);
+            }
+            ni.resize(nj.len(), p as u32);
+        }
+        (ni, nj, np)
     }
 }
 
@@ -82,23 +162,19 @@ fn record_blocks<'a, T>(v: &'a mut [T], per: usize, pair_start: &[u32]) -> Vec<&
     cut(v, lens)
 }
 
-/// The owning entries of block `b`'s particles (`CONTACT_BLOCK` of the `n`), as `(k, (p, gid))`
-/// in list order, with the block's first record: the records its slices of [`record_blocks`]
-/// start from. A particle's entries are sorted by partner, so those it owns (q > p, walls
-/// last) are the tail of its range, one per record, and the records follow the list: entry
-/// `gid`'s is the block's `k`-th (`nbr_pair[gid]` is `first record + k`, not read again).
-fn owned_entries<'a>(
+/// The records of block `b`'s particles (`CONTACT_BLOCK` of the `n`), as `(k, (p, r))` in
+/// record order, with the block's first record: the records its slices of [`record_blocks`]
+/// start from, so record `r` is the block's `k`-th.
+fn block_records(
     b: usize,
     n: usize,
-    nbr_start: &'a [u32],
-    pair_start: &'a [u32],
-) -> (usize, impl Iterator<Item = (usize, (usize, usize))> + 'a) {
+    pair_start: &[u32],
+) -> (usize, impl Iterator<Item = (usize, (usize, usize))> + '_) {
     let first = b * CONTACT_BLOCK;
-    let entries = (first..(first + CONTACT_BLOCK).min(n)).flat_map(move |p| {
-        let owned = first_owned(p, nbr_start, pair_start) as usize;
-        (owned..nbr_start[p + 1] as usize).map(move |gid| (p, gid))
+    let records = (first..(first + CONTACT_BLOCK).min(n)).flat_map(move |p| {
+        (pair_start[p] as usize..pair_start[p + 1] as usize).map(move |r| (p, r))
     });
-    (pair_start[first] as usize, entries.enumerate())
+    (pair_start[first] as usize, records.enumerate())
 }
 
 /// The slots a contact block with `used` pairs in contact is given for the next steps: its
@@ -403,13 +479,7 @@ impl CpuBackend {
         b.torque = s.torque;
         b.ref_pos = s.ref_pos;
         b.dissipated = s.dissipated;
-        b.list = NeighbourList {
-            pair_start: pair_starts(&s.nbr_start, &s.nbr_j),
-            nbr_start: s.nbr_start,
-            nbr_i: s.nbr_i,
-            nbr_j: s.nbr_j,
-            nbr_pair: s.nbr_pair,
-        };
+        b.list = NeighbourList::from_full(s.nbr_start, &s.nbr_j, &s.nbr_pair);
         b.history = s.history;
         b.slots = s.slots;
         b.nbr_slot = s.nbr_slot;
@@ -438,11 +508,11 @@ impl CpuBackend {
     /// Rebuild the neighbour list and carry history over.
     pub fn rebuild(&mut self) {
         let n = self.pos.len();
-        // What the new list does not carry over goes before it is built, so that the rebuild's
-        // peak holds one set of owner indices, not two: the carry reads only the old starts,
-        // partners, records and flags. The packed slots stay: the carried flags name them.
-        self.list.nbr_i = Vec::new();
-        self.list.pair_start = Vec::new();
+        // The carry reads only the old records (their starts, partners and flags): the old
+        // head goes before the new list is built. The packed slots stay: the carried flags
+        // name them.
+        self.list.head_pair = Vec::new();
+        self.list.head_orphans = Vec::new();
         self.cell_counts.iter_mut().for_each(|c| *c = 0);
         for gid in 0..n {
             cell_count(
@@ -479,78 +549,84 @@ impl CpuBackend {
         drop(own_count);
         let total = nbr_start[n] as usize;
         let records = pair_start[n] as usize;
-        let mut nbr_i = vec![0u32; total];
+        // The full list's partners, for as long as the head takes to find its records; the
+        // owners `pair_fill` writes beside them are a task's scratch, never a whole column.
         let mut nbr_j = vec![0u32; total];
-        {
-            // Each particle's range of the list, as disjoint mutable slices.
-            let mut ranges = Vec::with_capacity(n);
-            let (mut rest_i, mut rest_j) = (&mut nbr_i[..], &mut nbr_j[..]);
-            for c in &self.nbr_count {
-                let (a, b) = std::mem::take(&mut rest_i).split_at_mut(*c as usize);
-                let (x, y) = std::mem::take(&mut rest_j).split_at_mut(*c as usize);
-                ranges.push((a, x));
-                rest_i = b;
-                rest_j = y;
-            }
-            ranges
-                .into_par_iter()
-                .enumerate()
-                .for_each(|(gid, (ri, rj))| {
-                    pair_fill(
-                        gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, ri, rj,
-                    )
-                });
-        }
+        cut(&mut nbr_j, self.nbr_count.iter().map(|&c| c as usize))
+            .into_par_iter()
+            .enumerate()
+            .for_each_init(Vec::new, |ri, (gid, rj)| {
+                ri.resize(rj.len(), 0);
+                pair_fill(
+                    gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, ri, rj,
+                )
+            });
+        let (ns, ps) = (&nbr_start, &pair_start);
+        let owned = |p: usize| first_owned(p, ns, ps) as usize..ns[p + 1] as usize;
+        let mut pair_j = vec![0u32; records];
+        cut(&mut pair_j, (0..n).map(|p| owned(p).len()))
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(p, out)| out.copy_from_slice(&nbr_j[owned(p)]));
+        // Each record's flag from the old list: `history_carry`, with the records for entries.
         let mut active = vec![0u32; records];
-        let (old_start, old_j, old_pair, old_active) = (
-            &self.list.nbr_start,
-            &self.list.nbr_j,
-            &self.list.nbr_pair,
-            &self.nbr_slot,
-        );
-        let step = &self.step;
         {
-            let blocks: Vec<_> = record_blocks(&mut active, 1, &pair_start)
+            let old = &self.list;
+            let (old_active, pair_j) = (&self.nbr_slot, &pair_j);
+            let blocks: Vec<_> = record_blocks(&mut active, 1, ps)
                 .into_iter()
                 .enumerate()
                 .collect();
-            let (nbr_i, nbr_j) = (&nbr_i, &nbr_j);
-            let (nbr_start, pair_start) = (&nbr_start, &pair_start);
             blocks.into_par_iter().for_each(|(b, a)| {
-                let (_, entries) = owned_entries(b, n, nbr_start, pair_start);
-                for (k, (_, gid)) in entries {
-                    history_carry(
-                        gid, step, nbr_i, nbr_j, old_start, old_j, old_pair, old_active, &mut a[k],
-                    )
+                let (_, records) = block_records(b, n, ps);
+                for (k, (p, r)) in records {
+                    a[k] = carried_flag(
+                        p as u32,
+                        pair_j[r],
+                        &old.pair_start,
+                        &old.pair_j,
+                        |k| k,
+                        old_active,
+                    );
                 }
             });
         }
-        // The old list has been carried over: it goes before the new records are numbered, so
-        // that the rebuild's peak holds one list's records, not two.
+        // The old list has been carried over: it goes before the head is found, so that the
+        // rebuild's peak holds one list's records, not two.
         self.list = NeighbourList::default();
-        let mut nbr_pair = vec![0u32; total];
-        nbr_pair
-            .par_iter_mut()
+        // Each head element's record: its partner's, found among the partner's records as
+        // `pair_record` finds it among the partner's entries.
+        let mut head_pair = vec![0u32; total - records];
+        let head = |p: usize| ns[p] as usize..first_owned(p, ns, ps) as usize;
+        let pj = &pair_j;
+        cut(&mut head_pair, (0..n).map(|p| head(p).len()))
+            .into_par_iter()
             .enumerate()
-            .for_each(|(gid, r)| pair_record(gid, &nbr_start, &nbr_i, &nbr_j, &pair_start, r));
-        if cfg!(debug_assertions) {
-            for b in 0..n.div_ceil(CONTACT_BLOCK) {
-                let (base, entries) = owned_entries(b, n, &nbr_start, &pair_start);
-                for (k, (_, gid)) in entries {
-                    assert_eq!(
-                        nbr_pair[gid] as usize,
-                        base + k,
-                        "owned record of entry {gid}"
-                    );
+            .for_each(|(p, out)| {
+                for (r, &q) in out.iter_mut().zip(&nbr_j[head(p)]) {
+                    let q = q as usize;
+                    *r = find_sorted(pj, ps[q], ps[q + 1], p as u32);
+                }
+            });
+        let mut head_orphans = Vec::new();
+        if head_pair.contains(&u32::MAX) {
+            let mut h = 0;
+            for p in 0..n {
+                for k in head(p) {
+                    if head_pair[h] == u32::MAX {
+                        head_orphans.push((h as u32, nbr_j[k]));
+                    }
+                    h += 1;
                 }
             }
         }
+        drop(nbr_j);
         self.list = NeighbourList {
             nbr_start,
-            nbr_i,
-            nbr_j,
-            nbr_pair,
             pair_start,
+            pair_j,
+            head_pair,
+            head_orphans,
         };
         self.nbr_slot = active;
         self.ref_pos.copy_from_slice(&self.pos);
@@ -585,38 +661,18 @@ impl CpuBackend {
             .map(|(cid, spec)| ChainRun::new(cid as u32, spec, t.chain_reach[cid]))
             .collect();
         let bodies = &bodies;
-        // The neighbour list's entries, particle pairs' and walls' alike, in one sweep: each
-        // owning entry runs `evaluate` with the chain its table entry names. The GPU dispatches
-        // one `contact` kernel per chain over the whole list, each skipping the entries that
-        // are not its own; every slot is written by one chain either way, so the bits are the
+        // The neighbour list's records, particle pairs' and walls' alike, in one sweep: each
+        // runs `evaluate` with the chain its table entry names. The GPU dispatches one
+        // `contact` kernel per chain over the whole list, each skipping the entries that are
+        // not its own; every slot is written by one chain either way, so the bits are the
         // same, without scanning the list once per chain or visiting the entries that own
-        // nothing (the head of each particle's sorted range).
+        // nothing (the head of each particle's sorted range, which the CPU does not keep).
         if t.chains.iter().any(|c| c.source.in_list()) {
             let n = self.pos.len() as u32;
-            let (nbr_i, nbr_j, nbr_pair) =
-                (&self.list.nbr_i, &self.list.nbr_j, &self.list.nbr_pair);
-            let views = [
-                (
-                    SourceView::Neighbour {
-                        nbr_i,
-                        nbr_j,
-                        nbr_pair,
-                    },
-                    SourceKind::Neighbour,
-                ),
-                (
-                    SourceView::Wall {
-                        walls: &self.walls,
-                        nbr_i,
-                        nbr_j,
-                        nbr_pair,
-                    },
-                    SourceKind::Wall,
-                ),
-            ];
-            let (views, runs) = (&views, &runs);
+            let (pair_j, walls) = (&self.list.pair_j, &self.walls);
+            let runs = &runs;
             let stride = t.nbr_history_stride;
-            let (starts, pair_start) = (&self.list.nbr_start, &self.list.pair_start);
+            let pair_start = &self.list.pair_start;
             // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
             // beyond the largest reach of those chains is skipped on its squared distance alone,
             // before its pair, table and chain are looked up: most entries of a list with a skin
@@ -650,10 +706,10 @@ impl CpuBackend {
                 let counts: Vec<usize> = (0..nb)
                     .into_par_iter()
                     .map(|b| {
-                        let (first, entries) = owned_entries(b, n, starts, pair_start);
-                        entries
-                            .filter(|&(k, (p, gid))| {
-                                !clearly_idle(p, nbr_j[gid] as usize, active[first + k])
+                        let (first, records) = block_records(b, n, pair_start);
+                        records
+                            .filter(|&(k, (p, r))| {
+                                !clearly_idle(p, pair_j[r] as usize, active[first + k])
                             })
                             .count()
                     })
@@ -682,22 +738,38 @@ impl CpuBackend {
                         used: 0,
                         spill,
                     };
-                    let (first, entries) = owned_entries(b, n, starts, pair_start);
-                    for (k, (p, gid)) in entries {
-                        let q = nbr_j[gid] as usize;
+                    let (_, records) = block_records(b, n, pair_start);
+                    for (k, (p, r)) in records {
+                        let q = pair_j[r] as usize;
                         if clearly_idle(p, q, a[k]) {
                             continue;
                         }
-                        let (view, src) = &views[(q >= n) as usize];
-                        let (map, params) = (t.chain_map(*src), t.params_of(*src));
-                        let pr = view.pair(gid, bodies.step, material);
+                        // The record as a one-entry list: the sources' own `source_pair`.
+                        let (nbr_i, nbr_j, nbr_pair) = (&[p as u32], &[q as u32], &[r as u32]);
+                        let (view, src) = if q < n {
+                            let view = SourceView::Neighbour {
+                                nbr_i,
+                                nbr_j,
+                                nbr_pair,
+                            };
+                            (view, SourceKind::Neighbour)
+                        } else {
+                            let view = SourceView::Wall {
+                                walls,
+                                nbr_i,
+                                nbr_j,
+                                nbr_pair,
+                            };
+                            (view, SourceKind::Wall)
+                        };
+                        let (map, params) = (t.chain_map(src), t.params_of(src));
+                        let pr = view.pair(0, bodies.step, material);
                         if pr.owns == 0 {
                             continue;
                         }
                         let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
                             continue;
                         };
-                        debug_assert_eq!(view.record(gid), first + k);
                         // An inactive sphere pair clearly beyond reach: `evaluate` would find it
                         // out of reach from the positions and write nothing.
                         if a[k] == 0
@@ -802,13 +874,12 @@ impl CpuBackend {
             .enumerate()
             .with_min_len(256)
             .map(|(gid, (f, t, d, v, o, q, x, c))| {
-                gather(
+                gather_records(
                     gid,
                     step,
-                    &list.nbr_start,
-                    &list.nbr_j,
-                    &list.nbr_pair,
-                    &list.pair_start,
+                    &list.head_pair[list.head(gid)],
+                    list.records(gid),
+                    |r| list.pair_j[r as usize],
                     slots,
                     active,
                     fixed_start,
@@ -880,13 +951,11 @@ impl CpuBackend {
                 .par_iter_mut()
                 .enumerate()
                 .for_each(|(gid, a)| {
-                    wall_power(
+                    wall_power_records(
                         gid,
                         step,
                         walls,
-                        &list.nbr_start,
-                        &list.nbr_j,
-                        &list.nbr_pair,
+                        list.records(gid).map(|r| (list.pair_j[r as usize], r)),
                         nbr_slot,
                         slots,
                         pos,
@@ -954,10 +1023,9 @@ impl CpuBackend {
     /// The slots of every pair source.
     fn source_slots(&self) -> SourceSlots<'_> {
         SourceSlots {
-            nbr_i: &self.list.nbr_i,
-            nbr_j: &self.list.nbr_j,
+            pair_start: &self.list.pair_start,
+            pair_j: &self.list.pair_j,
             nbr_slot: &self.nbr_slot,
-            nbr_pair: &self.list.nbr_pair,
             slots: &self.slots,
             fixed_slots: &self.fixed_slots,
             walls: &self.walls,
@@ -1097,9 +1165,8 @@ impl Backend for CpuBackend {
         crate::backend::wall_loads(
             &self.walls,
             &self.pos,
-            &self.list.nbr_i,
-            &self.list.nbr_j,
-            &self.list.nbr_pair,
+            &self.list.pair_start,
+            &self.list.pair_j,
             &self.nbr_slot,
             &self.slots,
         )
@@ -1121,7 +1188,7 @@ impl Backend for CpuBackend {
         Counters {
             steps: self.steps,
             rebuilds: self.rebuild_steps.len() as u64,
-            neighbour_entries: self.list.nbr_j.len() as u64,
+            neighbour_entries: self.list.nbr_start.last().copied().unwrap_or(0) as u64,
             removed: self.removed,
             inserted: self.inserted,
         }
@@ -1170,6 +1237,7 @@ impl Backend for CpuBackend {
         let stride = self.world.table.nbr_history_stride;
         let (slots, history) =
             crate::state::packed_slots(&mut nbr_slot, &self.slots, &self.history, stride);
+        let (nbr_i, nbr_j, nbr_pair) = self.list.to_full();
         BackendState {
             step: self.steps,
             rebuild_steps: self.rebuild_steps.clone(),
@@ -1187,9 +1255,9 @@ impl Backend for CpuBackend {
             ref_pos: self.ref_pos.clone(),
             dissipated: self.dissipated.clone(),
             nbr_start: self.list.nbr_start.clone(),
-            nbr_i: self.list.nbr_i.clone(),
-            nbr_j: self.list.nbr_j.clone(),
-            nbr_pair: self.list.nbr_pair.clone(),
+            nbr_i,
+            nbr_j,
+            nbr_pair,
             history,
             slots,
             nbr_slot,

@@ -293,7 +293,8 @@ impl Scene {
     }
 
     /// Estimated memory of the CPU backend for this scene (bytes): the backend state (every
-    /// array of [`grains_core::state::STATE_ARRAYS`], with a dense-pack neighbour list), the
+    /// array of [`grains_core::state::STATE_ARRAYS`], with a dense-pack neighbour list that the
+    /// CPU keeps with each pair once), the
     /// contact sweep's second history buffer and the margin of its slot regions, the world's
     /// copy of the particles, the broad-phase scratch and cells, and the larger of the two
     /// passing peaks: a rebuild's (the new list's owners and partners and its flags beside the
@@ -319,7 +320,17 @@ impl Scene {
             0
         };
         let rebuild = (4 * sizes.entries + 4 * sizes.records) as u64;
-        grains_core::state::state_bytes(&sizes)
+        // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's partner
+        // or a reference to the partner's record per entry, and the records' starts, where the
+        // state's full list has each entry's owner, partner and record.
+        let full_list: usize = grains_core::state::STATE_ARRAYS
+            .iter()
+            .filter(|a| a.extent == grains_core::state::Extent::Entries)
+            .map(|a| a.elem * sizes.entries)
+            .sum();
+        let kept_list = 4 * sizes.entries + 4 * (n + 1);
+        grains_core::state::state_bytes(&sizes) - full_list as u64
+            + kept_list as u64
             + sweep as u64
             + n as u64 * WORLD_BYTES_PER_PARTICLE
             + cells

@@ -684,14 +684,22 @@ impl GpuBackend {
         (nbr_slot, slots, history)
     }
 
+    /// The neighbour list's records, read back: their starts and partners
+    /// ([`grains_core::kernels::passes::pair_record::owned_partners`]).
+    fn read_records(&self) -> (Vec<u32>, Vec<u32>) {
+        let starts: Vec<u32> = self.read_pod("nbr_start", self.n as u64 + 1);
+        let nbr_j: Vec<u32> = self.read_pod("nbr_j", self.total);
+        grains_core::kernels::passes::pair_record::owned_partners(&starts, &nbr_j)
+    }
+
     /// Every pair source's slots, read back, with the neighbour list naming the first's pairs.
     fn read_source_slots(&self) -> ReadSlots {
         let sizes = self.sizes();
         let (nbr_slot, slots, _) = self.read_packed(false);
+        let (pair_start, pair_j) = self.read_records();
         ReadSlots {
-            nbr_i: self.read_pod("nbr_i", self.total),
-            nbr_j: self.read_pod("nbr_j", self.total),
-            nbr_pair: self.read_pod("nbr_pair", self.total),
+            pair_start,
+            pair_j,
             nbr_slot,
             slots,
             fixed_slots: self.read_pod("fixed_slots", self.world.fixed_pairs.len() as u64),
@@ -889,11 +897,9 @@ impl Backend for GpuBackend {
         let nw = self.n_walls as u64;
         let walls: Vec<Wall> = self.read_pod("walls", nw);
         let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
-        let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
-        let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
-        let np: Vec<u32> = self.read_pod("nbr_pair", self.total);
+        let (pair_start, pair_j) = self.read_records();
         let (nbr_slot, slots, _) = self.read_packed(false);
-        grains_core::backend::wall_loads(&walls, &pos, &ni, &nj, &np, &nbr_slot, &slots)
+        grains_core::backend::wall_loads(&walls, &pos, &pair_start, &pair_j, &nbr_slot, &slots)
     }
 
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {
@@ -1028,9 +1034,8 @@ impl Backend for GpuBackend {
 
 /// Pair-source slots read back from the device.
 struct ReadSlots {
-    nbr_i: Vec<u32>,
-    nbr_j: Vec<u32>,
-    nbr_pair: Vec<u32>,
+    pair_start: Vec<u32>,
+    pair_j: Vec<u32>,
     nbr_slot: Vec<u32>,
     slots: Vec<PairSlot>,
     fixed_slots: Vec<PairSlot>,
@@ -1042,9 +1047,8 @@ struct ReadSlots {
 impl ReadSlots {
     fn view(&self) -> SourceSlots<'_> {
         SourceSlots {
-            nbr_i: &self.nbr_i,
-            nbr_j: &self.nbr_j,
-            nbr_pair: &self.nbr_pair,
+            pair_start: &self.pair_start,
+            pair_j: &self.pair_j,
             nbr_slot: &self.nbr_slot,
             slots: &self.slots,
             fixed_slots: &self.fixed_slots,

@@ -46,16 +46,54 @@ pub fn gather(
     torque: &mut [f32; 4],
     dissipated: &mut [f32; 4],
 ) {
+    let (start, end) = (nbr_start[gid], nbr_start[gid + 1]);
+    let owned = first_owned(gid, nbr_start, pair_start);
+    let r0 = pair_start[gid];
+    gather_records(
+        gid,
+        step,
+        &nbr_pair[start as usize..owned as usize],
+        r0..r0 + (end - owned),
+        |r| nbr_j[(owned + (r - r0)) as usize],
+        slots,
+        nbr_slot,
+        fixed_start,
+        fixed_entry,
+        fixed_slots,
+        force,
+        torque,
+        dissipated,
+    )
+}
+
+/// [`gather`] over particle `gid`'s records as they are found: `head`, the records of the pairs
+/// a partner below it owns (in list order), and `own`, its own records, whose partner
+/// (`partner(r)`, read only in contact; `n_particles + w` for wall `w`) tells a wall's side.
+/// The CPU backend, which keeps only these two of the list's arrays, sums through it too: the
+/// same values in the same order, so the same bits.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn gather_records(
+    gid: usize,
+    step: &StepParams,
+    head: &[u32],
+    own: std::ops::Range<u32>,
+    partner: impl Fn(u32) -> u32,
+    slots: &[PairSlot],
+    nbr_slot: &[u32],
+    fixed_start: &[u32],
+    fixed_entry: &[u32],
+    fixed_slots: &[PairSlot],
+    force: &mut [f32; 4],
+    torque: &mut [f32; 4],
+    dissipated: &mut [f32; 4],
+) {
     let mut f = Vec3::ZERO;
     let mut t = Vec3::ZERO;
     let mut damp = 0.0f32;
     let mut fric = 0.0f32;
     let n = step.n_particles;
-    let (start, end) = (nbr_start[gid], nbr_start[gid + 1]);
-    let owned = first_owned(gid, nbr_start, pair_start);
-    let r0 = pair_start[gid];
-    for k in start..owned {
-        let r = nbr_pair[k as usize];
+    for &r in head {
         if r == u32::MAX {
             continue;
         }
@@ -69,7 +107,7 @@ pub fn gather(
         damp += 0.5 * s.damping_dissipated;
         fric += 0.5 * s.friction_dissipated;
     }
-    for r in r0..r0 + (end - owned) {
+    for r in own {
         let a = nbr_slot[r as usize];
         if a == 0 {
             continue;
@@ -78,11 +116,7 @@ pub fn gather(
         f += v3(s.force);
         t += v3(s.torque1);
         // A wall gives the particle all of its dissipation, a particle pair half to each side.
-        let share = if nbr_j[(owned + (r - r0)) as usize] >= n {
-            1.0
-        } else {
-            0.5
-        };
+        let share = if partner(r) >= n { 1.0 } else { 0.5 };
         damp += share * s.damping_dissipated;
         fric += share * s.friction_dissipated;
     }

@@ -31,16 +31,34 @@ pub fn history_carry(
     if p >= q {
         return;
     }
-    *nbr_slot = 0;
-    if (p as usize) + 1 < old_start.len() {
-        let k = find_sorted(old_j, old_start[p as usize], old_start[p as usize + 1], q);
-        let r = if k == u32::MAX {
-            u32::MAX
-        } else {
-            old_pair[k as usize]
-        };
-        if r != u32::MAX {
-            *nbr_slot = old_slot[r as usize];
-        }
+    *nbr_slot = carried_flag(p, q, old_start, old_j, |k| old_pair[k as usize], old_slot);
+}
+
+/// The flag pair (p, q) (q > p) had in the old list (0 if it was absent), found in p's old
+/// candidates (`old_start`, `old_j`) and through `old_record(k)`, the record of old entry `k`:
+/// [`history_carry`]'s own step, which the CPU backend, whose candidates are its records,
+/// takes with the identity.
+#[inline]
+pub fn carried_flag(
+    p: u32,
+    q: u32,
+    old_start: &[u32],
+    old_j: &[u32],
+    old_record: impl Fn(u32) -> u32,
+    old_slot: &[u32],
+) -> u32 {
+    if (p as usize) + 1 >= old_start.len() {
+        return 0;
+    }
+    let k = find_sorted(old_j, old_start[p as usize], old_start[p as usize + 1], q);
+    let r = if k == u32::MAX {
+        u32::MAX
+    } else {
+        old_record(k)
+    };
+    if r == u32::MAX {
+        0
+    } else {
+        old_slot[r as usize]
     }
 }

@@ -84,3 +84,17 @@ pub fn pair_starts(nbr_start: &[u32], nbr_j: &[u32]) -> Vec<u32> {
     }
     out
 }
+
+/// A built list's records (its owning entries) as the records' starts (`n + 1`, as
+/// [`pair_starts`]) and each record's partner (q > p, or `n + w` for wall `w`), in record order:
+/// the list with each pair once, as the CPU backend keeps it and the pair sources' slots are
+/// read by.
+pub fn owned_partners(nbr_start: &[u32], nbr_j: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let pair_start = pair_starts(nbr_start, nbr_j);
+    let mut pair_j = Vec::with_capacity(*pair_start.last().unwrap_or(&0) as usize);
+    for p in 0..nbr_start.len().saturating_sub(1) {
+        let owned = first_owned(p, nbr_start, &pair_start) as usize;
+        pair_j.extend_from_slice(&nbr_j[owned..nbr_start[p + 1] as usize]);
+    }
+    (pair_start, pair_j)
+}

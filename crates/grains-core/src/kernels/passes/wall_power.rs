@@ -34,21 +34,48 @@ pub fn wall_power(
     pos: &[[f32; 4]],
     work: &mut [f32; 2],
 ) {
+    let range = nbr_start[gid] as usize..nbr_start[gid + 1] as usize;
+    wall_power_records(
+        gid,
+        step,
+        walls,
+        range.map(|k| (nbr_j[k], nbr_pair[k])),
+        nbr_slot,
+        slots,
+        pos,
+        work,
+    )
+}
+
+/// [`wall_power`] over particle `gid`'s candidates as `(partner, record)` (a wall is partner
+/// `n_particles + w`): the CPU backend passes its own records, which hold the walls.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn wall_power_records(
+    gid: usize,
+    step: &StepParams,
+    walls: &[Wall],
+    candidates: impl Iterator<Item = (u32, u32)>,
+    nbr_slot: &[u32],
+    slots: &[PairSlot],
+    pos: &[[f32; 4]],
+    work: &mut [f32; 2],
+) {
     let n = step.n_particles;
     let x = v4xyz(pos[gid]);
     let mut p = 0.0f32;
-    for k in nbr_start[gid] as usize..nbr_start[gid + 1] as usize {
-        if nbr_j[k] < n {
+    for (j, r) in candidates {
+        if j < n {
             continue;
         }
-        let wall = &walls[(nbr_j[k] - n) as usize];
+        let wall = &walls[(j - n) as usize];
         let t = wall.steps as f32 * step.dt;
         let next = wall.moves() && wall.start <= t && t < wall.stop;
         let share = 0.5 * ((wall.moving != 0) as u32 as f32 + next as u32 as f32);
         if share == 0.0 {
             continue;
         }
-        let a = nbr_slot[nbr_pair[k] as usize];
+        let a = nbr_slot[r as usize];
         if a == 0 {
             continue;
         }
