@@ -390,3 +390,18 @@ fn the_full_list_twins_agree_with_the_records_the_cpu_keeps() {
         "{gathered} forces, {carried} flags"
     );
 }
+
+/// The CPU's held bytes count every array of the state it keeps: at least the state's bytes
+/// less what of the full list it does not keep (each entry's owner, and the head's partners
+/// and the tail's records: 8 bytes per entry). It fails if an array is left out of the count
+/// (the slots alone are 48 bytes per pair in contact).
+#[test]
+fn the_cpu_counts_the_arrays_it_holds() {
+    let mut b = cpu(shaken_box(false, 29));
+    b.run(300);
+    let held = b.host_bytes().expect("the CPU backend holds host memory");
+    let state: u64 = b.state().array_bytes().iter().map(|a| a.len() as u64).sum();
+    let entries = b.counters().neighbour_entries;
+    assert!(entries > 2 * b.pos.len() as u64, "{entries} entries");
+    assert!(held >= state - 8 * entries, "{held} held, state {state}");
+}

@@ -117,8 +117,9 @@ pub struct BenchRow {
     pub kinetic: f64,
     /// Particle-particle contacts per particle at the end.
     pub contacts_per_particle: f64,
-    /// Bytes of the backend's state per particle at the end: its device buffers (GPU) or
-    /// the arrays of its state (CPU); `None` for a peer code.
+    /// Bytes of the backend's state per particle at the end: its device buffers (GPU) or the
+    /// arrays it holds, scratch included (CPU, [`grains_core::Backend::host_bytes`]); `None`
+    /// for a peer code.
     pub bytes_per_particle: Option<f64>,
 }
 
@@ -246,6 +247,7 @@ pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<Ben
         contacts_per_particle: b.contacts().per_particle(particles),
         bytes_per_particle: Some(
             b.device_bytes()
+                .or_else(|| b.host_bytes())
                 .unwrap_or_else(|| b.state().array_bytes().iter().map(|a| a.len() as u64).sum())
                 as f64
                 / particles as f64,

@@ -534,6 +534,11 @@ pub trait Backend {
     fn device_bytes(&self) -> Option<u64> {
         None
     }
+    /// Bytes of the arrays a host-memory backend holds for its state, scratch included (the
+    /// CPU backend); `None` for a device backend ([`Backend::device_bytes`]).
+    fn host_bytes(&self) -> Option<u64> {
+        None
+    }
     /// Steps a caller should hand [`Backend::run_guarded`] at once to keep the backend
     /// efficient: the CPU backend steps one at a time anyway (so a caller can stop after any
     /// step), the GPU backend records many steps per submission.

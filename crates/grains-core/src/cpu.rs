@@ -1172,6 +1172,63 @@ impl Backend for CpuBackend {
         )
     }
 
+    fn host_bytes(&self) -> Option<u64> {
+        fn b<T>(v: &Vec<T>) -> u64 {
+            (v.capacity() * std::mem::size_of::<T>()) as u64
+        }
+        let l = &self.list;
+        let spill: u64 = self.spill.iter().map(|(s, h)| b(s) + b(h)).sum();
+        let particles = [
+            &self.pos,
+            &self.pos_comp,
+            &self.vel,
+            &self.omega,
+            &self.quat,
+            &self.force,
+            &self.torque,
+            &self.ref_pos,
+            &self.dissipated,
+            &self.shell_forces,
+            &self.shell_volumes,
+        ];
+        let words = [
+            &l.nbr_start,
+            &l.pair_start,
+            &l.pair_j,
+            &l.head_pair,
+            &self.nbr_slot,
+            &self.slot_base,
+            &self.fixed_active,
+            &self.fixed_start,
+            &self.fixed_entry,
+            &self.shell_start,
+            &self.shell_entry,
+            &self.particle_cell,
+            &self.cell_counts,
+            &self.cell_start,
+            &self.sorted,
+            &self.nbr_count,
+        ];
+        let floats = [
+            &self.history,
+            &self.history_next,
+            &self.fixed_history,
+            &self.shell_rest,
+        ];
+        Some(
+            particles.iter().map(|v| b(v)).sum::<u64>()
+                + words.iter().map(|v| b(v)).sum::<u64>()
+                + floats.iter().map(|v| b(v)).sum::<u64>()
+                + b(&l.head_orphans)
+                + b(&self.slots)
+                + b(&self.fixed_slots)
+                + b(&self.walls)
+                + b(&self.wall_work)
+                + b(&self.shapes)
+                + spill,
+        )
+    }
+
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {
         for k in 0..n {
             if let Some(particle) = self.step_checked(k + 1 < n) {

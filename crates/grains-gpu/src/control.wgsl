@@ -178,10 +178,8 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 
 //!entry commit_list
 @group(0) @binding(0) var<storage, read> control: array<u32>;
-@group(0) @binding(1) var<storage, read> new_i: array<u32>;
 @group(0) @binding(2) var<storage, read> new_j: array<u32>;
 @group(0) @binding(3) var<storage, read> new_pair: array<u32>;
-@group(0) @binding(5) var<storage, read_write> nbr_i: array<u32>;
 @group(0) @binding(6) var<storage, read_write> nbr_j: array<u32>;
 @group(0) @binding(7) var<storage, read_write> nbr_pair: array<u32>;
 @group(0) @binding(10) var<storage, read> plan: array<u32>;
@@ -190,14 +188,16 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 
 // The rebuilt list replaces the current one: its entries (`C_TOTAL`) and its pairs' records
 // (`C_RECORDS`, fewer), their carried slot flags: the packed slots and history stay where they
-// are, as `CpuBackend::rebuild` keeps them.
+// are, as `CpuBackend::rebuild` keeps them. The entries' owners are already in place: nothing
+// in a rebuild reads the old list's (the carry finds old pairs by partner), so `pair_fill`
+// writes them into `nbr_i` itself, and the list is held beside itself with one entry array
+// fewer.
 @compute @workgroup_size(64)
 fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_index(gid3, nwg);
     if (k >= control[C_TOTAL]) {
         return;
     }
-    nbr_i[k] = new_i[k];
     nbr_j[k] = new_j[k];
     nbr_pair[k] = new_pair[k];
     if (k >= control[C_RECORDS]) {

@@ -358,7 +358,7 @@ impl Scene {
         let state = grains_core::state::state_bytes(&sizes);
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
         let slots = (sizes.contacts + sizes.slots(SourceKind::Fixed)) * slot;
-        let rebuilt = entries * 3 * 4 + records * 4;
+        let rebuilt = entries * 2 * 4 + records * 4;
         let history_alt = contacts * 4 * w.table.nbr_history_stride as u64;
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
         let saved_starts = 4 * (n + 1);

@@ -32,10 +32,9 @@ pub(super) enum Cap {
 /// Element sizes of the buffers sized by the neighbour list's capacities, each with the
 /// capacity that sizes it; a history record is `history_words` words (the pair table's
 /// `nbr_history_stride`).
-pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 12] {
+pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 11] {
     let h = 4 * history_words as u64;
     [
-        ("new_i", 4, Cap::Entries),
         ("new_j", 4, Cap::Entries),
         ("new_pair", 4, Cap::Entries),
         ("new_slot", 4, Cap::Records),

@@ -713,7 +713,7 @@ impl GpuBackend {
     /// margin (whichever does not fit) and restore the saved state ([`GpuBackend::restore`]).
     fn grow(&mut self, entries: u64, records: u64, slots: u64) -> Result<(), GpuError> {
         // A quarter more than the step needed, not twice the old capacity: the list's arrays
-        // are most of the device memory (nine entry arrays with the rebuild's and the saved
+        // are most of the device memory (eight entry arrays with the rebuild's and the saved
         // copies), and a packing's density is bounded, so a few more replays (each at most
         // `check_every` steps) cost less than memory held for nothing. A dense million-sphere
         // pack on lavapipe (20 steps): 2.108 GiB of buffers when doubling, 1.692 GiB with this

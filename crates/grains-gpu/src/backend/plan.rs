@@ -268,18 +268,13 @@ impl GpuBackend {
             self.op(ids.guard, &[], Direct(1))?,
             self.op(
                 ids.pair_fill,
-                &[
-                    ("nbr_start", "new_start"),
-                    ("nbr_i", "new_i"),
-                    ("nbr_j", "new_j"),
-                ],
+                &[("nbr_start", "new_start"), ("nbr_j", "new_j")],
                 Indirect(S_PAIR_FILL),
             )?,
             self.op(
                 ids.pair_record,
                 &[
                     ("nbr_start", "new_start"),
-                    ("nbr_i", "new_i"),
                     ("nbr_j", "new_j"),
                     ("nbr_pair", "new_pair"),
                 ],
@@ -289,7 +284,6 @@ impl GpuBackend {
                 ids.history_carry,
                 &[
                     ("nbr_start", "new_start"),
-                    ("nbr_i", "new_i"),
                     ("nbr_j", "new_j"),
                     ("old_start", "nbr_start"),
                     ("old_j", "nbr_j"),
