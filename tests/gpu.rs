@@ -802,9 +802,12 @@ fn slot_overflow_grows_slots_alone_and_matches_cpu() {
 }
 
 /// The records in contact are the CPU's, their forces within the pass parity's tolerance
-/// (relative 1e-4 of the largest), and so are the contact counts.
+/// (relative 1e-4 of the largest), and so are the contact counts. The list's owners and
+/// records, which a replay writes again rather than restoring them, are the CPU's exactly.
 fn assert_packed_slots_match(c: &mut CpuBackend, g: &mut GpuBackend) {
     let (cs, gs) = (c.state(), g.state());
+    assert_eq!(cs.nbr_i, gs.nbr_i, "owners");
+    assert_eq!(cs.nbr_pair, gs.nbr_pair, "records");
     assert_eq!(cs.nbr_slot, gs.nbr_slot, "records in contact");
     let fmax = cs
         .slots
@@ -1515,4 +1518,49 @@ fn the_step_profile_covers_every_pass() {
     let want = p.rebuilds as f64 / 40.0;
     assert!((label("pair_fill").dispatches - want).abs() < 1e-12);
     assert!(p.bytes_per_particle_step() > 0.0 && p.bandwidth_bound(3e12).is_finite());
+}
+
+/// `list_owners` (only replays run it) on random list starts, seeded: every entry's owner is
+/// the twin's, exactly (integers, no tolerance), empty ranges and the last particle included.
+#[test]
+fn list_owners_parity_on_random_starts() {
+    let Some(ctx) = gpu_context() else { return };
+    let mut rng = SplitMix(0x11570);
+    let n = 5000usize;
+    let counts: Vec<u32> = (0..n)
+        .map(|i| match i % 7 {
+            0 => 0,
+            _ => (rng.next_u64() % 24) as u32,
+        })
+        .collect();
+    let mut start = vec![0u32; n + 1];
+    grains_core::kernels::passes::prefix_sum(&counts, &mut start);
+    let total = start[n] as usize;
+    let step = grains_core::gpu_types::StepParams {
+        n_particles: n as u32,
+        ..Default::default()
+    };
+    let mut cpu = vec![u32::MAX; total];
+    for p in 0..n {
+        grains_core::kernels::passes::list_owners(p, &step, &start, &mut cpu);
+    }
+    let src = grains_shaders::compose_pass("list_owners").unwrap_or_else(|e| panic!("{e}"));
+    let init = vec![u32::MAX; total];
+    let out = grains_gpu::kernel::run_once(
+        &ctx,
+        "list_owners",
+        &src,
+        "list_owners",
+        &[
+            ("step", bytemuck::bytes_of(&step)),
+            ("nbr_start", bytemuck::cast_slice(&start)),
+            ("nbr_i", bytemuck::cast_slice(&init)),
+        ],
+        &["nbr_i"],
+        n.div_ceil(64) as u32,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let gpu: Vec<u32> = bytemuck::cast_slice(&out[0][..4 * total]).to_vec();
+    assert!(cpu.iter().all(|&p| p != u32::MAX), "every entry owned");
+    assert_eq!(cpu, gpu, "owners");
 }

@@ -19,8 +19,8 @@ use crate::kernels::passes::pair_record::{find_sorted, first_owned, owned_partne
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, integrate_first_half,
-    integrate_second_half, pair_count, pair_fill, prefix_sum, shell_edges, shell_gather,
-    shell_volume, wall_motion, ChainRun, SlotSink,
+    integrate_second_half, list_owners, pair_count, pair_fill, prefix_sum, shell_edges,
+    shell_gather, shell_volume, wall_motion, ChainRun, SlotSink,
 };
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_clearly_apart;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
@@ -107,11 +107,15 @@ impl NeighbourList {
     pub fn to_full(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
         let n = self.nbr_start.len().saturating_sub(1);
         let total = self.nbr_start.last().copied().unwrap_or(0) as usize;
-        let (mut ni, mut nj, mut np) = (
-            Vec::with_capacity(total),
-            Vec::with_capacity(total),
-            Vec::with_capacity(total),
-        );
+        let step = StepParams {
+            n_particles: n as u32,
+            ..Default::default()
+        };
+        let mut ni = vec![0u32; total];
+        for p in 0..n {
+            list_owners(p, &step, &self.nbr_start, &mut ni);
+        }
+        let (mut nj, mut np) = (Vec::with_capacity(total), Vec::with_capacity(total));
         // The owner of record r: the particle whose records hold it.
         let owner = |r: u32| (self.pair_start.partition_point(|&s| s <= r) - 1) as u32;
         let orphan = |h: usize| {
@@ -128,7 +132,6 @@ impl NeighbourList {
                 nj.push(self.pair_j[r as usize]);
                 np.push(r);
             }
-            ni.resize(nj.len(), p as u32);
         }
         (ni, nj, np)
     }

@@ -339,9 +339,10 @@ impl Scene {
 
     /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
     /// backend's initial list capacity (`GpuOptions::default()`, [`grains_core::state`]'s
-    /// `GPU_*_PER_PARTICLE`), twice but for the slots (the live buffers and the copy an
-    /// overflow or a fault replays from, which needs no slots; with it, the list's record
-    /// starts), the packed history's second buffer (last step's), the list a rebuild builds
+    /// `GPU_*_PER_PARTICLE`), twice but for the slots and the list's owners and records (the
+    /// live buffers and the copy an overflow or a fault replays from, which needs no slots and
+    /// derives the owners and records; with it, the list's record starts), the packed
+    /// history's second buffer (last step's), the list a rebuild builds
     /// beside the live one, the world's particle arrays and the cells.
     pub fn gpu_memory_estimate(&self) -> u64 {
         use grains_core::kernels::sources::SourceKind;
@@ -362,7 +363,8 @@ impl Scene {
         let history_alt = contacts * 4 * w.table.nbr_history_stride as u64;
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
         let saved_starts = 4 * (n + 1);
-        2 * state - slots as u64
+        let derived = 2 * 4 * entries;
+        2 * state - slots as u64 - derived
             + saved_starts
             + history_alt
             + rebuilt

@@ -62,14 +62,20 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
 /// the packed history: from and into whichever of `history` and `history_alt` holds it at the
 /// saved step, [`GpuBackend::history_at`]), the control words, and the list's record starts
 /// (`pair_start`: the gather reads them, and a rebuild that overflows has already scanned its
-/// own over them), but the sources' slots ([`UNSAVED`]).
+/// own over them), but the sources' slots ([`UNSAVED`]) and what a replay derives
+/// ([`DERIVED`]).
 pub(super) fn saved_names() -> impl Iterator<Item = &'static str> {
     STATE_ARRAYS
         .iter()
         .map(|a| a.name)
-        .filter(|name| !UNSAVED.contains(name))
+        .filter(|name| !UNSAVED.contains(name) && !DERIVED.contains(name))
         .chain(["control", "args", "pair_start"])
 }
+
+/// State arrays a replay writes again from the saved ones rather than copying: the list's
+/// owners (`list_owners`, from its starts) and records (`pair_record`, from its starts,
+/// partners and record starts). 8 bytes per entry of the saved copy.
+pub(super) const DERIVED: [&str; 2] = ["nbr_i", "nbr_pair"];
 
 /// State arrays a replay does not need saved: the slots. Every step's contact passes write the
 /// slot of every record in contact before anything reads one (the drift reads the gathered

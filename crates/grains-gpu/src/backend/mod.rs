@@ -29,7 +29,7 @@ use grains_core::{
 use crate::device::GpuContext;
 use crate::error::GpuError;
 use crate::kernel::Kernel;
-use crate::program::{record, Op};
+use crate::program::{record, Op, Size};
 
 mod buffers;
 mod plan;
@@ -38,7 +38,9 @@ mod profile;
 pub use profile::{PassProfile, StepProfile};
 
 use buffers::{list_buffers, params_buffer, saved_names, Cap, UNSAVED};
-use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err, KernelIds};
+use plan::{
+    control_source, entry_of, groups, pass_kernel, prefix_groups_for, shader_err, KernelIds,
+};
 
 /// Tuning of the GPU backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,6 +224,7 @@ impl GpuBackend {
         let guard = add(ctl("guard")?);
         let pair_fill = add(pass_kernel(&ctx, "pair_fill")?);
         let pair_record = add(pass_kernel(&ctx, "pair_record")?);
+        let list_owners = add(pass_kernel(&ctx, "list_owners")?);
         let history_carry = add(pass_kernel(&ctx, "history_carry")?);
         let commit_list = add(ctl("commit_list")?);
         let commit_particles = add(ctl("commit_particles")?);
@@ -289,6 +292,7 @@ impl GpuBackend {
             guard,
             pair_fill,
             pair_record,
+            list_owners,
             history_carry,
             commit_list,
             commit_particles,
@@ -614,8 +618,10 @@ impl GpuBackend {
         self.save();
     }
 
-    /// Back to the last replay point (the last good check), to replay from there.
-    fn restore(&mut self) {
+    /// Back to the last replay point (the last good check), to replay from there. The list's
+    /// owners and records are written again from its restored starts and partners
+    /// ([`buffers::DERIVED`]).
+    fn restore(&mut self) -> Result<(), GpuError> {
         let mut enc = self.encoder();
         let back_to = self.steps - self.since_check;
         for name in saved_names() {
@@ -627,10 +633,34 @@ impl GpuBackend {
         }
         enc.clear_buffer(&self.bufs["max_disp2"], 0, None);
         enc.clear_buffer(&self.bufs["slot_count"], 0, None);
+        // Bound now: a restore after a growth binds the grown buffers.
+        let (owners, records) = (self.ids.list_owners, self.ids.pair_record);
+        let g = self.check_groups("list_owners", groups(self.n as u64, self.threads(owners)))?;
+        let derive = [
+            self.op(owners, &[], Size::Direct(g))?,
+            self.op(
+                records,
+                &[],
+                Size::Direct(
+                    self.check_groups("pair_record", groups(self.total, self.threads(records)))?,
+                ),
+            )?,
+        ];
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            record(
+                &mut pass,
+                &self.kernels,
+                &derive,
+                &self.bufs["args"],
+                self.max_dim(),
+            );
+        }
         self.ctx.queue.submit([enc.finish()]);
         self.clear_fault();
         self.steps -= self.since_check;
         self.since_check = 0;
+        Ok(())
     }
 
     /// The dispatches of the step from `step` steps.
@@ -755,7 +785,7 @@ impl GpuBackend {
             self.bufs.insert(name, buf);
         }
         self.ctx.queue.submit([enc.finish()]);
-        self.restore();
+        self.restore()?;
         self.grows += 1;
         self.write_plan()?;
         self.build_ops()?;
@@ -829,7 +859,7 @@ impl GpuBackend {
                         }));
                     }
                     Checked::Fault(..) if guarded => {
-                        self.restore();
+                        self.restore()?;
                         remaining += replay;
                         exact = true;
                     }

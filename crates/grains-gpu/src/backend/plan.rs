@@ -87,6 +87,8 @@ pub(super) struct KernelIds {
     pub(super) guard: usize,
     pub(super) pair_fill: usize,
     pub(super) pair_record: usize,
+    /// Only a replay dispatches it ([`GpuBackend::restore`]).
+    pub(super) list_owners: usize,
     pub(super) history_carry: usize,
     pub(super) commit_list: usize,
     pub(super) commit_particles: usize,
