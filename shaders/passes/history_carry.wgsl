@@ -1,10 +1,13 @@
 // CPU twin: crates/grains-core/src/kernels/passes/history_carry.rs
 //
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
-// (p, q). Only owning entries (p < q) carry, each into its pair's record (`nbr_pair`), from the
-// old record of (p, q) (`old_pair` of the old entry). A record is its slot flag: the packed
-// slots and history stay in place, so the carried flag still names the pair's; a new pair
-// starts out of contact. Entries that do not own their pair write nothing.
+// (p, q). Only owning entries (p < q) carry, each into its pair's record, from the old record
+// of (p, q). An owning entry's record follows from its list's record starts (the records of
+// p's owning entries, the tail of its range, are consecutive from `pair_start[p]`): the old
+// list's (`old_pair_start`) and the new one's (`pair_start`), so neither list's `nbr_pair` is
+// read and the new one is written in place by `pair_record`. A record is its slot flag: the
+// packed slots and history stay in place, so the carried flag still names the pair's; a new
+// pair starts out of contact. Entries that do not own their pair write nothing.
 // `old_start` holds the old list's starts (n_particles + 1 of them); bound with fewer (e.g. a
 // 1-element buffer before the first list) it means "no old list", as an empty slice does for
 // the twin.
@@ -20,8 +23,8 @@
 @group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(8) var<storage, read> old_slot: array<u32>;
 @group(0) @binding(9) var<storage, read_write> nbr_slot: array<u32>;
-@group(0) @binding(10) var<storage, read> old_pair: array<u32>;
-@group(0) @binding(11) var<storage, read> nbr_pair: array<u32>;
+@group(0) @binding(10) var<storage, read> old_pair_start: array<u32>;
+@group(0) @binding(11) var<storage, read> pair_start: array<u32>;
 
 // CPU twin: `find_sorted` in crates/grains-core/src/kernels/passes/pair_record.rs, bound to
 // `old_j` (see pair_record.wgsl for why it is not shared).
@@ -57,18 +60,15 @@ fn history_carry(
     if (p >= q) {
         return;
     }
-    var k = 0xffffffffu;
-    if (p + 1u < arrayLength(&old_start)) {
-        k = find_sorted(old_start[p], old_start[p + 1u], q);
-    }
-    var r = 0xffffffffu;
-    if (k != 0xffffffffu) {
-        r = old_pair[k];
-    }
-    let rec = nbr_pair[gid];
     var a = 0u;
-    if (r != 0xffffffffu) {
-        a = old_slot[r];
+    if (p + 1u < arrayLength(&old_start)) {
+        let k = find_sorted(old_start[p], old_start[p + 1u], q);
+        if (k != 0xffffffffu) {
+            // CPU twin: `owned_record` in pair_record.rs, over the old list.
+            let owned = old_pair_start[p + 1u] - old_pair_start[p];
+            a = old_slot[old_pair_start[p] + (k - (old_start[p + 1u] - owned))];
+        }
     }
-    nbr_slot[rec] = a;
+    let owned = pair_start[p + 1u] - pair_start[p];
+    nbr_slot[pair_start[p] + (gid - (nbr_start[p + 1u] - owned))] = a;
 }

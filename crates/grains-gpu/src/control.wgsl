@@ -105,7 +105,7 @@ fn decide() {
 @group(0) @binding(1) var<storage, read> plan: array<u32>;
 @group(0) @binding(2) var<storage, read_write> args: array<u32>;
 @group(0) @binding(3) var<storage, read> new_start: array<u32>;
-@group(0) @binding(4) var<storage, read> pair_start: array<u32>;
+@group(0) @binding(4) var<storage, read> new_pair_start: array<u32>;
 
 // (Duplicated in each kernel that writes `args`: WGSL cannot pass a storage pointer.)
 // `g` workgroups as an (x, y) grid within the per-dimension limit; passes number their
@@ -130,7 +130,7 @@ fn guard() {
         return;
     }
     let total = new_start[plan[P_N]];
-    let records = pair_start[plan[P_N]];
+    let records = new_pair_start[plan[P_N]];
     control[C_MAX_TOTAL] = max(control[C_MAX_TOTAL], total);
     control[C_MAX_RECORDS] = max(control[C_MAX_RECORDS], records);
     if (total > plan[P_CAPACITY] || records > plan[P_REC_CAPACITY]) {
@@ -179,9 +179,7 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 //!entry commit_list
 @group(0) @binding(0) var<storage, read> control: array<u32>;
 @group(0) @binding(2) var<storage, read> new_j: array<u32>;
-@group(0) @binding(3) var<storage, read> new_pair: array<u32>;
 @group(0) @binding(6) var<storage, read_write> nbr_j: array<u32>;
-@group(0) @binding(7) var<storage, read_write> nbr_pair: array<u32>;
 @group(0) @binding(10) var<storage, read> plan: array<u32>;
 @group(0) @binding(11) var<storage, read> new_slot: array<u32>;
 @group(0) @binding(12) var<storage, read_write> nbr_slot: array<u32>;
@@ -190,7 +188,9 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 // (`C_RECORDS`, fewer), their carried slot flags: the packed slots and history stay where they
 // are, as `CpuBackend::rebuild` keeps them. The entries' owners are already in place: nothing
 // in a rebuild reads the old list's (the carry finds old pairs by partner), so `pair_fill`
-// writes them into `nbr_i` itself, and the list is held beside itself with one entry array
+// writes them into `nbr_i` itself; nor its records (the carry computes both lists' owned
+// records from their record starts, `pair_start` and `new_pair_start`), so `pair_record`
+// writes them into `nbr_pair` itself. The list is held beside itself with two entry arrays
 // fewer.
 @compute @workgroup_size(64)
 fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -199,7 +199,6 @@ fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_work
         return;
     }
     nbr_j[k] = new_j[k];
-    nbr_pair[k] = new_pair[k];
     if (k >= control[C_RECORDS]) {
         return;
     }
@@ -212,6 +211,8 @@ fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_work
 @group(0) @binding(2) var<storage, read_write> nbr_start: array<u32>;
 @group(0) @binding(3) var<storage, read> pos: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> ref_pos: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read> new_pair_start: array<u32>;
+@group(0) @binding(6) var<storage, read_write> pair_start: array<u32>;
 
 @compute @workgroup_size(64)
 fn commit_particles(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -219,6 +220,7 @@ fn commit_particles(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num
     let n = plan[P_N];
     if (k <= n) {
         nbr_start[k] = new_start[k];
+        pair_start[k] = new_pair_start[k];
     }
     if (k < n) {
         ref_pos[k] = pos[k];

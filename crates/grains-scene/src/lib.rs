@@ -359,7 +359,9 @@ impl Scene {
         let state = grains_core::state::state_bytes(&sizes);
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
         let slots = (sizes.contacts + sizes.slots(SourceKind::Fixed)) * slot;
-        let rebuilt = entries * 2 * 4 + records * 4;
+        // A rebuild writes the new owners and records in place: it builds the partners, the
+        // carried flags and the record starts beside the live list.
+        let rebuilt = entries * 4 + records * 4 + 4 * (n + 1);
         let history_alt = contacts * 4 * w.table.nbr_history_stride as u64;
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
         let saved_starts = 4 * (n + 1);

@@ -32,11 +32,10 @@ pub(super) enum Cap {
 /// Element sizes of the buffers sized by the neighbour list's capacities, each with the
 /// capacity that sizes it; a history record is `history_words` words (the pair table's
 /// `nbr_history_stride`).
-pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 11] {
+pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 10] {
     let h = 4 * history_words as u64;
     [
         ("new_j", 4, Cap::Entries),
-        ("new_pair", 4, Cap::Entries),
         ("new_slot", 4, Cap::Records),
         ("nbr_i", 4, Cap::Entries),
         ("nbr_j", 4, Cap::Entries),
@@ -61,8 +60,7 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
 /// is not rebuilt from scratch, i.e. the state's arrays (each a buffer of the same name, but
 /// the packed history: from and into whichever of `history` and `history_alt` holds it at the
 /// saved step, [`GpuBackend::history_at`]), the control words, and the list's record starts
-/// (`pair_start`: the gather reads them, and a rebuild that overflows has already scanned its
-/// own over them), but the sources' slots ([`UNSAVED`]) and what a replay derives
+/// (`pair_start`: the gather and the next rebuild's carry read them), but the sources' slots ([`UNSAVED`]) and what a replay derives
 /// ([`DERIVED`]).
 pub(super) fn saved_names() -> impl Iterator<Item = &'static str> {
     STATE_ARRAYS
@@ -218,7 +216,7 @@ impl GpuBackend {
         let ns = sh.shells.len() as u64;
         let nf = fixed_pairs.len() as u64;
         let walls_move = self.world.walls.iter().any(|w| w.moves());
-        let zeroed: [(&'static str, u64); 23] = [
+        let zeroed: [(&'static str, u64); 24] = [
             ("wall_work", if walls_move { 8 * n } else { 8 }),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
@@ -235,6 +233,7 @@ impl GpuBackend {
             ("own_count", 4 * n),
             ("new_start", 4 * (n + 1)),
             ("pair_start", 4 * (n + 1)),
+            ("new_pair_start", 4 * (n + 1)),
             ("nbr_start", 4 * (n + 1)),
             // At least one element: a binding of an empty array is still checked against the
             // element size.

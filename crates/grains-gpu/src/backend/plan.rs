@@ -262,7 +262,7 @@ impl GpuBackend {
                 ids.prefix_sum,
                 &[
                     ("counts", "own_count"),
-                    ("out", "pair_start"),
+                    ("out", "new_pair_start"),
                     ("scan_len", "scan_len_nbr"),
                 ],
                 Indirect(S_PREFIX_NBR),
@@ -278,7 +278,7 @@ impl GpuBackend {
                 &[
                     ("nbr_start", "new_start"),
                     ("nbr_j", "new_j"),
-                    ("nbr_pair", "new_pair"),
+                    ("pair_start", "new_pair_start"),
                 ],
                 Indirect(S_PAIR_RECORD),
             )?,
@@ -291,8 +291,8 @@ impl GpuBackend {
                     ("old_j", "nbr_j"),
                     ("old_slot", "nbr_slot"),
                     ("nbr_slot", "new_slot"),
-                    ("old_pair", "nbr_pair"),
-                    ("nbr_pair", "new_pair"),
+                    ("old_pair_start", "pair_start"),
+                    ("pair_start", "new_pair_start"),
                 ],
                 Indirect(S_HISTORY_CARRY),
             )?,

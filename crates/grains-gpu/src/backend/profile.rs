@@ -91,7 +91,7 @@ impl GpuBackend {
             }
             let h = 4.0 * self.world.table.nbr_history_stride as f64;
             match name {
-                "new_j" | "new_pair" => 4.0 * self.total as f64,
+                "new_j" => 4.0 * self.total as f64,
                 "history_alt" => h * self.contacts as f64,
                 // The state's `slots` extent already counts every packed slot, both parts.
                 "slots_hi" => 0.0,
