@@ -81,6 +81,7 @@ pub fn particle_fault(
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub fn integrate_first_half(
     gid: usize,
     step: &StepParams,
