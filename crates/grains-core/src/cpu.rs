@@ -13,7 +13,7 @@ use crate::backend::{
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
-use crate::kernels::passes::gather::gather_records;
+use crate::kernels::passes::gather::{gather_records, GatherSlots};
 use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::pair_record::{find_sorted, first_owned, owned_partners};
 use crate::kernels::passes::wall_power::wall_power_records;
@@ -850,8 +850,13 @@ impl CpuBackend {
                 });
         }
         let (step, list) = (&self.step, &self.list);
-        let (slots, fixed_slots, active) = (&self.slots, &self.fixed_slots, &self.nbr_slot);
-        let (fixed_start, fixed_entry) = (&self.fixed_start, &self.fixed_entry);
+        let sums = GatherSlots {
+            slots: &self.slots,
+            nbr_slot: &self.nbr_slot,
+            fixed_start: &self.fixed_start,
+            fixed_entry: &self.fixed_entry,
+            fixed_slots: &self.fixed_slots,
+        };
         let (shape, shapes) = (&w.particles.shape, &self.shapes);
         // Where nothing else adds to the gathered force (no shells, no clumps), each particle's
         // second half-step follows its gather in the same sweep: the same operations on the
@@ -877,21 +882,9 @@ impl CpuBackend {
             .enumerate()
             .with_min_len(256)
             .map(|(gid, (f, t, d, v, o, q, x, c))| {
-                gather_records(
-                    gid,
-                    step,
-                    &list.head_pair[list.head(gid)],
-                    list.records(gid),
-                    |r| list.pair_j[r as usize],
-                    slots,
-                    active,
-                    fixed_start,
-                    fixed_entry,
-                    fixed_slots,
-                    f,
-                    t,
-                    d,
-                );
+                let head = &list.head_pair[list.head(gid)];
+                let partner = |r| list.pair_j[r as usize];
+                gather_records(gid, step, head, list.records(gid), partner, &sums, f, t, d);
                 if !fused {
                     return (0, None);
                 }

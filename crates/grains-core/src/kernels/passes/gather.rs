@@ -49,21 +49,37 @@ pub fn gather(
     let (start, end) = (nbr_start[gid], nbr_start[gid + 1]);
     let owned = first_owned(gid, nbr_start, pair_start);
     let r0 = pair_start[gid];
-    gather_records(
-        gid,
-        step,
-        &nbr_pair[start as usize..owned as usize],
-        r0..r0 + (end - owned),
-        |r| nbr_j[(owned + (r - r0)) as usize],
+    let sums = GatherSlots {
         slots,
         nbr_slot,
         fixed_start,
         fixed_entry,
         fixed_slots,
+    };
+    let head = &nbr_pair[start as usize..owned as usize];
+    let partner = |r| nbr_j[(owned + (r - r0)) as usize];
+    gather_records(
+        gid,
+        step,
+        head,
+        r0..r0 + (end - owned),
+        partner,
+        &sums,
         force,
         torque,
         dissipated,
     )
+}
+
+/// What a particle's gather sums: the neighbour list's packed slots through its records' flags,
+/// and the fixed pairs' slots through each particle's fixed entries.
+#[derive(Clone, Copy, Debug)]
+pub struct GatherSlots<'a> {
+    pub slots: &'a [PairSlot],
+    pub nbr_slot: &'a [u32],
+    pub fixed_start: &'a [u32],
+    pub fixed_entry: &'a [u32],
+    pub fixed_slots: &'a [PairSlot],
 }
 
 /// [`gather`] over particle `gid`'s records as they are found: `head`, the records of the pairs
@@ -79,11 +95,7 @@ pub fn gather_records(
     head: &[u32],
     own: std::ops::Range<u32>,
     partner: impl Fn(u32) -> u32,
-    slots: &[PairSlot],
-    nbr_slot: &[u32],
-    fixed_start: &[u32],
-    fixed_entry: &[u32],
-    fixed_slots: &[PairSlot],
+    sums: &GatherSlots<'_>,
     force: &mut [f32; 4],
     torque: &mut [f32; 4],
     dissipated: &mut [f32; 4],
@@ -93,6 +105,13 @@ pub fn gather_records(
     let mut damp = 0.0f32;
     let mut fric = 0.0f32;
     let n = step.n_particles;
+    let GatherSlots {
+        slots,
+        nbr_slot,
+        fixed_start,
+        fixed_entry,
+        fixed_slots,
+    } = *sums;
     for &r in head {
         if r == u32::MAX {
             continue;
