@@ -418,3 +418,17 @@ fn the_cpu_counts_the_arrays_it_holds() {
     assert!(entries > 2 * b.pos.len() as u64, "{entries} entries");
     assert!(held >= state - 8 * entries, "{held} held, state {state}");
 }
+
+/// A full list whose other side of a pair is missing (particle 2 lists 1, which does not list
+/// 2: a list from inconsistent counts, whose entry names record `u32::MAX`) round-trips through
+/// the CPU's list, the partner kept aside since no record names it.
+#[test]
+fn a_head_element_without_a_record_round_trips() {
+    let nbr_start = vec![0u32, 2, 3, 5];
+    let nbr_j = vec![1u32, 2, 0, 0, 1];
+    let nbr_pair = vec![0u32, 1, 0, 1, u32::MAX];
+    let list = NeighbourList::from_full(nbr_start.clone(), &nbr_j, &nbr_pair);
+    assert_eq!(list.pair_j, vec![1, 2]);
+    assert_eq!(list.head_pair, vec![0, 1, u32::MAX]);
+    assert_eq!(list.to_full(), (vec![0, 0, 1, 2, 2], nbr_j, nbr_pair));
+}
