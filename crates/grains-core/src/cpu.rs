@@ -303,10 +303,9 @@ pub struct CpuBackend {
     pub dissipated: Vec<[f32; 4]>,
     pub list: NeighbourList,
     /// History records of the records in contact, `table.nbr_history_stride` words each
-    /// (particle pairs and walls alike), laid out as `slots`: last step's, which the flags name.
+    /// (particle pairs and walls alike), laid out as `slots`: last step's, which the flags name,
+    /// until each contact block writes this step's over its own region.
     pub history: Vec<f32>,
-    /// The buffer the next contact sweep writes its history into (then swapped with `history`).
-    history_next: Vec<f32>,
     /// The slots of the records in contact, in record order within each contact block's region
     /// (`slot_base`); the slots between a block's last and the next region are unused.
     pub slots: Vec<PairSlot>,
@@ -420,7 +419,6 @@ impl CpuBackend {
             dissipated: vec![[0.0; 4]; n],
             list: NeighbourList::default(),
             history: Vec::new(),
-            history_next: Vec::new(),
             slots: Vec::new(),
             nbr_slot: Vec::new(),
             slot_base: Vec::new(),
@@ -699,6 +697,10 @@ impl CpuBackend {
             // region, in record order (the same whatever the thread count), reading last step's
             // history from `history` at their flags.
             let nb = n.div_ceil(CONTACT_BLOCK);
+            // Last step's history in another layout than this sweep's regions (the first sweep,
+            // a state just taken up, a changed particle count): read whole from its own array,
+            // held beside the new one for this sweep only.
+            let mut other_layout = None;
             if self.slot_base.len() != nb + 1 {
                 // First sweep (or a state just taken up): regions for the records that may be in
                 // contact, those in contact last step and those whose spheres are not clearly
@@ -719,26 +721,39 @@ impl CpuBackend {
                     .collect();
                 self.slot_base = slot_layout(counts.into_iter());
                 self.spill = vec![Default::default(); nb];
+                other_layout = Some(std::mem::take(&mut self.history));
             }
             let total = self.slot_base[nb] as usize;
             fit(&mut self.slots, total);
-            fit(&mut self.history_next, total * stride);
-            let (history_in, base) = (&self.history, &self.slot_base);
+            fit(&mut self.history, total * stride);
+            let (other_layout, base) = (&other_layout, &self.slot_base);
             let blocks: Vec<_> = regions(&mut self.slots, base, 1)
                 .into_iter()
-                .zip(regions(&mut self.history_next, base, stride))
+                .zip(regions(&mut self.history, base, stride))
                 .zip(self.spill.iter_mut())
                 .zip(record_blocks(&mut self.nbr_slot, 1, pair_start))
                 .enumerate()
                 .collect();
             let used: Vec<usize> = blocks
                 .into_par_iter()
-                .map(|(b, (((s, h), spill), a))| {
+                .map_init(Vec::new, |copy, (b, (((s, h), spill), a))| {
+                    // The flags name last step's history in the block's own region, which the
+                    // block now writes this step's into: it reads a copy (one task's scratch),
+                    // so the history is held once, not in a second whole array.
+                    let (history_in, read_base) = match other_layout {
+                        Some(whole) => (&whole[..], 0),
+                        None => {
+                            copy.clear();
+                            copy.extend_from_slice(h);
+                            (&copy[..], base[b])
+                        }
+                    };
                     let mut region = SlotRegion {
                         base: base[b],
                         slots: s,
                         history: h,
                         used: 0,
+                        read_base,
                         spill,
                     };
                     let (_, records) = block_records(b, n, pair_start);
@@ -812,7 +827,7 @@ impl CpuBackend {
                 self.slot_relays += 1;
                 relay_slots(
                     &mut self.slots,
-                    &mut self.history_next,
+                    &mut self.history,
                     &mut self.slot_base,
                     &mut self.spill,
                     &used,
@@ -821,7 +836,6 @@ impl CpuBackend {
                     pair_start,
                 );
             }
-            std::mem::swap(&mut self.history, &mut self.history_next);
         }
         let fixed = SourceView::Fixed {
             fixed_pairs: &w.fixed_pairs,
@@ -1205,12 +1219,7 @@ impl Backend for CpuBackend {
             &self.sorted,
             &self.nbr_count,
         ];
-        let floats = [
-            &self.history,
-            &self.history_next,
-            &self.fixed_history,
-            &self.shell_rest,
-        ];
+        let floats = [&self.history, &self.fixed_history, &self.shell_rest];
         Some(
             particles.iter().map(|v| b(v)).sum::<u64>()
                 + words.iter().map(|v| b(v)).sum::<u64>()

@@ -294,10 +294,9 @@ impl Scene {
 
     /// Estimated memory of the CPU backend for this scene (bytes): the backend state (every
     /// array of [`grains_core::state::STATE_ARRAYS`], with a dense-pack neighbour list that the
-    /// CPU keeps with each pair once), the
-    /// contact sweep's second history buffer and the margin of its slot regions, the world's
-    /// copy of the particles, the broad-phase scratch and cells, and the larger of the two
-    /// passing peaks: a rebuild's (the new list's owners and partners and its flags beside the
+    /// CPU keeps with each pair once), the margin of the contact sweep's slot regions (the
+    /// sweep writes its history in place), the world's copy of the particles, the broad-phase
+    /// scratch and cells, and the larger of the two passing peaks: a rebuild's (the new list's owners and partners and its flags beside the
     /// old list) and a frame's (the snapshot it is written from, with VTK or CSV output).
     pub fn cpu_memory_estimate(&self) -> u64 {
         let w = &self.world;
@@ -312,7 +311,7 @@ impl Scene {
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
         let history = 4 * w.table.nbr_history_stride;
         // The regions hold an eighth more than the contacts (`slot_capacity`).
-        let sweep = sizes.contacts * history + sizes.contacts / 8 * (slot + 2 * history);
+        let sweep = sizes.contacts / 8 * (slot + history);
         let o = &self.output;
         let snapshot = if o.vtk || o.csv {
             n as u64 * SNAPSHOT_BYTES_PER_PARTICLE

@@ -37,11 +37,13 @@ pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
 
 /// A contact block's share of the packed slots and history: the CPU sweep's stand-in for the
 /// WGSL sources' atomic slot counter. Each block of particles owns a region of `slots` (and of
-/// this step's `history`, `stride` words per slot) reserved from its last count with a margin,
-/// and takes its slots in record order from the region's start; a block with more pairs in
-/// contact than its region keeps the rest in `spill` (its flags then run past the region),
-/// and the backend lays the regions out anew after the sweep. Slots and history are written in
-/// place, once, rather than into per-block lists copied together after every step.
+/// `history`, `stride` words per slot) reserved from its last count with a margin, and takes
+/// its slots in record order from the region's start; a block with more pairs in contact than
+/// its region keeps the rest in `spill` (its flags then run past the region), and the backend
+/// lays the regions out anew after the sweep. Slots and history are written in place, once,
+/// rather than into per-block lists copied together after every step. Last step's history,
+/// which the flags name, is read from `history_in` (see [`source_history`]): a copy of the
+/// block's region taken before the block writes it, or the whole array of another layout.
 #[derive(Debug)]
 pub struct SlotRegion<'a> {
     /// The region's first slot in the backend's `slots`.
@@ -50,12 +52,16 @@ pub struct SlotRegion<'a> {
     pub history: &'a mut [f32],
     /// Slots taken so far this step (those past `slots.len()` are in `spill`).
     pub used: usize,
+    /// The slot whose history `history_in` starts with: the region's base for a copy of the
+    /// region, 0 for a whole array.
+    pub read_base: u32,
     pub spill: &'a mut (Vec<PairSlot>, Vec<f32>),
 }
 
 /// The history record of a pair in contact, in the next free slot of this step's `region`:
-/// last step's at its flag (`history_in`, `stride` words per record), or zero for a pair that
-/// was out of contact. The laws update it in place.
+/// last step's at its flag (`history_in`, `stride` words per record, from slot
+/// `region.read_base`), or zero for a pair that was out of contact. The laws update it in
+/// place.
 #[inline]
 pub fn source_history<'a>(
     pair_active: u32,
@@ -73,7 +79,11 @@ pub fn source_history<'a>(
         &mut v[at..]
     };
     match (pair_active as usize).checked_sub(1) {
-        Some(r) => h.copy_from_slice(&history_in[r * stride..(r + 1) * stride]),
+        Some(r) => {
+            // A flag names a slot of its block's region (or of the whole array read).
+            let r = r - region.read_base as usize;
+            h.copy_from_slice(&history_in[r * stride..(r + 1) * stride])
+        }
         None => h.fill(0.0),
     }
     h
