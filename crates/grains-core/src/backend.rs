@@ -124,7 +124,7 @@ pub fn wall_loads(
 }
 
 /// A list's records as `(owner, record, partner)`, in record order.
-fn records<'a>(
+pub(crate) fn records<'a>(
     pair_start: &'a [u32],
     pair_j: &'a [u32],
 ) -> impl Iterator<Item = (u32, u32, u32)> + 'a {

@@ -72,11 +72,10 @@ impl NeighbourList {
     /// Owning particle pairs (p < q) in record order, which is the list's sorted order; walls'
     /// records left out.
     pub fn pairs(&self) -> Vec<(u32, u32)> {
-        let n = self.nbr_start.len().saturating_sub(1);
-        (0..n)
-            .flat_map(|p| self.records(p).map(move |r| (p as u32, r)))
-            .map(|(p, r)| (p, self.pair_j[r as usize]))
-            .filter(|&(_, q)| (q as usize) < n)
+        let n = self.nbr_start.len().saturating_sub(1) as u32;
+        crate::backend::records(&self.pair_start, &self.pair_j)
+            .filter(|&(_, _, q)| q < n)
+            .map(|(p, _, q)| (p, q))
             .collect()
     }
 
@@ -763,20 +762,15 @@ impl CpuBackend {
                             continue;
                         }
                         // The record as a one-entry list: the sources' own `source_pair`.
-                        let (nbr_i, nbr_j, nbr_pair) = (&[p as u32], &[q as u32], &[r as u32]);
+                        let (nbr_i, nbr_j) = (&[p as u32], &[q as u32]);
                         let (view, src) = if q < n {
-                            let view = SourceView::Neighbour {
-                                nbr_i,
-                                nbr_j,
-                                nbr_pair,
-                            };
+                            let view = SourceView::Neighbour { nbr_i, nbr_j };
                             (view, SourceKind::Neighbour)
                         } else {
                             let view = SourceView::Wall {
                                 walls,
                                 nbr_i,
                                 nbr_j,
-                                nbr_pair,
                             };
                             (view, SourceKind::Wall)
                         };

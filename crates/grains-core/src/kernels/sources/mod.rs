@@ -112,13 +112,11 @@ pub enum SourceView<'a> {
     Neighbour {
         nbr_i: &'a [u32],
         nbr_j: &'a [u32],
-        nbr_pair: &'a [u32],
     },
     Wall {
         walls: &'a [Wall],
         nbr_i: &'a [u32],
         nbr_j: &'a [u32],
-        nbr_pair: &'a [u32],
     },
     Fixed {
         fixed_pairs: &'a [[u32; 2]],
@@ -135,30 +133,17 @@ impl SourceView<'_> {
         material: &[u32],
     ) -> SourcePair {
         match *self {
-            SourceView::Neighbour { nbr_i, nbr_j, .. } => {
+            SourceView::Neighbour { nbr_i, nbr_j } => {
                 neighbour::source_pair(gid, step, material, nbr_i, nbr_j)
             }
             SourceView::Wall {
                 walls,
                 nbr_i,
                 nbr_j,
-                ..
             } => wall::source_pair(gid, step, material, walls, nbr_i, nbr_j),
             SourceView::Fixed { fixed_pairs } => {
                 fixed::source_pair(gid, step, material, fixed_pairs)
             }
-        }
-    }
-
-    /// The record (slot flag; the fixed source's history and slot too) that pair `gid` of the
-    /// source evaluates
-    /// into: the CPU form of the `source_record` the composer inserts.
-    #[inline]
-    pub fn record(&self, gid: usize) -> usize {
-        match *self {
-            SourceView::Neighbour { nbr_pair, .. } => neighbour::source_record(gid, nbr_pair),
-            SourceView::Wall { nbr_pair, .. } => wall::source_record(gid, nbr_pair),
-            SourceView::Fixed { .. } => fixed::source_record(gid),
         }
     }
 }
