@@ -296,8 +296,9 @@ impl Scene {
     /// array of [`grains_core::state::STATE_ARRAYS`], with a dense-pack neighbour list that the
     /// CPU keeps with each pair once), the margin of the contact sweep's slot regions (the
     /// sweep writes its history in place), the world's copy of the particles, the broad-phase
-    /// scratch and cells, and the larger of the two passing peaks: a rebuild's (the new list's owners and partners and its flags beside the
-    /// old list) and a frame's (the snapshot it is written from, with VTK or CSV output).
+    /// scratch and cells, and the larger of the two passing peaks: a rebuild's (the new full
+    /// list's partners, its records' partners and its flags beside the old records) and a
+    /// frame's (the snapshot it is written from, with VTK or CSV output).
     pub fn cpu_memory_estimate(&self) -> u64 {
         let w = &self.world;
         let n = w.particles.len();
@@ -341,8 +342,8 @@ impl Scene {
     /// `GPU_*_PER_PARTICLE`), twice but for the slots and the list's owners and records (the
     /// live buffers and the copy an overflow or a fault replays from, which needs no slots and
     /// derives the owners and records; with it, the list's record starts), the packed
-    /// history's second buffer (last step's), the list a rebuild builds
-    /// beside the live one, the world's particle arrays and the cells.
+    /// history's second buffer (last step's), what a rebuild builds beside the live list, the
+    /// world's particle arrays and the cells.
     pub fn gpu_memory_estimate(&self) -> u64 {
         use grains_core::kernels::sources::SourceKind;
         use grains_core::state::{

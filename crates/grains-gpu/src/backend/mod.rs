@@ -743,11 +743,11 @@ impl GpuBackend {
     /// margin (whichever does not fit) and restore the saved state ([`GpuBackend::restore`]).
     fn grow(&mut self, entries: u64, records: u64, slots: u64) -> Result<(), GpuError> {
         // A quarter more than the step needed, not twice the old capacity: the list's arrays
-        // are most of the device memory (eight entry arrays with the rebuild's and the saved
-        // copies), and a packing's density is bounded, so a few more replays (each at most
-        // `check_every` steps) cost less than memory held for nothing. A dense million-sphere
-        // pack on lavapipe (20 steps): 2.108 GiB of buffers when doubling, 1.692 GiB with this
-        // margin.
+        // are most of the device memory (five entry arrays: the live owners, partners and
+        // records, the rebuild's partners and the saved ones), and a packing's density is
+        // bounded, so a few more replays (each at most `check_every` steps) cost less than
+        // memory held for nothing. A dense million-sphere pack on lavapipe (20 steps, with nine
+        // entry arrays then): 2.108 GiB of buffers when doubling, 1.692 GiB with this margin.
         let more = |needed: u64, cap: u64| {
             if needed <= cap {
                 cap
