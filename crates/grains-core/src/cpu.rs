@@ -15,6 +15,7 @@ use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::gather::{gather_records, GatherSlots};
 use crate::kernels::passes::history_carry::carried_flag;
+use crate::kernels::passes::integrate_first_half::FirstHalf;
 use crate::kernels::passes::pair_record::{find_sorted, first_owned, owned_partners};
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
@@ -22,7 +23,9 @@ use crate::kernels::passes::{
     integrate_second_half, list_owners, pair_count, pair_fill, prefix_sum, shell_edges,
     shell_gather, shell_volume, wall_motion, ChainRun, SlotSink,
 };
-use crate::kernels::resolvers::sphere_sphere::sphere_sphere_clearly_apart;
+use crate::kernels::resolvers::sphere_sphere::{
+    sphere_sphere_apart_by, sphere_sphere_clearly_apart,
+};
 use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
 use crate::kernels::sources::neighbour::SlotRegion;
@@ -310,6 +313,16 @@ pub struct CpuBackend {
     pub slots: Vec<PairSlot>,
     /// Per record: 0 out of contact, else 1 + its slot in `slots` (`contact`'s flag).
     pub nbr_slot: Vec<u32>,
+    /// Per record: where the sweep last found the spheres clearly apart, in [`ApartSkip`]
+    /// units, the travel up to which it skips them; 0 where it tests them.
+    apart: Vec<u8>,
+    /// A bound on how far any particle has moved since the last rebuild (m): the sum over
+    /// steps of the fastest particle's drift. Infinite where no bound is kept (clumps, whose
+    /// members are placed rather than drifted; positions set from outside until the next
+    /// rebuild), which turns the skipping off.
+    travel: f64,
+    /// Whether the skipping is wanted (see [`CpuBackend::set_apart_skips`]).
+    apart_skips: bool,
     /// Where each contact block's region of `slots` starts (blocks of `CONTACT_BLOCK`
     /// particles; the last element is `slots.len()`), empty until the first sweep lays it out.
     slot_base: Vec<u32>,
@@ -362,17 +375,106 @@ pub struct CpuBackend {
     /// The next step's first half, already run inside the last gather (its largest
     /// displacement and faulty particle), while `run` is between two of its steps; `None`
     /// whenever the backend is handed back to its caller.
-    next_first_half: Option<(f32, Option<u32>)>,
+    next_first_half: Option<Drift>,
 }
 
-/// Combine two particles' first-half results: the larger squared displacement (f32 bits, which
-/// order like the values for non-negative floats) and the lower faulty index.
-fn max_disp_min_fault(a: (u32, Option<u32>), b: (u32, Option<u32>)) -> (u32, Option<u32>) {
-    let fault = match (a.1, b.1) {
+/// What a first half-step reports: the largest displacement since the last rebuild (m), the
+/// lowest faulty particle, and the largest speed it drifted at (m/s).
+#[derive(Clone, Copy, Debug)]
+struct Drift {
+    disp: f32,
+    fault: Option<u32>,
+    speed: f32,
+}
+
+/// Per particle: squared displacement and squared speed as f32 bits (which order like the
+/// values for non-negative floats), and whether it is a fault.
+type DriftBits = (u32, u32, Option<u32>);
+
+/// The contact sweep's skipping of sphere pairs it found clearly apart.
+///
+/// Where the sweep finds an inactive pair's spheres apart by `gap` beyond the largest reach
+/// (`sphere_sphere_apart_by`), they cannot come within reach before each has moved `gap / 2`:
+/// the distance between two points changes by at most the sum of their displacements. No
+/// particle moves farther than `travel` since the last rebuild, so the pair is skipped while
+/// twice the travel stays below its mark, `2 travel + gap - margin` at the test, kept rounded
+/// down in units of `skin / 96` in one byte per record. A skipped pair is one the exact test
+/// would find apart, so the sweep writes the same bits; on a gas or a falling bed, where most
+/// records are skin pairs, most are skipped most steps.
+///
+/// The margin covers what the f32 positions' arithmetic may move a particle beyond its
+/// drifts: the Kahan residue of the drift and a periodic wrap, each within an ulp of the
+/// largest coordinate (64 ulps are taken).
+#[derive(Clone, Copy, Debug)]
+struct ApartSkip {
+    travel2: f32,
+    unit: f32,
+    margin: f32,
+    /// Twice the travel in units, rounded down (255 where it reaches that or no bound is
+    /// kept): a mark above it is above twice the travel.
+    below: u8,
+}
+
+impl ApartSkip {
+    fn new(travel: f64, skin: f32, domain: &DomainParams) -> ApartSkip {
+        let far = (0..3)
+            .map(|k| domain.min[k].abs().max(domain.max[k].abs()))
+            .fold(0.0f32, f32::max);
+        let (travel2, unit) = ((2.0 * travel) as f32, skin / 96.0);
+        let t = travel2 / unit;
+        ApartSkip {
+            travel2,
+            unit,
+            margin: 64.0 * f32::EPSILON * far,
+            // NaN (a faulty speed) and infinity alike give 255: nothing is skipped.
+            below: if t < 255.0 { t.floor() as u8 } else { 255 },
+        }
+    }
+
+    /// Whether a record marked `mark` is still clearly apart.
+    #[inline]
+    fn skips(&self, mark: u8) -> bool {
+        mark > self.below
+    }
+
+    /// The mark of a pair found apart by `gap` (m) now: 0 (test it next step) where the gap
+    /// leaves no room or no bound is kept.
+    #[inline]
+    fn mark(&self, gap: f32) -> u8 {
+        let m = ((self.travel2 + gap - self.margin) / self.unit).floor();
+        if m.is_finite() {
+            m.clamp(0.0, 255.0) as u8
+        } else {
+            0
+        }
+    }
+}
+
+/// Combine two particles' first-half results: the larger squared displacement and speed and
+/// the lower faulty index.
+fn max_disp_min_fault(a: DriftBits, b: DriftBits) -> DriftBits {
+    let fault = match (a.2, b.2) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, y) => x.or(y),
     };
-    (a.0.max(b.0), fault)
+    (a.0.max(b.0), a.1.max(b.1), fault)
+}
+
+/// One particle's [`DriftBits`] after `integrate_first_half` left its velocity `v`.
+#[inline]
+fn drift_bits(gid: usize, r: FirstHalf, v: &[f32; 4]) -> DriftBits {
+    let s2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    (r.disp2_bits, s2.to_bits(), r.fault.then_some(gid as u32))
+}
+
+impl From<DriftBits> for Drift {
+    fn from((d2, s2, fault): DriftBits) -> Drift {
+        Drift {
+            disp: f32::from_bits(d2).sqrt(),
+            fault,
+            speed: f32::from_bits(s2).sqrt(),
+        }
+    }
 }
 
 impl CpuBackend {
@@ -420,6 +522,9 @@ impl CpuBackend {
             history: Vec::new(),
             slots: Vec::new(),
             nbr_slot: Vec::new(),
+            apart: Vec::new(),
+            travel: f64::INFINITY,
+            apart_skips: true,
             slot_base: Vec::new(),
             spill: Vec::new(),
             slot_relays: 0,
@@ -505,6 +610,27 @@ impl CpuBackend {
         self.grid
     }
 
+    /// Whether the sweep may skip pairs it found apart ([`ApartSkip`]): every particle drifts
+    /// by its velocity (no clump members, which are placed), the skin gives a unit, and no
+    /// periodic length is so short that a particle could wrap more than a few times within a
+    /// mark's reach.
+    fn apart_skips_hold(&self) -> bool {
+        let skin = self.step.skin;
+        let short = (0..3).any(|k| {
+            self.domain.periodic_mask & (1 << k) != 0 && self.domain.length[k] < 4.0 * skin
+        });
+        self.apart_skips && !self.has_clumps && skin > 0.0 && !short
+    }
+
+    /// Turn the sweep's skipping of pairs found apart off or on (on by default): the same bits
+    /// either way, which the tests check.
+    pub fn set_apart_skips(&mut self, on: bool) {
+        self.apart_skips = on;
+        if !on {
+            self.travel = f64::INFINITY;
+        }
+    }
+
     /// Rebuild the neighbour list and carry history over.
     pub fn rebuild(&mut self) {
         let n = self.pos.len();
@@ -513,6 +639,7 @@ impl CpuBackend {
         // name them.
         self.list.head_pair = Vec::new();
         self.list.head_orphans = Vec::new();
+        self.apart = Vec::new();
         self.cell_counts.iter_mut().for_each(|c| *c = 0);
         for gid in 0..n {
             cell_count(
@@ -629,6 +756,12 @@ impl CpuBackend {
             head_orphans,
         };
         self.nbr_slot = active;
+        self.apart = vec![0; records];
+        self.travel = if self.apart_skips_hold() {
+            0.0
+        } else {
+            f64::INFINITY
+        };
         self.ref_pos.copy_from_slice(&self.pos);
         self.rebuild_steps.push(self.steps);
     }
@@ -638,7 +771,7 @@ impl CpuBackend {
     /// with `drift` too, then the first half of the next step (`integrate_first_half`), whose
     /// result (as [`CpuBackend::first_half`] returns it) comes back when it was fused into the
     /// gather, `None` when it was not run.
-    fn forces(&mut self, kick: bool, drift: bool) -> Option<(f32, Option<u32>)> {
+    fn forces(&mut self, kick: bool, drift: bool) -> Option<Drift> {
         let w = &self.world;
         let t = &w.table;
         let bodies = Bodies {
@@ -692,6 +825,17 @@ impl CpuBackend {
                         sphere_sphere_clearly_apart(pos[p], pos[q], bodies.domain, reach)
                     })
             };
+            // `clearly_idle`'s decision, with how far apart the spheres are where it holds.
+            let idle_by = |p: usize, q: usize, active: u32| {
+                if q >= n || active != 0 {
+                    return None;
+                }
+                sphere_sphere_apart_by(pos[p], pos[q], bodies.domain, sphere_reach?)
+            };
+            let skip = ApartSkip::new(self.travel, self.step.skin, &self.domain);
+            if self.apart.len() != pair_j.len() {
+                self.apart = vec![0; pair_j.len()];
+            }
             // Each block writes the slots and history of its pairs in contact into its own
             // region, in record order (the same whatever the thread count), reading last step's
             // history from `history` at their flags.
@@ -731,11 +875,12 @@ impl CpuBackend {
                 .zip(regions(&mut self.history, base, stride))
                 .zip(self.spill.iter_mut())
                 .zip(record_blocks(&mut self.nbr_slot, 1, pair_start))
+                .zip(record_blocks(&mut self.apart, 1, pair_start))
                 .enumerate()
                 .collect();
             let used: Vec<usize> = blocks
                 .into_par_iter()
-                .map_init(Vec::new, |copy, (b, (((s, h), spill), a))| {
+                .map_init(Vec::new, |copy, (b, ((((s, h), spill), a), apart))| {
                     // The flags name last step's history in the block's own region, which the
                     // block now writes this step's into: it reads a copy (one task's scratch),
                     // so the history is held once, not in a second whole array.
@@ -755,59 +900,72 @@ impl CpuBackend {
                         read_base,
                         spill,
                     };
-                    let (_, records) = block_records(b, n, pair_start);
-                    for (k, (p, r)) in records {
-                        let q = pair_j[r] as usize;
-                        if clearly_idle(p, q, a[k]) {
-                            continue;
-                        }
-                        // The record as a one-entry list: the sources' own `source_pair`.
-                        let (nbr_i, nbr_j) = (&[p as u32], &[q as u32]);
-                        let (view, src) = if q < n {
-                            let view = SourceView::Neighbour { nbr_i, nbr_j };
-                            (view, SourceKind::Neighbour)
-                        } else {
-                            let view = SourceView::Wall {
-                                walls,
-                                nbr_i,
-                                nbr_j,
+                    let first = b * CONTACT_BLOCK;
+                    let r0 = pair_start[first] as usize;
+                    let owners = first..(first + CONTACT_BLOCK).min(n);
+                    for p in owners {
+                        let rs = pair_start[p] as usize..pair_start[p + 1] as usize;
+                        for (r, &q) in rs.clone().zip(&pair_j[rs]) {
+                            let k = r - r0;
+                            // Marked only while inactive and apart: still apart, as `ApartSkip`
+                            // shows, without reading the partner.
+                            if skip.skips(apart[k]) {
+                                continue;
+                            }
+                            let q = q as usize;
+                            if let Some(gap) = idle_by(p, q, a[k]) {
+                                apart[k] = skip.mark(gap);
+                                continue;
+                            }
+                            apart[k] = 0;
+                            // The record as a one-entry list: the sources' own `source_pair`.
+                            let (nbr_i, nbr_j) = (&[p as u32], &[q as u32]);
+                            let (view, src) = if q < n {
+                                let view = SourceView::Neighbour { nbr_i, nbr_j };
+                                (view, SourceKind::Neighbour)
+                            } else {
+                                let view = SourceView::Wall {
+                                    walls,
+                                    nbr_i,
+                                    nbr_j,
+                                };
+                                (view, SourceKind::Wall)
                             };
-                            (view, SourceKind::Wall)
-                        };
-                        let (map, params) = (t.chain_map(src), t.params_of(src));
-                        let pr = view.pair(0, bodies.step, material);
-                        if pr.owns == 0 {
-                            continue;
-                        }
-                        let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
-                            continue;
-                        };
-                        // An inactive sphere pair clearly beyond reach: `evaluate` would find it
-                        // out of reach from the positions and write nothing.
-                        if a[k] == 0
-                            && chain.spec.resolver == ResolverKind::SphereSphere
-                            && sphere_sphere_clearly_apart(
-                                bodies.pos[pr.p as usize],
-                                bodies.pos[pr.q as usize],
-                                bodies.domain,
-                                chain.range,
+                            let (map, params) = (t.chain_map(src), t.params_of(src));
+                            let pr = view.pair(0, bodies.step, material);
+                            if pr.owns == 0 {
+                                continue;
+                            }
+                            let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
+                                continue;
+                            };
+                            // An inactive sphere pair clearly beyond reach: `evaluate` would find it
+                            // out of reach from the positions and write nothing.
+                            if a[k] == 0
+                                && chain.spec.resolver == ResolverKind::SphereSphere
+                                && sphere_sphere_clearly_apart(
+                                    bodies.pos[pr.p as usize],
+                                    bodies.pos[pr.q as usize],
+                                    bodies.domain,
+                                    chain.range,
+                                )
+                            {
+                                continue;
+                            }
+                            evaluate(
+                                &pr,
+                                chain,
+                                bodies,
+                                params,
+                                t.params_stride,
+                                SlotSink::Packed {
+                                    region: &mut region,
+                                    history_in,
+                                    stride,
+                                },
+                                &mut a[k],
                             )
-                        {
-                            continue;
                         }
-                        evaluate(
-                            &pr,
-                            chain,
-                            bodies,
-                            params,
-                            t.params_stride,
-                            SlotSink::Packed {
-                                region: &mut region,
-                                history_in,
-                                stride,
-                            },
-                            &mut a[k],
-                        )
                     }
                     region.used
                 })
@@ -894,7 +1052,7 @@ impl CpuBackend {
                 let partner = |r| list.pair_j[r as usize];
                 gather_records(gid, step, head, list.records(gid), partner, &sums, f, t, d);
                 if !fused {
-                    return (0, None);
+                    return (0, 0, None);
                 }
                 let one = gid..=gid;
                 integrate_second_half(
@@ -909,7 +1067,7 @@ impl CpuBackend {
                     shapes,
                 );
                 if !drift {
-                    return (0, None);
+                    return (0, 0, None);
                 }
                 let r = integrate_first_half(
                     0,
@@ -926,9 +1084,9 @@ impl CpuBackend {
                     &shape[one],
                     shapes,
                 );
-                (r.disp2_bits, r.fault.then_some(gid as u32))
+                drift_bits(gid, r, v)
             })
-            .reduce(|| (0, None), max_disp_min_fault);
+            .reduce(|| (0, 0, None), max_disp_min_fault);
         self.shell_forces_pass();
         if self.has_clumps {
             for gid in 0..self.pos.len() {
@@ -970,7 +1128,7 @@ impl CpuBackend {
         if kick && !fused {
             self.kick();
         }
-        drift.then(|| (f32::from_bits(next.0).sqrt(), next.1))
+        drift.then(|| next.into())
     }
 
     /// The second half-step of every particle, after the gathered forces are complete.
@@ -1038,13 +1196,12 @@ impl CpuBackend {
         }
     }
 
-    /// Largest displacement since the last rebuild (m), as the first half-step computes it, and
-    /// the lowest index of a faulty particle, if any.
-    fn first_half(&mut self) -> (f32, Option<u32>) {
+    /// The first half-step of every particle.
+    fn first_half(&mut self) -> Drift {
         let (step, domain) = (&self.step, &self.domain);
         let (force, torque, ref_pos) = (&self.force, &self.torque, &self.ref_pos);
         let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
-        let (max_disp2, fault) = (
+        let drift = (
             &mut self.pos,
             &mut self.pos_comp,
             &mut self.vel,
@@ -1057,10 +1214,10 @@ impl CpuBackend {
                 let r = integrate_first_half(
                     gid, step, domain, x, c, v, w, q, force, torque, ref_pos, shape, shapes,
                 );
-                (r.disp2_bits, r.fault.then_some(gid as u32))
+                drift_bits(gid, r, v)
             })
-            .reduce(|| (0, None), max_disp_min_fault);
-        (f32::from_bits(max_disp2).sqrt(), fault)
+            .reduce(|| (0, 0, None), max_disp_min_fault);
+        drift.into()
     }
 
     /// Members of clumps follow their bodies (`clump_place`); bodies are only read, so the
@@ -1091,10 +1248,12 @@ impl CpuBackend {
     /// ([`CpuBackend::forces`]); the state is then between steps until that step is taken, so
     /// only `run` and `run_guarded` pass it, and never for their last step.
     fn step_checked(&mut self, more: bool) -> Option<u32> {
-        let (disp, fault) = match self.next_first_half.take() {
+        let Drift { disp, fault, speed } = match self.next_first_half.take() {
             Some(done) => done,
             None => self.first_half(),
         };
+        // Rounded up by a millionth, as the f32 speed and step may have been rounded down.
+        self.travel += speed as f64 * self.step.dt as f64 * (1.0 + 1e-6);
         if self.walls_move {
             for gid in 0..self.walls.len() {
                 wall_motion(gid, &self.step, &self.world.walls, &mut self.walls);
@@ -1137,6 +1296,8 @@ impl Backend for CpuBackend {
             &mut self.omega,
             &self.quat,
         )?;
+        // Positions set from outside: no travel bound until the next rebuild.
+        self.travel = f64::INFINITY;
         self.removed += crate::backend::bodies_in(&self.world, &changed);
         self.removed_energy += energy;
         Ok(())
@@ -1160,6 +1321,7 @@ impl Backend for CpuBackend {
             &mut self.omega,
             &self.quat,
         )?;
+        self.travel = f64::INFINITY;
         self.inserted += changed.len() as u64;
         self.inserted_energy += energy;
         Ok(())
@@ -1219,6 +1381,7 @@ impl Backend for CpuBackend {
                 + words.iter().map(|v| b(v)).sum::<u64>()
                 + floats.iter().map(|v| b(v)).sum::<u64>()
                 + b(&l.head_orphans)
+                + b(&self.apart)
                 + b(&self.slots)
                 + b(&self.fixed_slots)
                 + b(&self.walls)

@@ -328,7 +328,8 @@ impl Scene {
             .filter(|a| a.extent == grains_core::state::Extent::Entries)
             .map(|a| a.elem * sizes.entries)
             .sum();
-        let kept_list = 4 * sizes.entries + 4 * (n + 1);
+        // And a byte per record: the sweep's mark of pairs found apart.
+        let kept_list = 4 * sizes.entries + 4 * (n + 1) + sizes.records;
         grains_core::state::state_bytes(&sizes) - full_list as u64
             + kept_list as u64
             + sweep as u64

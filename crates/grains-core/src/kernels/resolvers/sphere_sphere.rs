@@ -52,9 +52,23 @@ pub fn sphere_sphere_clearly_apart(
     domain: &DomainParams,
     range: f32,
 ) -> bool {
+    sphere_sphere_apart_by(x1, x2, domain, range).is_some()
+}
+
+/// Where [`sphere_sphere_clearly_apart`] finds the spheres apart (the same decision), how far
+/// (m) their distance exceeds their reach (`R1 + R2 + range`) by more than the test's margin
+/// (1e-5 of the reach): the room they have to move before that test could fail.
+#[inline]
+pub fn sphere_sphere_apart_by(
+    x1: [f32; 4],
+    x2: [f32; 4],
+    domain: &DomainParams,
+    range: f32,
+) -> Option<f32> {
     let d = min_image([x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]], domain);
     let reach = x1[3] + x2[3] + range;
-    d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > reach * reach * (1.0 + 1e-5)
+    let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    (d2 > reach * reach * (1.0 + 1e-5)).then(|| d2.sqrt() - reach * (1.0 + 1e-5))
 }
 
 /// Resolve the contact between sphere `b1` and sphere `b2`.
