@@ -24,7 +24,7 @@ use crate::gpu_types::{DomainParams, StepParams};
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::v4xyz;
 use crate::shapes::{angular_momentum, quat_turn, spin_of, ShapeRecord, KIND_MEMBER};
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 
 /// Wrap a coordinate into `[min, min + L)` on periodic axes.
 pub fn wrap_position(x: Vec3, domain: &DomainParams) -> Vec3 {
@@ -142,21 +142,17 @@ pub fn integrate_first_half(
     } else if w != Vec3::ZERO {
         // Without spin the orientation stays as it is: a frictionless sphere never turns, and
         // most of a gas' spheres skip the square root and divides below.
-        // dq = (omega, 0) * q, written out so the WGSL twin can follow the same operations.
-        let dq = [
-            w.x * q[3] + w.y * q[2] - w.z * q[1],
-            w.y * q[3] + w.z * q[0] - w.x * q[2],
-            w.z * q[3] + w.x * q[1] - w.y * q[0],
-            -(w.x * q[0] + w.y * q[1] + w.z * q[2]),
-        ];
-        let qn = [
-            q[0] + half * dq[0],
-            q[1] + half * dq[1],
-            q[2] + half * dq[2],
-            q[3] + half * dq[3],
-        ];
+        // dq = (omega, 0) * q, written out so the WGSL twin can follow the same operations:
+        // component k is `(a_k + b_k) - c_k`, the last `-((a + b) + c)`, which is
+        // `((-a) + (-b)) - c` exactly. Here as four lanes at once, each lane rounding as the
+        // WGSL's scalar operations do.
+        let p1 = Vec4::new(w.x, w.y, w.z, -w.x) * Vec4::new(q[3], q[3], q[3], q[0]);
+        let p2 = Vec4::new(w.y, w.z, w.x, -w.y) * Vec4::new(q[2], q[0], q[1], q[1]);
+        let p3 = Vec4::new(w.z, w.x, w.y, w.z) * Vec4::new(q[1], q[2], q[0], q[2]);
+        let dq = p1 + p2 - p3;
+        let qn = (Vec4::from_array(q) + half * dq).to_array();
         let qlen = (qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]).sqrt();
-        *quat = [qn[0] / qlen, qn[1] / qlen, qn[2] / qlen, qn[3] / qlen];
+        *quat = (Vec4::from_array(qn) / qlen).to_array();
     }
     *pos = [x.x, x.y, x.z, pos[3]];
     *vel = [v.x, v.y, v.z, inv_m];
