@@ -221,7 +221,7 @@ fn history_is_carried_across_rebuilds() {
         let mut b = cpu(w);
         b.run(4000);
         (
-            b.snapshot(),
+            b.snapshot().into_owned(),
             b.counters().rebuilds,
             b.energy().friction_dissipated,
         )

@@ -432,7 +432,10 @@ velocity = [0.0, 0.0, -1.0]
     let state = first.state();
     let mut resumed = CpuBackend::from_state(w.clone(), state.clone()).expect("resume");
     resumed.run(400);
-    let (a, b) = (whole.snapshot(), resumed.snapshot());
+    let (a, b) = (
+        whole.snapshot().into_owned(),
+        resumed.snapshot().into_owned(),
+    );
     assert_eq!(a.pos, b.pos, "positions after resuming");
     assert_eq!(a.quat, b.quat, "orientations after resuming");
     assert_eq!(whole.energy().total, resumed.energy().total);

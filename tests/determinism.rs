@@ -92,7 +92,7 @@ fn cpu_backend_is_independent_of_thread_count() {
         pool.install(|| {
             let mut b = CpuBackend::new(scene.world).expect("backend");
             b.run(2000);
-            (b.snapshot(), b.energy(), b.counters().rebuilds)
+            (b.snapshot().into_owned(), b.energy(), b.counters().rebuilds)
         })
     };
     let (a, ea, ra) = run(1);

@@ -365,7 +365,7 @@ fn scene_parity(
     assert_eq!(cp.len(), gp.len(), "{name}: candidate pair count");
     assert!(cp == gp, "{name}: candidate pairs differ");
     let gs = g.snapshot();
-    let cs = c.snapshot();
+    let cs = c.snapshot().into_owned();
     // Positions to `pos_tol` of the domain size, velocities to `vel_tol` of the largest speed:
     // the backends differ by an ulp here and there (the driver may fuse a multiply-add), and
     // contacts amplify such differences, a dilute gas the most (each collision multiplies them).
@@ -511,7 +511,7 @@ fn fixed_pairs_match_cpu() {
     );
     c.run(100);
     g.run(100);
-    let (gs, cs) = (g.snapshot(), c.snapshot());
+    let (gs, cs) = (g.snapshot(), c.snapshot().into_owned());
     let dx = max_pos_diff(&cs.pos, &gs.pos, &c.world.domain);
     assert!(
         dx <= 1e-5 * 1.6e-2,
@@ -667,7 +667,7 @@ fn neighbour_overflow_grows_and_matches_cpu() {
         assert_eq!(c.rebuild_steps(), g.rebuild_steps());
     }
     assert!(g.list_grows() > 0, "the list should have grown");
-    let (cs, gs) = (c.snapshot(), g.snapshot());
+    let (cs, gs) = (c.snapshot().into_owned(), g.snapshot());
     let dx = max_pos_diff(&cs.pos, &gs.pos, &c.world.domain);
     assert!(dx < 1e-6, "positions after growth and replay: {dx}");
     // Slots are not saved for a replay: the replayed steps take them again. The records in
@@ -783,7 +783,11 @@ fn slot_overflow_grows_slots_alone_and_matches_cpu() {
     let (mut c, mut g) = overflow_at_start(&ctx, slots_alone_options(), 0.995e-3);
     let n = c.pos.len() as u64;
     // In contact, the f32 sums differ in their last bits (the pass parity's 1e-4 relative).
-    let dx = max_pos_diff(&c.snapshot().pos, &g.snapshot().pos, &c.world.domain);
+    let dx = max_pos_diff(
+        &c.snapshot().into_owned().pos,
+        &g.snapshot().pos,
+        &c.world.domain,
+    );
     assert!(dx < 1e-9, "positions after the replay: {dx} m");
     let full = (64 * n).next_multiple_of(64);
     assert_eq!(g.neighbour_capacity(), full, "the entries fitted");
@@ -840,7 +844,11 @@ fn slots_split_over_two_bindings_match_cpu() {
         ..slots_alone_options()
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 0.995e-3);
-    let dx = max_pos_diff(&c.snapshot().pos, &g.snapshot().pos, &c.world.domain);
+    let dx = max_pos_diff(
+        &c.snapshot().into_owned().pos,
+        &g.snapshot().pos,
+        &c.world.domain,
+    );
     assert!(dx < 1e-9, "positions: {dx} m");
     let contacts = c.state().slots.len();
     assert!(contacts > 4 * 64, "slots well past the split: {contacts}");
@@ -852,7 +860,11 @@ fn slots_split_over_two_bindings_match_cpu() {
     assert!(r.state() == state, "the state read back at step 41");
     c.run(20);
     r.run(20);
-    let dx = max_pos_diff(&c.snapshot().pos, &r.snapshot().pos, &c.world.domain);
+    let dx = max_pos_diff(
+        &c.snapshot().into_owned().pos,
+        &r.snapshot().pos,
+        &c.world.domain,
+    );
     assert!(dx < 1e-9, "positions 20 steps after the resume: {dx} m");
     assert_packed_slots_match(&mut c, &mut r);
 }

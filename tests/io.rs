@@ -31,7 +31,7 @@ fn options(dir: &Path) -> OutputOptions {
 
 /// Three particles whose every value differs, with negatives, tiny, huge and inexact numbers,
 /// so a swapped column or a lossy format shows.
-fn snapshot(step: u64, time: f64, shift: f32) -> Snapshot {
+fn snapshot(step: u64, time: f64, shift: f32) -> Snapshot<'static> {
     let v = |base: f32| -> [f32; 4] { [base + shift, -base * 0.1, base * 1e-30, 0.3 + base] };
     Snapshot {
         step,
@@ -40,13 +40,14 @@ fn snapshot(step: u64, time: f64, shift: f32) -> Snapshot {
             [0.1 + shift, 0.2, -0.3, 0.001],
             [1e-30, -1e-30, 123456.79, 2.5e-4],
             [-7.0e-6, 0.0, -0.0, 3.4e38],
-        ],
-        vel: vec![v(1.0), v(-2.0), [1e-38, -9.9e-5, 1e7, 1.0]],
-        omega: vec![v(3.0), v(4.5), v(-6.25)],
-        quat: vec![[0.0, 0.0, 0.0, 1.0]; 3],
-        force: vec![v(7.0), v(8.125), [f32::MIN_POSITIVE, -1e-45, 0.1, 0.0]],
-        torque: vec![v(10.0), v(-11.0), v(12.0)],
-        material: vec![0, 7, u32::MAX],
+        ]
+        .into(),
+        vel: vec![v(1.0), v(-2.0), [1e-38, -9.9e-5, 1e7, 1.0]].into(),
+        omega: vec![v(3.0), v(4.5), v(-6.25)].into(),
+        quat: vec![[0.0, 0.0, 0.0, 1.0]; 3].into(),
+        force: vec![v(7.0), v(8.125), [f32::MIN_POSITIVE, -1e-45, 0.1, 0.0]].into(),
+        torque: vec![v(10.0), v(-11.0), v(12.0)].into(),
+        material: vec![0, 7, u32::MAX].into(),
     }
 }
 
@@ -321,7 +322,7 @@ fn vtu_frames_decode_and_pvd_lists_them() -> anyhow::Result<()> {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        assert_eq!(material, snap.material);
+        assert_eq!(material[..], snap.material[..]);
     }
 
     let pvd = fs::read_to_string(dir.join("particles.pvd"))?;
@@ -469,7 +470,7 @@ fn mismatched_snapshot_is_refused() -> anyhow::Result<()> {
     let dir = scratch("mismatch");
     let mut w = OutputWriter::create(&options(&dir))?;
     let mut snap = snapshot(3, 0.3, 0.0);
-    snap.torque.pop();
+    snap.torque.to_mut().pop();
     let err = w.write_frame(&snap, None).err();
     assert!(
         matches!(

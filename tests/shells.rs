@@ -858,7 +858,10 @@ fn a_resumed_shell_run_continues_bitwise_on_the_cpu_and_closely_on_the_gpu() {
     let state = first.state();
     let mut resumed = CpuBackend::from_state(w.clone(), state.clone()).expect("resume");
     resumed.run(40);
-    let (a, b) = (whole.snapshot(), resumed.snapshot());
+    let (a, b) = (
+        whole.snapshot().into_owned(),
+        resumed.snapshot().into_owned(),
+    );
     assert_eq!(a.pos, b.pos, "positions after resuming");
     assert_eq!(
         whole.shell_rest, resumed.shell_rest,

@@ -391,7 +391,7 @@ fn a_turning_drum_matches_on_both_backends() {
     let d = a
         .pos
         .iter()
-        .zip(&b.pos)
+        .zip(b.pos.iter())
         .flat_map(|(x, y)| (0..3).map(move |k| (x[k] - y[k]).abs()))
         .fold(0.0f32, f32::max);
     // 1e-6 of the 12 cm drum box.

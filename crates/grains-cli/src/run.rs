@@ -210,7 +210,17 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             rows.sort_by_key(|r| (r.0, r.2));
             w.write_broken_bonds(&rows)?;
         }
+        // What the writers need besides the particles, read before the snapshot, which borrows
+        // the backend's own arrays where it can (the CPU's) rather than copying them.
+        let wall_loads = world
+            .walls
+            .iter()
+            .any(|w| w.moves())
+            .then(|| b.wall_loads());
+        let shell_forces = (scene.output.vtk && !world.shells.is_empty()).then(|| b.shell_forces());
+        let records = scene.output.contacts.then(|| b.contact_records());
         let snap = b.snapshot();
+        let (step, time) = (snap.step, snap.time);
         if frames_on {
             // Mesh walls' triangles are fixed particles of the solver, not particles of the
             // scene: frames hold the scene's particles.
@@ -221,19 +231,19 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
                 w.write_frame(&snap, None)?;
             }
         }
-        if world.walls.iter().any(|w| w.moves()) {
-            w.write_walls(snap.step, snap.time, &b.wall_loads())?;
+        if let Some(loads) = wall_loads {
+            w.write_walls(step, time, &loads)?;
         }
-        if scene.output.vtk && !world.shells.is_empty() {
-            w.write_shells(&snap, &world.shells, &b.shell_forces())?;
+        if let Some(forces) = shell_forces {
+            w.write_shells(&snap, &world.shells, &forces)?;
         }
-        if scene.output.contacts {
-            let records = b.contact_records();
-            w.write_contacts(snap.step, snap.time, &records, &snap.pos)?;
+        if let Some(records) = records {
+            w.write_contacts(step, time, &records, &snap.pos)?;
         }
+        drop(snap);
         if scene.output.energy {
             let e = b.energy();
-            w.write_energy(snap.step, snap.time, &e)?;
+            w.write_energy(step, time, &e)?;
             let (e0, worst) = audit.get_or_insert((e.total, 0.0));
             // Measured against what the run holds: its starting total, or the work moving
             // walls have put in, if larger.
@@ -464,7 +474,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
 fn insert_batch(world: &grains_core::World, b: &mut Box<dyn Backend>, step: u64) -> Result<u64> {
     let every = world.insert_every.max(1);
     let t = |s: u64| s as f64 * world.dt;
-    let mut pos = b.snapshot().pos;
+    let mut pos = b.snapshot().pos.into_owned();
     let mut placed = Vec::new();
     let mut given_up = 0u64;
     for ins in &world.insertions {

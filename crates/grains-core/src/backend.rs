@@ -3,37 +3,60 @@
 use crate::gpu_types::PairSlot;
 use crate::kernels::sources::SourceKind;
 use crate::world::World;
+use std::borrow::Cow;
 
-/// Particle state read back for output (index = particle id).
+/// Particle state read back for output (index = particle id): borrowed from the backend's
+/// own arrays where it holds them on the host (the CPU backend, so that writing a frame does
+/// not copy every particle: 100 bytes each at the run's peak), read back into owned arrays
+/// where it does not (the GPU backend).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Snapshot {
+pub struct Snapshot<'a> {
     pub step: u64,
     /// Time (s).
     pub time: f64,
-    pub pos: Vec<[f32; 4]>,
-    pub vel: Vec<[f32; 4]>,
-    pub omega: Vec<[f32; 4]>,
-    pub quat: Vec<[f32; 4]>,
+    /// Position (m) and radius (m).
+    pub pos: Cow<'a, [[f32; 4]]>,
+    /// Velocity (m/s) and inverse mass (1/kg).
+    pub vel: Cow<'a, [[f32; 4]]>,
+    /// Spin (rad/s) and inverse moment of inertia.
+    pub omega: Cow<'a, [[f32; 4]]>,
+    /// Orientation (quaternion x, y, z, w).
+    pub quat: Cow<'a, [[f32; 4]]>,
     /// Contact force total of the step, without gravity (N).
-    pub force: Vec<[f32; 4]>,
+    pub force: Cow<'a, [[f32; 4]]>,
     /// Contact torque total (N m).
-    pub torque: Vec<[f32; 4]>,
-    pub material: Vec<u32>,
+    pub torque: Cow<'a, [[f32; 4]]>,
+    pub material: Cow<'a, [u32]>,
 }
 
-impl Snapshot {
-    /// The snapshot of the first `n` particles.
-    pub fn first(&self, n: usize) -> Snapshot {
+impl Snapshot<'_> {
+    /// The snapshot of the first `n` particles, borrowed from this one.
+    pub fn first(&self, n: usize) -> Snapshot<'_> {
         Snapshot {
             step: self.step,
             time: self.time,
-            pos: self.pos[..n].to_vec(),
-            vel: self.vel[..n].to_vec(),
-            omega: self.omega[..n].to_vec(),
-            quat: self.quat[..n].to_vec(),
-            force: self.force[..n].to_vec(),
-            torque: self.torque[..n].to_vec(),
-            material: self.material[..n].to_vec(),
+            pos: Cow::Borrowed(&self.pos[..n]),
+            vel: Cow::Borrowed(&self.vel[..n]),
+            omega: Cow::Borrowed(&self.omega[..n]),
+            quat: Cow::Borrowed(&self.quat[..n]),
+            force: Cow::Borrowed(&self.force[..n]),
+            torque: Cow::Borrowed(&self.torque[..n]),
+            material: Cow::Borrowed(&self.material[..n]),
+        }
+    }
+
+    /// The same snapshot owning its arrays, free of the backend it was read from.
+    pub fn into_owned(self) -> Snapshot<'static> {
+        Snapshot {
+            step: self.step,
+            time: self.time,
+            pos: Cow::Owned(self.pos.into_owned()),
+            vel: Cow::Owned(self.vel.into_owned()),
+            omega: Cow::Owned(self.omega.into_owned()),
+            quat: Cow::Owned(self.quat.into_owned()),
+            force: Cow::Owned(self.force.into_owned()),
+            torque: Cow::Owned(self.torque.into_owned()),
+            material: Cow::Owned(self.material.into_owned()),
         }
     }
 }
@@ -550,7 +573,7 @@ pub trait Backend {
     /// Current time (s).
     fn time(&self) -> f64;
     /// Read the particle state back.
-    fn snapshot(&mut self) -> Snapshot;
+    fn snapshot(&mut self) -> Snapshot<'_>;
     /// Energy ledger now.
     fn energy(&mut self) -> EnergyReport;
     /// Sorted candidate pairs (p < q), for audits and parity.

@@ -1417,17 +1417,18 @@ impl Backend for CpuBackend {
         self.steps as f64 * self.world.dt
     }
 
-    fn snapshot(&mut self) -> Snapshot {
+    fn snapshot(&mut self) -> Snapshot<'_> {
+        use std::borrow::Cow::Borrowed;
         Snapshot {
             step: self.steps,
             time: self.time(),
-            pos: self.pos.clone(),
-            vel: self.vel.clone(),
-            omega: self.omega.clone(),
-            quat: self.quat.clone(),
-            force: self.force.clone(),
-            torque: self.torque.clone(),
-            material: self.world.particles.material.clone(),
+            pos: Borrowed(&self.pos),
+            vel: Borrowed(&self.vel),
+            omega: Borrowed(&self.omega),
+            quat: Borrowed(&self.quat),
+            force: Borrowed(&self.force),
+            torque: Borrowed(&self.torque),
+            material: Borrowed(&self.world.particles.material),
         }
     }
 

@@ -45,6 +45,20 @@ impl Particles {
         self.pos.is_empty()
     }
 
+    /// Give back the room the arrays grew into while particles were pushed one by one (up to
+    /// as much again as they hold), which a run would otherwise keep to its end.
+    pub fn shrink_to_fit(&mut self) {
+        self.pos.shrink_to_fit();
+        self.vel.shrink_to_fit();
+        self.omega.shrink_to_fit();
+        self.quat.shrink_to_fit();
+        self.material.shrink_to_fit();
+        self.mass.shrink_to_fit();
+        self.inertia.shrink_to_fit();
+        self.shape.shrink_to_fit();
+        self.shapes.shrink_to_fit();
+    }
+
     /// The shape table as the kernels read it: never empty, entry 0 the sphere.
     pub fn shape_table(&self) -> Vec<crate::shapes::ShapeRecord> {
         if self.shapes.is_empty() {

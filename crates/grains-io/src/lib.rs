@@ -81,13 +81,13 @@ pub fn frame_bytes_estimate(opts: &OutputOptions, particles: u64) -> u64 {
     if opts.vtk {
         let size = |k: usize| {
             let snap = Snapshot {
-                pos: vec![[0.0; 4]; k],
-                vel: vec![[0.0; 4]; k],
-                omega: vec![[0.0; 4]; k],
-                quat: vec![[0.0; 4]; k],
-                force: vec![[0.0; 4]; k],
-                torque: vec![[0.0; 4]; k],
-                material: vec![0; k],
+                pos: vec![[0.0; 4]; k].into(),
+                vel: vec![[0.0; 4]; k].into(),
+                omega: vec![[0.0; 4]; k].into(),
+                quat: vec![[0.0; 4]; k].into(),
+                force: vec![[0.0; 4]; k].into(),
+                torque: vec![[0.0; 4]; k].into(),
+                material: vec![0; k].into(),
                 ..Default::default()
             };
             let mut out = Vec::new();

@@ -1028,6 +1028,7 @@ pub(crate) fn parse(
     };
     let every_steps = every.map(to_steps);
     let checkpoint_every_steps = checkpoint_every.map(to_steps);
+    world.particles.shrink_to_fit();
 
     Ok(Parsed {
         world,

@@ -964,18 +964,18 @@ impl Backend for GpuBackend {
         self.steps as f64 * self.world.dt
     }
 
-    fn snapshot(&mut self) -> Snapshot {
+    fn snapshot(&mut self) -> Snapshot<'_> {
         let n = self.n as u64;
         Snapshot {
             step: self.steps,
             time: self.time(),
-            pos: self.read_pod("pos", n),
-            vel: self.read_pod("vel", n),
-            omega: self.read_pod("omega", n),
-            quat: self.read_pod("quat", n),
-            force: self.read_pod("force", n),
-            torque: self.read_pod("torque", n),
-            material: self.world.particles.material.clone(),
+            pos: self.read_pod::<[f32; 4]>("pos", n).into(),
+            vel: self.read_pod::<[f32; 4]>("vel", n).into(),
+            omega: self.read_pod::<[f32; 4]>("omega", n).into(),
+            quat: self.read_pod::<[f32; 4]>("quat", n).into(),
+            force: self.read_pod::<[f32; 4]>("force", n).into(),
+            torque: self.read_pod::<[f32; 4]>("torque", n).into(),
+            material: std::borrow::Cow::Borrowed(&self.world.particles.material),
         }
     }
 
