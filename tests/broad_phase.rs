@@ -124,6 +124,16 @@ fn candidate_pairs_equal_brute_force_on_random_packings() {
             (&b.list.pair_j, &b.list.head_pair)
         );
         let n = b.list.nbr_start.len() as u32 - 1;
+        // Each particle's candidates sorted by index, as `pair_fill` writes them on both
+        // backends: the head (partners below it, which the CPU builds by transposing the
+        // records) in partner order, then its own.
+        for p in 0..n as usize {
+            let range = b.list.nbr_start[p] as usize..b.list.nbr_start[p + 1] as usize;
+            assert!(
+                nbr_j[range].windows(2).all(|w| w[0] < w[1]),
+                "particle {p}'s candidates are not sorted (seed {seed})"
+            );
+        }
         let mut owner_of = std::collections::HashMap::new();
         let mut next = 0u32;
         for k in 0..nbr_j.len() {

@@ -16,7 +16,7 @@ use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::gather::{gather_records, GatherSlots};
 use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::integrate_first_half::FirstHalf;
-use crate::kernels::passes::pair_record::{find_sorted, first_owned, owned_partners};
+use crate::kernels::passes::pair_record::{first_owned, owned_partners};
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, integrate_first_half,
@@ -669,32 +669,49 @@ impl CpuBackend {
                     gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, c, o,
                 )
             });
-        let mut nbr_start = vec![0u32; n + 1];
-        prefix_sum(&self.nbr_count, &mut nbr_start);
         let mut pair_start = vec![0u32; n + 1];
         prefix_sum(&own_count, &mut pair_start);
+        let records = pair_start[n] as usize;
+        // Each particle's candidates are filled whole into a task's scratch, as the GPU fills
+        // its list, and only the tail it owns is kept: the records' partners.
+        let mut pair_j = vec![0u32; records];
+        {
+            let nbr_count = &self.nbr_count;
+            cut(&mut pair_j, own_count.iter().map(|&c| c as usize))
+                .into_par_iter()
+                .enumerate()
+                .for_each_init(
+                    || (Vec::new(), Vec::new()),
+                    |(ri, rj), (gid, out)| {
+                        let c = nbr_count[gid] as usize;
+                        ri.resize(c, 0);
+                        rj.resize(c, 0);
+                        pair_fill(
+                            gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, ri,
+                            rj,
+                        );
+                        out.copy_from_slice(&rj[c - out.len()..]);
+                    },
+                );
+        }
+        // Each particle's head is the records that name it, in their owners' order, which is
+        // the head's partner order: the records transposed. With a symmetric candidate test
+        // (the broad phase's), the head holds the candidates below the particle that
+        // `pair_count` counted, so the full list's starts are the same; they are taken from the
+        // transposition all the same, so that the list is consistent whatever the counts say.
+        let mut head_count = vec![0u32; n];
+        for &q in &pair_j {
+            if (q as usize) < n {
+                head_count[q as usize] += 1;
+            }
+        }
+        let mut nbr_start = vec![0u32; n + 1];
+        for p in 0..n {
+            nbr_start[p + 1] = nbr_start[p] + head_count[p] + own_count[p];
+        }
         drop(own_count);
         let total = nbr_start[n] as usize;
-        let records = pair_start[n] as usize;
-        // The full list's partners, for as long as the head takes to find its records; the
-        // owners `pair_fill` writes beside them are a task's scratch, never a whole column.
-        let mut nbr_j = vec![0u32; total];
-        cut(&mut nbr_j, self.nbr_count.iter().map(|&c| c as usize))
-            .into_par_iter()
-            .enumerate()
-            .for_each_init(Vec::new, |ri, (gid, rj)| {
-                ri.resize(rj.len(), 0);
-                pair_fill(
-                    gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, ri, rj,
-                )
-            });
         let (ns, ps) = (&nbr_start, &pair_start);
-        let owned = |p: usize| first_owned(p, ns, ps) as usize..ns[p + 1] as usize;
-        let mut pair_j = vec![0u32; records];
-        cut(&mut pair_j, (0..n).map(|p| owned(p).len()))
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(p, out)| out.copy_from_slice(&nbr_j[owned(p)]));
         // Each record's flag from the old list: `history_carry`, with the records for entries.
         let mut active = vec![0u32; records];
         {
@@ -718,36 +735,25 @@ impl CpuBackend {
                 }
             });
         }
-        // The old list has been carried over: it goes before the head is found, so that the
+        // The old list has been carried over: it goes before the head is built, so that the
         // rebuild's peak holds one list's records, not two.
         self.list = NeighbourList::default();
-        // Each head element's record: its partner's, found among the partner's records as
-        // `pair_record` finds it among the partner's entries.
         let mut head_pair = vec![0u32; total - records];
-        let head = |p: usize| ns[p] as usize..first_owned(p, ns, ps) as usize;
-        let pj = &pair_j;
-        cut(&mut head_pair, (0..n).map(|p| head(p).len()))
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(p, out)| {
-                for (r, &q) in out.iter_mut().zip(&nbr_j[head(p)]) {
-                    let q = q as usize;
-                    *r = find_sorted(pj, ps[q], ps[q + 1], p as u32);
-                }
-            });
-        let mut head_orphans = Vec::new();
-        if head_pair.contains(&u32::MAX) {
-            let mut h = 0;
-            for p in 0..n {
-                for k in head(p) {
-                    if head_pair[h] == u32::MAX {
-                        head_orphans.push((h as u32, nbr_j[k]));
-                    }
-                    h += 1;
+        let mut cursor = head_count;
+        for (c, p) in cursor.iter_mut().zip(0..n) {
+            *c = ns[p] - ps[p];
+        }
+        for p in 0..n {
+            for r in ps[p]..ps[p + 1] {
+                let q = pair_j[r as usize] as usize;
+                if q < n {
+                    head_pair[cursor[q] as usize] = r;
+                    cursor[q] += 1;
                 }
             }
         }
-        drop(nbr_j);
+        drop(cursor);
+        let head_orphans = Vec::new();
         self.list = NeighbourList {
             nbr_start,
             pair_start,
