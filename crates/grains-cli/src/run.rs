@@ -161,6 +161,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         })
         .unwrap_or_default();
     let estimates = (scene.cpu_memory_estimate(), scene.gpu_memory_estimate());
+    let cpu_model = scene.cpu_memory_model();
     let (mut backend, message) =
         make_backend_within(&mut scene, choice, state.as_ref(), budget.as_ref())?;
     if args.resume {
@@ -408,11 +409,18 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
                 .unwrap_or_else(|| "unknown".into())
         ),
         None => format!(
-            "memory: peak resident set {} (estimate {}{}{})",
+            "memory: peak resident set {} (estimate {} for a dense pack, {} for the list the run \
+             ended with{}{})",
             preflight::peak_resident()
                 .map(grains_scene::bytes)
                 .unwrap_or_else(|| "unknown".into()),
             grains_scene::bytes(estimates.0),
+            // The pairs are about half the entries (each is listed from both sides; walls once).
+            grains_scene::bytes(cpu_model.at(
+                counters.neighbour_entries as usize,
+                counters.neighbour_entries as usize / 2,
+                (contacts.pairs + contacts.walls) as usize,
+            )),
             program
                 .map(|b| format!(", plus {} of the program itself", grains_scene::bytes(b)))
                 .unwrap_or_default(),

@@ -235,7 +235,8 @@ const CONTACTS_PER_PARTICLE: usize = 3;
 
 /// Bytes per particle any scene needs at least on the CPU backend, known before its walls and
 /// laws are: the world's copy of the particle, every per-particle array of the state, and
-/// `ENTRIES_PER_PARTICLE` neighbour-list entries with `RECORDS_PER_PARTICLE` records and
+/// `ENTRIES_PER_PARTICLE` neighbour-list entries as the CPU keeps them (4 bytes each, the
+/// fewest of any backend) with `RECORDS_PER_PARTICLE` records and
 /// `CONTACTS_PER_PARTICLE` slots (history excluded, as it depends on the laws).
 pub fn memory_per_particle_at_least() -> u64 {
     use grains_core::kernels::sources::SourceKind;
@@ -244,7 +245,9 @@ pub fn memory_per_particle_at_least() -> u64 {
         .iter()
         .map(|a| match a.extent {
             Extent::Particles | Extent::ParticlesPlusOne => a.elem,
-            Extent::Entries => a.elem * ENTRIES_PER_PARTICLE,
+            // The full list's owners, partners and records: the CPU keeps 4 bytes an entry
+            // (below), fewer than any backend holds.
+            Extent::Entries => 0,
             Extent::Slots(SourceKind::Neighbour) => a.elem * RECORDS_PER_PARTICLE,
             Extent::Contacts => a.elem * CONTACTS_PER_PARTICLE,
             Extent::Slots(_) | Extent::History(_) => 0,
@@ -252,18 +255,13 @@ pub fn memory_per_particle_at_least() -> u64 {
             Extent::Walls | Extent::ParticlesIfWallsMove => 0,
         })
         .sum();
-    state as u64 + WORLD_BYTES_PER_PARTICLE
+    (state + 4 * ENTRIES_PER_PARTICLE) as u64 + WORLD_BYTES_PER_PARTICLE
 }
 
 /// The world's copy of a particle (position and radius, material, mass, inertia, shape; the
 /// backend takes its velocities, spins and orientations) and the broad phase's per-particle
 /// scratch (cell, sorted index, count).
 const WORLD_BYTES_PER_PARTICLE: u64 = 16 + 4 * 4 + 3 * 4;
-
-/// A frame's snapshot of a particle (position, velocity, spin, orientation, force, torque and
-/// material), copied from the backend while the frame is written: the dense million-sphere
-/// lattice peaked at 1.059 GiB against 856.7 MiB estimated without it.
-const SNAPSHOT_BYTES_PER_PARTICLE: u64 = 6 * 16 + 4;
 
 /// `bytes` in binary units with four significant digits (`1.953 GiB`).
 pub fn bytes(b: u64) -> String {
@@ -281,6 +279,54 @@ pub fn bytes(b: u64) -> String {
     }
 }
 
+/// What the CPU backend's memory depends on besides its neighbour list and contacts
+/// ([`Scene::cpu_memory_model`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CpuMemoryModel {
+    sizes: grains_core::state::Sizes,
+    /// The broad phase's cell starts and counts (bytes).
+    cells: u64,
+    /// A pair-source history record (bytes).
+    history: usize,
+}
+
+impl CpuMemoryModel {
+    /// Bytes for a list of `entries` candidates (each pair from both sides, walls once),
+    /// `records` of them pairs (each once) and `contacts` records in contact. A rebuild holds
+    /// for a moment the new records' flags beside the old (4 bytes a record, less the byte of
+    /// each record's mark it frees first) and a cursor per particle; frames are written from
+    /// the backend's own arrays.
+    pub fn at(&self, entries: usize, records: usize, contacts: usize) -> u64 {
+        let sizes = grains_core::state::Sizes {
+            entries,
+            records,
+            contacts,
+            ..self.sizes
+        };
+        let n = sizes.particles;
+        let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
+        // The regions hold an eighth more than the contacts (`slot_capacity`).
+        let sweep = contacts / 8 * (slot + self.history);
+        let rebuild = (3 * records + 4 * n) as u64;
+        // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's partner
+        // or a reference to the partner's record per entry, and the records' starts, where the
+        // state's full list has each entry's owner, partner and record.
+        let full_list: usize = grains_core::state::STATE_ARRAYS
+            .iter()
+            .filter(|a| a.extent == grains_core::state::Extent::Entries)
+            .map(|a| a.elem * entries)
+            .sum();
+        // And a byte per record: the sweep's mark of pairs found apart.
+        let kept_list = 4 * entries + 4 * (n + 1) + records;
+        grains_core::state::state_bytes(&sizes) - full_list as u64
+            + kept_list as u64
+            + sweep as u64
+            + n as u64 * WORLD_BYTES_PER_PARTICLE
+            + self.cells
+            + rebuild
+    }
+}
+
 impl Scene {
     /// The same scene run for `n` steps (the CLI's `--steps`). A default output interval
     /// (`steps / 100`) follows the new count; an explicit one is kept.
@@ -292,50 +338,30 @@ impl Scene {
         self
     }
 
-    /// Estimated memory of the CPU backend for this scene (bytes): the backend state (every
-    /// array of [`grains_core::state::STATE_ARRAYS`], with a dense-pack neighbour list that the
-    /// CPU keeps with each pair once), the margin of the contact sweep's slot regions (the
-    /// sweep writes its history in place), the world's copy of the particles, the broad-phase
-    /// scratch and cells, and the larger of the two passing peaks: a rebuild's (the new full
-    /// list's partners, its records' partners and its flags beside the old records) and a
-    /// frame's (the snapshot it is written from, with VTK or CSV output).
+    /// Estimated memory of the CPU backend for this scene (bytes), for a dense pack: the
+    /// backend state (every array of [`grains_core::state::STATE_ARRAYS`], with a dense-pack
+    /// neighbour list that the CPU keeps with each pair once), the margin of the contact
+    /// sweep's slot regions (the sweep writes its history in place), the world's copy of the
+    /// particles, the broad-phase scratch and cells, and what a rebuild holds for a moment
+    /// beside the list (see [`CpuMemoryModel::at`]).
     pub fn cpu_memory_estimate(&self) -> u64 {
-        let w = &self.world;
-        let n = w.particles.len();
-        let sizes = grains_core::state::Sizes::of(
-            w,
+        let n = self.world.particles.len();
+        self.cpu_memory_model().at(
             n * ENTRIES_PER_PARTICLE,
             n * RECORDS_PER_PARTICLE,
             n * CONTACTS_PER_PARTICLE,
-        );
-        let cells = w.grid().map(|g| g.n_cells as u64 * 2 * 4).unwrap_or(0);
-        let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
-        let history = 4 * w.table.nbr_history_stride;
-        // The regions hold an eighth more than the contacts (`slot_capacity`).
-        let sweep = sizes.contacts / 8 * (slot + history);
-        let o = &self.output;
-        let snapshot = if o.vtk || o.csv {
-            n as u64 * SNAPSHOT_BYTES_PER_PARTICLE
-        } else {
-            0
-        };
-        let rebuild = (4 * sizes.entries + 4 * sizes.records) as u64;
-        // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's partner
-        // or a reference to the partner's record per entry, and the records' starts, where the
-        // state's full list has each entry's owner, partner and record.
-        let full_list: usize = grains_core::state::STATE_ARRAYS
-            .iter()
-            .filter(|a| a.extent == grains_core::state::Extent::Entries)
-            .map(|a| a.elem * sizes.entries)
-            .sum();
-        // And a byte per record: the sweep's mark of pairs found apart.
-        let kept_list = 4 * sizes.entries + 4 * (n + 1) + sizes.records;
-        grains_core::state::state_bytes(&sizes) - full_list as u64
-            + kept_list as u64
-            + sweep as u64
-            + n as u64 * WORLD_BYTES_PER_PARTICLE
-            + cells
-            + snapshot.max(rebuild)
+        )
+    }
+
+    /// The CPU estimate for any list: taken before a run hands the particles to its backend,
+    /// to set its measured peak beside the estimate for the list it reached.
+    pub fn cpu_memory_model(&self) -> CpuMemoryModel {
+        let w = &self.world;
+        CpuMemoryModel {
+            sizes: grains_core::state::Sizes::of(w, 0, 0, 0),
+            cells: w.grid().map(|g| g.n_cells as u64 * 2 * 4).unwrap_or(0),
+            history: 4 * w.table.nbr_history_stride,
+        }
     }
 
     /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
