@@ -699,17 +699,15 @@ impl CpuBackend {
         // (the broad phase's), the head holds the candidates below the particle that
         // `pair_count` counted, so the full list's starts are the same; they are taken from the
         // transposition all the same, so that the list is consistent whatever the counts say.
-        let mut head_count = vec![0u32; n];
+        // Each particle's candidates: its records and those naming it.
+        let mut count = own_count;
         for &q in &pair_j {
             if (q as usize) < n {
-                head_count[q as usize] += 1;
+                count[q as usize] += 1;
             }
         }
         let mut nbr_start = vec![0u32; n + 1];
-        for p in 0..n {
-            nbr_start[p + 1] = nbr_start[p] + head_count[p] + own_count[p];
-        }
-        drop(own_count);
+        prefix_sum(&count, &mut nbr_start);
         let total = nbr_start[n] as usize;
         let (ns, ps) = (&nbr_start, &pair_start);
         // Each record's flag from the old list: `history_carry`, with the records for entries.
@@ -739,7 +737,7 @@ impl CpuBackend {
         // rebuild's peak holds one list's records, not two.
         self.list = NeighbourList::default();
         let mut head_pair = vec![0u32; total - records];
-        let mut cursor = head_count;
+        let mut cursor = count;
         for (c, p) in cursor.iter_mut().zip(0..n) {
             *c = ns[p] - ps[p];
         }
@@ -762,7 +760,6 @@ impl CpuBackend {
             head_orphans,
         };
         self.nbr_slot = active;
-        self.apart = vec![0; records];
         self.travel = if self.apart_skips_hold() {
             0.0
         } else {
@@ -824,21 +821,16 @@ impl CpuBackend {
                 });
             let n = n as usize;
             let pos = bodies.pos;
-            let clearly_idle = |p: usize, q: usize, active: u32| {
-                q < n
-                    && active == 0
-                    && sphere_reach.is_some_and(|reach| {
-                        sphere_sphere_clearly_apart(pos[p], pos[q], bodies.domain, reach)
-                    })
-            };
-            // `clearly_idle`'s decision, with how far apart the spheres are where it holds.
+            // How far apart an inactive record's spheres are, where they are clearly apart.
             let idle_by = |p: usize, q: usize, active: u32| {
                 if q >= n || active != 0 {
                     return None;
                 }
                 sphere_sphere_apart_by(pos[p], pos[q], bodies.domain, sphere_reach?)
             };
+            let clearly_idle = |p: usize, q: usize, active: u32| idle_by(p, q, active).is_some();
             let skip = ApartSkip::new(self.travel, self.step.skin, &self.domain);
+            // Unmarked after a rebuild (which frees the marks) or a state taken up.
             if self.apart.len() != pair_j.len() {
                 self.apart = vec![0; pair_j.len()];
             }
