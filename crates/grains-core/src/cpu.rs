@@ -33,6 +33,7 @@ use crate::kernels::sources::{SourceKind, SourceView};
 use crate::state::BackendState;
 use crate::world::World;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The neighbour list as the CPU keeps it: each pair once, as a record of its owner. The state
 /// ([`BackendState`]) and the GPU hold the full list, in which particle p's candidates
@@ -316,6 +317,11 @@ pub struct CpuBackend {
     /// Per record: where the sweep last found the spheres clearly apart, in [`ApartSkip`]
     /// units, the travel up to which it skips them; 0 where it tests them.
     apart: Vec<u8>,
+    /// Per particle: whether this step's sweep left one of its records (its own or a
+    /// partner's) in contact. The gather reads the records of flagged particles only, and
+    /// clears the flags: in a gas most particles touch nothing, and their records are all out
+    /// of contact.
+    touched: Vec<AtomicU8>,
     /// A bound on how far any particle has moved since the last rebuild (m): the sum over
     /// steps of the fastest particle's drift. Infinite where no bound is kept (clumps, whose
     /// members are placed rather than drifted; positions set from outside until the next
@@ -523,6 +529,7 @@ impl CpuBackend {
             slots: Vec::new(),
             nbr_slot: Vec::new(),
             apart: Vec::new(),
+            touched: Vec::new(),
             travel: f64::INFINITY,
             apart_skips: true,
             slot_base: Vec::new(),
@@ -803,7 +810,8 @@ impl CpuBackend {
         // not its own; every slot is written by one chain either way, so the bits are the
         // same, without scanning the list once per chain or visiting the entries that own
         // nothing (the head of each particle's sorted range, which the CPU does not keep).
-        if t.chains.iter().any(|c| c.source.in_list()) {
+        let swept = t.chains.iter().any(|c| c.source.in_list());
+        if swept {
             let n = self.pos.len() as u32;
             let (pair_j, walls) = (&self.list.pair_j, &self.walls);
             let runs = &runs;
@@ -834,6 +842,10 @@ impl CpuBackend {
             if self.apart.len() != pair_j.len() {
                 self.apart = vec![0; pair_j.len()];
             }
+            if self.touched.len() != n {
+                self.touched = (0..n).map(|_| AtomicU8::new(0)).collect();
+            }
+            let touched = &self.touched;
             // Each block writes the slots and history of its pairs in contact into its own
             // region, in record order (the same whatever the thread count), reading last step's
             // history from `history` at their flags.
@@ -900,20 +912,33 @@ impl CpuBackend {
                     };
                     let first = b * CONTACT_BLOCK;
                     let r0 = pair_start[first] as usize;
-                    let owners = first..(first + CONTACT_BLOCK).min(n);
-                    for p in owners {
-                        let rs = pair_start[p] as usize..pair_start[p + 1] as usize;
-                        for (r, &q) in rs.clone().zip(&pair_j[rs]) {
-                            let k = r - r0;
-                            // Marked only while inactive and apart: still apart, as `ApartSkip`
-                            // shows, without reading the partner.
-                            if skip.skips(apart[k]) {
+                    let mut p = first;
+                    let mut k = 0;
+                    while k < a.len() {
+                        // Marked only while inactive and apart: still apart, as `ApartSkip`
+                        // shows, without reading the partner. On a gas or a falling bed most
+                        // records are, so the marks are read sixteen at a time (their least
+                        // against the bound), and a record's owner is found only for a record
+                        // tested.
+                        if let Some(m) = apart.get(k..k + 16) {
+                            if skip.skips(m.iter().copied().fold(u8::MAX, u8::min)) {
+                                k += 16;
                                 continue;
                             }
-                            let q = q as usize;
+                        }
+                        if skip.skips(apart[k]) {
+                            k += 1;
+                            continue;
+                        }
+                        let r = r0 + k;
+                        while pair_start[p + 1] as usize <= r {
+                            p += 1;
+                        }
+                        let q = pair_j[r] as usize;
+                        'record: {
                             if let Some(gap) = idle_by(p, q, a[k]) {
                                 apart[k] = skip.mark(gap);
-                                continue;
+                                break 'record;
                             }
                             apart[k] = 0;
                             // The record as a one-entry list: the sources' own `source_pair`.
@@ -932,10 +957,10 @@ impl CpuBackend {
                             let (map, params) = (t.chain_map(src), t.params_of(src));
                             let pr = view.pair(0, bodies.step, material);
                             if pr.owns == 0 {
-                                continue;
+                                break 'record;
                             }
                             let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
-                                continue;
+                                break 'record;
                             };
                             // An inactive sphere pair clearly beyond reach: `evaluate` would find it
                             // out of reach from the positions and write nothing.
@@ -948,7 +973,7 @@ impl CpuBackend {
                                     chain.range,
                                 )
                             {
-                                continue;
+                                break 'record;
                             }
                             evaluate(
                                 &pr,
@@ -964,6 +989,14 @@ impl CpuBackend {
                                 &mut a[k],
                             )
                         }
+                        // The gather reads only the records of particles flagged here.
+                        if a[k] != 0 {
+                            touched[p].store(1, Ordering::Relaxed);
+                            if q < n {
+                                touched[q].store(1, Ordering::Relaxed);
+                            }
+                        }
+                        k += 1;
                     }
                     region.used
                 })
@@ -1032,6 +1065,7 @@ impl CpuBackend {
         let fused = kick && w.shells.is_empty() && !self.has_clumps;
         let drift = fused && drift && !self.walls_move;
         let (domain, ref_pos) = (&self.domain, &self.ref_pos);
+        let touched = &self.touched;
         let next = (
             &mut self.force,
             &mut self.torque,
@@ -1046,9 +1080,19 @@ impl CpuBackend {
             .enumerate()
             .with_min_len(256)
             .map(|(gid, (f, t, d, v, o, q, x, c))| {
-                let head = &list.head_pair[list.head(gid)];
                 let partner = |r| list.pair_j[r as usize];
-                gather_records(gid, step, head, list.records(gid), partner, &sums, f, t, d);
+                // A particle the sweep did not flag has none of its records in contact: it
+                // sums its fixed pairs alone, in the same order, so the same bits.
+                if !swept || touched[gid].load(Ordering::Relaxed) != 0 {
+                    let head = &list.head_pair[list.head(gid)];
+                    gather_records(gid, step, head, list.records(gid), partner, &sums, f, t, d);
+                    if swept {
+                        touched[gid].store(0, Ordering::Relaxed);
+                    }
+                } else {
+                    let none = list.pair_start[gid]..list.pair_start[gid];
+                    gather_records(gid, step, &[], none, partner, &sums, f, t, d);
+                }
                 if !fused {
                     return (0, 0, None);
                 }
@@ -1380,6 +1424,7 @@ impl Backend for CpuBackend {
                 + floats.iter().map(|v| b(v)).sum::<u64>()
                 + b(&l.head_orphans)
                 + b(&self.apart)
+                + b(&self.touched)
                 + b(&self.slots)
                 + b(&self.fixed_slots)
                 + b(&self.walls)
