@@ -8,6 +8,7 @@ use glam::Vec3;
 /// `v += (F/m + g) dt/2; omega += T/I dt/2` for free particles (a capsule kicked in angular
 /// momentum at its orientation after the drift, [`angular_momentum`] and [`spin_of`]).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub fn integrate_second_half(
     gid: usize,
     step: &StepParams,
