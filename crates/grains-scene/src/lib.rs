@@ -316,8 +316,9 @@ impl CpuMemoryModel {
             .filter(|a| a.extent == grains_core::state::Extent::Entries)
             .map(|a| a.elem * entries)
             .sum();
-        // And a byte per record: the sweep's mark of pairs found apart.
-        let kept_list = 4 * entries + 4 * (n + 1) + records;
+        // And a byte per record, the sweep's mark of pairs found apart, and one per particle,
+        // its flag of the particles in contact.
+        let kept_list = 4 * entries + 4 * (n + 1) + records + n;
         grains_core::state::state_bytes(&sizes) - full_list as u64
             + kept_list as u64
             + sweep as u64
