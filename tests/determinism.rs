@@ -194,6 +194,8 @@ fn cpu_skipping_pairs_found_apart_does_not_change_the_run() {
             3000,
         ),
         (
+            // In a walled box: records of spheres and plane walls are skipped too (marking
+            // them 0.1 mm beyond their gap fails this).
             scene(
                 "scenes/settle.toml",
                 "count = [40, 40, 13]",

@@ -23,6 +23,7 @@ use crate::kernels::passes::{
     integrate_second_half, list_owners, pair_count, pair_fill, prefix_sum, shell_edges,
     shell_gather, shell_volume, wall_motion, ChainRun, SlotSink,
 };
+use crate::kernels::resolvers::sphere_plane::sphere_plane_overlap;
 use crate::kernels::resolvers::sphere_sphere::{
     sphere_sphere_apart_by, sphere_sphere_clearly_apart,
 };
@@ -419,6 +420,10 @@ struct ApartSkip {
     /// Twice the travel in units, rounded down (255 where it reaches that or no bound is
     /// kept): a mark above it is above twice the travel.
     below: u8,
+    /// The largest coordinate of the domain (m).
+    far: f32,
+    /// The domain's periodic axes (bits).
+    periodic_mask: u32,
 }
 
 impl ApartSkip {
@@ -432,6 +437,8 @@ impl ApartSkip {
             travel2,
             unit,
             margin: 64.0 * f32::EPSILON * far,
+            far,
+            periodic_mask: domain.periodic_mask,
             // NaN (a faulty speed) and infinity alike give 255: nothing is skipped.
             below: if t < 255.0 { t.floor() as u8 } else { 255 },
         }
@@ -441,6 +448,26 @@ impl ApartSkip {
     #[inline]
     fn skips(&self, mark: u8) -> bool {
         mark > self.below
+    }
+
+    /// Where a sphere of radius `r` is clearly beyond `range` of plane wall `w`, from its
+    /// overlap `o` as `sphere_plane_overlap` computes it (which `evaluate` compares with
+    /// `-range`), the gap to mark it with. Only the sphere moves, so a gap that twice its
+    /// travel cannot close is one its travel cannot. Less a margin for the rounding of the f32
+    /// overlap at both tests: 128 ulps of the largest of the coordinates, the wall's point and
+    /// the radius, where each test rounds within about 10. None for a wall given a motion, and
+    /// for one whose normal has a component along a periodic axis (a wrap moves the sphere a
+    /// period across it).
+    #[inline]
+    fn plane_gap(&self, o: f32, range: f32, r: f32, w: &crate::gpu_types::Wall) -> Option<f32> {
+        let along_period = (0..3).any(|k| self.periodic_mask & (1 << k) != 0 && w.normal[k] != 0.0);
+        if w.moves() || along_period {
+            return None;
+        }
+        let point = w.point.iter().fold(0.0f32, |m, c| m.max(c.abs()));
+        let margin = 128.0 * f32::EPSILON * (self.far + point + r.abs());
+        let gap = -range - o - margin;
+        (gap > 0.0).then_some(gap)
     }
 
     /// The mark of a pair found apart by `gap` (m) now: 0 (test it next step) where the gap
@@ -962,6 +989,16 @@ impl CpuBackend {
                             let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
                                 break 'record;
                             };
+                            // An inactive sphere clearly beyond reach of a still plane: marked as a
+                            // sphere pair is, for the same skipping (`ApartSkip::plane_gap`).
+                            if a[k] == 0 && chain.spec.resolver == ResolverKind::SpherePlane {
+                                let (x, w) = (pos[p], &walls[pr.q as usize]);
+                                let o = sphere_plane_overlap(x, w);
+                                if let Some(gap) = skip.plane_gap(o, chain.range, x[3], w) {
+                                    apart[k] = skip.mark(gap);
+                                    break 'record;
+                                }
+                            }
                             // An inactive sphere pair clearly beyond reach: `evaluate` would find it
                             // out of reach from the positions and write nothing.
                             if a[k] == 0
