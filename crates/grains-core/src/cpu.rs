@@ -24,9 +24,7 @@ use crate::kernels::passes::{
     shell_gather, shell_volume, wall_motion, ChainRun, SlotSink,
 };
 use crate::kernels::resolvers::sphere_plane::sphere_plane_overlap;
-use crate::kernels::resolvers::sphere_sphere::{
-    sphere_sphere_apart_by, sphere_sphere_clearly_apart,
-};
+use crate::kernels::resolvers::sphere_sphere::sphere_sphere_apart_by;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
 use crate::kernels::sources::neighbour::SlotRegion;
@@ -989,28 +987,29 @@ impl CpuBackend {
                             let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
                                 break 'record;
                             };
-                            // An inactive sphere clearly beyond reach of a still plane: marked as a
-                            // sphere pair is, for the same skipping (`ApartSkip::plane_gap`).
-                            if a[k] == 0 && chain.spec.resolver == ResolverKind::SpherePlane {
-                                let (x, w) = (pos[p], &walls[pr.q as usize]);
-                                let o = sphere_plane_overlap(x, w);
-                                if let Some(gap) = skip.plane_gap(o, chain.range, x[3], w) {
+                            // An inactive record clearly beyond its own chain's reach, of two
+                            // spheres or of a sphere and a still plane: `evaluate` would find it
+                            // out of reach and write nothing, so it is marked as `idle_by`'s are.
+                            if a[k] == 0 {
+                                let x = pos[p];
+                                let gap = match chain.spec.resolver {
+                                    ResolverKind::SphereSphere => sphere_sphere_apart_by(
+                                        x,
+                                        pos[q],
+                                        bodies.domain,
+                                        chain.range,
+                                    ),
+                                    ResolverKind::SpherePlane => {
+                                        let w = &walls[pr.q as usize];
+                                        let o = sphere_plane_overlap(x, w);
+                                        skip.plane_gap(o, chain.range, x[3], w)
+                                    }
+                                    _ => None,
+                                };
+                                if let Some(gap) = gap {
                                     apart[k] = skip.mark(gap);
                                     break 'record;
                                 }
-                            }
-                            // An inactive sphere pair clearly beyond reach: `evaluate` would find it
-                            // out of reach from the positions and write nothing.
-                            if a[k] == 0
-                                && chain.spec.resolver == ResolverKind::SphereSphere
-                                && sphere_sphere_clearly_apart(
-                                    bodies.pos[pr.p as usize],
-                                    bodies.pos[pr.q as usize],
-                                    bodies.domain,
-                                    chain.range,
-                                )
-                            {
-                                break 'record;
                             }
                             evaluate(
                                 &pr,

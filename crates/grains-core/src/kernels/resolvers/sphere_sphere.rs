@@ -40,24 +40,13 @@ pub fn sphere_sphere_overlap(x1: [f32; 4], x2: [f32; 4], domain: &DomainParams) 
     x1[3] + x2[3] - dist
 }
 
-/// Whether spheres at `x1`, `x2` are clearly farther apart than `range` beyond touching: on
-/// squared distances with a margin of 1e-5 relative, far above f32 rounding, so that
-/// [`sphere_sphere_overlap`] would find `delta <= -range` for every pair this says is apart.
-/// The CPU backend's cheap test before the exact one, for inactive pairs (no WGSL twin: the
-/// GPU runs the exact test).
-#[inline]
-pub fn sphere_sphere_clearly_apart(
-    x1: [f32; 4],
-    x2: [f32; 4],
-    domain: &DomainParams,
-    range: f32,
-) -> bool {
-    sphere_sphere_apart_by(x1, x2, domain, range).is_some()
-}
-
-/// Where [`sphere_sphere_clearly_apart`] finds the spheres apart (the same decision), how far
-/// (m) their distance exceeds their reach (`R1 + R2 + range`) by more than the test's margin
-/// (1e-5 of the reach): the room they have to move before that test could fail.
+/// Where spheres at `x1`, `x2` are clearly farther apart than `range` beyond touching, how
+/// far (m) their distance exceeds their reach (`R1 + R2 + range`) by more than the test's
+/// margin: the room they have to move before the test could fail; `None` where they are not.
+/// The test is on squared distances with a margin of 1e-5 relative, far above f32 rounding, so
+/// that [`sphere_sphere_overlap`] would find `delta <= -range` for every pair this says is
+/// apart. The CPU backend's cheap test before the exact one, for inactive pairs (no WGSL twin:
+/// the GPU runs the exact test).
 #[inline]
 pub fn sphere_sphere_apart_by(
     x1: [f32; 4],
@@ -175,7 +164,7 @@ mod tests {
             let x1 = [0.05, 0.05, 0.05, r1];
             let x2 = [0, 1, 2].map(|c| (0.05 + dir[c] as f64 / len * dist) as f32);
             let x2 = [x2[0], x2[1], x2[2], r2];
-            if sphere_sphere_clearly_apart(x1, x2, &domain, range) {
+            if sphere_sphere_apart_by(x1, x2, &domain, range).is_some() {
                 apart += 1;
                 assert!(
                     sphere_sphere_overlap(x1, x2, &domain) <= -range,
