@@ -1132,12 +1132,15 @@ impl CpuBackend {
                 if !fused {
                     return (0, 0, None);
                 }
+                // The halves pass the velocities on in registers: read back from memory right
+                // after a store of another width, they stall the load (store forwarding).
+                let (mut vv, mut oo) = (*v, *o);
                 let one = gid..=gid;
                 integrate_second_half(
                     0,
                     step,
-                    v,
-                    o,
+                    &mut vv,
+                    &mut oo,
                     std::slice::from_ref(q),
                     std::slice::from_ref(f),
                     std::slice::from_ref(t),
@@ -1145,6 +1148,7 @@ impl CpuBackend {
                     shapes,
                 );
                 if !drift {
+                    (*v, *o) = (vv, oo);
                     return (0, 0, None);
                 }
                 let r = integrate_first_half(
@@ -1153,8 +1157,8 @@ impl CpuBackend {
                     domain,
                     x,
                     c,
-                    v,
-                    o,
+                    &mut vv,
+                    &mut oo,
                     q,
                     std::slice::from_ref(f),
                     std::slice::from_ref(t),
@@ -1162,7 +1166,8 @@ impl CpuBackend {
                     &shape[one],
                     shapes,
                 );
-                drift_bits(gid, r, v)
+                (*v, *o) = (vv, oo);
+                drift_bits(gid, r, &vv)
             })
             .reduce(|| (0, 0, None), max_disp_min_fault);
         self.shell_forces_pass();
