@@ -13,7 +13,7 @@ use crate::backend::{
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
-use crate::kernels::passes::gather::{gather_records, GatherSlots};
+use crate::kernels::passes::gather::{gather_fixed, gather_records, GatherSlots};
 use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::integrate_first_half::FirstHalf;
 use crate::kernels::passes::pair_record::{first_owned, owned_partners};
@@ -1126,8 +1126,8 @@ impl CpuBackend {
                         touched[gid].store(0, Ordering::Relaxed);
                     }
                 } else {
-                    let none = list.pair_start[gid]..list.pair_start[gid];
-                    gather_records(gid, step, &[], none, partner, &sums, f, t, d);
+                    let zero = (glam::Vec3::ZERO, glam::Vec3::ZERO, 0.0, 0.0);
+                    gather_fixed(gid, step, &sums, zero, f, t, d);
                 }
                 if !fused {
                     return (0, 0, None);

@@ -106,11 +106,7 @@ pub fn gather_records(
     let mut fric = 0.0f32;
     let n = step.n_particles;
     let GatherSlots {
-        slots,
-        nbr_slot,
-        fixed_start,
-        fixed_entry,
-        fixed_slots,
+        slots, nbr_slot, ..
     } = *sums;
     for &r in head {
         if r == u32::MAX {
@@ -139,6 +135,38 @@ pub fn gather_records(
         damp += share * s.damping_dissipated;
         fric += share * s.friction_dissipated;
     }
+    gather_fixed(
+        gid,
+        step,
+        sums,
+        (f, t, damp, fric),
+        force,
+        torque,
+        dissipated,
+    )
+}
+
+/// The end of [`gather_records`]: particle `gid`'s fixed pairs added to `sums` (force, torque,
+/// damping and friction dissipation, as the list's records left them), then the totals stored.
+/// A particle with no record in contact starts from zero sums: the CPU backend calls it inline
+/// for those, the same operations without the call and the list's loops.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn gather_fixed(
+    gid: usize,
+    step: &StepParams,
+    sums: &GatherSlots<'_>,
+    (mut f, mut t, mut damp, mut fric): (Vec3, Vec3, f32, f32),
+    force: &mut [f32; 4],
+    torque: &mut [f32; 4],
+    dissipated: &mut [f32; 4],
+) {
+    let GatherSlots {
+        fixed_start,
+        fixed_entry,
+        fixed_slots,
+        ..
+    } = *sums;
     for k in fixed_start[gid]..fixed_start[gid + 1] {
         let e = fixed_entry[k as usize];
         let s = &fixed_slots[(e / 2) as usize];
