@@ -324,15 +324,25 @@ macro_rules! laws {
                 force: &mut ContactForce,
             ) {
                 match self {
-                    $(LawKind::$variant => {
-                        type L = crate::kernels::laws::$module::$ty;
-                        let p: &<L as Law>::Params = bytemuck::from_bytes(bytemuck::cast_slice(params));
-                        let h: &mut <L as Law>::History =
-                            bytemuck::from_bytes_mut(bytemuck::cast_slice_mut(history));
-                        <L as Law>::apply(geom, p, h, force)
-                    })*
+                    $(LawKind::$variant => apply_law::<crate::kernels::laws::$module::$ty>(geom, params, history, force),)*
                 }
             }
+        }
+
+        /// One law on one pair, out of line: inlined into the dispatch, every law's arithmetic on
+        /// the geometry alone was hoisted above it and run for every pair, whichever laws its
+        /// chain has (about a hundred instructions a pair).
+        #[inline(never)]
+        fn apply_law<L: Law>(
+            geom: &ContactGeom,
+            params: &[u32],
+            history: &mut [f32],
+            force: &mut ContactForce,
+        ) {
+            let p: &<L as Law>::Params = bytemuck::from_bytes(bytemuck::cast_slice(params));
+            let h: &mut <L as Law>::History =
+                bytemuck::from_bytes_mut(bytemuck::cast_slice_mut(history));
+            <L as Law>::apply(geom, p, h, force)
         }
 
         impl LawSpec {
