@@ -161,8 +161,10 @@ pub fn evaluate(
 ) {
     let table = pr.table as usize;
     let resolver = chain.spec.resolver;
-    // Most candidates do not touch: decide that from the positions alone.
-    if resolver.overlap(pr, bodies) <= -chain.range {
+    // Most candidates do not touch: decide that from the positions alone. A pair in contact
+    // last step most likely still is: `resolve` measures the same overlap and makes the same
+    // decision below, so it goes there at once.
+    if *pair_active == 0 && resolver.overlap(pr, bodies) <= -chain.range {
         clear_slot(slots, pair_active);
         return;
     }
