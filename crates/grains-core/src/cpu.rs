@@ -5,7 +5,7 @@
 //! `gid`; every element is computed exactly as alone, and the only reduction (the largest
 //! displacement) is a `max`, so results are bitwise the same for any number of threads. The
 //! counting-sort passes (`cell_count`, `cell_scatter`) stay sequential: they are cheap, and
-//! their order inside a cell does not matter because `pair_fill` sorts.
+//! their order inside a cell does not matter because `pair_fill` (here `pair_fill_owned`) sorts.
 
 use crate::backend::{
     contact_records, count_contacts, energy_report, Backend, ContactCount, ContactRecord, Counters,
@@ -16,12 +16,13 @@ use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::gather::{gather_fixed, gather_records, GatherSlots};
 use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::integrate_first_half::FirstHalf;
+use crate::kernels::passes::pair_fill::pair_fill_owned;
 use crate::kernels::passes::pair_record::{first_owned, owned_partners};
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, integrate_first_half,
-    integrate_second_half, list_owners, pair_count, pair_fill, prefix_sum, shell_edges,
-    shell_gather, shell_volume, wall_motion, ChainRun, SlotSink,
+    integrate_second_half, list_owners, prefix_sum, shell_edges, shell_gather, shell_volume,
+    wall_motion, ChainRun, SlotSink,
 };
 use crate::kernels::resolvers::sphere_plane::sphere_plane_overlap;
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_apart_by;
@@ -368,7 +369,6 @@ pub struct CpuBackend {
     cell_counts: Vec<u32>,
     cell_start: Vec<u32>,
     sorted: Vec<u32>,
-    nbr_count: Vec<u32>,
     steps: u64,
     rebuild_steps: Vec<u64>,
     /// Particles removed, and the energy they carried (J).
@@ -582,7 +582,6 @@ impl CpuBackend {
             cell_counts: vec![0; grid.n_cells as usize],
             cell_start: vec![0; grid.n_cells as usize + 1],
             sorted: vec![0; n],
-            nbr_count: vec![0; n],
             steps: 0,
             rebuild_steps: Vec::new(),
             removed: 0,
@@ -691,41 +690,35 @@ impl CpuBackend {
         let (pos, cell_start, sorted) = (&self.pos, &self.cell_start, &self.sorted);
         let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
         let walls = &self.walls;
-        let mut own_count = vec![0u32; n];
-        self.nbr_count
-            .par_iter_mut()
-            .zip(own_count.par_iter_mut())
-            .enumerate()
-            .for_each(|(gid, (c, o))| {
-                pair_count(
-                    gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, c, o,
-                )
-            });
+        // Each block of particles finds its records (the candidates above each, sorted) in one
+        // pass over the cells; the blocks' records are then laid end to end, in order. They are
+        // freed before the flags are carried, so the rebuild's peak is what it was with a count
+        // pass and a fill pass.
+        const REBUILD_BLOCK: usize = 1024;
+        let blocks: Vec<(Vec<u32>, Vec<u32>)> = (0..n.div_ceil(REBUILD_BLOCK))
+            .into_par_iter()
+            .map(|b| {
+                let (mut own, mut found) = (Vec::new(), Vec::new());
+                for gid in b * REBUILD_BLOCK..n.min((b + 1) * REBUILD_BLOCK) {
+                    let before = found.len();
+                    pair_fill_owned(
+                        gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls,
+                        &mut found,
+                    );
+                    own.push((found.len() - before) as u32);
+                }
+                (own, found)
+            })
+            .collect();
+        let mut own_count = Vec::with_capacity(n);
         let mut pair_start = vec![0u32; n + 1];
+        let mut pair_j = Vec::with_capacity(blocks.iter().map(|b| b.1.len()).sum());
+        for (own, found) in blocks {
+            own_count.extend_from_slice(&own);
+            pair_j.extend_from_slice(&found);
+        }
         prefix_sum(&own_count, &mut pair_start);
         let records = pair_start[n] as usize;
-        // Each particle's candidates are filled whole into a task's scratch, as the GPU fills
-        // its list, and only the tail it owns is kept: the records' partners.
-        let mut pair_j = vec![0u32; records];
-        {
-            let nbr_count = &self.nbr_count;
-            cut(&mut pair_j, own_count.iter().map(|&c| c as usize))
-                .into_par_iter()
-                .enumerate()
-                .for_each_init(
-                    || (Vec::new(), Vec::new()),
-                    |(ri, rj), (gid, out)| {
-                        let c = nbr_count[gid] as usize;
-                        ri.resize(c, 0);
-                        rj.resize(c, 0);
-                        pair_fill(
-                            gid, grid, domain, pos, cell_start, sorted, shape, shapes, walls, ri,
-                            rj,
-                        );
-                        out.copy_from_slice(&rj[c - out.len()..]);
-                    },
-                );
-        }
         // Each particle's head is the records that name it, in their owners' order, which is
         // the head's partner order: the records transposed. With a symmetric candidate test
         // (the broad phase's), the head holds the candidates below the particle that
@@ -1456,7 +1449,6 @@ impl Backend for CpuBackend {
             &self.cell_counts,
             &self.cell_start,
             &self.sorted,
-            &self.nbr_count,
         ];
         let floats = [&self.history, &self.fixed_history, &self.shell_rest];
         Some(

@@ -55,3 +55,41 @@ pub fn pair_fill(
         nbr_j[b] = key;
     }
 }
+
+/// The CPU backend's form of [`pair_fill`]: particle `gid`'s candidates above it (walls
+/// included), the records it owns, appended to `out` in index order. These are the tail that
+/// [`pair_fill`] leaves after its sort and `pair_count`'s owning count sizes, found in one pass
+/// over the cells where the count and the fill take two (the CPU keeps only the records).
+#[allow(clippy::too_many_arguments)]
+pub fn pair_fill_owned(
+    gid: usize,
+    grid: &GridParams,
+    domain: &DomainParams,
+    pos: &[[f32; 4]],
+    cell_start: &[u32],
+    sorted: &[u32],
+    shape: &[u32],
+    shapes: &[ShapeRecord],
+    walls: &[Wall],
+    out: &mut Vec<u32>,
+) {
+    let start = out.len();
+    for_each_candidate(
+        gid,
+        grid,
+        domain,
+        pos,
+        cell_start,
+        sorted,
+        shape,
+        shapes,
+        walls,
+        |q| {
+            if q as usize > gid {
+                out.push(q)
+            }
+        },
+    );
+    // Candidates are distinct, so any sort gives pair_fill's order.
+    out[start..].sort_unstable();
+}
