@@ -721,9 +721,9 @@ impl CpuBackend {
         let records = pair_start[n] as usize;
         // Each particle's head is the records that name it, in their owners' order, which is
         // the head's partner order: the records transposed. With a symmetric candidate test
-        // (the broad phase's), the head holds the candidates below the particle that
-        // `pair_count` counted, so the full list's starts are the same; they are taken from the
-        // transposition all the same, so that the list is consistent whatever the counts say.
+        // (the broad phase's), the head holds the candidates below the particle, so the full
+        // list's starts are those the GPU's `pair_count` gives; here they are taken from the
+        // transposition, so that the list is consistent with its records by construction.
         // Each particle's candidates: its records and those naming it.
         let mut count = own_count;
         for &q in &pair_j {

@@ -260,8 +260,12 @@ pub fn memory_per_particle_at_least() -> u64 {
 
 /// The world's copy of a particle (position and radius, material, mass, inertia, shape; the
 /// backend takes its velocities, spins and orientations) and the broad phase's per-particle
-/// scratch (cell, sorted index, count).
-const WORLD_BYTES_PER_PARTICLE: u64 = 16 + 4 * 4 + 3 * 4;
+/// scratch (cell, sorted index). The GPU also keeps a candidate count per particle
+/// ([`GPU_COUNT_BYTES_PER_PARTICLE`]); the CPU finds each particle's records in one pass.
+const WORLD_BYTES_PER_PARTICLE: u64 = 16 + 4 * 4 + 2 * 4;
+
+/// The GPU broad phase's candidate count per particle (`nbr_count`).
+const GPU_COUNT_BYTES_PER_PARTICLE: u64 = 4;
 
 /// `bytes` in binary units with four significant digits (`1.953 GiB`).
 pub fn bytes(b: u64) -> String {
@@ -398,7 +402,7 @@ impl Scene {
             + saved_starts
             + history_alt
             + rebuilt
-            + n * WORLD_BYTES_PER_PARTICLE
+            + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
             + cells
     }
 
