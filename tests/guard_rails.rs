@@ -411,8 +411,8 @@ fn first_bad_step(b: &mut dyn Backend, world: &World, max: u64) -> Option<(u64, 
             particle_fault(
                 &sp,
                 &d,
-                glam::Vec3::new(s.pos[i][0], s.pos[i][1], s.pos[i][2]),
-                glam::Vec3::new(v[0], v[1], v[2]),
+                glam::Vec3A::new(s.pos[i][0], s.pos[i][1], s.pos[i][2]),
+                glam::Vec3A::new(v[0], v[1], v[2]),
                 v[3],
             )
         });

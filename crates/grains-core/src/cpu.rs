@@ -1112,21 +1112,25 @@ impl CpuBackend {
                 let partner = |r| list.pair_j[r as usize];
                 // A particle the sweep did not flag has none of its records in contact: it
                 // sums its fixed pairs alone, in the same order, so the same bits.
-                if !swept || touched[gid].load(Ordering::Relaxed) != 0 {
+                let (fv, tv) = if !swept || touched[gid].load(Ordering::Relaxed) != 0 {
                     let head = &list.head_pair[list.head(gid)];
-                    gather_records(gid, step, head, list.records(gid), partner, &sums, f, t, d);
+                    let ft =
+                        gather_records(gid, step, head, list.records(gid), partner, &sums, f, t, d);
                     if swept {
                         touched[gid].store(0, Ordering::Relaxed);
                     }
+                    ft
                 } else {
-                    let zero = (glam::Vec3::ZERO, glam::Vec3::ZERO, 0.0, 0.0);
-                    gather_fixed(gid, step, &sums, zero, f, t, d);
-                }
+                    let zero = (glam::Vec3A::ZERO, glam::Vec3A::ZERO, 0.0, 0.0);
+                    gather_fixed(gid, step, &sums, zero, f, t, d)
+                };
                 if !fused {
                     return (0, 0, None);
                 }
-                // The halves pass the velocities on in registers: read back from memory right
-                // after a store of another width, they stall the load (store forwarding).
+                // The gather and the halves pass force, torque and velocities on in registers:
+                // read back from memory right after a store of another width, they stall the
+                // load (store forwarding).
+                let (f, t) = (&fv.extend(0.0).to_array(), &tv.extend(0.0).to_array());
                 let (mut vv, mut oo) = (*v, *o);
                 let one = gid..=gid;
                 integrate_second_half(

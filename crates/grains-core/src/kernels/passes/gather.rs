@@ -14,9 +14,9 @@
 //! friction, its compensation]`) because single increments are tiny against the running total.
 
 use crate::gpu_types::{PairSlot, StepParams};
+use crate::kernels::a3;
 use crate::kernels::passes::pair_record::first_owned;
-use crate::kernels::v3;
-use glam::Vec3;
+use glam::Vec3A;
 
 /// Kahan step: add `x` to `(sum, comp)`. `unit` is [`StepParams::unit`] (1.0), which keeps
 /// shader compilers from simplifying the compensation away.
@@ -68,7 +68,7 @@ pub fn gather(
         force,
         torque,
         dissipated,
-    )
+    );
 }
 
 /// What a particle's gather sums: the neighbour list's packed slots through its records' flags,
@@ -99,9 +99,9 @@ pub fn gather_records(
     force: &mut [f32; 4],
     torque: &mut [f32; 4],
     dissipated: &mut [f32; 4],
-) {
-    let mut f = Vec3::ZERO;
-    let mut t = Vec3::ZERO;
+) -> (Vec3A, Vec3A) {
+    let mut f = Vec3A::ZERO;
+    let mut t = Vec3A::ZERO;
     let mut damp = 0.0f32;
     let mut fric = 0.0f32;
     let n = step.n_particles;
@@ -117,8 +117,9 @@ pub fn gather_records(
             continue;
         }
         let s = &slots[a as usize - 1];
-        f -= v3(s.force);
-        t += v3(s.torque2);
+        let [sf, _, st2] = slot_lanes(s);
+        f -= sf;
+        t += st2;
         damp += 0.5 * s.damping_dissipated;
         fric += 0.5 * s.friction_dissipated;
     }
@@ -128,8 +129,9 @@ pub fn gather_records(
             continue;
         }
         let s = &slots[a as usize - 1];
-        f += v3(s.force);
-        t += v3(s.torque1);
+        let [sf, st1, _] = slot_lanes(s);
+        f += sf;
+        t += st1;
         // A wall gives the particle all of its dissipation, a particle pair half to each side.
         let share = if partner(r) >= n { 1.0 } else { 0.5 };
         damp += share * s.damping_dissipated;
@@ -146,8 +148,18 @@ pub fn gather_records(
     )
 }
 
+/// A slot's force, torque on body 1 and torque on body 2, each as one vector (its w lane the
+/// word after it).
+#[inline(always)]
+fn slot_lanes(s: &PairSlot) -> [Vec3A; 3] {
+    let w: &[[f32; 4]; 3] = bytemuck::cast_ref(s);
+    [a3(w[0]), a3(w[1]), a3(w[2])]
+}
+
 /// The end of [`gather_records`]: particle `gid`'s fixed pairs added to `sums` (force, torque,
-/// damping and friction dissipation, as the list's records left them), then the totals stored.
+/// damping and friction dissipation, as the list's records left them), then the totals stored
+/// and the force and torque returned, for a caller that integrates next to use without loading
+/// them back.
 /// A particle with no record in contact starts from zero sums: the CPU backend calls it inline
 /// for those, the same operations without the call and the list's loops.
 #[allow(clippy::too_many_arguments)]
@@ -156,11 +168,11 @@ pub fn gather_fixed(
     gid: usize,
     step: &StepParams,
     sums: &GatherSlots<'_>,
-    (mut f, mut t, mut damp, mut fric): (Vec3, Vec3, f32, f32),
+    (mut f, mut t, mut damp, mut fric): (Vec3A, Vec3A, f32, f32),
     force: &mut [f32; 4],
     torque: &mut [f32; 4],
     dissipated: &mut [f32; 4],
-) {
+) -> (Vec3A, Vec3A) {
     let GatherSlots {
         fixed_start,
         fixed_entry,
@@ -170,20 +182,24 @@ pub fn gather_fixed(
     for k in fixed_start[gid]..fixed_start[gid + 1] {
         let e = fixed_entry[k as usize];
         let s = &fixed_slots[(e / 2) as usize];
+        let [sf, st1, st2] = slot_lanes(s);
         if e.is_multiple_of(2) {
-            f += v3(s.force);
-            t += v3(s.torque1);
+            f += sf;
+            t += st1;
         } else {
-            f -= v3(s.force);
-            t += v3(s.torque2);
+            f -= sf;
+            t += st2;
         }
         damp += 0.5 * s.damping_dissipated;
         fric += 0.5 * s.friction_dissipated;
     }
-    *force = [f.x, f.y, f.z, 0.0];
-    *torque = [t.x, t.y, t.z, 0.0];
+    // Stored whole: the second half-step loads them as vectors, and a load wider than the
+    // stores it reads waits for them (store forwarding).
+    *force = f.extend(0.0).to_array();
+    *torque = t.extend(0.0).to_array();
     let a = *dissipated;
     let (d0, d1) = kahan_add(a[0], a[1], damp, step.unit);
     let (f0, f1) = kahan_add(a[2], a[3], fric, step.unit);
     *dissipated = [d0, d1, f0, f1];
+    (f, t)
 }

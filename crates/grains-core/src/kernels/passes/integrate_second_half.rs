@@ -1,9 +1,9 @@
 //! Second half of velocity Verlet. WGSL twin: `shaders/passes/integrate_second_half.wgsl`.
 
 use crate::gpu_types::StepParams;
-use crate::kernels::v4xyz;
+use crate::kernels::{a3, v4xyz};
 use crate::shapes::{angular_momentum, spin_of, ShapeRecord, KIND_MEMBER};
-use glam::Vec3;
+use glam::Vec3A;
 
 /// `v += (F/m + g) dt/2; omega += T/I dt/2` for free particles (a capsule kicked in angular
 /// momentum at its orientation after the drift, [`angular_momentum`] and [`spin_of`]).
@@ -24,20 +24,20 @@ pub fn integrate_second_half(
     let inv_m = vel[3];
     let inv_i = omega[3];
     if inv_m > 0.0 {
-        let v = v4xyz(*vel) + (v4xyz(force[gid]) * inv_m + Vec3::from_array(step.gravity)) * half;
-        let rec = shapes[shape[gid] as usize];
+        let v = a3(*vel) + (a3(force[gid]) * inv_m + Vec3A::from_array(step.gravity)) * half;
+        let rec = &shapes[shape[gid] as usize];
         if rec.kind == KIND_MEMBER {
             return;
         }
-        let w = if rec.inertia_per_mass().is_some() {
+        let w: Vec3A = if rec.turns_rigidly() {
             let k = [rec.data[2], rec.data[3], rec.data[4]];
             let l =
                 angular_momentum(v4xyz(*omega), quat[gid], k, inv_m) + v4xyz(torque[gid]) * half;
-            spin_of(l, quat[gid], k, inv_m)
+            spin_of(l, quat[gid], k, inv_m).into()
         } else {
-            v4xyz(*omega) + v4xyz(torque[gid]) * inv_i * half
+            a3(*omega) + a3(torque[gid]) * inv_i * half
         };
-        *vel = [v.x, v.y, v.z, inv_m];
-        *omega = [w.x, w.y, w.z, inv_i];
+        *vel = v.extend(inv_m).to_array();
+        *omega = w.extend(inv_i).to_array();
     }
 }
