@@ -274,3 +274,54 @@ fn cpu_reproduces_the_reviewed_reference() {
         }
     }
 }
+
+/// Every chain of the registry's table of compiled chains runs its laws with the bits of the
+/// registry's dispatch (the path every other chain takes), on 2000 random pairs: each law's
+/// parameters and history from its own parity cases (edge cases first), the geometry of the
+/// normal law's case. Exact: the same operations in the same order. The resolver is the
+/// resolver's own function on both paths.
+#[test]
+fn compiled_chains_give_the_dispatch_bits() {
+    use grains_core::kernels::passes::{apply_chain, ChainRun};
+    use grains_core::parity::SplitMix;
+    use grains_core::registry::{compiled_chain, compiled_chains};
+    let table = compiled_chains();
+    assert!(table.len() >= 2, "the table of compiled chains is empty");
+    let mut rng = SplitMix(0xC0DE_C4A1);
+    for (spec, apply) in &table {
+        assert!(
+            compiled_chain(spec).is_some(),
+            "{}: in the table but not found for its spec",
+            spec.name()
+        );
+        let run = ChainRun::new(0, spec, 0.0).dispatched();
+        for i in 0..2000 {
+            let cases: Vec<_> = spec
+                .laws
+                .iter()
+                .map(|l| l.parity_case(&mut rng, i))
+                .collect();
+            let geom = cases[0].geom;
+            let params: Vec<u32> = cases.iter().flat_map(|c| c.params.clone()).collect();
+            let history: Vec<f32> = cases.iter().flat_map(|c| c.history.clone()).collect();
+            let mut h_dispatch = history.clone();
+            let f_dispatch = apply_chain(&run, &geom, &params, &mut h_dispatch);
+            let (mut h_whole, mut f_whole) = (history, Default::default());
+            apply(&geom, &params, &mut h_whole, &mut f_whole);
+            let bits = |f: &grains_core::gpu_types::ContactForce| bytemuck::bytes_of(f).to_vec();
+            assert_eq!(
+                bits(&f_dispatch),
+                bits(&f_whole),
+                "{} case {i}: force {f_dispatch:?} dispatched, {f_whole:?} compiled",
+                spec.name()
+            );
+            let hb = |h: &[f32]| h.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(
+                hb(&h_dispatch),
+                hb(&h_whole),
+                "{} case {i}: history",
+                spec.name()
+            );
+        }
+    }
+}

@@ -20,7 +20,7 @@ use crate::kernels::passes::pair_fill::pair_fill_owned;
 use crate::kernels::passes::pair_record::{first_owned, owned_partners};
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
-    cell_count, cell_scatter, clump_gather, clump_place, contact, evaluate, integrate_first_half,
+    cell_count, cell_scatter, clump_gather, clump_place, contact, integrate_first_half,
     integrate_second_half, list_owners, prefix_sum, shell_edges, shell_gather, shell_volume,
     wall_motion, ChainRun, SlotSink,
 };
@@ -1004,7 +1004,7 @@ impl CpuBackend {
                                     break 'record;
                                 }
                             }
-                            evaluate(
+                            (chain.evaluate)(
                                 &pr,
                                 chain,
                                 bodies,

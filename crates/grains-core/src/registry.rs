@@ -11,6 +11,7 @@
 
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::sources::SourceKind;
+use crate::law::Law;
 
 /// Generates, from the `resolvers!` table in `kernels/resolvers/mod.rs`, each resolver's
 /// `pub mod`, the [`ResolverKind`] enum and every dispatch over it.
@@ -482,4 +483,74 @@ impl ChainSpec {
         }
         s
     }
+}
+
+/// `law_list!(A, B, C)` is the type `(A, (B, (C, ())))`, a
+/// [`crate::kernels::passes::contact::LawList`].
+macro_rules! law_list {
+    () => { () };
+    ($head:ty $(, $tail:ty)*) => { ($head, law_list!($($tail),*)) };
+}
+
+/// Generates, from the table below, [`compiled_chain`] and [`compiled_chains`].
+macro_rules! compiled_chains {
+    ($($rmod:ident :: $rty:ident => [$($lmod:ident :: $lty:ident),*]),* $(,)?) => {
+        /// The chain compiled whole for `spec` (the same laws in the same order on the same
+        /// resolver, whatever its source), if the table has it.
+        pub fn compiled_chain(
+            spec: &ChainSpec,
+        ) -> Option<crate::kernels::passes::contact::EvaluateFn> {
+            use crate::kernels::passes::contact::{evaluate_whole, LawList};
+            $(
+                {
+                    type L = law_list!($(crate::kernels::laws::$lmod::$lty),*);
+                    if spec.resolver.stem() == stringify!($rmod)
+                        && spec.laws.iter().map(|l| l.keyword()).eq(L::keywords())
+                    {
+                        return Some(evaluate_whole::<crate::kernels::resolvers::$rmod::$rty, L>);
+                    }
+                }
+            )*
+            None
+        }
+
+        /// Every chain of the table, with its laws run compiled whole: for the test that they
+        /// give the bits of the registry's dispatch.
+        pub fn compiled_chains() -> Vec<(ChainSpec, CompiledApply)> {
+            use crate::kernels::passes::contact::LawList;
+            vec![$(
+                (
+                    ChainSpec::new(
+                        ResolverKind::ALL
+                            .iter()
+                            .copied()
+                            .find(|r| r.stem() == stringify!($rmod))
+                            .expect("a resolver of the registry"),
+                        vec![$(LawKind::from_keyword(
+                            <crate::kernels::laws::$lmod::$lty as Law>::KEYWORD,
+                        ).expect("a law of the registry")),*],
+                    ),
+                    <law_list!($(crate::kernels::laws::$lmod::$lty),*) as LawList>::apply
+                        as CompiledApply,
+                ),
+            )*]
+        }
+    };
+}
+
+/// A compiled chain's laws applied to one pair: geometry, the chain's parameter and history
+/// records, the force accumulated.
+pub type CompiledApply = fn(&ContactGeom, &[u32], &mut [f32], &mut ContactForce);
+
+// The chains the CPU backend runs compiled whole: its resolver and laws inlined into one
+// function, with no dispatch per pair (about a fifth of a settling bed's instructions went to
+// the dispatch and the records it copies). Any other chain runs through the registry's
+// dispatch, with the same results. One line per chain: resolver, then laws in slot order.
+compiled_chains! {
+    sphere_sphere::SphereSphereResolver => [hertz::Hertz, viscous::Viscous, cundall_strack::CundallStrack],
+    sphere_plane::SpherePlaneResolver => [hertz::Hertz, viscous::Viscous, cundall_strack::CundallStrack],
+    sphere_sphere::SphereSphereResolver => [hertz::Hertz, viscous::Viscous],
+    sphere_plane::SpherePlaneResolver => [hertz::Hertz, viscous::Viscous],
+    sphere_sphere::SphereSphereResolver => [linear::Linear, viscous::Viscous, cundall_strack::CundallStrack],
+    sphere_plane::SpherePlaneResolver => [linear::Linear, viscous::Viscous, cundall_strack::CundallStrack],
 }

@@ -23,9 +23,10 @@
 //! pairs in contact. So a step moves the bytes of the pairs in contact, not of every candidate.
 
 use crate::gpu_types::{ContactForce, ContactGeom, PairSlot};
-use crate::kernels::resolvers::Bodies;
+use crate::kernels::resolvers::{Bodies, Resolver};
 use crate::kernels::sources::{fixed, neighbour, SourceView};
 use crate::kernels::v3;
+use crate::law::Law;
 use crate::registry::{ChainLayout, ChainSpec};
 
 /// A chain as the contact passes run it: its laws with their word offsets, its id in the pair
@@ -38,6 +39,11 @@ pub struct ChainRun<'a> {
     /// Reach (m): pairs closer than this beyond touching are evaluated (the pair table's
     /// `chain_reach`).
     pub range: f32,
+    /// How its pairs are evaluated: the chain compiled whole where the registry's table of
+    /// compiled chains has it ([`crate::registry::compiled_chain`]), else [`evaluate`], which
+    /// dispatches to the resolver and each law in turn. Both compute the same values in the
+    /// same order.
+    pub evaluate: EvaluateFn,
 }
 
 impl<'a> ChainRun<'a> {
@@ -48,9 +54,28 @@ impl<'a> ChainRun<'a> {
             spec,
             layout: spec.layout(),
             range,
+            evaluate: crate::registry::compiled_chain(spec).unwrap_or(evaluate),
         }
     }
+
+    /// The same chain evaluated through the registry's dispatch alone (what a chain outside
+    /// the table of compiled chains runs), for the test that the two agree.
+    pub fn dispatched(mut self) -> ChainRun<'a> {
+        self.evaluate = evaluate;
+        self
+    }
 }
+
+/// The signature of [`evaluate`] and of the chains compiled whole.
+pub type EvaluateFn = for<'p, 'c, 'b, 'q, 's, 'r, 'a> fn(
+    &'p crate::gpu_types::SourcePair,
+    &'c ChainRun<'c>,
+    &'b Bodies<'b>,
+    &'q [u32],
+    usize,
+    SlotSink<'s, 'r>,
+    &'a mut u32,
+);
 
 /// Run a chain's laws in order: the CPU form of the `apply_chain` the composer generates.
 /// `params` is the pair's parameter record and `history` its history record.
@@ -135,7 +160,7 @@ pub fn contact(
     if pair_chain[table] != chain.id {
         return;
     }
-    evaluate(
+    (chain.evaluate)(
         &pr,
         chain,
         bodies,
@@ -147,7 +172,8 @@ pub fn contact(
 }
 
 /// The pair `pr` of a chain: its history, slot and flag (`contact`'s work once the pair is the
-/// invocation's and the chain's).
+/// invocation's and the chain's), through the registry's dispatch to the chain's resolver and
+/// laws.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn evaluate(
@@ -159,21 +185,151 @@ pub fn evaluate(
     slots: SlotSink<'_, '_>,
     pair_active: &mut u32,
 ) {
+    evaluate_as::<Dispatched>(
+        pr,
+        chain,
+        bodies,
+        pair_params,
+        params_stride,
+        slots,
+        pair_active,
+    )
+}
+
+/// How [`evaluate_as`] finds a pair's geometry and runs its laws.
+pub(crate) trait ChainForm {
+    fn overlap(chain: &ChainRun<'_>, pr: &crate::gpu_types::SourcePair, b: &Bodies<'_>) -> f32;
+    fn resolve(
+        chain: &ChainRun<'_>,
+        pr: &crate::gpu_types::SourcePair,
+        b: &Bodies<'_>,
+    ) -> ContactGeom;
+    fn apply(
+        chain: &ChainRun<'_>,
+        geom: &ContactGeom,
+        params: &[u32],
+        history: &mut [f32],
+    ) -> ContactForce;
+}
+
+/// Any chain, through the registry's dispatch: a `match` on the resolver, then one on each law.
+struct Dispatched;
+
+impl ChainForm for Dispatched {
+    #[inline(always)]
+    fn overlap(chain: &ChainRun<'_>, pr: &crate::gpu_types::SourcePair, b: &Bodies<'_>) -> f32 {
+        chain.spec.resolver.overlap(pr, b)
+    }
+    #[inline(always)]
+    fn resolve(
+        chain: &ChainRun<'_>,
+        pr: &crate::gpu_types::SourcePair,
+        b: &Bodies<'_>,
+    ) -> ContactGeom {
+        chain.spec.resolver.resolve(pr, b)
+    }
+    #[inline(always)]
+    fn apply(
+        chain: &ChainRun<'_>,
+        geom: &ContactGeom,
+        params: &[u32],
+        history: &mut [f32],
+    ) -> ContactForce {
+        apply_chain(chain, geom, params, history)
+    }
+}
+
+/// One chain compiled whole: resolver `R` and the laws `L` (a [`LawList`]) inlined into one
+/// function, as the composer builds one WGSL kernel per chain. The geometry and the force stay
+/// in registers and no law is dispatched.
+pub(crate) struct Whole<R, L>(std::marker::PhantomData<(R, L)>);
+
+impl<R: Resolver, L: LawList> ChainForm for Whole<R, L> {
+    #[inline(always)]
+    fn overlap(_: &ChainRun<'_>, pr: &crate::gpu_types::SourcePair, b: &Bodies<'_>) -> f32 {
+        R::overlap(pr, b)
+    }
+    #[inline(always)]
+    fn resolve(_: &ChainRun<'_>, pr: &crate::gpu_types::SourcePair, b: &Bodies<'_>) -> ContactGeom {
+        R::resolve(pr, b)
+    }
+    #[inline(always)]
+    fn apply(
+        _: &ChainRun<'_>,
+        geom: &ContactGeom,
+        params: &[u32],
+        history: &mut [f32],
+    ) -> ContactForce {
+        let mut f = ContactForce::default();
+        L::apply(geom, params, history, &mut f);
+        f
+    }
+}
+
+/// Laws as a type: `(A, (B, (C, ())))` runs A, B then C, each on its words of the chain's
+/// parameter and history records (laid out as [`ChainSpec::layout`] lays them).
+pub(crate) trait LawList {
+    /// The laws' keywords, in order.
+    fn keywords() -> Vec<&'static str>;
+    fn apply(geom: &ContactGeom, params: &[u32], history: &mut [f32], f: &mut ContactForce);
+}
+
+impl LawList for () {
+    fn keywords() -> Vec<&'static str> {
+        Vec::new()
+    }
+    #[inline(always)]
+    fn apply(_: &ContactGeom, _: &[u32], _: &mut [f32], _: &mut ContactForce) {}
+}
+
+impl<A: Law, B: LawList> LawList for (A, B) {
+    fn keywords() -> Vec<&'static str> {
+        let mut k = vec![A::KEYWORD];
+        k.extend(B::keywords());
+        k
+    }
+    #[inline(always)]
+    fn apply(geom: &ContactGeom, params: &[u32], history: &mut [f32], f: &mut ContactForce) {
+        let pw = crate::registry::words::<A::Params>();
+        let hw = A::HISTORY_WORDS.len();
+        let (p, p_rest) = params.split_at(pw);
+        let (h, h_rest) = history.split_at_mut(hw);
+        A::apply(
+            geom,
+            bytemuck::from_bytes(bytemuck::cast_slice(p)),
+            bytemuck::from_bytes_mut(bytemuck::cast_slice_mut(h)),
+            f,
+        );
+        B::apply(geom, p_rest, h_rest, f);
+    }
+}
+
+/// [`evaluate`] in form `F`: the registry's dispatch, or a chain compiled whole.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn evaluate_as<F: ChainForm>(
+    pr: &crate::gpu_types::SourcePair,
+    chain: &ChainRun<'_>,
+    bodies: &Bodies<'_>,
+    pair_params: &[u32],
+    params_stride: usize,
+    slots: SlotSink<'_, '_>,
+    pair_active: &mut u32,
+) {
     let table = pr.table as usize;
-    let resolver = chain.spec.resolver;
     // Most candidates do not touch: decide that from the positions alone. A pair in contact
     // last step most likely still is: `resolve` measures the same overlap and makes the same
     // decision below, so it goes there at once.
-    if *pair_active == 0 && resolver.overlap(pr, bodies) <= -chain.range {
+    if *pair_active == 0 && F::overlap(chain, pr, bodies) <= -chain.range {
         clear_slot(slots, pair_active);
         return;
     }
-    let geom = resolver.resolve(pr, bodies);
+    let geom = F::resolve(chain, pr, bodies);
     if geom.delta > -chain.range {
         let params = &pair_params[table * params_stride..(table + 1) * params_stride];
         match slots {
             SlotSink::Own(slot, history) => {
-                let f = apply_chain(chain, &geom, params, history);
+                let f = F::apply(chain, &geom, params, history);
                 fixed::place_slot(assemble_slot(&geom, &f), slot, pair_active);
             }
             SlotSink::Packed {
@@ -182,13 +338,35 @@ pub fn evaluate(
                 stride,
             } => {
                 let h = neighbour::source_history(*pair_active, history_in, stride, region);
-                let f = apply_chain(chain, &geom, params, h);
+                let f = F::apply(chain, &geom, params, h);
                 neighbour::place_slot(assemble_slot(&geom, &f), region, pair_active);
             }
         }
     } else {
         clear_slot(slots, pair_active);
     }
+}
+
+/// A chain compiled whole, as a [`ChainRun::evaluate`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn evaluate_whole<R: Resolver, L: LawList>(
+    pr: &crate::gpu_types::SourcePair,
+    chain: &ChainRun<'_>,
+    bodies: &Bodies<'_>,
+    pair_params: &[u32],
+    params_stride: usize,
+    slots: SlotSink<'_, '_>,
+    pair_active: &mut u32,
+) {
+    evaluate_as::<Whole<R, L>>(
+        pr,
+        chain,
+        bodies,
+        pair_params,
+        params_stride,
+        slots,
+        pair_active,
+    )
 }
 
 /// A pair out of reach: its history and slot dropped, written only if they may not be zero.

@@ -28,7 +28,7 @@ pub use cell_count::cell_count;
 pub use cell_scatter::cell_scatter;
 pub use clump_gather::clump_gather;
 pub use clump_place::clump_place;
-pub use contact::{apply_chain, contact, evaluate, ChainRun, SlotSink};
+pub use contact::{apply_chain, contact, evaluate, ChainRun, EvaluateFn, SlotSink};
 pub use gather::gather;
 pub use history_carry::history_carry;
 pub use integrate_first_half::integrate_first_half;
