@@ -13,9 +13,10 @@ use crate::backend::{
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
+use crate::kernels::a3;
 use crate::kernels::passes::gather::{gather_fixed, gather_records, GatherSlots};
 use crate::kernels::passes::history_carry::carried_flag;
-use crate::kernels::passes::integrate_first_half::FirstHalf;
+use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
 use crate::kernels::passes::pair_fill::pair_fill_owned;
 use crate::kernels::passes::pair_record::{first_owned, owned_partners};
 use crate::kernels::passes::wall_power::wall_power_records;
@@ -30,6 +31,7 @@ use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
 use crate::kernels::sources::neighbour::SlotRegion;
 use crate::kernels::sources::{SourceKind, SourceView};
+use crate::shapes::KIND_MEMBER;
 use crate::state::BackendState;
 use crate::world::World;
 use rayon::prelude::*;
@@ -1130,8 +1132,33 @@ impl CpuBackend {
                 // The gather and the halves pass force, torque and velocities on in registers:
                 // read back from memory right after a store of another width, they stall the
                 // load (store forwarding).
-                let (f, t) = (&fv.extend(0.0).to_array(), &tv.extend(0.0).to_array());
                 let (mut vv, mut oo) = (*v, *o);
+                let rec = &shapes[shape[gid] as usize];
+                if drift && vv[3] > 0.0 && rec.kind != KIND_MEMBER && !rec.turns_rigidly() {
+                    // A free body turning about its centre (a sphere): this step's second half
+                    // and the next step's first half add the same kick (the force does not
+                    // change between them), computed once and added twice, in the halves' order.
+                    let half = 0.5 * step.dt;
+                    let dv = (fv * vv[3] + glam::Vec3A::from_array(step.gravity)) * half;
+                    let dw = tv * oo[3] * half;
+                    let (nv, nw) = (a3(vv) + dv + dv, a3(oo) + dw + dw);
+                    let r = first_half_drift(
+                        step,
+                        domain,
+                        x,
+                        c,
+                        &mut vv,
+                        &mut oo,
+                        q,
+                        nv,
+                        nw,
+                        None,
+                        ref_pos[gid],
+                    );
+                    (*v, *o) = (vv, oo);
+                    return drift_bits(gid, r, &vv);
+                }
+                let (f, t) = (&fv.extend(0.0).to_array(), &tv.extend(0.0).to_array());
                 let one = gid..=gid;
                 integrate_second_half(
                     0,

@@ -139,6 +139,44 @@ pub fn integrate_first_half(
             w += a3(torque[gid]) * inv_i * half;
         }
     }
+    let turn = if rigid { Some((l, k)) } else { None };
+    drift(
+        step,
+        domain,
+        pos,
+        pos_comp,
+        vel,
+        omega,
+        quat,
+        v,
+        w,
+        turn,
+        ref_pos[gid],
+    )
+}
+
+/// The drift of [`integrate_first_half`] once the particle is kicked to velocity `v` and spin
+/// `w`: position (compensated), orientation, the stored velocities, the displacement since
+/// the last rebuild and the guard. `turn` is a rigid body's angular momentum and inertia per
+/// mass. The CPU backend's fused sweep calls it too, after kicking a free sphere through both
+/// half-steps at once.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn drift(
+    step: &StepParams,
+    domain: &DomainParams,
+    pos: &mut [f32; 4],
+    pos_comp: &mut [f32; 4],
+    vel: &mut [f32; 4],
+    omega: &mut [f32; 4],
+    quat: &mut [f32; 4],
+    v: Vec3A,
+    mut w: Vec3A,
+    turn: Option<(Vec3, [f32; 3])>,
+    ref_pos: [f32; 4],
+) -> FirstHalf {
+    let half = 0.5 * step.dt;
+    let (inv_m, inv_i) = (vel[3], omega[3]);
     let x0 = a3(*pos);
     let y = v * step.dt - a3(*pos_comp);
     let t = x0 + y;
@@ -146,7 +184,7 @@ pub fn integrate_first_half(
     *pos_comp = c.extend(0.0).to_array();
     let x = wrap_position_a(t, domain);
     let q = *quat;
-    if rigid {
+    if let Some((l, k)) = turn {
         // Turn by the spin at the half-turned orientation (midpoint rule): second order, where
         // the spin at the start alone would be first order.
         let mid = quat_turn(q, w.into(), half);
@@ -171,7 +209,7 @@ pub fn integrate_first_half(
     *pos = x.extend(pos[3]).to_array();
     *vel = v.extend(inv_m).to_array();
     *omega = w.extend(inv_i).to_array();
-    let d = min_image_a(x - a3(ref_pos[gid]), domain);
+    let d = min_image_a(x - a3(ref_pos), domain);
     FirstHalf {
         disp2_bits: len2(d).to_bits(),
         fault: particle_fault(step, domain, x, v, inv_m),
