@@ -177,12 +177,7 @@ pub fn drift(
 ) -> FirstHalf {
     let half = 0.5 * step.dt;
     let (inv_m, inv_i) = (vel[3], omega[3]);
-    let x0 = a3(*pos);
-    let y = v * step.dt - a3(*pos_comp);
-    let t = x0 + y;
-    let c = (t - x0 * step.unit) - y;
-    *pos_comp = c.extend(0.0).to_array();
-    let x = wrap_position_a(t, domain);
+    // The turn first: its square root and divide then run while the position moves on.
     let q = *quat;
     if let Some((l, k)) = turn {
         // Turn by the spin at the half-turned orientation (midpoint rule): second order, where
@@ -206,6 +201,12 @@ pub fn drift(
         let qlen = (m.x + m.y + m.z + m.w).sqrt();
         *quat = (qn / qlen).to_array();
     }
+    let x0 = a3(*pos);
+    let y = v * step.dt - a3(*pos_comp);
+    let t = x0 + y;
+    let c = (t - x0 * step.unit) - y;
+    *pos_comp = c.extend(0.0).to_array();
+    let x = wrap_position_a(t, domain);
     *pos = x.extend(pos[3]).to_array();
     *vel = v.extend(inv_m).to_array();
     *omega = w.extend(inv_i).to_array();
