@@ -500,14 +500,15 @@ macro_rules! compiled_chains {
         pub fn compiled_chain(
             spec: &ChainSpec,
         ) -> Option<crate::kernels::passes::contact::EvaluateFn> {
-            use crate::kernels::passes::contact::{evaluate_whole, LawList};
+            use crate::kernels::passes::contact::{evaluate_as, LawList, Whole};
             $(
                 {
                     type L = law_list!($(crate::kernels::laws::$lmod::$lty),*);
                     if spec.resolver.stem() == stringify!($rmod)
                         && spec.laws.iter().map(|l| l.keyword()).eq(L::keywords())
                     {
-                        return Some(evaluate_whole::<crate::kernels::resolvers::$rmod::$rty, L>);
+                        type R = crate::kernels::resolvers::$rmod::$rty;
+                        return Some(evaluate_as::<Whole<R, L>>);
                     }
                 }
             )*

@@ -304,7 +304,8 @@ impl<A: Law, B: LawList> LawList for (A, B) {
     }
 }
 
-/// [`evaluate`] in form `F`: the registry's dispatch, or a chain compiled whole.
+/// [`evaluate`] in form `F`: the registry's dispatch, or a chain compiled whole (the table of
+/// compiled chains takes `evaluate_as::<Whole<R, L>>` as its [`ChainRun::evaluate`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn evaluate_as<F: ChainForm>(
@@ -345,28 +346,6 @@ pub(crate) fn evaluate_as<F: ChainForm>(
     } else {
         clear_slot(slots, pair_active);
     }
-}
-
-/// A chain compiled whole, as a [`ChainRun::evaluate`].
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn evaluate_whole<R: Resolver, L: LawList>(
-    pr: &crate::gpu_types::SourcePair,
-    chain: &ChainRun<'_>,
-    bodies: &Bodies<'_>,
-    pair_params: &[u32],
-    params_stride: usize,
-    slots: SlotSink<'_, '_>,
-    pair_active: &mut u32,
-) {
-    evaluate_as::<Whole<R, L>>(
-        pr,
-        chain,
-        bodies,
-        pair_params,
-        params_stride,
-        slots,
-        pair_active,
-    )
 }
 
 /// A pair out of reach: its history and slot dropped, written only if they may not be zero.
