@@ -240,8 +240,8 @@ impl ChainForm for Dispatched {
 }
 
 /// One chain compiled whole: resolver `R` and the laws `L` (a [`LawList`]) inlined into one
-/// function, as the composer builds one WGSL kernel per chain. The geometry and the force stay
-/// in registers and no law is dispatched.
+/// function, as the composer builds one WGSL kernel per chain: no `match` on the resolver or a
+/// law, and each law's words at offsets known when it is compiled.
 pub(crate) struct Whole<R, L>(std::marker::PhantomData<(R, L)>);
 
 impl<R: Resolver, L: LawList> ChainForm for Whole<R, L> {

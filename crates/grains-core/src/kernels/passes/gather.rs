@@ -193,8 +193,8 @@ pub fn gather_fixed(
         damp += 0.5 * s.damping_dissipated;
         fric += 0.5 * s.friction_dissipated;
     }
-    // Stored whole: the second half-step loads them as vectors, and a load wider than the
-    // stores it reads waits for them (store forwarding).
+    // Stored whole, as the half-steps load them: a vector load of four scalar stores cannot be
+    // forwarded from them and waits (store forwarding).
     *force = f.extend(0.0).to_array();
     *torque = t.extend(0.0).to_array();
     let a = *dissipated;
