@@ -400,3 +400,21 @@ fn adhesion_scene_writes_the_jkr_curve_on_both_backends() {
         }
     }
 }
+
+/// A bench size that cannot fit in memory is a row saying so (the lower-bound estimate against
+/// `MemAvailable`), not an allocation that takes the machine down: ten billion spheres need
+/// terabytes.
+#[cfg(target_os = "linux")]
+#[test]
+fn bench_skips_a_size_that_cannot_fit() {
+    grains(&[
+        "bench",
+        "--sizes",
+        "10000000000",
+        "--backends",
+        "cpu,gpu",
+        "--steps",
+        "1",
+    ])
+    .expect("the bench skips the size and ends normally");
+}
