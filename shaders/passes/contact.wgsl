@@ -2,15 +2,16 @@
 //
 // The contact pass of every chain: one template whatever the pair source and the resolver.
 // grains-shaders' compose_chain fills the `source` slot with the chain's pair source
-// (shaders/sources/: its bindings, `source_count`, `source_pair`, `source_record`, and
-// `source_history`, `place_slot` and `drop_slot`: where a pair keeps its history and, in
-// contact, its slot) and the `chain` slot
-// with CHAIN_ID, INTERACTION_RANGE, the resolver's file and the generated `pair_overlap` and
-// `pair_geom` that call it, the laws, the generated `ChainParams` and `ChainHistory` records
-// with their vec4 loads and stores (`load_params`, `load_history`, `store_history`,
-// `clear_history`) and `apply_chain`. One invocation per pair of the source (an entry of the neighbour list); a pair whose
-// table entry runs this chain is evaluated by the invocation that owns it, into its record. `pair_chain`,
-// `pair_params`, `history` and `slots` are bound to the source's own arrays.
+// (shaders/sources/: its bindings, `source_count`, `source_pairs`, `source_pair`,
+// `source_record`, and `source_history`, `place_slot` and `drop_slot`: where a pair keeps its
+// history and, in contact, its slot) and the `chain` slot with CHAIN_ID, INTERACTION_RANGE,
+// the resolver's file and the generated `pair_overlap` and `pair_geom` that call it, the laws,
+// the generated `ChainParams` and `ChainHistory` records with their vec4 loads and stores
+// (`load_params`, `load_history`, `store_history`, `clear_history`) and `apply_chain`. One
+// invocation per pair of the source (an entry of the neighbour list, a fixed pair), or per
+// particle for the wall source (its wall entries); a pair whose table entry runs this chain is
+// evaluated by the invocation that owns it, into its record. `pair_chain`, `pair_params`,
+// `history` and `slots` are bound to the source's own arrays.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/sphere.wgsl
@@ -43,6 +44,14 @@ fn contact(
     if (gid >= source_count()) {
         return;
     }
+    // Most sources give an invocation one pair; the wall source gives it a particle's wall
+    // entries. A loop of one pair in the template made the other chains twice as slow on
+    // lavapipe, so each source calls `contact_pair` as it needs.
+    source_pairs(gid);
+}
+
+// Pair `gid` of the source, if its table entry runs this chain and the invocation owns it.
+fn contact_pair(gid: u32) {
     let pr = source_pair(gid);
     if (pr.owns == 0u) {
         return;

@@ -10,6 +10,11 @@ fn source_count() -> u32 {
     return step.n_fixed;
 }
 
+// Invocation `gid` evaluates its own pair (the template's `contact_pair`).
+fn source_pairs(gid: u32) {
+    contact_pair(gid);
+}
+
 fn source_pair(gid: u32) -> SourcePair {
     let pq = fixed_pairs[gid];
     return SourcePair(pq.x, pq.y, material[pq.x] * step.n_materials + material[pq.y], 1u);

@@ -23,6 +23,11 @@ fn source_count() -> u32 {
     return nbr_start[step.n_particles];
 }
 
+// Invocation `gid` evaluates its own entry (the template's `contact_pair`).
+fn source_pairs(gid: u32) {
+    contact_pair(gid);
+}
+
 fn source_pair(gid: u32) -> SourcePair {
     let p = nbr_i[gid];
     let q = nbr_j[gid];

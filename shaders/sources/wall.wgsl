@@ -8,7 +8,7 @@
 @group(0) @binding(10) var<storage, read> walls: array<Wall>;
 @group(0) @binding(11) var<storage, read> nbr_i: array<u32>;
 @group(0) @binding(12) var<storage, read> nbr_j: array<u32>;
-// The entry count, `nbr_start[step.n_particles]` (indirect dispatch).
+// Each particle's range of entries.
 @group(0) @binding(13) var<storage, read> nbr_start: array<u32>;
 // Each entry's record (pair_record.wgsl).
 @group(0) @binding(14) var<storage, read> nbr_pair: array<u32>;
@@ -20,8 +20,30 @@
 // The packed slots past the end of `slots` (lib/packed_slots.wgsl).
 @group(0) @binding(17) var<storage, read_write> slots_hi: array<PairSlot>;
 
+// One invocation per particle: the wall entries are the tail of its range (`pair_fill` puts
+// the walls after its particles), so an invocation reads two starts and one partner for a
+// particle far from every wall, where one per entry read two words of each of its entries.
 fn source_count() -> u32 {
-    return nbr_start[step.n_particles];
+    return step.n_particles;
+}
+
+// Invocation `gid` evaluates particle `gid`'s wall entries (the template's `contact_pair`).
+fn source_pairs(gid: u32) {
+    let range = source_range(gid);
+    for (var k = range.x; k < range.y; k = k + 1u) {
+        contact_pair(k);
+    }
+}
+
+// Particle `gid`'s wall entries, `[x, y)`. CPU twin: `source_range`.
+fn source_range(gid: u32) -> vec2<u32> {
+    let lo = nbr_start[gid];
+    let end = nbr_start[gid + 1u];
+    var k = end;
+    while (k > lo && nbr_j[k - 1u] >= step.n_particles) {
+        k = k - 1u;
+    }
+    return vec2<u32>(k, end);
 }
 
 fn source_pair(gid: u32) -> SourcePair {

@@ -238,8 +238,9 @@ impl GpuBackend {
             let entry = entry_of(&label, &src, grains_shaders::CHAIN_TEMPLATE)?;
             let k = add(Kernel::new(&ctx, &label, &src, &entry)?);
             // A rebuilt source's size is known on the device only: an indirect slot, set by
-            // the guard kernel. Fixed-slot sources are sized on the host.
-            let slot = chain.source.rebuilt().then(|| {
+            // the guard kernel. Fixed-slot sources, and those run per particle, are sized on
+            // the host.
+            let slot = (chain.source.rebuilt() && !chain.source.per_particle()).then(|| {
                 n_indirect += 1;
                 S_CONTACT + n_indirect - 1
             });

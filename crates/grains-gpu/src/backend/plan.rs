@@ -312,9 +312,14 @@ impl GpuBackend {
         for &(k, src, slot) in &ids.contact {
             let size = match slot {
                 Some(slot) => Indirect(slot),
-                None => Direct(
-                    self.check_groups("contact", groups(sizes.slots(src) as u64, self.threads(k)))?,
-                ),
+                None => {
+                    let items = if src.per_particle() {
+                        self.world.particles.len()
+                    } else {
+                        sizes.slots(src)
+                    };
+                    Direct(self.check_groups("contact", groups(items as u64, self.threads(k)))?)
+                }
             };
             for (parity, seq) in forces.iter_mut().enumerate() {
                 let (read, write) = if src.in_list() {

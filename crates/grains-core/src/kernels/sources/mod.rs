@@ -95,6 +95,18 @@ impl SourceKind {
         }
     }
 
+    /// Whether the contact pass runs one invocation per particle, over the particle's pairs of
+    /// the source (`source_range`), rather than one per pair: the wall source, whose entries
+    /// are the tail of each particle's range, so that the many particles far from every wall
+    /// cost one short read each instead of one invocation per entry of the list.
+    pub fn per_particle(self) -> bool {
+        match self {
+            SourceKind::Neighbour => false,
+            SourceKind::Wall => true,
+            SourceKind::Fixed => false,
+        }
+    }
+
     /// Whether the pairs change at a rebuild, so their history must be carried over by
     /// matching pairs (`history_carry`). Fixed-slot sources keep theirs in place.
     pub fn rebuilt(self) -> bool {

@@ -42,6 +42,24 @@ pub fn source_pair(
     }
 }
 
+/// The wall entries of particle `gid`: the tail of its range of the list, where the broad phase
+/// puts the walls after its particles. The contact pass of a wall chain runs one invocation per
+/// particle over these.
+#[inline]
+pub fn source_range(
+    gid: usize,
+    step: &StepParams,
+    nbr_start: &[u32],
+    nbr_j: &[u32],
+) -> std::ops::Range<usize> {
+    let (lo, end) = (nbr_start[gid] as usize, nbr_start[gid + 1] as usize);
+    let mut k = end;
+    while k > lo && nbr_j[k - 1] >= step.n_particles {
+        k -= 1;
+    }
+    k..end
+}
+
 /// The record (slot flag) of entry `gid`: the pair's own, as for the
 /// neighbour source.
 #[inline]
