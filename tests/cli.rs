@@ -401,9 +401,9 @@ fn adhesion_scene_writes_the_jkr_curve_on_both_backends() {
     }
 }
 
-/// A bench size that cannot fit in memory is a row saying so (the lower-bound estimate against
-/// `MemAvailable`), not an allocation that takes the machine down: ten billion spheres need
-/// terabytes.
+/// A bench size the scene parser refuses (more particles than fit in `MemAvailable`, or than a
+/// scene holds) is a row saying so, not an allocation that takes the machine down: ten billion
+/// spheres need terabytes.
 #[cfg(target_os = "linux")]
 #[test]
 fn bench_skips_a_size_that_cannot_fit() {

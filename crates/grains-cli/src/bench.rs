@@ -224,14 +224,17 @@ lattice = {{ spacing = {s}, count = [{side}, {side}, {side}], jitter = {j}, seed
     )
 }
 
-/// The bench's world of `scene` at about `n` spheres.
+/// The bench's world of `scene` at about `n` spheres, refused (a `SceneError`) where its
+/// particles cannot fit in the available memory.
 pub fn bench_world(scene: &str, n: u64) -> Result<World> {
     let text = match scene {
         "settle" => settle_scene_toml(n),
         "gas" => gas_scene_toml(gas_side(n)),
         other => anyhow::bail!("unknown scene `{other}` in --scene: expected settle or gas"),
     };
-    let parsed = grains_scene::parse_scene(&text, Path::new(&format!("<bench {scene}>")))?;
+    let path = format!("<bench {scene}>");
+    let budget = crate::preflight::memory_budget(None);
+    let parsed = grains_scene::parse_scene_within(&text, Path::new(&path), budget.as_ref())?;
     Ok(parsed.world)
 }
 
@@ -411,17 +414,16 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             if cpu_only && which != BackendArg::Cpu {
                 continue;
             }
-            // A size that cannot fit is a row saying so, not a machine driven into swap.
-            let least = n * grains_scene::memory_per_particle_at_least();
-            if let Some(avail) = crate::preflight::available_memory().filter(|&a| least > a) {
-                println!(
-                    "{n:>9}  {name:<36} skipped: needs at least {} of memory, {} available",
-                    grains_scene::bytes(least),
-                    grains_scene::bytes(avail)
-                );
-                continue;
-            }
-            let world = bench_world(&args.scene, n)?;
+            // A size the scene parser refuses (its particles cannot fit in the available
+            // memory) is a row saying so, not a machine driven into swap.
+            let world = match bench_world(&args.scene, n) {
+                Ok(w) => w,
+                Err(e) if e.downcast_ref::<grains_scene::SceneError>().is_some() => {
+                    println!("{n:>9}  {name:<36} skipped: {e:#}");
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let row = match time_backend(world, which, args.steps) {
                 Ok(r) => r,
                 Err(e) => {
