@@ -17,6 +17,7 @@ use crate::kernels::a3;
 use crate::kernels::passes::gather::{gather_fixed, gather_records, GatherSlots};
 use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
+use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
 use crate::kernels::passes::pair_fill::pair_fill_owned;
 use crate::kernels::passes::pair_record::{first_owned, owned_partners};
 use crate::kernels::passes::wall_power::wall_power_records;
@@ -1138,9 +1139,7 @@ impl CpuBackend {
                     // A free body turning about its centre (a sphere): this step's second half
                     // and the next step's first half add the same kick (the force does not
                     // change between them), computed once and added twice, in the halves' order.
-                    let half = 0.5 * step.dt;
-                    let dv = (fv * vv[3] + glam::Vec3A::from_array(step.gravity)) * half;
-                    let dw = tv * oo[3] * half;
+                    let (dv, dw) = (velocity_kick(step, fv, vv[3]), spin_kick(step, tv, oo[3]));
                     let (nv, nw) = (a3(vv) + dv + dv, a3(oo) + dw + dw);
                     let r = first_half_drift(
                         step,

@@ -21,6 +21,7 @@
 //! backend reduces with `min`: both name the lowest faulty index of the step.
 
 use crate::gpu_types::{DomainParams, StepParams};
+use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
 use crate::kernels::resolvers::sphere_sphere::min_image_a;
 use crate::kernels::{a3, len2, v4xyz};
 use crate::shapes::{angular_momentum, quat_turn, spin_of, ShapeRecord, KIND_MEMBER};
@@ -131,12 +132,12 @@ pub fn integrate_first_half(
     let rigid = inv_m > 0.0 && rec.turns_rigidly();
     let mut l = Vec3::ZERO;
     if inv_m > 0.0 {
-        v += (a3(force[gid]) * inv_m + Vec3A::from_array(step.gravity)) * half;
+        v += velocity_kick(step, a3(force[gid]), inv_m);
         if rigid {
             l = angular_momentum(w.into(), *quat, k, inv_m) + v4xyz(torque[gid]) * half;
             w = spin_of(l, *quat, k, inv_m).into();
         } else {
-            w += a3(torque[gid]) * inv_i * half;
+            w += spin_kick(step, a3(torque[gid]), inv_i);
         }
     }
     let turn = if rigid { Some((l, k)) } else { None };

@@ -5,6 +5,21 @@ use crate::kernels::{a3, v4xyz};
 use crate::shapes::{angular_momentum, spin_of, ShapeRecord, KIND_MEMBER};
 use glam::Vec3A;
 
+/// The velocity kick of half a step, `(F/m + g) dt/2` for force `f` (N) and inverse mass
+/// `inv_m` (1/kg), in the operations both half-steps use (and the CPU backend's fused sweep,
+/// which adds it twice).
+#[inline(always)]
+pub fn velocity_kick(step: &StepParams, f: Vec3A, inv_m: f32) -> Vec3A {
+    (f * inv_m + Vec3A::from_array(step.gravity)) * (0.5 * step.dt)
+}
+
+/// The spin kick of half a step of a body that turns about its centre, `T/I dt/2` for torque
+/// `t` (N m) and inverse moment of inertia `inv_i` (1/(kg m^2)).
+#[inline(always)]
+pub fn spin_kick(step: &StepParams, t: Vec3A, inv_i: f32) -> Vec3A {
+    t * inv_i * (0.5 * step.dt)
+}
+
 /// `v += (F/m + g) dt/2; omega += T/I dt/2` for free particles (a capsule kicked in angular
 /// momentum at its orientation after the drift, [`angular_momentum`] and [`spin_of`]).
 #[allow(clippy::too_many_arguments)]
@@ -24,7 +39,7 @@ pub fn integrate_second_half(
     let inv_m = vel[3];
     let inv_i = omega[3];
     if inv_m > 0.0 {
-        let v = a3(*vel) + (a3(force[gid]) * inv_m + Vec3A::from_array(step.gravity)) * half;
+        let v = a3(*vel) + velocity_kick(step, a3(force[gid]), inv_m);
         let rec = &shapes[shape[gid] as usize];
         if rec.kind == KIND_MEMBER {
             return;
@@ -35,7 +50,7 @@ pub fn integrate_second_half(
                 angular_momentum(v4xyz(*omega), quat[gid], k, inv_m) + v4xyz(torque[gid]) * half;
             spin_of(l, quat[gid], k, inv_m).into()
         } else {
-            a3(*omega) + a3(torque[gid]) * inv_i * half
+            a3(*omega) + spin_kick(step, a3(torque[gid]), inv_i)
         };
         *vel = v.extend(inv_m).to_array();
         *omega = w.extend(inv_i).to_array();

@@ -17,19 +17,7 @@ use crate::gpu_types::SourcePair;
 /// Uses `floor(d/L + 0.5)` rather than `round` so that WGSL (whose `round` ties to even)
 /// computes the very same value.
 pub fn min_image(d: [f32; 3], domain: &DomainParams) -> [f32; 3] {
-    let mut out = d;
-    for (k, o) in out.iter_mut().enumerate() {
-        if domain.periodic_mask & (1 << k) != 0 {
-            let l = domain.length[k];
-            // Nearer than half a period, `floor(d/L + 0.5)` is 0 and the result `d - L * 0`,
-            // d itself: the same bits without the divide (most pairs, every step).
-            if o.abs() < 0.4999 * l {
-                continue;
-            }
-            *o -= l * (*o / l + 0.5).floor();
-        }
-    }
-    out
+    min_image_a(Vec3A::from_array(d), domain).to_array()
 }
 
 /// [`min_image`] on a vector: the common case (every periodic component nearer than half a
