@@ -4,10 +4,16 @@
 // `slots_hi`: lib/slot_chunks.wgsl). CPU twins: `source_history`, `place_slot` and `drop_slot` in
 // crates/grains-core/src/kernels/sources/neighbour.rs (the wall source re-exports them).
 
+// Last step's record flags. This step's go to the template's `pair_active`, a second array
+// (the backend alternates the two, as it does `history_in` and `history`), so that a step
+// whose slots overflowed can run its contact passes again from the same inputs. On the CPU,
+// which never runs a step twice, both are one array.
+@group(0) @binding(18) var<storage, read> pair_active_in: array<u32>;
+
 // A pair's history: last step's packed record at its flag, or zero for a pair that was out of
 // contact.
 fn source_history(rec: u32) -> ChainHistory {
-    let a = pair_active[rec];
+    let a = pair_active_in[rec];
     if (a == 0u) {
         return ChainHistory();
     }
@@ -15,8 +21,9 @@ fn source_history(rec: u32) -> ChainHistory {
 }
 
 // A pair in contact takes the next free packed slot, writes its slot and history there and
-// names it in its record's flag as `1 + index`. Past the slots' end nothing is written: the
-// host sees the count, grows them and replays the step.
+// names it in its record's flag as `1 + index`. Past the slots' end nothing is written:
+// `slot_guard` (grains-gpu's control.wgsl) then stops the batch, and the host grows the slots
+// and runs the step's contact passes again.
 fn place_slot(rec: u32, s: PairSlot, h: ChainHistory) {
     let k = atomicAdd(&slot_count[0], 1u);
     let lo = arrayLength(&slots);

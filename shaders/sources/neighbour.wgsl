@@ -12,7 +12,7 @@
 // Each entry's record (pair_record.wgsl).
 @group(0) @binding(13) var<storage, read> nbr_pair: array<u32>;
 // The packed slots taken this step: [0] counts them (reset before the contact passes; a
-// count beyond `slots` makes the host grow them and replay).
+// count beyond `slots` makes the host grow them and run the contact passes again).
 @group(0) @binding(14) var<storage, read_write> slot_count: array<atomic<u32>>;
 // Last step's packed history records (this step's go to `history`), at each record's flag.
 @group(0) @binding(15) var<storage, read> history_in: array<vec4<f32>>;

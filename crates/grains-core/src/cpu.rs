@@ -23,8 +23,8 @@ use crate::kernels::passes::pair_record::{first_owned, owned_partners};
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, integrate_first_half,
-    integrate_second_half, list_owners, prefix_sum, shell_edges, shell_gather, shell_volume,
-    wall_motion, ChainRun, SlotSink,
+    integrate_second_half, prefix_sum, shell_edges, shell_gather, shell_volume, wall_motion,
+    ChainRun, SlotSink,
 };
 use crate::kernels::resolvers::sphere_plane::sphere_plane_overlap;
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_apart_by;
@@ -113,13 +113,10 @@ impl NeighbourList {
     pub fn to_full(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
         let n = self.nbr_start.len().saturating_sub(1);
         let total = self.nbr_start.last().copied().unwrap_or(0) as usize;
-        let step = StepParams {
-            n_particles: n as u32,
-            ..Default::default()
-        };
+        // Each entry's owner: the particle whose range holds it.
         let mut ni = vec![0u32; total];
         for p in 0..n {
-            list_owners(p, &step, &self.nbr_start, &mut ni);
+            ni[self.nbr_start[p] as usize..self.nbr_start[p + 1] as usize].fill(p as u32);
         }
         let (mut nj, mut np) = (Vec::with_capacity(total), Vec::with_capacity(total));
         // The owner of record r: the particle whose records hold it.

@@ -371,13 +371,10 @@ impl Scene {
 
     /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
     /// backend's initial list capacity (`GpuOptions::default()`, [`grains_core::state`]'s
-    /// `GPU_*_PER_PARTICLE`), twice but for the slots and the list's owners and records (the
-    /// live buffers and the copy an overflow or a fault replays from, which needs no slots and
-    /// derives the owners and records; with it, the list's record starts), the packed
-    /// history's second buffer (last step's), what a rebuild builds beside the live list, the
-    /// world's particle arrays and the cells.
+    /// `GPU_*_PER_PARTICLE`), the packed history's and the record flags' second buffers (last
+    /// step's), what a rebuild builds beside the live list, the world's particle arrays and the
+    /// cells. No copy of the state is kept: an overflow freezes the step where it is.
     pub fn gpu_memory_estimate(&self) -> u64 {
-        use grains_core::kernels::sources::SourceKind;
         use grains_core::state::{
             GPU_ENTRIES_PER_PARTICLE, GPU_RECORDS_PER_PARTICLE, GPU_SLOTS_PER_PARTICLE,
         };
@@ -389,17 +386,13 @@ impl Scene {
         let sizes =
             grains_core::state::Sizes::of(w, entries as usize, records as usize, contacts as usize);
         let state = grains_core::state::state_bytes(&sizes);
-        let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
-        let slots = (sizes.contacts + sizes.slots(SourceKind::Fixed)) * slot;
         // A rebuild writes the new owners and records in place: it builds the partners, the
-        // carried flags and the record starts beside the live list.
+        // carried flags (in the flags' second buffer) and the record starts beside the live
+        // list.
         let rebuilt = entries * 4 + records * 4 + 4 * (n + 1);
         let history_alt = contacts * 4 * w.table.nbr_history_stride as u64;
         let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
-        let saved_starts = 4 * (n + 1);
-        let derived = 2 * 4 * entries;
-        2 * state - slots as u64 - derived
-            + saved_starts
+        state as u64
             + history_alt
             + rebuilt
             + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)

@@ -1,5 +1,4 @@
-//! The device buffers of the GPU backend: creation, upload, the saved copies an overflow
-//! restores from, and reading back.
+//! The device buffers of the GPU backend: creation, upload and reading back.
 
 use super::*;
 
@@ -36,7 +35,7 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
     let h = 4 * history_words as u64;
     [
         ("new_j", 4, Cap::Entries),
-        ("new_slot", 4, Cap::Records),
+        ("nbr_slot_alt", 4, Cap::Records),
         ("nbr_i", 4, Cap::Entries),
         ("nbr_j", 4, Cap::Entries),
         ("nbr_pair", 4, Cap::Entries),
@@ -55,31 +54,6 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
         ("history_alt", h, Cap::Slots),
     ]
 }
-
-/// Buffers saved at every check and restored after an overflow: everything a step reads that
-/// is not rebuilt from scratch, i.e. the state's arrays (each a buffer of the same name, but
-/// the packed history: from and into whichever of `history` and `history_alt` holds it at the
-/// saved step, [`GpuBackend::history_at`]), the control words, and the list's record starts
-/// (`pair_start`: the gather and the next rebuild's carry read them), but the sources' slots ([`UNSAVED`]) and what a replay derives
-/// ([`DERIVED`]).
-pub(super) fn saved_names() -> impl Iterator<Item = &'static str> {
-    STATE_ARRAYS
-        .iter()
-        .map(|a| a.name)
-        .filter(|name| !UNSAVED.contains(name) && !DERIVED.contains(name))
-        .chain(["control", "args", "pair_start"])
-}
-
-/// State arrays a replay writes again from the saved ones rather than copying: the list's
-/// owners (`list_owners`, from its starts) and records (`pair_record`, from its starts,
-/// partners and record starts). 8 bytes per entry of the saved copy.
-pub(super) const DERIVED: [&str; 2] = ["nbr_i", "nbr_pair"];
-
-/// State arrays a replay does not need saved: the slots. Every step's contact passes write the
-/// slot of every record in contact before anything reads one (the drift reads the gathered
-/// force, which is saved), and a fixed pair out of contact has a zero slot; so a restore zeroes
-/// them instead of copying them from a saved copy.
-pub(super) const UNSAVED: [&str; 3] = ["slots", "slots_hi", "fixed_slots"];
 
 impl GpuBackend {
     pub(super) fn encoder(&self) -> wgpu::CommandEncoder {
@@ -255,7 +229,7 @@ impl GpuBackend {
             let buf = self.make_exact(name, size)?;
             self.bufs.insert(name, buf);
         }
-        let n_slots = S_CONTACT as u64 + self.ids.indirect_contacts() as u64;
+        let n_slots = self.max_slots();
         let args = self.make_buffer("args", 16 * n_slots, wgpu::BufferUsages::INDIRECT)?;
         self.bufs.insert("args", args);
         let plan = self.make_buffer("plan", 4 * (P_SLOTS as u64 + n_slots), none)?;
@@ -269,11 +243,6 @@ impl GpuBackend {
         for (name, elem, cap) in list_buffers(self.world.table.nbr_history_stride) {
             let buf = self.make_buffer(name, elem * self.list_capacity(cap), none)?;
             self.bufs.insert(name, buf);
-        }
-        for name in saved_names() {
-            let size = self.bufs[name].size();
-            let buf = self.make_exact(name, size)?;
-            self.saved.insert(name, buf);
         }
         Ok(())
     }
@@ -311,23 +280,14 @@ impl GpuBackend {
             .write_buffer(&self.bufs["fault"], 0, bytemuck::cast_slice(&[NO_FAULT]));
     }
 
-    /// Device-side copy of the state a replay starts from.
-    pub(super) fn save(&self) {
-        let mut enc = self.encoder();
-        for name in saved_names() {
-            let src = &self.bufs[self.live(name, self.steps)];
-            enc.copy_buffer_to_buffer(src, 0, &self.saved[name], 0, src.size());
-        }
-        self.ctx.queue.submit([enc.finish()]);
-    }
-
     /// The buffer that holds state array `name` after `step` steps: its own, but the packed
-    /// history's, which alternates ([`GpuBackend::history_at`]).
+    /// history's and the record flags', which alternate ([`GpuBackend::history_at`],
+    /// [`GpuBackend::flags_at`]).
     pub(super) fn live(&self, name: &'static str, step: u64) -> &'static str {
-        if name == "history" {
-            GpuBackend::history_at(step)
-        } else {
-            name
+        match name {
+            "history" => GpuBackend::history_at(step),
+            "nbr_slot" => GpuBackend::flags_at(step),
+            _ => name,
         }
     }
 

@@ -10,10 +10,14 @@
 //! wall chains, gather and the second half. Every float is summed in the CPU twin's order, with
 //! no float atomics, so runs are bitwise reproducible.
 //!
-//! Overflow: the list is allocated with headroom. Every `check_every` steps the host reads a
-//! small control buffer; if a rebuild found more candidates than fit, the state saved at the
-//! previous check (device-side copies) is restored, the list buffers grow and the steps are
-//! replayed, so no contact is ever dropped.
+//! Overflow: the list is allocated with headroom. Every pass is dispatched indirectly, and a
+//! control kernel that finds the rebuilt list or this step's packed slots too large for their
+//! buffers (`guard`, `slot_guard`) zeroes every dispatch size, so the rest of the batch does
+//! nothing. Every `check_every` steps the host reads a small control buffer; after such a
+//! freeze it grows the buffers (keeping their contents) and records the frozen step again from
+//! the kernel that stopped it, so no contact is ever dropped, with no saved copy of the state
+//! and no replay. A guarded run freezes the same way after the step whose first half found a
+//! faulty particle (control.wgsl).
 
 use std::collections::BTreeMap;
 
@@ -29,7 +33,7 @@ use grains_core::{
 use crate::device::GpuContext;
 use crate::error::GpuError;
 use crate::kernel::Kernel;
-use crate::program::{record, Op, Size};
+use crate::program::{record, Op};
 
 mod buffers;
 mod plan;
@@ -37,10 +41,8 @@ mod profile;
 
 pub use profile::{PassProfile, StepProfile};
 
-use buffers::{list_buffers, params_buffer, saved_names, Cap, UNSAVED};
-use plan::{
-    control_source, entry_of, groups, pass_kernel, prefix_groups_for, shader_err, KernelIds,
-};
+use buffers::{list_buffers, params_buffer, Cap};
+use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err, KernelIds};
 
 /// Tuning of the GPU backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +58,8 @@ pub struct GpuOptions {
     /// (`scenes/settle.toml` ends at 2.78 contacts per particle: about 1.4 slots). They grow
     /// when a step takes more.
     pub initial_slots_per_particle: u32,
-    /// Steps between read-backs of the overflow flag (1..=256); also the replay length bound.
+    /// Steps between read-backs of the control words (1..=256): at most this many steps are
+    /// recorded after one that freezes (and then do nothing).
     pub check_every: u32,
     /// Packed slots per binding, 0 for as many as the adapter's storage-binding limit holds
     /// (2,796,160 of 48 B on a 128 MiB limit, rounded down to a multiple of 64). Slots beyond
@@ -79,30 +82,39 @@ impl Default for GpuOptions {
 
 // Layout of the control buffer and the plan, shared with control.wgsl.
 const C_STEP: usize = 0;
+const C_REBUILD: usize = 1;
 const C_REBUILDS: usize = 2;
-const C_OVERFLOW: usize = 3;
+const C_FROZEN: usize = 3;
 const C_TOTAL: usize = 4;
 const C_MAX_TOTAL: usize = 5;
 const C_FORCE: usize = 6;
 const C_RECORDS: usize = 7;
 const C_MAX_RECORDS: usize = 8;
 const C_MAX_SLOTS: usize = 9;
-const C_LOG: usize = 10;
+const C_GUARDED: usize = 10;
+const C_LOG: usize = 11;
 const LOG_LEN: usize = 256;
 const CONTROL_WORDS: usize = C_LOG + LOG_LEN;
-const P_SLOTS: usize = 8;
+const P_EVERY: usize = 5;
+const P_PRE: usize = 7;
+const P_SLOT_CAPACITY: usize = 8;
+const P_SLOTS: usize = 9;
+// Why a batch froze (`control[C_FROZEN]`).
+const FROZEN_LIST: u32 = 1;
+const FROZEN_SLOTS: u32 = 2;
+const FROZEN_FAULT: u32 = 3;
 /// The guard's word when no particle is faulty (integrate_first_half folds with atomicMin).
 const NO_FAULT: u32 = u32::MAX;
 
-/// What a check of the control words found.
-enum Checked {
-    /// Nothing wrong: the state is the new replay point.
-    Good,
-    /// The neighbour list overflowed: buffers grown, state restored, the steps are replayed.
-    Overflow,
-    /// A faulty particle (the lowest index seen since the last check), with the control words;
-    /// nothing is recorded or saved.
-    Fault(u32, Vec<u32>),
+/// Where a frozen step is taken up again.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Resume {
+    /// At the list guard, after the buffers grew (the counts and scans are still there).
+    Guard,
+    /// At the contact passes, after the slots grew (they read last step's flags and history).
+    Chains,
+    /// At the next step, after a fault was reported.
+    NextStep,
 }
 
 // Indirect slots, in the order of control.wgsl.
@@ -149,15 +161,27 @@ pub struct GpuBackend {
     /// Prefix-sum workgroups per scan, from the kernel's shape.
     prefix_groups: (u32, u32),
     bufs: BTreeMap<&'static str, wgpu::Buffer>,
-    saved: BTreeMap<&'static str, wgpu::Buffer>,
     init_ops: Vec<Op>,
+    /// Indices in `init_ops` of the guard and the first contact pass, where a frozen initial
+    /// force computation is taken up again.
+    init_resume: (usize, usize),
+    /// The same in `step_ops`.
+    step_resume: (usize, usize),
+    /// Per indirect slot, the plan's word: a fixed workgroup count, or threads per group of a
+    /// slot sized by the list total.
+    plan_slots: Vec<u32>,
+    /// Workgroups of the passes every step runs, one indirect slot each from
+    /// [`GpuBackend::every_base`] on.
+    every: Vec<u32>,
+    /// How many of them run before `decide` (a guarded fault stops them for the next step).
+    every_pre: usize,
     /// The step's dispatches from an even and from an odd step count: they differ only in
-    /// which of `history` and `history_alt` the list's contact passes read last step's packed
-    /// history from and write this step's to (the state's `history` after `s` steps is
-    /// `history` for even `s`, `history_alt` for odd).
+    /// which of `history` and `history_alt` (and of `nbr_slot` and `nbr_slot_alt`) the list's
+    /// contact passes read last step's packed history (and record flags) from and write this
+    /// step's to (the state's `history` after `s` steps is `history` for even `s`,
+    /// `history_alt` for odd).
     step_ops: [Vec<Op>; 2],
     steps: u64,
-    since_check: u64,
     rebuild_log: Vec<u64>,
     total: u64,
     /// Records (pairs) of the current list.
@@ -222,9 +246,9 @@ impl GpuBackend {
         let cell_scatter = add(pass_kernel(&ctx, "cell_scatter")?);
         let pair_count = add(pass_kernel(&ctx, "pair_count")?);
         let guard = add(ctl("guard")?);
+        let slot_guard = add(ctl("slot_guard")?);
         let pair_fill = add(pass_kernel(&ctx, "pair_fill")?);
         let pair_record = add(pass_kernel(&ctx, "pair_record")?);
-        let list_owners = add(pass_kernel(&ctx, "list_owners")?);
         let history_carry = add(pass_kernel(&ctx, "history_carry")?);
         let commit_list = add(ctl("commit_list")?);
         let commit_particles = add(ctl("commit_particles")?);
@@ -291,9 +315,9 @@ impl GpuBackend {
             cell_scatter,
             pair_count,
             guard,
+            slot_guard,
             pair_fill,
             pair_record,
-            list_owners,
             history_carry,
             commit_list,
             commit_particles,
@@ -332,11 +356,14 @@ impl GpuBackend {
             ids,
             prefix_groups,
             bufs: BTreeMap::new(),
-            saved: BTreeMap::new(),
             init_ops: Vec::new(),
+            init_resume: (0, 0),
+            step_resume: (0, 0),
+            plan_slots: Vec::new(),
+            every: Vec::new(),
+            every_pre: 0,
             step_ops: [Vec::new(), Vec::new()],
             steps: 0,
-            since_check: 0,
             rebuild_log: Vec::new(),
             removed: 0,
             removed_energy: 0.0,
@@ -351,27 +378,9 @@ impl GpuBackend {
             world,
         };
         b.create_buffers(&grid)?;
-        b.write_plan()?;
         b.build_ops()?;
-        b.save();
-        loop {
-            let mut enc = b.encoder();
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                record(
-                    &mut pass,
-                    &b.kernels,
-                    &b.init_ops,
-                    &b.bufs["args"],
-                    b.max_dim(),
-                );
-            }
-            b.ctx.queue.submit([enc.finish()]);
-            if !matches!(b.check()?, Checked::Overflow) {
-                b.clear_fault();
-                break;
-            }
-        }
+        b.record_from(None, 0);
+        b.settle(false)?;
         Ok(b)
     }
 
@@ -414,12 +423,7 @@ impl GpuBackend {
                 let len = elem * b.list_capacity(cap);
                 let buf = b.make_buffer(name, len, wgpu::BufferUsages::empty())?;
                 b.bufs.insert(name, buf);
-                if saved_names().any(|s| s == name) {
-                    let saved = b.make_exact(name, len)?;
-                    b.saved.insert(name, saved);
-                }
             }
-            b.write_plan()?;
             b.build_ops()?;
         }
         let q = &b.ctx.queue;
@@ -436,6 +440,11 @@ impl GpuBackend {
                     put("slots", &bytes[..lo]);
                     put("slots_hi", &bytes[lo..]);
                     continue;
+                }
+                // Both flag buffers: a record no chain evaluates is never written again.
+                "nbr_slot" => {
+                    put("nbr_slot_alt", bytes);
+                    "nbr_slot"
                 }
                 name => b.live(name, state.step),
             };
@@ -464,14 +473,7 @@ impl GpuBackend {
         put("fault", cast_slice(&[NO_FAULT]));
         // Dispatches over the list are sized by its total on the device, at each rebuild (the
         // guard kernel); here the host sizes them for the restored list the same way.
-        let mut args: Vec<u32> = b.read_buffer("args", b.bufs["args"].size() as usize / 4)?;
-        for &(k, _, slot) in &b.ids.contact {
-            let Some(slot) = slot else { continue };
-            let (x, y) =
-                crate::program::split(total.div_ceil(b.threads(k) as u64) as u32, b.max_dim());
-            args[4 * slot as usize..4 * slot as usize + 4].copy_from_slice(&[x, y, 1, 0]);
-        }
-        q.write_buffer(&b.bufs["args"], 0, cast_slice(&args));
+        b.write_list_args(total);
         b.steps = state.step;
         b.rebuild_log = state.rebuild_steps.clone();
         b.removed = state.removed;
@@ -481,8 +483,6 @@ impl GpuBackend {
         b.total = total;
         b.records = records;
         b.contacts = slots;
-        b.since_check = 0;
-        b.save();
         Ok(b)
     }
 
@@ -519,8 +519,7 @@ impl GpuBackend {
     }
 
     /// Read the particle arrays a removal or an insertion edits, let `f` edit them (it returns
-    /// the indices it changed and an energy), write the changed elements back, and make this
-    /// state the point any later replay starts from.
+    /// the indices it changed and an energy), and write the changed elements back.
     #[allow(clippy::type_complexity)]
     fn patch_particles(
         &mut self,
@@ -560,8 +559,6 @@ impl GpuBackend {
             q.write_buffer(&self.bufs["vel"], at, bytemuck::cast_slice(&vel[i..=i]));
             q.write_buffer(&self.bufs["omega"], at, bytemuck::cast_slice(&omega[i..=i]));
         }
-        self.since_check = 0;
-        self.save();
         Ok((count, energy))
     }
 
@@ -570,98 +567,149 @@ impl GpuBackend {
         self.total
     }
 
-    /// Read the control words. On overflow, restore the saved state into grown buffers and
-    /// return false (the caller replays); otherwise record the new rebuilds, save the state as
-    /// the next replay point, and return true.
-    fn check(&mut self) -> Result<Checked, GpuError> {
-        let mut words = crate::device::read_back(
-            &self.ctx,
-            self.encoder(),
-            &[
-                ("control", &self.bufs["control"], 4 * CONTROL_WORDS as u64),
-                ("fault", &self.bufs["fault"], 4),
-                ("slot_count", &self.bufs["slot_count"], 4),
-            ],
-        )?;
-        let taken: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
-        let fault: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
-        let c: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
-        if c.len() < CONTROL_WORDS {
-            return Err(GpuError::Readback("control".into()));
-        }
-        // The last step's slots are not yet folded into `C_MAX_SLOTS` (the next `decide` does).
-        let slots = c[C_MAX_SLOTS].max(taken.first().copied().unwrap_or(0)) as u64;
-        if c[C_OVERFLOW] != 0 || slots > self.slot_capacity {
-            self.grow(c[C_MAX_TOTAL] as u64, c[C_MAX_RECORDS] as u64, slots)?;
-            return Ok(Checked::Overflow);
-        }
-        self.contacts = taken.first().copied().unwrap_or(0) as u64;
-        if let Some(&p) = fault.first().filter(|&&p| p != NO_FAULT) {
-            return Ok(Checked::Fault(p, c));
-        }
-        self.accept(&c);
-        Ok(Checked::Good)
+    /// Write control word `at` (ordered before the next submission).
+    fn write_control(&self, at: usize, value: u32) {
+        self.ctx.queue.write_buffer(
+            &self.bufs["control"],
+            4 * at as u64,
+            bytemuck::cast_slice(&[value]),
+        );
     }
 
-    /// Take the steps since the last check as done: record their rebuilds and list total, and
-    /// save the state as the next replay point.
-    fn accept(&mut self, c: &[u32]) {
+    /// Read the control words after a batch. If the batch froze, grow what overflowed and take
+    /// the frozen step up again where it stopped, until a batch ends unfrozen; then record the
+    /// rebuilds and list sizes. Returns the fault that stopped a guarded run: the state is the
+    /// state after its step. Unguarded, a fault flag is cleared and ignored.
+    fn settle(&mut self, guarded: bool) -> Result<Option<Fault>, GpuError> {
+        loop {
+            let mut words = crate::device::read_back(
+                &self.ctx,
+                self.encoder(),
+                &[
+                    ("control", &self.bufs["control"], 4 * CONTROL_WORDS as u64),
+                    ("fault", &self.bufs["fault"], 4),
+                    ("slot_count", &self.bufs["slot_count"], 4),
+                ],
+            )?;
+            let word = |v: Vec<u8>| bytemuck::pod_collect_to_vec::<u8, u32>(&v).first().copied();
+            let taken = words.pop().and_then(word).unwrap_or(0);
+            let fault = words.pop().and_then(word).unwrap_or(NO_FAULT);
+            let c: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
+            if c.len() < CONTROL_WORDS {
+                return Err(GpuError::Readback("control".into()));
+            }
+            // The step the batch is in: the device counts in 32 bits.
+            let step = self.steps - (self.steps as u32).wrapping_sub(c[C_STEP]) as u64;
+            self.steps = step;
+            let resume = match c[C_FROZEN] {
+                0 => None,
+                FROZEN_LIST => {
+                    let slots = self.slot_capacity;
+                    self.grow(c[C_MAX_TOTAL] as u64, c[C_MAX_RECORDS] as u64, slots)?;
+                    Some(Resume::Guard)
+                }
+                FROZEN_SLOTS => {
+                    self.grow(self.capacity, self.rec_capacity, taken as u64)?;
+                    Some(Resume::Chains)
+                }
+                _ => {
+                    debug_assert_eq!(c[C_FROZEN], FROZEN_FAULT);
+                    self.accept(&c, taken);
+                    self.clear_fault();
+                    self.thaw(Resume::NextStep, c[C_TOTAL] as u64);
+                    return Ok(Some(Fault {
+                        step,
+                        particle: fault,
+                    }));
+                }
+            };
+            let Some(resume) = resume else {
+                self.accept(&c, taken);
+                if fault != NO_FAULT {
+                    self.clear_fault();
+                    // A guarded run's fault in a step that also overflowed: that step has
+                    // been taken up again and finished.
+                    if guarded {
+                        return Ok(Some(Fault {
+                            step,
+                            particle: fault,
+                        }));
+                    }
+                }
+                return Ok(None);
+            };
+            self.thaw(resume, c[C_TOTAL] as u64);
+            let (guard, chains) = if step == 0 {
+                self.init_resume
+            } else {
+                self.step_resume
+            };
+            let at = if resume == Resume::Guard {
+                guard
+            } else {
+                chains
+            };
+            self.record_from(step.checked_sub(1), at);
+        }
+    }
+
+    /// Take the steps up to the last read-back as done: record their rebuilds, the list total
+    /// and the slots the last step took.
+    fn accept(&mut self, c: &[u32], taken: u32) {
         let seen = self.rebuild_log.len() as u64;
         let now = c[C_REBUILDS] as u64;
         for r in seen..now {
             self.rebuild_log
                 .push(c[C_LOG + (r % LOG_LEN as u64) as usize] as u64);
         }
-        debug_assert_eq!(c[C_STEP] as u64, self.steps & 0xffff_ffff);
         self.total = c[C_TOTAL] as u64;
         self.records = c[C_RECORDS] as u64;
-        self.since_check = 0;
-        self.save();
+        self.contacts = taken as u64;
     }
 
-    /// Back to the last replay point (the last good check), to replay from there. The list's
-    /// owners and records are written again from its restored starts and partners
-    /// ([`buffers::DERIVED`]).
-    fn restore(&mut self) -> Result<(), GpuError> {
+    /// Undo a freeze before recording again from `resume`: the frozen word cleared, and the
+    /// dispatch sizes the freeze zeroed written back (the every-step passes', the list's
+    /// contact passes' for a list of `total` entries, and after the guard the fill's and the
+    /// commit's, whose step is rebuilding).
+    fn thaw(&mut self, resume: Resume, total: u64) {
+        self.write_control(C_FROZEN, 0);
+        self.write_plan_args(self.every_slots());
+        self.write_list_args(total);
+        match resume {
+            Resume::Guard => {
+                self.write_control(C_REBUILD, 1);
+                self.write_plan_args([S_PAIR_FILL, S_COMMIT_PARTICLES]);
+            }
+            Resume::Chains => {
+                self.ctx.queue.write_buffer(
+                    &self.bufs["slot_count"],
+                    0,
+                    bytemuck::cast_slice(&[0u32]),
+                );
+            }
+            Resume::NextStep => {}
+        }
+    }
+
+    /// Record and submit the dispatches from index `at` of the step from `from` steps (`None`:
+    /// the initial forces).
+    fn record_from(&self, from: Option<u64>, at: usize) {
+        let ops = match from {
+            Some(count) => self.ops_from(count),
+            None => &self.init_ops,
+        };
         let mut enc = self.encoder();
-        let back_to = self.steps - self.since_check;
-        for name in saved_names() {
-            let dst = &self.bufs[self.live(name, back_to)];
-            enc.copy_buffer_to_buffer(&self.saved[name], 0, dst, 0, dst.size());
-        }
-        for name in UNSAVED {
-            enc.clear_buffer(&self.bufs[name], 0, None);
-        }
-        enc.clear_buffer(&self.bufs["max_disp2"], 0, None);
-        enc.clear_buffer(&self.bufs["slot_count"], 0, None);
-        // Bound now: a restore after a growth binds the grown buffers.
-        let (owners, records) = (self.ids.list_owners, self.ids.pair_record);
-        let g = self.check_groups("list_owners", groups(self.n as u64, self.threads(owners)))?;
-        let derive = [
-            self.op(owners, &[], Size::Direct(g))?,
-            self.op(
-                records,
-                &[],
-                Size::Direct(
-                    self.check_groups("pair_record", groups(self.total, self.threads(records)))?,
-                ),
-            )?,
-        ];
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             record(
                 &mut pass,
                 &self.kernels,
-                &derive,
+                &ops[at..],
                 &self.bufs["args"],
                 self.max_dim(),
             );
         }
         self.ctx.queue.submit([enc.finish()]);
-        self.clear_fault();
-        self.steps -= self.since_check;
-        self.since_check = 0;
-        Ok(())
     }
 
     /// The dispatches of the step from `step` steps.
@@ -675,6 +723,15 @@ impl GpuBackend {
             "history"
         } else {
             "history_alt"
+        }
+    }
+
+    /// The buffer holding the state's record flags (`nbr_slot`) after `step` steps.
+    fn flags_at(step: u64) -> &'static str {
+        if step.is_multiple_of(2) {
+            "nbr_slot"
+        } else {
+            "nbr_slot_alt"
         }
     }
 
@@ -693,7 +750,7 @@ impl GpuBackend {
     /// take slots in the order their invocations run. The history comes back only
     /// `with_history` (for the state); the energy, contacts and wall loads read the slots alone.
     fn read_packed(&self, with_history: bool) -> (Vec<u32>, Vec<PairSlot>, Vec<f32>) {
-        let mut nbr_slot: Vec<u32> = self.read_pod("nbr_slot", self.records);
+        let mut nbr_slot: Vec<u32> = self.read_pod(self.live("nbr_slot", self.steps), self.records);
         let taken = (nbr_slot.iter().copied().max().unwrap_or(0) as u64).min(self.slot_capacity);
         let lo = self.list_capacity(Cap::SlotsLo).min(taken);
         let mut slots: Vec<PairSlot> = self.read_pod("slots", lo);
@@ -741,13 +798,12 @@ impl GpuBackend {
     }
 
     /// Grow the list to hold `entries` entries, `records` records and `slots` packed slots with
-    /// margin (whichever does not fit) and restore the saved state ([`GpuBackend::restore`]).
+    /// margin (whichever does not fit), keeping what the buffers hold.
     fn grow(&mut self, entries: u64, records: u64, slots: u64) -> Result<(), GpuError> {
         // A quarter more than the step needed, not twice the old capacity: the list's arrays
-        // are most of the device memory (five entry arrays: the live owners, partners and
-        // records, the rebuild's partners and the saved ones), and a packing's density is
-        // bounded, so a few more replays (each at most `check_every` steps) cost less than
-        // memory held for nothing. A dense million-sphere pack on lavapipe (20 steps, with nine
+        // are most of the device memory (four entry arrays: the live owners, partners and
+        // records, and the rebuild's partners), and a packing's density is bounded, so a few
+        // more growths (each a copy of the list) cost less than memory held for nothing. A dense million-sphere pack on lavapipe (20 steps, with nine
         // entry arrays then): 2.108 GiB of buffers when doubling, 1.692 GiB with this margin.
         let more = |needed: u64, cap: u64| {
             if needed <= cap {
@@ -768,29 +824,22 @@ impl GpuBackend {
         self.capacity = more(entries, self.capacity);
         self.rec_capacity = more(records, self.rec_capacity);
         self.slot_capacity = more(slots, self.slot_capacity);
-        // The saved copies of the list grow with it, keeping their elements; restoring from
-        // them then fills the grown buffers as it fills the others.
+        // The step goes on from where it froze: the grown buffers start with the old ones'
+        // elements (the live list, last step's flags and history).
         let mut enc = self.encoder();
         for (name, elem, cap) in list_buffers(self.world.table.nbr_history_stride) {
-            let old_len = before[cap as usize];
             let len = self.list_capacity(cap);
-            if len == old_len {
+            if len == before[cap as usize] {
                 continue;
             }
             let buf = self.make_buffer(name, elem * len, wgpu::BufferUsages::empty())?;
-            if let Some(saved) = self.saved.get(name) {
-                let new_saved = self.make_exact(name, buf.size())?;
-                enc.copy_buffer_to_buffer(saved, 0, &new_saved, 0, elem * old_len);
-                self.saved.insert(name, new_saved);
-            }
+            let old = &self.bufs[name];
+            enc.copy_buffer_to_buffer(old, 0, &buf, 0, old.size().min(buf.size()));
             self.bufs.insert(name, buf);
         }
         self.ctx.queue.submit([enc.finish()]);
-        self.restore()?;
         self.grows += 1;
-        self.write_plan()?;
         self.build_ops()?;
-        self.save();
         Ok(())
     }
 
@@ -825,50 +874,23 @@ impl GpuBackend {
             left -= batch;
         }
         self.steps += k;
-        self.since_check += k;
     }
 
-    /// Advance `n` steps: submissions of many steps, a check every `check_every` steps and one
-    /// at the end so that counters and the rebuild log are current.
+    /// Advance `n` steps: submissions of at most `check_every` steps, each followed by a
+    /// read-back of the control words ([`GpuBackend::settle`]), so that counters and the
+    /// rebuild log are current when it returns.
     ///
-    /// `guarded`: stop at the first step with a faulty particle. The device flags it within
-    /// the steps since the last check; the backend then goes back to that check's state and
-    /// replays one step per check until the flag rises again, so the fault names its exact
-    /// step and the state is the state after it. Unguarded, the flag is cleared and ignored.
+    /// `guarded`: stop after the first step with a faulty particle. The device freezes the
+    /// batch after that step, so the fault names its exact step and the state is the state
+    /// after it. Unguarded, the flag is cleared and ignored.
     fn advance(&mut self, n: u64, guarded: bool) -> Result<Option<Fault>, GpuError> {
-        let mut remaining = n;
-        let mut exact = false;
-        while remaining > 0 {
-            let k = if exact {
-                1
-            } else {
-                remaining.min(self.opts.check_every as u64 - self.since_check)
-            };
+        self.write_control(C_GUARDED, guarded as u32);
+        let target = self.steps + n;
+        while self.steps < target {
+            let k = (target - self.steps).min(self.opts.check_every as u64);
             self.submit_steps(k);
-            remaining -= k;
-            if exact || self.since_check >= self.opts.check_every as u64 || remaining == 0 {
-                let replay = self.since_check;
-                match self.check()? {
-                    Checked::Good => {}
-                    Checked::Overflow => remaining += replay,
-                    Checked::Fault(particle, c) if guarded && replay == 1 => {
-                        self.clear_fault();
-                        self.accept(&c);
-                        return Ok(Some(Fault {
-                            step: self.steps,
-                            particle,
-                        }));
-                    }
-                    Checked::Fault(..) if guarded => {
-                        self.restore()?;
-                        remaining += replay;
-                        exact = true;
-                    }
-                    Checked::Fault(_, c) => {
-                        self.clear_fault();
-                        self.accept(&c);
-                    }
-                }
+            if let Some(fault) = self.settle(guarded)? {
+                return Ok(Some(fault));
             }
         }
         Ok(None)
@@ -938,13 +960,7 @@ impl Backend for GpuBackend {
     }
 
     fn device_bytes(&self) -> Option<u64> {
-        Some(
-            self.bufs
-                .values()
-                .chain(self.saved.values())
-                .map(|b| b.size())
-                .sum(),
-        )
+        Some(self.bufs.values().map(|b| b.size()).sum())
     }
 
     fn batch(&self) -> u64 {

@@ -5,35 +5,35 @@ use super::*;
 use crate::program::{Op, Size};
 use grains_core::kernels::sources::SourceKind;
 
-/// The WGSL of one of this crate's control kernels: the common header plus its section.
+/// The WGSL of one of this crate's control kernels: the common header, the dispatch-size
+/// helpers if it binds `args`, and its section.
 pub(super) fn control_source(entry: &str) -> String {
-    let mut common = String::new();
-    let mut mine = String::new();
+    let mut parts: BTreeMap<&str, String> = BTreeMap::new();
     let mut section = "";
     for line in CONTROL_WGSL.lines() {
         if let Some(rest) = line.strip_prefix("//!") {
-            section = if rest == "common" {
-                "common"
-            } else if rest.strip_prefix("entry ") == Some(entry) {
-                "mine"
-            } else {
-                "other"
+            section = match rest.strip_prefix("entry ") {
+                Some(e) if e == entry => "mine",
+                Some(_) => "other",
+                None => match rest {
+                    "common" => "common",
+                    "args" => "args",
+                    _ => "other",
+                },
             };
             continue;
         }
-        match section {
-            "common" => {
-                common.push_str(line);
-                common.push('\n');
-            }
-            "mine" => {
-                mine.push_str(line);
-                mine.push('\n');
-            }
-            _ => {}
-        }
+        let text = parts.entry(section).or_default();
+        text.push_str(line);
+        text.push('\n');
     }
-    common + &mine
+    let mine = parts.remove("mine").unwrap_or_default();
+    let args = if mine.contains("read_write> args") {
+        parts.remove("args").unwrap_or_default()
+    } else {
+        String::new()
+    };
+    parts.remove("common").unwrap_or_default() + &args + &mine
 }
 
 pub(super) fn shader_err(label: &str, e: impl std::fmt::Display) -> GpuError {
@@ -85,10 +85,11 @@ pub(super) struct KernelIds {
     pub(super) cell_scatter: usize,
     pub(super) pair_count: usize,
     pub(super) guard: usize,
+    /// After the list's contact chains: freezes the batch when they took more packed slots
+    /// than there are.
+    pub(super) slot_guard: usize,
     pub(super) pair_fill: usize,
     pub(super) pair_record: usize,
-    /// Only a replay dispatches it ([`GpuBackend::restore`]).
-    pub(super) list_owners: usize,
     pub(super) history_carry: usize,
     pub(super) commit_list: usize,
     pub(super) commit_particles: usize,
@@ -141,12 +142,13 @@ impl GpuBackend {
     }
 
     /// The plan the control kernels read: sizes of the particle and cell dispatches, the
-    /// capacity, and threads per group of the dispatches sized by the list total.
+    /// capacities, threads per group of the dispatches sized by the list total, and the
+    /// workgroups of the passes every step runs ([`GpuBackend::every`]).
     pub(super) fn write_plan(&mut self) -> Result<(), GpuError> {
         let n = self.n as u64;
         let nc = self.n_cells as u64;
         let ids = &self.ids;
-        let mut slots = vec![0u32; S_CONTACT as usize + ids.indirect_contacts()];
+        let mut slots = vec![0u32; self.every_base() as usize];
         slots[S_ZERO_CELLS as usize] = self.check_groups("zero_cells", groups(nc, 64))?;
         slots[S_CELL_COUNT as usize] =
             self.check_groups("cell_count", groups(n, self.threads(ids.cell_count)))?;
@@ -180,15 +182,19 @@ impl GpuBackend {
         for (what, k) in by_total {
             self.check_groups(what, groups(self.capacity, self.threads(k)))?;
         }
+        slots.extend_from_slice(&self.every);
         let mut plan = vec![0u32; P_SLOTS];
         plan[0] = self.n as u32;
         plan[1] = self.n_cells as u32;
         plan[2] = self.capacity as u32;
         plan[3] = (self.world.skin as f32).to_bits();
         plan[4] = self.max_dim();
-        // plan[5] is unused: a rebuild no longer copies history (it stays packed in place).
+        plan[P_EVERY] = self.every_base();
         plan[6] = self.rec_capacity as u32;
+        plan[P_PRE] = self.every_pre as u32;
+        plan[P_SLOT_CAPACITY] = self.slot_capacity as u32;
         plan.extend_from_slice(&slots);
+        self.plan_slots = slots;
         self.ctx
             .queue
             .write_buffer(&self.bufs["plan"], 0, bytemuck::cast_slice(&plan));
@@ -228,80 +234,138 @@ impl GpuBackend {
         })
     }
 
+    /// The first indirect slot of the passes every step runs: after the rebuild's and the
+    /// list-sized contact chains'.
+    pub(super) fn every_base(&self) -> u32 {
+        S_CONTACT + self.ids.indirect_contacts() as u32
+    }
+
+    /// Indirect slots the `args` buffer holds: the rebuild's, the list-sized contact chains',
+    /// and one for each pass every step runs (at most one per chain and eight others).
+    pub(super) fn max_slots(&self) -> u64 {
+        (S_CONTACT as usize + 2 * self.ids.contact.len() + 8) as u64
+    }
+
+    /// The recorded sequences: the initial forces and the step from either history parity.
+    /// Every pass is dispatched indirectly, so that a frozen batch does nothing
+    /// (control.wgsl); the passes every step runs get slots of their own, from
+    /// [`GpuBackend::every_base`] on, whose sizes the plan keeps and the host writes.
     pub(super) fn build_ops(&mut self) -> Result<(), GpuError> {
         use Size::{Direct, Indirect};
-        let ids = &self.ids;
         let n = self.n as u64;
-        let rebuild = vec![
-            self.op(ids.decide, &[], Direct(1))?,
-            self.op(ids.zero_cells, &[], Indirect(S_ZERO_CELLS))?,
-            self.op(ids.cell_count, &[], Indirect(S_CELL_COUNT))?,
-            self.op(
-                ids.prefix_sum,
-                &[
-                    ("counts", "cell_counts"),
-                    ("out", "cell_start"),
-                    ("scan_len", "scan_len_cells"),
-                ],
-                Indirect(S_PREFIX_CELLS),
-            )?,
-            self.op(ids.cursor, &[], Indirect(S_CURSOR))?,
-            self.op(ids.cell_scatter, &[], Indirect(S_CELL_SCATTER))?,
-            self.op(ids.pair_count, &[], Indirect(S_PAIR_COUNT))?,
-            self.op(
-                ids.prefix_sum,
-                &[
-                    ("counts", "nbr_count"),
-                    ("out", "new_start"),
-                    ("scan_len", "scan_len_nbr"),
-                ],
-                Indirect(S_PREFIX_NBR),
-            )?,
-            // The owning counts' scan: where each particle's records start.
-            self.op(
-                ids.prefix_sum,
-                &[
-                    ("counts", "own_count"),
-                    ("out", "new_pair_start"),
-                    ("scan_len", "scan_len_nbr"),
-                ],
-                Indirect(S_PREFIX_NBR),
-            )?,
-            self.op(ids.guard, &[], Direct(1))?,
-            self.op(
-                ids.pair_fill,
-                &[("nbr_start", "new_start"), ("nbr_j", "new_j")],
-                Indirect(S_PAIR_FILL),
-            )?,
-            self.op(
-                ids.pair_record,
-                &[
-                    ("nbr_start", "new_start"),
-                    ("nbr_j", "new_j"),
-                    ("pair_start", "new_pair_start"),
-                ],
-                Indirect(S_PAIR_RECORD),
-            )?,
-            self.op(
-                ids.history_carry,
-                &[
-                    ("nbr_start", "new_start"),
-                    ("nbr_j", "new_j"),
-                    ("old_start", "nbr_start"),
-                    ("old_j", "nbr_j"),
-                    ("old_slot", "nbr_slot"),
-                    ("nbr_slot", "new_slot"),
-                    ("old_pair_start", "pair_start"),
-                    ("pair_start", "new_pair_start"),
-                ],
-                Indirect(S_HISTORY_CARRY),
-            )?,
-            self.op(ids.commit_list, &[], Indirect(S_COMMIT_LIST))?,
-            self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
-        ];
+        let base = self.every_base();
+        // Workgroups of each every-step slot, in slot order.
+        let mut every: Vec<u32> = Vec::new();
+        let slot_of = |every: &mut Vec<u32>, g: u32| {
+            every.push(g);
+            Indirect(base + every.len() as u32 - 1)
+        };
+        let g1 = self.check_groups(
+            "integrate_first_half",
+            groups(n, self.threads(self.ids.integrate_first_half)),
+        )?;
+        let mut head =
+            vec![self.op(self.ids.integrate_first_half, &[], slot_of(&mut every, g1))?];
+        if let Some([place, _]) = self.ids.clumps {
+            // Members follow their bodies after the drift, before any rebuild or contact.
+            let g = self.check_groups("clump_place", groups(n, self.threads(place)))?;
+            head.push(self.op(place, &[], slot_of(&mut every, g))?);
+        }
+        if let Some([wall_motion, _]) = self.ids.moving {
+            let g = self.check_groups("wall_motion", groups(self.n_walls as u64, 64))?;
+            head.push(self.op(wall_motion, &[], slot_of(&mut every, g))?);
+        }
+        let every_pre = every.len();
+        let ids = &self.ids;
+        let rebuild = [0u64, 1].map(|parity| -> Result<Vec<Op>, GpuError> {
+            // Last step's record flags and this step's (see `GpuBackend::flags_at`).
+            let (flags, other) = (
+                GpuBackend::flags_at(parity),
+                GpuBackend::flags_at(parity + 1),
+            );
+            Ok(vec![
+                self.op(ids.decide, &[], Direct(1))?,
+                self.op(ids.zero_cells, &[], Indirect(S_ZERO_CELLS))?,
+                self.op(ids.cell_count, &[], Indirect(S_CELL_COUNT))?,
+                self.op(
+                    ids.prefix_sum,
+                    &[
+                        ("counts", "cell_counts"),
+                        ("out", "cell_start"),
+                        ("scan_len", "scan_len_cells"),
+                    ],
+                    Indirect(S_PREFIX_CELLS),
+                )?,
+                self.op(ids.cursor, &[], Indirect(S_CURSOR))?,
+                self.op(ids.cell_scatter, &[], Indirect(S_CELL_SCATTER))?,
+                self.op(ids.pair_count, &[], Indirect(S_PAIR_COUNT))?,
+                self.op(
+                    ids.prefix_sum,
+                    &[
+                        ("counts", "nbr_count"),
+                        ("out", "new_start"),
+                        ("scan_len", "scan_len_nbr"),
+                    ],
+                    Indirect(S_PREFIX_NBR),
+                )?,
+                // The owning counts' scan: where each particle's records start.
+                self.op(
+                    ids.prefix_sum,
+                    &[
+                        ("counts", "own_count"),
+                        ("out", "new_pair_start"),
+                        ("scan_len", "scan_len_nbr"),
+                    ],
+                    Indirect(S_PREFIX_NBR),
+                )?,
+                self.op(ids.guard, &[], Direct(1))?,
+                self.op(
+                    ids.pair_fill,
+                    &[("nbr_start", "new_start"), ("nbr_j", "new_j")],
+                    Indirect(S_PAIR_FILL),
+                )?,
+                self.op(
+                    ids.pair_record,
+                    &[
+                        ("nbr_start", "new_start"),
+                        ("nbr_j", "new_j"),
+                        ("pair_start", "new_pair_start"),
+                    ],
+                    Indirect(S_PAIR_RECORD),
+                )?,
+                // The carry writes the new list's flags beside last step's, and the commit copies
+                // them over last step's, which this step's contact passes read.
+                self.op(
+                    ids.history_carry,
+                    &[
+                        ("nbr_start", "new_start"),
+                        ("nbr_j", "new_j"),
+                        ("old_start", "nbr_start"),
+                        ("old_j", "nbr_j"),
+                        ("old_slot", flags),
+                        ("nbr_slot", other),
+                        ("old_pair_start", "pair_start"),
+                        ("pair_start", "new_pair_start"),
+                    ],
+                    Indirect(S_HISTORY_CARRY),
+                )?,
+                self.op(
+                    ids.commit_list,
+                    &[("new_slot", other), ("nbr_slot", flags)],
+                    Indirect(S_COMMIT_LIST),
+                )?,
+                self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
+            ])
+        });
+        let [rebuild_even, rebuild_odd] = rebuild;
+        let rebuild = [rebuild_even?, rebuild_odd?];
+        let ids = &self.ids;
         // The forces from an even step count [0] and from an odd one [1]: the list's contact
-        // passes read last step's packed history from the buffer that holds it and write this
-        // step's to the other (see `GpuBackend::history_at`).
+        // passes read last step's packed history and record flags from the buffers that hold
+        // them and write this step's to the others (see `GpuBackend::history_at`). The list's
+        // chains come first, then `slot_guard`, then the chains that update history in place
+        // (which a step run again after a slot overflow must not run twice); each chain writes
+        // slots of its own, so their order does not change what the gather sums.
         let mut forces = [Vec::new(), Vec::new()];
         let sizes = Sizes::of(
             &self.world,
@@ -309,7 +373,15 @@ impl GpuBackend {
             self.rec_capacity as usize,
             self.slot_capacity as usize,
         );
-        for &(k, src, slot) in &ids.contact {
+        let mut chains: Vec<_> = ids.contact.clone();
+        chains.sort_by_key(|c| !c.1.in_list());
+        let listed = chains.iter().filter(|c| c.1.in_list()).count();
+        for (at, &(k, src, slot)) in chains.iter().enumerate() {
+            if at == listed {
+                for seq in &mut forces {
+                    seq.push(self.op(ids.slot_guard, &[], Direct(1))?);
+                }
+            }
             let size = match slot {
                 Some(slot) => Indirect(slot),
                 None => {
@@ -318,17 +390,29 @@ impl GpuBackend {
                     } else {
                         sizes.slots(src)
                     };
-                    Direct(self.check_groups("contact", groups(items as u64, self.threads(k)))?)
+                    slot_of(
+                        &mut every,
+                        self.check_groups("contact", groups(items as u64, self.threads(k)))?,
+                    )
                 }
             };
             for (parity, seq) in forces.iter_mut().enumerate() {
+                let parity = parity as u64;
                 let (read, write) = if src.in_list() {
                     (
-                        GpuBackend::history_at(parity as u64),
-                        GpuBackend::history_at(parity as u64 + 1),
+                        GpuBackend::history_at(parity),
+                        GpuBackend::history_at(parity + 1),
                     )
                 } else {
                     (src.history_array(), src.history_array())
+                };
+                let (flags_in, flags) = if src.in_list() {
+                    (
+                        GpuBackend::flags_at(parity),
+                        GpuBackend::flags_at(parity + 1),
+                    )
+                } else {
+                    (src.active_array(), src.active_array())
                 };
                 // The template's generic bindings, bound to the source's own arrays.
                 let alias = [
@@ -337,16 +421,20 @@ impl GpuBackend {
                     ("history", write),
                     ("history_in", read),
                     ("slots", src.slots_array()),
-                    ("pair_active", src.active_array()),
+                    ("pair_active", flags),
+                    ("pair_active_in", flags_in),
                 ];
                 seq.push(self.op(k, &alias, size)?);
             }
         }
-        let g = self.check_groups("gather", groups(n, self.threads(ids.gather)))?;
-        for seq in &mut forces {
-            seq.push(self.op(ids.gather, &[], Direct(g))?);
+        if listed == chains.len() {
+            for seq in &mut forces {
+                seq.push(self.op(ids.slot_guard, &[], Direct(1))?);
+            }
         }
-        // The passes after the contact passes and the gather, the same from either parity.
+        let g = self.check_groups("gather", groups(n, self.threads(ids.gather)))?;
+        let gather = slot_of(&mut every, g);
+        // The passes after the contact passes and the gather read this step's flags.
         let mut tail = Vec::new();
         if let Some([volume, edges, gather]) = ids.shell {
             let sh = &self.world.shells;
@@ -357,51 +445,56 @@ impl GpuBackend {
             ];
             for (what, k, count) in counts {
                 let g = self.check_groups(what, groups(count, self.threads(k)))?;
-                tail.push(self.op(k, &[], Direct(g))?);
+                tail.push((k, slot_of(&mut every, g)));
             }
         }
-        let mut motion = Vec::new();
-        if let Some([place, gather]) = ids.clumps {
-            // Members follow their bodies after the drift, before any rebuild or contact;
-            // bodies take their members' forces after the gather.
-            let g = self.check_groups("clump_place", groups(n, self.threads(place)))?;
-            motion.push(self.op(place, &[], Direct(g))?);
+        if let Some([_, gather]) = ids.clumps {
+            // Bodies take their members' forces after the gather.
             let g = self.check_groups("clump_gather", groups(n, self.threads(gather)))?;
-            tail.push(self.op(gather, &[], Direct(g))?);
+            tail.push((gather, slot_of(&mut every, g)));
         }
-        if let Some([wall_motion, wall_power]) = ids.moving {
-            let g = self.check_groups("wall_motion", groups(self.n_walls as u64, 64))?;
-            motion.push(self.op(wall_motion, &[], Direct(g))?);
+        if let Some([_, wall_power]) = ids.moving {
             let g = self.check_groups("wall_power", groups(n, self.threads(wall_power)))?;
-            tail.push(self.op(wall_power, &[], Direct(g))?);
+            tail.push((wall_power, slot_of(&mut every, g)));
         }
-
-        for seq in &mut forces {
-            seq.extend(tail.iter().map(dup));
-        }
-        let g1 = self.check_groups(
-            "integrate_first_half",
-            groups(n, self.threads(ids.integrate_first_half)),
-        )?;
         let g2 = self.check_groups(
             "integrate_second_half",
             groups(n, self.threads(ids.integrate_second_half)),
         )?;
-        let mut head = vec![self.op(ids.integrate_first_half, &[], Direct(g1))?];
-        head.append(&mut motion);
-        let second_half = self.op(ids.integrate_second_half, &[], Direct(g2))?;
+        let second_half = self.op(ids.integrate_second_half, &[], slot_of(&mut every, g2))?;
+        for (parity, seq) in forces.iter_mut().enumerate() {
+            let flags = [("nbr_slot", GpuBackend::flags_at(parity as u64 + 1))];
+            seq.push(self.op(ids.gather, &flags, gather)?);
+            for &(k, size) in &tail {
+                seq.push(self.op(k, &flags, size)?);
+            }
+        }
         // The same bind groups serve every sequence. The initial forces leave the state of
-        // step 0, whose packed history is in `history`: the passes of an odd step count.
-        self.init_ops = rebuild.iter().chain(&forces[1]).map(dup).collect();
-        self.rebuild_ops = head.len()..head.len() + rebuild.len();
-        self.step_ops = forces.map(|f| {
+        // step 0, whose packed history and flags are in `history` and `nbr_slot`: the passes
+        // of an odd step count.
+        let [rebuild_even, rebuild_odd] = rebuild;
+        let guard_at = rebuild_odd
+            .iter()
+            .position(|op| op.kernel == ids.guard)
+            .unwrap_or(0);
+        let chains_at = rebuild_odd.len();
+        self.init_ops = rebuild_odd.iter().chain(&forces[1]).map(dup).collect();
+        self.init_resume = (guard_at, chains_at);
+        self.rebuild_ops = head.len()..head.len() + rebuild_odd.len();
+        self.step_resume = (head.len() + guard_at, head.len() + chains_at);
+        let rebuilds = [rebuild_even, rebuild_odd];
+        self.step_ops = [0, 1].map(|parity| {
             head.iter()
-                .chain(&rebuild)
-                .chain(&f)
+                .chain(&rebuilds[parity])
+                .chain(&forces[parity])
                 .chain(std::iter::once(&second_half))
                 .map(dup)
                 .collect()
         });
+        self.every = every;
+        self.every_pre = every_pre;
+        self.write_plan()?;
+        self.write_plan_args(self.every_slots());
         Ok(())
     }
 }
@@ -413,5 +506,43 @@ fn dup(op: &Op) -> Op {
         groups: op.groups.clone(),
         size: op.size,
         bound: op.bound.clone(),
+    }
+}
+
+impl GpuBackend {
+    /// Dispatch sizes of slots `which` as the plan has them (fixed workgroup counts): the
+    /// every-step slots, which a freeze zeroes and the host writes back before recording again,
+    /// or the rebuild passes after the guard, for a step taken again from its guard.
+    pub(super) fn write_plan_args(&self, which: impl IntoIterator<Item = u32>) {
+        for s in which {
+            let (x, y) = crate::program::split(self.plan_slots[s as usize], self.max_dim());
+            self.ctx.queue.write_buffer(
+                &self.bufs["args"],
+                16 * s as u64,
+                bytemuck::cast_slice(&[x, y, 1, 0]),
+            );
+        }
+    }
+
+    /// The every-step slots.
+    pub(super) fn every_slots(&self) -> std::ops::Range<u32> {
+        self.every_base()..self.plan_slots.len() as u32
+    }
+
+    /// The sizes of the dispatches over a list of `total` entries (the contact chains of the
+    /// list, which keep their size between rebuilds), as `guard` sets them.
+    pub(super) fn write_list_args(&self, total: u64) {
+        for &(k, _, slot) in &self.ids.contact {
+            let Some(slot) = slot else { continue };
+            let (x, y) = crate::program::split(
+                total.div_ceil(self.threads(k) as u64) as u32,
+                self.max_dim(),
+            );
+            self.ctx.queue.write_buffer(
+                &self.bufs["args"],
+                16 * slot as u64,
+                bytemuck::cast_slice(&[x, y, 1, 0]),
+            );
+        }
     }
 }

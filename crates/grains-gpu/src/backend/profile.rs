@@ -95,7 +95,7 @@ impl GpuBackend {
                 "history_alt" => h * self.contacts as f64,
                 // The state's `slots` extent already counts every packed slot, both parts.
                 "slots_hi" => 0.0,
-                "new_slot" => 4.0 * self.records as f64,
+                "nbr_slot_alt" => 4.0 * self.records as f64,
                 _ => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
             }
         };
@@ -231,6 +231,5 @@ impl GpuBackend {
         prof.steps += k;
         self.profiler = Some(prof);
         self.steps += k;
-        self.since_check += k;
     }
 }
