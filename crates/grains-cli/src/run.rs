@@ -162,6 +162,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         .unwrap_or_default();
     let estimates = (scene.cpu_memory_estimate(), scene.gpu_memory_estimate());
     let cpu_model = scene.cpu_memory_model();
+    let gpu_model = scene.gpu_memory_model();
     let (mut backend, message) =
         make_backend_within(&mut scene, choice, state.as_ref(), budget.as_ref())?;
     if args.resume {
@@ -399,11 +400,24 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     ));
     // What the run held, beside what `check` estimated: the host's peak resident set, and on
     // the GPU backend its buffers.
+    // The pairs are about half the entries (each is listed from both sides; walls once).
+    let (entries, pairs, slots) = (
+        counters.neighbour_entries as usize,
+        counters.neighbour_entries as usize / 2,
+        (contacts.pairs + contacts.walls) as usize,
+    );
     let memory = match backend.device_bytes() {
+        // The GPU's buffers hold an eighth more than the list they last grew to.
         Some(device) => format!(
-            "memory: {} in device buffers (estimate {}), peak resident set {}",
+            "memory: {} in device buffers (estimate {} for a dense pack, {} for the list the \
+             run ended with), peak resident set {}",
             grains_scene::bytes(device),
             grains_scene::bytes(estimates.1),
+            grains_scene::bytes(gpu_model.at(
+                entries + entries / 8,
+                pairs + pairs / 8,
+                slots + slots / 8
+            )),
             preflight::peak_resident()
                 .map(grains_scene::bytes)
                 .unwrap_or_else(|| "unknown".into())
@@ -415,12 +429,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
                 .map(grains_scene::bytes)
                 .unwrap_or_else(|| "unknown".into()),
             grains_scene::bytes(estimates.0),
-            // The pairs are about half the entries (each is listed from both sides; walls once).
-            grains_scene::bytes(cpu_model.at(
-                counters.neighbour_entries as usize,
-                counters.neighbour_entries as usize / 2,
-                (contacts.pairs + contacts.walls) as usize,
-            )),
+            grains_scene::bytes(cpu_model.at(entries, pairs, slots)),
             program
                 .map(|b| format!(", plus {} of the program itself", grains_scene::bytes(b)))
                 .unwrap_or_default(),

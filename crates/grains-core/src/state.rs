@@ -11,14 +11,6 @@ use crate::gpu_types::PairSlot;
 use crate::kernels::sources::SourceKind;
 use crate::world::World;
 
-/// The GPU backend's initial neighbour-list entries per particle (`GpuOptions::default`, which
-/// the scene's GPU memory estimate assumes too; the list grows when a rebuild needs more).
-pub const GPU_ENTRIES_PER_PARTICLE: u32 = 16;
-/// The GPU backend's initial records (pairs) per particle.
-pub const GPU_RECORDS_PER_PARTICLE: u32 = 8;
-/// The GPU backend's initial packed force slots (records in contact) per particle.
-pub const GPU_SLOTS_PER_PARTICLE: u32 = 2;
-
 /// How many elements an array of the state holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Extent {

@@ -223,15 +223,15 @@ fn default_every(steps: u64) -> u64 {
 /// Neighbour-list entries per particle assumed by the memory estimate: a dense pack has about
 /// 6-8 partners within a skin of a quarter diameter, and the list stores each pair from both
 /// sides.
-const ENTRIES_PER_PARTICLE: usize = 16;
+pub const ENTRIES_PER_PARTICLE: usize = 16;
 
 /// Neighbour-list records (pairs, each once) per particle assumed by the memory estimate: half
 /// the entries (a record is shared by a pair's two entries).
-const RECORDS_PER_PARTICLE: usize = ENTRIES_PER_PARTICLE / 2;
+pub const RECORDS_PER_PARTICLE: usize = ENTRIES_PER_PARTICLE / 2;
 
 /// Records in contact per particle assumed by the memory estimate, each with a packed force
 /// slot: a settled pack of spheres touches about 6 neighbours, each pair once.
-const CONTACTS_PER_PARTICLE: usize = 3;
+pub const CONTACTS_PER_PARTICLE: usize = 3;
 
 /// Bytes per particle any scene needs at least on the CPU backend, known before its walls and
 /// laws are: the world's copy of the particle, every per-particle array of the state, and
@@ -292,6 +292,45 @@ pub struct CpuMemoryModel {
     cells: u64,
     /// A pair-source history record (bytes).
     history: usize,
+}
+
+/// What the GPU backend's device memory depends on besides its list capacities
+/// ([`Scene::gpu_memory_model`]).
+#[derive(Clone, Copy, Debug)]
+pub struct GpuMemoryModel {
+    sizes: grains_core::state::Sizes,
+    /// The broad phase's cell counts, starts and cursors (bytes).
+    cells: u64,
+    /// A packed history record (bytes).
+    history: u64,
+}
+
+impl GpuMemoryModel {
+    /// Device bytes with buffers for `entries` list entries, `records` records and `slots`
+    /// packed slots: the state (every array of [`grains_core::state::STATE_ARRAYS`]), the
+    /// packed history's and the record flags' second buffers (last step's), what a rebuild
+    /// builds beside the live list (the partners and the record starts), the world's particle
+    /// arrays with the broad phase's scratch, and the cells. No copy of the state is kept: an
+    /// overflow freezes the step where it is.
+    pub fn at(&self, entries: usize, records: usize, slots: usize) -> u64 {
+        let sizes = grains_core::state::Sizes {
+            entries,
+            records,
+            contacts: slots,
+            ..self.sizes
+        };
+        let n = sizes.particles as u64;
+        let state = grains_core::state::state_bytes(&sizes) as u64;
+        let rebuilt = 4 * entries as u64 + 4 * (n + 1);
+        let flags_alt = 4 * records as u64;
+        let history_alt = slots as u64 * self.history;
+        state
+            + flags_alt
+            + history_alt
+            + rebuilt
+            + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
+            + self.cells
+    }
 }
 
 impl CpuMemoryModel {
@@ -369,34 +408,28 @@ impl Scene {
         }
     }
 
-    /// Estimated device memory of the GPU backend for this scene (bytes): the state with the
-    /// backend's initial list capacity (`GpuOptions::default()`, [`grains_core::state`]'s
-    /// `GPU_*_PER_PARTICLE`), the packed history's and the record flags' second buffers (last
-    /// step's), what a rebuild builds beside the live list, the world's particle arrays and the
-    /// cells. No copy of the state is kept: an overflow freezes the step where it is.
+    /// Estimated device memory of the GPU backend for this scene (bytes), for a dense pack:
+    /// the buffers ([`GpuMemoryModel::at`]) of a list of `ENTRIES_PER_PARTICLE` entries,
+    /// `RECORDS_PER_PARTICLE` records and `CONTACTS_PER_PARTICLE` records in contact per
+    /// particle, each with the eighth the backend adds when it grows its buffers.
     pub fn gpu_memory_estimate(&self) -> u64 {
-        use grains_core::state::{
-            GPU_ENTRIES_PER_PARTICLE, GPU_RECORDS_PER_PARTICLE, GPU_SLOTS_PER_PARTICLE,
-        };
+        let n = self.world.particles.len();
+        let margin = |per_particle: usize| n * per_particle + n * per_particle / 8;
+        self.gpu_memory_model().at(
+            margin(ENTRIES_PER_PARTICLE),
+            margin(RECORDS_PER_PARTICLE),
+            margin(CONTACTS_PER_PARTICLE),
+        )
+    }
+
+    /// The GPU estimate for any list capacities: what the scene's world needs besides them.
+    pub fn gpu_memory_model(&self) -> GpuMemoryModel {
         let w = &self.world;
-        let n = w.particles.len() as u64;
-        let entries = GPU_ENTRIES_PER_PARTICLE as u64 * n;
-        let records = GPU_RECORDS_PER_PARTICLE as u64 * n;
-        let contacts = GPU_SLOTS_PER_PARTICLE as u64 * n;
-        let sizes =
-            grains_core::state::Sizes::of(w, entries as usize, records as usize, contacts as usize);
-        let state = grains_core::state::state_bytes(&sizes);
-        // A rebuild writes the new owners and records in place: it builds the partners, the
-        // carried flags (in the flags' second buffer) and the record starts beside the live
-        // list.
-        let rebuilt = entries * 4 + records * 4 + 4 * (n + 1);
-        let history_alt = contacts * 4 * w.table.nbr_history_stride as u64;
-        let cells = w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0);
-        state as u64
-            + history_alt
-            + rebuilt
-            + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
-            + cells
+        GpuMemoryModel {
+            sizes: grains_core::state::Sizes::of(w, 0, 0, 0),
+            cells: w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0),
+            history: 4 * w.table.nbr_history_stride as u64,
+        }
     }
 
     /// A multi-line human summary: counts, domain, time step and its limits, steps, memory.

@@ -47,16 +47,17 @@ use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err,
 /// Tuning of the GPU backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuOptions {
-    /// Neighbour-list entries allocated per particle at start (each pair counts twice); the
-    /// list grows when a rebuild needs more.
+    /// Neighbour-list entries allocated per particle at start (each pair counts twice); 0
+    /// (the default) for as many as the first list needs. The list grows, to an eighth more
+    /// than needed, when a rebuild needs more.
     pub initial_neighbour_capacity_per_particle: u32,
     /// Records (pairs: history and slot flag) allocated per particle at start: a particle pair
-    /// has two entries and one record, a wall one of each. They grow as the entries do.
+    /// has two entries and one record, a wall one of each; 0 (the default) for as many as the
+    /// first list needs. They grow as the entries do.
     pub initial_records_per_particle: u32,
     /// Force slots (with their history records) allocated per particle at start: one per
-    /// record in contact, half the coordination number plus the wall contacts
-    /// (`scenes/settle.toml` ends at 2.78 contacts per particle: about 1.4 slots). They grow
-    /// when a step takes more.
+    /// record in contact, half the coordination number plus the wall contacts; 0 (the default)
+    /// for as many as the initial forces take. They grow when a step takes more.
     pub initial_slots_per_particle: u32,
     /// Steps between read-backs of the control words (1..=256): at most this many steps are
     /// recorded after one that freezes (and then do nothing).
@@ -71,9 +72,9 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
-            initial_neighbour_capacity_per_particle: grains_core::state::GPU_ENTRIES_PER_PARTICLE,
-            initial_records_per_particle: grains_core::state::GPU_RECORDS_PER_PARTICLE,
-            initial_slots_per_particle: grains_core::state::GPU_SLOTS_PER_PARTICLE,
+            initial_neighbour_capacity_per_particle: 0,
+            initial_records_per_particle: 0,
+            initial_slots_per_particle: 0,
             check_every: 64,
             slot_chunk: 0,
         }
@@ -105,6 +106,23 @@ const FROZEN_SLOTS: u32 = 2;
 const FROZEN_FAULT: u32 = 3;
 /// The guard's word when no particle is faulty (integrate_first_half folds with atomicMin).
 const NO_FAULT: u32 = u32::MAX;
+
+/// The capacity that holds `needed` elements of a list buffer holding `cap` for `n`
+/// particles: `cap` if they fit, else an eighth more than needed and at least `n / 32` more
+/// than before, in whole workgroups. Not twice the old capacity: the list's arrays are most
+/// of the device memory, a packing's density is bounded, and a growth costs only a copy of
+/// the list and at most `check_every` steps of frozen dispatches; the floor keeps the slots,
+/// which start near zero in a scene that has yet to touch, from growing in many small steps.
+/// `scenes/settle_100k.toml` (lavapipe, 5000 steps) ends with 9.0 entries, 4.5 records and
+/// 0.65 packed slots per particle.
+pub(crate) fn grown(needed: u64, cap: u64, n: usize) -> u64 {
+    if needed <= cap {
+        return cap;
+    }
+    (needed + needed / 8)
+        .max(cap + n as u64 / 32)
+        .next_multiple_of(64)
+}
 
 /// Where a frozen step is taken up again.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -216,11 +234,9 @@ impl GpuBackend {
     ) -> Result<GpuBackend, GpuError> {
         let ctx = ctx.clone();
         let opts = GpuOptions {
-            initial_neighbour_capacity_per_particle: opts
-                .initial_neighbour_capacity_per_particle
-                .max(1),
-            initial_records_per_particle: opts.initial_records_per_particle.max(1),
-            initial_slots_per_particle: opts.initial_slots_per_particle.max(1),
+            initial_neighbour_capacity_per_particle: opts.initial_neighbour_capacity_per_particle,
+            initial_records_per_particle: opts.initial_records_per_particle,
+            initial_slots_per_particle: opts.initial_slots_per_particle,
             check_every: opts.check_every.clamp(1, LOG_LEN as u32),
             slot_chunk: opts.slot_chunk,
         };
@@ -228,8 +244,14 @@ impl GpuBackend {
         let n = world.particles.len();
         let n_walls = world.walls.len();
         let n_cells = grid.n_cells as usize;
-        let capacity =
-            (n as u64 * opts.initial_neighbour_capacity_per_particle as u64).next_multiple_of(64);
+        // At least one workgroup's worth: the first list or forces that need more freeze the
+        // initial step, and the buffers grow to what they need.
+        let initial = |per_particle: u32| {
+            (n as u64 * per_particle as u64)
+                .next_multiple_of(64)
+                .max(64)
+        };
+        let capacity = initial(opts.initial_neighbour_capacity_per_particle);
 
         let mut kernels = Vec::new();
         let mut add = |k: Kernel| {
@@ -348,9 +370,8 @@ impl GpuBackend {
             n_walls,
             n_cells,
             capacity,
-            rec_capacity: (n as u64 * opts.initial_records_per_particle as u64)
-                .next_multiple_of(64),
-            slot_capacity: (n as u64 * opts.initial_slots_per_particle as u64).next_multiple_of(64),
+            rec_capacity: initial(opts.initial_records_per_particle),
+            slot_capacity: initial(opts.initial_slots_per_particle),
             slot_chunk,
             kernels,
             ids,
@@ -415,10 +436,9 @@ impl GpuBackend {
         let records = state.nbr_slot.len() as u64;
         let slots = state.slots.len() as u64;
         if total > b.capacity || records > b.rec_capacity || slots > b.slot_capacity {
-            let room = |need: u64, cap: u64| cap.max((need + need / 4).next_multiple_of(64));
-            b.capacity = room(total, b.capacity);
-            b.rec_capacity = room(records, b.rec_capacity);
-            b.slot_capacity = room(slots, b.slot_capacity);
+            b.capacity = grown(total, b.capacity, b.n);
+            b.rec_capacity = grown(records, b.rec_capacity, b.n);
+            b.slot_capacity = grown(slots, b.slot_capacity, b.n);
             for (name, elem, cap) in list_buffers(b.world.table.nbr_history_stride) {
                 let len = elem * b.list_capacity(cap);
                 let buf = b.make_buffer(name, len, wgpu::BufferUsages::empty())?;
@@ -800,18 +820,6 @@ impl GpuBackend {
     /// Grow the list to hold `entries` entries, `records` records and `slots` packed slots with
     /// margin (whichever does not fit), keeping what the buffers hold.
     fn grow(&mut self, entries: u64, records: u64, slots: u64) -> Result<(), GpuError> {
-        // A quarter more than the step needed, not twice the old capacity: the list's arrays
-        // are most of the device memory (four entry arrays: the live owners, partners and
-        // records, and the rebuild's partners), and a packing's density is bounded, so a few
-        // more growths (each a copy of the list) cost less than memory held for nothing. A dense million-sphere pack on lavapipe (20 steps, with nine
-        // entry arrays then): 2.108 GiB of buffers when doubling, 1.692 GiB with this margin.
-        let more = |needed: u64, cap: u64| {
-            if needed <= cap {
-                cap
-            } else {
-                (needed + needed / 4).next_multiple_of(64)
-            }
-        };
         let old = |b: &Self, cap: Cap| b.list_capacity(cap);
         let before = [
             Cap::Entries,
@@ -821,9 +829,9 @@ impl GpuBackend {
             Cap::SlotsHi,
         ]
         .map(|c| old(self, c));
-        self.capacity = more(entries, self.capacity);
-        self.rec_capacity = more(records, self.rec_capacity);
-        self.slot_capacity = more(slots, self.slot_capacity);
+        self.capacity = grown(entries, self.capacity, self.n);
+        self.rec_capacity = grown(records, self.rec_capacity, self.n);
+        self.slot_capacity = grown(slots, self.slot_capacity, self.n);
         // The step goes on from where it froze: the grown buffers start with the old ones'
         // elements (the live list, last step's flags and history).
         let mut enc = self.encoder();
