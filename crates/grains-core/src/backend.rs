@@ -530,8 +530,8 @@ pub trait Backend {
     /// non-finite, faster than the world's `speed_limit`, or outside a non-periodic domain
     /// ([`crate::kernels::passes::integrate_first_half::particle_fault`]): `Ok(None)` when all
     /// `n` steps ran, else the fault, with the backend's state at its step. The CPU backend
-    /// checks every step; the GPU backend checks on the device every step and finds the exact
-    /// step by replaying from its last check.
+    /// checks every step; the GPU backend checks on the device every step and stops its batch
+    /// after the faulty step (a freeze).
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, crate::CoreError>;
     /// Take particles `ids` out of the run (lost particles deleted): they keep their index but
     /// no longer move, touch anything or count in the ledger's mechanical energy; the energy
