@@ -655,6 +655,7 @@ fn neighbour_overflow_grows_and_matches_cpu() {
         // second of its two buffers.
         check_every: 15,
         slot_chunk: 0,
+        fuse_gather_kick: true,
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
     let mut c = cpu(world);
@@ -727,6 +728,7 @@ fn neighbour_overflow_at_start() {
         initial_slots_per_particle: 1,
         check_every: 8,
         slot_chunk: 0,
+        fuse_gather_kick: true,
     };
     // Spheres still apart after 40 steps: free flight is bitwise the CPU's.
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
@@ -745,6 +747,7 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
         initial_slots_per_particle: 1,
         check_every: 8,
         slot_chunk: 0,
+        fuse_gather_kick: true,
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
     assert_eq!(c.snapshot().pos, g.snapshot().pos);
@@ -771,6 +774,7 @@ fn slots_alone_options() -> GpuOptions {
         initial_slots_per_particle: 1,
         check_every: 8,
         slot_chunk: 0,
+        fuse_gather_kick: true,
     }
 }
 
@@ -842,6 +846,7 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         initial_slots_per_particle: 64,
         check_every: 64,
         slot_chunk: 0,
+        fuse_gather_kick: true,
     };
     let tight = GpuOptions {
         initial_neighbour_capacity_per_particle: 1,
@@ -849,6 +854,7 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         initial_slots_per_particle: 1,
         check_every: 7,
         slot_chunk: 0,
+        fuse_gather_kick: true,
     };
     let mut a = GpuBackend::with_options(world.clone(), &ctx, ample).unwrap();
     let mut t = GpuBackend::with_options(world, &ctx, tight).unwrap();
@@ -878,6 +884,48 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
     assert!(
         bits(&sa.history) == bits(&st.history),
         "tangential history differs"
+    );
+}
+
+/// `gather_kick`, the gather and the second half-step in one pass, gives the bits of the two
+/// passes it replaces: a settling box with walls and friction, 300 steps, positions,
+/// velocities, spins, orientations, gathered forces and torques, and the energy ledger.
+#[test]
+fn the_fused_gather_and_kick_give_the_bits_of_the_two_passes() {
+    let Some(ctx) = gpu_context() else { return };
+    let world = settling_box_spaced(41, 1.02e-3);
+    let two = GpuOptions {
+        fuse_gather_kick: false,
+        ..GpuOptions::default()
+    };
+    let mut a = GpuBackend::with_options(world.clone(), &ctx, GpuOptions::default()).unwrap();
+    let mut b = GpuBackend::with_options(world, &ctx, two).unwrap();
+    for round in 0..3 {
+        a.run(100);
+        b.run(100);
+        let (sa, sb) = (a.snapshot().into_owned(), b.snapshot().into_owned());
+        assert!(sa.pos == sb.pos, "positions differ after round {round}");
+        assert!(sa.vel == sb.vel, "velocities differ after round {round}");
+        assert!(sa.omega == sb.omega, "spins differ after round {round}");
+        assert!(
+            sa.quat == sb.quat,
+            "orientations differ after round {round}"
+        );
+        assert!(sa.force == sb.force, "forces differ after round {round}");
+        assert!(sa.torque == sb.torque, "torques differ after round {round}");
+    }
+    assert!(a.contacts().pairs > 0, "pairs in contact");
+    let (ea, eb) = (a.energy(), b.energy());
+    assert_eq!(ea.kinetic.to_bits(), eb.kinetic.to_bits(), "kinetic energy");
+    assert_eq!(
+        ea.damping_dissipated.to_bits(),
+        eb.damping_dissipated.to_bits(),
+        "damping dissipation"
+    );
+    assert_eq!(
+        ea.friction_dissipated.to_bits(),
+        eb.friction_dissipated.to_bits(),
+        "friction dissipation"
     );
 }
 
@@ -1586,7 +1634,14 @@ fn the_step_profile_covers_every_pass() {
             .find(|x| x.label == s)
             .unwrap_or_else(|| panic!("no {s}"))
     };
-    for pass in ["integrate_first_half", "gather", "integrate_second_half"] {
+    // The settle has nothing between the gather and the second half: one fused pass.
+    assert!(
+        p.passes
+            .iter()
+            .all(|x| x.label != "gather" && x.label != "integrate_second_half"),
+        "the step's gather and kick are fused"
+    );
+    for pass in ["integrate_first_half", "gather_kick"] {
         let x = label(pass);
         assert_eq!(x.dispatches, 1.0, "{pass}");
         assert!(x.read > 0.0 && x.written > 0.0, "{pass}: no traffic");

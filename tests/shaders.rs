@@ -101,6 +101,7 @@ fn every_pass_composes_and_validates() {
         "pair_record",
         "history_carry",
         "gather",
+        "gather_kick",
     ] {
         assert!(stems.contains(&stem), "pass `{stem}` missing");
     }

@@ -1,35 +1,15 @@
 // CPU twin: crates/grains-core/src/kernels/passes/gather.rs
 //
-// Per-particle sum of its pair slots: its neighbour-list entries in list order (particles, then
-// the walls near it as n_particles + w), each through its pair's record, then its fixed pairs:
-// no float atomics, so totals are bitwise reproducible. A record's slot is packed slot
-// `nbr_slot[r] - 1` (`slot_read`); a pair out of contact (`nbr_slot` 0) has none. Each side of
-// a pair books half the pair's dissipation; a wall gives all of its to the particle.
-// `dissipated` accumulates over the run as [damping, its Kahan compensation, friction, its
-// compensation].
+// Per-particle sum of its pair slots (lib/gather_particle.wgsl), where something runs between
+// the gather and the second half-step (shells, clumps, moving walls) and for the initial
+// forces; otherwise the step gathers with gather_kick.wgsl.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
 //!include lib/slot_chunks.wgsl
+//!include lib/gather_particle.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
-@group(0) @binding(1) var<storage, read> nbr_start: array<u32>;
-@group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(3) var<storage, read> nbr_pair: array<u32>;
-@group(0) @binding(4) var<storage, read> slots: array<PairSlot>;
-@group(0) @binding(5) var<storage, read> pair_start: array<u32>;
-@group(0) @binding(6) var<storage, read_write> force: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> torque: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read_write> dissipated: array<vec4<f32>>;
-// Particle p's fixed slots are fixed_entry[fixed_start[p]..fixed_start[p + 1]], each
-// 2 * pair + side (0: the pair's first body, 1: its second).
-@group(0) @binding(9) var<storage, read> fixed_start: array<u32>;
-// With no fixed pairs, bind any buffer of at least one word / PairSlot; it is not read.
-@group(0) @binding(10) var<storage, read> fixed_entry: array<u32>;
-@group(0) @binding(11) var<storage, read> fixed_slots: array<PairSlot>;
-@group(0) @binding(12) var<storage, read> nbr_slot: array<u32>;
-// The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
-@group(0) @binding(13) var<storage, read> slots_hi: array<PairSlot>;
 
 @compute @workgroup_size(64)
 fn gather(
@@ -40,65 +20,5 @@ fn gather(
     if (gid >= step.n_particles) {
         return;
     }
-    var f = vec3<f32>(0.0, 0.0, 0.0);
-    var t = vec3<f32>(0.0, 0.0, 0.0);
-    var damp = 0.0;
-    var fric = 0.0;
-    // The head of the range (partners below gid) reaches the partners' records through
-    // nbr_pair; the owned tail's records are consecutive from pair_start[gid], and nbr_j is read
-    // only for one in contact: most candidates cost 4 or 8 bytes, not 12.
-    let start = nbr_start[gid];
-    let end = nbr_start[gid + 1u];
-    let r0 = pair_start[gid];
-    let owned = end - min(pair_start[gid + 1u] - r0, end - start);
-    for (var k = start; k < owned; k = k + 1u) {
-        let r = nbr_pair[k];
-        if (r == 0xffffffffu) {
-            continue;
-        }
-        let a = nbr_slot[r];
-        if (a == 0u) {
-            continue;
-        }
-        let s = slot_read(a - 1u);
-        f = f - s.force;
-        t = t + s.torque2;
-        damp = damp + 0.5 * s.damping_dissipated;
-        fric = fric + 0.5 * s.friction_dissipated;
-    }
-    for (var r = r0; r < r0 + (end - owned); r = r + 1u) {
-        let a = nbr_slot[r];
-        if (a == 0u) {
-            continue;
-        }
-        let s = slot_read(a - 1u);
-        f = f + s.force;
-        t = t + s.torque1;
-        // A wall gives the particle all of its dissipation, a particle pair half to each side.
-        var share = 0.5;
-        if (nbr_j[owned + (r - r0)] >= step.n_particles) {
-            share = 1.0;
-        }
-        damp = damp + share * s.damping_dissipated;
-        fric = fric + share * s.friction_dissipated;
-    }
-    for (var k = fixed_start[gid]; k < fixed_start[gid + 1u]; k = k + 1u) {
-        let e = fixed_entry[k];
-        let s = fixed_slots[e / 2u];
-        if (e % 2u == 0u) {
-            f = f + s.force;
-            t = t + s.torque1;
-        } else {
-            f = f - s.force;
-            t = t + s.torque2;
-        }
-        damp = damp + 0.5 * s.damping_dissipated;
-        fric = fric + 0.5 * s.friction_dissipated;
-    }
-    force[gid] = vec4<f32>(f, 0.0);
-    torque[gid] = vec4<f32>(t, 0.0);
-    let a = dissipated[gid];
-    let d = kahan_add(a[0], a[1], damp, step.unit);
-    let r = kahan_add(a[2], a[3], fric, step.unit);
-    dissipated[gid] = vec4<f32>(d, r);
+    gather_particle(gid);
 }

@@ -1,19 +1,16 @@
 // CPU twin: crates/grains-core/src/kernels/passes/integrate_second_half.rs
 //
-// Second half of velocity Verlet for free particles (inverse mass > 0); a capsule is kicked in
-// angular momentum at its orientation after the drift.
+// Second half of velocity Verlet (lib/kick.wgsl) from the gathered force and torque, where
+// something runs between the gather and it (shells, clumps, moving walls); otherwise the step
+// kicks inside gather_kick.wgsl.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/shape.wgsl
+//!include lib/kick.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
-@group(0) @binding(1) var<storage, read_write> vel: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> omega: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> force: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> torque: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read> quat: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read> shape: array<u32>;
-@group(0) @binding(7) var<storage, read> shapes: array<ShapeRecord>;
+@group(0) @binding(6) var<storage, read> force: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read> torque: array<vec4<f32>>;
 
 @compute @workgroup_size(64)
 fn integrate_second_half(
@@ -24,19 +21,5 @@ fn integrate_second_half(
     if (gid >= step.n_particles) {
         return;
     }
-    let half = 0.5 * step.dt;
-    let inv_m = vel[gid].w;
-    let inv_i = omega[gid].w;
-    let rec = shapes[shape[gid]];
-    if (inv_m > 0.0 && rec.kind != KIND_MEMBER) {
-        let v = vel[gid].xyz + (force[gid].xyz * inv_m + step.gravity) * half;
-        var w = omega[gid].xyz + torque[gid].xyz * inv_i * half;
-        if (turns_rigidly(rec)) {
-            let k = vec3<f32>(rec.data[2], rec.data[3], rec.data[4]);
-            let l = angular_momentum(omega[gid].xyz, quat[gid], k, inv_m) + torque[gid].xyz * half;
-            w = spin_of(l, quat[gid], k, inv_m);
-        }
-        vel[gid] = vec4<f32>(v, inv_m);
-        omega[gid] = vec4<f32>(w, inv_i);
-    }
+    kick(gid, force[gid].xyz, torque[gid].xyz);
 }

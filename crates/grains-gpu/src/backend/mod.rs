@@ -67,6 +67,10 @@ pub struct GpuOptions {
     /// it go to a second binding (`slots_hi`), so a dense million-sphere pack (about 3 slots
     /// per sphere) runs on such an adapter; a smaller figure exercises that split in tests.
     pub slot_chunk: u32,
+    /// Gather and kick in one pass (`gather_kick`) where nothing runs between them (no shells,
+    /// clumps or moving walls). Off, the step runs `gather` and `integrate_second_half`, with
+    /// the same bits; for tests.
+    pub fuse_gather_kick: bool,
 }
 
 impl Default for GpuOptions {
@@ -77,6 +81,7 @@ impl Default for GpuOptions {
             initial_slots_per_particle: 0,
             check_every: 64,
             slot_chunk: 0,
+            fuse_gather_kick: true,
         }
     }
 }
@@ -239,6 +244,7 @@ impl GpuBackend {
             initial_slots_per_particle: opts.initial_slots_per_particle,
             check_every: opts.check_every.clamp(1, LOG_LEN as u32),
             slot_chunk: opts.slot_chunk,
+            fuse_gather_kick: opts.fuse_gather_kick,
         };
         let grid = world.grid()?;
         let n = world.particles.len();
@@ -327,6 +333,13 @@ impl GpuBackend {
             None
         };
         let integrate_second_half = add(pass_kernel(&ctx, "integrate_second_half")?);
+        let fused =
+            opts.fuse_gather_kick && shell.is_none() && moving.is_none() && clumps.is_none();
+        let gather_kick = if fused {
+            Some(add(pass_kernel(&ctx, "gather_kick")?))
+        } else {
+            None
+        };
         let ids = KernelIds {
             integrate_first_half,
             decide,
@@ -349,6 +362,7 @@ impl GpuBackend {
             moving,
             clumps,
             integrate_second_half,
+            gather_kick,
         };
         let pk = &kernels[ids.prefix_sum];
         let prefix_groups = (

@@ -103,6 +103,9 @@ pub(super) struct KernelIds {
     /// `clump_place`, `clump_gather`, in a world with clumps.
     pub(super) clumps: Option<[usize; 2]>,
     pub(super) integrate_second_half: usize,
+    /// `gather_kick`, which takes the place of `gather` and `integrate_second_half` in the step
+    /// where nothing runs between them ([`GpuOptions::fuse_gather_kick`]).
+    pub(super) gather_kick: Option<usize>,
 }
 
 impl KernelIds {
@@ -241,9 +244,9 @@ impl GpuBackend {
     }
 
     /// Indirect slots the `args` buffer holds: the rebuild's, the list-sized contact chains',
-    /// and one for each pass every step runs (at most one per chain and eight others).
+    /// and one for each pass every step runs (at most one per chain and nine others).
     pub(super) fn max_slots(&self) -> u64 {
-        (S_CONTACT as usize + 2 * self.ids.contact.len() + 8) as u64
+        (S_CONTACT as usize + 2 * self.ids.contact.len() + 9) as u64
     }
 
     /// The recorded sequences: the initial forces and the step from either history parity.
@@ -461,12 +464,24 @@ impl GpuBackend {
             "integrate_second_half",
             groups(n, self.threads(ids.integrate_second_half)),
         )?;
-        let second_half = self.op(ids.integrate_second_half, &[], slot_of(&mut every, g2))?;
-        for (parity, seq) in forces.iter_mut().enumerate() {
+        let second_half = slot_of(&mut every, g2);
+        let fused = ids.gather_kick.map(|k| (k, slot_of(&mut every, g)));
+        // After the contact passes: the gather and what follows it (the initial forces end
+        // there), then the second half; or, in a step with nothing between them, the fused pass.
+        let mut gathered = [Vec::new(), Vec::new()];
+        let mut ends = [Vec::new(), Vec::new()];
+        for (parity, (seq, end)) in gathered.iter_mut().zip(&mut ends).enumerate() {
             let flags = [("nbr_slot", GpuBackend::flags_at(parity as u64 + 1))];
             seq.push(self.op(ids.gather, &flags, gather)?);
             for &(k, size) in &tail {
                 seq.push(self.op(k, &flags, size)?);
+            }
+            match fused {
+                Some((k, size)) => end.push(self.op(k, &flags, size)?),
+                None => {
+                    end.extend(seq.iter().map(dup));
+                    end.push(self.op(ids.integrate_second_half, &[], second_half)?);
+                }
             }
         }
         // The same bind groups serve every sequence. The initial forces leave the state of
@@ -478,7 +493,12 @@ impl GpuBackend {
             .position(|op| op.kernel == ids.guard)
             .unwrap_or(0);
         let chains_at = rebuild_odd.len();
-        self.init_ops = rebuild_odd.iter().chain(&forces[1]).map(dup).collect();
+        self.init_ops = rebuild_odd
+            .iter()
+            .chain(&forces[1])
+            .chain(&gathered[1])
+            .map(dup)
+            .collect();
         self.init_resume = (guard_at, chains_at);
         self.rebuild_ops = head.len()..head.len() + rebuild_odd.len();
         self.step_resume = (head.len() + guard_at, head.len() + chains_at);
@@ -487,7 +507,7 @@ impl GpuBackend {
             head.iter()
                 .chain(&rebuilds[parity])
                 .chain(&forces[parity])
-                .chain(std::iter::once(&second_half))
+                .chain(&ends[parity])
                 .map(dup)
                 .collect()
         });
