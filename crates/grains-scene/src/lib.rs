@@ -348,8 +348,11 @@ impl CpuMemoryModel {
         };
         let n = sizes.particles;
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
-        // The regions hold an eighth more than the contacts (`slot_capacity`).
-        let sweep = contacts / 8 * (slot + self.history);
+        // The regions hold `1 / SLOT_MARGIN` more than the contacts and four more slots per
+        // block of `CONTACT_BLOCK` particles (`slot_capacity`).
+        let margin = contacts / grains_core::cpu::SLOT_MARGIN
+            + 4 * n.div_ceil(grains_core::cpu::CONTACT_BLOCK);
+        let sweep = margin * (slot + self.history);
         let rebuild = (3 * records + 4 * n) as u64;
         // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's partner
         // or a reference to the partner's record per entry, and the records' starts, where the
