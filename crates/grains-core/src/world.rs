@@ -45,6 +45,19 @@ impl Particles {
         self.pos.is_empty()
     }
 
+    /// Room for `more` particles in every per-particle array, exactly (a clump's members and a
+    /// capsule take one each as well).
+    pub fn reserve_exact(&mut self, more: usize) {
+        self.pos.reserve_exact(more);
+        self.vel.reserve_exact(more);
+        self.omega.reserve_exact(more);
+        self.quat.reserve_exact(more);
+        self.material.reserve_exact(more);
+        self.mass.reserve_exact(more);
+        self.inertia.reserve_exact(more);
+        self.shape.reserve_exact(more);
+    }
+
     /// Give back the room the arrays grew into while particles were pushed one by one (up to
     /// as much again as they hold), which a run would otherwise keep to its end.
     pub fn shrink_to_fit(&mut self) {

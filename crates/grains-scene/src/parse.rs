@@ -51,13 +51,17 @@ enum Every {
     Steps(u64),
 }
 
-/// Where a particle came from, to point at it when it is wrong.
+/// Where a block's particles came from, to point at one when it is wrong. A lattice and a pack
+/// file say it once for the whole block (a lattice site follows from the particle's index, a
+/// file line is one number), so that a million-particle block does not hold a million
+/// messages' worth of strings while it is parsed.
 enum Origin {
-    /// An element of an inline list or the lattice table: span, key path and what to call
-    /// the particle in the message.
-    Span(Range<usize>, String, String),
-    /// A line of a pack file.
-    PackLine(PathBuf, usize),
+    /// Elements of an inline list: each one's span and key path.
+    Spans(Vec<(Range<usize>, String)>),
+    /// The lattice table (its span and key path) and its counts per axis.
+    Lattice(Range<usize>, String, Lattice),
+    /// A pack file and each particle's line in it.
+    PackLines(PathBuf, Vec<usize>),
 }
 
 pub(crate) fn parse(
@@ -1151,7 +1155,7 @@ fn add_block(
     let mut pos: Vec<[f64; 3]> = Vec::new();
     let mut file_radius: Vec<f64> = Vec::new();
     let mut file_vel: Vec<Option<[f64; 3]>> = Vec::new();
-    let mut origin: Vec<Origin> = Vec::new();
+    let origin: Origin;
     let source_name;
     if let Some(lv) = b.get("lattice") {
         let lkey = b.key("lattice");
@@ -1228,18 +1232,14 @@ fn add_block(
             jitter,
             seed,
         };
+        pos.reserve_exact(lat.len() as usize);
         for p in 0..lat.len() {
             pos.push(lat.position(p));
             if let Some(v) = speed {
                 file_vel.push(Some(lat.random_velocity(p, v)));
             }
-            let [i, j, k] = lat.site(p);
-            origin.push(Origin::Span(
-                lv.span(),
-                lkey.clone(),
-                format!("lattice site ({i}, {j}, {k}): "),
-            ));
         }
+        origin = Origin::Lattice(lv.span(), lkey, lat);
         source_name = "the lattice";
     } else if let Some(fv) = b.get("file") {
         let fkey = b.key("file");
@@ -1282,12 +1282,14 @@ fn add_block(
             ));
         }
         ctx.check_memory(out.len() as u64 + pack.len() as u64, &fv.span(), &fkey)?;
+        let mut lines = Vec::with_capacity(pack.len());
         for p in &pack {
             pos.push(p.pos);
             file_radius.push(p.radius);
             file_vel.push(p.vel);
-            origin.push(Origin::PackLine(full.clone(), p.line));
+            lines.push(p.line);
         }
+        origin = Origin::PackLines(full, lines);
         for k in ["radius", "radii"] {
             if b.get(k).is_some() {
                 return Err(ctx.err(
@@ -1317,11 +1319,13 @@ fn add_block(
             ));
         }
         ctx.check_memory(out.len() as u64 + list.len() as u64, &pv.span(), &pkey)?;
+        let mut spans = Vec::with_capacity(list.len());
         for (k, x) in list.iter().enumerate() {
             let key = format!("{pkey}[{k}]");
             pos.push(ctx.vec3(x, &key, "m")?);
-            origin.push(Origin::Span(x.span(), key, String::new()));
+            spans.push((x.span(), key));
         }
+        origin = Origin::Spans(spans);
         source_name = "positions";
     }
     let n = pos.len();
@@ -1584,16 +1588,32 @@ fn add_block(
     }
 
     let here = |k: usize| -> (Range<usize>, String, String) {
-        match origin.get(k) {
-            Some(Origin::Span(span, key, what)) => (span.clone(), key.clone(), what.clone()),
-            Some(Origin::PackLine(file, line)) => (
+        match &origin {
+            Origin::Spans(spans) => match spans.get(k) {
+                Some((span, key)) => (span.clone(), key.clone(), String::new()),
+                None => (b.span.clone(), b.path.clone(), String::new()),
+            },
+            Origin::Lattice(span, key, lat) => {
+                let [i, j, k] = lat.site(k as u64);
+                (
+                    span.clone(),
+                    key.clone(),
+                    format!("lattice site ({i}, {j}, {k}): "),
+                )
+            }
+            Origin::PackLines(file, lines) => (
                 b.get("file").map(|v| v.span()).unwrap_or(b.span.clone()),
                 b.key("file"),
-                format!("{}:{line}: ", file.display()),
+                match lines.get(k) {
+                    Some(line) => format!("{}:{line}: ", file.display()),
+                    None => String::new(),
+                },
             ),
-            None => (b.span.clone(), b.path.clone(), String::new()),
         }
     };
+    // Room for the block at once: grown one push at a time, each array would double past it and
+    // hold up to twice the block until the world is trimmed.
+    out.reserve_exact(n);
     for k in 0..n {
         let (x, r) = (pos[k], radii.get(k).copied().unwrap_or(0.0));
         if let Some(axis) = (0..3).find(|&c| !(x[c] >= domain.min[c] && x[c] <= domain.max[c])) {
