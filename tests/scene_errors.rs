@@ -630,6 +630,24 @@ fn particle_file_errors() {
         msg.contains("pack.xyzr:2: field 4 (r): expected a finite number, found `abc`"),
         "{msg}"
     );
+    // A well-formed particle the scene refuses: pointed at `file`, naming the particle's own
+    // line of the pack (comments and blank lines counted).
+    std::fs::write(
+        &pack,
+        "# x y z r\n0.002 0.002 0.002 0.001\n\n0.003 0.003 0.5 0.001\n",
+    )
+    .expect("write pack");
+    let scene = edit(lines, "file = \"pack.xyzr\"\n").replacen("radius = 0.001\n", "", 1);
+    let msg = parse_scene(&scene, &path)
+        .expect_err("a particle outside the domain accepted")
+        .to_string();
+    let head = format!(
+        "{}:18:8: particles[0].file: {}:4: particle centre",
+        path.display(),
+        pack.display()
+    );
+    assert!(msg.starts_with(&head), "expected {head}\ngot {msg}");
+    assert!(msg.contains("lies outside the domain on z"), "{msg}");
 }
 
 #[test]
