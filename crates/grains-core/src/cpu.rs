@@ -242,6 +242,21 @@ fn relay_in_place<T: Copy + Default>(
     fit(v, total(new));
 }
 
+/// History records of `from` words each as records of `to` words: the first `min(from, to)`
+/// words of each kept, the rest zero (padding, which no law reads).
+fn restride(history: &[f32], from: usize, to: usize) -> Vec<f32> {
+    if from == to {
+        return history.to_vec();
+    }
+    let mut out = Vec::with_capacity(history.len() / from * to);
+    for rec in history.chunks_exact(from) {
+        let keep = from.min(to);
+        out.extend_from_slice(&rec[..keep]);
+        out.resize(out.len() + (to - keep), 0.0);
+    }
+    out
+}
+
 /// Resize `v` to `len` (new elements default) holding about what it needs: grown exactly (the
 /// slot arrays grow by a little most steps of a settling bed, and doubling would hold up to
 /// twice the slots), and given back when it holds an eighth more than `len` (a loosening pack,
@@ -622,7 +637,8 @@ impl CpuBackend {
         b.ref_pos = s.ref_pos;
         b.dissipated = s.dissipated;
         b.list = NeighbourList::from_full(s.nbr_start, &s.nbr_j, &s.nbr_pair);
-        b.history = s.history;
+        let t = &b.world.table;
+        b.history = restride(&s.history, t.nbr_history_stride, t.nbr_history_words.max(1));
         b.slots = s.slots;
         b.nbr_slot = s.nbr_slot;
         b.fixed_history = s.fixed_history;
@@ -839,7 +855,8 @@ impl CpuBackend {
             let n = self.pos.len() as u32;
             let (pair_j, walls) = (&self.list.pair_j, &self.walls);
             let runs = &runs;
-            let stride = t.nbr_history_stride;
+            // The CPU's own records, unpadded (`PairTable::nbr_history_words`).
+            let stride = t.nbr_history_words.max(1);
             let pair_start = &self.list.pair_start;
             // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
             // beyond the largest reach of those chains is skipped on its squared distance alone,
@@ -1563,9 +1580,15 @@ impl Backend for CpuBackend {
     fn state(&mut self) -> BackendState {
         // In record order already after a step; not between a rebuild and the contact passes.
         let mut nbr_slot = self.nbr_slot.clone();
-        let stride = self.world.table.nbr_history_stride;
-        let (slots, history) =
-            crate::state::packed_slots(&mut nbr_slot, &self.slots, &self.history, stride);
+        let t = &self.world.table;
+        let (slots, history) = crate::state::packed_slots(
+            &mut nbr_slot,
+            &self.slots,
+            &self.history,
+            t.nbr_history_words.max(1),
+        );
+        // The state holds the device's records, padded to whole vec4s.
+        let history = restride(&history, t.nbr_history_words.max(1), t.nbr_history_stride);
         let (nbr_i, nbr_j, nbr_pair) = self.list.to_full();
         BackendState {
             step: self.steps,

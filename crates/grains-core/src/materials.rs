@@ -129,6 +129,10 @@ pub struct PairTable {
     /// History words per fixed pair: the largest fixed-source chain's, in whole `vec4`s (at
     /// least one).
     pub fixed_history_stride: usize,
+    /// History words per neighbour-list entry as the CPU keeps them: the largest chain's of the
+    /// neighbour and wall sources, unpadded (at least one). The GPU loads a record a `vec4` at a
+    /// time, so the state and the device keep `nbr_history_stride`; the CPU's laws read words.
+    pub nbr_history_words: usize,
 }
 
 /// The material pairs one pair source meets, and the interactions that may join them.
@@ -208,7 +212,7 @@ impl PairTable {
                 }
             }
         }
-        let stride_of = |s: SourceKind| {
+        let words_of = |s: SourceKind| {
             t.chains
                 .iter()
                 .filter(|c| c.source == s)
@@ -216,10 +220,11 @@ impl PairTable {
                 .max()
                 .unwrap_or(0)
                 .max(1)
-                .next_multiple_of(4)
         };
+        let stride_of = |s: SourceKind| words_of(s).next_multiple_of(4);
         // Walls' pairs are entries of the neighbour list: one history record for both.
         t.nbr_history_stride = stride_of(SourceKind::Neighbour).max(stride_of(SourceKind::Wall));
+        t.nbr_history_words = words_of(SourceKind::Neighbour).max(words_of(SourceKind::Wall));
         t.fixed_history_stride = stride_of(SourceKind::Fixed);
         t.params_stride = t
             .chains

@@ -404,10 +404,15 @@ impl Scene {
     /// to set its measured peak beside the estimate for the list it reached.
     pub fn cpu_memory_model(&self) -> CpuMemoryModel {
         let w = &self.world;
+        // The CPU keeps the list's history records unpadded (the state's are whole vec4s).
+        let words = w.table.nbr_history_words.max(1);
+        let mut sizes = grains_core::state::Sizes::of(w, 0, 0, 0);
+        sizes.history_strides[0] = words;
+        sizes.history_strides[1] = words;
         CpuMemoryModel {
-            sizes: grains_core::state::Sizes::of(w, 0, 0, 0),
+            sizes,
             cells: w.grid().map(|g| g.n_cells as u64 * 2 * 4).unwrap_or(0),
-            history: 4 * w.table.nbr_history_stride,
+            history: 4 * words,
         }
     }
 
