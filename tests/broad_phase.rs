@@ -451,3 +451,29 @@ fn a_head_element_without_a_record_round_trips() {
     assert_eq!(list.head_pair, vec![0, 1, u32::MAX]);
     assert_eq!(list.to_full(), (vec![0, 0, 1, 2, 2], nbr_j, nbr_pair));
 }
+
+/// `grains check` counts the list a run starts from without building it
+/// (`overlaps::initial_list`): on a jittered lattice of spheres in a walled box, at two skins,
+/// its entries and records are those of the CPU backend's first rebuild exactly. It fails if
+/// the count used another cut-off than the broad phase's or missed the walls.
+#[test]
+fn the_initial_list_count_is_the_first_rebuilds_list() {
+    let text = std::fs::read_to_string(grains_tests::workspace_root().join("scenes/settle.toml"))
+        .expect("scenes/settle.toml")
+        .replace("count = [40, 40, 13]", "count = [16, 16, 8]");
+    for skin in ["0.001", "0.0003"] {
+        let text = text.replace("skin = 0.001", &format!("skin = {skin}"));
+        let world = grains_scene::parse_scene(&text, std::path::Path::new("settle.toml"))
+            .expect("scene")
+            .world;
+        let count = grains_core::overlaps::initial_list(&world);
+        let b = CpuBackend::new(world).expect("backend");
+        assert!(count.records > b.pos.len(), "{count:?}");
+        assert_eq!(
+            count.entries as u64,
+            b.counters().neighbour_entries,
+            "entries, skin {skin}"
+        );
+        assert_eq!(count.records, b.list.pair_j.len(), "records, skin {skin}");
+    }
+}

@@ -46,9 +46,21 @@ pub struct OverlapReport {
 /// by cell. O(N) for packings of similar sizes.
 pub fn pairs_within(pos: &[[f32; 4]], domain: &Domain, gap: f64) -> Vec<(u32, u32, f64)> {
     let mut out = Vec::new();
+    for_each_pair_within(pos, domain, gap, |i, j, depth| out.push((i, j, depth)));
+    out
+}
+
+/// [`pairs_within`] handed to `visit` one pair at a time, in the same order, without holding
+/// them all.
+pub fn for_each_pair_within(
+    pos: &[[f32; 4]],
+    domain: &Domain,
+    gap: f64,
+    mut visit: impl FnMut(u32, u32, f64),
+) {
     let rmax = pos.iter().map(|p| p[3] as f64).fold(0.0, f64::max);
     if rmax <= 0.0 && gap <= 0.0 {
-        return out;
+        return;
     }
     let d = domain;
     let cell = 2.0 * rmax + gap.max(0.0);
@@ -100,14 +112,73 @@ pub fn pairs_within(pos: &[[f32; 4]], domain: &Domain, gap: f64) -> Vec<(u32, u3
                         }
                         let depth = a[3] as f64 + b[3] as f64 - r2.sqrt();
                         if depth > -gap {
-                            out.push((i as u32, j, depth));
+                            visit(i as u32, j, depth);
                         }
                     }
                 }
             }
         }
     }
-    out
+}
+
+/// The neighbour list a run starts from, counted without building it: what `grains check`
+/// sets beside its dense-pack estimate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ListCount {
+    /// Entries: each particle pair from both sides, each particle-wall pair once.
+    pub entries: usize,
+    /// Records: each pair once, walls' included.
+    pub records: usize,
+}
+
+/// The list of the world's initial positions: pairs of bounding spheres whose surfaces are
+/// within the skin plus the longest reach of a found pair's chain, and particles as near a
+/// wall. Pairs of the same clump and of two mesh triangles are left out as the broad phase
+/// leaves them out; other shapes count by their bounding spheres, so the count can only be
+/// high for them.
+pub fn initial_list(world: &World) -> ListCount {
+    use crate::kernels::sources::SourceKind;
+    let t = &world.table;
+    let reach = t
+        .chain_range
+        .iter()
+        .zip(&t.chains)
+        .filter(|(_, c)| c.source != SourceKind::Fixed)
+        .map(|(&r, _)| r as f64)
+        .fold(0.0, f64::max);
+    let gap = world.skin + reach;
+    let p = &world.particles;
+    let shapes = p.shape_table();
+    let kind = |i: usize| {
+        p.shape_of(i)
+            .shape_kind()
+            .unwrap_or(crate::shapes::ShapeKind::Sphere)
+    };
+    let body = |i: u32| crate::kernels::passes::pair_count::body_of(i as usize, &p.shape, &shapes);
+    let mut pairs = 0usize;
+    for_each_pair_within(&p.pos, &world.domain, gap, |i, j, _| {
+        let same_clump = body(i) != u32::MAX && body(i) == body(j);
+        let triangles = kind(i as usize) == crate::shapes::ShapeKind::Triangle
+            && kind(j as usize) == crate::shapes::ShapeKind::Triangle;
+        if !same_clump && !triangles {
+            pairs += 1;
+        }
+    });
+    let mut walls = 0usize;
+    for (i, a) in p.pos.iter().enumerate() {
+        if kind(i) == crate::shapes::ShapeKind::Triangle {
+            continue;
+        }
+        for wall in &world.walls {
+            if crate::kernels::resolvers::wall_contact(*a, wall).1 as f64 > -gap {
+                walls += 1;
+            }
+        }
+    }
+    ListCount {
+        entries: 2 * pairs + walls,
+        records: pairs + walls,
+    }
 }
 
 /// Every overlap of the world's initial positions: particle pairs ([`pairs_within`] a gap of

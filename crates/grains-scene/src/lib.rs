@@ -621,10 +621,21 @@ impl Scene {
                 formats.join(", ")
             }
         );
+        // Beside the dense pack the estimate assumes (and a settled bed reaches), the list the
+        // run starts from: a falling or loose start holds less until it packs.
+        let start = grains_core::overlaps::initial_list(w);
+        let contacts = (self.overlaps.pairs + self.overlaps.wall_contacts) as usize;
+        let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
         let _ = write!(
             s,
-            "memory      ~{:.1} MiB (CPU backend estimate)",
-            self.cpu_memory_estimate() as f64 / (1024.0 * 1024.0)
+            "memory      ~{:.1} MiB (CPU backend estimate, for a dense pack: {ENTRIES_PER_PARTICLE} \
+             list entries and {CONTACTS_PER_PARTICLE} pairs in contact per particle); ~{:.1} MiB \
+             for the list at the start ({} entries, {contacts} pairs in contact)",
+            mib(self.cpu_memory_estimate()),
+            mib(self
+                .cpu_memory_model()
+                .at(start.entries, start.records, contacts)),
+            start.entries,
         );
         s
     }
