@@ -243,14 +243,15 @@ fn relay_in_place<T: Copy + Default>(
 }
 
 /// History records of `from` words each as records of `to` words: the first `min(from, to)`
-/// words of each kept, the rest zero (padding, which no law reads).
-fn restride(history: &[f32], from: usize, to: usize) -> Vec<f32> {
+/// words of each kept, the rest zero (padding, which no law reads). Handed back as it is where
+/// the strides agree.
+fn restride(history: Vec<f32>, from: usize, to: usize) -> Vec<f32> {
     if from == to {
-        return history.to_vec();
+        return history;
     }
+    let keep = from.min(to);
     let mut out = Vec::with_capacity(history.len() / from * to);
     for rec in history.chunks_exact(from) {
-        let keep = from.min(to);
         out.extend_from_slice(&rec[..keep]);
         out.resize(out.len() + (to - keep), 0.0);
     }
@@ -638,7 +639,7 @@ impl CpuBackend {
         b.dissipated = s.dissipated;
         b.list = NeighbourList::from_full(s.nbr_start, &s.nbr_j, &s.nbr_pair);
         let t = &b.world.table;
-        b.history = restride(&s.history, t.nbr_history_stride, t.nbr_history_words.max(1));
+        b.history = restride(s.history, t.nbr_history_stride, t.nbr_history_words);
         b.slots = s.slots;
         b.nbr_slot = s.nbr_slot;
         b.fixed_history = s.fixed_history;
@@ -856,7 +857,7 @@ impl CpuBackend {
             let (pair_j, walls) = (&self.list.pair_j, &self.walls);
             let runs = &runs;
             // The CPU's own records, unpadded (`PairTable::nbr_history_words`).
-            let stride = t.nbr_history_words.max(1);
+            let stride = t.nbr_history_words;
             let pair_start = &self.list.pair_start;
             // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
             // beyond the largest reach of those chains is skipped on its squared distance alone,
@@ -1585,10 +1586,10 @@ impl Backend for CpuBackend {
             &mut nbr_slot,
             &self.slots,
             &self.history,
-            t.nbr_history_words.max(1),
+            t.nbr_history_words,
         );
         // The state holds the device's records, padded to whole vec4s.
-        let history = restride(&history, t.nbr_history_words.max(1), t.nbr_history_stride);
+        let history = restride(history, t.nbr_history_words, t.nbr_history_stride);
         let (nbr_i, nbr_j, nbr_pair) = self.list.to_full();
         BackendState {
             step: self.steps,

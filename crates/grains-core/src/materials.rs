@@ -130,7 +130,8 @@ pub struct PairTable {
     /// least one).
     pub fixed_history_stride: usize,
     /// History words per neighbour-list entry as the CPU keeps them: the largest chain's of the
-    /// neighbour and wall sources, unpadded (at least one). The GPU loads a record a `vec4` at a
+    /// neighbour and wall sources, unpadded (at least one once the table is built, 0 as
+    /// `nbr_history_stride` is before). The GPU loads a record a `vec4` at a
     /// time, so the state and the device keep `nbr_history_stride`; the CPU's laws read words.
     pub nbr_history_words: usize,
 }

@@ -405,7 +405,7 @@ impl Scene {
     pub fn cpu_memory_model(&self) -> CpuMemoryModel {
         let w = &self.world;
         // The CPU keeps the list's history records unpadded (the state's are whole vec4s).
-        let words = w.table.nbr_history_words.max(1);
+        let words = w.table.nbr_history_words;
         let mut sizes = grains_core::state::Sizes::of(w, 0, 0, 0);
         sizes.history_strides[0] = words;
         sizes.history_strides[1] = words;

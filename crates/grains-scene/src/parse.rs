@@ -58,7 +58,7 @@ enum Every {
 enum Origin {
     /// Elements of an inline list: each one's span and key path.
     Spans(Vec<(Range<usize>, String)>),
-    /// The lattice table (its span and key path) and its counts per axis.
+    /// The lattice table (its span and key path) and the lattice, whose sites it names.
     Lattice(Range<usize>, String, Lattice),
     /// A pack file and each particle's line in it.
     PackLines(PathBuf, Vec<usize>),
