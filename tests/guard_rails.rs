@@ -917,3 +917,31 @@ fn the_gpu_memory_estimate_matches_the_buffers_it_allocates() {
         );
     }
 }
+
+/// A CPU backend takes its world's positions (they are not held twice): a run built from that
+/// world is refused with a message that says why, not a panic or a run without radii, and a
+/// state resumed with it continues bitwise, its positions taken from the state.
+#[test]
+fn a_cpu_backends_own_world_resumes_states_but_starts_no_run() {
+    use grains_tests::worlds::{head_on_world, hertz_only};
+    let mut a = CpuBackend::new(head_on_world(hertz_only(), 1e-3, 0.5, 1e7, 1e-6)).expect("cpu");
+    a.run(500);
+    assert!(a.world.particles.pos.is_empty(), "the backend took them");
+    let e = CpuBackend::new(a.world.clone())
+        .err()
+        .expect("a world without positions is refused");
+    assert!(
+        e.to_string()
+            .contains("holds 0 positions for 2 particles: a CPU backend's own world gave"),
+        "{e}"
+    );
+    let mut r = CpuBackend::from_state(a.world.clone(), a.state()).expect("resume");
+    a.run(700);
+    r.run(700);
+    assert!(
+        a.contacts().pairs + r.contacts().pairs == 0,
+        "through the collision"
+    );
+    assert!(a.pos == r.pos && a.vel == r.vel, "resumed bitwise");
+    assert!(a.vel[0][0] < 0.0, "rebounded: {:?}", a.vel[0]);
+}

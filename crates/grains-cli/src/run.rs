@@ -145,7 +145,12 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     check_disk(&scene, &out, &volume)?;
     // Bonds are logged when they break: which are broken already (a resumed run's), and the
     // particles' materials, which name each bond's chain.
-    let material = scene.world.particles.material.clone();
+    // Kept only where there are bonds to log (4 bytes a particle, held for the whole run).
+    let material = if scene.world.fixed_pairs.is_empty() {
+        Vec::new()
+    } else {
+        scene.world.particles.material.clone()
+    };
     let mut broken: std::collections::HashSet<usize> = state
         .as_ref()
         .map(|s| {

@@ -386,11 +386,11 @@ pub struct CpuBackend {
     /// Each node's shell entries for `shell_gather`, built once.
     shell_start: Vec<u32>,
     shell_entry: Vec<u32>,
-    // Broad-phase scratch, kept to avoid reallocating at every rebuild.
-    particle_cell: Vec<u32>,
+    // The broad phase's cells, kept to avoid reallocating them at every rebuild; its
+    // per-particle scratch (each particle's cell, the particles in cell order) lives only
+    // while the rebuild finds the candidates, 8 bytes per particle not held between rebuilds.
     cell_counts: Vec<u32>,
     cell_start: Vec<u32>,
-    sorted: Vec<u32>,
     steps: u64,
     rebuild_steps: Vec<u64>,
     /// Particles removed, and the energy they carried (J).
@@ -540,15 +540,25 @@ impl CpuBackend {
     }
 
     /// The backend's arrays for `world`, before any list is built or force computed. The
-    /// world's initial velocities, spins and orientations move into the backend (nothing reads
-    /// them from the world afterwards: 48 bytes per particle not held twice); its positions
-    /// stay, for the radii.
+    /// world's initial positions, velocities, spins and orientations move into the backend
+    /// (nothing reads them from the world afterwards, and a radius is `pos.w`: 64 bytes per
+    /// particle not held twice).
     fn allocate(mut world: World) -> Result<CpuBackend, CoreError> {
         let grid = world.grid()?;
         let n = world.particles.len();
         let nf = world.fixed_pairs.len();
-        let (fixed_start, fixed_entry) = fixed_index(n, &world.fixed_pairs);
-        let (shell_start, shell_entry) = world.shells.node_index(n);
+        // A world without bonds or shells keeps no per-particle index of them (8 bytes each).
+        let (fixed_start, fixed_entry) = if nf == 0 {
+            Default::default()
+        } else {
+            fixed_index(n, &world.fixed_pairs)
+        };
+        let (shell_start, shell_entry) = if world.shells.is_empty() {
+            Default::default()
+        } else {
+            world.shells.node_index(n)
+        };
+        let pos = std::mem::take(&mut world.particles.pos);
         let vel = std::mem::take(&mut world.particles.vel);
         let omega = std::mem::take(&mut world.particles.omega);
         let quat = std::mem::take(&mut world.particles.quat);
@@ -557,14 +567,14 @@ impl CpuBackend {
             step: world.step_params(),
             domain: world.domain.params(),
             grid,
-            pos: p.pos.clone(),
+            ref_pos: pos.clone(),
+            pos,
             pos_comp: vec![[0.0; 4]; n],
             vel,
             omega,
             quat,
             force: vec![[0.0; 4]; n],
             torque: vec![[0.0; 4]; n],
-            ref_pos: p.pos.clone(),
             shapes: p.shape_table(),
             has_clumps: p
                 .shape_table()
@@ -600,10 +610,8 @@ impl CpuBackend {
             shell_volumes: vec![[0.0; 4]; world.shells.shells.len()],
             shell_start,
             shell_entry,
-            particle_cell: vec![0; n],
             cell_counts: vec![0; grid.n_cells as usize],
             cell_start: vec![0; grid.n_cells as usize + 1],
-            sorted: vec![0; n],
             steps: 0,
             rebuild_steps: Vec::new(),
             removed: 0,
@@ -617,8 +625,13 @@ impl CpuBackend {
 
     /// Resume from a saved state (a checkpoint): the run continues exactly where the state
     /// was taken.
-    pub fn from_state(world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
+    pub fn from_state(mut world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
         state.validate(&world)?;
+        // Another CPU backend's world holds no positions (it gave them to its backend); the
+        // state's replace them either way.
+        if world.particles.pos.is_empty() {
+            world.particles.pos = state.pos.clone();
+        }
         // Everything `new` would build and compute is replaced by the state.
         let mut b = CpuBackend::allocate(world)?;
         let s = state;
@@ -695,22 +708,25 @@ impl CpuBackend {
         self.list.head_orphans = Vec::new();
         self.apart = Vec::new();
         self.cell_counts.iter_mut().for_each(|c| *c = 0);
+        let mut particle_cell = vec![0u32; n];
         for gid in 0..n {
             cell_count(
                 gid,
                 &self.grid,
                 &self.pos,
-                &mut self.particle_cell,
+                &mut particle_cell,
                 &mut self.cell_counts,
             );
         }
         prefix_sum(&self.cell_counts, &mut self.cell_start);
         let mut cursor = self.cell_start[..self.cell_counts.len()].to_vec();
+        let mut in_cells = vec![0u32; n];
         for gid in 0..n {
-            cell_scatter(gid, &self.particle_cell, &mut cursor, &mut self.sorted);
+            cell_scatter(gid, &particle_cell, &mut cursor, &mut in_cells);
         }
+        drop((particle_cell, cursor));
         let (grid, domain) = (&self.grid, &self.domain);
-        let (pos, cell_start, sorted) = (&self.pos, &self.cell_start, &self.sorted);
+        let (pos, cell_start, sorted) = (&self.pos, &self.cell_start, &in_cells);
         let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
         let walls = &self.walls;
         // Each block of particles finds its records (the candidates above each, sorted) in one
@@ -733,6 +749,7 @@ impl CpuBackend {
                 (own, found)
             })
             .collect();
+        drop(in_cells);
         let mut own_count = Vec::with_capacity(n);
         let mut pair_start = vec![0u32; n + 1];
         let mut pair_j = Vec::with_capacity(blocks.iter().map(|b| b.1.len()).sum());
@@ -1496,10 +1513,8 @@ impl Backend for CpuBackend {
             &self.fixed_entry,
             &self.shell_start,
             &self.shell_entry,
-            &self.particle_cell,
             &self.cell_counts,
             &self.cell_start,
-            &self.sorted,
         ];
         let floats = [&self.history, &self.fixed_history, &self.shell_rest];
         Some(

@@ -37,12 +37,13 @@ pub struct Particles {
 impl Particles {
     /// Number of particles.
     pub fn len(&self) -> usize {
-        self.pos.len()
+        // Not `pos`: a CPU backend's world has given its positions to the backend.
+        self.material.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.pos.is_empty()
+        self.material.is_empty()
     }
 
     /// Room for `more` particles in every per-particle array, exactly (a clump's members and a
@@ -832,6 +833,15 @@ impl World {
     /// The broad-phase grid: cells at least (largest diameter + skin + range) wide, fitted to
     /// the domain, at least 3 per periodic axis.
     pub fn grid(&self) -> Result<GridParams, CoreError> {
+        if self.particles.pos.len() != self.particles.len() {
+            return Err(CoreError::BadState(format!(
+                "the world holds {} positions for {} particles: a CPU backend's own world gave \
+                 its positions to the backend; build a backend from the scene's world, or from a \
+                 state",
+                self.particles.pos.len(),
+                self.particles.len()
+            )));
+        }
         // Two mesh triangles are never candidates: cells must hold two particles, or a particle
         // and a triangle, within reach.
         let tail = self.triangle_tail();

@@ -255,14 +255,23 @@ pub fn memory_per_particle_at_least() -> u64 {
             Extent::Walls | Extent::ParticlesIfWallsMove => 0,
         })
         .sum();
-    (state + 4 * ENTRIES_PER_PARTICLE) as u64 + WORLD_BYTES_PER_PARTICLE
+    (state + 4 * ENTRIES_PER_PARTICLE) as u64 + CPU_WORLD_BYTES_PER_PARTICLE
 }
 
 /// The world's copy of a particle (position and radius, material, mass, inertia, shape; the
 /// backend takes its velocities, spins and orientations) and the broad phase's per-particle
-/// scratch (cell, sorted index). The GPU also keeps a candidate count per particle
-/// ([`GPU_COUNT_BYTES_PER_PARTICLE`]); the CPU finds each particle's records in one pass.
+/// scratch (cell, sorted index), as the GPU backend's device holds them. The GPU also keeps a
+/// candidate count per particle ([`GPU_COUNT_BYTES_PER_PARTICLE`]).
 const WORLD_BYTES_PER_PARTICLE: u64 = 16 + 4 * 4 + 2 * 4;
+
+/// What the CPU backend's world keeps of a particle: material, mass, inertia and shape. Its
+/// positions move into the backend with its velocities, and the broad phase's per-particle
+/// scratch ([`CPU_REBUILD_SCRATCH_PER_PARTICLE`]) exists only during a rebuild.
+const CPU_WORLD_BYTES_PER_PARTICLE: u64 = 4 * 4;
+
+/// The CPU broad phase's per-particle scratch (cell, particles in cell order), held while a
+/// rebuild finds the candidates.
+const CPU_REBUILD_SCRATCH_PER_PARTICLE: usize = 2 * 4;
 
 /// The GPU broad phase's candidate count per particle (`nbr_count`).
 const GPU_COUNT_BYTES_PER_PARTICLE: u64 = 4;
@@ -337,8 +346,9 @@ impl CpuMemoryModel {
     /// Bytes for a list of `entries` candidates (each pair from both sides, walls once),
     /// `records` of them pairs (each once) and `contacts` records in contact. A rebuild holds
     /// for a moment the new records' flags beside the old (4 bytes a record, less the byte of
-    /// each record's mark it frees first) and a cursor per particle; frames are written from
-    /// the backend's own arrays.
+    /// each record's mark it frees first), a cursor per particle and, while it finds the
+    /// candidates, the broad phase's per-particle scratch; frames are written from the
+    /// backend's own arrays.
     pub fn at(&self, entries: usize, records: usize, contacts: usize) -> u64 {
         let sizes = grains_core::state::Sizes {
             entries,
@@ -353,7 +363,7 @@ impl CpuMemoryModel {
         let margin = contacts / grains_core::cpu::SLOT_MARGIN
             + 4 * n.div_ceil(grains_core::cpu::CONTACT_BLOCK);
         let sweep = margin * (slot + self.history);
-        let rebuild = (3 * records + 4 * n) as u64;
+        let rebuild = (3 * records + (4 + CPU_REBUILD_SCRATCH_PER_PARTICLE) * n) as u64;
         // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's partner
         // or a reference to the partner's record per entry, and the records' starts, where the
         // state's full list has each entry's owner, partner and record.
@@ -368,7 +378,7 @@ impl CpuMemoryModel {
         grains_core::state::state_bytes(&sizes) - full_list as u64
             + kept_list as u64
             + sweep as u64
-            + n as u64 * WORLD_BYTES_PER_PARTICLE
+            + n as u64 * CPU_WORLD_BYTES_PER_PARTICLE
             + self.cells
             + rebuild
     }

@@ -442,9 +442,13 @@ impl GpuBackend {
             .map_err(|e| GpuError::State(e.to_string()))?;
         // The state's velocities, spins and orientations replace the world's initial ones,
         // which a backend's own world no longer holds (it took them): the buffers are sized
-        // and filled from the state either way.
+        // and filled from the state either way. So do its positions, which a CPU backend's
+        // world no longer holds either.
         let p = &mut world.particles;
         (p.vel, p.omega, p.quat) = (state.vel.clone(), state.omega.clone(), state.quat.clone());
+        if p.pos.is_empty() {
+            p.pos = state.pos.clone();
+        }
         let mut b = GpuBackend::with_options(world, ctx, opts)?;
         let total = state.nbr_i.len() as u64;
         let records = state.nbr_slot.len() as u64;

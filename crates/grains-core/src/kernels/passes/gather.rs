@@ -179,7 +179,9 @@ pub fn gather_fixed(
         fixed_slots,
         ..
     } = *sums;
-    for k in fixed_start[gid]..fixed_start[gid + 1] {
+    // An empty index has no fixed pairs: the CPU backend keeps none for a world without bonds.
+    let fixed = fixed_start.get(gid..gid + 2).map_or(0..0, |w| w[0]..w[1]);
+    for k in fixed {
         let e = fixed_entry[k as usize];
         let s = &fixed_slots[(e / 2) as usize];
         let [sf, st1, st2] = slot_lanes(s);
