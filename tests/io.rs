@@ -632,3 +632,52 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
     fs::remove_dir_all(&dir)?;
     Ok(())
 }
+
+/// The CPU backend hands its state out array by array (`stream_state`), so that a checkpoint
+/// does not hold the state a second time: the file is byte for byte the one written from its
+/// whole `state()`, on scenes with walls and contacts (`settle`), moving walls and their work
+/// (`drum`), bonds (`springs`) and shells (`cell_on_floor`).
+#[test]
+fn streamed_cpu_checkpoints_are_the_whole_states_bytes() {
+    use grains_core::Backend;
+    let dir = scratch("stream-ck");
+    fs::create_dir_all(&dir).expect("scratch dir");
+    for (name, steps) in [
+        ("settle", 1500),
+        ("drum", 400),
+        ("springs", 300),
+        ("cell_on_floor", 200),
+    ] {
+        let path = grains_tests::workspace_root().join(format!("scenes/{name}.toml"));
+        let text = fs::read_to_string(&path).expect("scene");
+        let world = grains_tests::scene_world(&text, &path);
+        let mut b = grains_core::CpuBackend::new(world).unwrap_or_else(|e| panic!("{e}"));
+        b.run(steps);
+        let state = b.state();
+        let (whole, streamed) = (dir.join("whole.bin"), dir.join("streamed.bin"));
+        grains_io::write_checkpoint(&whole, 7, &state).expect("write");
+        grains_io::write_backend_checkpoint(&streamed, 7, &mut b).expect("write");
+        let (a, s) = (
+            fs::read(&whole).expect("read"),
+            fs::read(&streamed).expect("read"),
+        );
+        let first = a.iter().zip(&s).position(|(x, y)| x != y);
+        assert!(
+            a.len() == s.len() && first.is_none(),
+            "{name}: {} and {} bytes, first difference at {first:?}",
+            a.len(),
+            s.len()
+        );
+        let (_, back) = grains_io::read_checkpoint(&streamed).expect("read back");
+        assert!(
+            back == state,
+            "{name}: the streamed file reads back as the state"
+        );
+        match name {
+            "settle" => assert!(!state.slots.is_empty(), "contacts"),
+            "drum" => assert!(!state.wall_work.is_empty(), "moving walls' work"),
+            "springs" => assert!(!state.fixed_slots.is_empty(), "bonds"),
+            _ => assert!(!state.shell_rest.is_empty(), "shells"),
+        }
+    }
+}

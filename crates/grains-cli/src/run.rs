@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use grains_core::units::{qty, sig4};
 use grains_core::Backend;
-use grains_io::{read_checkpoint, write_checkpoint, OutputWriter, CHECKPOINT_FILE};
+use grains_io::{read_checkpoint, write_backend_checkpoint, OutputWriter, CHECKPOINT_FILE};
 use grains_scene::{BackendChoice, LostParticles};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::path::PathBuf;
@@ -271,7 +271,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     }
     let checkpoint_every = scene.output.checkpoint_every_steps;
     let checkpoint = |b: &mut Box<dyn Backend>| -> Result<()> {
-        write_checkpoint(&checkpoint_path, fingerprint, &b.state())?;
+        write_backend_checkpoint(&checkpoint_path, fingerprint, b.as_mut())?;
         Ok(())
     };
 

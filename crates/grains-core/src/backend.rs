@@ -584,6 +584,12 @@ pub trait Backend {
     fn contact_records(&mut self) -> Vec<ContactRecord>;
     /// Everything needed to resume this run later, on either backend.
     fn state(&mut self) -> crate::state::BackendState;
+    /// [`Backend::state`] handed to `sink` piece by piece, with the same bytes. By default the
+    /// state is taken whole first; the CPU backend produces each array from its own as it
+    /// goes, so that a checkpoint does not hold the state a second time.
+    fn stream_state(&mut self, sink: &mut dyn crate::state::StateSink) -> std::io::Result<()> {
+        self.state().stream(sink)
+    }
     /// Steps at which the broad phase was rebuilt.
     fn rebuild_steps(&self) -> &[u64];
 }

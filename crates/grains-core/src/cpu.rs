@@ -33,7 +33,7 @@ use crate::kernels::sources::fixed::fixed_index;
 use crate::kernels::sources::neighbour::SlotRegion;
 use crate::kernels::sources::{SourceKind, SourceView};
 use crate::shapes::KIND_MEMBER;
-use crate::state::BackendState;
+use crate::state::{stream_array, BackendState, StateHeader, StateSink};
 use crate::world::World;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -69,6 +69,18 @@ impl NeighbourList {
     fn head(&self, p: usize) -> std::ops::Range<usize> {
         let at = |p: usize| (self.nbr_start[p] - self.pair_start[p]) as usize;
         at(p)..at(p + 1)
+    }
+
+    /// The partner of head element `h`: the owner of its record (the particle whose records
+    /// hold it), or the partner the full list named for a missing record.
+    fn head_partner(&self, h: usize) -> u32 {
+        match self.head_pair[h] {
+            u32::MAX => {
+                let at = self.head_orphans.partition_point(|o| (o.0 as usize) < h);
+                self.head_orphans.get(at).map_or(u32::MAX, |o| o.1)
+            }
+            r => (self.pair_start.partition_point(|&s| s <= r) - 1) as u32,
+        }
     }
 
     /// Particle p's records.
@@ -119,17 +131,10 @@ impl NeighbourList {
             ni[self.nbr_start[p] as usize..self.nbr_start[p + 1] as usize].fill(p as u32);
         }
         let (mut nj, mut np) = (Vec::with_capacity(total), Vec::with_capacity(total));
-        // The owner of record r: the particle whose records hold it.
-        let owner = |r: u32| (self.pair_start.partition_point(|&s| s <= r) - 1) as u32;
-        let orphan = |h: usize| {
-            let at = self.head_orphans.partition_point(|o| (o.0 as usize) < h);
-            self.head_orphans.get(at).map_or(u32::MAX, |o| o.1)
-        };
         for p in 0..n {
             for h in self.head(p) {
-                let r = self.head_pair[h];
-                nj.push(if r == u32::MAX { orphan(h) } else { owner(r) });
-                np.push(r);
+                nj.push(self.head_partner(h));
+                np.push(self.head_pair[h]);
             }
             for r in self.records(p) {
                 nj.push(self.pair_j[r as usize]);
@@ -1638,6 +1643,93 @@ impl Backend for CpuBackend {
             walls: self.walls.clone(),
             wall_work: self.wall_work.clone(),
         }
+    }
+
+    /// [`CpuBackend::state`]'s bytes produced array by array from the backend's own: the full
+    /// list from the records, the flags renumbered and the slots and history packed in record
+    /// order as they are handed on, a chunk at a time. A checkpoint of a dense million-sphere
+    /// pack holds a few chunks more, where taking the state whole held about as much again as
+    /// the run (the full list alone is 12 bytes an entry).
+    fn stream_state(&mut self, sink: &mut dyn StateSink) -> std::io::Result<()> {
+        fn whole<T: bytemuck::Pod>(
+            sink: &mut dyn StateSink,
+            name: &'static str,
+            v: &[T],
+        ) -> std::io::Result<()> {
+            sink.array(name, v.len() as u64)?;
+            sink.bytes(bytemuck::cast_slice(v))
+        }
+        sink.header(&StateHeader {
+            step: self.steps,
+            rebuild_steps: self.rebuild_steps.clone(),
+            removed: self.removed,
+            removed_energy: self.removed_energy,
+            inserted: self.inserted,
+            inserted_energy: self.inserted_energy,
+        })?;
+        whole(sink, "pos", &self.pos)?;
+        whole(sink, "pos_comp", &self.pos_comp)?;
+        whole(sink, "vel", &self.vel)?;
+        whole(sink, "omega", &self.omega)?;
+        whole(sink, "quat", &self.quat)?;
+        whole(sink, "force", &self.force)?;
+        whole(sink, "torque", &self.torque)?;
+        whole(sink, "ref_pos", &self.ref_pos)?;
+        whole(sink, "dissipated", &self.dissipated)?;
+        let l = &self.list;
+        whole(sink, "nbr_start", &l.nbr_start)?;
+        let n = l.nbr_start.len().saturating_sub(1);
+        let total = l.nbr_start.last().copied().unwrap_or(0) as usize;
+        let owners = (0..n).flat_map(|p| {
+            let len = (l.nbr_start[p + 1] - l.nbr_start[p]) as usize;
+            std::iter::repeat_n(p as u32, len)
+        });
+        stream_array(sink, "nbr_i", total, owners)?;
+        let partners = (0..n).flat_map(|p| {
+            let head = l.head(p).map(|h| l.head_partner(h));
+            head.chain(l.records(p).map(|r| l.pair_j[r as usize]))
+        });
+        stream_array(sink, "nbr_j", total, partners)?;
+        let records = (0..n).flat_map(|p| {
+            let head = l.head_pair[l.head(p)].iter().copied();
+            head.chain(l.records(p))
+        });
+        stream_array(sink, "nbr_pair", total, records)?;
+        // As `state::packed_slots` packs them: the k-th record in contact takes slot k.
+        let flags = &self.nbr_slot;
+        let contacts = flags.iter().filter(|&&a| a != 0).count();
+        let mut k = 0u32;
+        let renumbered = flags.iter().map(|&a| {
+            k += (a != 0) as u32;
+            if a == 0 {
+                0
+            } else {
+                k
+            }
+        });
+        stream_array(sink, "nbr_slot", flags.len(), renumbered)?;
+        let in_contact = || flags.iter().filter(|&&a| a != 0).map(|&a| a as usize - 1);
+        let t = &self.world.table;
+        // The state's records are padded to whole vec4s (`restride`).
+        let (words, stride) = (t.nbr_history_words, t.nbr_history_stride);
+        let history = in_contact().flat_map(|k| {
+            let h = self.history.get(k * words..(k + 1) * words);
+            (0..stride).map(move |w| match h {
+                Some(h) if w < words => h[w],
+                _ => 0.0,
+            })
+        });
+        stream_array(sink, "history", contacts * stride, history)?;
+        let slots = in_contact().map(|k| self.slots.get(k).copied().unwrap_or_default());
+        stream_array(sink, "slots", contacts, slots)?;
+        whole(sink, "fixed_history", &self.fixed_history)?;
+        whole(sink, "fixed_slots", &self.fixed_slots)?;
+        whole(sink, "fixed_active", &self.fixed_active)?;
+        whole(sink, "shell_rest", &self.shell_rest)?;
+        whole(sink, "shell_forces", &self.shell_forces)?;
+        whole(sink, "shell_volumes", &self.shell_volumes)?;
+        whole(sink, "walls", &self.walls)?;
+        whole(sink, "wall_work", &self.wall_work)
     }
 
     fn contacts(&mut self) -> ContactCount {

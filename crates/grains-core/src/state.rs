@@ -242,6 +242,90 @@ state_arrays! {
     wall_work: [f32; 2] = Extent::ParticlesIfWallsMove,
 }
 
+/// A state's scalars: everything of a [`BackendState`] but its arrays.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StateHeader {
+    /// Steps taken.
+    pub step: u64,
+    /// Steps at which the neighbour list was rebuilt.
+    pub rebuild_steps: Vec<u64>,
+    /// Particles removed from the run, and the energy they carried (J).
+    pub removed: u64,
+    pub removed_energy: f64,
+    /// Particles inserted, and the energy they brought (J).
+    pub inserted: u64,
+    pub inserted_energy: f64,
+}
+
+/// Where a state goes as a backend hands it out piece by piece
+/// ([`crate::Backend::stream_state`]): its header, then each array of [`STATE_ARRAYS`] in
+/// order, announced with its element count and then given as bytes in one or more pieces. A
+/// checkpoint written this way never holds a second copy of the state.
+pub trait StateSink {
+    /// The state's scalars, first.
+    fn header(&mut self, h: &StateHeader) -> std::io::Result<()>;
+    /// The start of array `name`, of `elements` elements.
+    fn array(&mut self, name: &'static str, elements: u64) -> std::io::Result<()>;
+    /// The next bytes of the array last started.
+    fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()>;
+}
+
+/// Elements of `T` a streamed array is handed to a [`StateSink`] in at a time: 64 KiB of
+/// `u32`s, a buffer small beside any state.
+pub const STREAM_CHUNK: usize = 16 * 1024;
+
+/// Hand `items` to `sink` as array `name` of `count` elements, `STREAM_CHUNK` at a time
+/// through a buffer. `count` must be the number of items.
+pub fn stream_array<T: bytemuck::Pod>(
+    sink: &mut dyn StateSink,
+    name: &'static str,
+    count: usize,
+    items: impl Iterator<Item = T>,
+) -> std::io::Result<()> {
+    sink.array(name, count as u64)?;
+    let mut buf = Vec::with_capacity(STREAM_CHUNK.min(count));
+    let mut given = 0usize;
+    for x in items {
+        buf.push(x);
+        if buf.len() == STREAM_CHUNK {
+            sink.bytes(bytemuck::cast_slice(&buf))?;
+            given += buf.len();
+            buf.clear();
+        }
+    }
+    given += buf.len();
+    if given != count {
+        return Err(std::io::Error::other(format!(
+            "{name}: {given} elements streamed where {count} were announced"
+        )));
+    }
+    sink.bytes(bytemuck::cast_slice(&buf))
+}
+
+impl BackendState {
+    /// The state's scalars.
+    pub fn header(&self) -> StateHeader {
+        StateHeader {
+            step: self.step,
+            rebuild_steps: self.rebuild_steps.clone(),
+            removed: self.removed,
+            removed_energy: self.removed_energy,
+            inserted: self.inserted,
+            inserted_energy: self.inserted_energy,
+        }
+    }
+
+    /// Hand the whole state to `sink`, each array in one piece.
+    pub fn stream(&self, sink: &mut dyn StateSink) -> std::io::Result<()> {
+        sink.header(&self.header())?;
+        for (a, bytes) in STATE_ARRAYS.iter().zip(self.array_bytes()) {
+            sink.array(a.name, (bytes.len() / a.elem) as u64)?;
+            sink.bytes(bytes)?;
+        }
+        Ok(())
+    }
+}
+
 /// Bytes of a backend's state for these sizes.
 pub fn state_bytes(s: &Sizes) -> u64 {
     STATE_ARRAYS

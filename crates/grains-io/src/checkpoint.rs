@@ -12,8 +12,8 @@ use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
 use bytemuck::Pod;
-use grains_core::state::STATE_ARRAYS;
-use grains_core::BackendState;
+use grains_core::state::{StateHeader, StateSink, STATE_ARRAYS};
+use grains_core::{Backend, BackendState};
 
 use crate::error::IoError;
 
@@ -43,28 +43,66 @@ pub fn write_checkpoint(
     fingerprint: u64,
     state: &BackendState,
 ) -> Result<(), IoError> {
-    let tmp = path.with_extension("bin.tmp");
-    let file = File::create(&tmp).map_err(IoError::create(&tmp))?;
-    let mut out = BufWriter::new(file);
-    let s = state;
-    let write = |out: &mut BufWriter<File>| -> std::io::Result<()> {
+    write_checkpoint_with(path, fingerprint, |sink| state.stream(sink))
+}
+
+/// Write the state of `backend` (the world with `fingerprint`) to `path` (atomically), as the
+/// backend hands it out piece by piece ([`Backend::stream_state`]): the same file as
+/// [`write_checkpoint`] of its [`Backend::state`], without holding the state twice where the
+/// backend streams it (the CPU backend).
+pub fn write_backend_checkpoint(
+    path: &Path,
+    fingerprint: u64,
+    backend: &mut dyn Backend,
+) -> Result<(), IoError> {
+    write_checkpoint_with(path, fingerprint, |sink| backend.stream_state(sink))
+}
+
+/// The checkpoint file as a [`StateSink`]: the header, then each array's count and bytes.
+struct FileSink<W: Write> {
+    out: W,
+    fingerprint: u64,
+}
+
+impl<W: Write> StateSink for FileSink<W> {
+    fn header(&mut self, h: &StateHeader) -> std::io::Result<()> {
+        let out = &mut self.out;
         out.write_all(MAGIC)?;
         out.write_all(&VERSION.to_le_bytes())?;
-        out.write_all(&fingerprint.to_le_bytes())?;
-        out.write_all(&s.step.to_le_bytes())?;
-        put(out, &s.rebuild_steps)?;
-        out.write_all(&s.removed.to_le_bytes())?;
-        out.write_all(&s.removed_energy.to_le_bytes())?;
-        out.write_all(&s.inserted.to_le_bytes())?;
-        out.write_all(&s.inserted_energy.to_le_bytes())?;
-        for (a, bytes) in STATE_ARRAYS.iter().zip(s.array_bytes()) {
-            out.write_all(&((bytes.len() / a.elem) as u64).to_le_bytes())?;
-            out.write_all(bytes)?;
-        }
-        out.flush()
+        out.write_all(&self.fingerprint.to_le_bytes())?;
+        out.write_all(&h.step.to_le_bytes())?;
+        put(out, &h.rebuild_steps)?;
+        out.write_all(&h.removed.to_le_bytes())?;
+        out.write_all(&h.removed_energy.to_le_bytes())?;
+        out.write_all(&h.inserted.to_le_bytes())?;
+        out.write_all(&h.inserted_energy.to_le_bytes())
+    }
+
+    fn array(&mut self, _name: &'static str, elements: u64) -> std::io::Result<()> {
+        self.out.write_all(&elements.to_le_bytes())
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)
+    }
+}
+
+/// Write a checkpoint whose state `fill` hands to its sink, beside `path` and renamed over it.
+fn write_checkpoint_with(
+    path: &Path,
+    fingerprint: u64,
+    fill: impl FnOnce(&mut dyn StateSink) -> std::io::Result<()>,
+) -> Result<(), IoError> {
+    let tmp = path.with_extension("bin.tmp");
+    let file = File::create(&tmp).map_err(IoError::create(&tmp))?;
+    let mut sink = FileSink {
+        out: BufWriter::new(file),
+        fingerprint,
     };
-    write(&mut out).map_err(IoError::write(&tmp))?;
-    drop(out);
+    fill(&mut sink)
+        .and_then(|()| sink.out.flush())
+        .map_err(IoError::write(&tmp))?;
+    drop(sink);
     fs::rename(&tmp, path).map_err(|err| IoError::Rename {
         from: tmp,
         to: path.to_path_buf(),

@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 
 use grains_core::{ContactRecord, EnergyReport, Snapshot};
 
-pub use checkpoint::{read_checkpoint, write_checkpoint, CHECKPOINT_FILE};
+pub use checkpoint::{
+    read_checkpoint, write_backend_checkpoint, write_checkpoint, CHECKPOINT_FILE,
+};
 pub use csv::{CONTACTS_HEADER, ENERGY_HEADER, PARTICLES_HEADER};
 pub use error::IoError;
 pub use vtk::frame_file_name;
