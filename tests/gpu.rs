@@ -1662,3 +1662,32 @@ fn the_step_profile_covers_every_pass() {
     assert!((label("pair_fill").dispatches - want).abs() < 1e-12);
     assert!(p.bytes_per_particle_step() > 0.0 && p.bandwidth_bound(3e12).is_finite());
 }
+
+/// The GPU backend hands its state out buffer by buffer (`stream_state`), so that a checkpoint
+/// does not hold the state twice on the host: the file is byte for byte the one written from
+/// its whole `state()` (a settling box with walls and friction, 300 steps, pairs in contact).
+#[test]
+fn streamed_gpu_checkpoints_are_the_whole_states_bytes() {
+    let Some(ctx) = gpu_context() else { return };
+    let mut g = gpu(settling_box_spaced(41, 1.02e-3), &ctx);
+    g.run(300);
+    let state = g.state();
+    assert!(!state.slots.is_empty(), "pairs in contact");
+    let dir = std::env::temp_dir().join(format!("grains-gpu-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let (whole, streamed) = (dir.join("whole.bin"), dir.join("streamed.bin"));
+    grains_io::write_checkpoint(&whole, 3, &state).expect("write");
+    grains_io::write_backend_checkpoint(&streamed, 3, &mut g).expect("write");
+    let (a, s) = (
+        std::fs::read(&whole).expect("read"),
+        std::fs::read(&streamed).expect("read"),
+    );
+    let first = a.iter().zip(&s).position(|(x, y)| x != y);
+    assert!(
+        a.len() == s.len() && first.is_none(),
+        "{} and {} bytes, first difference at {first:?}",
+        a.len(),
+        s.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

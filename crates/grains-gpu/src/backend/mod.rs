@@ -25,7 +25,7 @@ use grains_core::backend::{count_contacts, energy_report, ContactCount, SourceSl
 use grains_core::gpu_types::{PairSlot, Wall};
 use grains_core::kernels::sources::fixed::fixed_index;
 use grains_core::kernels::sources::SourceKind;
-use grains_core::state::{Sizes, STATE_ARRAYS};
+use grains_core::state::{Sizes, StateHeader, StateSink, STATE_ARRAYS};
 use grains_core::{
     Backend, BackendState, CoreError, Counters, EnergyReport, Fault, Snapshot, World,
 };
@@ -1077,6 +1077,43 @@ impl Backend for GpuBackend {
         s.slots = slots;
         s.history = history;
         s
+    }
+
+    /// [`GpuBackend::state`]'s bytes, each buffer read back and handed on alone: the host
+    /// holds the packed slots, their history and flags and one other array at a time, not the
+    /// whole state (nor each array twice, as its bytes and as its elements).
+    fn stream_state(&mut self, sink: &mut dyn StateSink) -> std::io::Result<()> {
+        sink.header(&StateHeader {
+            step: self.steps,
+            rebuild_steps: self.rebuild_log.clone(),
+            removed: self.removed,
+            removed_energy: self.removed_energy,
+            inserted: self.inserted,
+            inserted_energy: self.inserted_energy,
+        })?;
+        let sizes = self.sizes();
+        let (nbr_slot, slots, history) = self.read_packed(true);
+        for a in STATE_ARRAYS {
+            let packed: Option<(usize, &[u8])> = match a.name {
+                "nbr_slot" => Some((nbr_slot.len(), bytemuck::cast_slice(&nbr_slot))),
+                "slots" => Some((slots.len(), bytemuck::cast_slice(&slots))),
+                "history" => Some((history.len(), bytemuck::cast_slice(&history))),
+                _ => None,
+            };
+            if let Some((count, bytes)) = packed {
+                sink.array(a.name, count as u64)?;
+                sink.bytes(bytes)?;
+                continue;
+            }
+            let len = a.extent.len(&sizes);
+            let size = len * a.elem;
+            let bytes = self
+                .read_bytes(a.name, size as u64)
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            sink.array(a.name, len as u64)?;
+            sink.bytes(&bytes[..size])?;
+        }
+        Ok(())
     }
 
     fn contacts(&mut self) -> ContactCount {
