@@ -681,3 +681,52 @@ fn streamed_cpu_checkpoints_are_the_whole_states_bytes() {
         }
     }
 }
+
+/// A resumed run keeps the CSV rows of the steps up to its checkpoint, copied line by line
+/// (a long run's table can be larger than its memory), and drops the later ones; a table that
+/// cannot be read back is an error naming it, where it was once started anew, losing its rows.
+#[test]
+fn resuming_keeps_the_rows_up_to_the_checkpoint_and_refuses_an_unreadable_table(
+) -> anyhow::Result<()> {
+    let dir = scratch("reopen");
+    let opts = OutputOptions {
+        vtk: false,
+        csv: false,
+        contacts: false,
+        bonds: false,
+        walls: false,
+        ..options(&dir)
+    };
+    let mut w = OutputWriter::create(&opts)?;
+    for step in [0, 100, 200, 300] {
+        w.write_energy(step, step as f64 * 1e-5, &EnergyReport::default())?;
+    }
+    w.finish()?;
+    let path = dir.join("energy.csv");
+    let mut w = OutputWriter::resume(&opts, 200)?;
+    w.write_energy(300, 3e-3, &EnergyReport::default())?;
+    w.finish()?;
+    let text = fs::read_to_string(&path)?;
+    let steps: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| &l[..l.find(',').unwrap_or(0)])
+        .collect();
+    assert_eq!(steps, ["0", "100", "200", "300"], "{text}");
+    assert_eq!(text.lines().next(), Some(ENERGY_HEADER));
+    // A row that is not text (a damaged disk block).
+    let mut bytes = fs::read(&path)?;
+    bytes.extend_from_slice(b"400,\xff\xfe\n");
+    fs::write(&path, &bytes)?;
+    let e = OutputWriter::resume(&opts, 200)
+        .err()
+        .expect("an unreadable table is refused");
+    assert!(
+        matches!(e, IoError::Read { .. }) && e.to_string().contains("energy.csv"),
+        "{e}"
+    );
+    assert_eq!(fs::read(&path)?, bytes, "the table is left as it was");
+    assert!(!dir.join("energy.csv.tmp").exists(), "no partial copy left");
+    fs::remove_dir_all(&dir)?;
+    Ok(())
+}

@@ -276,7 +276,7 @@ fn shader(path: &Path) -> Result<()> {
 pub fn make_backend_within(
     scene: &mut grains_scene::Scene,
     choice: BackendArg,
-    state: Option<&BackendState>,
+    state: Option<BackendState>,
     budget: Option<&grains_scene::MemoryBudget>,
 ) -> Result<(Box<dyn Backend>, String)> {
     let cpu_ok = || preflight::check_memory(scene, scene.cpu_memory_estimate(), "CPU", budget);
@@ -304,38 +304,43 @@ pub fn make_backend(world: World, choice: BackendArg) -> Result<(Box<dyn Backend
     make_backend_from(world, choice, None)
 }
 
-/// As [`make_backend`], resuming from `state` when given.
+/// As [`make_backend`], resuming from `state` when given. The state is taken, not copied: the
+/// CPU backend takes its arrays over (a resumed run does not hold its state twice), the GPU
+/// backend uploads them and drops them.
 pub fn make_backend_from(
     world: World,
     choice: BackendArg,
-    state: Option<&BackendState>,
+    state: Option<BackendState>,
 ) -> Result<(Box<dyn Backend>, String)> {
-    let cpu = |world: World| -> Result<Box<dyn Backend>> {
+    let cpu = |world: World, state: Option<BackendState>| -> Result<Box<dyn Backend>> {
         Ok(match state {
-            Some(s) => Box::new(CpuBackend::from_state(world, s.clone())?),
+            Some(s) => Box::new(CpuBackend::from_state(world, s)?),
             None => Box::new(CpuBackend::new(world)?),
         })
     };
-    let gpu = |world: World, ctx: &grains_gpu::GpuContext| -> Result<Box<dyn Backend>> {
+    let gpu = |world: World,
+               ctx: &grains_gpu::GpuContext,
+               state: Option<&BackendState>|
+     -> Result<Box<dyn Backend>> {
         Ok(match state {
             Some(s) => Box::new(grains_gpu::GpuBackend::from_state(world, ctx, s)?),
             None => Box::new(grains_gpu::GpuBackend::new(world, ctx)?),
         })
     };
     match choice {
-        BackendArg::Cpu => Ok((cpu(world)?, "backend: cpu (asked for)".into())),
+        BackendArg::Cpu => Ok((cpu(world, state)?, "backend: cpu (asked for)".into())),
         BackendArg::Gpu => {
             let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)
                 .context("--backend gpu needs a GPU adapter")?;
             let name = ctx.adapter_name();
-            let b = gpu(world, &ctx)?;
+            let b = gpu(world, &ctx, state.as_ref())?;
             Ok((b, format!("backend: gpu on {name} (asked for)")))
         }
         BackendArg::Auto => {
             match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::HardwareOnly) {
                 Ok(ctx) => {
                     let name = ctx.adapter_name();
-                    let b = gpu(world, &ctx)?;
+                    let b = gpu(world, &ctx, state.as_ref())?;
                     Ok((b, format!("backend: gpu on {name} (auto)")))
                 }
                 Err(e) => {
@@ -348,7 +353,7 @@ pub fn make_backend_from(
                         ),
                         None => e.to_string(),
                     };
-                    Ok((cpu(world)?, format!("backend: cpu (auto: {why})")))
+                    Ok((cpu(world, state)?, format!("backend: cpu (auto: {why})")))
                 }
             }
         }

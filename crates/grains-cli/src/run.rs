@@ -125,6 +125,11 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let fingerprint = scene.world.fingerprint();
     let checkpoint_path = out.join(CHECKPOINT_FILE);
     let state = if args.resume {
+        // The state replaces the scene's initial velocities, spins and orientations (48 bytes
+        // a particle): they go before it is read, so that resuming never holds both. The
+        // positions stay: they size the broad phase's cells, for the memory estimate too.
+        let p = &mut scene.world.particles;
+        (p.vel, p.omega, p.quat) = Default::default();
         let (fp, state) = read_checkpoint(&checkpoint_path)?;
         if fp != fingerprint {
             bail!(
@@ -168,8 +173,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let estimates = (scene.cpu_memory_estimate(), scene.gpu_memory_estimate());
     let cpu_model = scene.cpu_memory_model();
     let gpu_model = scene.gpu_memory_model();
-    let (mut backend, message) =
-        make_backend_within(&mut scene, choice, state.as_ref(), budget.as_ref())?;
+    let (mut backend, message) = make_backend_within(&mut scene, choice, state, budget.as_ref())?;
     if args.resume {
         say(&format!(
             "resuming at step {start} from {}",

@@ -249,16 +249,25 @@ fn relay_in_place<T: Copy + Default>(
 
 /// History records of `from` words each as records of `to` words: the first `min(from, to)`
 /// words of each kept, the rest zero (padding, which no law reads). Handed back as it is where
-/// the strides agree.
-fn restride(history: Vec<f32>, from: usize, to: usize) -> Vec<f32> {
-    if from == to {
+/// the strides agree, and narrowed in place (a state taken up drops its padding without a
+/// second copy of its history).
+fn restride(mut history: Vec<f32>, from: usize, to: usize) -> Vec<f32> {
+    if from == to || from == 0 {
         return history;
     }
-    let keep = from.min(to);
-    let mut out = Vec::with_capacity(history.len() / from * to);
+    let records = history.len() / from;
+    if to < from {
+        for r in 0..records {
+            history.copy_within(r * from..r * from + to, r * to);
+        }
+        history.truncate(records * to);
+        history.shrink_to_fit();
+        return history;
+    }
+    let mut out = Vec::with_capacity(records * to);
     for rec in history.chunks_exact(from) {
-        out.extend_from_slice(&rec[..keep]);
-        out.resize(out.len() + (to - keep), 0.0);
+        out.extend_from_slice(rec);
+        out.resize(out.len() + (to - from), 0.0);
     }
     out
 }
@@ -302,17 +311,22 @@ fn relay_slots(
     relay_in_place(history, stride, base, &new_base, &kept, &spilled);
     // Free what the spills took: they are rare, and their lists would stay allocated.
     spill.iter_mut().for_each(|s| *s = Default::default());
-    let old = &base[..];
+    shift_flags(nbr_slot, pair_start, base, &new_base);
+    *base = new_base;
+}
+
+/// Each contact block's flags moved with its slots from its region at `old` to its region at
+/// `new` (the slots keep their order within the block).
+fn shift_flags(nbr_slot: &mut [u32], pair_start: &[u32], old: &[u32], new: &[u32]) {
     record_blocks(nbr_slot, 1, pair_start)
         .into_par_iter()
         .enumerate()
         .for_each(|(b, flags)| {
-            let (from, to) = (old[b], new_base[b]);
+            let (from, to) = (old[b], new[b]);
             for a in flags.iter_mut().filter(|a| **a != 0) {
                 *a = *a - from + to;
             }
         });
-    *base = new_base;
 }
 
 /// The CPU backend's state.
@@ -632,21 +646,26 @@ impl CpuBackend {
     /// was taken.
     pub fn from_state(mut world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
         state.validate(&world)?;
+        let mut s = state;
         // Another CPU backend's world holds no positions (it gave them to its backend); the
-        // state's replace them either way.
-        if world.particles.pos.is_empty() {
-            world.particles.pos = state.pos.clone();
+        // state's replace them either way, and move in here rather than being copied.
+        let given = world.particles.pos.is_empty();
+        if given {
+            world.particles.pos = std::mem::take(&mut s.pos);
         }
-        // Everything `new` would build and compute is replaced by the state.
+        // Everything `new` would build and compute is replaced by the state. Each of the
+        // state's arrays goes as soon as it is taken up, so that resuming holds the state and
+        // the backend's list beside it, not the state twice.
         let mut b = CpuBackend::allocate(world)?;
-        let s = state;
         b.steps = s.step;
         b.rebuild_steps = s.rebuild_steps;
         b.removed = s.removed;
         b.removed_energy = s.removed_energy;
         b.inserted = s.inserted;
         b.inserted_energy = s.inserted_energy;
-        b.pos = s.pos;
+        if !given {
+            b.pos = s.pos;
+        }
         b.pos_comp = s.pos_comp;
         b.vel = s.vel;
         b.omega = s.omega;
@@ -655,7 +674,9 @@ impl CpuBackend {
         b.torque = s.torque;
         b.ref_pos = s.ref_pos;
         b.dissipated = s.dissipated;
+        drop(s.nbr_i);
         b.list = NeighbourList::from_full(s.nbr_start, &s.nbr_j, &s.nbr_pair);
+        drop((s.nbr_j, s.nbr_pair));
         let t = &b.world.table;
         b.history = restride(s.history, t.nbr_history_stride, t.nbr_history_words);
         b.slots = s.slots;
@@ -936,9 +957,43 @@ impl CpuBackend {
                             .count()
                     })
                     .collect();
-                self.slot_base = slot_layout(counts.into_iter());
+                let new_base = slot_layout(counts.into_iter());
                 self.spill = vec![Default::default(); nb];
-                other_layout = Some(std::mem::take(&mut self.history));
+                // A state taken up holds its slots packed in record order: each block's pairs
+                // in contact already lie together, in order, so its history moves to the new
+                // regions within its own array, as a relay moves it. Any other layout is read
+                // whole from its own array, held beside the new one for this sweep.
+                let used: Vec<usize> = (0..nb)
+                    .into_par_iter()
+                    .map(|b| {
+                        let (first, records) = block_records(b, n, pair_start);
+                        records.filter(|&(k, _)| active[first + k] != 0).count()
+                    })
+                    .collect();
+                let mut next = 0u32;
+                let packed = active.iter().all(|&a| {
+                    next += (a != 0) as u32;
+                    a == 0 || a == next
+                });
+                let mut old_base = vec![0u32];
+                for &u in &used {
+                    old_base.push(old_base[old_base.len() - 1] + u as u32);
+                }
+                if packed && self.history.len() == old_base[nb] as usize * stride {
+                    let none: Vec<&[f32]> = vec![&[]; nb];
+                    relay_in_place(
+                        &mut self.history,
+                        stride,
+                        &old_base,
+                        &new_base,
+                        &used,
+                        &none,
+                    );
+                    shift_flags(&mut self.nbr_slot, pair_start, &old_base, &new_base);
+                } else {
+                    other_layout = Some(std::mem::take(&mut self.history));
+                }
+                self.slot_base = new_base;
             }
             let total = self.slot_base[nb] as usize;
             fit(&mut self.slots, total);

@@ -198,6 +198,31 @@ macro_rules! state_arrays {
                 }
                 Ok(())
             }
+
+            /// Set array `name` to `count` elements whose bytes `fill` writes in place (a
+            /// checkpoint's, read without a second copy); a name no array has is `unknown`'s
+            /// error.
+            pub fn fill_array<E>(
+                &mut self,
+                name: &str,
+                count: usize,
+                fill: impl FnOnce(&mut [u8]) -> Result<(), E>,
+                unknown: impl FnOnce(CoreError) -> E,
+            ) -> Result<(), E> {
+                match name {
+                    $(stringify!($name) => {
+                        let mut v = vec![<$ty as bytemuck::Zeroable>::zeroed(); count];
+                        fill(bytemuck::cast_slice_mut(&mut v))?;
+                        self.$name = v;
+                    })*
+                    other => {
+                        return Err(unknown(CoreError::BadState(format!(
+                            "no state array `{other}`"
+                        ))))
+                    }
+                }
+                Ok(())
+            }
         }
     };
 }

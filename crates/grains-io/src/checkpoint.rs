@@ -8,7 +8,7 @@
 //! killed while writing leaves the previous checkpoint intact.
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
 use bytemuck::Pod;
@@ -110,70 +110,93 @@ fn write_checkpoint_with(
     })
 }
 
-/// Reads through a byte slice, reporting truncation as a checkpoint error.
+/// Reads a checkpoint file front to back, each array straight into its elements (the file is
+/// never held whole: a resumed run's peak is its state, not its state and its file), reporting
+/// truncation as a checkpoint error before it allocates what the file cannot hold.
 struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    r: BufReader<File>,
+    at: u64,
+    len: u64,
     path: &'a Path,
 }
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], IoError> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-        match end {
-            Some(end) => {
-                let s = &self.bytes[self.at..end];
-                self.at = end;
-                Ok(s)
-            }
-            None => Err(IoError::Checkpoint {
-                path: self.path.to_path_buf(),
-                what: format!("truncated at byte {}", self.at),
-            }),
+    fn error(&self, what: String) -> IoError {
+        IoError::Checkpoint {
+            path: self.path.to_path_buf(),
+            what,
         }
     }
 
+    /// Whether `n` more bytes are in the file: a length read from a damaged file is refused
+    /// before anything is allocated for it.
+    fn room(&self, n: u64) -> Result<(), IoError> {
+        match self.at.checked_add(n) {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(self.error(format!("truncated at byte {}", self.at))),
+        }
+    }
+
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), IoError> {
+        self.room(buf.len() as u64)?;
+        if let Err(err) = self.r.read_exact(buf) {
+            return Err(self.error(format!("cannot read it: {err}")));
+        }
+        self.at += buf.len() as u64;
+        Ok(())
+    }
+
     fn u64(&mut self) -> Result<u64, IoError> {
-        let b = self.take(8)?;
         let mut a = [0u8; 8];
-        a.copy_from_slice(b);
+        self.fill(&mut a)?;
         Ok(u64::from_le_bytes(a))
     }
 
-    fn array<T: Pod>(&mut self) -> Result<Vec<T>, IoError> {
-        let n = self.u64()? as usize;
+    /// An array's byte length, `n` elements of `elem` bytes, refused where the file is shorter.
+    fn sized(&self, n: u64, elem: usize) -> Result<usize, IoError> {
         let size = n
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| IoError::Checkpoint {
-                path: self.path.to_path_buf(),
-                what: format!("an array of {n} elements at byte {}", self.at),
-            })?;
-        Ok(bytemuck::pod_collect_to_vec(self.take(size)?))
+            .checked_mul(elem as u64)
+            .ok_or_else(|| self.error(format!("an array of {n} elements at byte {}", self.at)))?;
+        self.room(size)?;
+        Ok(size as usize)
+    }
+
+    fn array<T: Pod>(&mut self) -> Result<Vec<T>, IoError> {
+        let n = self.u64()?;
+        self.sized(n, std::mem::size_of::<T>())?;
+        let mut v = vec![T::zeroed(); n as usize];
+        self.fill(bytemuck::cast_slice_mut(&mut v))?;
+        Ok(v)
     }
 }
 
 /// Read a checkpoint: the fingerprint of the world it belongs to, and the state.
 pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
+    let file = File::open(path)
+        .and_then(|f| Ok((f.metadata()?.len(), f)))
         .map_err(|err| IoError::Checkpoint {
             path: path.to_path_buf(),
             what: format!("cannot read it: {err}"),
-        })?;
+        });
+    let (len, file) = file?;
     let mut r = Reader {
-        bytes: &bytes,
+        r: BufReader::new(file),
         at: 0,
+        len,
         path,
     };
-    if r.take(8)? != MAGIC {
+    let mut magic = [0u8; 8];
+    if len >= 8 {
+        r.fill(&mut magic)?;
+    }
+    if &magic != MAGIC {
         return Err(IoError::Checkpoint {
             path: path.to_path_buf(),
             what: "not a grains checkpoint (bad magic)".into(),
         });
     }
     let mut v = [0u8; 4];
-    v.copy_from_slice(r.take(4)?);
+    r.fill(&mut v)?;
     let version = u32::from_le_bytes(v);
     if version != VERSION {
         return Err(IoError::Checkpoint {
@@ -198,24 +221,18 @@ pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
         ..Default::default()
     };
     for a in STATE_ARRAYS {
-        let n = r.u64()? as usize;
-        let at = r.at;
-        let size = n.checked_mul(a.elem).ok_or_else(|| IoError::Checkpoint {
+        let n = r.u64()?;
+        r.sized(n, a.elem)?;
+        let unknown = |e: grains_core::CoreError| IoError::Checkpoint {
             path: path.to_path_buf(),
-            what: format!("an array of {n} elements at byte {at}"),
-        })?;
-        let bytes = r.take(size)?;
-        state
-            .set_array_bytes(a.name, bytes)
-            .map_err(|e| IoError::Checkpoint {
-                path: path.to_path_buf(),
-                what: e.to_string(),
-            })?;
+            what: e.to_string(),
+        };
+        state.fill_array(a.name, n as usize, |bytes| r.fill(bytes), unknown)?;
     }
-    if r.at != bytes.len() {
+    if r.at != len {
         return Err(IoError::Checkpoint {
             path: path.to_path_buf(),
-            what: format!("{} bytes after the last array", bytes.len() - r.at),
+            what: format!("{} bytes after the last array", len - r.at),
         });
     }
     Ok((fingerprint, state))

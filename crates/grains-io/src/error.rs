@@ -34,6 +34,14 @@ pub enum IoError {
         err: io::Error,
     },
     /// Replacing a file by its freshly written copy failed.
+    /// Reading a file back failed (a resumed run's CSV table).
+    #[error("cannot read {}: {err}", path.display())]
+    Read {
+        /// The file being read.
+        path: PathBuf,
+        /// What the OS said.
+        err: io::Error,
+    },
     #[error("cannot rename {} to {}: {err}", from.display(), to.display())]
     Rename {
         /// The temporary copy.

@@ -15,7 +15,7 @@ mod error;
 mod vtk;
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use grains_core::{ContactRecord, EnergyReport, Snapshot};
@@ -143,24 +143,34 @@ impl CsvFile {
 
     /// Reopen for appending after a resume at `step`: keep the header and the rows of steps up
     /// to `step` (rows written after the checkpoint would be written again), replacing the file
-    /// atomically; a missing file starts anew.
+    /// atomically; a missing file starts anew. The rows are copied line by line: a long run's
+    /// `particles.csv` can be far larger than the run's memory.
     fn reopen(path: PathBuf, header: &str, step: u64) -> Result<CsvFile, IoError> {
-        let text = match fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(_) => return CsvFile::create(path, header),
+        let Ok(old) = File::open(&path) else {
+            return CsvFile::create(path, header);
         };
         let tmp = path.with_extension("csv.tmp");
-        let mut kept = String::with_capacity(text.len());
-        kept.push_str(header);
-        kept.push('\n');
-        for line in text.lines().skip(1) {
-            let row_step = line.split(',').next().and_then(|s| s.parse::<u64>().ok());
-            if row_step.is_some_and(|s| s <= step) {
-                kept.push_str(line);
-                kept.push('\n');
+        let mut kept = BufWriter::new(File::create(&tmp).map_err(IoError::create(&tmp))?);
+        writeln!(kept, "{header}").map_err(IoError::write(&tmp))?;
+        let copied = (|| {
+            for line in BufReader::new(old).lines().skip(1) {
+                let line = line.map_err(|err| IoError::Read {
+                    path: path.clone(),
+                    err,
+                })?;
+                let row_step = line.split(',').next().and_then(|s| s.parse::<u64>().ok());
+                if row_step.is_some_and(|s| s <= step) {
+                    writeln!(kept, "{line}").map_err(IoError::write(&tmp))?;
+                }
             }
+            kept.flush().map_err(IoError::write(&tmp))
+        })();
+        drop(kept);
+        if let Err(e) = copied {
+            // The table stays as it was; the partial copy goes.
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
         }
-        fs::write(&tmp, kept).map_err(IoError::write(&tmp))?;
         fs::rename(&tmp, &path).map_err(|err| IoError::Rename {
             from: tmp,
             to: path.clone(),
