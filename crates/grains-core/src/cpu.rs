@@ -692,6 +692,18 @@ impl CpuBackend {
         Ok(b)
     }
 
+    /// The state's scalars: steps, rebuilds, particles removed and inserted.
+    fn header(&self) -> StateHeader {
+        StateHeader {
+            step: self.steps,
+            rebuild_steps: self.rebuild_steps.clone(),
+            removed: self.removed,
+            removed_energy: self.removed_energy,
+            inserted: self.inserted,
+            inserted_energy: self.inserted_energy,
+        }
+    }
+
     /// How many times the contact sweep laid its slot regions out anew (a block outgrew its
     /// region, or the regions had become far larger than the contacts): a diagnostic.
     pub fn slot_relays(&self) -> u64 {
@@ -1667,12 +1679,6 @@ impl Backend for CpuBackend {
         let history = restride(history, t.nbr_history_words, t.nbr_history_stride);
         let (nbr_i, nbr_j, nbr_pair) = self.list.to_full();
         BackendState {
-            step: self.steps,
-            rebuild_steps: self.rebuild_steps.clone(),
-            removed: self.removed,
-            removed_energy: self.removed_energy,
-            inserted: self.inserted,
-            inserted_energy: self.inserted_energy,
             pos: self.pos.clone(),
             pos_comp: self.pos_comp.clone(),
             vel: self.vel.clone(),
@@ -1697,6 +1703,7 @@ impl Backend for CpuBackend {
             shell_volumes: self.shell_volumes.clone(),
             walls: self.walls.clone(),
             wall_work: self.wall_work.clone(),
+            ..BackendState::with_header(self.header())
         }
     }
 
@@ -1714,14 +1721,7 @@ impl Backend for CpuBackend {
             sink.array(name, v.len() as u64)?;
             sink.bytes(bytemuck::cast_slice(v))
         }
-        sink.header(&StateHeader {
-            step: self.steps,
-            rebuild_steps: self.rebuild_steps.clone(),
-            removed: self.removed,
-            removed_energy: self.removed_energy,
-            inserted: self.inserted,
-            inserted_energy: self.inserted_energy,
-        })?;
+        sink.header(&self.header())?;
         whole(sink, "pos", &self.pos)?;
         whole(sink, "pos_comp", &self.pos_comp)?;
         whole(sink, "vel", &self.vel)?;

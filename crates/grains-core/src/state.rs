@@ -328,6 +328,19 @@ pub fn stream_array<T: bytemuck::Pod>(
 }
 
 impl BackendState {
+    /// A state with `h`'s scalars and no arrays yet.
+    pub fn with_header(h: StateHeader) -> BackendState {
+        BackendState {
+            step: h.step,
+            rebuild_steps: h.rebuild_steps,
+            removed: h.removed,
+            removed_energy: h.removed_energy,
+            inserted: h.inserted,
+            inserted_energy: h.inserted_energy,
+            ..Default::default()
+        }
+    }
+
     /// The state's scalars.
     pub fn header(&self) -> StateHeader {
         StateHeader {

@@ -226,6 +226,18 @@ pub struct GpuBackend {
 }
 
 impl GpuBackend {
+    /// The state's scalars: steps, rebuilds, particles removed and inserted.
+    fn header(&self) -> StateHeader {
+        StateHeader {
+            step: self.steps,
+            rebuild_steps: self.rebuild_log.clone(),
+            removed: self.removed,
+            removed_energy: self.removed_energy,
+            inserted: self.inserted,
+            inserted_energy: self.inserted_energy,
+        }
+    }
+
     /// Upload `world` and compute the forces of its initial state, with default options.
     pub fn new(world: World, ctx: &GpuContext) -> Result<GpuBackend, GpuError> {
         GpuBackend::with_options(world, ctx, GpuOptions::default())
@@ -1053,15 +1065,7 @@ impl Backend for GpuBackend {
     fn state(&mut self) -> BackendState {
         let sizes = self.sizes();
         let (nbr_slot, slots, history) = self.read_packed(true);
-        let mut s = BackendState {
-            step: self.steps,
-            rebuild_steps: self.rebuild_log.clone(),
-            removed: self.removed,
-            removed_energy: self.removed_energy,
-            inserted: self.inserted,
-            inserted_energy: self.inserted_energy,
-            ..Default::default()
-        };
+        let mut s = BackendState::with_header(self.header());
         for a in STATE_ARRAYS {
             if ["nbr_slot", "slots", "history"].contains(&a.name) {
                 continue;
@@ -1083,14 +1087,7 @@ impl Backend for GpuBackend {
     /// holds the packed slots, their history and flags and one other array at a time, not the
     /// whole state (nor each array twice, as its bytes and as its elements).
     fn stream_state(&mut self, sink: &mut dyn StateSink) -> std::io::Result<()> {
-        sink.header(&StateHeader {
-            step: self.steps,
-            rebuild_steps: self.rebuild_log.clone(),
-            removed: self.removed,
-            removed_energy: self.removed_energy,
-            inserted: self.inserted,
-            inserted_energy: self.inserted_energy,
-        })?;
+        sink.header(&self.header())?;
         let sizes = self.sizes();
         let (nbr_slot, slots, history) = self.read_packed(true);
         for a in STATE_ARRAYS {
