@@ -342,14 +342,45 @@ impl GpuMemoryModel {
     }
 }
 
+/// Where the CPU backend's bytes go ([`CpuMemoryModel::parts`]), each in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuMemoryParts {
+    /// The per-particle arrays: the state's, the world's (material, mass, inertia, shape) and
+    /// the sweep's flag of particles in contact.
+    pub particles: u64,
+    /// The neighbour list as the CPU keeps it: a word per entry, the starts, and per record
+    /// its flag and the sweep's mark.
+    pub list: u64,
+    /// The slots and history of the records in contact, with their regions' margin.
+    pub contacts: u64,
+    /// Walls, bonds, shells and the broad phase's cells.
+    pub other: u64,
+    /// What a rebuild holds for a moment beside the list.
+    pub rebuild: u64,
+}
+
+impl CpuMemoryParts {
+    /// All of it.
+    pub fn total(&self) -> u64 {
+        self.particles + self.list + self.contacts + self.other + self.rebuild
+    }
+}
+
 impl CpuMemoryModel {
     /// Bytes for a list of `entries` candidates (each pair from both sides, walls once),
-    /// `records` of them pairs (each once) and `contacts` records in contact. A rebuild holds
-    /// for a moment the new records' flags beside the old (4 bytes a record, less the byte of
-    /// each record's mark it frees first), a cursor per particle and, while it finds the
-    /// candidates, the broad phase's per-particle scratch; frames are written from the
-    /// backend's own arrays.
+    /// `records` of them pairs (each once) and `contacts` records in contact: the total of
+    /// [`CpuMemoryModel::parts`].
     pub fn at(&self, entries: usize, records: usize, contacts: usize) -> u64 {
+        self.parts(entries, records, contacts).total()
+    }
+
+    /// [`CpuMemoryModel::at`] by what holds it. A rebuild holds for a moment the new records'
+    /// flags beside the old (4 bytes a record, less the byte of each record's mark it frees
+    /// first), a cursor per particle and, while it finds the candidates, the broad phase's
+    /// per-particle scratch; frames and checkpoints are written from the backend's own arrays.
+    pub fn parts(&self, entries: usize, records: usize, contacts: usize) -> CpuMemoryParts {
+        use grains_core::kernels::sources::SourceKind;
+        use grains_core::state::{Extent, STATE_ARRAYS};
         let sizes = grains_core::state::Sizes {
             entries,
             records,
@@ -357,30 +388,42 @@ impl CpuMemoryModel {
             ..self.sizes
         };
         let n = sizes.particles;
+        let of = |keep: &dyn Fn(Extent) -> bool| -> u64 {
+            STATE_ARRAYS
+                .iter()
+                .filter(|a| keep(a.extent))
+                .map(|a| (a.extent.len(&sizes) * a.elem) as u64)
+                .sum()
+        };
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
         // The regions hold `1 / SLOT_MARGIN` more than the contacts and four more slots per
         // block of `CONTACT_BLOCK` particles (`slot_capacity`).
         let margin = contacts / grains_core::cpu::SLOT_MARGIN
             + 4 * n.div_ceil(grains_core::cpu::CONTACT_BLOCK);
-        let sweep = margin * (slot + self.history);
-        let rebuild = (3 * records + (4 + CPU_REBUILD_SCRATCH_PER_PARTICLE) * n) as u64;
-        // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's partner
-        // or a reference to the partner's record per entry, and the records' starts, where the
-        // state's full list has each entry's owner, partner and record.
-        let full_list: usize = grains_core::state::STATE_ARRAYS
-            .iter()
-            .filter(|a| a.extent == grains_core::state::Extent::Entries)
-            .map(|a| a.elem * entries)
-            .sum();
-        // And a byte per record, the sweep's mark of pairs found apart, and one per particle,
-        // its flag of the particles in contact.
-        let kept_list = 4 * entries + 4 * (n + 1) + records + n;
-        grains_core::state::state_bytes(&sizes) - full_list as u64
-            + kept_list as u64
-            + sweep as u64
-            + n as u64 * CPU_WORLD_BYTES_PER_PARTICLE
-            + self.cells
-            + rebuild
+        let neighbour = SourceKind::Neighbour;
+        CpuMemoryParts {
+            particles: of(&|e| e == Extent::Particles)
+                + n as u64 * (CPU_WORLD_BYTES_PER_PARTICLE + 1),
+            // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's
+            // partner or a reference to the partner's record per entry, and the records' and
+            // the entries' starts, where the state's full list has each entry's owner, partner
+            // and record; and a byte per record, the sweep's mark of pairs found apart.
+            list: (4 * entries + 4 * (n + 1) + 4 * (n + 1) + records) as u64
+                + of(&|e| e == Extent::Slots(neighbour)),
+            contacts: of(&|e| e == Extent::Contacts || e == Extent::History(neighbour))
+                + (margin * (slot + self.history)) as u64,
+            other: of(&|e| {
+                !matches!(
+                    e,
+                    Extent::Particles
+                        | Extent::ParticlesPlusOne
+                        | Extent::Entries
+                        | Extent::Contacts
+                ) && e != Extent::Slots(neighbour)
+                    && e != Extent::History(neighbour)
+            }) + self.cells,
+            rebuild: (3 * records + (4 + CPU_REBUILD_SCRATCH_PER_PARTICLE) * n) as u64,
+        }
     }
 }
 
@@ -402,8 +445,13 @@ impl Scene {
     /// particles, the broad-phase scratch and cells, and what a rebuild holds for a moment
     /// beside the list (see [`CpuMemoryModel::at`]).
     pub fn cpu_memory_estimate(&self) -> u64 {
+        self.cpu_memory_parts().total()
+    }
+
+    /// [`Scene::cpu_memory_estimate`] by what holds it.
+    pub fn cpu_memory_parts(&self) -> CpuMemoryParts {
         let n = self.world.particles.len();
-        self.cpu_memory_model().at(
+        self.cpu_memory_model().parts(
             n * ENTRIES_PER_PARTICLE,
             n * RECORDS_PER_PARTICLE,
             n * CONTACTS_PER_PARTICLE,
@@ -646,6 +694,21 @@ impl Scene {
                 .cpu_memory_model()
                 .at(start.entries, start.records, contacts)),
             start.entries,
+        );
+        // Where a dense pack's bytes go, so that a user can see what a change would save (a
+        // smaller skin shortens the list; contacts are the pack's own).
+        let parts = self.cpu_memory_parts();
+        let per = |b: u64| b as f64 / w.particles.len().max(1) as f64;
+        let _ = write!(
+            s,
+            "\n            per particle, dense pack: {:.0} B particle arrays, {:.0} B list, {:.0} B \
+             pairs in contact (slots and history), {:.0} B walls, bonds, shells and cells, and \
+             {:.0} B more during a rebuild",
+            per(parts.particles),
+            per(parts.list),
+            per(parts.contacts),
+            per(parts.other),
+            per(parts.rebuild),
         );
         s
     }
