@@ -211,6 +211,16 @@ fn slot_layout(used: impl Iterator<Item = usize>) -> Vec<u32> {
     base
 }
 
+/// Where each contact block's slots start when they are packed, `used` each with no margin
+/// (the last element is the total).
+fn slot_layout_packed(used: &[usize]) -> Vec<u32> {
+    let mut base = vec![0u32];
+    for &u in used {
+        base.push(base[base.len() - 1] + u as u32);
+    }
+    base
+}
+
 /// `v` cut at `base` (`per` elements per slot): each block's region.
 fn regions<'a, T>(v: &'a mut [T], base: &[u32], per: usize) -> Vec<&'a mut [T]> {
     cut(v, base.windows(2).map(|w| (w[1] - w[0]) as usize * per))
@@ -947,10 +957,6 @@ impl CpuBackend {
             // region, in record order (the same whatever the thread count), reading last step's
             // history from `history` at their flags.
             let nb = n.div_ceil(CONTACT_BLOCK);
-            // Last step's history in another layout than this sweep's regions (the first sweep,
-            // a state just taken up, a changed particle count): read whole from its own array,
-            // held beside the new one for this sweep only.
-            let mut other_layout = None;
             if self.slot_base.len() != nb + 1 {
                 // First sweep (or a state just taken up): regions for the records that may be in
                 // contact, those in contact last step and those whose spheres are not clearly
@@ -971,10 +977,10 @@ impl CpuBackend {
                     .collect();
                 let new_base = slot_layout(counts.into_iter());
                 self.spill = vec![Default::default(); nb];
-                // A state taken up holds its slots packed in record order: each block's pairs
-                // in contact already lie together, in order, so its history moves to the new
-                // regions within its own array, as a relay moves it. Any other layout is read
-                // whole from its own array, held beside the new one for this sweep.
+                // Until then the slots are packed in record order: none in a new backend's
+                // first list, a validated state's otherwise. Each block's pairs in contact lie
+                // together, in order, so their history moves to the new regions within its own
+                // array, as a relay moves it.
                 let used: Vec<usize> = (0..nb)
                     .into_par_iter()
                     .map(|b| {
@@ -982,35 +988,32 @@ impl CpuBackend {
                         records.filter(|&(k, _)| active[first + k] != 0).count()
                     })
                     .collect();
+                let old_base = slot_layout_packed(&used);
                 let mut next = 0u32;
                 let packed = active.iter().all(|&a| {
                     next += (a != 0) as u32;
                     a == 0 || a == next
                 });
-                let mut old_base = vec![0u32];
-                for &u in &used {
-                    old_base.push(old_base[old_base.len() - 1] + u as u32);
-                }
-                if packed && self.history.len() == old_base[nb] as usize * stride {
-                    let none: Vec<&[f32]> = vec![&[]; nb];
-                    relay_in_place(
-                        &mut self.history,
-                        stride,
-                        &old_base,
-                        &new_base,
-                        &used,
-                        &none,
-                    );
-                    shift_flags(&mut self.nbr_slot, pair_start, &old_base, &new_base);
-                } else {
-                    other_layout = Some(std::mem::take(&mut self.history));
-                }
+                assert!(
+                    packed && self.history.len() == old_base[nb] as usize * stride,
+                    "the first sweep's flags and history are not packed in record order"
+                );
+                let none: Vec<&[f32]> = vec![&[]; nb];
+                relay_in_place(
+                    &mut self.history,
+                    stride,
+                    &old_base,
+                    &new_base,
+                    &used,
+                    &none,
+                );
+                shift_flags(&mut self.nbr_slot, pair_start, &old_base, &new_base);
                 self.slot_base = new_base;
             }
             let total = self.slot_base[nb] as usize;
             fit(&mut self.slots, total);
             fit(&mut self.history, total * stride);
-            let (other_layout, base) = (&other_layout, &self.slot_base);
+            let base = &self.slot_base;
             let blocks: Vec<_> = regions(&mut self.slots, base, 1)
                 .into_iter()
                 .zip(regions(&mut self.history, base, stride))
@@ -1025,20 +1028,14 @@ impl CpuBackend {
                     // The flags name last step's history in the block's own region, which the
                     // block now writes this step's into: it reads a copy (one task's scratch),
                     // so the history is held once, not in a second whole array.
-                    let (history_in, read_base) = match other_layout {
-                        Some(whole) => (&whole[..], 0),
-                        None => {
-                            copy.clear();
-                            copy.extend_from_slice(h);
-                            (&copy[..], base[b])
-                        }
-                    };
+                    copy.clear();
+                    copy.extend_from_slice(h);
+                    let history_in = &copy[..];
                     let mut region = SlotRegion {
                         base: base[b],
                         slots: s,
                         history: h,
                         used: 0,
-                        read_base,
                         spill,
                     };
                     let first = b * CONTACT_BLOCK;

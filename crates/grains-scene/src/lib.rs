@@ -405,11 +405,12 @@ impl CpuMemoryModel {
             particles: of(&|e| e == Extent::Particles)
                 + n as u64 * (CPU_WORLD_BYTES_PER_PARTICLE + 1),
             // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's
-            // partner or a reference to the partner's record per entry, and the records' and
-            // the entries' starts, where the state's full list has each entry's owner, partner
-            // and record; and a byte per record, the sweep's mark of pairs found apart.
-            list: (4 * entries + 4 * (n + 1) + 4 * (n + 1) + records) as u64
-                + of(&|e| e == Extent::Slots(neighbour)),
+            // partner or a reference to the partner's record per entry and the records' starts
+            // beside the state's entry starts and flags, where the state's full list has each
+            // entry's owner, partner and record; and a byte per record, the sweep's mark of
+            // pairs found apart.
+            list: (4 * entries + 4 * (n + 1) + records) as u64
+                + of(&|e| e == Extent::ParticlesPlusOne || e == Extent::Slots(neighbour)),
             contacts: of(&|e| e == Extent::Contacts || e == Extent::History(neighbour))
                 + (margin * (slot + self.history)) as u64,
             other: of(&|e| {

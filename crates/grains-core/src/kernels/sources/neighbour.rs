@@ -43,7 +43,7 @@ pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
 /// lays the regions out anew after the sweep. Slots and history are written in place, once,
 /// rather than into per-block lists copied together after every step. Last step's history,
 /// which the flags name, is read from `history_in` (see [`source_history`]): a copy of the
-/// block's region taken before the block writes it, or the whole array of another layout.
+/// block's region taken before the block writes it.
 #[derive(Debug)]
 pub struct SlotRegion<'a> {
     /// The region's first slot in the backend's `slots`.
@@ -52,15 +52,12 @@ pub struct SlotRegion<'a> {
     pub history: &'a mut [f32],
     /// Slots taken so far this step (those past `slots.len()` are in `spill`).
     pub used: usize,
-    /// The slot whose history `history_in` starts with: the region's base for a copy of the
-    /// region, 0 for a whole array.
-    pub read_base: u32,
     pub spill: &'a mut (Vec<PairSlot>, Vec<f32>),
 }
 
 /// The history record of a pair in contact, in the next free slot of this step's `region`:
-/// last step's at its flag (`history_in`, `stride` words per record, from slot
-/// `region.read_base`), or zero for a pair that was out of contact. The laws update it in
+/// last step's at its flag (`history_in`, `stride` words per record, a copy of the region
+/// from its base), or zero for a pair that was out of contact. The laws update it in
 /// place.
 #[inline]
 pub fn source_history<'a>(
@@ -80,8 +77,8 @@ pub fn source_history<'a>(
     };
     match (pair_active as usize).checked_sub(1) {
         Some(r) => {
-            // A flag names a slot of its block's region (or of the whole array read).
-            let r = r - region.read_base as usize;
+            // A flag names a slot of its block's region.
+            let r = r - region.base as usize;
             h.copy_from_slice(&history_in[r * stride..(r + 1) * stride])
         }
         None => h.fill(0.0),
