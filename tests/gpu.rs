@@ -955,11 +955,12 @@ fn assert_packed_slots_match(c: &mut CpuBackend, g: &mut GpuBackend) {
     assert_eq!(c.contacts(), g.contacts(), "contacts");
 }
 
-/// Packed slots split over two bindings (`slots` and `slots_hi`, as on an adapter whose
-/// storage-binding limit a dense million-sphere pack exceeds), here at 64 slots: the dense
-/// lattice grows its slots past the split at its first step and still runs as the CPU does;
-/// a state taken at an odd step, with slots on both sides of the split, goes up and comes back
-/// exactly and runs on.
+/// Packed slots and their history records split over two bindings each (`slots` and
+/// `slots_hi`, `history` and `history_hi`, as on an adapter whose storage-binding limit a
+/// dense million-sphere pack exceeds), here at 64 slots: the dense lattice grows its slots
+/// past the split at its first step and still runs as the CPU does, tangential springs
+/// included; a state taken at an odd step, with slots on both sides of the split, goes up and
+/// comes back exactly and runs on.
 #[test]
 fn slots_split_over_two_bindings_match_cpu() {
     let Some(ctx) = gpu_context() else { return };
@@ -977,6 +978,7 @@ fn slots_split_over_two_bindings_match_cpu() {
     let contacts = c.state().slots.len();
     assert!(contacts > 4 * 64, "slots well past the split: {contacts}");
     assert_packed_slots_match(&mut c, &mut g);
+    assert_packed_history_match(&mut c, &mut g, 64);
     c.run(1);
     let state = c.state();
     let mut r = GpuBackend::from_state_with_options(c.world.clone(), &ctx, &state, opts)
@@ -991,6 +993,30 @@ fn slots_split_over_two_bindings_match_cpu() {
     );
     assert!(dx < 1e-9, "positions 20 steps after the resume: {dx} m");
     assert_packed_slots_match(&mut c, &mut r);
+    assert_packed_history_match(&mut c, &mut r, 64);
+}
+
+/// The packed history records (tangential springs) of both backends agree, records past
+/// `split` included, and some of those are not zero: 1e-3 of the largest word, as the slots'
+/// forces (the same f32 arithmetic, summed in another order only where the laws differ).
+fn assert_packed_history_match(c: &mut CpuBackend, g: &mut GpuBackend, split: usize) {
+    let (cs, gs) = (c.state(), g.state());
+    assert_eq!(cs.history.len(), gs.history.len(), "history words");
+    let stride = cs.history.len() / cs.slots.len().max(1);
+    let hmax = cs.history.iter().fold(0.0f32, |a, x| a.max(x.abs()));
+    assert!(hmax > 0.0, "no tangential spring stretched");
+    let past = &gs.history[(split * stride).min(gs.history.len())..];
+    assert!(
+        past.iter().any(|x| *x != 0.0),
+        "the records past the split hold history"
+    );
+    for (k, (a, b)) in cs.history.iter().zip(&gs.history).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-3 * hmax,
+            "history word {k} (record {}): {a} vs {b}",
+            k / stride.max(1)
+        );
+    }
 }
 
 /// The same world twice on the GPU: bitwise identical after 300 steps.

@@ -1,7 +1,7 @@
 // The neighbour list's packed slots and history, for its two sources (neighbour.wgsl,
 // wall.wgsl), which bind `slot_count`, `history_in` and `slots_hi` beside the contact
 // template's `slots`, `history` and `pair_active` (the slots past the end of `slots` go to
-// `slots_hi`: lib/slot_chunks.wgsl). CPU twins: `source_history`, `place_slot` and `drop_slot` in
+// `slots_hi`: lib/slot_chunks.wgsl; their history records to `history_hi`). CPU twins: `source_history`, `place_slot` and `drop_slot` in
 // crates/grains-core/src/kernels/sources/neighbour.rs (the wall source re-exports them).
 
 // Last step's record flags. This step's go to the template's `pair_active`, a second array
@@ -9,6 +9,13 @@
 // whose slots overflowed can run its contact passes again from the same inputs. On the CPU,
 // which never runs a step twice, both are one array.
 @group(0) @binding(18) var<storage, read> pair_active_in: array<u32>;
+
+// The packed history records from `arrayLength(&slots)` on, split as the slots are: this
+// step's (`history` holds those before) and last step's (`history_in` likewise). The
+// generated `history_vec4`, `history_in_vec4` and `set_history_vec4` pick the binding; the
+// CPU twins keep the history in one array.
+@group(0) @binding(24) var<storage, read_write> history_hi: array<vec4<f32>>;
+@group(0) @binding(25) var<storage, read> history_in_hi: array<vec4<f32>>;
 
 // A pair's history: last step's packed record at its flag, or zero for a pair that was out of
 // contact.

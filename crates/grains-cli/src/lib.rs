@@ -234,15 +234,14 @@ fn info() -> Result<()> {
     if let Ok(ctx) = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
         let binding = ctx.limits().max_storage_buffer_binding_size;
         // The largest per-particle bindings of a dense pack (the buffers grow to what the
-        // packing needs): the packed slots, 48 bytes per pair in contact over two bindings
-        // (`slots`, `slots_hi`), each of the list's entry arrays, 4 bytes per entry, and the
-        // packed history, a record per slot of as many words as the scene's laws keep, 8 for
-        // Hertz with Cundall-Strack friction.
+        // packing needs): the packed slots, 48 bytes per pair in contact, and their history,
+        // a record per slot of as many words as the scene's laws keep (8 for Hertz with
+        // Cundall-Strack friction), each over two bindings (`slots`, `slots_hi`; `history`,
+        // `history_hi`), and each of the list's entry arrays, 4 bytes per entry.
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>() as u64;
         let slots = grains_scene::CONTACTS_PER_PARTICLE as u64;
-        let per_particle = (slots * slot / 2)
-            .max(grains_scene::ENTRIES_PER_PARTICLE as u64 * 4)
-            .max(slots * 8 * 4);
+        let per_particle = (slots * slot.max(8 * 4) / 2)
+            .max(grains_scene::ENTRIES_PER_PARTICLE as u64 * 4);
         println!(
             "--backend gpu uses {}: storage bindings up to {} MiB, so about {} particles at most \
              (fewer in a dense pack, whose contacts grow the packed slots)",

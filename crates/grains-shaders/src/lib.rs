@@ -261,20 +261,37 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
     }
     s.push_str("    return p;\n}\n");
     // A source that packs its history (the neighbour list's) reads last step's records from
-    // `history_in` and writes this step's to `history`; a fixed source reads and writes
-    // `history` in place.
+    // `history_in` and writes this step's to `history`, each split where the adapter's
+    // storage binding ends as the packed slots are (`history_in_hi`, `history_hi`: records
+    // from `arrayLength(&slots)` on; lib/packed_slots.wgsl); a fixed source reads and writes
+    // `history` in place, whole.
+    let packed = chain.source.in_list();
+    let vec4_at = |array: &str, v: usize| {
+        if packed {
+            format!("{array}_vec4(e, {v}u)")
+        } else {
+            format!("{array}[e * HISTORY_VEC4 + {v}u]")
+        }
+    };
     let mut loaders = vec![("load_history", "history")];
-    if chain.source.in_list() {
-        loaders.push(("load_history_in", "history_in"));
+    if packed {
+        loaders = vec![("load_history_in", "history_in")];
+    }
+    // A chain whose laws keep no history binds none of it.
+    if packed && used(&hwords) > 0 {
+        for array in ["history", "history_in"] {
+            s.push_str(&format!(
+                "fn {array}_vec4(e: u32, v: u32) -> vec4<f32> {{\n    let lo = arrayLength(&slots);\n    if (e < lo) {{\n        return {array}[e * HISTORY_VEC4 + v];\n    }}\n    return {array}_hi[(e - lo) * HISTORY_VEC4 + v];\n}}\n"
+            ));
+        }
+        s.push_str("fn set_history_vec4(e: u32, v: u32, x: vec4<f32>) {\n    let lo = arrayLength(&slots);\n    if (e < lo) {\n        history[e * HISTORY_VEC4 + v] = x;\n    } else {\n        history_hi[(e - lo) * HISTORY_VEC4 + v] = x;\n    }\n}\n");
     }
     for (name, array) in loaders {
         s.push_str(&format!(
             "fn {name}(e: u32) -> ChainHistory {{\n    var h: ChainHistory;\n"
         ));
         for v in 0..used(&hwords) {
-            s.push_str(&format!(
-                "    let w{v} = {array}[e * HISTORY_VEC4 + {v}u];\n"
-            ));
+            s.push_str(&format!("    let w{v} = {};\n", vec4_at(array, v)));
         }
         for (k, path, u) in &hwords {
             let w = format!("w{}.{}", k / 4, lane(*k));
@@ -294,15 +311,20 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
                 None => "0.0".to_string(),
             });
         }
-        s.push_str(&format!(
-            "    history[e * HISTORY_VEC4 + {v}u] = vec4<f32>({});\n",
-            lanes.join(", ")
-        ));
+        let x = format!("vec4<f32>({})", lanes.join(", "));
+        if packed {
+            s.push_str(&format!("    set_history_vec4(e, {v}u, {x});\n"));
+        } else {
+            s.push_str(&format!("    history[e * HISTORY_VEC4 + {v}u] = {x};\n"));
+        }
     }
     s.push_str("}\n");
-    s.push_str(
-        "fn clear_history(e: u32) {\n    for (var v = 0u; v < HISTORY_VEC4; v = v + 1u) {\n        history[e * HISTORY_VEC4 + v] = vec4<f32>(0.0);\n    }\n}\n",
-    );
+    // Only a fixed source clears a record in place; a packed one drops its slot instead.
+    if !packed {
+        s.push_str(
+            "fn clear_history(e: u32) {\n    for (var v = 0u; v < HISTORY_VEC4; v = v + 1u) {\n        history[e * HISTORY_VEC4 + v] = vec4<f32>(0.0);\n    }\n}\n",
+        );
+    }
     s.push_str(
         "fn apply_chain(geom: ContactGeom, params: ChainParams, history: ptr<function, ChainHistory>) -> ContactForce {\n",
     );

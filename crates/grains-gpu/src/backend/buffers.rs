@@ -21,17 +21,17 @@ pub(super) enum Cap {
     /// One per packed slot (record in contact).
     Slots,
     /// The packed slots below the chunk length ([`GpuBackend::slot_chunk`]): the `slots`
-    /// binding.
+    /// binding, and their history records (`history`, `history_alt`).
     SlotsLo,
-    /// The packed slots from the chunk length on (`slots_hi`; one unused element while they
-    /// all fit in `slots`).
+    /// The packed slots from the chunk length on (`slots_hi`, and their history records in
+    /// `history_hi`, `history_alt_hi`; one unused element while they all fit in `slots`).
     SlotsHi,
 }
 
 /// Element sizes of the buffers sized by the neighbour list's capacities, each with the
 /// capacity that sizes it; a history record is `history_words` words (the pair table's
 /// `nbr_history_stride`).
-pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 10] {
+pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 12] {
     let h = 4 * history_words as u64;
     [
         ("new_j", 4, Cap::Entries),
@@ -50,8 +50,11 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
             std::mem::size_of::<PairSlot>() as u64,
             Cap::SlotsHi,
         ),
-        ("history", h, Cap::Slots),
-        ("history_alt", h, Cap::Slots),
+        // The packed history, split where the slots are.
+        ("history", h, Cap::SlotsLo),
+        ("history_hi", h, Cap::SlotsHi),
+        ("history_alt", h, Cap::SlotsLo),
+        ("history_alt_hi", h, Cap::SlotsHi),
     ]
 }
 

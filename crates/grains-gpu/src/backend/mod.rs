@@ -63,9 +63,11 @@ pub struct GpuOptions {
     /// recorded after one that freezes (and then do nothing).
     pub check_every: u32,
     /// Packed slots per binding, 0 for as many as the adapter's storage-binding limit holds
-    /// (2,796,160 of 48 B on a 128 MiB limit, rounded down to a multiple of 64). Slots beyond
-    /// it go to a second binding (`slots_hi`), so a dense million-sphere pack (about 3 slots
-    /// per sphere) runs on such an adapter; a smaller figure exercises that split in tests.
+    /// (2,796,160 of 48 B on a 128 MiB limit, rounded down to a multiple of 64; fewer where a
+    /// history record is larger than a slot). Slots beyond it go to a second binding
+    /// (`slots_hi`), and their history records likewise (`history_hi`), so a dense pack of
+    /// 1.6 million spheres (about 3.3 slots per sphere) runs on such an adapter; a smaller
+    /// figure exercises that split in tests.
     pub slot_chunk: u32,
     /// Gather and kick in one pass (`gather_kick`) where nothing runs between them (no shells,
     /// clumps or moving walls). Off, the step runs `gather` and `integrate_second_half`, with
@@ -176,8 +178,8 @@ pub struct GpuBackend {
     rec_capacity: u64,
     /// Packed slots allocated: at most the records, those in contact.
     slot_capacity: u64,
-    /// Packed slots in the `slots` binding; those past it are in `slots_hi`
-    /// ([`GpuOptions::slot_chunk`]).
+    /// Packed slots in the `slots` binding (and history records in `history`); those past it
+    /// are in `slots_hi` (`history_hi`) ([`GpuOptions::slot_chunk`]).
     slot_chunk: u64,
     kernels: Vec<Kernel>,
     ids: KernelIds,
@@ -384,8 +386,12 @@ impl GpuBackend {
 
         let slot_chunk = match opts.slot_chunk {
             0 => {
+                // The slots and their history records split at the same index, where the
+                // larger of the two fills a binding.
                 let bytes = ctx.limits().max_storage_buffer_binding_size;
-                (bytes / std::mem::size_of::<PairSlot>() as u64) / 64 * 64
+                let slot = std::mem::size_of::<PairSlot>() as u64;
+                let record = slot.max(4 * world.table.nbr_history_stride as u64);
+                (bytes / record) / 64 * 64
             }
             k => (k as u64).next_multiple_of(64),
         };
@@ -489,6 +495,14 @@ impl GpuBackend {
                     let lo = (b.list_capacity(Cap::SlotsLo) as usize * a.elem).min(bytes.len());
                     put("slots", &bytes[..lo]);
                     put("slots_hi", &bytes[lo..]);
+                    continue;
+                }
+                "history" => {
+                    // Split where the slots are.
+                    let record = 4 * b.world.table.nbr_history_stride;
+                    let lo = (b.list_capacity(Cap::SlotsLo) as usize * record).min(bytes.len());
+                    put(GpuBackend::history_at(state.step), &bytes[..lo]);
+                    put(GpuBackend::history_hi_at(state.step), &bytes[lo..]);
                     continue;
                 }
                 // Both flag buffers: a record no chain evaluates is never written again.
@@ -767,12 +781,23 @@ impl GpuBackend {
         &self.step_ops[(step % 2) as usize]
     }
 
-    /// The buffer holding the state's packed `history` after `step` steps.
+    /// The buffer holding the state's packed `history` after `step` steps (the records before
+    /// the split, [`GpuBackend::slot_chunk`]).
     fn history_at(step: u64) -> &'static str {
         if step.is_multiple_of(2) {
             "history"
         } else {
             "history_alt"
+        }
+    }
+
+    /// The buffer holding the state's packed history records past the split after `step`
+    /// steps.
+    fn history_hi_at(step: u64) -> &'static str {
+        if step.is_multiple_of(2) {
+            "history_hi"
+        } else {
+            "history_alt_hi"
         }
     }
 
@@ -813,7 +838,13 @@ impl GpuBackend {
             0
         };
         let history: Vec<f32> = if stride > 0 && taken > 0 {
-            self.read_pod(GpuBackend::history_at(self.steps), taken * stride as u64)
+            let stride = stride as u64;
+            let mut h = self.read_pod(GpuBackend::history_at(self.steps), lo * stride);
+            if taken > lo {
+                let hi = GpuBackend::history_hi_at(self.steps);
+                h.extend(self.read_pod::<f32>(hi, (taken - lo) * stride));
+            }
+            h
         } else {
             Vec::new()
         };

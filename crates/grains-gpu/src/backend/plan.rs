@@ -409,6 +409,10 @@ impl GpuBackend {
                 } else {
                     (src.history_array(), src.history_array())
                 };
+                let (read_hi, write_hi) = (
+                    GpuBackend::history_hi_at(parity),
+                    GpuBackend::history_hi_at(parity + 1),
+                );
                 let (flags_in, flags) = if src.in_list() {
                     (
                         GpuBackend::flags_at(parity),
@@ -423,6 +427,8 @@ impl GpuBackend {
                     ("pair_params", params_buffer(src)),
                     ("history", write),
                     ("history_in", read),
+                    ("history_hi", write_hi),
+                    ("history_in_hi", read_hi),
                     ("slots", src.slots_array()),
                     ("pair_active", flags),
                     ("pair_active_in", flags_in),

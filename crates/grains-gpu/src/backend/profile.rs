@@ -93,8 +93,9 @@ impl GpuBackend {
             match name {
                 "new_j" => 4.0 * self.total as f64,
                 "history_alt" => h * self.contacts as f64,
-                // The state's `slots` extent already counts every packed slot, both parts.
-                "slots_hi" => 0.0,
+                // The state's `slots` and `history` extents already count every packed slot and
+                // history record, both parts.
+                "slots_hi" | "history_hi" | "history_alt_hi" => 0.0,
                 "nbr_slot_alt" => 4.0 * self.records as f64,
                 _ => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
             }
