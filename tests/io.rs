@@ -500,7 +500,34 @@ fn mismatched_snapshot_is_refused() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Checkpoints round-trip exactly; a truncated or foreign file is an error naming it.
+/// A version-10 checkpoint of `state` (`bytes`) as version 9 wrote it: `nbr_i`, each entry's
+/// owner, after `nbr_start`.
+fn with_owners(bytes: &[u8], state: &grains_core::BackendState) -> Vec<u8> {
+    use grains_core::state::STATE_ARRAYS;
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    // Magic, version, fingerprint, step; the rebuild steps; removed and inserted counts and
+    // energies; then each array as its count and elements.
+    let mut at = 8 + 4 + 8 + 8;
+    at += 8 + 8 * u64_at(at) as usize;
+    at += 4 * 8;
+    for a in STATE_ARRAYS {
+        at += 8 + a.elem * u64_at(at) as usize;
+        if a.name == "nbr_start" {
+            break;
+        }
+    }
+    let owners: Vec<u32> =
+        grains_core::kernels::passes::pair_record::entry_owners(&state.nbr_start).collect();
+    let mut out = bytes[..at].to_vec();
+    out[8..12].copy_from_slice(&9u32.to_le_bytes());
+    out.extend_from_slice(&(owners.len() as u64).to_le_bytes());
+    out.extend_from_slice(bytemuck::cast_slice(&owners));
+    out.extend_from_slice(&bytes[at..]);
+    out
+}
+
+/// Checkpoints round-trip exactly, and those of the previous format (9) still read; a
+/// truncated, foreign or older file is an error naming it.
 #[test]
 fn checkpoint_round_trips_and_refuses_damage() {
     use grains_core::gpu_types::PairSlot;
@@ -525,7 +552,6 @@ fn checkpoint_round_trips_and_refuses_damage() {
         ref_pos: vec![[3.0; 4]; 2],
         dissipated: vec![[1e-9, -1e-17, 2e-9, 0.0]; 2],
         nbr_start: vec![0, 1, 2],
-        nbr_i: vec![0, 1],
         nbr_j: vec![1, 0],
         nbr_pair: vec![0, 0],
         nbr_slot: vec![1],
@@ -553,6 +579,21 @@ fn checkpoint_round_trips_and_refuses_damage() {
     assert_eq!(fp, 0xdead_beef);
     assert_eq!(back, state);
     let bytes = std::fs::read(&path).expect("bytes");
+    // The previous format (9) kept each entry's owner (`nbr_i`) after `nbr_start`: such a
+    // file still reads, to the same state.
+    let v9 = with_owners(&bytes, &state);
+    std::fs::write(&path, &v9).expect("version 9");
+    let (fp, back) = grains_io::read_checkpoint(&path).expect("read version 9");
+    assert_eq!(fp, 0xdead_beef);
+    assert_eq!(back, state);
+    std::fs::write(&path, &v9[..v9.len() - 5]).expect("truncate version 9");
+    let e = grains_io::read_checkpoint(&path).expect_err("truncated version 9");
+    assert!(e.to_string().contains("truncated"), "{e}");
+    let mut v8 = bytes.clone();
+    v8[8..12].copy_from_slice(&8u32.to_le_bytes());
+    std::fs::write(&path, &v8).expect("version 8");
+    let e = grains_io::read_checkpoint(&path).expect_err("version 8");
+    assert!(e.to_string().contains("format version 8"), "{e}");
     std::fs::write(&path, &bytes[..bytes.len() - 5]).expect("truncate");
     let e = grains_io::read_checkpoint(&path).expect_err("truncated");
     assert!(

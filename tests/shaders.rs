@@ -637,7 +637,9 @@ fn readme_binding_tables_match_reflection() {
         // A chain's bindings 20 to 23 are those of shapes beyond the sphere: each must be a
         // row of `contact_shape`; the rest are its source's table.
         let (reflected, shape_rows): (Vec<_>, Vec<_>) = if table.starts_with(CHAIN_TEMPLATE) {
-            reflected.into_iter().partition(|r| !(20..24).contains(&r.0))
+            reflected
+                .into_iter()
+                .partition(|r| !(20..24).contains(&r.0))
         } else {
             (reflected, Vec::new())
         };

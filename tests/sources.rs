@@ -172,8 +172,10 @@ fn fixed_pairs_survive_a_checkpoint() {
     );
     // A damaged record index is refused with the entry named, not run with mixed-up pairs.
     let mut damaged = state.clone();
+    let owners: Vec<u32> =
+        grains_core::kernels::passes::pair_record::entry_owners(&damaged.nbr_start).collect();
     let k = (0..damaged.nbr_pair.len())
-        .find(|&k| damaged.nbr_i[k] < damaged.nbr_j[k])
+        .find(|&k| owners[k] < damaged.nbr_j[k])
         .expect("an owning entry");
     damaged.nbr_pair[k] += 1;
     let e = CpuBackend::from_state(w.clone(), damaged)

@@ -240,8 +240,8 @@ fn info() -> Result<()> {
         // `history_hi`), and each of the list's entry arrays, 4 bytes per entry.
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>() as u64;
         let slots = grains_scene::CONTACTS_PER_PARTICLE as u64;
-        let per_particle = (slots * slot.max(8 * 4) / 2)
-            .max(grains_scene::ENTRIES_PER_PARTICLE as u64 * 4);
+        let per_particle =
+            (slots * slot.max(8 * 4) / 2).max(grains_scene::ENTRIES_PER_PARTICLE as u64 * 4);
         println!(
             "--backend gpu uses {}: storage bindings up to {} MiB, so about {} particles at most \
              (fewer in a dense pack, whose contacts grow the packed slots)",

@@ -121,15 +121,12 @@ impl NeighbourList {
         }
     }
 
-    /// The full list: `(nbr_i, nbr_j, nbr_pair)`, as the state holds it.
-    pub fn to_full(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    /// The full list's partners and records, `(nbr_j, nbr_pair)`, as the state holds them
+    /// (each entry's owner is the particle whose range holds it,
+    /// [`crate::kernels::passes::pair_record::entry_owners`]).
+    pub fn to_full(&self) -> (Vec<u32>, Vec<u32>) {
         let n = self.nbr_start.len().saturating_sub(1);
         let total = self.nbr_start.last().copied().unwrap_or(0) as usize;
-        // Each entry's owner: the particle whose range holds it.
-        let mut ni = vec![0u32; total];
-        for p in 0..n {
-            ni[self.nbr_start[p] as usize..self.nbr_start[p + 1] as usize].fill(p as u32);
-        }
         let (mut nj, mut np) = (Vec::with_capacity(total), Vec::with_capacity(total));
         for p in 0..n {
             for h in self.head(p) {
@@ -141,7 +138,7 @@ impl NeighbourList {
                 np.push(r);
             }
         }
-        (ni, nj, np)
+        (nj, np)
     }
 }
 
@@ -684,11 +681,12 @@ impl CpuBackend {
         b.torque = s.torque;
         b.ref_pos = s.ref_pos;
         b.dissipated = s.dissipated;
-        drop(s.nbr_i);
-        b.list = NeighbourList::from_full(s.nbr_start, &s.nbr_j, &s.nbr_pair);
-        drop((s.nbr_j, s.nbr_pair));
+        // The history narrows (in place, giving the padding back) before the list's records
+        // are built beside the state's full list, where resuming peaks.
         let t = &b.world.table;
         b.history = restride(s.history, t.nbr_history_stride, t.nbr_history_words);
+        b.list = NeighbourList::from_full(s.nbr_start, &s.nbr_j, &s.nbr_pair);
+        drop((s.nbr_j, s.nbr_pair));
         b.slots = s.slots;
         b.nbr_slot = s.nbr_slot;
         b.fixed_history = s.fixed_history;
@@ -1674,7 +1672,7 @@ impl Backend for CpuBackend {
         );
         // The state holds the device's records, padded to whole vec4s.
         let history = restride(history, t.nbr_history_words, t.nbr_history_stride);
-        let (nbr_i, nbr_j, nbr_pair) = self.list.to_full();
+        let (nbr_j, nbr_pair) = self.list.to_full();
         BackendState {
             pos: self.pos.clone(),
             pos_comp: self.pos_comp.clone(),
@@ -1686,7 +1684,6 @@ impl Backend for CpuBackend {
             ref_pos: self.ref_pos.clone(),
             dissipated: self.dissipated.clone(),
             nbr_start: self.list.nbr_start.clone(),
-            nbr_i,
             nbr_j,
             nbr_pair,
             history,
@@ -1732,11 +1729,6 @@ impl Backend for CpuBackend {
         whole(sink, "nbr_start", &l.nbr_start)?;
         let n = l.nbr_start.len().saturating_sub(1);
         let total = l.nbr_start.last().copied().unwrap_or(0) as usize;
-        let owners = (0..n).flat_map(|p| {
-            let len = (l.nbr_start[p + 1] - l.nbr_start[p]) as usize;
-            std::iter::repeat_n(p as u32, len)
-        });
-        stream_array(sink, "nbr_i", total, owners)?;
         let partners = (0..n).flat_map(|p| {
             let head = l.head(p).map(|h| l.head_partner(h));
             head.chain(l.records(p).map(|r| l.pair_j[r as usize]))

@@ -238,7 +238,6 @@ state_arrays! {
     ref_pos: [f32; 4] = Extent::Particles,
     dissipated: [f32; 4] = Extent::Particles,
     nbr_start: u32 = Extent::ParticlesPlusOne,
-    nbr_i: u32 = Extent::Entries,
     nbr_j: u32 = Extent::Entries,
     /// Each entry's record: the index of its pair's history, slot and flag
     /// ([`crate::kernels::passes::pair_record`]).
@@ -396,7 +395,7 @@ impl BackendState {
                 self.nbr_j.len()
             ));
         }
-        use crate::kernels::passes::pair_record::{pair_record, pair_starts};
+        use crate::kernels::passes::pair_record::{entry_record, pair_starts};
         let pair_start = pair_starts(&self.nbr_start, &self.nbr_j);
         let contacts = self.nbr_slot.iter().filter(|&&a| a != 0).count();
         let sizes = Sizes::of(world, entries, pair_start[n] as usize, contacts);
@@ -411,42 +410,28 @@ impl BackendState {
         }
         // A wall's entry names it as `n + w`.
         let nw = world.walls.len();
-        if self.nbr_i.iter().any(|&p| p as usize >= n)
-            || self.nbr_j.iter().any(|&q| q as usize >= n + nw)
-        {
+        if self.nbr_j.iter().any(|&q| q as usize >= n + nw) {
             return bad("the neighbour list names particles or entries that do not exist".into());
         }
-        // Every entry lies in its own particle's range, and names the record the list's layout
-        // gives it (`u32::MAX` only where the other side is missing): a damaged record index
-        // would silently mix up pairs' forces and histories.
+        // Every particle's entries are sorted by partner, and each names the record the list's
+        // layout gives it (`u32::MAX` only where the other side is missing): a damaged record
+        // index would silently mix up pairs' forces and histories. An entry's owner is the
+        // particle whose range holds it.
         for p in 0..n {
             let range = self.nbr_start[p] as usize..self.nbr_start[p + 1] as usize;
-            if let Some(k) = range.clone().find(|&k| self.nbr_i[k] as usize != p) {
-                return bad(format!(
-                    "entry {k} lies in particle {p}'s range of the neighbour list but names particle {}",
-                    self.nbr_i[k]
-                ));
-            }
-            if self.nbr_j[range].windows(2).any(|w| w[0] >= w[1]) {
+            if self.nbr_j[range.clone()].windows(2).any(|w| w[0] >= w[1]) {
                 return bad(format!(
                     "particle {p}'s entries of the neighbour list are not sorted by partner"
                 ));
             }
-        }
-        for (k, &have) in self.nbr_pair.iter().enumerate() {
-            let mut want = 0;
-            pair_record(
-                k,
-                &self.nbr_start,
-                &self.nbr_i,
-                &self.nbr_j,
-                &pair_start,
-                &mut want,
-            );
-            if have != want {
-                return bad(format!(
-                    "entry {k} of the neighbour list names record {have}, where the list's layout gives {want}"
-                ));
+            for k in range {
+                let want = entry_record(p as u32, k, &self.nbr_start, &self.nbr_j, &pair_start);
+                let have = self.nbr_pair[k];
+                if have != want {
+                    return bad(format!(
+                        "entry {k} of the neighbour list names record {have}, where the list's layout gives {want}"
+                    ));
+                }
             }
         }
         // Slots are packed in record order: the k-th record in contact holds slot k.

@@ -30,7 +30,11 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 8: history, slots and flags per pair (record), `nbr_pair` in place of `nbr_mirror`.
 // 9: slots and history only for records in contact, packed in record order (`nbr_slot`
 //    names each).
-const VERSION: u32 = 9;
+// 10: no `nbr_i` (each entry's owner is the particle whose range of `nbr_start` holds it).
+const VERSION: u32 = 10;
+/// The version before, still read: the same arrays with each entry's owner (`nbr_i`, u32 per
+/// entry) after `nbr_start`, which the reader skips.
+const VERSION_WITH_OWNERS: u32 = 9;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
     out.write_all(&(a.len() as u64).to_le_bytes())?;
@@ -161,6 +165,20 @@ impl Reader<'_> {
         Ok(size as usize)
     }
 
+    /// Pass over an array of `elem`-byte elements without keeping it.
+    fn skip_array(&mut self, elem: usize) -> Result<(), IoError> {
+        let n = self.u64()?;
+        let size = self.sized(n, elem)? as u64;
+        let skipped = std::io::copy(&mut (&mut self.r).take(size), &mut std::io::sink());
+        match skipped {
+            Ok(k) if k == size => {}
+            Ok(_) => return Err(self.error(format!("truncated at byte {}", self.at))),
+            Err(err) => return Err(self.error(format!("cannot read it: {err}"))),
+        }
+        self.at += size;
+        Ok(())
+    }
+
     fn array<T: Pod>(&mut self) -> Result<Vec<T>, IoError> {
         let n = self.u64()?;
         self.sized(n, std::mem::size_of::<T>())?;
@@ -198,10 +216,12 @@ pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
     let mut v = [0u8; 4];
     r.fill(&mut v)?;
     let version = u32::from_le_bytes(v);
-    if version != VERSION {
+    if version != VERSION && version != VERSION_WITH_OWNERS {
         return Err(IoError::Checkpoint {
             path: path.to_path_buf(),
-            what: format!("format version {version}, this grains reads version {VERSION}"),
+            what: format!(
+                "format version {version}, this grains reads versions {VERSION_WITH_OWNERS} and {VERSION}"
+            ),
         });
     }
     let fingerprint = r.u64()?;
@@ -221,6 +241,9 @@ pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
         ..Default::default()
     };
     for a in STATE_ARRAYS {
+        if version == VERSION_WITH_OWNERS && a.name == "nbr_j" {
+            r.skip_array(4)?;
+        }
         let n = r.u64()?;
         r.sized(n, a.elem)?;
         let unknown = |e: grains_core::CoreError| IoError::Checkpoint {

@@ -317,8 +317,9 @@ pub struct GpuMemoryModel {
 impl GpuMemoryModel {
     /// Device bytes with buffers for `entries` list entries, `records` records and `slots`
     /// packed slots: the state (every array of [`grains_core::state::STATE_ARRAYS`]), the
-    /// packed history's and the record flags' second buffers (last step's), what a rebuild
-    /// builds beside the live list (the partners and the record starts), the world's particle
+    /// packed history's and the record flags' second buffers (last step's), the entries'
+    /// owners (`nbr_i`, not part of the state), what a rebuild builds beside the live list
+    /// (the partners and the record starts), the world's particle
     /// arrays with the broad phase's scratch, and the cells. No copy of the state is kept: an
     /// overflow freezes the step where it is.
     pub fn at(&self, entries: usize, records: usize, slots: usize) -> u64 {
@@ -330,7 +331,9 @@ impl GpuMemoryModel {
         };
         let n = sizes.particles as u64;
         let state = grains_core::state::state_bytes(&sizes) as u64;
-        let rebuilt = 4 * entries as u64 + 4 * (n + 1);
+        // The entries' owners (`nbr_i`, which the state derives from its starts) and partners as
+        // a rebuild builds them beside the live list, and the record starts.
+        let rebuilt = 2 * 4 * entries as u64 + 4 * (n + 1);
         let flags_alt = 4 * records as u64;
         let history_alt = slots as u64 * self.history;
         state

@@ -468,7 +468,7 @@ impl GpuBackend {
             p.pos = state.pos.clone();
         }
         let mut b = GpuBackend::with_options(world, ctx, opts)?;
-        let total = state.nbr_i.len() as u64;
+        let total = state.nbr_j.len() as u64;
         let records = state.nbr_slot.len() as u64;
         let slots = state.slots.len() as u64;
         if total > b.capacity || records > b.rec_capacity || slots > b.slot_capacity {
@@ -513,6 +513,20 @@ impl GpuBackend {
                 name => b.live(name, state.step),
             };
             put(name, bytes);
+        }
+        // Each entry's owner, which the state does not keep (the particle whose range holds
+        // it), a piece at a time.
+        let mut owners = grains_core::kernels::passes::pair_record::entry_owners(&state.nbr_start);
+        let mut piece: Vec<u32> = Vec::with_capacity(grains_core::state::STREAM_CHUNK);
+        let mut at = 0u64;
+        loop {
+            piece.clear();
+            piece.extend(owners.by_ref().take(grains_core::state::STREAM_CHUNK));
+            if piece.is_empty() {
+                break;
+            }
+            q.write_buffer(&b.bufs["nbr_i"], at, cast_slice(&piece));
+            at += 4 * piece.len() as u64;
         }
         // The records' starts, which a rebuild scans and the gather reads: a state keeps no
         // scratch, so they are recounted from the list, as the CPU backend does.

@@ -55,19 +55,38 @@ pub fn pair_record(
     pair_start: &[u32],
     nbr_pair: &mut u32,
 ) {
-    let p = nbr_i[gid];
+    *nbr_pair = entry_record(nbr_i[gid], gid, nbr_start, nbr_j, pair_start);
+}
+
+/// [`pair_record`] of entry `gid` of particle `p` (its owner, `nbr_i[gid]`): for a caller that
+/// knows the owner from the entry starts, as a state's validation does.
+pub fn entry_record(
+    p: u32,
+    gid: usize,
+    nbr_start: &[u32],
+    nbr_j: &[u32],
+    pair_start: &[u32],
+) -> u32 {
     let q = nbr_j[gid];
     if q > p {
-        *nbr_pair = owned_record(p as usize, gid as u32, nbr_start, pair_start);
-        return;
+        return owned_record(p as usize, gid as u32, nbr_start, pair_start);
     }
     let q = q as usize;
     let m = find_sorted(nbr_j, nbr_start[q], nbr_start[q + 1], p);
-    *nbr_pair = if m == u32::MAX {
+    if m == u32::MAX {
         u32::MAX
     } else {
         owned_record(q, m, nbr_start, pair_start)
-    };
+    }
+}
+
+/// Each entry's owner (the `nbr_i` the broad phase's passes read), from the entry starts: the
+/// particle whose range holds it. The state keeps only the starts.
+pub fn entry_owners(nbr_start: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    nbr_start
+        .windows(2)
+        .enumerate()
+        .flat_map(|(p, w)| std::iter::repeat_n(p as u32, (w[1] - w[0]) as usize))
 }
 
 /// The records' starts of a built list (`n + 1` of them, the last the record count): what the
