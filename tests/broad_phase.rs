@@ -116,7 +116,8 @@ fn candidate_pairs_equal_brute_force_on_random_packings() {
         let records = b.state().nbr_slot.len();
         let (nbr_j, nbr_pair) = b.list.to_full();
         let nbr_i: Vec<u32> = entry_owners(&b.list.nbr_start).collect();
-        let again = NeighbourList::from_full(b.list.nbr_start.clone(), &nbr_j, &nbr_pair);
+        let again =
+            NeighbourList::from_full(b.list.nbr_start.clone(), nbr_j.clone(), nbr_pair.clone());
         assert_eq!(again.to_full(), (nbr_j.clone(), nbr_pair.clone()));
         assert_eq!(
             (&again.pair_j, &again.head_pair),
@@ -446,7 +447,7 @@ fn a_head_element_without_a_record_round_trips() {
     let nbr_start = vec![0u32, 2, 3, 5];
     let nbr_j = vec![1u32, 2, 0, 0, 1];
     let nbr_pair = vec![0u32, 1, 0, 1, u32::MAX];
-    let list = NeighbourList::from_full(nbr_start.clone(), &nbr_j, &nbr_pair);
+    let list = NeighbourList::from_full(nbr_start.clone(), nbr_j.clone(), nbr_pair.clone());
     assert_eq!(list.pair_j, vec![1, 2]);
     assert_eq!(list.head_pair, vec![0, 1, u32::MAX]);
     assert_eq!(list.to_full(), (nbr_j, nbr_pair));

@@ -183,7 +183,7 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
     let mut text = scene.summary();
     text.push('\n');
     let opts = preflight::output_options(&scene, &scene.output.dir);
-    let volume = preflight::output_estimate(&scene, &opts, 0);
+    let volume = preflight::output_estimate(&scene, &opts, 0, scene.cpu_memory_estimate());
     let free = preflight::free_space(&scene.output.dir)
         .map(|f| format!(", {} free there", grains_scene::bytes(f)))
         .unwrap_or_default();
@@ -277,9 +277,10 @@ pub fn make_backend_within(
     choice: BackendArg,
     state: Option<BackendState>,
     budget: Option<&grains_scene::MemoryBudget>,
+    (cpu_memory, gpu_memory): (u64, u64),
 ) -> Result<(Box<dyn Backend>, String)> {
-    let cpu_ok = || preflight::check_memory(scene, scene.cpu_memory_estimate(), "CPU", budget);
-    let gpu_ok = || preflight::check_memory(scene, scene.gpu_memory_estimate(), "GPU", budget);
+    let cpu_ok = || preflight::check_memory(scene, cpu_memory, "CPU", budget);
+    let gpu_ok = || preflight::check_memory(scene, gpu_memory, "GPU", budget);
     let no_hardware = preflight::no_hardware_gpu;
     match choice {
         BackendArg::Cpu => cpu_ok()?,

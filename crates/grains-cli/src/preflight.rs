@@ -193,11 +193,15 @@ pub struct OutputEstimate {
     pub bytes: u64,
 }
 
-/// Estimate the output of steps `start..=steps` of `scene` written every `every` steps.
+/// Estimate the output of steps `start..=steps` of `scene` written every `every` steps; a
+/// checkpoint is taken as `cpu_memory` bytes, the scene's CPU estimate
+/// ([`Scene::cpu_memory_estimate`], which a caller that has let the scene's positions go
+/// computed before).
 pub fn output_estimate(
     scene: &Scene,
     opts: &grains_io::OutputOptions,
     start: u64,
+    cpu_memory: u64,
 ) -> OutputEstimate {
     let steps = scene.run.steps;
     let every = scene.output.every_steps.max(1);
@@ -218,7 +222,7 @@ pub fn output_estimate(
     let mut bytes = from_here.saturating_mul(frame);
     // A checkpoint is rewritten in place: one at a time on disk (and its temporary copy).
     if scene.output.checkpoint_every_steps.is_some() {
-        bytes = bytes.saturating_add(2 * scene.cpu_memory_estimate());
+        bytes = bytes.saturating_add(2 * cpu_memory);
     }
     OutputEstimate {
         frames: from_here,

@@ -124,12 +124,17 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let every = scene.output.every_steps.max(1);
     let fingerprint = scene.world.fingerprint();
     let checkpoint_path = out.join(CHECKPOINT_FILE);
+    // The memory estimates, from the scene's positions (their radii size the broad phase's
+    // cells), before a resumed run lets those go.
+    let estimates = (scene.cpu_memory_estimate(), scene.gpu_memory_estimate());
+    let cpu_model = scene.cpu_memory_model();
+    let gpu_model = scene.gpu_memory_model();
     let state = if args.resume {
-        // The state replaces the scene's initial velocities, spins and orientations (48 bytes
-        // a particle): they go before it is read, so that resuming never holds both. The
-        // positions stay: they size the broad phase's cells, for the memory estimate too.
+        // The state replaces the scene's initial positions, velocities, spins and orientations
+        // (64 bytes a particle): they go before it is read, so that resuming never holds both.
+        // The backends take the positions from the state.
         let p = &mut scene.world.particles;
-        (p.vel, p.omega, p.quat) = Default::default();
+        (p.pos, p.vel, p.omega, p.quat) = Default::default();
         let (fp, state) = read_checkpoint(&checkpoint_path)?;
         if fp != fingerprint {
             bail!(
@@ -146,7 +151,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     };
     let start = state.as_ref().map(|s| s.step).unwrap_or(0);
     let opts = preflight::output_options(&scene, &out);
-    let volume = output_estimate(&scene, &opts, start);
+    let volume = output_estimate(&scene, &opts, start, estimates.0);
     check_disk(&scene, &out, &volume)?;
     // Bonds are logged when they break: which are broken already (a resumed run's), and the
     // particles' materials, which name each bond's chain.
@@ -170,10 +175,8 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             .collect()
         })
         .unwrap_or_default();
-    let estimates = (scene.cpu_memory_estimate(), scene.gpu_memory_estimate());
-    let cpu_model = scene.cpu_memory_model();
-    let gpu_model = scene.gpu_memory_model();
-    let (mut backend, message) = make_backend_within(&mut scene, choice, state, budget.as_ref())?;
+    let (mut backend, message) =
+        make_backend_within(&mut scene, choice, state, budget.as_ref(), estimates)?;
     if args.resume {
         say(&format!(
             "resuming at step {start} from {}",

@@ -19,7 +19,7 @@ use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
 use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
 use crate::kernels::passes::pair_fill::pair_fill_owned;
-use crate::kernels::passes::pair_record::{first_owned, owned_partners};
+use crate::kernels::passes::pair_record::{first_owned, pair_starts};
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, integrate_first_half,
@@ -98,20 +98,44 @@ impl NeighbourList {
             .collect()
     }
 
-    /// The list kept from a full one (the state's `nbr_start`, `nbr_j` and `nbr_pair`).
-    pub fn from_full(nbr_start: Vec<u32>, nbr_j: &[u32], nbr_pair: &[u32]) -> NeighbourList {
-        let (pair_start, pair_j) = owned_partners(&nbr_start, nbr_j);
-        let mut head_pair = Vec::with_capacity(nbr_j.len() - pair_j.len());
+    /// The list kept from a full one (the state's `nbr_start`, `nbr_j` and `nbr_pair`), built
+    /// within the full list's own arrays: the records' partners are `nbr_j`'s owned entries
+    /// moved to its front, the heads' records `nbr_pair`'s head entries likewise, and what is
+    /// left of each is given back. Taking a state up thus holds the full list and nothing
+    /// beside it.
+    pub fn from_full(
+        nbr_start: Vec<u32>,
+        mut nbr_j: Vec<u32>,
+        mut nbr_pair: Vec<u32>,
+    ) -> NeighbourList {
+        let pair_start = pair_starts(&nbr_start, &nbr_j);
+        let n = nbr_start.len().saturating_sub(1);
+        // Each array's kept entries move down (never up: the k-th kept entry is at k or past
+        // it), the heads first, whose orphans name their partner from the full `nbr_j`.
         let mut head_orphans = Vec::new();
-        for p in 0..nbr_start.len().saturating_sub(1) {
+        let mut heads = 0;
+        for p in 0..n {
             let owned = first_owned(p, &nbr_start, &pair_start) as usize;
             for k in nbr_start[p] as usize..owned {
                 if nbr_pair[k] == u32::MAX {
-                    head_orphans.push((head_pair.len() as u32, nbr_j[k]));
+                    head_orphans.push((heads as u32, nbr_j[k]));
                 }
-                head_pair.push(nbr_pair[k]);
+                nbr_pair[heads] = nbr_pair[k];
+                heads += 1;
             }
         }
+        nbr_pair.truncate(heads);
+        nbr_pair.shrink_to_fit();
+        let head_pair = nbr_pair;
+        let mut records = 0;
+        for p in 0..n {
+            let owned = first_owned(p, &nbr_start, &pair_start) as usize;
+            nbr_j.copy_within(owned..nbr_start[p + 1] as usize, records);
+            records += nbr_start[p + 1] as usize - owned;
+        }
+        nbr_j.truncate(records);
+        nbr_j.shrink_to_fit();
+        let pair_j = nbr_j;
         NeighbourList {
             nbr_start,
             pair_start,
@@ -681,12 +705,9 @@ impl CpuBackend {
         b.torque = s.torque;
         b.ref_pos = s.ref_pos;
         b.dissipated = s.dissipated;
-        // The history narrows (in place, giving the padding back) before the list's records
-        // are built beside the state's full list, where resuming peaks.
         let t = &b.world.table;
         b.history = restride(s.history, t.nbr_history_stride, t.nbr_history_words);
-        b.list = NeighbourList::from_full(s.nbr_start, &s.nbr_j, &s.nbr_pair);
-        drop((s.nbr_j, s.nbr_pair));
+        b.list = NeighbourList::from_full(s.nbr_start, s.nbr_j, s.nbr_pair);
         b.slots = s.slots;
         b.nbr_slot = s.nbr_slot;
         b.fixed_history = s.fixed_history;
