@@ -323,6 +323,13 @@ impl GpuMemoryModel {
     /// arrays with the broad phase's scratch, and the cells. No copy of the state is kept: an
     /// overflow freezes the step where it is.
     pub fn at(&self, entries: usize, records: usize, slots: usize) -> u64 {
+        self.parts(entries, records, slots).total()
+    }
+
+    /// [`GpuMemoryModel::at`] by what holds it.
+    pub fn parts(&self, entries: usize, records: usize, slots: usize) -> GpuMemoryParts {
+        use grains_core::kernels::sources::SourceKind;
+        use grains_core::state::{Extent, STATE_ARRAYS};
         let sizes = grains_core::state::Sizes {
             entries,
             records,
@@ -330,18 +337,53 @@ impl GpuMemoryModel {
             ..self.sizes
         };
         let n = sizes.particles as u64;
-        let state = grains_core::state::state_bytes(&sizes) as u64;
-        // The entries' owners (`nbr_i`, which the state derives from its starts) and partners as
-        // a rebuild builds them beside the live list, and the record starts.
-        let rebuilt = 2 * 4 * entries as u64 + 4 * (n + 1);
-        let flags_alt = 4 * records as u64;
-        let history_alt = slots as u64 * self.history;
-        state
-            + flags_alt
-            + history_alt
-            + rebuilt
-            + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
-            + self.cells
+        let of = |keep: &dyn Fn(Extent) -> bool| -> u64 {
+            STATE_ARRAYS
+                .iter()
+                .filter(|a| keep(a.extent))
+                .map(|a| (a.extent.len(&sizes) * a.elem) as u64)
+                .sum()
+        };
+        let neighbour = SourceKind::Neighbour;
+        let listed = |e: Extent| e == Extent::Entries || e == Extent::Slots(neighbour);
+        let packed = |e: Extent| e == Extent::Contacts || e == Extent::History(neighbour);
+        let per_particle = |e: Extent| e == Extent::Particles || e == Extent::ParticlesPlusOne;
+        GpuMemoryParts {
+            // The state's, the world's with the broad phase's scratch, and the record starts
+            // a rebuild builds beside the live ones.
+            particles: of(&per_particle)
+                + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
+                + 4 * (n + 1),
+            // The state's partners, records and flags, the entries' owners (`nbr_i`, which the
+            // state derives from its starts), the partners a rebuild builds beside the live
+            // ones, and last step's flags.
+            list: of(&listed) + 2 * 4 * entries as u64 + 4 * records as u64,
+            // The packed slots and history, and last step's history.
+            contacts: of(&packed) + slots as u64 * self.history,
+            other: of(&|e| !(per_particle(e) || listed(e) || packed(e))) + self.cells,
+        }
+    }
+}
+
+/// Where the GPU backend's device bytes go ([`GpuMemoryModel::parts`]), each in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuMemoryParts {
+    /// The per-particle arrays: the state's, the world's (material, shape), the broad phase's
+    /// scratch and counts, and the entry and record starts.
+    pub particles: u64,
+    /// The neighbour list: each entry's owner, partner and record, the partners a rebuild
+    /// builds, and each record's flag, this step's and last step's.
+    pub list: u64,
+    /// The packed slots and history of the records in contact, and last step's history.
+    pub contacts: u64,
+    /// Walls, bonds, shells and the broad phase's cells.
+    pub other: u64,
+}
+
+impl GpuMemoryParts {
+    /// All of it.
+    pub fn total(&self) -> u64 {
+        self.particles + self.list + self.contacts + self.other
     }
 }
 
@@ -483,9 +525,14 @@ impl Scene {
     /// `RECORDS_PER_PARTICLE` records and `CONTACTS_PER_PARTICLE` records in contact per
     /// particle, each with the eighth the backend adds when it grows its buffers.
     pub fn gpu_memory_estimate(&self) -> u64 {
+        self.gpu_memory_parts().total()
+    }
+
+    /// [`Scene::gpu_memory_estimate`] by what holds it.
+    pub fn gpu_memory_parts(&self) -> GpuMemoryParts {
         let n = self.world.particles.len();
         let margin = |per_particle: usize| n * per_particle + n * per_particle / 8;
-        self.gpu_memory_model().at(
+        self.gpu_memory_model().parts(
             margin(ENTRIES_PER_PARTICLE),
             margin(RECORDS_PER_PARTICLE),
             margin(CONTACTS_PER_PARTICLE),
@@ -713,6 +760,27 @@ impl Scene {
             per(parts.contacts),
             per(parts.other),
             per(parts.rebuild),
+        );
+        // The GPU backend's device buffers, for the same pack and list: its list buffers grow
+        // by an eighth past what they must hold, and it keeps last step's history and flags.
+        let gpu = self.gpu_memory_parts();
+        let margin = |k: usize| k + k / 8;
+        let _ = write!(
+            s,
+            "\n            ~{:.1} MiB (GPU backend device buffers, for a dense pack); ~{:.1} MiB for \
+             the list at the start\n            per particle, dense pack on the GPU: {:.0} B \
+             particle arrays, {:.0} B list, {:.0} B pairs in contact (slots, history and last \
+             step's history), {:.0} B walls, bonds, shells and cells",
+            mib(gpu.total()),
+            mib(self.gpu_memory_model().at(
+                margin(start.entries),
+                margin(start.records),
+                margin(contacts)
+            )),
+            per(gpu.particles),
+            per(gpu.list),
+            per(gpu.contacts),
+            per(gpu.other),
         );
         s
     }
