@@ -365,8 +365,15 @@ impl BackendState {
 
 /// Bytes of a backend's state for these sizes.
 pub fn state_bytes(s: &Sizes) -> u64 {
+    state_bytes_where(s, |_| true)
+}
+
+/// Bytes of the state's arrays whose extent `keep` takes, for these sizes (the memory models'
+/// parts).
+pub fn state_bytes_where(s: &Sizes, keep: impl Fn(Extent) -> bool) -> u64 {
     STATE_ARRAYS
         .iter()
+        .filter(|a| keep(a.extent))
         .map(|a| (a.extent.len(s) * a.elem) as u64)
         .sum()
 }

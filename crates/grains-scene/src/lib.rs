@@ -329,7 +329,7 @@ impl GpuMemoryModel {
     /// [`GpuMemoryModel::at`] by what holds it.
     pub fn parts(&self, entries: usize, records: usize, slots: usize) -> GpuMemoryParts {
         use grains_core::kernels::sources::SourceKind;
-        use grains_core::state::{Extent, STATE_ARRAYS};
+        use grains_core::state::Extent;
         let sizes = grains_core::state::Sizes {
             entries,
             records,
@@ -337,13 +337,8 @@ impl GpuMemoryModel {
             ..self.sizes
         };
         let n = sizes.particles as u64;
-        let of = |keep: &dyn Fn(Extent) -> bool| -> u64 {
-            STATE_ARRAYS
-                .iter()
-                .filter(|a| keep(a.extent))
-                .map(|a| (a.extent.len(&sizes) * a.elem) as u64)
-                .sum()
-        };
+        let of =
+            |keep: &dyn Fn(Extent) -> bool| grains_core::state::state_bytes_where(&sizes, keep);
         let neighbour = SourceKind::Neighbour;
         let listed = |e: Extent| e == Extent::Entries || e == Extent::Slots(neighbour);
         let packed = |e: Extent| e == Extent::Contacts || e == Extent::History(neighbour);
@@ -425,7 +420,7 @@ impl CpuMemoryModel {
     /// per-particle scratch; frames and checkpoints are written from the backend's own arrays.
     pub fn parts(&self, entries: usize, records: usize, contacts: usize) -> CpuMemoryParts {
         use grains_core::kernels::sources::SourceKind;
-        use grains_core::state::{Extent, STATE_ARRAYS};
+        use grains_core::state::Extent;
         let sizes = grains_core::state::Sizes {
             entries,
             records,
@@ -433,13 +428,8 @@ impl CpuMemoryModel {
             ..self.sizes
         };
         let n = sizes.particles;
-        let of = |keep: &dyn Fn(Extent) -> bool| -> u64 {
-            STATE_ARRAYS
-                .iter()
-                .filter(|a| keep(a.extent))
-                .map(|a| (a.extent.len(&sizes) * a.elem) as u64)
-                .sum()
-        };
+        let of =
+            |keep: &dyn Fn(Extent) -> bool| grains_core::state::state_bytes_where(&sizes, keep);
         let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
         // The regions hold `1 / SLOT_MARGIN` more than the contacts and four more slots per
         // block of `CONTACT_BLOCK` particles (`slot_capacity`).
