@@ -904,18 +904,31 @@ impl GpuBackend {
             Cap::SlotsHi,
         ]
         .map(|c| old(self, c));
+        let kept = (self.capacity, self.rec_capacity, self.slot_capacity);
         self.capacity = grown(entries, self.capacity, self.n);
         self.rec_capacity = grown(records, self.rec_capacity, self.n);
         self.slot_capacity = grown(slots, self.slot_capacity, self.n);
-        // The step goes on from where it froze: the grown buffers start with the old ones'
-        // elements (the live list, last step's flags and history).
-        let mut enc = self.encoder();
+        // Every grown buffer is made before any replaces its old one: a buffer the device
+        // refuses (past its binding limit) leaves the backend as it was, its list and state
+        // whole, not half of them swapped for buffers whose copies were never submitted.
+        let mut made = Vec::new();
         for (name, elem, cap) in list_buffers(self.world.table.nbr_history_stride) {
             let len = self.list_capacity(cap);
             if len == before[cap as usize] {
                 continue;
             }
-            let buf = self.make_buffer(name, elem * len, wgpu::BufferUsages::empty())?;
+            match self.make_buffer(name, elem * len, wgpu::BufferUsages::empty()) {
+                Ok(buf) => made.push((name, buf)),
+                Err(e) => {
+                    (self.capacity, self.rec_capacity, self.slot_capacity) = kept;
+                    return Err(e);
+                }
+            }
+        }
+        // The step goes on from where it froze: the grown buffers start with the old ones'
+        // elements (the live list, last step's flags and history).
+        let mut enc = self.encoder();
+        for (name, buf) in made {
             let old = &self.bufs[name];
             enc.copy_buffer_to_buffer(old, 0, &buf, 0, old.size().min(buf.size()));
             self.bufs.insert(name, buf);
