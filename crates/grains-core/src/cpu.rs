@@ -19,7 +19,7 @@ use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
 use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
 use crate::kernels::passes::pair_fill::pair_fill_owned;
-use crate::kernels::passes::pair_record::{first_owned, pair_starts};
+use crate::kernels::passes::pair_record::{first_owned, owned_within, pair_starts};
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, integrate_first_half,
@@ -105,13 +105,14 @@ impl NeighbourList {
     /// beside it.
     pub fn from_full(
         nbr_start: Vec<u32>,
-        mut nbr_j: Vec<u32>,
+        nbr_j: Vec<u32>,
         mut nbr_pair: Vec<u32>,
     ) -> NeighbourList {
         let pair_start = pair_starts(&nbr_start, &nbr_j);
         let n = nbr_start.len().saturating_sub(1);
-        // Each array's kept entries move down (never up: the k-th kept entry is at k or past
-        // it), the heads first, whose orphans name their partner from the full `nbr_j`.
+        // The heads' records move down within `nbr_pair` (never up: the k-th kept entry is at
+        // k or past it) before the partners within `nbr_j`, since an orphan names its partner
+        // from the full `nbr_j`.
         let mut head_orphans = Vec::new();
         let mut heads = 0;
         for p in 0..n {
@@ -127,15 +128,7 @@ impl NeighbourList {
         nbr_pair.truncate(heads);
         nbr_pair.shrink_to_fit();
         let head_pair = nbr_pair;
-        let mut records = 0;
-        for p in 0..n {
-            let owned = first_owned(p, &nbr_start, &pair_start) as usize;
-            nbr_j.copy_within(owned..nbr_start[p + 1] as usize, records);
-            records += nbr_start[p + 1] as usize - owned;
-        }
-        nbr_j.truncate(records);
-        nbr_j.shrink_to_fit();
-        let pair_j = nbr_j;
+        let pair_j = owned_within(&nbr_start, &pair_start, nbr_j);
         NeighbourList {
             nbr_start,
             pair_start,

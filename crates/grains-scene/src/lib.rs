@@ -326,6 +326,13 @@ impl GpuMemoryModel {
         self.parts(entries, records, slots).total()
     }
 
+    /// [`GpuMemoryModel::parts`] of buffers grown to hold `entries` entries, `records` records
+    /// and `slots` packed slots, each with the eighth the backend adds when it grows them.
+    pub fn grown_to(&self, entries: usize, records: usize, slots: usize) -> GpuMemoryParts {
+        let margin = |k: usize| k + k / 8;
+        self.parts(margin(entries), margin(records), margin(slots))
+    }
+
     /// [`GpuMemoryModel::at`] by what holds it.
     pub fn parts(&self, entries: usize, records: usize, slots: usize) -> GpuMemoryParts {
         use grains_core::kernels::sources::SourceKind;
@@ -521,11 +528,10 @@ impl Scene {
     /// [`Scene::gpu_memory_estimate`] by what holds it.
     pub fn gpu_memory_parts(&self) -> GpuMemoryParts {
         let n = self.world.particles.len();
-        let margin = |per_particle: usize| n * per_particle + n * per_particle / 8;
-        self.gpu_memory_model().parts(
-            margin(ENTRIES_PER_PARTICLE),
-            margin(RECORDS_PER_PARTICLE),
-            margin(CONTACTS_PER_PARTICLE),
+        self.gpu_memory_model().grown_to(
+            n * ENTRIES_PER_PARTICLE,
+            n * RECORDS_PER_PARTICLE,
+            n * CONTACTS_PER_PARTICLE,
         )
     }
 
@@ -754,7 +760,6 @@ impl Scene {
         // The GPU backend's device buffers, for the same pack and list: its list buffers grow
         // by an eighth past what they must hold, and it keeps last step's history and flags.
         let gpu = self.gpu_memory_parts();
-        let margin = |k: usize| k + k / 8;
         let _ = write!(
             s,
             "\n            ~{:.1} MiB (GPU backend device buffers, for a dense pack); ~{:.1} MiB for \
@@ -762,11 +767,10 @@ impl Scene {
              particle arrays, {:.0} B list, {:.0} B pairs in contact (slots, history and last \
              step's history), {:.0} B walls, bonds, shells and cells",
             mib(gpu.total()),
-            mib(self.gpu_memory_model().at(
-                margin(start.entries),
-                margin(start.records),
-                margin(contacts)
-            )),
+            mib(self
+                .gpu_memory_model()
+                .grown_to(start.entries, start.records, contacts)
+                .total()),
             per(gpu.particles),
             per(gpu.list),
             per(gpu.contacts),

@@ -25,7 +25,7 @@ use grains_core::backend::{count_contacts, energy_report, ContactCount, SourceSl
 use grains_core::gpu_types::{PairSlot, Wall};
 use grains_core::kernels::sources::fixed::fixed_index;
 use grains_core::kernels::sources::SourceKind;
-use grains_core::state::{Sizes, StateHeader, StateSink, STATE_ARRAYS};
+use grains_core::state::{Extent, Sizes, StateArray, StateHeader, StateSink, STATE_ARRAYS};
 use grains_core::{
     Backend, BackendState, CoreError, Counters, EnergyReport, Fault, Snapshot, World,
 };
@@ -488,23 +488,19 @@ impl GpuBackend {
                 q.write_buffer(&b.bufs[name], 0, bytes);
             }
         };
+        let per_slot = |a: &StateArray| match a.extent {
+            Extent::History(_) => 4 * b.world.table.nbr_history_stride,
+            _ => a.elem,
+        };
         for (a, bytes) in STATE_ARRAYS.iter().zip(state.array_bytes()) {
+            if let Some([lo_name, hi_name]) = GpuBackend::split_at(a.name, state.step) {
+                // Split where the device's `slots` binding ends.
+                let lo = (b.list_capacity(Cap::SlotsLo) as usize * per_slot(a)).min(bytes.len());
+                put(lo_name, &bytes[..lo]);
+                put(hi_name, &bytes[lo..]);
+                continue;
+            }
             let name = match a.name {
-                "slots" => {
-                    // Split where the device's `slots` binding ends.
-                    let lo = (b.list_capacity(Cap::SlotsLo) as usize * a.elem).min(bytes.len());
-                    put("slots", &bytes[..lo]);
-                    put("slots_hi", &bytes[lo..]);
-                    continue;
-                }
-                "history" => {
-                    // Split where the slots are.
-                    let record = 4 * b.world.table.nbr_history_stride;
-                    let lo = (b.list_capacity(Cap::SlotsLo) as usize * record).min(bytes.len());
-                    put(GpuBackend::history_at(state.step), &bytes[..lo]);
-                    put(GpuBackend::history_hi_at(state.step), &bytes[lo..]);
-                    continue;
-                }
                 // Both flag buffers: a record no chain evaluates is never written again.
                 "nbr_slot" => {
                     put("nbr_slot_alt", bytes);
@@ -815,6 +811,33 @@ impl GpuBackend {
         }
     }
 
+    /// The two buffers holding state array `name` after `step` steps where it is split at the
+    /// slot chunk ([`GpuBackend::slot_chunk`]): the packed slots and their history records.
+    fn split_at(name: &str, step: u64) -> Option<[&'static str; 2]> {
+        match name {
+            "slots" => Some(["slots", "slots_hi"]),
+            "history" => Some([
+                GpuBackend::history_at(step),
+                GpuBackend::history_hi_at(step),
+            ]),
+            _ => None,
+        }
+    }
+
+    /// `taken` packed slots' worth of split array `name`, `per` elements a slot, from both
+    /// its buffers after this many steps.
+    fn read_split<T: bytemuck::Pod>(&self, name: &str, taken: u64, per: u64) -> Vec<T> {
+        let Some([lo_name, hi_name]) = GpuBackend::split_at(name, self.steps) else {
+            return Vec::new();
+        };
+        let lo = self.list_capacity(Cap::SlotsLo).min(taken);
+        let mut v: Vec<T> = self.read_pod(lo_name, lo * per);
+        if taken > lo {
+            v.extend(self.read_pod::<T>(hi_name, (taken - lo) * per));
+        }
+        v
+    }
+
     /// The buffer holding the state's record flags (`nbr_slot`) after `step` steps.
     fn flags_at(step: u64) -> &'static str {
         if step.is_multiple_of(2) {
@@ -841,24 +864,14 @@ impl GpuBackend {
     fn read_packed(&self, with_history: bool) -> (Vec<u32>, Vec<PairSlot>, Vec<f32>) {
         let mut nbr_slot: Vec<u32> = self.read_pod(self.live("nbr_slot", self.steps), self.records);
         let taken = (nbr_slot.iter().copied().max().unwrap_or(0) as u64).min(self.slot_capacity);
-        let lo = self.list_capacity(Cap::SlotsLo).min(taken);
-        let mut slots: Vec<PairSlot> = self.read_pod("slots", lo);
-        if taken > lo {
-            slots.extend(self.read_pod::<PairSlot>("slots_hi", taken - lo));
-        }
+        let slots: Vec<PairSlot> = self.read_split("slots", taken, 1);
         let stride = if with_history {
             self.world.table.nbr_history_stride
         } else {
             0
         };
         let history: Vec<f32> = if stride > 0 && taken > 0 {
-            let stride = stride as u64;
-            let mut h = self.read_pod(GpuBackend::history_at(self.steps), lo * stride);
-            if taken > lo {
-                let hi = GpuBackend::history_hi_at(self.steps);
-                h.extend(self.read_pod::<f32>(hi, (taken - lo) * stride));
-            }
-            h
+            self.read_split("history", taken, stride as u64)
         } else {
             Vec::new()
         };
@@ -872,7 +885,7 @@ impl GpuBackend {
     fn read_records(&self) -> (Vec<u32>, Vec<u32>) {
         let starts: Vec<u32> = self.read_pod("nbr_start", self.n as u64 + 1);
         let nbr_j: Vec<u32> = self.read_pod("nbr_j", self.total);
-        grains_core::kernels::passes::pair_record::owned_partners(&starts, &nbr_j)
+        grains_core::kernels::passes::pair_record::owned_partners(&starts, nbr_j)
     }
 
     /// Every pair source's slots, read back, with the neighbour list naming the first's pairs.

@@ -108,12 +108,23 @@ pub fn pair_starts(nbr_start: &[u32], nbr_j: &[u32]) -> Vec<u32> {
 /// [`pair_starts`]) and each record's partner (q > p, or `n + w` for wall `w`), in record order:
 /// the list with each pair once, as the CPU backend keeps it and the pair sources' slots are
 /// read by.
-pub fn owned_partners(nbr_start: &[u32], nbr_j: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    let pair_start = pair_starts(nbr_start, nbr_j);
-    let mut pair_j = Vec::with_capacity(*pair_start.last().unwrap_or(&0) as usize);
-    for p in 0..nbr_start.len().saturating_sub(1) {
-        let owned = first_owned(p, nbr_start, &pair_start) as usize;
-        pair_j.extend_from_slice(&nbr_j[owned..nbr_start[p + 1] as usize]);
-    }
+pub fn owned_partners(nbr_start: &[u32], nbr_j: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
+    let pair_start = pair_starts(nbr_start, &nbr_j);
+    let pair_j = owned_within(nbr_start, &pair_start, nbr_j);
     (pair_start, pair_j)
+}
+
+/// The records' partners of a built list whose records start at `pair_start`, made within
+/// `nbr_j` itself: each particle's owning entries moved down to the front (never up: the k-th
+/// kept entry is at k or past it), the rest given back.
+pub fn owned_within(nbr_start: &[u32], pair_start: &[u32], mut nbr_j: Vec<u32>) -> Vec<u32> {
+    let mut records = 0;
+    for p in 0..nbr_start.len().saturating_sub(1) {
+        let owned = first_owned(p, nbr_start, pair_start) as usize;
+        nbr_j.copy_within(owned..nbr_start[p + 1] as usize, records);
+        records += nbr_start[p + 1] as usize - owned;
+    }
+    nbr_j.truncate(records);
+    nbr_j.shrink_to_fit();
+    nbr_j
 }
