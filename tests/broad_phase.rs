@@ -382,14 +382,15 @@ fn the_full_list_twins_agree_with_the_records_the_cpu_keeps() {
         // The list the last rebuild built, against one built from the positions now.
         let old_slot = b.nbr_slot.clone();
         b.rebuild();
-        let (new_j, new_pair) = b.list.to_full();
-        let new_i: Vec<u32> = entry_owners(&b.list.nbr_start).collect();
+        let (new_j, _) = b.list.to_full();
+        // One invocation per record of the new list, from its owner.
+        let pair_i: Vec<u32> = entry_owners(&b.list.pair_start).collect();
         let mut flags = vec![u32::MAX; b.nbr_slot.len()];
-        for gid in 0..new_j.len() {
+        for gid in 0..pair_i.len() {
             history_carry(
                 gid,
                 &step,
-                &new_i,
+                &pair_i,
                 &new_j,
                 &start,
                 &nbr_j,
@@ -400,12 +401,10 @@ fn the_full_list_twins_agree_with_the_records_the_cpu_keeps() {
                 &mut flags,
             );
         }
-        for gid in 0..new_j.len() {
-            if new_j[gid] > new_i[gid] {
-                let flag = flags[new_pair[gid] as usize];
-                assert_eq!(flag, b.nbr_slot[new_pair[gid] as usize], "entry {gid}");
-                carried += (flag != 0) as usize;
-            }
+        assert_eq!(flags.len(), pair_i.len());
+        for (r, &flag) in flags.iter().enumerate() {
+            assert_eq!(flag, b.nbr_slot[r], "record {r}");
+            carried += (flag != 0) as usize;
         }
         assert!(!flags.contains(&u32::MAX), "every record carried");
         // The run goes on from here: an extra rebuild between steps, as a step's own.
@@ -453,6 +452,35 @@ fn a_head_element_without_a_record_round_trips() {
     assert_eq!(list.to_full(), (nbr_j, nbr_pair));
     let owners: Vec<u32> = entry_owners(&nbr_start).collect();
     assert_eq!(owners, vec![0, 0, 1, 2, 2]);
+}
+
+/// The GPU keeps no owner per entry: `pair_record` finds it by binary search in the starts
+/// (`entry_owner`), which must pass over empty ranges (particles 0, 2 and 4 here have no
+/// candidate) to the particle whose range holds the entry, and writes each record's owner
+/// (`pair_i`), which the neighbour source and the carry start from.
+#[test]
+fn the_owner_of_an_entry_and_of_a_record_come_from_the_starts() {
+    use grains_core::kernels::passes::pair_record::{entry_owner, pair_record, pair_starts};
+    let nbr_start = vec![0u32, 0, 2, 2, 4, 4, 5];
+    // Particle 1 lists 3 and wall 0 (the candidate n + 0 = 6), 3 lists 1 and 5, 5 lists 3.
+    let nbr_j = vec![3u32, 6, 1, 5, 3];
+    let owners: Vec<u32> = (0..nbr_j.len())
+        .map(|k| entry_owner(k, &nbr_start))
+        .collect();
+    assert_eq!(owners, vec![1, 1, 3, 3, 5]);
+    assert_eq!(owners, entry_owners(&nbr_start).collect::<Vec<_>>());
+    let pair_start = pair_starts(&nbr_start, &nbr_j);
+    assert_eq!(pair_start, vec![0, 0, 2, 2, 3, 3, 3]);
+    let mut nbr_pair = vec![0u32; nbr_j.len()];
+    let mut pair_i = vec![u32::MAX; 3];
+    for (k, r) in nbr_pair.iter_mut().enumerate() {
+        pair_record(k, &nbr_start, &nbr_j, &pair_start, r, &mut pair_i);
+    }
+    // (1, 3) is record 0, (1, wall) record 1, (3, 5) record 2; 3's entry of 1 and 5's of 3
+    // name their partners' records.
+    assert_eq!(nbr_pair, vec![0, 1, 0, 2, 2]);
+    assert_eq!(pair_i, vec![1, 1, 3]);
+    assert_eq!(pair_i, entry_owners(&pair_start).collect::<Vec<_>>());
 }
 
 /// `grains check` counts the list a run starts from without building it

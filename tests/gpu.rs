@@ -205,16 +205,17 @@ fn pass_parity(world: World, ctx: &GpuContext) {
     let mut g = gpu(world, ctx);
     let n = c.pos.len();
     let (c_j, c_pair) = c.list.to_full();
+    // Each record's owner, which the GPU's neighbour source and carry start from.
     let c_i: Vec<u32> =
-        grains_core::kernels::passes::pair_record::entry_owners(&c.list.nbr_start).collect();
+        grains_core::kernels::passes::pair_record::entry_owners(&c.list.pair_start).collect();
     let total = c_j.len();
     assert_eq!(g.neighbour_entries() as usize, total, "neighbour total");
     let start: Vec<u32> = g.read_buffer("nbr_start", n + 1).unwrap();
     assert_eq!(start, c.list.nbr_start, "nbr_start");
-    let ni: Vec<u32> = g.read_buffer("nbr_i", total).unwrap();
+    let ni: Vec<u32> = g.read_buffer("pair_i", c_i.len()).unwrap();
     let nj: Vec<u32> = g.read_buffer("nbr_j", total).unwrap();
     let np: Vec<u32> = g.read_buffer("nbr_pair", total).unwrap();
-    assert_eq!(ni, c_i, "nbr_i");
+    assert_eq!(ni, c_i, "pair_i");
     assert_eq!(nj, c_j, "nbr_j");
     assert_eq!(np, c_pair, "nbr_pair");
 

@@ -1,13 +1,14 @@
 // CPU twin: crates/grains-core/src/kernels/passes/history_carry.rs
 //
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
-// (p, q). Only owning entries (p < q) carry, each into its pair's record, from the old record
-// of (p, q). An owning entry's record follows from its list's record starts (the records of
-// p's owning entries, the tail of its range, are consecutive from `pair_start[p]`): the old
-// list's (`old_pair_start`) and the new one's (`pair_start`), so neither list's `nbr_pair` is
-// read and the new one is written in place by `pair_record`. A record is its slot flag: the
+// (p, q). One invocation per record of the new list (its owner `pair_i`, written by
+// `pair_record`, and the partner of its owning entry), from the old record of (p, q). An
+// owning entry's record follows from its list's record starts (the records of p's owning
+// entries, the tail of its range, are consecutive from `pair_start[p]`): the old list's
+// (`old_pair_start`) and the new one's (`pair_start`), so neither list's `nbr_pair` is read
+// and the new one is written in place by `pair_record`. A record is its slot flag: the
 // packed slots and history stay in place, so the carried flag still names the pair's; a new
-// pair starts out of contact. Entries that do not own their pair write nothing.
+// pair starts out of contact.
 // `old_start` holds the old list's starts (n_particles + 1 of them); bound with fewer (e.g. a
 // 1-element buffer before the first list) it means "no old list", as an empty slice does for
 // the twin.
@@ -15,15 +16,15 @@
 //!include lib/dispatch.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
-@group(0) @binding(1) var<storage, read> nbr_i: array<u32>;
+@group(0) @binding(1) var<storage, read> pair_i: array<u32>;
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
 @group(0) @binding(3) var<storage, read> old_start: array<u32>;
 @group(0) @binding(4) var<storage, read> old_j: array<u32>;
-// The new entry count is read from `nbr_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(8) var<storage, read> old_slot: array<u32>;
 @group(0) @binding(9) var<storage, read_write> nbr_slot: array<u32>;
 @group(0) @binding(10) var<storage, read> old_pair_start: array<u32>;
+// The new record count is read from `pair_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(11) var<storage, read> pair_start: array<u32>;
 
 // CPU twin: `find_sorted` in crates/grains-core/src/kernels/passes/pair_record.rs, bound to
@@ -52,14 +53,11 @@ fn history_carry(
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
     let gid = linear_index(id, nwg);
-    if (gid >= nbr_start[step.n_particles]) {
+    if (gid >= pair_start[step.n_particles]) {
         return;
     }
-    let p = nbr_i[gid];
-    let q = nbr_j[gid];
-    if (p >= q) {
-        return;
-    }
+    let p = pair_i[gid];
+    let q = nbr_j[nbr_start[p + 1u] - (pair_start[p + 1u] - gid)];
     var a = 0u;
     if (p + 1u < arrayLength(&old_start)) {
         let k = find_sorted(old_start[p], old_start[p + 1u], q);
@@ -69,6 +67,5 @@ fn history_carry(
             a = old_slot[old_pair_start[p] + (k - (old_start[p + 1u] - owned))];
         }
     }
-    let owned = pair_start[p + 1u] - pair_start[p];
-    nbr_slot[pair_start[p] + (gid - (nbr_start[p + 1u] - owned))] = a;
+    nbr_slot[gid] = a;
 }

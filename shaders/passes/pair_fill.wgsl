@@ -19,7 +19,6 @@
 @group(0) @binding(3) var<storage, read> cell_start: array<u32>;
 @group(0) @binding(4) var<storage, read> sorted: array<u32>;
 @group(0) @binding(5) var<storage, read> nbr_start: array<u32>;
-@group(0) @binding(6) var<storage, read_write> nbr_i: array<u32>;
 @group(0) @binding(7) var<storage, read_write> nbr_j: array<u32>;
 // The particle count, which the twin's caller takes from `pos.len()`.
 @group(0) @binding(8) var<uniform> step: StepParams;
@@ -62,7 +61,6 @@ fn pair_fill(
                     // The bound check only matters if pair_count saw other positions; it keeps
                     // a stale count from writing into the next particle's range.
                     if (is_candidate(grid, domain, x, pos[q]) && w < end) {
-                        nbr_i[w] = gid;
                         nbr_j[w] = q;
                         w = w + 1u;
                     }
@@ -75,7 +73,6 @@ fn pair_fill(
     if (!tri) {
         for (var k = 0u; k < step.n_walls; k = k + 1u) {
             if (wall_candidate(walls[k], x, grid.cutoff) && w < end) {
-                nbr_i[w] = gid;
                 nbr_j[w] = step.n_particles + k;
                 w = w + 1u;
             }

@@ -3,7 +3,10 @@
 // Broad phase, pass 5: for entry (p, q), the index of its pair's record (its slot flag):
 // its own for an owning entry (q > p, walls included), the consecutive records of p's owning
 // entries (the tail of its range) starting at `pair_start[p]`; for the other entry, the record of
-// (q, p), found by binary search in q's range; 0xffffffff if that entry is missing.
+// (q, p), found by binary search in q's range; 0xffffffff if that entry is missing. An owning
+// entry also writes its record's owner (`pair_i`), which the neighbour source's invocations,
+// one per record, start from; the list keeps no owner per entry, so p is found by binary
+// search in the starts.
 // One invocation per neighbour-list entry; the entry count is only known on the device, so it
 // is read from `nbr_start[n_particles]` and the pass can be dispatched indirectly with an
 // upper bound.
@@ -11,7 +14,7 @@
 //!include lib/dispatch.wgsl
 
 @group(0) @binding(0) var<storage, read> nbr_start: array<u32>;
-@group(0) @binding(1) var<storage, read> nbr_i: array<u32>;
+@group(0) @binding(1) var<storage, read_write> pair_i: array<u32>;
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
 @group(0) @binding(3) var<storage, read_write> nbr_pair: array<u32>;
 // The particle count, to find the entry count at `nbr_start[step.n_particles]`.
@@ -40,6 +43,22 @@ fn find_sorted(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     return 0xffffffffu;
 }
 
+// The particle whose range holds entry `gid`: the last whose start is at or below it (never an
+// empty range). CPU twin: `entry_owner` in the same Rust file.
+fn entry_owner(gid: u32) -> u32 {
+    var lo = 0u;
+    var hi = step.n_particles - 1u;
+    while (lo < hi) {
+        let mid = lo + (hi - lo + 1u) / 2u;
+        if (nbr_start[mid] <= gid) {
+            lo = mid;
+        } else {
+            hi = mid - 1u;
+        }
+    }
+    return lo;
+}
+
 // CPU twin: `owned_record` in the same Rust file.
 fn owned_record(p: u32, k: u32) -> u32 {
     let owned = pair_start[p + 1u] - pair_start[p];
@@ -55,10 +74,12 @@ fn pair_record(
     if (gid >= nbr_start[step.n_particles]) {
         return;
     }
-    let p = nbr_i[gid];
+    let p = entry_owner(gid);
     let q = nbr_j[gid];
     if (q > p) {
-        nbr_pair[gid] = owned_record(p, gid);
+        let r = owned_record(p, gid);
+        nbr_pair[gid] = r;
+        pair_i[r] = p;
         return;
     }
     let m = find_sorted(nbr_start[q], nbr_start[q + 1u], p);

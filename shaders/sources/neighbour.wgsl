@@ -1,16 +1,19 @@
 // CPU twin: crates/grains-core/src/kernels/sources/neighbour.rs
 //
-// The neighbour-list source, for the contact template's `source` slot. One invocation per list
-// entry; the list holds each pair twice, and only the owning entry (p < q) evaluates it. Entries
-// of walls (q >= n_particles) are the wall source's.
+// The neighbour-list source, for the contact template's `source` slot. One invocation per
+// record: the list holds each pair twice, but only its owning entry (p < q, the tail of p's
+// range) has a record, so the entries of the other side cost no invocation. Record `r`'s owner
+// is `pair_i[r]`; its partner is the owning entry's, found from the two lists of starts.
+// Records of walls (q >= n_particles) are the wall source's.
 // Reads the template's `step` and `material`.
 
-@group(0) @binding(10) var<storage, read> nbr_i: array<u32>;
+// Each record's owner (pair_record.wgsl writes them at a rebuild).
+@group(0) @binding(10) var<storage, read> pair_i: array<u32>;
 @group(0) @binding(11) var<storage, read> nbr_j: array<u32>;
-// The entry count, `nbr_start[step.n_particles]` (indirect dispatch).
 @group(0) @binding(12) var<storage, read> nbr_start: array<u32>;
-// Each entry's record (pair_record.wgsl).
-@group(0) @binding(13) var<storage, read> nbr_pair: array<u32>;
+// Where each particle's records start; the record count is `pair_start[step.n_particles]`
+// (indirect dispatch).
+@group(0) @binding(13) var<storage, read> pair_start: array<u32>;
 // The packed slots taken this step: [0] counts them (reset before the contact passes; a
 // count beyond `slots` makes the host grow them and run the contact passes again).
 @group(0) @binding(14) var<storage, read_write> slot_count: array<atomic<u32>>;
@@ -20,26 +23,28 @@
 @group(0) @binding(17) var<storage, read_write> slots_hi: array<PairSlot>;
 
 fn source_count() -> u32 {
-    return nbr_start[step.n_particles];
+    return pair_start[step.n_particles];
 }
 
-// Invocation `gid` evaluates its own entry (the template's `contact_pair`).
+// Invocation `gid` evaluates record `gid` (the template's `contact_pair`).
 fn source_pairs(gid: u32) {
     contact_pair(gid);
 }
 
+// Record `gid` as a pair of particles: its owning entry is the one as far from the end of
+// p's range as the record is from the end of p's records. CPU twin: `source_pair`.
 fn source_pair(gid: u32) -> SourcePair {
-    let p = nbr_i[gid];
-    let q = nbr_j[gid];
-    if (p >= q || q >= step.n_particles) {
+    let p = pair_i[gid];
+    let q = nbr_j[nbr_start[p + 1u] - (pair_start[p + 1u] - gid)];
+    if (q >= step.n_particles) {
         return SourcePair();
     }
     return SourcePair(p, q, material[p] * step.n_materials + material[q], 1u);
 }
 
-// The record (slot flag) of entry `gid`: its pair's. CPU twin: `source_record`.
+// The record (slot flag) of invocation `gid`: its own. CPU twin: `source_record`.
 fn source_record(gid: u32) -> u32 {
-    return nbr_pair[gid];
+    return gid;
 }
 
 //!include lib/packed_slots.wgsl

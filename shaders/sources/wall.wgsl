@@ -6,12 +6,12 @@
 // resolvers read `walls[q]`.
 
 @group(0) @binding(10) var<storage, read> walls: array<Wall>;
-@group(0) @binding(11) var<storage, read> nbr_i: array<u32>;
 @group(0) @binding(12) var<storage, read> nbr_j: array<u32>;
 // Each particle's range of entries.
 @group(0) @binding(13) var<storage, read> nbr_start: array<u32>;
-// Each entry's record (pair_record.wgsl).
-@group(0) @binding(14) var<storage, read> nbr_pair: array<u32>;
+// Where each particle's records start: its owning entries' (walls included) are consecutive
+// from there (pair_record.wgsl).
+@group(0) @binding(14) var<storage, read> pair_start: array<u32>;
 // The packed slots taken this step: [0] counts them (reset before the contact passes; a
 // count beyond `slots` makes the host grow them and run the contact passes again).
 @group(0) @binding(15) var<storage, read_write> slot_count: array<atomic<u32>>;
@@ -27,8 +27,13 @@ fn source_count() -> u32 {
     return step.n_particles;
 }
 
+// The particle whose wall entries this invocation evaluates: `source_pair` and
+// `source_record` take an entry, and the list keeps no owner per entry.
+var<private> owner: u32;
+
 // Invocation `gid` evaluates particle `gid`'s wall entries (the template's `contact_pair`).
 fn source_pairs(gid: u32) {
+    owner = gid;
     let range = source_range(gid);
     for (var k = range.x; k < range.y; k = k + 1u) {
         contact_pair(k);
@@ -46,8 +51,9 @@ fn source_range(gid: u32) -> vec2<u32> {
     return vec2<u32>(k, end);
 }
 
+// Entry `gid` of particle `owner`. CPU twin: `source_pair`.
 fn source_pair(gid: u32) -> SourcePair {
-    let p = nbr_i[gid];
+    let p = owner;
     let q = nbr_j[gid];
     if (q < step.n_particles) {
         return SourcePair();
@@ -57,9 +63,11 @@ fn source_pair(gid: u32) -> SourcePair {
     return SourcePair(p, w, (walls[w].kind * n + material[p]) * n + walls[w].material, 1u);
 }
 
-// The record (slot flag) of entry `gid`: the pair's own. CPU twin: `source_record`.
+// The record (slot flag) of entry `gid` of particle `owner`: the pair's own, a wall entry
+// being an owning one. CPU twin: `source_record`.
 fn source_record(gid: u32) -> u32 {
-    return nbr_pair[gid];
+    let p = owner;
+    return pair_start[p + 1u] - (nbr_start[p + 1u] - gid);
 }
 
 //!include lib/packed_slots.wgsl

@@ -19,7 +19,7 @@
 // plan:    [n_particles, n_cells, capacity, skin (f32 bits), workgroups per dimension, first
 //           every-step slot, record capacity, every-step slots before `decide`, packed slot
 //           capacity, then one u32 per indirect slot: a fixed group count, or threads per
-//           group for slots sized by the list total]
+//           group for slots sized by the list total (its records with BY_RECORDS set)]
 // args:    one (x, y, z, pad) quadruple per indirect slot.
 
 //!common
@@ -66,6 +66,10 @@ const S_PAIR_RECORD: u32 = 9u;
 const S_COMMIT_LIST: u32 = 11u;
 const S_COMMIT_PARTICLES: u32 = 12u;
 const S_CONTACT: u32 = 13u;
+
+// A plan slot's threads per group with this bit set: sized by the records, not the entries
+// (the passes of one invocation per record: the carry and the list's contact chains).
+const BY_RECORDS: u32 = 0x80000000u;
 
 fn linear_index(id: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return id.x + id.y * nwg.x * 64u;
@@ -179,8 +183,10 @@ fn guard() {
         if (s == S_COMMIT_PARTICLES) {
             continue;
         }
-        let threads = plan[P_SLOTS + s];
-        set_args(s, (total + threads - 1u) / threads, plan[P_MAX_DIM]);
+        let t = plan[P_SLOTS + s];
+        let count = select(total, records, (t & BY_RECORDS) != 0u);
+        let threads = t & ~BY_RECORDS;
+        set_args(s, (count + threads - 1u) / threads, plan[P_MAX_DIM]);
     }
 }
 
@@ -237,9 +243,9 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 
 // The rebuilt list replaces the current one: its entries (`C_TOTAL`) and its pairs' records
 // (`C_RECORDS`, fewer), their carried slot flags: the packed slots and history stay where they
-// are, as `CpuBackend::rebuild` keeps them. The entries' owners are already in place: nothing
-// in a rebuild reads the old list's (the carry finds old pairs by partner), so `pair_fill`
-// writes them into `nbr_i` itself; nor its records (the carry computes both lists' owned
+// are, as `CpuBackend::rebuild` keeps them. The records' owners are already in place: nothing
+// in a rebuild reads the old list's (the carry finds old pairs by partner), so `pair_record`
+// writes them into `pair_i` itself; nor its records (the carry computes both lists' owned
 // records from their record starts, `pair_start` and `new_pair_start`), so `pair_record`
 // writes them into `nbr_pair` itself. The list is held beside itself with two entry arrays
 // fewer.

@@ -36,7 +36,7 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
     [
         ("new_j", 4, Cap::Entries),
         ("nbr_slot_alt", 4, Cap::Records),
-        ("nbr_i", 4, Cap::Entries),
+        ("pair_i", 4, Cap::Records),
         ("nbr_j", 4, Cap::Entries),
         ("nbr_pair", 4, Cap::Entries),
         ("nbr_slot", 4, Cap::Records),

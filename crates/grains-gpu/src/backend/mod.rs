@@ -142,6 +142,10 @@ enum Resume {
     NextStep,
 }
 
+// A plan slot's threads per group with this bit set size it by the list's records rather than
+// its entries (control.wgsl's `guard`): the passes of one invocation per record.
+const BY_RECORDS: u32 = 1 << 31;
+
 // Indirect slots, in the order of control.wgsl.
 const S_ZERO_CELLS: u32 = 0;
 const S_CELL_COUNT: u32 = 1;
@@ -510,9 +514,14 @@ impl GpuBackend {
             };
             put(name, bytes);
         }
-        // Each entry's owner, which the state does not keep (the particle whose range holds
-        // it), a piece at a time.
-        let mut owners = grains_core::kernels::passes::pair_record::entry_owners(&state.nbr_start);
+        // The records' starts, which a rebuild scans and the gather reads: a state keeps no
+        // scratch, so they are recounted from the list, as the CPU backend does.
+        let starts =
+            grains_core::kernels::passes::pair_record::pair_starts(&state.nbr_start, &state.nbr_j);
+        put("pair_start", cast_slice(&starts));
+        // Each record's owner (`pair_record` writes them at a rebuild), which the state does
+        // not keep, a piece at a time.
+        let mut owners = grains_core::kernels::passes::pair_record::entry_owners(&starts);
         let mut piece: Vec<u32> = Vec::with_capacity(grains_core::state::STREAM_CHUNK);
         let mut at = 0u64;
         loop {
@@ -521,14 +530,9 @@ impl GpuBackend {
             if piece.is_empty() {
                 break;
             }
-            q.write_buffer(&b.bufs["nbr_i"], at, cast_slice(&piece));
+            q.write_buffer(&b.bufs["pair_i"], at, cast_slice(&piece));
             at += 4 * piece.len() as u64;
         }
-        // The records' starts, which a rebuild scans and the gather reads: a state keeps no
-        // scratch, so they are recounted from the list, as the CPU backend does.
-        let starts =
-            grains_core::kernels::passes::pair_record::pair_starts(&state.nbr_start, &state.nbr_j);
-        put("pair_start", cast_slice(&starts));
         // The control words as the device would hold them after those steps.
         let mut control = vec![0u32; CONTROL_WORDS];
         control[C_STEP] = state.step as u32;
@@ -545,9 +549,9 @@ impl GpuBackend {
         put("max_disp2", cast_slice(&[0u32]));
         put("slot_count", cast_slice(&[0u32]));
         put("fault", cast_slice(&[NO_FAULT]));
-        // Dispatches over the list are sized by its total on the device, at each rebuild (the
-        // guard kernel); here the host sizes them for the restored list the same way.
-        b.write_list_args(total);
+        // Dispatches over the list are sized by its records on the device, at each rebuild
+        // (the guard kernel); here the host sizes them for the restored list the same way.
+        b.write_list_args(records);
         b.steps = state.step;
         b.rebuild_log = state.rebuild_steps.clone();
         b.removed = state.removed;
@@ -690,7 +694,7 @@ impl GpuBackend {
                     debug_assert_eq!(c[C_FROZEN], FROZEN_FAULT);
                     self.accept(&c, taken);
                     self.clear_fault();
-                    self.thaw(Resume::NextStep, c[C_TOTAL] as u64);
+                    self.thaw(Resume::NextStep, c[C_RECORDS] as u64);
                     return Ok(Some(Fault {
                         step,
                         particle: fault,
@@ -712,7 +716,7 @@ impl GpuBackend {
                 }
                 return Ok(None);
             };
-            self.thaw(resume, c[C_TOTAL] as u64);
+            self.thaw(resume, c[C_RECORDS] as u64);
             let (guard, chains) = if step == 0 {
                 self.init_resume
             } else {
@@ -743,12 +747,12 @@ impl GpuBackend {
 
     /// Undo a freeze before recording again from `resume`: the frozen word cleared, and the
     /// dispatch sizes the freeze zeroed written back (the every-step passes', the list's
-    /// contact passes' for a list of `total` entries, and after the guard the fill's and the
+    /// contact passes' for a list of `records` records, and after the guard the fill's and the
     /// commit's, whose step is rebuilding).
-    fn thaw(&mut self, resume: Resume, total: u64) {
+    fn thaw(&mut self, resume: Resume, records: u64) {
         self.write_control(C_FROZEN, 0);
         self.write_plan_args(self.every_slots());
-        self.write_list_args(total);
+        self.write_list_args(records);
         match resume {
             Resume::Guard => {
                 self.write_control(C_REBUILD, 1);
@@ -1196,10 +1200,10 @@ impl Backend for GpuBackend {
     }
 
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
-        let ni: Vec<u32> = self.read_pod("nbr_i", self.total);
+        let starts: Vec<u32> = self.read_pod("nbr_start", self.n as u64 + 1);
         let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
         let n = self.n as u32;
-        ni.into_iter()
+        grains_core::kernels::passes::pair_record::entry_owners(&starts)
             .zip(nj)
             .filter(|(i, j)| i < j && *j < n)
             .collect()

@@ -166,24 +166,25 @@ impl GpuBackend {
         slots[S_PAIR_FILL as usize] =
             self.check_groups("pair_fill", groups(n, self.threads(ids.pair_fill)))?;
         slots[S_PAIR_RECORD as usize] = self.threads(ids.pair_record);
-        slots[S_HISTORY_CARRY as usize] = self.threads(ids.history_carry);
+        slots[S_HISTORY_CARRY as usize] = self.threads(ids.history_carry) | BY_RECORDS;
         slots[S_COMMIT_LIST as usize] = self.threads(ids.commit_list);
         slots[S_COMMIT_PARTICLES as usize] =
             self.check_groups("commit_particles", groups(n + 1, 64))?;
-        // Sized by the list total, at most the capacity: check the worst case now.
+        // Sized by the list total or its records, at most their capacities: check the worst
+        // case now.
         let mut by_total = vec![
-            ("pair_record", ids.pair_record),
-            ("history_carry", ids.history_carry),
-            ("commit_list", ids.commit_list),
+            ("pair_record", ids.pair_record, self.capacity),
+            ("history_carry", ids.history_carry, self.rec_capacity),
+            ("commit_list", ids.commit_list, self.capacity),
         ];
         for &(k, _, slot) in &ids.contact {
             if let Some(slot) = slot {
-                slots[slot as usize] = self.threads(k);
-                by_total.push(("contact", k));
+                slots[slot as usize] = self.threads(k) | BY_RECORDS;
+                by_total.push(("contact", k, self.rec_capacity));
             }
         }
-        for (what, k) in by_total {
-            self.check_groups(what, groups(self.capacity, self.threads(k)))?;
+        for (what, k, most) in by_total {
+            self.check_groups(what, groups(most, self.threads(k)))?;
         }
         slots.extend_from_slice(&self.every);
         let mut plan = vec![0u32; P_SLOTS];
@@ -555,13 +556,13 @@ impl GpuBackend {
         self.every_base()..self.plan_slots.len() as u32
     }
 
-    /// The sizes of the dispatches over a list of `total` entries (the contact chains of the
+    /// The sizes of the dispatches over a list of `records` records (the contact chains of the
     /// list, which keep their size between rebuilds), as `guard` sets them.
-    pub(super) fn write_list_args(&self, total: u64) {
+    pub(super) fn write_list_args(&self, records: u64) {
         for &(k, _, slot) in &self.ids.contact {
             let Some(slot) = slot else { continue };
             let (x, y) = crate::program::split(
-                total.div_ceil(self.threads(k) as u64) as u32,
+                records.div_ceil(self.threads(k) as u64) as u32,
                 self.max_dim(),
             );
             self.ctx.queue.write_buffer(

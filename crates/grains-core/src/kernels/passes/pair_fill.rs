@@ -9,8 +9,9 @@ use crate::gpu_types::{DomainParams, GridParams, Wall};
 use crate::kernels::passes::pair_count::for_each_candidate;
 use crate::shapes::ShapeRecord;
 
-/// Fill particle `gid`'s range of the list (`nbr_i`, `nbr_j` are the slices
-/// `nbr_start[gid]..nbr_start[gid + 1]` of the bindings) with `gid` and its sorted candidates.
+/// Fill particle `gid`'s range of the list (`nbr_j` is the slice
+/// `nbr_start[gid]..nbr_start[gid + 1]` of the binding) with its sorted candidates. The list
+/// keeps no owner per entry: a range is its particle's.
 #[allow(clippy::too_many_arguments)]
 pub fn pair_fill(
     gid: usize,
@@ -22,7 +23,6 @@ pub fn pair_fill(
     shape: &[u32],
     shapes: &[ShapeRecord],
     walls: &[Wall],
-    nbr_i: &mut [u32],
     nbr_j: &mut [u32],
 ) {
     let start = 0;
@@ -39,7 +39,6 @@ pub fn pair_fill(
         shapes,
         walls,
         |q| {
-            nbr_i[w] = gid as u32;
             nbr_j[w] = q;
             w += 1;
         },

@@ -46,20 +46,43 @@ pub fn owned_record(p: usize, k: u32, nbr_start: &[u32], pair_start: &[u32]) -> 
 
 /// `nbr_pair[gid]` = the record of entry `gid` = (p, q): its own if it owns the pair (q > p,
 /// or q a wall), else that of the entry (q, p); `u32::MAX` if (q, p) is missing (a list built
-/// from inconsistent counts; the gather then skips the entry).
+/// from inconsistent counts; the gather then skips the entry). An owning entry also writes its
+/// record's owner, `pair_i[record] = p`, which the neighbour source's invocations (one per
+/// record) start from. The list keeps no owner per entry: p is found from the starts.
 pub fn pair_record(
     gid: usize,
     nbr_start: &[u32],
-    nbr_i: &[u32],
     nbr_j: &[u32],
     pair_start: &[u32],
     nbr_pair: &mut u32,
+    pair_i: &mut [u32],
 ) {
-    *nbr_pair = entry_record(nbr_i[gid], gid, nbr_start, nbr_j, pair_start);
+    let p = entry_owner(gid, nbr_start);
+    let r = entry_record(p, gid, nbr_start, nbr_j, pair_start);
+    *nbr_pair = r;
+    if nbr_j[gid] > p {
+        pair_i[r as usize] = p;
+    }
 }
 
-/// [`pair_record`] of entry `gid` of particle `p` (its owner, `nbr_i[gid]`): for a caller that
-/// knows the owner from the entry starts, as a state's validation does.
+/// The particle whose range of `nbr_start` holds entry `gid` (of fewer than
+/// `nbr_start[n]`): the last one whose start is at or below it, so never an empty range. A
+/// binary search, as `pair_record.wgsl`'s, run once per entry at a rebuild.
+pub fn entry_owner(gid: usize, nbr_start: &[u32]) -> u32 {
+    let (mut lo, mut hi) = (0usize, nbr_start.len().saturating_sub(2));
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if nbr_start[mid] as usize <= gid {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo as u32
+}
+
+/// [`pair_record`] of entry `gid` of particle `p` (its owner, [`entry_owner`]): for a caller
+/// that knows the owner from walking the entry starts, as a state's validation does.
 pub fn entry_record(
     p: u32,
     gid: usize,
@@ -80,8 +103,9 @@ pub fn entry_record(
     }
 }
 
-/// Each entry's owner (the `nbr_i` the broad phase's passes read), from the entry starts: the
-/// particle whose range holds it. The state keeps only the starts.
+/// The owner of each element of the ranges `starts` gives (`n + 1` starts): of each entry from
+/// `nbr_start`, of each record from `pair_start` (the GPU's `pair_i`). The state keeps only the
+/// starts.
 pub fn entry_owners(nbr_start: &[u32]) -> impl Iterator<Item = u32> + '_ {
     nbr_start
         .windows(2)

@@ -121,13 +121,17 @@ impl SourceKind {
 /// What a source's pairs index: the arrays `source_pair` reads, per source.
 #[derive(Clone, Copy, Debug)]
 pub enum SourceView<'a> {
+    /// Invocation `gid` is record `gid`.
     Neighbour {
-        nbr_i: &'a [u32],
+        pair_i: &'a [u32],
         nbr_j: &'a [u32],
+        nbr_start: &'a [u32],
+        pair_start: &'a [u32],
     },
+    /// Invocation `gid` is entry `gid` of particle `owner`.
     Wall {
         walls: &'a [Wall],
-        nbr_i: &'a [u32],
+        owner: u32,
         nbr_j: &'a [u32],
     },
     Fixed {
@@ -145,14 +149,17 @@ impl SourceView<'_> {
         material: &[u32],
     ) -> SourcePair {
         match *self {
-            SourceView::Neighbour { nbr_i, nbr_j } => {
-                neighbour::source_pair(gid, step, material, nbr_i, nbr_j)
-            }
+            SourceView::Neighbour {
+                pair_i,
+                nbr_j,
+                nbr_start,
+                pair_start,
+            } => neighbour::source_pair(gid, step, material, pair_i, nbr_j, nbr_start, pair_start),
             SourceView::Wall {
                 walls,
-                nbr_i,
+                owner,
                 nbr_j,
-            } => wall::source_pair(gid, step, material, walls, nbr_i, nbr_j),
+            } => wall::source_pair(gid, owner, step, material, walls, nbr_j),
             SourceView::Fixed { fixed_pairs } => {
                 fixed::source_pair(gid, step, material, fixed_pairs)
             }

@@ -1,24 +1,38 @@
 //! The neighbour-list source. WGSL twin: `shaders/sources/neighbour.wgsl`.
 //!
-//! One invocation per list entry; the list holds each pair twice (once from each side), and
-//! only the owning entry (p < q) evaluates it, into the pair's record (`nbr_pair`, see
-//! [`crate::kernels::passes::pair_record`]), which the gather reads from both entries. Entries
-//! of walls (`q >= n_particles`) are the wall source's ([`super::wall`]).
+//! One invocation per record: the list holds each pair twice (once from each side), but only
+//! the owning entry (p < q, the tail of p's sorted range) has a record (see
+//! [`crate::kernels::passes::pair_record`]), which the gather reads from both sides; the other
+//! side's entry costs no invocation. Record `r`'s owner is `pair_i[r]` and its partner the
+//! owning entry's. Records of walls (`q >= n_particles`) are the wall source's
+//! ([`super::wall`]).
 
 use crate::gpu_types::{PairSlot, SourcePair, StepParams};
 
-/// Entry `gid` of the neighbour list as a pair of particles.
+/// Record `gid` of the neighbour list as a pair of particles: its owning entry is as far from
+/// the end of p's range (`nbr_start`) as the record is from the end of p's records
+/// (`pair_start`).
 #[inline]
 pub fn source_pair(
     gid: usize,
     step: &StepParams,
     material: &[u32],
-    nbr_i: &[u32],
+    pair_i: &[u32],
     nbr_j: &[u32],
+    nbr_start: &[u32],
+    pair_start: &[u32],
 ) -> SourcePair {
-    let p = nbr_i[gid];
-    let q = nbr_j[gid];
-    if p >= q || q >= step.n_particles {
+    let p = pair_i[gid];
+    let end = p as usize + 1;
+    let q = nbr_j[(nbr_start[end] - (pair_start[end] - gid as u32)) as usize];
+    particle_pair(p, q, step, material)
+}
+
+/// The pair of a record of particle `p` with candidate `q`, if `q` is a particle (not a wall):
+/// [`source_pair`] once the record's two bodies are known, as the CPU sweep knows them.
+#[inline]
+pub fn particle_pair(p: u32, q: u32, step: &StepParams, material: &[u32]) -> SourcePair {
+    if q >= step.n_particles {
         return SourcePair::default();
     }
     SourcePair {
@@ -29,10 +43,10 @@ pub fn source_pair(
     }
 }
 
-/// The record (slot flag) of entry `gid`: its pair's.
+/// The record (slot flag) of invocation `gid`: its own.
 #[inline]
-pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
-    nbr_pair[gid] as usize
+pub fn source_record(gid: usize) -> usize {
+    gid
 }
 
 /// A contact block's share of the packed slots and history: the CPU sweep's stand-in for the

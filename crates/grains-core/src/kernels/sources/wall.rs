@@ -16,18 +16,30 @@ use glam::Vec3;
 /// A wall pair's slot is one of the list's packed slots, as a particle pair's.
 pub use super::neighbour::{drop_slot, place_slot, source_history};
 
-/// Entry `gid` of the neighbour list as a (particle, wall) pair, if it is one.
+/// Entry `gid` of the neighbour list, one of particle `owner`'s (the list keeps no owner per
+/// entry: the invocation is the particle's), as a (particle, wall) pair, if it is one.
 #[inline]
 pub fn source_pair(
     gid: usize,
+    owner: u32,
     step: &StepParams,
     material: &[u32],
     walls: &[Wall],
-    nbr_i: &[u32],
     nbr_j: &[u32],
 ) -> SourcePair {
-    let p = nbr_i[gid];
-    let q = nbr_j[gid];
+    wall_pair(owner, nbr_j[gid], step, material, walls)
+}
+
+/// The pair of particle `p` with candidate `q`, if `q` is a wall (`n_particles + w`):
+/// [`source_pair`] once the entry's two bodies are known, as the CPU sweep knows them.
+#[inline]
+pub fn wall_pair(
+    p: u32,
+    q: u32,
+    step: &StepParams,
+    material: &[u32],
+    walls: &[Wall],
+) -> SourcePair {
     if q < step.n_particles {
         return SourcePair::default();
     }
@@ -60,11 +72,13 @@ pub fn source_range(
     k..end
 }
 
-/// The record (slot flag) of entry `gid`: the pair's own, as for the
-/// neighbour source.
+/// The record (slot flag) of entry `gid` of particle `owner`: the pair's own, a wall entry
+/// being an owning one, whose records are consecutive up to the end of the owner's
+/// ([`crate::kernels::passes::pair_record::owned_record`]).
 #[inline]
-pub fn source_record(gid: usize, nbr_pair: &[u32]) -> usize {
-    nbr_pair[gid] as usize
+pub fn source_record(gid: usize, owner: u32, nbr_start: &[u32], pair_start: &[u32]) -> usize {
+    let end = owner as usize + 1;
+    (pair_start[end] - (nbr_start[end] - gid as u32)) as usize
 }
 
 /// A lower bound of the distance (m) from `x` to wall `w`'s surface, signed for a plane
