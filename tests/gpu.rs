@@ -213,8 +213,16 @@ fn pass_parity(world: World, ctx: &GpuContext) {
     let start: Vec<u32> = g.read_buffer("nbr_start", n + 1).unwrap();
     assert_eq!(start, c.list.nbr_start, "nbr_start");
     let ni: Vec<u32> = g.read_buffer("pair_i", c_i.len()).unwrap();
-    let nj: Vec<u32> = g.read_buffer("nbr_j", total).unwrap();
-    let np: Vec<u32> = g.read_buffer("nbr_pair", total).unwrap();
+    // The device keeps each pair once, as the CPU does: each record's partner, each head
+    // entry's record.
+    let records = c_i.len();
+    let pj: Vec<u32> = g.read_buffer("pair_j", records).unwrap();
+    let hp: Vec<u32> = g.read_buffer("head_pair", total - records).unwrap();
+    assert_eq!(pj, c.list.pair_j, "pair_j");
+    assert_eq!(hp, c.list.head_pair, "head_pair");
+    // The full list a state keeps, from it.
+    let full = g.state();
+    let (nj, np) = (full.nbr_j, full.nbr_pair);
     assert_eq!(ni, c_i, "pair_i");
     assert_eq!(nj, c_j, "nbr_j");
     assert_eq!(np, c_pair, "nbr_pair");

@@ -234,7 +234,7 @@ fn bad_fixed_pairs_are_refused_with_a_reason() {
 }
 
 /// The wall source's range for an invocation (the CPU twin of `source_range` in
-/// `shaders/sources/wall.wgsl`) is exactly the tail of the particle's entries that are walls
+/// `shaders/sources/wall.wgsl`) is exactly the tail of the particle's records that are walls
 /// (`q >= n_particles`): none for a particle with only particle partners, all of a range of
 /// walls only, none for an empty range.
 #[test]
@@ -245,12 +245,12 @@ fn the_wall_source_range_is_the_tail_of_walls() {
         n_particles: 10,
         ..Default::default()
     };
-    // Particle 0: partners 3, 7 then walls 10, 12; particle 1: partners only; particle 2:
+    // Particle 0: partners 3, 7 then walls 10, 12; particle 1: partner 5 only; particle 2:
     // walls only; particle 3: nothing.
-    let nbr_j = [3, 7, 10, 12, 0, 5, 11, 13];
-    let nbr_start = [0, 4, 6, 8, 8];
-    assert_eq!(source_range(0, &step, &nbr_start, &nbr_j), 2..4);
-    assert_eq!(source_range(1, &step, &nbr_start, &nbr_j), 6..6);
-    assert_eq!(source_range(2, &step, &nbr_start, &nbr_j), 6..8);
-    assert_eq!(source_range(3, &step, &nbr_start, &nbr_j), 8..8);
+    let pair_j = [3, 7, 10, 12, 5, 11, 13];
+    let pair_start = [0, 4, 5, 7, 7];
+    assert_eq!(source_range(0, &step, &pair_start, &pair_j), 2..4);
+    assert_eq!(source_range(1, &step, &pair_start, &pair_j), 5..5);
+    assert_eq!(source_range(2, &step, &pair_start, &pair_j), 5..7);
+    assert_eq!(source_range(3, &step, &pair_start, &pair_j), 7..7);
 }

@@ -1,8 +1,9 @@
 // The gather of one particle, for the passes that bind the gather's arrays (gather.wgsl,
 // gather_kick.wgsl). CPU twin: `gather` in crates/grains-core/src/kernels/passes/gather.rs.
 //
-// Per-particle sum of its pair slots: its neighbour-list entries in list order (particles, then
-// the walls near it as n_particles + w), each through its pair's record, then its fixed pairs:
+// Per-particle sum of its pair slots: its neighbour-list entries in list order (the head, the
+// pairs of partners below it through `head_pair`, then its own records: particles, then the
+// walls near it as n_particles + w), each through its pair's record, then its fixed pairs:
 // no float atomics, so totals are bitwise reproducible. A record's slot is packed slot
 // `nbr_slot[r] - 1` (`slot_read`); a pair out of contact (`nbr_slot` 0) has none. Each side of
 // a pair books half the pair's dissipation; a wall gives all of its to the particle.
@@ -11,8 +12,9 @@
 
 // The gather's arrays; the including pass declares `step` (binding 0).
 @group(0) @binding(1) var<storage, read> nbr_start: array<u32>;
-@group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(3) var<storage, read> nbr_pair: array<u32>;
+// Each record's partner, and each head entry's record (see pair_record.wgsl).
+@group(0) @binding(2) var<storage, read> pair_j: array<u32>;
+@group(0) @binding(3) var<storage, read> head_pair: array<u32>;
 @group(0) @binding(4) var<storage, read> slots: array<PairSlot>;
 @group(0) @binding(5) var<storage, read> pair_start: array<u32>;
 @group(0) @binding(6) var<storage, read_write> force: array<vec4<f32>>;
@@ -42,14 +44,15 @@ fn gather_particle(gid: u32) -> Gathered {
     var damp = 0.0;
     var fric = 0.0;
     // The head of the range (partners below gid) reaches the partners' records through
-    // nbr_pair; the owned tail's records are consecutive from pair_start[gid], and nbr_j is read
-    // only for one in contact: most candidates cost 4 or 8 bytes, not 12.
+    // head_pair, from nbr_start[gid] - pair_start[gid]; the own records are consecutive from
+    // pair_start[gid], and pair_j is read only for one in contact: most candidates cost 4 bytes.
     let start = nbr_start[gid];
     let end = nbr_start[gid + 1u];
     let r0 = pair_start[gid];
-    let owned = end - min(pair_start[gid + 1u] - r0, end - start);
-    for (var k = start; k < owned; k = k + 1u) {
-        let r = nbr_pair[k];
+    let own = min(pair_start[gid + 1u] - r0, end - start);
+    let h0 = start - r0;
+    for (var k = h0; k < h0 + (end - start - own); k = k + 1u) {
+        let r = head_pair[k];
         if (r == 0xffffffffu) {
             continue;
         }
@@ -63,7 +66,7 @@ fn gather_particle(gid: u32) -> Gathered {
         damp = damp + 0.5 * s.damping_dissipated;
         fric = fric + 0.5 * s.friction_dissipated;
     }
-    for (var r = r0; r < r0 + (end - owned); r = r + 1u) {
+    for (var r = r0; r < r0 + own; r = r + 1u) {
         let a = nbr_slot[r];
         if (a == 0u) {
             continue;
@@ -73,7 +76,7 @@ fn gather_particle(gid: u32) -> Gathered {
         t = t + s.torque1;
         // A wall gives the particle all of its dissipation, a particle pair half to each side.
         var share = 0.5;
-        if (nbr_j[owned + (r - r0)] >= step.n_particles) {
+        if (pair_j[r] >= step.n_particles) {
             share = 1.0;
         }
         damp = damp + share * s.damping_dissipated;

@@ -1,24 +1,21 @@
 // CPU twin: crates/grains-core/src/kernels/passes/history_carry.rs
 //
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
-// (p, q). One invocation per record of the new list (its owner `pair_i`, written by
-// `pair_record`, and the partner of its owning entry), from the old record of (p, q). An
-// owning entry's record follows from its list's record starts (the records of p's owning
-// entries, the tail of its range, are consecutive from `pair_start[p]`): the old list's
-// (`old_pair_start`) and the new one's (`pair_start`), so neither list's `nbr_pair` is read
-// and the new one is written in place by `pair_record`. A record is its slot flag: the
-// packed slots and history stay in place, so the carried flag still names the pair's; a new
-// pair starts out of contact.
-// `old_start` holds the old list's starts (n_particles + 1 of them); bound with fewer (e.g. a
-// 1-element buffer before the first list) it means "no old list", as an empty slice does for
-// the twin.
+// (p, q). One invocation per record of the new list: its owner `pair_i` (written by
+// `pair_record`) and the partner of its owning entry in the full list the fill wrote (`nbr_j`,
+// the tail of p's range); the old record of (p, q) is found by binary search among p's old
+// records (`old_pair_start`, `old_j`: the live list, which holds each pair once). A record is
+// its slot flag: the packed slots and history stay in place, so the carried flag still names
+// the pair's; a new pair starts out of contact. `old_pair_start` holds the old list's record
+// starts (n_particles + 1 of them); bound with fewer it means "no old list", as an empty slice
+// does for the twin.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<storage, read> pair_i: array<u32>;
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(3) var<storage, read> old_start: array<u32>;
+// The old list's records' partners.
 @group(0) @binding(4) var<storage, read> old_j: array<u32>;
 @group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(8) var<storage, read> old_slot: array<u32>;
@@ -59,12 +56,10 @@ fn history_carry(
     let p = pair_i[gid];
     let q = nbr_j[nbr_start[p + 1u] - (pair_start[p + 1u] - gid)];
     var a = 0u;
-    if (p + 1u < arrayLength(&old_start)) {
-        let k = find_sorted(old_start[p], old_start[p + 1u], q);
+    if (p + 1u < arrayLength(&old_pair_start)) {
+        let k = find_sorted(old_pair_start[p], old_pair_start[p + 1u], q);
         if (k != 0xffffffffu) {
-            // CPU twin: `owned_record` in pair_record.rs, over the old list.
-            let owned = old_pair_start[p + 1u] - old_pair_start[p];
-            a = old_slot[old_pair_start[p] + (k - (old_start[p + 1u] - owned))];
+            a = old_slot[k];
         }
     }
     nbr_slot[gid] = a;

@@ -1,12 +1,14 @@
 // CPU twin: crates/grains-core/src/kernels/passes/pair_record.rs
 //
-// Broad phase, pass 5: for entry (p, q), the index of its pair's record (its slot flag):
-// its own for an owning entry (q > p, walls included), the consecutive records of p's owning
-// entries (the tail of its range) starting at `pair_start[p]`; for the other entry, the record of
-// (q, p), found by binary search in q's range; 0xffffffff if that entry is missing. An owning
-// entry also writes its record's owner (`pair_i`), which the neighbour source's invocations,
-// one per record, start from; the list keeps no owner per entry, so p is found by binary
-// search in the starts.
+// Broad phase, pass 5: the records of the list the fill wrote in full (each pair from both
+// sides). An owning entry (q > p, walls included; the tail of p's range) has its own record,
+// those of p being consecutive from `pair_start[p]`, and writes the record's owner
+// (`pair_i`), which the neighbour source's invocations, one per record, start from (its
+// partner goes to `pair_j` when the list is committed). The other entry, the head of p's
+// range, writes the record of (q, p), found by binary search in q's range, to `head_pair`
+// (0xffffffff if that entry is missing), at `gid - pair_start[p]`: the heads of the particles
+// before p are the entries before it less their records. No owner is kept per entry, so p is
+// found by binary search in the starts.
 // One invocation per neighbour-list entry; the entry count is only known on the device, so it
 // is read from `nbr_start[n_particles]` and the pass can be dispatched indirectly with an
 // upper bound.
@@ -16,7 +18,7 @@
 @group(0) @binding(0) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(1) var<storage, read_write> pair_i: array<u32>;
 @group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(3) var<storage, read_write> nbr_pair: array<u32>;
+@group(0) @binding(3) var<storage, read_write> head_pair: array<u32>;
 // The particle count, to find the entry count at `nbr_start[step.n_particles]`.
 @group(0) @binding(4) var<uniform> step: StepParams;
 // The scan of pair_count's owning counts: the first record of each particle's owning entries.
@@ -77,15 +79,13 @@ fn pair_record(
     let p = entry_owner(gid);
     let q = nbr_j[gid];
     if (q > p) {
-        let r = owned_record(p, gid);
-        nbr_pair[gid] = r;
-        pair_i[r] = p;
+        pair_i[owned_record(p, gid)] = p;
         return;
     }
     let m = find_sorted(nbr_start[q], nbr_start[q + 1u], p);
-    if (m == 0xffffffffu) {
-        nbr_pair[gid] = 0xffffffffu;
-    } else {
-        nbr_pair[gid] = owned_record(q, m);
+    var r = 0xffffffffu;
+    if (m != 0xffffffffu) {
+        r = owned_record(q, m);
     }
+    head_pair[gid - pair_start[p]] = r;
 }

@@ -3,8 +3,8 @@
 // One invocation per particle, after the gather: the power its moving walls deliver,
 // F . (v + omega x (x - c)) + omega . T over its wall slots, weighted by the mean of the wall's
 // motion in the step taken and the next (a trapezoid), times dt, added to wall_work. Its walls
-// are its neighbour-list entries n_particles + w, their slots those of the entries' records
-// (`nbr_slot[nbr_pair[k]] - 1`; 0: out of contact, no slot).
+// are its records of partner n_particles + w (the tail of its records), their slots
+// `nbr_slot[r] - 1` (0: out of contact, no slot).
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
@@ -15,10 +15,9 @@
 @group(0) @binding(2) var<storage, read> slots: array<PairSlot>;
 @group(0) @binding(3) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> wall_work: array<vec2<f32>>;
-@group(0) @binding(5) var<storage, read> nbr_start: array<u32>;
-@group(0) @binding(6) var<storage, read> nbr_j: array<u32>;
-// Each entry's record, and each record's slot plus one.
-@group(0) @binding(7) var<storage, read> nbr_pair: array<u32>;
+// Each particle's records, each record's partner, and each record's slot plus one.
+@group(0) @binding(5) var<storage, read> pair_start: array<u32>;
+@group(0) @binding(6) var<storage, read> pair_j: array<u32>;
 @group(0) @binding(8) var<storage, read> nbr_slot: array<u32>;
 // The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
 @group(0) @binding(9) var<storage, read> slots_hi: array<PairSlot>;
@@ -36,11 +35,11 @@ fn wall_power(
     let x = pos[gid].xyz;
     var p = 0.0;
     let zero = vec3<f32>(0.0, 0.0, 0.0);
-    for (var k = nbr_start[gid]; k < nbr_start[gid + 1u]; k = k + 1u) {
-        if (nbr_j[k] < n) {
+    for (var k = pair_start[gid]; k < pair_start[gid + 1u]; k = k + 1u) {
+        if (pair_j[k] < n) {
             continue;
         }
-        let wall = walls[nbr_j[k] - n];
+        let wall = walls[pair_j[k] - n];
         let t = f32(wall.steps) * step.dt;
         let moves = any(wall.velocity != zero) || any(wall.omega != zero);
         let next = moves && wall.start <= t && t < wall.stop;
@@ -48,7 +47,7 @@ fn wall_power(
         if (share == 0.0) {
             continue;
         }
-        let a = nbr_slot[nbr_pair[k]];
+        let a = nbr_slot[k];
         if (a == 0u) {
             continue;
         }

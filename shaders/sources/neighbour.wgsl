@@ -1,16 +1,15 @@
 // CPU twin: crates/grains-core/src/kernels/sources/neighbour.rs
 //
 // The neighbour-list source, for the contact template's `source` slot. One invocation per
-// record: the list holds each pair twice, but only its owning entry (p < q, the tail of p's
-// range) has a record, so the entries of the other side cost no invocation. Record `r`'s owner
-// is `pair_i[r]`; its partner is the owning entry's, found from the two lists of starts.
-// Records of walls (q >= n_particles) are the wall source's.
+// record: the list keeps each pair once, as a record of its lower particle p (`pair_i[r]`)
+// with its partner q > p (`pair_j[r]`); the other side reaches it through `head_pair` in the
+// gather only. Records of walls (q >= n_particles) are the wall source's.
 // Reads the template's `step` and `material`.
 
 // Each record's owner (pair_record.wgsl writes them at a rebuild).
 @group(0) @binding(10) var<storage, read> pair_i: array<u32>;
-@group(0) @binding(11) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(12) var<storage, read> nbr_start: array<u32>;
+// Each record's partner.
+@group(0) @binding(11) var<storage, read> pair_j: array<u32>;
 // Where each particle's records start; the record count is `pair_start[step.n_particles]`
 // (indirect dispatch).
 @group(0) @binding(13) var<storage, read> pair_start: array<u32>;
@@ -31,11 +30,10 @@ fn source_pairs(gid: u32) {
     contact_pair(gid);
 }
 
-// Record `gid` as a pair of particles: its owning entry is the one as far from the end of
-// p's range as the record is from the end of p's records. CPU twin: `source_pair`.
+// Record `gid` as a pair of particles. CPU twin: `source_pair`.
 fn source_pair(gid: u32) -> SourcePair {
     let p = pair_i[gid];
-    let q = nbr_j[nbr_start[p + 1u] - (pair_start[p + 1u] - gid)];
+    let q = pair_j[gid];
     if (q >= step.n_particles) {
         return SourcePair();
     }

@@ -1,16 +1,14 @@
 // CPU twin: crates/grains-core/src/kernels/sources/wall.rs
 //
-// The wall source, for the contact template's `source` slot: the neighbour-list entries whose
-// second body is a wall (`q = n_particles + w`, appended by the broad phase for the walls a
-// particle may touch before the next rebuild). `q` of the pair is the wall's index; the wall
-// resolvers read `walls[q]`.
+// The wall source, for the contact template's `source` slot: the neighbour list's records
+// whose second body is a wall (`q = n_particles + w`, appended by the broad phase for the walls
+// a particle may touch before the next rebuild, after its particles). `q` of the pair is the
+// wall's index; the wall resolvers read `walls[q]`.
 
 @group(0) @binding(10) var<storage, read> walls: array<Wall>;
-@group(0) @binding(12) var<storage, read> nbr_j: array<u32>;
-// Each particle's range of entries.
-@group(0) @binding(13) var<storage, read> nbr_start: array<u32>;
-// Where each particle's records start: its owning entries' (walls included) are consecutive
-// from there (pair_record.wgsl).
+// Each record's partner.
+@group(0) @binding(12) var<storage, read> pair_j: array<u32>;
+// Where each particle's records start: its walls are the tail of them.
 @group(0) @binding(14) var<storage, read> pair_start: array<u32>;
 // The packed slots taken this step: [0] counts them (reset before the contact passes; a
 // count beyond `slots` makes the host grow them and run the contact passes again).
@@ -20,18 +18,18 @@
 // The packed slots past the end of `slots` (lib/packed_slots.wgsl).
 @group(0) @binding(17) var<storage, read_write> slots_hi: array<PairSlot>;
 
-// One invocation per particle: the wall entries are the tail of its range (`pair_fill` puts
+// One invocation per particle: the wall records are the tail of its records (`pair_fill` puts
 // the walls after its particles), so an invocation reads two starts and one partner for a
-// particle far from every wall, where one per entry read two words of each of its entries.
+// particle far from every wall, where one per record read a word of each of its records.
 fn source_count() -> u32 {
     return step.n_particles;
 }
 
-// The particle whose wall entries this invocation evaluates: `source_pair` and
-// `source_record` take an entry, and the list keeps no owner per entry.
+// The particle whose wall records this invocation evaluates: `source_pair` takes a record,
+// and this source binds no owner per record.
 var<private> owner: u32;
 
-// Invocation `gid` evaluates particle `gid`'s wall entries (the template's `contact_pair`).
+// Invocation `gid` evaluates particle `gid`'s wall records (the template's `contact_pair`).
 fn source_pairs(gid: u32) {
     owner = gid;
     let range = source_range(gid);
@@ -40,21 +38,21 @@ fn source_pairs(gid: u32) {
     }
 }
 
-// Particle `gid`'s wall entries, `[x, y)`. CPU twin: `source_range`.
+// Particle `gid`'s wall records, `[x, y)`. CPU twin: `source_range`.
 fn source_range(gid: u32) -> vec2<u32> {
-    let lo = nbr_start[gid];
-    let end = nbr_start[gid + 1u];
+    let lo = pair_start[gid];
+    let end = pair_start[gid + 1u];
     var k = end;
-    while (k > lo && nbr_j[k - 1u] >= step.n_particles) {
+    while (k > lo && pair_j[k - 1u] >= step.n_particles) {
         k = k - 1u;
     }
     return vec2<u32>(k, end);
 }
 
-// Entry `gid` of particle `owner`. CPU twin: `source_pair`.
+// Record `gid`, of particle `owner`. CPU twin: `source_pair`.
 fn source_pair(gid: u32) -> SourcePair {
     let p = owner;
-    let q = nbr_j[gid];
+    let q = pair_j[gid];
     if (q < step.n_particles) {
         return SourcePair();
     }
@@ -63,11 +61,9 @@ fn source_pair(gid: u32) -> SourcePair {
     return SourcePair(p, w, (walls[w].kind * n + material[p]) * n + walls[w].material, 1u);
 }
 
-// The record (slot flag) of entry `gid` of particle `owner`: the pair's own, a wall entry
-// being an owning one. CPU twin: `source_record`.
+// The record (slot flag) of invocation `gid`'s pair: its own. CPU twin: `source_record`.
 fn source_record(gid: u32) -> u32 {
-    let p = owner;
-    return pair_start[p + 1u] - (nbr_start[p + 1u] - gid);
+    return gid;
 }
 
 //!include lib/packed_slots.wgsl

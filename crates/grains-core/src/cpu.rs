@@ -98,6 +98,29 @@ impl NeighbourList {
             .collect()
     }
 
+    /// A list from its kept arrays, as the GPU backend holds them (which keeps no partner for
+    /// a head element whose record is missing: a full list with one does not go up to it).
+    pub fn from_parts(
+        nbr_start: Vec<u32>,
+        pair_start: Vec<u32>,
+        pair_j: Vec<u32>,
+        head_pair: Vec<u32>,
+    ) -> NeighbourList {
+        NeighbourList {
+            nbr_start,
+            pair_start,
+            pair_j,
+            head_pair,
+            head_orphans: Vec::new(),
+        }
+    }
+
+    /// Whether a head element's record is missing (its partner does not list it): never in a
+    /// list a backend builds, whose candidate test is symmetric.
+    pub fn has_orphans(&self) -> bool {
+        !self.head_orphans.is_empty()
+    }
+
     /// The list kept from a full one (the state's `nbr_start`, `nbr_j` and `nbr_pair`), built
     /// within the full list's own arrays: the records' partners are `nbr_j`'s owned entries
     /// moved to its front, the heads' records `nbr_pair`'s head entries likewise, and what is
@@ -852,7 +875,6 @@ impl CpuBackend {
                         pair_j[r],
                         &old.pair_start,
                         &old.pair_j,
-                        |k| k,
                         old_active,
                     );
                 }

@@ -235,31 +235,31 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 
 //!entry commit_list
 @group(0) @binding(0) var<storage, read> control: array<u32>;
+@group(0) @binding(1) var<storage, read> pair_i: array<u32>;
 @group(0) @binding(2) var<storage, read> new_j: array<u32>;
-@group(0) @binding(6) var<storage, read_write> nbr_j: array<u32>;
+@group(0) @binding(3) var<storage, read> new_start: array<u32>;
+@group(0) @binding(4) var<storage, read> new_pair_start: array<u32>;
+@group(0) @binding(6) var<storage, read_write> pair_j: array<u32>;
 @group(0) @binding(10) var<storage, read> plan: array<u32>;
 @group(0) @binding(11) var<storage, read> new_slot: array<u32>;
 @group(0) @binding(12) var<storage, read_write> nbr_slot: array<u32>;
 
-// The rebuilt list replaces the current one: its entries (`C_TOTAL`) and its pairs' records
-// (`C_RECORDS`, fewer), their carried slot flags: the packed slots and history stay where they
-// are, as `CpuBackend::rebuild` keeps them. The records' owners are already in place: nothing
-// in a rebuild reads the old list's (the carry finds old pairs by partner), so `pair_record`
-// writes them into `pair_i` itself; nor its records (the carry computes both lists' owned
-// records from their record starts, `pair_start` and `new_pair_start`), so `pair_record`
-// writes them into `nbr_pair` itself. The list is held beside itself with two entry arrays
-// fewer.
+// The rebuilt list replaces the current one, one invocation per record (`C_RECORDS`): each
+// record's partner, from its owning entry in the full list the fill wrote (`new_j`), and its
+// carried slot flag: the packed slots and history stay where they are, as
+// `CpuBackend::rebuild` keeps them. The records' owners and the heads' records are already in
+// place: nothing in a rebuild reads the old list's (the carry finds old pairs by partner among
+// the old records), so `pair_record` writes them into `pair_i` and `head_pair` itself. The
+// list is held beside itself with the fill's full list and the carried flags only.
 @compute @workgroup_size(64)
 fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let k = linear_index(gid3, nwg);
-    if (k >= control[C_TOTAL]) {
+    let r = linear_index(gid3, nwg);
+    if (r >= control[C_RECORDS]) {
         return;
     }
-    nbr_j[k] = new_j[k];
-    if (k >= control[C_RECORDS]) {
-        return;
-    }
-    nbr_slot[k] = new_slot[k];
+    let p = pair_i[r];
+    pair_j[r] = new_j[new_start[p + 1u] - (new_pair_start[p + 1u] - r)];
+    nbr_slot[r] = new_slot[r];
 }
 
 //!entry commit_particles

@@ -317,8 +317,9 @@ pub struct GpuMemoryModel {
 impl GpuMemoryModel {
     /// Device bytes with buffers for `entries` list entries, `records` records and `slots`
     /// packed slots: the state (every array of [`grains_core::state::STATE_ARRAYS`]), the
-    /// packed history's and the record flags' second buffers (last step's), the records'
-    /// owners (`pair_i`, not part of the state), what a rebuild builds beside the live list
+    /// packed history's and the record flags' second buffers (last step's), the list as the
+    /// device keeps it (each pair once: each record's owner and partner, each head entry's
+    /// record, in place of the state's full list), what a rebuild builds beside the live list
     /// (the partners and the record starts), the world's particle
     /// arrays with the broad phase's scratch, and the cells. No copy of the state is kept: an
     /// overflow freezes the step where it is.
@@ -356,10 +357,12 @@ impl GpuMemoryModel {
             particles: of(&per_particle)
                 + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
                 + 4 * (n + 1),
-            // The state's partners, records and flags, the records' owners (`pair_i`, which the
-            // state derives from its starts), the partners a rebuild builds beside the live
-            // ones, and last step's flags.
-            list: of(&listed) + 4 * entries as u64 + 2 * 4 * records as u64,
+            // The records' flags (this step's and last step's), owners, partners and the heads'
+            // references to them (at most one a record), and the full list of partners a
+            // rebuild builds beside the live one.
+            list: of(&|e| e == Extent::Slots(neighbour))
+                + 4 * entries as u64
+                + 4 * 4 * records as u64,
             // The packed slots and history, and last step's history.
             contacts: of(&packed) + slots as u64 * self.history,
             other: of(&|e| !(per_particle(e) || listed(e) || packed(e))) + self.cells,
@@ -373,8 +376,8 @@ pub struct GpuMemoryParts {
     /// The per-particle arrays: the state's, the world's (material, shape), the broad phase's
     /// scratch and counts, and the entry and record starts.
     pub particles: u64,
-    /// The neighbour list: each entry's partner and record, the partners a rebuild builds,
-    /// and each record's owner and flag, this step's and last step's.
+    /// The neighbour list: each record's owner, partner, head reference and flag (this step's
+    /// and last step's), and the full list of partners a rebuild builds.
     pub list: u64,
     /// The packed slots and history of the records in contact, and last step's history.
     pub contacts: u64,

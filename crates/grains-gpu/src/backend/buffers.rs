@@ -37,8 +37,10 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
         ("new_j", 4, Cap::Entries),
         ("nbr_slot_alt", 4, Cap::Records),
         ("pair_i", 4, Cap::Records),
-        ("nbr_j", 4, Cap::Entries),
-        ("nbr_pair", 4, Cap::Entries),
+        // The list keeps each pair once: each record's partner, and each head entry's record
+        // (at most one per record).
+        ("pair_j", 4, Cap::Records),
+        ("head_pair", 4, Cap::Records),
         ("nbr_slot", 4, Cap::Records),
         (
             "slots",

@@ -497,6 +497,10 @@ impl GpuBackend {
             _ => a.elem,
         };
         for (a, bytes) in STATE_ARRAYS.iter().zip(state.array_bytes()) {
+            // The full list goes up as the device keeps it, each pair once (below).
+            if ["nbr_j", "nbr_pair"].contains(&a.name) {
+                continue;
+            }
             if let Some([lo_name, hi_name]) = GpuBackend::split_at(a.name, state.step) {
                 // Split where the device's `slots` binding ends.
                 let lo = (b.list_capacity(Cap::SlotsLo) as usize * per_slot(a)).min(bytes.len());
@@ -514,10 +518,24 @@ impl GpuBackend {
             };
             put(name, bytes);
         }
-        // The records' starts, which a rebuild scans and the gather reads: a state keeps no
-        // scratch, so they are recounted from the list, as the CPU backend does.
-        let starts =
-            grains_core::kernels::passes::pair_record::pair_starts(&state.nbr_start, &state.nbr_j);
+        // The list with each pair once: its records' starts (which a state does not keep) and
+        // partners, and each head entry's record, as the CPU backend keeps it.
+        let list = grains_core::cpu::NeighbourList::from_full(
+            state.nbr_start.clone(),
+            state.nbr_j.clone(),
+            state.nbr_pair.clone(),
+        );
+        if list.has_orphans() {
+            return Err(GpuError::State(
+                "the state's neighbour list names a pair from one side only (a head entry \
+                 whose record is missing): the GPU backend keeps each pair once and cannot \
+                 hold it; resume it on the CPU backend"
+                    .into(),
+            ));
+        }
+        put("pair_j", cast_slice(&list.pair_j));
+        put("head_pair", cast_slice(&list.head_pair));
+        let starts = list.pair_start;
         put("pair_start", cast_slice(&starts));
         // Each record's owner (`pair_record` writes them at a rebuild), which the state does
         // not keep, a piece at a time.
@@ -884,12 +902,22 @@ impl GpuBackend {
         (nbr_slot, slots, history)
     }
 
-    /// The neighbour list's records, read back: their starts and partners
-    /// ([`grains_core::kernels::passes::pair_record::owned_partners`]).
+    /// The neighbour list's records, read back: their starts and partners.
     fn read_records(&self) -> (Vec<u32>, Vec<u32>) {
-        let starts: Vec<u32> = self.read_pod("nbr_start", self.n as u64 + 1);
-        let nbr_j: Vec<u32> = self.read_pod("nbr_j", self.total);
-        grains_core::kernels::passes::pair_record::owned_partners(&starts, nbr_j)
+        let starts: Vec<u32> = self.read_pod("pair_start", self.n as u64 + 1);
+        let pair_j: Vec<u32> = self.read_pod("pair_j", self.records);
+        (starts, pair_j)
+    }
+
+    /// The full list a state keeps (each entry's partner and record, `nbr_j` and `nbr_pair`),
+    /// from the list the device keeps with each pair once.
+    fn read_full_list(&self) -> (Vec<u32>, Vec<u32>) {
+        let nbr_start: Vec<u32> = self.read_pod("nbr_start", self.n as u64 + 1);
+        let (pair_start, pair_j) = self.read_records();
+        let heads = self.total - self.records;
+        let head_pair: Vec<u32> = self.read_pod("head_pair", heads);
+        grains_core::cpu::NeighbourList::from_parts(nbr_start, pair_start, pair_j, head_pair)
+            .to_full()
     }
 
     /// Every pair source's slots, read back, with the neighbour list naming the first's pairs.
@@ -1141,8 +1169,9 @@ impl Backend for GpuBackend {
         let sizes = self.sizes();
         let (nbr_slot, slots, history) = self.read_packed(true);
         let mut s = BackendState::with_header(self.header());
+        (s.nbr_j, s.nbr_pair) = self.read_full_list();
         for a in STATE_ARRAYS {
-            if ["nbr_slot", "slots", "history"].contains(&a.name) {
+            if ["nbr_slot", "slots", "history", "nbr_j", "nbr_pair"].contains(&a.name) {
                 continue;
             }
             let size = (a.extent.len(&sizes) * a.elem) as u64;
@@ -1165,11 +1194,15 @@ impl Backend for GpuBackend {
         sink.header(&self.header())?;
         let sizes = self.sizes();
         let (nbr_slot, slots, history) = self.read_packed(true);
+        // The full list a state keeps, from the device's list with each pair once.
+        let (nbr_j, nbr_pair) = self.read_full_list();
         for a in STATE_ARRAYS {
             let packed: Option<(usize, &[u8])> = match a.name {
                 "nbr_slot" => Some((nbr_slot.len(), bytemuck::cast_slice(&nbr_slot))),
                 "slots" => Some((slots.len(), bytemuck::cast_slice(&slots))),
                 "history" => Some((history.len(), bytemuck::cast_slice(&history))),
+                "nbr_j" => Some((nbr_j.len(), bytemuck::cast_slice(&nbr_j))),
+                "nbr_pair" => Some((nbr_pair.len(), bytemuck::cast_slice(&nbr_pair))),
                 _ => None,
             };
             if let Some((count, bytes)) = packed {
@@ -1200,12 +1233,11 @@ impl Backend for GpuBackend {
     }
 
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
-        let starts: Vec<u32> = self.read_pod("nbr_start", self.n as u64 + 1);
-        let nj: Vec<u32> = self.read_pod("nbr_j", self.total);
+        let (pair_start, pair_j) = self.read_records();
         let n = self.n as u32;
-        grains_core::kernels::passes::pair_record::entry_owners(&starts)
-            .zip(nj)
-            .filter(|(i, j)| i < j && *j < n)
+        grains_core::kernels::passes::pair_record::entry_owners(&pair_start)
+            .zip(pair_j)
+            .filter(|&(_, j)| j < n)
             .collect()
     }
 

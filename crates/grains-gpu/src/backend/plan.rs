@@ -167,7 +167,7 @@ impl GpuBackend {
             self.check_groups("pair_fill", groups(n, self.threads(ids.pair_fill)))?;
         slots[S_PAIR_RECORD as usize] = self.threads(ids.pair_record);
         slots[S_HISTORY_CARRY as usize] = self.threads(ids.history_carry) | BY_RECORDS;
-        slots[S_COMMIT_LIST as usize] = self.threads(ids.commit_list);
+        slots[S_COMMIT_LIST as usize] = self.threads(ids.commit_list) | BY_RECORDS;
         slots[S_COMMIT_PARTICLES as usize] =
             self.check_groups("commit_particles", groups(n + 1, 64))?;
         // Sized by the list total or its records, at most their capacities: check the worst
@@ -175,7 +175,7 @@ impl GpuBackend {
         let mut by_total = vec![
             ("pair_record", ids.pair_record, self.capacity),
             ("history_carry", ids.history_carry, self.rec_capacity),
-            ("commit_list", ids.commit_list, self.capacity),
+            ("commit_list", ids.commit_list, self.rec_capacity),
         ];
         for &(k, _, slot) in &ids.contact {
             if let Some(slot) = slot {
@@ -344,8 +344,7 @@ impl GpuBackend {
                     &[
                         ("nbr_start", "new_start"),
                         ("nbr_j", "new_j"),
-                        ("old_start", "nbr_start"),
-                        ("old_j", "nbr_j"),
+                        ("old_j", "pair_j"),
                         ("old_slot", flags),
                         ("nbr_slot", other),
                         ("old_pair_start", "pair_start"),

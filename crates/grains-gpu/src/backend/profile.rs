@@ -96,7 +96,8 @@ impl GpuBackend {
                 // The state's `slots` and `history` extents already count every packed slot and
                 // history record, both parts.
                 "slots_hi" | "history_hi" | "history_alt_hi" => 0.0,
-                "nbr_slot_alt" | "pair_i" => 4.0 * self.records as f64,
+                "nbr_slot_alt" | "pair_i" | "pair_j" => 4.0 * self.records as f64,
+                "head_pair" => 4.0 * (self.total - self.records) as f64,
                 _ => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
             }
         };

@@ -4,11 +4,11 @@
 //! particles, then the walls near it, the entries `n_particles + w`), each through its pair's
 //! record and the record's packed slot (`nbr_slot`, 0 for a pair out of contact, which has
 //! none), then its fixed pairs: no float atomics, so the totals are bitwise reproducible.
-//! The head of a particle's range (partners below it) reaches the partners' records through
-//! `nbr_pair`; the tail it owns has its own records, consecutive from `pair_start[gid]`, so
-//! those are read in order, and `nbr_j` only for a record in contact (a wall's side). Most
-//! candidates are out of contact: this reads 4 bytes for an owned one and 8 for the other
-//! side's, where reading `nbr_j` and `nbr_pair` for every entry read 12. Each side of a pair
+//! The list keeps each pair once: the head of a particle's range (partners below it) reaches
+//! the partners' records through `head_pair` (from `nbr_start[gid] - pair_start[gid]`); the
+//! tail it owns is its own records, consecutive from `pair_start[gid]`, read in order, and
+//! their partners (`pair_j`) only for a record in contact (a wall's side). Most candidates are
+//! out of contact: this reads 4 bytes for an owned one and 8 for the other side's. Each side of a pair
 //! books half of the pair's dissipation; walls give all of theirs to the particle. Dissipation
 //! accumulates over the run with Kahan compensation (`acc = [damping, its compensation,
 //! friction, its compensation]`) because single increments are tiny against the running total.
@@ -34,8 +34,8 @@ pub fn gather(
     gid: usize,
     step: &StepParams,
     nbr_start: &[u32],
-    nbr_j: &[u32],
-    nbr_pair: &[u32],
+    pair_j: &[u32],
+    head_pair: &[u32],
     pair_start: &[u32],
     slots: &[PairSlot],
     nbr_slot: &[u32],
@@ -47,8 +47,9 @@ pub fn gather(
     dissipated: &mut [f32; 4],
 ) {
     let (start, end) = (nbr_start[gid], nbr_start[gid + 1]);
-    let owned = first_owned(gid, nbr_start, pair_start);
     let r0 = pair_start[gid];
+    let own = end - first_owned(gid, nbr_start, pair_start);
+    let h0 = start - r0;
     let sums = GatherSlots {
         slots,
         nbr_slot,
@@ -56,13 +57,13 @@ pub fn gather(
         fixed_entry,
         fixed_slots,
     };
-    let head = &nbr_pair[start as usize..owned as usize];
-    let partner = |r| nbr_j[(owned + (r - r0)) as usize];
+    let head = &head_pair[h0 as usize..(h0 + (end - start - own)) as usize];
+    let partner = |r| pair_j[r as usize];
     gather_records(
         gid,
         step,
         head,
-        r0..r0 + (end - owned),
+        r0..r0 + own,
         partner,
         &sums,
         force,

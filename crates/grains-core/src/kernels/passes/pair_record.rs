@@ -44,24 +44,27 @@ pub fn owned_record(p: usize, k: u32, nbr_start: &[u32], pair_start: &[u32]) -> 
     pair_start[p] + (k - first_owned(p, nbr_start, pair_start))
 }
 
-/// `nbr_pair[gid]` = the record of entry `gid` = (p, q): its own if it owns the pair (q > p,
-/// or q a wall), else that of the entry (q, p); `u32::MAX` if (q, p) is missing (a list built
-/// from inconsistent counts; the gather then skips the entry). An owning entry also writes its
+/// Entry `gid` = (p, q) of the full list the fill wrote, as the list that keeps each pair
+/// once holds it: an owning entry (q > p, or q a wall) has its own record and writes the
 /// record's owner, `pair_i[record] = p`, which the neighbour source's invocations (one per
-/// record) start from. The list keeps no owner per entry: p is found from the starts.
+/// record) start from; the other entry, of p's head, writes the record of (q, p) to
+/// `head_pair[gid - pair_start[p]]` (the heads of the particles before p are the entries before
+/// it less their records), `u32::MAX` if (q, p) is missing (a list built from inconsistent
+/// counts; the gather then skips it). No owner is kept per entry: p is found from the starts.
 pub fn pair_record(
     gid: usize,
     nbr_start: &[u32],
-    nbr_j: &[u32],
-    pair_start: &[u32],
-    nbr_pair: &mut u32,
     pair_i: &mut [u32],
+    nbr_j: &[u32],
+    head_pair: &mut [u32],
+    pair_start: &[u32],
 ) {
     let p = entry_owner(gid, nbr_start);
     let r = entry_record(p, gid, nbr_start, nbr_j, pair_start);
-    *nbr_pair = r;
     if nbr_j[gid] > p {
         pair_i[r as usize] = p;
+    } else {
+        head_pair[gid - pair_start[p as usize] as usize] = r;
     }
 }
 

@@ -13,8 +13,8 @@
 //! adds `P dt` over its walls to `wall_work` (Kahan-compensated), after the gather; the ledger
 //! subtracts the total (`energy.csv`'s `wall_work`). Dispatched only in a world with a moving
 //! wall. A particle's walls are its neighbour-list entries `n_particles + w` (a moving wall is
-//! a candidate of every particle), their slots those of the entries' records (`nbr_pair`, then
-//! `nbr_slot`; a wall out of contact has none).
+//! a candidate of every particle), the tail of its records (`pair_start`, `pair_j`), their
+//! slots named by the records' flags (`nbr_slot`; a wall out of contact has none).
 
 use crate::gpu_types::{PairSlot, StepParams, Wall};
 use crate::kernels::passes::gather::kahan_add;
@@ -26,20 +26,19 @@ pub fn wall_power(
     gid: usize,
     step: &StepParams,
     walls: &[Wall],
-    nbr_start: &[u32],
-    nbr_j: &[u32],
-    nbr_pair: &[u32],
+    pair_start: &[u32],
+    pair_j: &[u32],
     nbr_slot: &[u32],
     slots: &[PairSlot],
     pos: &[[f32; 4]],
     work: &mut [f32; 2],
 ) {
-    let range = nbr_start[gid] as usize..nbr_start[gid + 1] as usize;
+    let range = pair_start[gid]..pair_start[gid + 1];
     wall_power_records(
         gid,
         step,
         walls,
-        range.map(|k| (nbr_j[k], nbr_pair[k])),
+        range.map(|r| (pair_j[r as usize], r)),
         nbr_slot,
         slots,
         pos,
@@ -47,8 +46,8 @@ pub fn wall_power(
     )
 }
 
-/// [`wall_power`] over particle `gid`'s candidates as `(partner, record)` (a wall is partner
-/// `n_particles + w`): the CPU backend passes its own records, which hold the walls.
+/// [`wall_power`] over particle `gid`'s records as `(partner, record)` (a wall is partner
+/// `n_particles + w`).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn wall_power_records(

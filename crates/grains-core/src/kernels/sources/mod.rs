@@ -124,15 +124,13 @@ pub enum SourceView<'a> {
     /// Invocation `gid` is record `gid`.
     Neighbour {
         pair_i: &'a [u32],
-        nbr_j: &'a [u32],
-        nbr_start: &'a [u32],
-        pair_start: &'a [u32],
+        pair_j: &'a [u32],
     },
-    /// Invocation `gid` is entry `gid` of particle `owner`.
+    /// Invocation `gid` is record `gid`, of particle `owner`.
     Wall {
         walls: &'a [Wall],
         owner: u32,
-        nbr_j: &'a [u32],
+        pair_j: &'a [u32],
     },
     Fixed {
         fixed_pairs: &'a [[u32; 2]],
@@ -149,17 +147,14 @@ impl SourceView<'_> {
         material: &[u32],
     ) -> SourcePair {
         match *self {
-            SourceView::Neighbour {
-                pair_i,
-                nbr_j,
-                nbr_start,
-                pair_start,
-            } => neighbour::source_pair(gid, step, material, pair_i, nbr_j, nbr_start, pair_start),
+            SourceView::Neighbour { pair_i, pair_j } => {
+                neighbour::source_pair(gid, step, material, pair_i, pair_j)
+            }
             SourceView::Wall {
                 walls,
                 owner,
-                nbr_j,
-            } => wall::source_pair(gid, owner, step, material, walls, nbr_j),
+                pair_j,
+            } => wall::source_pair(gid, owner, step, material, walls, pair_j),
             SourceView::Fixed { fixed_pairs } => {
                 fixed::source_pair(gid, step, material, fixed_pairs)
             }

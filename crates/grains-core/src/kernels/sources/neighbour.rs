@@ -1,31 +1,22 @@
 //! The neighbour-list source. WGSL twin: `shaders/sources/neighbour.wgsl`.
 //!
-//! One invocation per record: the list holds each pair twice (once from each side), but only
-//! the owning entry (p < q, the tail of p's sorted range) has a record (see
-//! [`crate::kernels::passes::pair_record`]), which the gather reads from both sides; the other
-//! side's entry costs no invocation. Record `r`'s owner is `pair_i[r]` and its partner the
-//! owning entry's. Records of walls (`q >= n_particles`) are the wall source's
-//! ([`super::wall`]).
+//! One invocation per record: the list keeps each pair once, as a record of its lower particle
+//! p (`pair_i[r]`) with its partner q > p (`pair_j[r]`), which the gather reads from both
+//! sides (the other through `head_pair`, see [`crate::kernels::passes::pair_record`]). Records
+//! of walls (`q >= n_particles`) are the wall source's ([`super::wall`]).
 
 use crate::gpu_types::{PairSlot, SourcePair, StepParams};
 
-/// Record `gid` of the neighbour list as a pair of particles: its owning entry is as far from
-/// the end of p's range (`nbr_start`) as the record is from the end of p's records
-/// (`pair_start`).
+/// Record `gid` of the neighbour list as a pair of particles.
 #[inline]
 pub fn source_pair(
     gid: usize,
     step: &StepParams,
     material: &[u32],
     pair_i: &[u32],
-    nbr_j: &[u32],
-    nbr_start: &[u32],
-    pair_start: &[u32],
+    pair_j: &[u32],
 ) -> SourcePair {
-    let p = pair_i[gid];
-    let end = p as usize + 1;
-    let q = nbr_j[(nbr_start[end] - (pair_start[end] - gid as u32)) as usize];
-    particle_pair(p, q, step, material)
+    particle_pair(pair_i[gid], pair_j[gid], step, material)
 }
 
 /// The pair of a record of particle `p` with candidate `q`, if `q` is a particle (not a wall):

@@ -16,8 +16,8 @@ use glam::Vec3;
 /// A wall pair's slot is one of the list's packed slots, as a particle pair's.
 pub use super::neighbour::{drop_slot, place_slot, source_history};
 
-/// Entry `gid` of the neighbour list, one of particle `owner`'s (the list keeps no owner per
-/// entry: the invocation is the particle's), as a (particle, wall) pair, if it is one.
+/// Record `gid` of the neighbour list, one of particle `owner`'s (the invocation is the
+/// particle's), as a (particle, wall) pair, if it is one.
 #[inline]
 pub fn source_pair(
     gid: usize,
@@ -25,9 +25,9 @@ pub fn source_pair(
     step: &StepParams,
     material: &[u32],
     walls: &[Wall],
-    nbr_j: &[u32],
+    pair_j: &[u32],
 ) -> SourcePair {
-    wall_pair(owner, nbr_j[gid], step, material, walls)
+    wall_pair(owner, pair_j[gid], step, material, walls)
 }
 
 /// The pair of particle `p` with candidate `q`, if `q` is a wall (`n_particles + w`):
@@ -54,31 +54,28 @@ pub fn wall_pair(
     }
 }
 
-/// The wall entries of particle `gid`: the tail of its range of the list, where the broad phase
-/// puts the walls after its particles. The contact pass of a wall chain runs one invocation per
+/// The wall records of particle `gid`: the tail of its records, where the broad phase puts the
+/// walls after its particles. The contact pass of a wall chain runs one invocation per
 /// particle over these.
 #[inline]
 pub fn source_range(
     gid: usize,
     step: &StepParams,
-    nbr_start: &[u32],
-    nbr_j: &[u32],
+    pair_start: &[u32],
+    pair_j: &[u32],
 ) -> std::ops::Range<usize> {
-    let (lo, end) = (nbr_start[gid] as usize, nbr_start[gid + 1] as usize);
+    let (lo, end) = (pair_start[gid] as usize, pair_start[gid + 1] as usize);
     let mut k = end;
-    while k > lo && nbr_j[k - 1] >= step.n_particles {
+    while k > lo && pair_j[k - 1] >= step.n_particles {
         k -= 1;
     }
     k..end
 }
 
-/// The record (slot flag) of entry `gid` of particle `owner`: the pair's own, a wall entry
-/// being an owning one, whose records are consecutive up to the end of the owner's
-/// ([`crate::kernels::passes::pair_record::owned_record`]).
+/// The record (slot flag) of invocation `gid`'s pair: its own.
 #[inline]
-pub fn source_record(gid: usize, owner: u32, nbr_start: &[u32], pair_start: &[u32]) -> usize {
-    let end = owner as usize + 1;
-    (pair_start[end] - (nbr_start[end] - gid as u32)) as usize
+pub fn source_record(gid: usize) -> usize {
+    gid
 }
 
 /// A lower bound of the distance (m) from `x` to wall `w`'s surface, signed for a plane
