@@ -1728,3 +1728,41 @@ fn streamed_gpu_checkpoints_are_the_whole_states_bytes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The GPU keeps the list with each pair once, so it cannot hold a state whose list names a
+/// pair from one side only (particle 2 lists 1, which does not list 2: a valid state, whose
+/// entry names record `u32::MAX`, that no backend builds but a hand-made file may hold). It
+/// says so instead of dropping the entry; the same state goes up on the CPU backend.
+#[test]
+fn a_state_naming_a_pair_from_one_side_only_is_refused_with_a_reason() {
+    let Some(ctx) = gpu_context() else { return };
+    let mut p = Particles::default();
+    for x in [0.0, 0.01, 0.02] {
+        p.push_sphere([x, 0.0, 0.0], 0.001, [0.0; 3], [0.0; 3], 0, 2500.0, false);
+    }
+    let world = grains_tests::worlds::world(
+        p,
+        vec![],
+        material("m", 1e7, 2500.0),
+        hertz_only(),
+        open_domain(1.0),
+        [0.0; 3],
+        1e-5,
+        0.0005,
+    );
+    let mut state = cpu(world.clone()).state();
+    state.nbr_start = vec![0, 2, 3, 5];
+    state.nbr_j = vec![1, 2, 0, 0, 1];
+    state.nbr_pair = vec![0, 1, 0, 1, u32::MAX];
+    state.nbr_slot = vec![0, 0];
+    state.validate(&world).expect("a valid state");
+    assert!(CpuBackend::from_state(world.clone(), state.clone()).is_ok());
+    let e = match GpuBackend::from_state(world, &ctx, &state) {
+        Ok(_) => panic!("the GPU took up a list it cannot hold"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("from one side only") && e.contains("CPU backend"),
+        "{e}"
+    );
+}
