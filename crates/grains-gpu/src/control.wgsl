@@ -170,9 +170,12 @@ fn guard() {
     }
     let total = new_start[plan[P_N]];
     let records = new_pair_start[plan[P_N]];
+    // The heads' references (`head_pair`) are held in a record-sized buffer too: one per
+    // particle pair's record where the candidate test is symmetric, but never trusted to be.
+    let per_record = max(records, total - records);
     control[C_MAX_TOTAL] = max(control[C_MAX_TOTAL], total);
-    control[C_MAX_RECORDS] = max(control[C_MAX_RECORDS], records);
-    if (total > plan[P_CAPACITY] || records > plan[P_REC_CAPACITY]) {
+    control[C_MAX_RECORDS] = max(control[C_MAX_RECORDS], per_record);
+    if (total > plan[P_CAPACITY] || per_record > plan[P_REC_CAPACITY]) {
         control[C_FROZEN] = FROZEN_LIST;
         zero_args();
         return;

@@ -475,9 +475,11 @@ impl GpuBackend {
         let total = state.nbr_j.len() as u64;
         let records = state.nbr_slot.len() as u64;
         let slots = state.slots.len() as u64;
-        if total > b.capacity || records > b.rec_capacity || slots > b.slot_capacity {
+        // The record-sized buffers hold the heads' references too.
+        let per_record = records.max(total - records);
+        if total > b.capacity || per_record > b.rec_capacity || slots > b.slot_capacity {
             b.capacity = grown(total, b.capacity, b.n);
-            b.rec_capacity = grown(records, b.rec_capacity, b.n);
+            b.rec_capacity = grown(per_record, b.rec_capacity, b.n);
             b.slot_capacity = grown(slots, b.slot_capacity, b.n);
             for (name, elem, cap) in list_buffers(b.world.table.nbr_history_stride) {
                 let len = elem * b.list_capacity(cap);
@@ -558,7 +560,7 @@ impl GpuBackend {
         control[C_TOTAL] = total as u32;
         control[C_MAX_TOTAL] = total as u32;
         control[C_RECORDS] = records as u32;
-        control[C_MAX_RECORDS] = records as u32;
+        control[C_MAX_RECORDS] = per_record as u32;
         control[C_MAX_SLOTS] = slots as u32;
         for (r, s) in state.rebuild_steps.iter().enumerate() {
             control[C_LOG + r % LOG_LEN] = *s as u32;
