@@ -328,44 +328,108 @@ fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
     );
 }
 
-/// The CPU backend builds its list with each pair once in one pass (`pair_fill_owned`) and
-/// sums and carries through its records (`gather_records`, `carried_flag`); the GPU fills the
-/// full list (`pair_fill`) and its twins make the list with each pair once from it
-/// (`pair_record`: each record's owner, each head entry's record), then gather and carry
-/// through that. From the full list the CPU gives back, the twins must make the very same
-/// list and find the very same bits: the gathered force and torque of every particle after a
-/// step, and every record's carried flag across a rebuild (walls, contacts in the box and
-/// pairs that moved apart alike).
+/// The CPU backend builds its list with each pair once in one pass (`pair_fill_owned`, then
+/// the heads by transposing the records) and sums and carries through its records
+/// (`gather_records`, `carried_flag`); the GPU builds it with the twins' passes: the cells, the
+/// counts and their scans, each particle's records (`pair_fill`) and each particle's head as
+/// its partners' records (`pair_record`), then gathers and carries through that. From the same
+/// positions the twins must build the very same list and find the very same bits: the
+/// gathered force and torque of every particle after a step, and every record's carried flag
+/// across a rebuild (walls, contacts in the box and pairs that moved apart alike).
 #[test]
-fn the_full_list_twins_agree_with_the_records_the_cpu_keeps() {
-    use grains_core::kernels::passes::pair_record::{pair_record, pair_starts};
+fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
+    use grains_core::kernels::passes::cell_count::cell_count;
+    use grains_core::kernels::passes::cell_scatter::cell_scatter;
+    use grains_core::kernels::passes::pair_count::pair_count;
+    use grains_core::kernels::passes::pair_fill::pair_fill;
+    use grains_core::kernels::passes::pair_record::pair_record;
+    use grains_core::kernels::passes::prefix_sum::prefix_sum;
     use grains_core::kernels::passes::{gather, history_carry};
     use grains_core::kernels::sources::fixed::fixed_index;
     let mut b = cpu(shaken_box(false, 23));
     let n = b.pos.len();
     let step = b.world.step_params();
+    let (grid, domain) = (b.grid(), b.world.domain.params());
+    let (shape, shapes) = (
+        b.world.particles.shape.clone(),
+        b.world.particles.shape_table(),
+    );
     let (mut carried, mut gathered) = (0, 0);
-    // The twins' list from the full one: the records' starts (the scan of the owning counts),
-    // then `pair_record` over every entry.
-    let kept = |start: &[u32], nbr_j: &[u32]| {
-        let pair_start = pair_starts(start, nbr_j);
-        let records = *pair_start.last().unwrap() as usize;
-        let mut pair_i = vec![u32::MAX; records];
-        let mut head_pair = vec![u32::MAX - 1; nbr_j.len() - records];
-        for k in 0..nbr_j.len() {
-            pair_record(k, start, &mut pair_i, nbr_j, &mut head_pair, &pair_start);
+    // The GPU's rebuild, pass by pass, at the backend's positions: the list's starts, each
+    // record's owner and partner, and each head element's record.
+    let build = |pos: &[[f32; 4]], walls: &[grains_core::gpu_types::Wall]| {
+        let cells = grid.n_cells as usize;
+        let (mut particle_cell, mut counts) = (vec![0u32; n], vec![0u32; cells]);
+        for gid in 0..n {
+            cell_count(gid, &grid, pos, &mut particle_cell, &mut counts);
         }
-        (pair_start, pair_i, head_pair)
+        let mut cell_start = vec![0u32; cells + 1];
+        prefix_sum(&counts, &mut cell_start);
+        let (mut cursor, mut sorted) = (cell_start[..cells].to_vec(), vec![0u32; n]);
+        for gid in 0..n {
+            cell_scatter(gid, &particle_cell, &mut cursor, &mut sorted);
+        }
+        let (mut nbr_count, mut own_count) = (vec![0u32; n], vec![0u32; n]);
+        for gid in 0..n {
+            let (c, o) = (&mut nbr_count[gid], &mut own_count[gid]);
+            pair_count(
+                gid,
+                &grid,
+                &domain,
+                pos,
+                &cell_start,
+                &sorted,
+                &shape,
+                &shapes,
+                walls,
+                c,
+                o,
+            );
+        }
+        let (mut nbr_start, mut pair_start) = (vec![0u32; n + 1], vec![0u32; n + 1]);
+        prefix_sum(&nbr_count, &mut nbr_start);
+        prefix_sum(&own_count, &mut pair_start);
+        let records = pair_start[n] as usize;
+        let (mut pair_i, mut pair_j) = (vec![u32::MAX; records], vec![u32::MAX; records]);
+        for gid in 0..n {
+            let r = pair_start[gid] as usize..pair_start[gid + 1] as usize;
+            pair_fill(
+                gid,
+                &grid,
+                &domain,
+                pos,
+                &cell_start,
+                &sorted,
+                &shape,
+                &shapes,
+                walls,
+                &mut pair_i[r.clone()],
+                &mut pair_j[r],
+            );
+        }
+        let mut head_pair = vec![u32::MAX - 1; nbr_start[n] as usize - records];
+        for gid in 0..n {
+            let h = |p: usize| (nbr_start[p] - pair_start[p]) as usize;
+            pair_record(
+                gid,
+                &grid,
+                &domain,
+                pos,
+                &cell_start,
+                &sorted,
+                &shape,
+                &shapes,
+                &pair_start,
+                &pair_j,
+                &mut head_pair[h(gid)..h(gid + 1)],
+            );
+        }
+        (nbr_start, pair_start, pair_i, pair_j, head_pair)
     };
     for round in 0..6 {
         b.run(150);
-        let (nbr_j, _) = b.list.to_full();
         let start = b.list.nbr_start.clone();
-        let (pair_start, pair_i, head_pair) = kept(&start, &nbr_j);
-        assert_eq!(pair_start, b.list.pair_start, "round {round}");
-        assert_eq!(head_pair, b.list.head_pair, "round {round}");
-        let owners: Vec<u32> = entry_owners(&pair_start).collect();
-        assert_eq!(pair_i, owners, "round {round}");
+        let pair_start = b.list.pair_start.clone();
         let (fixed_start, fixed_entry) = fixed_index(n, &b.world.fixed_pairs);
         for gid in 0..n {
             let (mut f, mut t, mut d) = ([0.0; 4], [0.0; 4], [0.0; 4]);
@@ -374,7 +438,7 @@ fn the_full_list_twins_agree_with_the_records_the_cpu_keeps() {
                 &step,
                 &start,
                 &b.list.pair_j,
-                &head_pair,
+                &b.list.head_pair,
                 &pair_start,
                 &b.slots,
                 &b.nbr_slot,
@@ -397,12 +461,18 @@ fn the_full_list_twins_agree_with_the_records_the_cpu_keeps() {
             );
             gathered += (f != [0.0; 4]) as usize;
         }
-        // The list the last rebuild built, against one built from the positions now.
+        // The list the last rebuild built, against one built from the positions now: an extra
+        // rebuild between steps, as a step's own, and the twins' from the same positions.
         let (old_slot, old_j) = (b.nbr_slot.clone(), b.list.pair_j.clone());
         b.rebuild();
-        let (new_j, _) = b.list.to_full();
-        let (new_pair_start, new_i, _) = kept(&b.list.nbr_start, &new_j);
-        // One invocation per record of the new list, from its owner.
+        let (new_start, new_pair_start, new_i, new_j, new_head) = build(&b.pos, &b.walls);
+        assert_eq!(new_start, b.list.nbr_start, "round {round}");
+        assert_eq!(new_pair_start, b.list.pair_start, "round {round}");
+        assert_eq!(new_j, b.list.pair_j, "round {round}");
+        assert_eq!(new_head, b.list.head_pair, "round {round}");
+        let owners: Vec<u32> = entry_owners(&new_pair_start).collect();
+        assert_eq!(new_i, owners, "round {round}");
+        // One invocation per record of the new list.
         let mut flags = vec![u32::MAX; b.nbr_slot.len()];
         assert_eq!(flags.len(), new_i.len());
         for gid in 0..new_i.len() {
@@ -412,10 +482,8 @@ fn the_full_list_twins_agree_with_the_records_the_cpu_keeps() {
                 &new_i,
                 &new_j,
                 &old_j,
-                &b.list.nbr_start,
                 &old_slot,
                 &pair_start,
-                &new_pair_start,
                 &mut flags,
             );
         }
@@ -470,41 +538,23 @@ fn a_head_element_without_a_record_round_trips() {
     assert_eq!(owners, vec![0, 0, 1, 2, 2]);
 }
 
-/// The GPU keeps no owner per entry: `pair_record` finds it by binary search in the starts
-/// (`entry_owner`), which must pass over empty ranges (particles 0, 2 and 4 here have no
-/// candidate) to the particle whose range holds the entry, and writes each record's owner
-/// (`pair_i`, which the neighbour source and the carry start from) and each head entry's
-/// record (`head_pair`, at the entry less the records before its particle).
+/// Each element's owner from a table of starts (`entry_owners`), as the GPU takes up a state's
+/// records' owners (`pair_i`) from their starts: empty ranges (particles 0, 2 and 4 here have no
+/// candidate) are passed over to the particle whose range holds the element, and the records'
+/// starts counted from a full list give each record its owner.
 #[test]
-fn the_owner_of_an_entry_and_of_a_record_come_from_the_starts() {
-    use grains_core::kernels::passes::pair_record::{entry_owner, pair_record, pair_starts};
+fn the_owners_of_entries_and_records_come_from_the_starts() {
+    use grains_core::kernels::passes::pair_record::pair_starts;
     let nbr_start = vec![0u32, 0, 2, 2, 4, 4, 5];
     // Particle 1 lists 3 and wall 0 (the candidate n + 0 = 6), 3 lists 1 and 5, 5 lists 3.
     let nbr_j = vec![3u32, 6, 1, 5, 3];
-    let owners: Vec<u32> = (0..nbr_j.len())
-        .map(|k| entry_owner(k, &nbr_start))
-        .collect();
+    let owners: Vec<u32> = entry_owners(&nbr_start).collect();
     assert_eq!(owners, vec![1, 1, 3, 3, 5]);
-    assert_eq!(owners, entry_owners(&nbr_start).collect::<Vec<_>>());
     let pair_start = pair_starts(&nbr_start, &nbr_j);
     assert_eq!(pair_start, vec![0, 0, 2, 2, 3, 3, 3]);
-    let mut pair_i = vec![u32::MAX; 3];
-    let mut head_pair = vec![u32::MAX - 1; 2];
-    for k in 0..nbr_j.len() {
-        pair_record(
-            k,
-            &nbr_start,
-            &mut pair_i,
-            &nbr_j,
-            &mut head_pair,
-            &pair_start,
-        );
-    }
-    // (1, 3) is record 0, (1, wall) record 1, (3, 5) record 2; the heads, 3's entry of 1 and
-    // 5's of 3, name their partners' records.
-    assert_eq!(head_pair, vec![0, 2]);
+    // (1, 3) is record 0, (1, wall) record 1, (3, 5) record 2.
+    let pair_i: Vec<u32> = entry_owners(&pair_start).collect();
     assert_eq!(pair_i, vec![1, 1, 3]);
-    assert_eq!(pair_i, entry_owners(&pair_start).collect::<Vec<_>>());
 }
 
 /// `grains check` counts the list a run starts from without building it

@@ -974,18 +974,18 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
         "{report}"
     );
     // The GPU's device buffers, for the same pack with the eighth its buffers grow by: 9 state
-    // arrays of 16 B, the world's 40 B and the counts' 4 B per particle, two starts; 18
-    // entries of one word (the partners a rebuild builds), 9 records of five (owner, partner,
-    // a head entry's reference, two flags); 3 slots of 48 B with two history records each.
+    // arrays of 16 B, the world's 40 B and the counts' 4 B per particle, two starts; nothing
+    // per entry, 9 records of six words (owner, partner, the partner a rebuild builds, a head
+    // entry's reference, two flags); 3 slots of 48 B with two history records each.
     let gpu = scene.gpu_memory_parts();
     assert_eq!(gpu.total(), scene.gpu_memory_estimate());
     assert_eq!(gpu.particles, (144 + 40 + 4 + 2 * 4) * n + 2 * 4, "{gpu:?}");
-    let (entries, records, slots) = (n * 16 + n * 2, n * 8 + n, 3 * n + 3 * n / 8);
-    assert_eq!(gpu.list, 4 * entries + 20 * records, "{gpu:?}");
+    let (records, slots) = (n * 8 + n, 3 * n + 3 * n / 8);
+    assert_eq!(gpu.list, 24 * records, "{gpu:?}");
     let history = 4 * scene.world.table.nbr_history_stride as u64;
     assert_eq!(gpu.contacts, slots * (48 + 2 * history), "{gpu:?}");
     assert!(
-        report.contains("per particle, dense pack on the GPU: 196 B particle arrays, 252 B list"),
+        report.contains("per particle, dense pack on the GPU: 196 B particle arrays, 216 B list"),
         "{report}"
     );
 }

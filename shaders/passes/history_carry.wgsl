@@ -1,10 +1,9 @@
 // CPU twin: crates/grains-core/src/kernels/passes/history_carry.rs
 //
 // Broad phase, pass 6: carry contact history from the old list to the new one by matching
-// (p, q). One invocation per record of the new list: its owner `pair_i` (written by
-// `pair_record`) and the partner of its owning entry in the full list the fill wrote (`nbr_j`,
-// the tail of p's range); the old record of (p, q) is found by binary search among p's old
-// records (`old_pair_start`, `old_j`: the live list, which holds each pair once). A record is
+// (p, q). One invocation per record of the new list (its owner `pair_i` and partner `pair_j`,
+// which `pair_fill` wrote); the old record of (p, q) is found by binary search among p's old
+// records (`old_pair_start`, `old_j`: the live list). A record is
 // its slot flag: the packed slots and history stay in place, so the carried flag still names
 // the pair's; a new pair starts out of contact. `old_pair_start` holds the old list's record
 // starts (n_particles + 1 of them); bound with fewer it means "no old list", as an empty slice
@@ -14,10 +13,9 @@
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<storage, read> pair_i: array<u32>;
-@group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
+@group(0) @binding(2) var<storage, read> pair_j: array<u32>;
 // The old list's records' partners.
 @group(0) @binding(4) var<storage, read> old_j: array<u32>;
-@group(0) @binding(7) var<storage, read> nbr_start: array<u32>;
 @group(0) @binding(8) var<storage, read> old_slot: array<u32>;
 @group(0) @binding(9) var<storage, read_write> nbr_slot: array<u32>;
 @group(0) @binding(10) var<storage, read> old_pair_start: array<u32>;
@@ -54,7 +52,7 @@ fn history_carry(
         return;
     }
     let p = pair_i[gid];
-    let q = nbr_j[nbr_start[p + 1u] - (pair_start[p + 1u] - gid)];
+    let q = pair_j[gid];
     var a = 0u;
     if (p + 1u < arrayLength(&old_pair_start)) {
         let k = find_sorted(old_pair_start[p], old_pair_start[p + 1u], q);

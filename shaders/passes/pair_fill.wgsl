@@ -1,9 +1,10 @@
 // CPU twin: crates/grains-core/src/kernels/passes/pair_fill.rs
 //
-// Broad phase, pass 4: write each particle's candidates into its range
-// `nbr_start[gid]..nbr_start[gid + 1]` (particles, then walls as n_particles + w) and
-// insertion-sort the range by index, so the list does
-// not depend on the order cell_scatter's atomics gave inside cells.
+// Broad phase, pass 4: write each particle's records, the candidates above it (particles,
+// then the walls as n_particles + w), into its range `pair_start[gid]..pair_start[gid + 1]`
+// of `pair_j` with itself as their owner (`pair_i`), and insertion-sort the range by partner,
+// so the list does not depend on the order cell_scatter's atomics gave inside cells. The
+// candidates below it are its head, which pair_record.wgsl writes as their records.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/grid.wgsl
@@ -18,8 +19,10 @@
 @group(0) @binding(2) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> cell_start: array<u32>;
 @group(0) @binding(4) var<storage, read> sorted: array<u32>;
-@group(0) @binding(5) var<storage, read> nbr_start: array<u32>;
-@group(0) @binding(7) var<storage, read_write> nbr_j: array<u32>;
+// The scan of pair_count's owning counts: where each particle's records start.
+@group(0) @binding(5) var<storage, read> pair_start: array<u32>;
+@group(0) @binding(6) var<storage, read_write> pair_i: array<u32>;
+@group(0) @binding(7) var<storage, read_write> pair_j: array<u32>;
 // The particle count, which the twin's caller takes from `pos.len()`.
 @group(0) @binding(8) var<uniform> step: StepParams;
 // Two mesh triangles are never candidates (twin: `is_triangle`).
@@ -37,8 +40,8 @@ fn pair_fill(
     if (gid >= step.n_particles) {
         return;
     }
-    let start = nbr_start[gid];
-    let end = nbr_start[gid + 1u];
+    let start = pair_start[gid];
+    let end = pair_start[gid + 1u];
     var w = start;
     let x = pos[gid];
     let tri = shapes[shape[gid]].kind == KIND_TRIANGLE;
@@ -54,14 +57,14 @@ fn pair_fill(
                 for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
                     let q = sorted[s];
                     let rq = shapes[shape[q]];
-                    if (q == gid || (tri && rq.kind == KIND_TRIANGLE)
+                    if (q <= gid || (tri && rq.kind == KIND_TRIANGLE)
                         || (body != 0xffffffffu && body_of(q, rq) == body)) {
                         continue;
                     }
                     // The bound check only matters if pair_count saw other positions; it keeps
                     // a stale count from writing into the next particle's range.
                     if (is_candidate(grid, domain, x, pos[q]) && w < end) {
-                        nbr_j[w] = q;
+                        pair_j[w] = q;
                         w = w + 1u;
                     }
                 }
@@ -73,18 +76,21 @@ fn pair_fill(
     if (!tri) {
         for (var k = 0u; k < step.n_walls; k = k + 1u) {
             if (wall_candidate(walls[k], x, grid.cutoff) && w < end) {
-                nbr_j[w] = step.n_particles + k;
+                pair_j[w] = step.n_particles + k;
                 w = w + 1u;
             }
         }
     }
+    for (var a = start; a < end; a = a + 1u) {
+        pair_i[a] = gid;
+    }
     for (var a = start + 1u; a < end; a = a + 1u) {
-        let key = nbr_j[a];
+        let key = pair_j[a];
         var b = a;
-        while (b > start && nbr_j[b - 1u] > key) {
-            nbr_j[b] = nbr_j[b - 1u];
+        while (b > start && pair_j[b - 1u] > key) {
+            pair_j[b] = pair_j[b - 1u];
             b = b - 1u;
         }
-        nbr_j[b] = key;
+        pair_j[b] = key;
     }
 }

@@ -1,38 +1,43 @@
 // CPU twin: crates/grains-core/src/kernels/passes/pair_record.rs
 //
-// Broad phase, pass 5: the records of the list the fill wrote in full (each pair from both
-// sides). An owning entry (q > p, walls included; the tail of p's range) has its own record,
-// those of p being consecutive from `pair_start[p]`, and writes the record's owner
-// (`pair_i`), which the neighbour source's invocations, one per record, start from (its
-// partner goes to `pair_j` when the list is committed). The other entry, the head of p's
-// range, writes the record of (q, p), found by binary search in q's range, to `head_pair`
-// (0xffffffff if that entry is missing), at `gid - pair_start[p]`: the heads of the particles
-// before p are the entries before it less their records. No owner is kept per entry, so p is
-// found by binary search in the starts.
-// One invocation per neighbour-list entry; the entry count is only known on the device, so it
-// is read from `nbr_start[n_particles]` and the pass can be dispatched indirectly with an
-// upper bound.
+// Broad phase, pass 5: each particle's head, the candidates below it, as the records its
+// partners own: for candidate q < p, the record of (q, p), found by binary search among q's
+// records (pair_fill.wgsl wrote them sorted); 0xffffffff if q does not list p (which a
+// symmetric candidate test never gives). They go to `head_pair[nbr_start[p] - pair_start[p]..]`
+// (the heads of the particles before p are their candidates less their records), sorted:
+// records are numbered in their owners' order, so that is the head's partner order, the
+// order the gather sums in. One invocation per particle, over the 27 cells as pair_fill.wgsl.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
+//!include lib/grid.wgsl
+//!include lib/shape.wgsl
 
-@group(0) @binding(0) var<storage, read> nbr_start: array<u32>;
-@group(0) @binding(1) var<storage, read_write> pair_i: array<u32>;
-@group(0) @binding(2) var<storage, read> nbr_j: array<u32>;
-@group(0) @binding(3) var<storage, read_write> head_pair: array<u32>;
-// The particle count, to find the entry count at `nbr_start[step.n_particles]`.
-@group(0) @binding(4) var<uniform> step: StepParams;
-// The scan of pair_count's owning counts: the first record of each particle's owning entries.
-@group(0) @binding(5) var<storage, read> pair_start: array<u32>;
+// `grid` is read-only storage, not a uniform (see pair_fill.wgsl).
+@group(0) @binding(0) var<storage, read> grid: GridParams;
+@group(0) @binding(1) var<uniform> domain: DomainParams;
+@group(0) @binding(2) var<storage, read> pos: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read> sorted: array<u32>;
+// The scans of pair_count's counts: each particle's candidates and records.
+@group(0) @binding(5) var<storage, read> nbr_start: array<u32>;
+@group(0) @binding(6) var<storage, read> pair_start: array<u32>;
+// Each record's partner, sorted within each owner (pair_fill.wgsl).
+@group(0) @binding(7) var<storage, read> pair_j: array<u32>;
+@group(0) @binding(8) var<storage, read_write> head_pair: array<u32>;
+@group(0) @binding(9) var<uniform> step: StepParams;
+// Two mesh triangles are never candidates (twin: `is_triangle`).
+@group(0) @binding(10) var<storage, read> shape: array<u32>;
+@group(0) @binding(11) var<storage, read> shapes: array<ShapeRecord>;
 
-// CPU twin: `find_sorted` in the same Rust file, over `nbr_j`. WGSL cannot pass a storage array
-// to a function, so the search is bound to the array it reads (history_carry.wgsl has the
-// same search over `old_j`).
+// CPU twin: `find_sorted` in the same Rust file, over `pair_j`. WGSL cannot pass a storage
+// array to a function, so the search is bound to the array it reads (history_carry.wgsl has
+// the same search over `old_j`).
 fn find_sorted(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     var lo = lo_in;
     var hi = hi_in;
     while (lo < hi) {
         let mid = lo + (hi - lo) / 2u;
-        let v = nbr_j[mid];
+        let v = pair_j[mid];
         if (v == key) {
             return mid;
         }
@@ -45,47 +50,52 @@ fn find_sorted(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     return 0xffffffffu;
 }
 
-// The particle whose range holds entry `gid`: the last whose start is at or below it (never an
-// empty range). CPU twin: `entry_owner` in the same Rust file.
-fn entry_owner(gid: u32) -> u32 {
-    var lo = 0u;
-    var hi = step.n_particles - 1u;
-    while (lo < hi) {
-        let mid = lo + (hi - lo + 1u) / 2u;
-        if (nbr_start[mid] <= gid) {
-            lo = mid;
-        } else {
-            hi = mid - 1u;
-        }
-    }
-    return lo;
-}
-
-// CPU twin: `owned_record` in the same Rust file.
-fn owned_record(p: u32, k: u32) -> u32 {
-    let owned = pair_start[p + 1u] - pair_start[p];
-    return pair_start[p] + (k - (nbr_start[p + 1u] - owned));
-}
-
 @compute @workgroup_size(64)
 fn pair_record(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
     let gid = linear_index(id, nwg);
-    if (gid >= nbr_start[step.n_particles]) {
+    if (gid >= step.n_particles) {
         return;
     }
-    let p = entry_owner(gid);
-    let q = nbr_j[gid];
-    if (q > p) {
-        pair_i[owned_record(p, gid)] = p;
-        return;
+    let start = nbr_start[gid] - pair_start[gid];
+    let end = nbr_start[gid + 1u] - pair_start[gid + 1u];
+    var w = start;
+    let x = pos[gid];
+    let tri = shapes[shape[gid]].kind == KIND_TRIANGLE;
+    let body = body_of(gid, shapes[shape[gid]]);
+    let c = cell_coords(grid, x);
+    for (var dz = -1; dz <= 1; dz = dz + 1) {
+        for (var dy = -1; dy <= 1; dy = dy + 1) {
+            for (var dx = -1; dx <= 1; dx = dx + 1) {
+                let ci = neighbour_cell(grid, c, vec3<i32>(dx, dy, dz));
+                if (ci < 0) {
+                    continue;
+                }
+                for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
+                    let q = sorted[s];
+                    let rq = shapes[shape[q]];
+                    if (q >= gid || (tri && rq.kind == KIND_TRIANGLE)
+                        || (body != 0xffffffffu && body_of(q, rq) == body)) {
+                        continue;
+                    }
+                    // The bound check only matters if pair_count saw other positions.
+                    if (is_candidate(grid, domain, x, pos[q]) && w < end) {
+                        head_pair[w] = find_sorted(pair_start[q], pair_start[q + 1u], gid);
+                        w = w + 1u;
+                    }
+                }
+            }
+        }
     }
-    let m = find_sorted(nbr_start[q], nbr_start[q + 1u], p);
-    var r = 0xffffffffu;
-    if (m != 0xffffffffu) {
-        r = owned_record(q, m);
+    for (var a = start + 1u; a < end; a = a + 1u) {
+        let key = head_pair[a];
+        var b = a;
+        while (b > start && head_pair[b - 1u] > key) {
+            head_pair[b] = head_pair[b - 1u];
+            b = b - 1u;
+        }
+        head_pair[b] = key;
     }
-    head_pair[gid - pair_start[p]] = r;
 }

@@ -63,6 +63,7 @@ const NO_FAULT: u32 = 0xffffffffu;
 const S_ZERO_CELLS: u32 = 0u;
 const S_PAIR_FILL: u32 = 8u;
 const S_PAIR_RECORD: u32 = 9u;
+const S_HISTORY_CARRY: u32 = 10u;
 const S_COMMIT_LIST: u32 = 11u;
 const S_COMMIT_PARTICLES: u32 = 12u;
 const S_CONTACT: u32 = 13u;
@@ -133,11 +134,12 @@ fn decide() {
         control[C_LOG + (r % LOG_LEN)] = control[C_STEP];
         control[C_REBUILDS] = r + 1u;
     }
-    // Slots up to the fill and the particle commit get their fixed sizes; the ones sized by the
-    // list total are left to the guard, which runs only when the list is rebuilt.
+    // Slots up to the fill and the heads (one invocation per particle) and the particle commit
+    // get their fixed sizes; the ones sized by the list's records are left to the guard, which
+    // runs only when the list is rebuilt.
     for (var s = 0u; s < S_CONTACT; s = s + 1u) {
         var x = 0u;
-        if (rebuild && (s <= S_PAIR_FILL || s == S_COMMIT_PARTICLES)) {
+        if (rebuild && (s <= S_PAIR_RECORD || s == S_COMMIT_PARTICLES)) {
             x = plan[P_SLOTS + s];
         }
         set_args(s, x, plan[P_MAX_DIM]);
@@ -182,7 +184,7 @@ fn guard() {
     }
     control[C_TOTAL] = total;
     control[C_RECORDS] = records;
-    for (var s = S_PAIR_RECORD; s < plan[P_EVERY]; s = s + 1u) {
+    for (var s = S_HISTORY_CARRY; s < plan[P_EVERY]; s = s + 1u) {
         if (s == S_COMMIT_PARTICLES) {
             continue;
         }
@@ -238,30 +240,26 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
 
 //!entry commit_list
 @group(0) @binding(0) var<storage, read> control: array<u32>;
-@group(0) @binding(1) var<storage, read> pair_i: array<u32>;
-@group(0) @binding(2) var<storage, read> new_j: array<u32>;
-@group(0) @binding(3) var<storage, read> new_start: array<u32>;
-@group(0) @binding(4) var<storage, read> new_pair_start: array<u32>;
+@group(0) @binding(2) var<storage, read> new_pair_j: array<u32>;
 @group(0) @binding(6) var<storage, read_write> pair_j: array<u32>;
 @group(0) @binding(10) var<storage, read> plan: array<u32>;
 @group(0) @binding(11) var<storage, read> new_slot: array<u32>;
 @group(0) @binding(12) var<storage, read_write> nbr_slot: array<u32>;
 
 // The rebuilt list replaces the current one, one invocation per record (`C_RECORDS`): each
-// record's partner, from its owning entry in the full list the fill wrote (`new_j`), and its
-// carried slot flag: the packed slots and history stay where they are, as
+// record's partner (`new_pair_j`, which the fill wrote beside the live ones, which the carry
+// reads) and its carried slot flag: the packed slots and history stay where they are, as
 // `CpuBackend::rebuild` keeps them. The records' owners and the heads' records are already in
-// place: nothing in a rebuild reads the old list's (the carry finds old pairs by partner among
-// the old records), so `pair_record` writes them into `pair_i` and `head_pair` itself. The
-// list is held beside itself with the fill's full list and the carried flags only.
+// place: nothing in a rebuild reads the old list's, so `pair_fill` and `pair_record` write
+// them into `pair_i` and `head_pair` themselves. The list is held beside itself with one word
+// a record more and the carried flags.
 @compute @workgroup_size(64)
 fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let r = linear_index(gid3, nwg);
     if (r >= control[C_RECORDS]) {
         return;
     }
-    let p = pair_i[r];
-    pair_j[r] = new_j[new_start[p + 1u] - (new_pair_start[p + 1u] - r)];
+    pair_j[r] = new_pair_j[r];
     nbr_slot[r] = new_slot[r];
 }
 

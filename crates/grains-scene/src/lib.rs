@@ -319,7 +319,8 @@ impl GpuMemoryModel {
     /// packed slots: the state (every array of [`grains_core::state::STATE_ARRAYS`]), the
     /// packed history's and the record flags' second buffers (last step's), the list as the
     /// device keeps it (each pair once: each record's owner and partner, each head entry's
-    /// record, in place of the state's full list), what a rebuild builds beside the live list
+    /// record, in place of the state's full list; `entries` sizes nothing on the device), what
+    /// a rebuild builds beside the live list
     /// (the partners and the record starts), the world's particle
     /// arrays with the broad phase's scratch, and the cells. No copy of the state is kept: an
     /// overflow freezes the step where it is.
@@ -357,12 +358,10 @@ impl GpuMemoryModel {
             particles: of(&per_particle)
                 + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
                 + 4 * (n + 1),
-            // The records' flags (this step's and last step's), owners, partners and the heads'
-            // references to them (at most one a record), and the full list of partners a
-            // rebuild builds beside the live one.
-            list: of(&|e| e == Extent::Slots(neighbour))
-                + 4 * entries as u64
-                + 4 * 4 * records as u64,
+            // The records' flags (this step's and last step's), owners, partners (and those a
+            // rebuild builds beside them) and the heads' references to them (at most one a
+            // record): nothing is kept per entry.
+            list: of(&|e| e == Extent::Slots(neighbour)) + 5 * 4 * records as u64,
             // The packed slots and history, and last step's history.
             contacts: of(&packed) + slots as u64 * self.history,
             other: of(&|e| !(per_particle(e) || listed(e) || packed(e))) + self.cells,
@@ -376,8 +375,8 @@ pub struct GpuMemoryParts {
     /// The per-particle arrays: the state's, the world's (material, shape), the broad phase's
     /// scratch and counts, and the entry and record starts.
     pub particles: u64,
-    /// The neighbour list: each record's owner, partner, head reference and flag (this step's
-    /// and last step's), and the full list of partners a rebuild builds.
+    /// The neighbour list: each record's owner, partner (and the one a rebuild builds), head
+    /// reference and flag (this step's and last step's).
     pub list: u64,
     /// The packed slots and history of the records in contact, and last step's history.
     pub contacts: u64,

@@ -34,7 +34,8 @@ pub(super) enum Cap {
 pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 12] {
     let h = 4 * history_words as u64;
     [
-        ("new_j", 4, Cap::Entries),
+        // The records' partners a rebuild builds beside the live ones (the carry reads those).
+        ("new_pair_j", 4, Cap::Records),
         ("nbr_slot_alt", 4, Cap::Records),
         ("pair_i", 4, Cap::Records),
         // The list keeps each pair once: each record's partner, and each head entry's record

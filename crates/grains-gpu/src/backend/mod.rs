@@ -767,8 +767,8 @@ impl GpuBackend {
 
     /// Undo a freeze before recording again from `resume`: the frozen word cleared, and the
     /// dispatch sizes the freeze zeroed written back (the every-step passes', the list's
-    /// contact passes' for a list of `records` records, and after the guard the fill's and the
-    /// commit's, whose step is rebuilding).
+    /// contact passes' for a list of `records` records, and after the guard the fill's, the
+    /// heads' and the commit's, whose step is rebuilding).
     fn thaw(&mut self, resume: Resume, records: u64) {
         self.write_control(C_FROZEN, 0);
         self.write_plan_args(self.every_slots());
@@ -776,7 +776,7 @@ impl GpuBackend {
         match resume {
             Resume::Guard => {
                 self.write_control(C_REBUILD, 1);
-                self.write_plan_args([S_PAIR_FILL, S_COMMIT_PARTICLES]);
+                self.write_plan_args([S_PAIR_FILL, S_PAIR_RECORD, S_COMMIT_PARTICLES]);
             }
             Resume::Chains => {
                 self.ctx.queue.write_buffer(

@@ -165,7 +165,8 @@ impl GpuBackend {
         slots[S_GUARD as usize] = 1;
         slots[S_PAIR_FILL as usize] =
             self.check_groups("pair_fill", groups(n, self.threads(ids.pair_fill)))?;
-        slots[S_PAIR_RECORD as usize] = self.threads(ids.pair_record);
+        slots[S_PAIR_RECORD as usize] =
+            self.check_groups("pair_record", groups(n, self.threads(ids.pair_record)))?;
         slots[S_HISTORY_CARRY as usize] = self.threads(ids.history_carry) | BY_RECORDS;
         slots[S_COMMIT_LIST as usize] = self.threads(ids.commit_list) | BY_RECORDS;
         slots[S_COMMIT_PARTICLES as usize] =
@@ -173,7 +174,6 @@ impl GpuBackend {
         // Sized by the list total or its records, at most their capacities: check the worst
         // case now.
         let mut by_total = vec![
-            ("pair_record", ids.pair_record, self.capacity),
             ("history_carry", ids.history_carry, self.rec_capacity),
             ("commit_list", ids.commit_list, self.rec_capacity),
         ];
@@ -325,15 +325,15 @@ impl GpuBackend {
                 self.op(ids.guard, &[], Direct(1))?,
                 self.op(
                     ids.pair_fill,
-                    &[("nbr_start", "new_start"), ("nbr_j", "new_j")],
+                    &[("pair_start", "new_pair_start"), ("pair_j", "new_pair_j")],
                     Indirect(S_PAIR_FILL),
                 )?,
                 self.op(
                     ids.pair_record,
                     &[
                         ("nbr_start", "new_start"),
-                        ("nbr_j", "new_j"),
                         ("pair_start", "new_pair_start"),
+                        ("pair_j", "new_pair_j"),
                     ],
                     Indirect(S_PAIR_RECORD),
                 )?,
@@ -342,8 +342,7 @@ impl GpuBackend {
                 self.op(
                     ids.history_carry,
                     &[
-                        ("nbr_start", "new_start"),
-                        ("nbr_j", "new_j"),
+                        ("pair_j", "new_pair_j"),
                         ("old_j", "pair_j"),
                         ("old_slot", flags),
                         ("nbr_slot", other),

@@ -91,7 +91,7 @@ impl GpuBackend {
             }
             let h = 4.0 * self.world.table.nbr_history_stride as f64;
             match name {
-                "new_j" => 4.0 * self.total as f64,
+                "new_pair_j" => 4.0 * self.records as f64,
                 "history_alt" => h * self.contacts as f64,
                 // The state's `slots` and `history` extents already count every packed slot and
                 // history record, both parts.

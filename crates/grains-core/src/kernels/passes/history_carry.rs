@@ -1,9 +1,8 @@
 //! Broad phase, pass 6: carry contact history from the old neighbour list to the new one by
 //! matching (p, q). WGSL twin: `shaders/passes/history_carry.wgsl`. One invocation per record
-//! of the new list (its owner `pair_i`, which `pair_record` writes, and the partner of its
-//! owning entry in the full list the fill wrote): each writes its flag from the record of
-//! (p, q) among p's old records (the old list as it is kept, each pair once), or zero for a
-//! pair absent from it. A record is its slot flag (`nbr_slot`: 0 out of contact, else
+//! of the new list (its owner `pair_i` and partner `pair_j`, which `pair_fill` writes): each
+//! writes its flag from the record of (p, q) among p's old records (the old list as it is
+//! kept, each pair once), or zero for a pair absent from it. A record is its slot flag (`nbr_slot`: 0 out of contact, else
 //! 1 + the pair's packed slot and history record, see [`crate::kernels::passes::contact`]).
 //! The packed slots and history stay where they are, so the carried flag still names the
 //! pair's until the next contact passes take new ones: a rebuild moves 4 bytes per pair, not
@@ -18,18 +17,13 @@ pub fn history_carry(
     gid: usize,
     _step: &StepParams,
     pair_i: &[u32],
-    nbr_j: &[u32],
+    pair_j: &[u32],
     old_j: &[u32],
-    nbr_start: &[u32],
     old_slot: &[u32],
     old_pair_start: &[u32],
-    pair_start: &[u32],
     nbr_slot: &mut [u32],
 ) {
-    let p = pair_i[gid];
-    let end = p as usize + 1;
-    let q = nbr_j[(nbr_start[end] - (pair_start[end] - gid as u32)) as usize];
-    nbr_slot[gid] = carried_flag(p, q, old_pair_start, old_j, old_slot);
+    nbr_slot[gid] = carried_flag(pair_i[gid], pair_j[gid], old_pair_start, old_j, old_slot);
 }
 
 /// The flag pair (p, q) (q > p) had in the old list (0 if it was absent), found among p's old

@@ -1,17 +1,18 @@
-//! Broad phase, pass 4: write each particle's candidates into its range of the neighbour list
-//! and sort that range by index. WGSL twin: `shaders/passes/pair_fill.wgsl`.
+//! Broad phase, pass 4: write each particle's records, its candidates above it (particles,
+//! then walls as `n_particles + w`), into its range of the records with itself as their
+//! owner, sorted by partner. WGSL twin: `shaders/passes/pair_fill.wgsl`.
 //!
 //! Sorting per particle makes the list independent of the order inside cells, so both
-//! backends, and every run, build the same list; it also lets history be carried over and
-//! the reverse entry of a pair (its record, `pair_record`) be found by binary search.
+//! backends, and every run, build the same list; it also lets history be carried over and the
+//! heads (`pair_record`) find their records by binary search.
 
 use crate::gpu_types::{DomainParams, GridParams, Wall};
 use crate::kernels::passes::pair_count::for_each_candidate;
 use crate::shapes::ShapeRecord;
 
-/// Fill particle `gid`'s range of the list (`nbr_j` is the slice
-/// `nbr_start[gid]..nbr_start[gid + 1]` of the binding) with its sorted candidates. The list
-/// keeps no owner per entry: a range is its particle's.
+/// Fill particle `gid`'s records (`pair_i` and `pair_j` are the slices
+/// `pair_start[gid]..pair_start[gid + 1]` of the bindings) with itself and its candidates above
+/// it, sorted.
 #[allow(clippy::too_many_arguments)]
 pub fn pair_fill(
     gid: usize,
@@ -23,11 +24,10 @@ pub fn pair_fill(
     shape: &[u32],
     shapes: &[ShapeRecord],
     walls: &[Wall],
-    nbr_j: &mut [u32],
+    pair_i: &mut [u32],
+    pair_j: &mut [u32],
 ) {
-    let start = 0;
-    let end = nbr_j.len();
-    let mut w = start;
+    let mut w = 0;
     for_each_candidate(
         gid,
         grid,
@@ -39,26 +39,33 @@ pub fn pair_fill(
         shapes,
         walls,
         |q| {
-            nbr_j[w] = q;
-            w += 1;
+            // The bound only matters if the count saw other positions.
+            if q as usize > gid && w < pair_j.len() {
+                pair_j[w] = q;
+                w += 1;
+            }
         },
     );
-    // Insertion sort: lists are short (tens of entries), and the GPU twin does the same.
-    for a in start + 1..end {
-        let key = nbr_j[a];
+    pair_i.fill(gid as u32);
+    insertion_sort(pair_j);
+}
+
+/// Sort a short range in place as the WGSL passes do (tens of elements).
+pub fn insertion_sort(v: &mut [u32]) {
+    for a in 1..v.len() {
+        let key = v[a];
         let mut b = a;
-        while b > start && nbr_j[b - 1] > key {
-            nbr_j[b] = nbr_j[b - 1];
+        while b > 0 && v[b - 1] > key {
+            v[b] = v[b - 1];
             b -= 1;
         }
-        nbr_j[b] = key;
+        v[b] = key;
     }
 }
 
 /// The CPU backend's form of [`pair_fill`]: particle `gid`'s candidates above it (walls
-/// included), the records it owns, appended to `out` in index order. These are the tail that
-/// [`pair_fill`] leaves after its sort and `pair_count`'s owning count sizes, found in one pass
-/// over the cells where the count and the fill take two (the CPU keeps only the records).
+/// included), the records it owns, appended to `out` in index order: [`pair_fill`]'s records,
+/// found in one pass over the cells where the count and the fill take two.
 #[allow(clippy::too_many_arguments)]
 pub fn pair_fill_owned(
     gid: usize,

@@ -1,14 +1,19 @@
-//! Broad phase, pass 5: give every neighbour-list entry the index of its pair's record. WGSL
-//! twin: `shaders/passes/pair_record.wgsl`.
+//! Broad phase, pass 5: each particle's head, the candidates below it, as the records its
+//! partners own. WGSL twin: `shaders/passes/pair_record.wgsl`.
 //!
 //! A pair's slot flag (and through it, in contact, its packed slot and history) is stored once,
-//! in its record, not once per entry: the list holds a particle pair twice (once from each
-//! side) and half of the per-entry storage would never be written. The records of a
-//! particle's owning entries (q > p, walls included: the tail of its sorted range) are
-//! consecutive, from `pair_start[p]`, the scan of the owning counts `pair_count` wrote; the
-//! other entry of a pair finds the owning one by binary search in q's range and takes its
-//! record. The gather reads a particle's own records from `pair_start`, and the other side's
-//! through `nbr_pair`, each with the sign its side takes.
+//! in its record, and the list keeps each pair once: the records of a particle (its candidates
+//! above it, walls included), consecutive from `pair_start[p]`, the scan of the owning counts
+//! `pair_count` wrote, and its head, each element the record of (q, p) found by binary search
+//! among q's records. The gather reads a particle's own records from `pair_start`, and the other
+//! side's through the head, each with the sign its side takes. A state keeps the full list
+//! (each pair from both sides, with each entry's record, `nbr_pair`), which this file's other
+//! functions read and write.
+
+use crate::gpu_types::{DomainParams, GridParams};
+use crate::kernels::passes::pair_count::for_each_candidate;
+use crate::kernels::passes::pair_fill::insertion_sort;
+use crate::shapes::ShapeRecord;
 
 /// Index of `key` in the sorted `list[lo..hi]`, or `u32::MAX`.
 pub fn find_sorted(list: &[u32], lo: u32, hi: u32, key: u32) -> u32 {
@@ -44,48 +49,52 @@ pub fn owned_record(p: usize, k: u32, nbr_start: &[u32], pair_start: &[u32]) -> 
     pair_start[p] + (k - first_owned(p, nbr_start, pair_start))
 }
 
-/// Entry `gid` = (p, q) of the full list the fill wrote, as the list that keeps each pair
-/// once holds it: an owning entry (q > p, or q a wall) has its own record and writes the
-/// record's owner, `pair_i[record] = p`, which the neighbour source's invocations (one per
-/// record) start from; the other entry, of p's head, writes the record of (q, p) to
-/// `head_pair[gid - pair_start[p]]` (the heads of the particles before p are the entries before
-/// it less their records), `u32::MAX` if (q, p) is missing (a list built from inconsistent
-/// counts; the gather then skips it). No owner is kept per entry: p is found from the starts.
+/// Particle `gid`'s head: for each candidate below it, the record of (q, gid) among q's records
+/// (`pair_j`, sorted within each owner by `pair_fill`), `u32::MAX` where q does not list it;
+/// sorted, which is the head's partner order since records are numbered in their owners'
+/// order. `head` is the particle's slice of `head_pair`, from `nbr_start[gid] - pair_start[gid]`
+/// to the same for `gid + 1`. Walls are never below a particle, so none are passed.
+#[allow(clippy::too_many_arguments)]
 pub fn pair_record(
     gid: usize,
-    nbr_start: &[u32],
-    pair_i: &mut [u32],
-    nbr_j: &[u32],
-    head_pair: &mut [u32],
+    grid: &GridParams,
+    domain: &DomainParams,
+    pos: &[[f32; 4]],
+    cell_start: &[u32],
+    sorted: &[u32],
+    shape: &[u32],
+    shapes: &[ShapeRecord],
     pair_start: &[u32],
+    pair_j: &[u32],
+    head: &mut [u32],
 ) {
-    let p = entry_owner(gid, nbr_start);
-    let r = entry_record(p, gid, nbr_start, nbr_j, pair_start);
-    if nbr_j[gid] > p {
-        pair_i[r as usize] = p;
-    } else {
-        head_pair[gid - pair_start[p as usize] as usize] = r;
-    }
+    let mut w = 0;
+    for_each_candidate(
+        gid,
+        grid,
+        domain,
+        pos,
+        cell_start,
+        sorted,
+        shape,
+        shapes,
+        &[],
+        |q| {
+            let q = q as usize;
+            // The bound only matters if the count saw other positions.
+            if q < gid && w < head.len() {
+                head[w] = find_sorted(pair_j, pair_start[q], pair_start[q + 1], gid as u32);
+                w += 1;
+            }
+        },
+    );
+    insertion_sort(head);
 }
 
-/// The particle whose range of `nbr_start` holds entry `gid` (of fewer than
-/// `nbr_start[n]`): the last one whose start is at or below it, so never an empty range. A
-/// binary search, as `pair_record.wgsl`'s, run once per entry at a rebuild.
-pub fn entry_owner(gid: usize, nbr_start: &[u32]) -> u32 {
-    let (mut lo, mut hi) = (0usize, nbr_start.len().saturating_sub(2));
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if nbr_start[mid] as usize <= gid {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo as u32
-}
-
-/// [`pair_record`] of entry `gid` of particle `p` (its owner, [`entry_owner`]): for a caller
-/// that knows the owner from walking the entry starts, as a state's validation does.
+/// The record of entry `gid` = (p, q) of a full list (a state's): its own if it owns the pair
+/// (q > p, or q a wall), else that of the entry (q, p), `u32::MAX` if (q, p) is missing; p is
+/// the particle whose range holds it, which the caller knows from walking the entry starts, as
+/// a state's validation does.
 pub fn entry_record(
     p: u32,
     gid: usize,
