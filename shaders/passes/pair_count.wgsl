@@ -1,14 +1,14 @@
 // CPU twin: crates/grains-core/src/kernels/passes/pair_count.rs
 //
 // Broad phase, pass 3: count each particle's candidates (lower and higher indices) over the 27
-// surrounding cells, then the walls it may touch before the next rebuild, and how many of them
-// it owns (higher indices and walls). The loop is written out here and in pair_fill.wgsl (the twin shares it
-// through a closure, which WGSL lacks); both visit cells and particles in the same order.
+// surrounding cells, then the walls it may touch before the next rebuild (lib/candidates.wgsl),
+// and how many of them it owns (higher indices and walls).
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/grid.wgsl
 //!include lib/shape.wgsl
 //!include lib/wall.wgsl
+//!include lib/candidates.wgsl
 
 // `grid` is read-only storage, not a uniform: lavapipe (Mesa 22.x) specialises a kernel on the
 // uniforms its branches read and, when that pays, recompiles it at every bind (every step, even
@@ -27,8 +27,18 @@
 // The walls a particle may touch follow its particles, as the candidates n_particles + w.
 @group(0) @binding(9) var<storage, read> walls: array<Wall>;
 // How many of them the particle owns (higher indices, walls included): scanned into the
-// records' starts (pair_record.wgsl).
+// records' starts (pair_fill.wgsl).
 @group(0) @binding(10) var<storage, read_write> own_count: array<u32>;
+
+// The invocation's particle and its counts, which `visit_candidate` adds to.
+var<private> me: u32;
+var<private> seen: u32;
+var<private> owned: u32;
+
+fn visit_candidate(q: u32) {
+    seen = seen + 1u;
+    owned = owned + select(0u, 1u, q > me);
+}
 
 @compute @workgroup_size(64)
 fn pair_count(
@@ -39,43 +49,10 @@ fn pair_count(
     if (gid >= step.n_particles) {
         return;
     }
-    let x = pos[gid];
-    let tri = shapes[shape[gid]].kind == KIND_TRIANGLE;
-    let body = body_of(gid, shapes[shape[gid]]);
-    let c = cell_coords(grid, x);
-    var n = 0u;
-    var own = 0u;
-    for (var dz = -1; dz <= 1; dz = dz + 1) {
-        for (var dy = -1; dy <= 1; dy = dy + 1) {
-            for (var dx = -1; dx <= 1; dx = dx + 1) {
-                let ci = neighbour_cell(grid, c, vec3<i32>(dx, dy, dz));
-                if (ci < 0) {
-                    continue;
-                }
-                for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
-                    let q = sorted[s];
-                    let rq = shapes[shape[q]];
-                    if (q == gid || (tri && rq.kind == KIND_TRIANGLE)
-                        || (body != 0xffffffffu && body_of(q, rq) == body)) {
-                        continue;
-                    }
-                    if (is_candidate(grid, domain, x, pos[q])) {
-                        n = n + 1u;
-                        own = own + select(0u, 1u, q > gid);
-                    }
-                }
-            }
-        }
-    }
-    // A mesh triangle is a wall already.
-    if (!tri) {
-        for (var w = 0u; w < step.n_walls; w = w + 1u) {
-            if (wall_candidate(walls[w], x, grid.cutoff)) {
-                n = n + 1u;
-                own = own + 1u;
-            }
-        }
-    }
-    nbr_count[gid] = n;
-    own_count[gid] = own;
+    me = gid;
+    seen = 0u;
+    owned = 0u;
+    for_each_candidate(gid);
+    nbr_count[gid] = seen;
+    own_count[gid] = owned;
 }

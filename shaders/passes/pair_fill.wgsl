@@ -10,6 +10,7 @@
 //!include lib/grid.wgsl
 //!include lib/shape.wgsl
 //!include lib/wall.wgsl
+//!include lib/candidates.wgsl
 
 // `grid` is read-only storage, not a uniform: lavapipe (Mesa 22.x) specialises a kernel on the
 // uniforms its branches read and, when that pays, recompiles it at every bind (every step, even
@@ -31,6 +32,21 @@
 // The walls a particle may touch follow its particles, as the candidates n_particles + w.
 @group(0) @binding(11) var<storage, read> walls: array<Wall>;
 
+// The invocation's particle and where its next record goes (up to `fill_end`, which only
+// matters if pair_count saw other positions: it keeps a stale count from writing into the next
+// particle's records).
+var<private> me: u32;
+var<private> fill_at: u32;
+var<private> fill_end: u32;
+
+// Walls are visited after every particle, so the sort keeps them last, in wall order.
+fn visit_candidate(q: u32) {
+    if (q > me && fill_at < fill_end) {
+        pair_j[fill_at] = q;
+        fill_at = fill_at + 1u;
+    }
+}
+
 @compute @workgroup_size(64)
 fn pair_fill(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -42,45 +58,10 @@ fn pair_fill(
     }
     let start = pair_start[gid];
     let end = pair_start[gid + 1u];
-    var w = start;
-    let x = pos[gid];
-    let tri = shapes[shape[gid]].kind == KIND_TRIANGLE;
-    let body = body_of(gid, shapes[shape[gid]]);
-    let c = cell_coords(grid, x);
-    for (var dz = -1; dz <= 1; dz = dz + 1) {
-        for (var dy = -1; dy <= 1; dy = dy + 1) {
-            for (var dx = -1; dx <= 1; dx = dx + 1) {
-                let ci = neighbour_cell(grid, c, vec3<i32>(dx, dy, dz));
-                if (ci < 0) {
-                    continue;
-                }
-                for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
-                    let q = sorted[s];
-                    let rq = shapes[shape[q]];
-                    if (q <= gid || (tri && rq.kind == KIND_TRIANGLE)
-                        || (body != 0xffffffffu && body_of(q, rq) == body)) {
-                        continue;
-                    }
-                    // The bound check only matters if pair_count saw other positions; it keeps
-                    // a stale count from writing into the next particle's range.
-                    if (is_candidate(grid, domain, x, pos[q]) && w < end) {
-                        pair_j[w] = q;
-                        w = w + 1u;
-                    }
-                }
-            }
-        }
-    }
-    // A mesh triangle is a wall already. Walls come after every particle: the sort keeps them
-    // last, in wall order.
-    if (!tri) {
-        for (var k = 0u; k < step.n_walls; k = k + 1u) {
-            if (wall_candidate(walls[k], x, grid.cutoff) && w < end) {
-                pair_j[w] = step.n_particles + k;
-                w = w + 1u;
-            }
-        }
-    }
+    me = gid;
+    fill_at = start;
+    fill_end = end;
+    for_each_candidate(gid);
     for (var a = start; a < end; a = a + 1u) {
         pair_i[a] = gid;
     }

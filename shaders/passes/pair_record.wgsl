@@ -6,11 +6,14 @@
 // symmetric candidate test never gives). They go to `head_pair[nbr_start[p] - pair_start[p]..]`
 // (the heads of the particles before p are their candidates less their records), sorted:
 // records are numbered in their owners' order, so that is the head's partner order, the
-// order the gather sums in. One invocation per particle, over the 27 cells as pair_fill.wgsl.
+// order the gather sums in. One invocation per particle, over its candidates as
+// pair_fill.wgsl (lib/candidates.wgsl; the walls it visits are never below a particle).
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/grid.wgsl
 //!include lib/shape.wgsl
+//!include lib/wall.wgsl
+//!include lib/candidates.wgsl
 
 // `grid` is read-only storage, not a uniform (see pair_fill.wgsl).
 @group(0) @binding(0) var<storage, read> grid: GridParams;
@@ -28,6 +31,7 @@
 // Two mesh triangles are never candidates (twin: `is_triangle`).
 @group(0) @binding(10) var<storage, read> shape: array<u32>;
 @group(0) @binding(11) var<storage, read> shapes: array<ShapeRecord>;
+@group(0) @binding(12) var<storage, read> walls: array<Wall>;
 
 // CPU twin: `find_sorted` in the same Rust file, over `pair_j`. WGSL cannot pass a storage
 // array to a function, so the search is bound to the array it reads (history_carry.wgsl has
@@ -50,6 +54,19 @@ fn find_sorted(lo_in: u32, hi_in: u32, key: u32) -> u32 {
     return 0xffffffffu;
 }
 
+// The invocation's particle and where its next head element goes (up to `fill_end`, which
+// only matters if pair_count saw other positions).
+var<private> me: u32;
+var<private> fill_at: u32;
+var<private> fill_end: u32;
+
+fn visit_candidate(q: u32) {
+    if (q < me && fill_at < fill_end) {
+        head_pair[fill_at] = find_sorted(pair_start[q], pair_start[q + 1u], me);
+        fill_at = fill_at + 1u;
+    }
+}
+
 @compute @workgroup_size(64)
 fn pair_record(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -61,34 +78,10 @@ fn pair_record(
     }
     let start = nbr_start[gid] - pair_start[gid];
     let end = nbr_start[gid + 1u] - pair_start[gid + 1u];
-    var w = start;
-    let x = pos[gid];
-    let tri = shapes[shape[gid]].kind == KIND_TRIANGLE;
-    let body = body_of(gid, shapes[shape[gid]]);
-    let c = cell_coords(grid, x);
-    for (var dz = -1; dz <= 1; dz = dz + 1) {
-        for (var dy = -1; dy <= 1; dy = dy + 1) {
-            for (var dx = -1; dx <= 1; dx = dx + 1) {
-                let ci = neighbour_cell(grid, c, vec3<i32>(dx, dy, dz));
-                if (ci < 0) {
-                    continue;
-                }
-                for (var s = cell_start[ci]; s < cell_start[ci + 1]; s = s + 1u) {
-                    let q = sorted[s];
-                    let rq = shapes[shape[q]];
-                    if (q >= gid || (tri && rq.kind == KIND_TRIANGLE)
-                        || (body != 0xffffffffu && body_of(q, rq) == body)) {
-                        continue;
-                    }
-                    // The bound check only matters if pair_count saw other positions.
-                    if (is_candidate(grid, domain, x, pos[q]) && w < end) {
-                        head_pair[w] = find_sorted(pair_start[q], pair_start[q + 1u], gid);
-                        w = w + 1u;
-                    }
-                }
-            }
-        }
-    }
+    me = gid;
+    fill_at = start;
+    fill_end = end;
+    for_each_candidate(gid);
     for (var a = start + 1u; a < end; a = a + 1u) {
         let key = head_pair[a];
         var b = a;
