@@ -6,7 +6,7 @@
 // gather only. Records of walls (q >= n_particles) are the wall source's.
 // Reads the template's `step` and `material`.
 
-// Each record's owner (pair_record.wgsl writes them at a rebuild).
+// Each record's owner (pair_fill.wgsl writes them at a rebuild).
 @group(0) @binding(10) var<storage, read> pair_i: array<u32>;
 // Each record's partner.
 @group(0) @binding(11) var<storage, read> pair_j: array<u32>;

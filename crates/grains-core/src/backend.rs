@@ -100,7 +100,8 @@ pub struct WallLoad {
 /// its centre `c`, the torque `-((x - c) x F + T)` with `T` the slot's torque on the particle
 /// about its own centre (which holds the moment of `F` through the contact point). The wall
 /// slots are those of the neighbour list's records `(p, n_particles + w)` in contact (the list's
-/// records as [`crate::kernels::passes::pair_record::owned_partners`] gives them).
+/// records as both backends keep them, [`crate::cpu::NeighbourList`]'s `pair_start` and
+/// `pair_j`).
 pub fn wall_loads(
     walls: &[crate::gpu_types::Wall],
     pos: &[[f32; 4]],
@@ -209,8 +210,8 @@ pub type SourcePairs<'a> = Box<dyn Iterator<Item = (Option<(u32, i64)>, &'a Pair
 pub struct SourceSlots<'a> {
     /// Where each particle's records start (`n + 1`).
     pub pair_start: &'a [u32],
-    /// Each record's partner (`n + w` for wall `w`), as
-    /// [`crate::kernels::passes::pair_record::owned_partners`] gives them.
+    /// Each record's partner (`n + w` for wall `w`), as both backends keep them
+    /// ([`crate::cpu::NeighbourList::pair_j`]).
     pub pair_j: &'a [u32],
     /// Each record's slot plus one, 0 out of contact (`nbr_slot`).
     pub nbr_slot: &'a [u32],

@@ -31,7 +31,7 @@ use crate::kernels::resolvers::sphere_sphere::sphere_sphere_apart_by;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
 use crate::kernels::sources::neighbour::SlotRegion;
-use crate::kernels::sources::{neighbour, wall, SourceKind, SourceView};
+use crate::kernels::sources::{SourceKind, SourceView};
 use crate::shapes::KIND_MEMBER;
 use crate::state::{stream_array, BackendState, StateHeader, StateSink};
 use crate::world::World;
@@ -1103,17 +1103,21 @@ impl CpuBackend {
                                 break 'record;
                             }
                             apart[k] = 0;
-                            // The record's two bodies are known: the sources' own
-                            // `source_pair` from there.
-                            let (p32, q32, step) = (p as u32, q as u32, bodies.step);
-                            let (pr, src) = if q < n {
-                                let pr = neighbour::particle_pair(p32, q32, step, material);
-                                (pr, SourceKind::Neighbour)
+                            // The record as a one-record list: the sources' own `source_pair`.
+                            let (owner, pair_i, pair_j) = (p as u32, &[p as u32], &[q as u32]);
+                            let (view, src) = if q < n {
+                                let view = SourceView::Neighbour { pair_i, pair_j };
+                                (view, SourceKind::Neighbour)
                             } else {
-                                let pr = wall::wall_pair(p32, q32, step, material, walls);
-                                (pr, SourceKind::Wall)
+                                let view = SourceView::Wall {
+                                    walls,
+                                    owner,
+                                    pair_j,
+                                };
+                                (view, SourceKind::Wall)
                             };
                             let (map, params) = (t.chain_map(src), t.params_of(src));
+                            let pr = view.pair(0, bodies.step, material);
                             if pr.owns == 0 {
                                 break 'record;
                             }

@@ -19,7 +19,7 @@
 // plan:    [n_particles, n_cells, capacity, skin (f32 bits), workgroups per dimension, first
 //           every-step slot, record capacity, every-step slots before `decide`, packed slot
 //           capacity, then one u32 per indirect slot: a fixed group count, or threads per
-//           group for slots sized by the list total (its records with BY_RECORDS set)]
+//           group for slots sized by the list's records]
 // args:    one (x, y, z, pad) quadruple per indirect slot.
 
 //!common
@@ -67,10 +67,6 @@ const S_HISTORY_CARRY: u32 = 10u;
 const S_COMMIT_LIST: u32 = 11u;
 const S_COMMIT_PARTICLES: u32 = 12u;
 const S_CONTACT: u32 = 13u;
-
-// A plan slot's threads per group with this bit set: sized by the records, not the entries
-// (the passes of one invocation per record: the carry and the list's contact chains).
-const BY_RECORDS: u32 = 0x80000000u;
 
 fn linear_index(id: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return id.x + id.y * nwg.x * 64u;
@@ -188,10 +184,8 @@ fn guard() {
         if (s == S_COMMIT_PARTICLES) {
             continue;
         }
-        let t = plan[P_SLOTS + s];
-        let count = select(total, records, (t & BY_RECORDS) != 0u);
-        let threads = t & ~BY_RECORDS;
-        set_args(s, (count + threads - 1u) / threads, plan[P_MAX_DIM]);
+        let threads = plan[P_SLOTS + s];
+        set_args(s, (records + threads - 1u) / threads, plan[P_MAX_DIM]);
     }
 }
 

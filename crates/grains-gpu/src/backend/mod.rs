@@ -142,10 +142,6 @@ enum Resume {
     NextStep,
 }
 
-// A plan slot's threads per group with this bit set size it by the list's records rather than
-// its entries (control.wgsl's `guard`): the passes of one invocation per record.
-const BY_RECORDS: u32 = 1 << 31;
-
 // Indirect slots, in the order of control.wgsl.
 const S_ZERO_CELLS: u32 = 0;
 const S_CELL_COUNT: u32 = 1;
@@ -539,8 +535,8 @@ impl GpuBackend {
         put("head_pair", cast_slice(&list.head_pair));
         let starts = list.pair_start;
         put("pair_start", cast_slice(&starts));
-        // Each record's owner (`pair_record` writes them at a rebuild), which the state does
-        // not keep, a piece at a time.
+        // Each record's owner (`pair_fill` writes them at a rebuild), which the state does not
+        // keep, a piece at a time.
         let mut owners = grains_core::kernels::passes::pair_record::entry_owners(&starts);
         let mut piece: Vec<u32> = Vec::with_capacity(grains_core::state::STREAM_CHUNK);
         let mut at = 0u64;

@@ -167,24 +167,24 @@ impl GpuBackend {
             self.check_groups("pair_fill", groups(n, self.threads(ids.pair_fill)))?;
         slots[S_PAIR_RECORD as usize] =
             self.check_groups("pair_record", groups(n, self.threads(ids.pair_record)))?;
-        slots[S_HISTORY_CARRY as usize] = self.threads(ids.history_carry) | BY_RECORDS;
-        slots[S_COMMIT_LIST as usize] = self.threads(ids.commit_list) | BY_RECORDS;
+        slots[S_HISTORY_CARRY as usize] = self.threads(ids.history_carry);
+        slots[S_COMMIT_LIST as usize] = self.threads(ids.commit_list);
         slots[S_COMMIT_PARTICLES as usize] =
             self.check_groups("commit_particles", groups(n + 1, 64))?;
-        // Sized by the list total or its records, at most their capacities: check the worst
-        // case now.
-        let mut by_total = vec![
-            ("history_carry", ids.history_carry, self.rec_capacity),
-            ("commit_list", ids.commit_list, self.rec_capacity),
+        // Sized by the list's records (threads per group here, `guard` divides), at most their
+        // capacity: check the worst case now.
+        let mut by_records = vec![
+            ("history_carry", ids.history_carry),
+            ("commit_list", ids.commit_list),
         ];
         for &(k, _, slot) in &ids.contact {
             if let Some(slot) = slot {
-                slots[slot as usize] = self.threads(k) | BY_RECORDS;
-                by_total.push(("contact", k, self.rec_capacity));
+                slots[slot as usize] = self.threads(k);
+                by_records.push(("contact", k));
             }
         }
-        for (what, k, most) in by_total {
-            self.check_groups(what, groups(most, self.threads(k)))?;
+        for (what, k) in by_records {
+            self.check_groups(what, groups(self.rec_capacity, self.threads(k)))?;
         }
         slots.extend_from_slice(&self.every);
         let mut plan = vec![0u32; P_SLOTS];

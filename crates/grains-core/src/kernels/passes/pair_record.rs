@@ -140,16 +140,6 @@ pub fn pair_starts(nbr_start: &[u32], nbr_j: &[u32]) -> Vec<u32> {
     out
 }
 
-/// A built list's records (its owning entries) as the records' starts (`n + 1`, as
-/// [`pair_starts`]) and each record's partner (q > p, or `n + w` for wall `w`), in record order:
-/// the list with each pair once, as the CPU backend keeps it and the pair sources' slots are
-/// read by.
-pub fn owned_partners(nbr_start: &[u32], nbr_j: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
-    let pair_start = pair_starts(nbr_start, &nbr_j);
-    let pair_j = owned_within(nbr_start, &pair_start, nbr_j);
-    (pair_start, pair_j)
-}
-
 /// The records' partners of a built list whose records start at `pair_start`, made within
 /// `nbr_j` itself: each particle's owning entries moved down to the front (never up: the k-th
 /// kept entry is at k or past it), the rest given back.

@@ -16,13 +16,7 @@ pub fn source_pair(
     pair_i: &[u32],
     pair_j: &[u32],
 ) -> SourcePair {
-    particle_pair(pair_i[gid], pair_j[gid], step, material)
-}
-
-/// The pair of a record of particle `p` with candidate `q`, if `q` is a particle (not a wall):
-/// [`source_pair`] once the record's two bodies are known, as the CPU sweep knows them.
-#[inline]
-pub fn particle_pair(p: u32, q: u32, step: &StepParams, material: &[u32]) -> SourcePair {
+    let (p, q) = (pair_i[gid], pair_j[gid]);
     if q >= step.n_particles {
         return SourcePair::default();
     }

@@ -13,8 +13,9 @@
 use crate::gpu_types::{SourcePair, StepParams, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
 use glam::Vec3;
 
-/// A wall pair's slot is one of the list's packed slots, as a particle pair's.
-pub use super::neighbour::{drop_slot, place_slot, source_history};
+/// A wall pair's slot is one of the list's packed slots, as a particle pair's, and its record
+/// is the invocation's, as a particle pair's.
+pub use super::neighbour::{drop_slot, place_slot, source_history, source_record};
 
 /// Record `gid` of the neighbour list, one of particle `owner`'s (the invocation is the
 /// particle's), as a (particle, wall) pair, if it is one.
@@ -27,19 +28,7 @@ pub fn source_pair(
     walls: &[Wall],
     pair_j: &[u32],
 ) -> SourcePair {
-    wall_pair(owner, pair_j[gid], step, material, walls)
-}
-
-/// The pair of particle `p` with candidate `q`, if `q` is a wall (`n_particles + w`):
-/// [`source_pair`] once the entry's two bodies are known, as the CPU sweep knows them.
-#[inline]
-pub fn wall_pair(
-    p: u32,
-    q: u32,
-    step: &StepParams,
-    material: &[u32],
-    walls: &[Wall],
-) -> SourcePair {
+    let (p, q) = (owner, pair_j[gid]);
     if q < step.n_particles {
         return SourcePair::default();
     }
@@ -70,12 +59,6 @@ pub fn source_range(
         k -= 1;
     }
     k..end
-}
-
-/// The record (slot flag) of invocation `gid`'s pair: its own.
-#[inline]
-pub fn source_record(gid: usize) -> usize {
-    gid
 }
 
 /// A lower bound of the distance (m) from `x` to wall `w`'s surface, signed for a plane
