@@ -1244,3 +1244,25 @@ fn extra_takes_a_list_of_laws() {
         &["\"constant_force\" is already in this extra list"],
     );
 }
+
+/// `simulation.sphere_orientation`: off unless asked (the shape table's sphere then keeps its
+/// orientation), on with `true`, and anything but a boolean refused at its value.
+#[test]
+fn sphere_orientation_is_off_unless_asked_and_must_be_a_boolean() {
+    let (_, r) = load_text("orient-default", VALID);
+    let scene = r.expect("the valid scene loads");
+    assert!(!scene.world.particles.sphere_orientation());
+    assert!(!scene.world.particles.shape_table()[0].turns());
+    let on = edit("steps = 100", "steps = 100\nsphere_orientation = true");
+    let scene = load_text("orient-on", &on).1.expect("the scene loads");
+    assert!(scene.world.particles.sphere_orientation());
+    assert!(scene.world.particles.shape_table()[0].turns());
+    expect_error(
+        "orient-bad",
+        &edit("steps = 100", "steps = 100\nsphere_orientation = \"yes\""),
+        3,
+        22,
+        "simulation.sphere_orientation",
+        &["expected true or false, found"],
+    );
+}

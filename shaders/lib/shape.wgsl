@@ -20,6 +20,12 @@ fn body_of(i: u32, rec: ShapeRecord) -> u32 {
     return 0xffffffffu;
 }
 
+// Whether the integrator turns the orientation with the spin: every shape but a sphere whose
+// orientation is not tracked (data[0] = 0). Twin: `ShapeRecord::turns`.
+fn turns(rec: ShapeRecord) -> bool {
+    return rec.kind != KIND_SPHERE || rec.data[0] != 0.0;
+}
+
 // Whether a record is of a body that turns through its angular momentum (a capsule of non-zero
 // length or a clump). Twin: `ShapeRecord::turns_rigidly`.
 fn turns_rigidly(rec: ShapeRecord) -> bool {

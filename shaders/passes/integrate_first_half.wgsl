@@ -90,15 +90,17 @@ fn integrate_first_half(
     let c = (t - x0 * step.unit) - y;
     pos_comp[gid] = vec4<f32>(c, 0.0);
     let x = wrap_position(t, domain);
-    let q = quat[gid];
     if (rigid) {
+        let q = quat[gid];
         let mid = quat_turn(q, w, half);
         let turned = quat_turn(q, spin_of(l, mid, k, inv_m), step.dt);
         quat[gid] = turned;
         w = spin_of(l, turned, k, inv_m);
-    } else if (any(w != vec3<f32>(0.0))) {
-        // Without spin the orientation stays as it is, as in the twin.
+    } else if (turns(rec) && any(w != vec3<f32>(0.0))) {
+        // Without spin, or as an untracked sphere, the orientation stays as it is (and is not
+        // read), as in the twin.
         // dq = (omega, 0) * q, written out component by component as the twin does.
+        let q = quat[gid];
         let dq = vec4<f32>(
             w.x * q[3] + w.y * q[2] - w.z * q[1],
             w.y * q[3] + w.z * q[0] - w.x * q[2],

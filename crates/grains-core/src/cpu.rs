@@ -1293,6 +1293,7 @@ impl CpuBackend {
                         nv,
                         nw,
                         None,
+                        rec.turns(),
                         ref_pos[gid],
                     );
                     (*v, *o) = (vv, oo);

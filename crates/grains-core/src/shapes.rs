@@ -19,7 +19,9 @@ use crate::gpu_types::CapsuleBody;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u32)]
 pub enum ShapeKind {
-    /// A solid sphere of the particle's radius (`pos.w`); no data.
+    /// A solid sphere of the particle's radius (`pos.w`): `data[0]` is 1 where its orientation
+    /// follows its spin ([`ShapeRecord::sphere_turning`]), 0 where it stays as it started
+    /// ([`ShapeRecord::sphere`]); nothing a sphere touches depends on it.
     Sphere = 0,
     /// A segment swept by a sphere: `data = [half_length, radius, kx, ky, kz, 0, 0]`, `k` the
     /// principal moments of inertia per unit mass (m^2), axis along body `z`.
@@ -66,6 +68,17 @@ impl ShapeRecord {
         ShapeRecord {
             kind: ShapeKind::Sphere as u32,
             data: [0.0; 7],
+        }
+    }
+
+    /// The sphere whose orientation follows its spin (the scene's
+    /// `simulation.sphere_orientation`), for output that shows spheres turning.
+    pub fn sphere_turning() -> ShapeRecord {
+        let mut data = [0.0; 7];
+        data[0] = 1.0;
+        ShapeRecord {
+            kind: ShapeKind::Sphere as u32,
+            data,
         }
     }
 
@@ -134,6 +147,13 @@ impl ShapeRecord {
     pub fn inertia_per_mass(&self) -> Option<[f32; 3]> {
         self.turns_rigidly()
             .then(|| [self.data[2], self.data[3], self.data[4]])
+    }
+
+    /// Whether the integrator turns the particle's orientation with its spin: every shape but
+    /// a sphere whose orientation is not tracked ([`ShapeRecord::sphere`]). WGSL twin `turns`
+    /// in `shaders/lib/shape.wgsl`.
+    pub fn turns(&self) -> bool {
+        self.kind != ShapeKind::Sphere as u32 || self.data[0] != 0.0
     }
 
     /// Whether the body turns through its angular momentum (a capsule of non-zero length or a

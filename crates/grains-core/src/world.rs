@@ -82,6 +82,28 @@ impl Particles {
         }
     }
 
+    /// Whether spheres' orientations follow their spins (entry 0 of the shape table is
+    /// [`crate::shapes::ShapeRecord::sphere_turning`]); off by default, as nothing a sphere
+    /// touches depends on it.
+    pub fn sphere_orientation(&self) -> bool {
+        self.shapes.first().is_some_and(|s| s.turns())
+    }
+
+    /// Track spheres' orientations (`on`) or leave them as they started.
+    pub fn set_sphere_orientation(&mut self, on: bool) {
+        use crate::shapes::ShapeRecord;
+        let sphere = if on {
+            ShapeRecord::sphere_turning()
+        } else {
+            ShapeRecord::sphere()
+        };
+        match self.shapes.first_mut() {
+            Some(s) => *s = sphere,
+            None if on => self.shapes.push(sphere),
+            None => {}
+        }
+    }
+
     /// The shape record of particle `i`.
     pub fn shape_of(&self, i: usize) -> crate::shapes::ShapeRecord {
         self.shapes

@@ -113,6 +113,7 @@ pub(crate) fn parse(
         "skin",
         "max_initial_overlap",
         "lost_particles",
+        "sphere_orientation",
     ])?;
     let length = match (sim.get("duration"), sim.get("steps")) {
         (Some(_), Some(_)) => {
@@ -220,6 +221,10 @@ pub(crate) fn parse(
                 }
             }
         }
+    };
+    let sphere_orientation = match sim.get("sphere_orientation") {
+        Some(v) => ctx.boolean(v, &sim.key("sphere_orientation"))?,
+        None => false,
     };
     let skin = match sim.get("skin") {
         Some(v) => Some(ctx.positive(v, &sim.key("skin"), "m")?),
@@ -845,6 +850,7 @@ pub(crate) fn parse(
         skin,
     )
     .map_err(core_err)?;
+    world.particles.set_sphere_orientation(sphere_orientation);
     if !bond_pairs.is_empty() {
         world = world
             .with_fixed_pairs(bond_pairs, bond_interactions)

@@ -1,7 +1,8 @@
 //! First half of velocity Verlet. WGSL twin: `shaders/passes/integrate_first_half.wgsl`.
 //!
 //! `v += (F/m + g) dt/2; x += v dt; omega += T/I dt/2; q += dt/2 (0, omega) q`, normalised (a
-//! particle without spin keeps its orientation as it is; a capsule is kicked in angular
+//! particle without spin keeps its orientation as it is, and so does a sphere whose orientation
+//! is not tracked, [`ShapeRecord::turns`]; a capsule is kicked in angular
 //! momentum, turned exactly and its spin read back at the new orientation, so a free capsule
 //! keeps its angular momentum: [`angular_momentum`], [`spin_of`]).
 //! The drift is a Kahan-compensated sum (`pos_comp` holds what f32 positions could not take):
@@ -152,6 +153,7 @@ pub fn integrate_first_half(
         v,
         w,
         turn,
+        rec.turns(),
         ref_pos[gid],
     )
 }
@@ -159,7 +161,8 @@ pub fn integrate_first_half(
 /// The drift of [`integrate_first_half`] once the particle is kicked to velocity `v` and spin
 /// `w`: position (compensated), orientation, the stored velocities, the displacement since
 /// the last rebuild and the guard. `turn` is a rigid body's angular momentum and inertia per
-/// mass. The CPU backend's fused sweep calls it too, after kicking a free sphere through both
+/// mass; `turns`, whether any other body's orientation follows its spin
+/// ([`ShapeRecord::turns`]: not an untracked sphere's). The CPU backend's fused sweep calls it too, after kicking a free sphere through both
 /// half-steps at once.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -174,25 +177,28 @@ pub fn drift(
     v: Vec3A,
     mut w: Vec3A,
     turn: Option<(Vec3, [f32; 3])>,
+    turns: bool,
     ref_pos: [f32; 4],
 ) -> FirstHalf {
     let half = 0.5 * step.dt;
     let (inv_m, inv_i) = (vel[3], omega[3]);
     // The turn first: its square root and divide then run while the position moves on.
-    let q = *quat;
     if let Some((l, k)) = turn {
+        let q = *quat;
         // Turn by the spin at the half-turned orientation (midpoint rule): second order, where
         // the spin at the start alone would be first order.
         let mid = quat_turn(q, w.into(), half);
         *quat = quat_turn(q, spin_of(l, mid, k, inv_m), step.dt);
         w = spin_of(l, *quat, k, inv_m).into();
-    } else if w != Vec3A::ZERO {
+    } else if turns && w != Vec3A::ZERO {
         // Without spin the orientation stays as it is: a frictionless sphere never turns, and
-        // most of a gas' spheres skip the square root and divides below.
+        // most of a gas' spheres skip the square root and divides below. An untracked
+        // sphere's never turns (`turns`), which spares a spinning bed the same work.
         // dq = (omega, 0) * q, written out so the WGSL twin can follow the same operations:
         // component k is `(a_k + b_k) - c_k`, the last `-((a + b) + c)`, which is
         // `((-a) + (-b)) - c` exactly. Here as four lanes at once, each lane rounding as the
         // WGSL's scalar operations do.
+        let q = *quat;
         let p1 = Vec4::new(w.x, w.y, w.z, -w.x) * Vec4::new(q[3], q[3], q[3], q[0]);
         let p2 = Vec4::new(w.y, w.z, w.x, -w.y) * Vec4::new(q[2], q[0], q[1], q[1]);
         let p3 = Vec4::new(w.z, w.x, w.y, w.z) * Vec4::new(q[1], q[2], q[0], q[2]);
