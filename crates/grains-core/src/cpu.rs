@@ -14,7 +14,7 @@ use crate::backend::{
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::a3;
-use crate::kernels::passes::gather::{gather_fixed, gather_records, GatherSlots};
+use crate::kernels::passes::gather::{gather_fixed, gather_records, kahan_add, GatherSlots};
 use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
 use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
@@ -405,17 +405,19 @@ pub struct CpuBackend {
     /// Per record: where the sweep last found the spheres clearly apart, in [`ApartSkip`]
     /// units, the travel up to which it skips them; 0 where it tests them.
     apart: Vec<u8>,
-    /// Per particle: whether this step's sweep left one of its records (its own or a
-    /// partner's) in contact. The gather reads the records of flagged particles only, and
-    /// clears the flags: in a gas most particles touch nothing, and their records are all out
-    /// of contact.
+    /// Per particle, [`IN_CONTACT`]: whether this step's sweep left one of its records (its
+    /// own or a partner's) in contact. The gather reads the records of flagged particles only:
+    /// in a gas most particles touch nothing, and their records are all out of contact. And
+    /// [`NOT_IDLE`]: whether its stored force, torque or dissipation may differ from what a
+    /// step without contacts stores; the gather skips a particle with neither bit (where no
+    /// other pass adds to the force), which writes nothing for a gas' idle particles.
     touched: Vec<AtomicU8>,
     /// A bound on how far any particle has moved since the last rebuild (m): the sum over
     /// steps of the fastest particle's drift. Infinite where no bound is kept (clumps, whose
     /// members are placed rather than drifted; positions set from outside until the next
     /// rebuild), which turns the skipping off.
     travel: f64,
-    /// Whether the skipping is wanted (see [`CpuBackend::set_apart_skips`]).
+    /// Whether the skipping is wanted (see [`CpuBackend::set_skips`]).
     apart_skips: bool,
     /// Where each contact block's region of `slots` starts (blocks of `CONTACT_BLOCK`
     /// particles; the last element is `slots.len()`), empty until the first sweep lays it out.
@@ -567,6 +569,24 @@ impl ApartSkip {
             0
         }
     }
+}
+
+/// [`CpuBackend`]'s `touched` bit: one of the particle's records is in contact this step.
+const IN_CONTACT: u8 = 1;
+/// [`CpuBackend`]'s `touched` bit: the particle's stored force, torque or dissipation may not
+/// be what a step without contacts stores (set at the start, and by each gather of a particle
+/// in contact).
+const NOT_IDLE: u8 = 2;
+
+/// Whether a gather that adds nothing leaves the dissipation's compensated sums `d` as they
+/// are, bit for bit (as `gather_fixed` adds with `kahan_add`): then skipping it changes
+/// nothing.
+fn adds_zero_exactly(d: &[f32; 4], unit: f32) -> bool {
+    let same = |s: f32, c: f32| {
+        let (t, k) = kahan_add(s, c, 0.0, unit);
+        (t.to_bits(), k.to_bits()) == (s.to_bits(), c.to_bits())
+    };
+    same(d[0], d[1]) && same(d[2], d[3])
 }
 
 /// Combine two particles' first-half results: the larger squared displacement and speed and
@@ -772,9 +792,10 @@ impl CpuBackend {
         self.apart_skips && !self.has_clumps && skin > 0.0 && !short
     }
 
-    /// Turn the sweep's skipping of pairs found apart off or on (on by default): the same bits
-    /// either way, which the tests check.
-    pub fn set_apart_skips(&mut self, on: bool) {
+    /// Turn the sweep's skipping of pairs found apart, and the gather's of particles left idle
+    /// (see `touched`), off or on (on by default): the same bits either way, which the tests
+    /// check.
+    pub fn set_skips(&mut self, on: bool) {
         self.apart_skips = on;
         if !on {
             self.travel = f64::INFINITY;
@@ -984,7 +1005,7 @@ impl CpuBackend {
                 self.apart = vec![0; pair_j.len()];
             }
             if self.touched.len() != n {
-                self.touched = (0..n).map(|_| AtomicU8::new(0)).collect();
+                self.touched = (0..n).map(|_| AtomicU8::new(NOT_IDLE)).collect();
             }
             let touched = &self.touched;
             // Each block writes the slots and history of its pairs in contact into its own
@@ -1164,9 +1185,9 @@ impl CpuBackend {
                         }
                         // The gather reads only the records of particles flagged here.
                         if a[k] != 0 {
-                            touched[p].store(1, Ordering::Relaxed);
+                            touched[p].store(IN_CONTACT, Ordering::Relaxed);
                             if q < n {
-                                touched[q].store(1, Ordering::Relaxed);
+                                touched[q].store(IN_CONTACT, Ordering::Relaxed);
                             }
                         }
                         k += 1;
@@ -1237,6 +1258,10 @@ impl CpuBackend {
         // what its neighbours gather.
         let fused = kick && w.shells.is_empty() && !self.has_clumps;
         let drift = fused && drift && !self.walls_move;
+        // Where the gather alone writes the force, torque and dissipation (no bonds, shells or
+        // clumps), a particle whose stored ones are already what a step without contacts
+        // stores is left as it is: in a gas, those stores were a seventh of the step.
+        let idle_skips = swept && fused && self.fixed_start.is_empty() && self.apart_skips;
         let (domain, ref_pos) = (&self.domain, &self.ref_pos);
         let touched = &self.touched;
         let next = (
@@ -1256,17 +1281,30 @@ impl CpuBackend {
                 let partner = |r| list.pair_j[r as usize];
                 // A particle the sweep did not flag has none of its records in contact: it
                 // sums its fixed pairs alone, in the same order, so the same bits.
-                let (fv, tv) = if !swept || touched[gid].load(Ordering::Relaxed) != 0 {
+                let flags = if swept {
+                    touched[gid].load(Ordering::Relaxed)
+                } else {
+                    IN_CONTACT
+                };
+                let (fv, tv) = if flags & IN_CONTACT != 0 {
                     let head = &list.head_pair[list.head(gid)];
                     let ft =
                         gather_records(gid, step, head, list.records(gid), partner, &sums, f, t, d);
                     if swept {
+                        touched[gid].store(NOT_IDLE, Ordering::Relaxed);
+                    }
+                    ft
+                } else if flags != 0 || !idle_skips {
+                    let zero = (glam::Vec3A::ZERO, glam::Vec3A::ZERO, 0.0, 0.0);
+                    let ft = gather_fixed(gid, step, &sums, zero, f, t, d);
+                    // Zero force and torque are stored now; the dissipation's compensated sums
+                    // may take a step or two more to stop changing when nothing is added.
+                    if idle_skips && adds_zero_exactly(d, step.unit) {
                         touched[gid].store(0, Ordering::Relaxed);
                     }
                     ft
                 } else {
-                    let zero = (glam::Vec3A::ZERO, glam::Vec3A::ZERO, 0.0, 0.0);
-                    gather_fixed(gid, step, &sums, zero, f, t, d)
+                    (glam::Vec3A::ZERO, glam::Vec3A::ZERO)
                 };
                 if !fused {
                     return (0, 0, None);
@@ -1828,7 +1866,21 @@ impl Backend for CpuBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::relay_in_place;
+    use super::{adds_zero_exactly, relay_in_place};
+
+    /// A compensated sum whose compensation adding zero would fold into the sum is not left
+    /// as it is: the gather must still run for it. One the fold leaves unchanged is.
+    #[test]
+    fn adding_zero_is_exact_only_where_the_compensation_stays() {
+        let ulp = f32::EPSILON;
+        assert!(adds_zero_exactly(&[1.0, 0.0, 2.0, 0.0], 1.0));
+        // Below half an ulp of the sum, the fold rounds back to the sum and keeps the
+        // compensation.
+        assert!(adds_zero_exactly(&[1.0, 0.25 * ulp, 1.0, -0.25 * ulp], 1.0));
+        // 1 - 0.75 ulp rounds to the float below 1 (whose ulp is half of 1's): the sum moves.
+        assert!(!adds_zero_exactly(&[1.0, 0.75 * ulp, 1.0, 0.0], 1.0));
+        assert!(!adds_zero_exactly(&[1.0, 0.0, 1.0, 0.75 * ulp], 1.0));
+    }
 
     /// Regions of random sizes move to a random new layout, some blocks over their old region
     /// (with a spill), some shrinking, some growing: each block ends as its kept head followed
