@@ -947,8 +947,9 @@ fn a_cpu_backends_own_world_resumes_states_but_starts_no_run() {
 }
 
 /// `check` says where a dense pack's bytes go, per particle, and the parts add up to its
-/// estimate: on `settle_100k`, 161 B of particle arrays (the state's nine vec4s, the world's
-/// material, mass, inertia and shape, the sweep's flag), 112 B of list (a word for each of 16
+/// estimate: on `settle_100k`, 145 B of particle arrays (the state's eight vec4s, with no
+/// orientation as its spheres keep none, the world's material, mass, inertia and shape, the
+/// sweep's flag), 112 B of list (a word for each of 16
 /// entries, two starts, and per record of 8 its flag and mark) and each of the 3 pairs in
 /// contact's slot and history, with the regions' margin.
 #[test]
@@ -958,7 +959,7 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     let n = scene.world.particles.len() as u64;
     let parts = scene.cpu_memory_parts();
     assert_eq!(parts.total(), scene.cpu_memory_estimate());
-    assert_eq!(parts.particles, 161 * n, "{parts:?}");
+    assert_eq!(parts.particles, 145 * n, "{parts:?}");
     assert_eq!(parts.list, 112 * n + 8, "{parts:?}");
     let record = (std::mem::size_of::<grains_core::gpu_types::PairSlot>()
         + 4 * scene.world.table.nbr_history_words) as u64;
@@ -969,23 +970,23 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     let report = check_report(&path, None).expect("check").text;
     assert!(
         report.contains(
-            "per particle, dense pack: 161 B particle arrays, 112 B list, 240 B pairs in contact"
+            "per particle, dense pack: 145 B particle arrays, 112 B list, 240 B pairs in contact"
         ),
         "{report}"
     );
-    // The GPU's device buffers, for the same pack with the eighth its buffers grow by: 9 state
-    // arrays of 16 B, the world's 40 B and the counts' 4 B per particle, two starts; nothing
+    // The GPU's device buffers, for the same pack with the eighth its buffers grow by: 8 state
+    // arrays of 16 B (no orientation), the world's 40 B and the counts' 4 B per particle, two starts; nothing
     // per entry, 9 records of six words (owner, partner, the partner a rebuild builds, a head
     // entry's reference, two flags); 3 slots of 48 B with two history records each.
     let gpu = scene.gpu_memory_parts();
     assert_eq!(gpu.total(), scene.gpu_memory_estimate());
-    assert_eq!(gpu.particles, (144 + 40 + 4 + 2 * 4) * n + 2 * 4, "{gpu:?}");
+    assert_eq!(gpu.particles, (128 + 40 + 4 + 2 * 4) * n + 2 * 4, "{gpu:?}");
     let (records, slots) = (n * 8 + n, 3 * n + 3 * n / 8);
     assert_eq!(gpu.list, 24 * records, "{gpu:?}");
     let history = 4 * scene.world.table.nbr_history_stride as u64;
     assert_eq!(gpu.contacts, slots * (48 + 2 * history), "{gpu:?}");
     assert!(
-        report.contains("per particle, dense pack on the GPU: 196 B particle arrays, 216 B list"),
+        report.contains("per particle, dense pack on the GPU: 180 B particle arrays, 216 B list"),
         "{report}"
     );
 }

@@ -345,6 +345,32 @@ fn vtu_frames_decode_and_pvd_lists_them() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A snapshot without orientations (no particle keeps one) writes every orientation as the
+/// identity: the same file, byte for byte, as the identities given.
+#[test]
+fn a_vtu_frame_without_orientations_writes_the_identity() -> anyhow::Result<()> {
+    let (given, none) = (scratch("vtu-quat-given"), scratch("vtu-quat-none"));
+    let with = snapshot(0, 0.0, 0.0);
+    let mut without = snapshot(0, 0.0, 0.0);
+    without.quat = Vec::new().into();
+    for (dir, snap) in [(&given, &with), (&none, &without)] {
+        let mut w = OutputWriter::create(&options(dir))?;
+        w.write_frame(snap, None)?;
+        w.finish()?;
+    }
+    let name = frame_file_name(0);
+    assert_eq!(fs::read(given.join(&name))?, fs::read(none.join(&name))?);
+    // Orientations for some particles only are an error, not a short column.
+    let mut short = snapshot(0, 0.0, 0.0);
+    short.quat = vec![[0.0, 0.0, 0.0, 1.0]].into();
+    let mut w = OutputWriter::create(&options(&scratch("vtu-quat-short")))?;
+    let err = w
+        .write_frame(&short, None)
+        .expect_err("a short orientation column");
+    assert!(err.to_string().contains("quat"), "{err}");
+    Ok(())
+}
+
 #[test]
 fn pvd_is_valid_after_every_frame() -> anyhow::Result<()> {
     let dir = scratch("pvd-live");

@@ -20,10 +20,14 @@ fn body_of(i: u32, rec: ShapeRecord) -> u32 {
     return 0xffffffffu;
 }
 
-// Whether the integrator turns the orientation with the spin: every shape but a sphere whose
-// orientation is not tracked (data[0] = 0). Twin: `ShapeRecord::turns`.
+// Whether the particle keeps an orientation that turns with its spin: a capsule, a clump and
+// its members, a tracked sphere (data[0] != 0); not an untracked sphere nor a mesh triangle.
+// Twin: `ShapeRecord::turns`.
 fn turns(rec: ShapeRecord) -> bool {
-    return rec.kind != KIND_SPHERE || rec.data[0] != 0.0;
+    if (rec.kind == KIND_SPHERE) {
+        return rec.data[0] != 0.0;
+    }
+    return rec.kind == KIND_CAPSULE || rec.kind == KIND_CLUMP || rec.kind == KIND_MEMBER;
 }
 
 // Whether a record is of a body that turns through its angular momentum (a capsule of non-zero

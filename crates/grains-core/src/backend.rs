@@ -20,7 +20,8 @@ pub struct Snapshot<'a> {
     pub vel: Cow<'a, [[f32; 4]]>,
     /// Spin (rad/s) and inverse moment of inertia.
     pub omega: Cow<'a, [[f32; 4]]>,
-    /// Orientation (quaternion x, y, z, w).
+    /// Orientation (quaternion x, y, z, w); empty where no particle keeps one
+    /// ([`crate::world::Particles::orientations_kept`]): each is then the identity.
     pub quat: Cow<'a, [[f32; 4]]>,
     /// Contact force total of the step, without gravity (N).
     pub force: Cow<'a, [[f32; 4]]>,
@@ -38,7 +39,7 @@ impl Snapshot<'_> {
             pos: Cow::Borrowed(&self.pos[..n]),
             vel: Cow::Borrowed(&self.vel[..n]),
             omega: Cow::Borrowed(&self.omega[..n]),
-            quat: Cow::Borrowed(&self.quat[..n]),
+            quat: Cow::Borrowed(&self.quat[..n.min(self.quat.len())]),
             force: Cow::Borrowed(&self.force[..n]),
             torque: Cow::Borrowed(&self.torque[..n]),
             material: Cow::Borrowed(&self.material[..n]),
@@ -409,7 +410,7 @@ pub fn remove_particles_in(
             &mut pos_comp[i],
             &mut vel[i],
             &mut omega[i],
-            quat[i],
+            quat.get(i).copied().unwrap_or(crate::shapes::IDENTITY),
         );
         changed.push(i);
         // A clump's body takes its members with it (their energy is the body's).
@@ -465,7 +466,7 @@ pub fn insert_particles_in(
             &pos[i..=i],
             &vel[i..=i],
             &omega[i..=i],
-            &quat[i..=i],
+            quat.get(i..=i).unwrap_or(&[]),
             i,
         );
         energy += ke + re + pe;

@@ -32,7 +32,7 @@ use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
 use crate::kernels::sources::neighbour::SlotRegion;
 use crate::kernels::sources::{SourceKind, SourceView};
-use crate::shapes::KIND_MEMBER;
+use crate::shapes::{IDENTITY, KIND_MEMBER};
 use crate::state::{stream_array, BackendState, StateHeader, StateSink};
 use crate::world::World;
 use rayon::prelude::*;
@@ -571,6 +571,19 @@ impl ApartSkip {
     }
 }
 
+/// Each particle's orientation, or `None` for each of the `n` where none is kept (`quat`
+/// empty, [`crate::world::Particles::orientations_kept`]): the integrator then turns nothing.
+fn orientations_mut(
+    quat: &mut [[f32; 4]],
+    n: usize,
+) -> impl IndexedParallelIterator<Item = Option<&mut [f32; 4]>> {
+    if quat.is_empty() {
+        rayon::iter::Either::Right(rayon::iter::repeat_n((), n).map(|()| None))
+    } else {
+        rayon::iter::Either::Left(quat.par_iter_mut().map(Some))
+    }
+}
+
 /// [`CpuBackend`]'s `touched` bit: one of the particle's records is in contact this step.
 const IN_CONTACT: u8 = 1;
 /// [`CpuBackend`]'s `touched` bit: the particle's stored force, torque or dissipation may not
@@ -648,6 +661,7 @@ impl CpuBackend {
         let vel = std::mem::take(&mut world.particles.vel);
         let omega = std::mem::take(&mut world.particles.omega);
         let quat = std::mem::take(&mut world.particles.quat);
+        let quat = crate::state::orientations_for(&world, quat);
         let p = &world.particles;
         Ok(CpuBackend {
             step: world.step_params(),
@@ -736,7 +750,7 @@ impl CpuBackend {
         b.pos_comp = s.pos_comp;
         b.vel = s.vel;
         b.omega = s.omega;
-        b.quat = s.quat;
+        b.quat = crate::state::orientations_for(&b.world, s.quat);
         b.force = s.force;
         b.torque = s.torque;
         b.ref_pos = s.ref_pos;
@@ -1270,7 +1284,7 @@ impl CpuBackend {
             &mut self.dissipated,
             &mut self.vel,
             &mut self.omega,
-            &mut self.quat,
+            orientations_mut(&mut self.quat, self.pos.len()),
             &mut self.pos,
             &mut self.pos_comp,
         )
@@ -1278,6 +1292,8 @@ impl CpuBackend {
             .enumerate()
             .with_min_len(256)
             .map(|(gid, (f, t, d, v, o, q, x, c))| {
+                let mut kept = IDENTITY;
+                let q = q.unwrap_or(&mut kept);
                 let partner = |r| list.pair_j[r as usize];
                 // A particle the sweep did not flag has none of its records in contact: it
                 // sums its fixed pairs alone, in the same order, so the same bits.
@@ -1487,16 +1503,19 @@ impl CpuBackend {
         let (step, domain) = (&self.step, &self.domain);
         let (force, torque, ref_pos) = (&self.force, &self.torque, &self.ref_pos);
         let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
+        let n = self.pos.len();
         let drift = (
             &mut self.pos,
             &mut self.pos_comp,
             &mut self.vel,
             &mut self.omega,
-            &mut self.quat,
+            orientations_mut(&mut self.quat, n),
         )
             .into_par_iter()
             .enumerate()
             .map(|(gid, (x, c, v, w, q))| {
+                let mut kept = IDENTITY;
+                let q = q.unwrap_or(&mut kept);
                 let r = integrate_first_half(
                     gid, step, domain, x, c, v, w, q, force, torque, ref_pos, shape, shapes,
                 );

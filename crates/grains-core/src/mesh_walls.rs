@@ -122,7 +122,7 @@ pub fn add_mesh_wall(
             .push([c[0] as f32, c[1] as f32, c[2] as f32, r as f32]);
         particles.vel.push([0.0; 4]);
         particles.omega.push([0.0; 4]);
-        particles.quat.push([0.0, 0.0, 0.0, 1.0]);
+        particles.quat.push(crate::shapes::IDENTITY);
         particles.material.push(material);
         particles.mass.push(0.0);
         particles.inertia.push(0.0);

@@ -39,6 +39,9 @@ pub enum ShapeKind {
     Member = 4,
 }
 
+/// The identity orientation (x, y, z, w): every particle's that keeps none.
+pub const IDENTITY: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
 /// `pos.w` of a clump's body: negative enough that no pair or wall ever reaches it (its
 /// members touch for it), distinct from a removed particle's.
 pub const CLUMP_BODY_RADIUS: f32 = -1e29;
@@ -149,11 +152,16 @@ impl ShapeRecord {
             .then(|| [self.data[2], self.data[3], self.data[4]])
     }
 
-    /// Whether the integrator turns the particle's orientation with its spin: every shape but
-    /// a sphere whose orientation is not tracked ([`ShapeRecord::sphere`]). WGSL twin `turns`
-    /// in `shaders/lib/shape.wgsl`.
+    /// Whether the particle keeps an orientation that the integrator turns with its spin: a
+    /// capsule, a clump and its members, and a sphere whose orientation is tracked
+    /// ([`ShapeRecord::sphere_turning`]); not an untracked sphere, nor a mesh triangle (fixed).
+    /// WGSL twin `turns` in `shaders/lib/shape.wgsl`.
     pub fn turns(&self) -> bool {
-        self.kind != ShapeKind::Sphere as u32 || self.data[0] != 0.0
+        match self.shape_kind() {
+            Some(ShapeKind::Sphere) => self.data[0] != 0.0,
+            Some(ShapeKind::Triangle) | None => false,
+            Some(_) => true,
+        }
     }
 
     /// Whether the body turns through its angular momentum (a capsule of non-zero length or a

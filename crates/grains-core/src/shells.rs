@@ -504,7 +504,7 @@ impl Shells {
                 .push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / m) as f32]);
             // Nodes are points: no rotational freedom (inverse inertia 0 keeps omega at 0).
             particles.omega.push([0.0; 4]);
-            particles.quat.push([0.0, 0.0, 0.0, 1.0]);
+            particles.quat.push(crate::shapes::IDENTITY);
             particles.material.push(spec.material);
             particles.mass.push(m as f32);
             particles.inertia.push(0.0);

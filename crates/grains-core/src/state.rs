@@ -39,6 +39,9 @@ pub enum Extent {
     Walls,
     /// One per particle in a world with a moving wall, else none.
     ParticlesIfWallsMove,
+    /// One per particle in a world where a particle keeps an orientation
+    /// ([`crate::world::Particles::orientations_kept`]), else none.
+    ParticlesIfTurning,
 }
 
 /// The sizes an [`Extent`] is measured in.
@@ -62,6 +65,8 @@ pub struct Sizes {
     pub shells: usize,
     /// Whether a wall moves.
     pub walls_move: bool,
+    /// Whether a particle keeps an orientation.
+    pub turning: bool,
 }
 
 impl Sizes {
@@ -79,6 +84,7 @@ impl Sizes {
             shell_edges: world.shells.edges.len(),
             shells: world.shells.shells.len(),
             walls_move: world.walls.iter().any(|w| w.moves()),
+            turning: world.particles.orientations_kept(),
         }
     }
 
@@ -127,7 +133,21 @@ impl Extent {
             Extent::Walls => s.walls,
             Extent::ParticlesIfWallsMove if s.walls_move => s.particles,
             Extent::ParticlesIfWallsMove => 0,
+            Extent::ParticlesIfTurning if s.turning => s.particles,
+            Extent::ParticlesIfTurning => 0,
         }
+    }
+}
+
+/// The orientations a backend of `world` keeps, from a state's `quat`: none where no particle
+/// keeps one ([`crate::world::Particles::orientations_kept`]), else one per particle, the
+/// identity for each where the state held none.
+pub fn orientations_for(world: &World, quat: Vec<[f32; 4]>) -> Vec<[f32; 4]> {
+    let n = world.particles.len();
+    match world.particles.orientations_kept() {
+        false => Vec::new(),
+        true if quat.len() == n => quat,
+        true => vec![crate::shapes::IDENTITY; n],
     }
 }
 
@@ -232,7 +252,9 @@ state_arrays! {
     pos_comp: [f32; 4] = Extent::Particles,
     vel: [f32; 4] = Extent::Particles,
     omega: [f32; 4] = Extent::Particles,
-    quat: [f32; 4] = Extent::Particles,
+    /// Orientations (x, y, z, w), where a particle keeps one; none where none does (every
+    /// orientation is then the identity).
+    quat: [f32; 4] = Extent::ParticlesIfTurning,
     force: [f32; 4] = Extent::Particles,
     torque: [f32; 4] = Extent::Particles,
     ref_pos: [f32; 4] = Extent::Particles,
@@ -408,7 +430,12 @@ impl BackendState {
         let sizes = Sizes::of(world, entries, pair_start[n] as usize, contacts);
         for (a, bytes) in STATE_ARRAYS.iter().zip(self.array_bytes()) {
             let (have, want) = (bytes.len() / a.elem, a.extent.len(&sizes));
-            if have != want {
+            // Orientations from a world that kept them where this one keeps none, or the other
+            // way (a checkpoint written before spheres' were optional, or resumed with
+            // `sphere_orientation` changed), are fitted as the state is taken up
+            // ([`orientations_for`]).
+            let fitted = a.extent == Extent::ParticlesIfTurning && (have == 0 || have == n);
+            if have != want && !fitted {
                 return bad(format!(
                     "{} holds {have} elements, expected {want} ({:?} of {n} particles, {} walls, {} fixed pairs, {} list entries)",
                     a.name, a.extent, sizes.walls, sizes.fixed, sizes.entries

@@ -89,6 +89,13 @@ impl Particles {
         self.shapes.first().is_some_and(|s| s.turns())
     }
 
+    /// Whether any particle keeps an orientation (a shape of the table turns,
+    /// [`crate::shapes::ShapeRecord::turns`]): where none does, the backends hold no `quat`
+    /// array and report every orientation as the identity.
+    pub fn orientations_kept(&self) -> bool {
+        self.shape_table().iter().any(|s| s.turns())
+    }
+
     /// Track spheres' orientations (`on`) or leave them as they started.
     pub fn set_sphere_orientation(&mut self, on: bool) {
         use crate::shapes::ShapeRecord;
@@ -268,7 +275,7 @@ impl Particles {
             .push([v[0] as f32, v[1] as f32, v[2] as f32, im as f32]);
         self.omega
             .push([w[0] as f32, w[1] as f32, w[2] as f32, ii as f32]);
-        self.quat.push([0.0, 0.0, 0.0, 1.0]);
+        self.quat.push(crate::shapes::IDENTITY);
         self.material.push(material);
         self.mass.push(mass as f32);
         self.inertia.push(inertia as f32);

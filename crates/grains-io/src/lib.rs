@@ -522,6 +522,15 @@ fn check_lengths(snap: &Snapshot, ids: Option<&[u64]>) -> Result<(), IoError> {
         ("torque", snap.torque.len()),
         ("material", snap.material.len()),
         ("ids", ids.map_or(n, <[u64]>::len)),
+        // None where no particle keeps an orientation (each is the identity).
+        (
+            "quat",
+            if snap.quat.is_empty() {
+                n
+            } else {
+                snap.quat.len()
+            },
+        ),
     ];
     match fields.into_iter().find(|&(_, len)| len != n) {
         Some((field, got)) => Err(IoError::Snapshot {

@@ -23,7 +23,8 @@ enum Block<'a> {
     W(&'a [[f32; 4]]),
     /// Components 0..3 of `[f32; 4]` rows.
     Xyz(&'a [[f32; 4]]),
-    /// All four components: orientations as quaternions (x, y, z, w).
+    /// All four components: orientations as quaternions (x, y, z, w); none given, the
+    /// identity for every particle (no particle keeps an orientation).
     Xyzw(&'a [[f32; 4]]),
     U32(&'a [u32]),
     /// 0, 1, ..., n - 1 as Int64 (connectivity: each cell is its own point).
@@ -83,6 +84,11 @@ impl Array<'_> {
                 w.write_all(&r[0].to_le_bytes())?;
                 w.write_all(&r[1].to_le_bytes())?;
                 w.write_all(&r[2].to_le_bytes())
+            }),
+            Block::Xyzw([]) => (0..n).try_for_each(|_| {
+                grains_core::shapes::IDENTITY
+                    .iter()
+                    .try_for_each(|x| w.write_all(&x.to_le_bytes()))
             }),
             Block::Xyzw(rows) => rows
                 .iter()

@@ -252,7 +252,8 @@ pub fn memory_per_particle_at_least() -> u64 {
             Extent::Contacts => a.elem * CONTACTS_PER_PARTICLE,
             Extent::Slots(_) | Extent::History(_) => 0,
             Extent::ShellEdges | Extent::ShellEdgeNodes | Extent::Shells => 0,
-            Extent::Walls | Extent::ParticlesIfWallsMove => 0,
+            // A sphere keeps no orientation unless the scene asks.
+            Extent::Walls | Extent::ParticlesIfWallsMove | Extent::ParticlesIfTurning => 0,
         })
         .sum();
     (state + 4 * ENTRIES_PER_PARTICLE) as u64 + CPU_WORLD_BYTES_PER_PARTICLE
@@ -351,7 +352,12 @@ impl GpuMemoryModel {
         let neighbour = SourceKind::Neighbour;
         let listed = |e: Extent| e == Extent::Entries || e == Extent::Slots(neighbour);
         let packed = |e: Extent| e == Extent::Contacts || e == Extent::History(neighbour);
-        let per_particle = |e: Extent| e == Extent::Particles || e == Extent::ParticlesPlusOne;
+        let per_particle = |e: Extent| {
+            matches!(
+                e,
+                Extent::Particles | Extent::ParticlesPlusOne | Extent::ParticlesIfTurning
+            )
+        };
         GpuMemoryParts {
             // The state's, the world's with the broad phase's scratch, and the record starts
             // a rebuild builds beside the live ones.
@@ -446,7 +452,7 @@ impl CpuMemoryModel {
             + 4 * n.div_ceil(grains_core::cpu::CONTACT_BLOCK);
         let neighbour = SourceKind::Neighbour;
         CpuMemoryParts {
-            particles: of(&|e| e == Extent::Particles)
+            particles: of(&|e| e == Extent::Particles || e == Extent::ParticlesIfTurning)
                 + n as u64 * (CPU_WORLD_BYTES_PER_PARTICLE + 1),
             // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's
             // partner or a reference to the partner's record per entry and the records' starts
@@ -461,6 +467,7 @@ impl CpuMemoryModel {
                 !matches!(
                     e,
                     Extent::Particles
+                        | Extent::ParticlesIfTurning
                         | Extent::ParticlesPlusOne
                         | Extent::Entries
                         | Extent::Contacts

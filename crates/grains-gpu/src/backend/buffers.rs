@@ -131,10 +131,12 @@ impl GpuBackend {
         let vel = std::mem::take(&mut self.world.particles.vel);
         let omega = std::mem::take(&mut self.world.particles.omega);
         let quat = std::mem::take(&mut self.world.particles.quat);
+        // None where no particle keeps an orientation: one element, which no pass reads.
+        let quat = grains_core::state::orientations_for(&self.world, quat);
         self.upload("pos", cast_slice(&pos), 0, none)?;
         self.upload("vel", cast_slice(&vel), 0, none)?;
         self.upload("omega", cast_slice(&omega), 0, none)?;
-        self.upload("quat", cast_slice(&quat), 0, none)?;
+        self.upload("quat", cast_slice(&quat), 16, none)?;
         self.upload("ref_pos", cast_slice(&pos), 0, none)?;
         self.world.particles.pos = pos;
         drop((vel, omega, quat));

@@ -495,8 +495,9 @@ impl GpuBackend {
             _ => a.elem,
         };
         for (a, bytes) in STATE_ARRAYS.iter().zip(state.array_bytes()) {
-            // The full list goes up as the device keeps it, each pair once (below).
-            if ["nbr_j", "nbr_pair"].contains(&a.name) {
+            // The full list goes up as the device keeps it, each pair once (below); the
+            // orientations went up with the world, fitted to whether it keeps them.
+            if ["nbr_j", "nbr_pair", "quat"].contains(&a.name) {
                 continue;
             }
             if let Some([lo_name, hi_name]) = GpuBackend::split_at(a.name, state.step) {
@@ -631,7 +632,7 @@ impl GpuBackend {
         let mut pos_comp: Vec<[f32; 4]> = self.read_pod("pos_comp", n);
         let mut vel: Vec<[f32; 4]> = self.read_pod("vel", n);
         let mut omega: Vec<[f32; 4]> = self.read_pod("omega", n);
-        let quat: Vec<[f32; 4]> = self.read_pod("quat", n);
+        let quat = self.read_orientations();
         let (changed, energy) = f(
             &self.world,
             &mut pos,
@@ -865,6 +866,12 @@ impl GpuBackend {
         } else {
             "nbr_slot_alt"
         }
+    }
+
+    /// The orientations, where the world keeps them; none otherwise (each is the identity).
+    fn read_orientations(&self) -> Vec<[f32; 4]> {
+        let n = Extent::ParticlesIfTurning.len(&self.sizes());
+        self.read_pod("quat", n as u64)
     }
 
     /// The sizes of the state as the device holds it now.
@@ -1128,7 +1135,7 @@ impl Backend for GpuBackend {
             pos: self.read_pod::<[f32; 4]>("pos", n).into(),
             vel: self.read_pod::<[f32; 4]>("vel", n).into(),
             omega: self.read_pod::<[f32; 4]>("omega", n).into(),
-            quat: self.read_pod::<[f32; 4]>("quat", n).into(),
+            quat: self.read_orientations().into(),
             force: self.read_pod::<[f32; 4]>("force", n).into(),
             torque: self.read_pod::<[f32; 4]>("torque", n).into(),
             material: std::borrow::Cow::Borrowed(&self.world.particles.material),
@@ -1140,7 +1147,7 @@ impl Backend for GpuBackend {
         let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
         let vel: Vec<[f32; 4]> = self.read_pod("vel", n);
         let omega: Vec<[f32; 4]> = self.read_pod("omega", n);
-        let quat: Vec<[f32; 4]> = self.read_pod("quat", n);
+        let quat = self.read_orientations();
         let dissipated: Vec<[f32; 4]> = self.read_pod("dissipated", n);
         let sizes = self.sizes();
         let work: Vec<[f32; 2]> = self.read_pod(
