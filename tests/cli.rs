@@ -418,3 +418,24 @@ fn bench_skips_a_size_that_cannot_fit() {
     ])
     .expect("the bench skips the size and ends normally");
 }
+
+/// `--repeat` times every row that many times and ends normally; zero repeats are refused
+/// with the range it takes.
+#[test]
+fn bench_repeats_rows_and_refuses_zero_repeats() {
+    grains(&[
+        "bench",
+        "--sizes",
+        "500",
+        "--steps",
+        "3",
+        "--backends",
+        "cpu",
+        "--repeat",
+        "2",
+    ])
+    .expect("a repeated bench runs");
+    let e = grains(&["bench", "--sizes", "500", "--repeat", "0"]).expect_err("zero repeats");
+    let msg = format!("{e:#}");
+    assert!(msg.contains("--repeat") && msg.contains("0"), "{msg}");
+}

@@ -39,6 +39,12 @@ pub struct BenchArgs {
     /// a 3 TB/s device.
     #[arg(long)]
     pub profile: bool,
+    /// Time every row this many times, the rows taking turns (grains' backends, then the
+    /// peers, then again), so that a slow spell of a shared machine falls on all of them; each
+    /// row prints its median run, with every run's throughput on the line below it, and the
+    /// ratios are of medians.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
 }
 
 /// The default table: `(particles, CPU backend only)`. Ten million spheres take about 5 GiB
@@ -382,6 +388,17 @@ fn print_row(row: &BenchRow, cpu_rate: Option<f64>) {
     );
 }
 
+/// Runs of one row in order of throughput, slowest first.
+fn sort_runs(runs: &mut [BenchRow]) {
+    runs.sort_by(|a, b| a.particle_steps_per_s.total_cmp(&b.particle_steps_per_s));
+}
+
+/// The median of runs sorted by [`sort_runs`] (the slower of the middle two of an even
+/// count): the run a row of a repeated bench prints.
+fn median(runs: &[BenchRow]) -> Option<BenchRow> {
+    runs.get(runs.len().saturating_sub(1) / 2).cloned()
+}
+
 /// Run the benchmark and print its table.
 pub fn bench(args: &BenchArgs) -> Result<()> {
     println!(
@@ -402,39 +419,104 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         None => DEFAULT_SIZES.to_vec(),
     };
     for (n, cpu_only) in sizes {
-        let mut cpu_rate = None;
-        for name in &args.backends {
-            let which = match name.as_str() {
-                "cpu" => BackendArg::Cpu,
-                "gpu" => BackendArg::Gpu,
-                other => {
-                    anyhow::bail!("unknown backend `{other}` in --backends: expected cpu or gpu")
+        // Each row's runs, in the table's order; a row that cannot run is skipped, named.
+        // A single run prints each row as it ends, as progress; repeated runs print the
+        // medians at the end of the size, and each run's throughput as it ends on stderr.
+        let mut rows: Vec<Result<Vec<BenchRow>, (String, String)>> = Vec::new();
+        let mut live_cpu = None;
+        for rep in 0..args.repeat {
+            let mut at = 0;
+            let mut put = |rows: &mut Vec<_>, name: &str, r: Result<BenchRow>| {
+                if rows.len() == at {
+                    rows.push(Ok(Vec::new()));
                 }
+                if let Ok(runs) = &mut rows[at] {
+                    match r {
+                        Ok(row) => {
+                            if row.backend == "cpu" {
+                                live_cpu = Some(row.particle_steps_per_s);
+                            }
+                            if args.repeat == 1 {
+                                print_row(&row, live_cpu);
+                            } else {
+                                eprintln!(
+                                    "{n}: {} run {} of {}: {:.3e} particle-steps/s",
+                                    row.backend,
+                                    rep + 1,
+                                    args.repeat,
+                                    row.particle_steps_per_s
+                                );
+                            }
+                            runs.push(row);
+                        }
+                        Err(e) => {
+                            if args.repeat == 1 {
+                                println!("{n:>9}  {name:<36} skipped: {e:#}");
+                            }
+                            rows[at] = Err((name.to_string(), format!("{e:#}")));
+                        }
+                    }
+                }
+                at += 1;
             };
-            if cpu_only && which != BackendArg::Cpu {
-                continue;
-            }
-            // A size the scene parser refuses (its particles cannot fit in the available
-            // memory) is a row saying so, not a machine driven into swap.
-            let world = match bench_world(&args.scene, n) {
-                Ok(w) => w,
-                Err(e) if e.downcast_ref::<grains_scene::SceneError>().is_some() => {
-                    println!("{n:>9}  {name:<36} skipped: {e:#}");
+            for name in &args.backends {
+                let which = match name.as_str() {
+                    "cpu" => BackendArg::Cpu,
+                    "gpu" => BackendArg::Gpu,
+                    other => anyhow::bail!(
+                        "unknown backend `{other}` in --backends: expected cpu or gpu"
+                    ),
+                };
+                if cpu_only && which != BackendArg::Cpu {
                     continue;
                 }
-                Err(e) => return Err(e),
-            };
-            let row = match time_backend(world, which, args.steps) {
-                Ok(r) => r,
-                Err(e) => {
-                    println!("{n:>9}  {name:<36} skipped: {e:#}");
-                    continue;
-                }
-            };
-            if which == BackendArg::Cpu {
-                cpu_rate = Some(row.particle_steps_per_s);
+                // A size the scene parser refuses (its particles cannot fit in the available
+                // memory) is a row saying so, not a machine driven into swap.
+                let row = match bench_world(&args.scene, n) {
+                    Ok(w) => time_backend(w, which, args.steps),
+                    Err(e) if e.downcast_ref::<grains_scene::SceneError>().is_some() => Err(e),
+                    Err(e) => return Err(e),
+                };
+                put(&mut rows, name, row);
             }
-            print_row(&row, cpu_rate);
+            // The peers hold about 1.4 GB per million spheres: not at the CPU-only size.
+            if let Some(kit) = args.peers.as_ref().filter(|_| !cpu_only) {
+                for ranks in [1, 2] {
+                    // grains times `steps` after 20 warm-up steps; the peer runs them all.
+                    let size = if args.scene == "gas" {
+                        gas_side(n)
+                    } else {
+                        n.div_ceil(1600).max(1)
+                    };
+                    let row = liggghts_row(kit, &args.scene, size, args.steps + 20, ranks);
+                    put(&mut rows, "LIGGGHTS", row);
+                }
+            }
+        }
+        for runs in rows.iter_mut().flatten() {
+            sort_runs(runs);
+        }
+        let cpu_rate = rows
+            .iter()
+            .flatten()
+            .filter_map(|runs| median(runs))
+            .find(|r| r.backend == "cpu")
+            .map(|r| r.particle_steps_per_s);
+        for row in rows.iter().filter(|_| args.repeat > 1) {
+            match row {
+                Ok(runs) => {
+                    let Some(mid) = median(runs) else { continue };
+                    print_row(&mid, cpu_rate);
+                    if runs.len() > 1 {
+                        let each: Vec<String> = runs
+                            .iter()
+                            .map(|r| format!("{:.3e}", r.particle_steps_per_s))
+                            .collect();
+                        println!("{:>9}  {:<36} runs: {}", "", "", each.join(", "));
+                    }
+                }
+                Err((name, why)) => println!("{n:>9}  {name:<36} skipped: {why}"),
+            }
         }
         if args.profile && !cpu_only && args.backends.iter().any(|b| b == "gpu") {
             match bench_world(&args.scene, n).and_then(|w| profile_gpu(w, args.steps)) {
@@ -442,21 +524,40 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 Err(e) => println!("{n:>9}  profile skipped: {e:#}"),
             }
         }
-        // The peers hold about 1.4 GB per million spheres: not at the CPU-only size.
-        if let Some(kit) = args.peers.as_ref().filter(|_| !cpu_only) {
-            for ranks in [1, 2] {
-                // grains times `steps` after 20 warm-up steps; the peer runs them all.
-                let size = if args.scene == "gas" {
-                    gas_side(n)
-                } else {
-                    n.div_ceil(1600).max(1)
-                };
-                match liggghts_row(kit, &args.scene, size, args.steps + 20, ranks) {
-                    Ok(row) => print_row(&row, cpu_rate),
-                    Err(e) => println!("{n:>9}  {:<36} skipped: {e:#}", "LIGGGHTS"),
-                }
-            }
-        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{median, sort_runs, BenchRow};
+
+    fn run(rate: f64) -> BenchRow {
+        BenchRow {
+            particles: 1,
+            backend: "cpu".into(),
+            steps: 1,
+            seconds: 1.0 / rate,
+            particle_steps_per_s: rate,
+            rebuilds: 0,
+            kinetic: 0.0,
+            contacts_per_particle: 0.0,
+            bytes_per_particle: None,
+        }
+    }
+
+    /// A repeated row prints its median run: the middle of an odd count, the slower middle
+    /// of an even one, whatever order the runs ended in.
+    #[test]
+    fn a_repeated_row_is_its_median_run() {
+        let rate = |rates: &[f64]| {
+            let mut runs: Vec<BenchRow> = rates.iter().map(|&r| run(r)).collect();
+            sort_runs(&mut runs);
+            median(&runs).map(|r| r.particle_steps_per_s)
+        };
+        assert_eq!(rate(&[5.0, 1.0, 3.0]), Some(3.0));
+        assert_eq!(rate(&[4.0, 2.0, 8.0, 6.0]), Some(4.0));
+        assert_eq!(rate(&[7.0]), Some(7.0));
+        assert_eq!(rate(&[]), None);
+    }
 }
