@@ -1253,10 +1253,14 @@ fn sphere_orientation_is_off_unless_asked_and_must_be_a_boolean() {
     let scene = r.expect("the valid scene loads");
     assert!(!scene.world.particles.sphere_orientation());
     assert!(!scene.world.particles.shape_table()[0].turns());
+    assert!(scene
+        .summary()
+        .contains("orientation none kept for spheres"));
     let on = edit("steps = 100", "steps = 100\nsphere_orientation = true");
     let scene = load_text("orient-on", &on).1.expect("the scene loads");
     assert!(scene.world.particles.sphere_orientation());
     assert!(scene.world.particles.shape_table()[0].turns());
+    assert!(scene.summary().contains("orientation spheres' tracked"));
     expect_error(
         "orient-bad",
         &edit("steps = 100", "steps = 100\nsphere_orientation = \"yes\""),

@@ -598,6 +598,19 @@ impl Scene {
             sig4(rmin as f64),
             qty(rmax as f64, "m")
         );
+        // Frames write the identity for a sphere that keeps no orientation: say which it is.
+        if count(grains_core::shapes::ShapeKind::Sphere as u32) > 0 {
+            let _ = writeln!(
+                s,
+                "orientation {}",
+                if w.particles.sphere_orientation() {
+                    "spheres' tracked (simulation.sphere_orientation = true)"
+                } else {
+                    "none kept for spheres (the identity in frames; simulation.sphere_orientation \
+                     = true tracks it)"
+                }
+            );
+        }
         let names: Vec<&str> = w.materials.iter().map(|m| m.name.as_str()).collect();
         let _ = writeln!(
             s,
