@@ -439,3 +439,30 @@ fn bench_repeats_rows_and_refuses_zero_repeats() {
     let msg = format!("{e:#}");
     assert!(msg.contains("--repeat") && msg.contains("0"), "{msg}");
 }
+
+/// `scenes/gas_100k.toml` is the bench's gas at 97,336 spheres (the peer kit's `gas_100k`):
+/// the same positions, velocities, domain and step, so `grains run` on the file reproduces
+/// what `grains bench --scene gas --sizes 97336` times.
+#[test]
+fn the_gas_100k_scene_is_the_benchs_gas() {
+    let file = grains_scene::load_scene(&workspace_root().join("scenes/gas_100k.toml"))
+        .expect("scene")
+        .world;
+    let bench = grains_cli::bench::bench_world("gas", 97336).expect("bench world");
+    assert_eq!(file.particles.len(), 97336);
+    // Counted, not printed: a hundred thousand rows do not make a readable message.
+    let differ = |a: &[[f32; 4]], b: &[[f32; 4]]| a.iter().zip(b).filter(|(x, y)| x != y).count();
+    assert_eq!(
+        differ(&file.particles.pos, &bench.particles.pos),
+        0,
+        "positions"
+    );
+    assert_eq!(
+        differ(&file.particles.vel, &bench.particles.vel),
+        0,
+        "velocities"
+    );
+    assert_eq!(file.domain.params(), bench.domain.params(), "domain");
+    assert_eq!(file.step_params(), bench.step_params(), "step");
+    assert_eq!(file.table.chains.len(), bench.table.chains.len(), "chains");
+}
