@@ -751,16 +751,15 @@ fn law_library_world() -> World {
     world
 }
 
-/// A list forced to start tiny grows (several times) and still yields the CPU's pairs.
+/// A list that grows during the run (a gas colliding into more candidates) freezes mid-interval
+/// and, taken up again in grown buffers, still yields the CPU's pairs.
 #[test]
 fn neighbour_overflow_grows_and_matches_cpu() {
     let Some(ctx) = gpu_context() else { return };
     let world = periodic_gas(17);
-    // Records and slots to spare: only the entries grow, so the replays keep the record and
-    // slot buffers as the steps after the check left them.
+    // Records for the first list and an eighth more; slots to spare, so only the records grow.
     let opts = GpuOptions {
-        initial_neighbour_capacity_per_particle: 1,
-        initial_records_per_particle: 64,
+        initial_records_per_particle: 0,
         initial_slots_per_particle: 64,
         // Odd, so that replays go back to odd steps too, where the packed history is in the
         // second of its two buffers.
@@ -770,6 +769,7 @@ fn neighbour_overflow_grows_and_matches_cpu() {
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
     let mut c = cpu(world);
+    let (grows0, records0) = (g.list_grows(), g.record_capacity());
     // The gas starts sparse (under one entry per particle) and collides into more: the list
     // overflows during the run, mid-interval, and the replay must reproduce the CPU exactly.
     for _ in 0..4 {
@@ -778,7 +778,14 @@ fn neighbour_overflow_grows_and_matches_cpu() {
         assert!(c.candidate_pairs() == g.candidate_pairs(), "pairs differ");
         assert_eq!(c.rebuild_steps(), g.rebuild_steps());
     }
-    assert!(g.list_grows() > 0, "the list should have grown");
+    assert!(
+        g.list_grows() > grows0,
+        "the list should have grown mid-run"
+    );
+    assert!(
+        g.record_capacity() > records0,
+        "the records should have grown"
+    );
     let (cs, gs) = (c.snapshot().into_owned(), g.snapshot());
     let dx = max_pos_diff(&cs.pos, &gs.pos, &c.world.domain);
     assert!(dx < 1e-6, "positions after growth and replay: {dx}");
@@ -805,8 +812,8 @@ fn neighbour_overflow_grows_and_matches_cpu() {
     );
     assert!(ec.elastic > 0.0, "pairs in contact at the end");
     eprintln!(
-        "overflow: capacity {} after {} grows",
-        g.neighbour_capacity(),
+        "overflow: record capacity {} after {} grows",
+        g.record_capacity(),
         g.list_grows()
     );
 }
@@ -834,7 +841,6 @@ fn overflow_at_start(ctx: &GpuContext, opts: GpuOptions, spacing: f64) -> (CpuBa
 fn neighbour_overflow_at_start() {
     let Some(ctx) = gpu_context() else { return };
     let opts = GpuOptions {
-        initial_neighbour_capacity_per_particle: 1,
         initial_records_per_particle: 1,
         initial_slots_per_particle: 1,
         check_every: 8,
@@ -846,14 +852,12 @@ fn neighbour_overflow_at_start() {
     assert_eq!(c.snapshot().pos, g.snapshot().pos);
 }
 
-/// Entries that fit with records that do not (one record per particle against a settling box
-/// of several pairs each, walls included): only the records grow, and the run replays to the
-/// CPU's list and positions.
+/// Records that do not fit (one record per particle against a settling box of several pairs
+/// each, walls included) grow, and the run replays to the CPU's list and positions.
 #[test]
 fn record_overflow_grows_records_alone_and_matches_cpu() {
     let Some(ctx) = gpu_context() else { return };
     let opts = GpuOptions {
-        initial_neighbour_capacity_per_particle: 64,
         initial_records_per_particle: 1,
         initial_slots_per_particle: 1,
         check_every: 8,
@@ -862,13 +866,8 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
     assert_eq!(c.snapshot().pos, g.snapshot().pos);
-    // The entries' capacity is still the one the options gave: only the records grew.
     let n = c.pos.len() as u64;
-    assert_eq!(
-        g.neighbour_capacity(),
-        (64 * n).next_multiple_of(64),
-        "the entries fitted"
-    );
+    assert!(g.record_capacity() > n, "the records grew");
     // The list's integers are the CPU's exactly: every entry's record and every flag.
     let (cs, gs) = (c.state(), g.state());
     assert_eq!(cs.nbr_pair, gs.nbr_pair, "nbr_pair");
@@ -876,11 +875,9 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
     assert_eq!(cs.history.len(), gs.history.len(), "history records");
 }
 
-/// Entries and records to spare, one packed slot per particle: in the dense lattice only the
-/// slots grow.
+/// Records to spare, one packed slot per particle: in the dense lattice only the slots grow.
 fn slots_alone_options() -> GpuOptions {
     GpuOptions {
-        initial_neighbour_capacity_per_particle: 64,
         initial_records_per_particle: 64,
         initial_slots_per_particle: 1,
         check_every: 8,
@@ -905,7 +902,6 @@ fn slot_overflow_grows_slots_alone_and_matches_cpu() {
     );
     assert!(dx < 1e-9, "positions after the replay: {dx} m");
     let full = (64 * n).next_multiple_of(64);
-    assert_eq!(g.neighbour_capacity(), full, "the entries fitted");
     assert_eq!(g.record_capacity(), full, "the records fitted");
     assert!(
         g.slot_capacity() > n,
@@ -952,7 +948,6 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         1e-4,
     );
     let ample = GpuOptions {
-        initial_neighbour_capacity_per_particle: 64,
         initial_records_per_particle: 64,
         initial_slots_per_particle: 64,
         check_every: 64,
@@ -960,7 +955,6 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         fuse_gather_kick: true,
     };
     let tight = GpuOptions {
-        initial_neighbour_capacity_per_particle: 1,
         initial_records_per_particle: 1,
         initial_slots_per_particle: 1,
         check_every: 7,
@@ -969,7 +963,7 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
     };
     let mut a = GpuBackend::with_options(world.clone(), &ctx, ample).unwrap();
     let mut t = GpuBackend::with_options(world, &ctx, tight).unwrap();
-    let (grows0, slots0, entries0) = (t.list_grows(), t.slot_capacity(), t.neighbour_capacity());
+    let (grows0, slots0, records0) = (t.list_grows(), t.slot_capacity(), t.record_capacity());
     for round in 0..8 {
         a.run(50);
         t.run(50);
@@ -979,13 +973,13 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         assert!(sa.omega == st.omega, "spins differ after round {round}");
     }
     eprintln!(
-        "grows {grows0} at start, {} at the end; slots {slots0} -> {}, entries {entries0} -> {}",
+        "grows {grows0} at start, {} at the end; slots {slots0} -> {}, records {records0} -> {}",
         t.list_grows(),
         t.slot_capacity(),
-        t.neighbour_capacity()
+        t.record_capacity()
     );
     assert!(t.slot_capacity() > slots0, "the slots grew mid-run");
-    assert!(t.neighbour_capacity() > entries0, "the list grew mid-run");
+    assert!(t.record_capacity() > records0, "the list grew mid-run");
     assert_eq!(a.rebuild_steps(), t.rebuild_steps());
     let (sa, st) = (a.state(), t.state());
     assert!(!sa.slots.is_empty(), "pairs in contact at the end");

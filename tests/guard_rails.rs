@@ -902,7 +902,7 @@ fn the_gpu_memory_estimate_matches_the_buffers_it_allocates() {
         gpu.run(steps);
         let held = gpu.device_bytes().expect("device buffers") as f64;
         let at = model.at(
-            gpu.neighbour_capacity() as usize,
+            0,
             gpu.record_capacity() as usize,
             gpu.slot_capacity() as usize,
         ) as f64;

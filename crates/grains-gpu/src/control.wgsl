@@ -13,10 +13,10 @@
 // last step's flags and history and write this step's elsewhere), or reports the fault with the
 // state after its step. Nothing is saved and nothing is replayed.
 //
-// control: [step, rebuild flag, rebuild count, frozen (0, or FROZEN_*), list total, largest
-//           total seen, force flag, records of the list, largest record count seen, largest
-//           packed slot count seen, guarded run flag, rebuild log ring...]
-// plan:    [n_particles, n_cells, capacity, skin (f32 bits), workgroups per dimension, first
+// control: [step, rebuild flag, rebuild count, frozen (0, or FROZEN_*), list total, force
+//           flag, records of the list, largest record count seen, largest packed slot count
+//           seen, guarded run flag, rebuild log ring...]
+// plan:    [n_particles, n_cells, skin (f32 bits), workgroups per dimension, first
 //           every-step slot, record capacity, every-step slots before `decide`, packed slot
 //           capacity, then one u32 per indirect slot: a fixed group count, or threads per
 //           group for slots sized by the list's records]
@@ -28,30 +28,28 @@ const C_REBUILD: u32 = 1u;
 const C_REBUILDS: u32 = 2u;
 const C_FROZEN: u32 = 3u;
 const C_TOTAL: u32 = 4u;
-const C_MAX_TOTAL: u32 = 5u;
-const C_FORCE: u32 = 6u;
-const C_RECORDS: u32 = 7u;
-const C_MAX_RECORDS: u32 = 8u;
-const C_MAX_SLOTS: u32 = 9u;
-const C_GUARDED: u32 = 10u;
-const C_LOG: u32 = 11u;
+const C_FORCE: u32 = 5u;
+const C_RECORDS: u32 = 6u;
+const C_MAX_RECORDS: u32 = 7u;
+const C_MAX_SLOTS: u32 = 8u;
+const C_GUARDED: u32 = 9u;
+const C_LOG: u32 = 10u;
 const LOG_LEN: u32 = 256u;
 
 const P_N: u32 = 0u;
 const P_CELLS: u32 = 1u;
-const P_CAPACITY: u32 = 2u;
-const P_SKIN: u32 = 3u;
-const P_MAX_DIM: u32 = 4u;
+const P_SKIN: u32 = 2u;
+const P_MAX_DIM: u32 = 3u;
 // The first indirect slot of the passes every step runs (after the list-sized ones).
-const P_EVERY: u32 = 5u;
+const P_EVERY: u32 = 4u;
 // Records (pairs) the per-record buffers hold.
-const P_REC_CAPACITY: u32 = 6u;
+const P_REC_CAPACITY: u32 = 5u;
 // How many every-step slots come before `decide` (the first half-step and its followers),
 // which a fault stops before the next step.
-const P_PRE: u32 = 7u;
+const P_PRE: u32 = 6u;
 // Packed slots (`slots` and `slots_hi` together).
-const P_SLOT_CAPACITY: u32 = 8u;
-const P_SLOTS: u32 = 9u;
+const P_SLOT_CAPACITY: u32 = 7u;
+const P_SLOTS: u32 = 8u;
 
 // Why a batch stopped (`control[C_FROZEN]`).
 const FROZEN_LIST: u32 = 1u;
@@ -171,9 +169,9 @@ fn guard() {
     // The heads' references (`head_pair`) are held in a record-sized buffer too: one per
     // particle pair's record where the candidate test is symmetric, but never trusted to be.
     let per_record = max(records, total - records);
-    control[C_MAX_TOTAL] = max(control[C_MAX_TOTAL], total);
     control[C_MAX_RECORDS] = max(control[C_MAX_RECORDS], per_record);
-    if (total > plan[P_CAPACITY] || per_record > plan[P_REC_CAPACITY]) {
+    // Nothing on the device is kept per entry: only the records must fit.
+    if (per_record > plan[P_REC_CAPACITY]) {
         control[C_FROZEN] = FROZEN_LIST;
         zero_args();
         return;

@@ -14,8 +14,6 @@ pub(super) fn params_buffer(src: SourceKind) -> &'static str {
 /// Which of the neighbour list's capacities sizes a buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Cap {
-    /// One element per entry.
-    Entries,
     /// One per record (pair).
     Records,
     /// One per packed slot (record in contact).
@@ -258,7 +256,6 @@ impl GpuBackend {
     /// Elements of a list buffer of capacity `cap`.
     pub(super) fn list_capacity(&self, cap: Cap) -> u64 {
         match cap {
-            Cap::Entries => self.capacity,
             Cap::Records => self.rec_capacity,
             Cap::Slots => self.slot_capacity,
             Cap::SlotsLo => self.slot_capacity.min(self.slot_chunk),

@@ -47,13 +47,10 @@ use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err,
 /// Tuning of the GPU backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuOptions {
-    /// Neighbour-list entries allocated per particle at start (each pair counts twice); 0
-    /// (the default) for as many as the first list needs. The list grows, to an eighth more
-    /// than needed, when a rebuild needs more.
-    pub initial_neighbour_capacity_per_particle: u32,
     /// Records (pairs: history and slot flag) allocated per particle at start: a particle pair
     /// has two entries and one record, a wall one of each; 0 (the default) for as many as the
-    /// first list needs. They grow as the entries do.
+    /// first list needs. The records grow, to an eighth more than needed, when a rebuild
+    /// needs more; nothing on the device is kept per entry.
     pub initial_records_per_particle: u32,
     /// Force slots (with their history records) allocated per particle at start: one per
     /// record in contact, half the coordination number plus the wall contacts; 0 (the default)
@@ -78,7 +75,6 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
-            initial_neighbour_capacity_per_particle: 0,
             initial_records_per_particle: 0,
             initial_slots_per_particle: 0,
             check_every: 64,
@@ -94,19 +90,23 @@ const C_REBUILD: usize = 1;
 const C_REBUILDS: usize = 2;
 const C_FROZEN: usize = 3;
 const C_TOTAL: usize = 4;
-const C_MAX_TOTAL: usize = 5;
-const C_FORCE: usize = 6;
-const C_RECORDS: usize = 7;
-const C_MAX_RECORDS: usize = 8;
-const C_MAX_SLOTS: usize = 9;
-const C_GUARDED: usize = 10;
-const C_LOG: usize = 11;
+const C_FORCE: usize = 5;
+const C_RECORDS: usize = 6;
+const C_MAX_RECORDS: usize = 7;
+const C_MAX_SLOTS: usize = 8;
+const C_GUARDED: usize = 9;
+const C_LOG: usize = 10;
 const LOG_LEN: usize = 256;
 const CONTROL_WORDS: usize = C_LOG + LOG_LEN;
-const P_EVERY: usize = 5;
-const P_PRE: usize = 7;
-const P_SLOT_CAPACITY: usize = 8;
-const P_SLOTS: usize = 9;
+const P_N: usize = 0;
+const P_CELLS: usize = 1;
+const P_SKIN: usize = 2;
+const P_MAX_DIM: usize = 3;
+const P_EVERY: usize = 4;
+const P_REC_CAPACITY: usize = 5;
+const P_PRE: usize = 6;
+const P_SLOT_CAPACITY: usize = 7;
+const P_SLOTS: usize = 8;
 // Why a batch froze (`control[C_FROZEN]`).
 const FROZEN_LIST: u32 = 1;
 const FROZEN_SLOTS: u32 = 2;
@@ -173,7 +173,6 @@ pub struct GpuBackend {
     n: usize,
     n_walls: usize,
     n_cells: usize,
-    capacity: u64,
     /// Records (pairs) allocated: at most the entries, about half of them.
     rec_capacity: u64,
     /// Packed slots allocated: at most the records, those in contact.
@@ -253,7 +252,6 @@ impl GpuBackend {
     ) -> Result<GpuBackend, GpuError> {
         let ctx = ctx.clone();
         let opts = GpuOptions {
-            initial_neighbour_capacity_per_particle: opts.initial_neighbour_capacity_per_particle,
             initial_records_per_particle: opts.initial_records_per_particle,
             initial_slots_per_particle: opts.initial_slots_per_particle,
             check_every: opts.check_every.clamp(1, LOG_LEN as u32),
@@ -271,7 +269,6 @@ impl GpuBackend {
                 .next_multiple_of(64)
                 .max(64)
         };
-        let capacity = initial(opts.initial_neighbour_capacity_per_particle);
 
         let mut kernels = Vec::new();
         let mut add = |k: Kernel| {
@@ -401,7 +398,6 @@ impl GpuBackend {
             n,
             n_walls,
             n_cells,
-            capacity,
             rec_capacity: initial(opts.initial_records_per_particle),
             slot_capacity: initial(opts.initial_slots_per_particle),
             slot_chunk,
@@ -473,8 +469,7 @@ impl GpuBackend {
         let slots = state.slots.len() as u64;
         // The record-sized buffers hold the heads' references too.
         let per_record = records.max(total - records);
-        if total > b.capacity || per_record > b.rec_capacity || slots > b.slot_capacity {
-            b.capacity = grown(total, b.capacity, b.n);
+        if per_record > b.rec_capacity || slots > b.slot_capacity {
             b.rec_capacity = grown(per_record, b.rec_capacity, b.n);
             b.slot_capacity = grown(slots, b.slot_capacity, b.n);
             for (name, elem, cap) in list_buffers(b.world.table.nbr_history_stride) {
@@ -555,7 +550,6 @@ impl GpuBackend {
         control[C_STEP] = state.step as u32;
         control[C_REBUILDS] = state.rebuild_steps.len() as u32;
         control[C_TOTAL] = total as u32;
-        control[C_MAX_TOTAL] = total as u32;
         control[C_RECORDS] = records as u32;
         control[C_MAX_RECORDS] = per_record as u32;
         control[C_MAX_SLOTS] = slots as u32;
@@ -591,11 +585,6 @@ impl GpuBackend {
     /// The adapter's name, for benchmark reports.
     pub fn backend_label(&self) -> String {
         format!("gpu ({})", self.ctx.adapter_name())
-    }
-
-    /// Current neighbour-list capacity (entries).
-    pub fn neighbour_capacity(&self) -> u64 {
-        self.capacity
     }
 
     /// Current record capacity (pairs).
@@ -700,11 +689,11 @@ impl GpuBackend {
                 0 => None,
                 FROZEN_LIST => {
                     let slots = self.slot_capacity;
-                    self.grow(c[C_MAX_TOTAL] as u64, c[C_MAX_RECORDS] as u64, slots)?;
+                    self.grow(c[C_MAX_RECORDS] as u64, slots)?;
                     Some(Resume::Guard)
                 }
                 FROZEN_SLOTS => {
-                    self.grow(self.capacity, self.rec_capacity, taken as u64)?;
+                    self.grow(self.rec_capacity, taken as u64)?;
                     Some(Resume::Chains)
                 }
                 _ => {
@@ -942,20 +931,12 @@ impl GpuBackend {
         }
     }
 
-    /// Grow the list to hold `entries` entries, `records` records and `slots` packed slots with
-    /// margin (whichever does not fit), keeping what the buffers hold.
-    fn grow(&mut self, entries: u64, records: u64, slots: u64) -> Result<(), GpuError> {
+    /// Grow the list to hold `records` records and `slots` packed slots with margin (whichever
+    /// does not fit), keeping what the buffers hold.
+    fn grow(&mut self, records: u64, slots: u64) -> Result<(), GpuError> {
         let old = |b: &Self, cap: Cap| b.list_capacity(cap);
-        let before = [
-            Cap::Entries,
-            Cap::Records,
-            Cap::Slots,
-            Cap::SlotsLo,
-            Cap::SlotsHi,
-        ]
-        .map(|c| old(self, c));
-        let kept = (self.capacity, self.rec_capacity, self.slot_capacity);
-        self.capacity = grown(entries, self.capacity, self.n);
+        let before = [Cap::Records, Cap::Slots, Cap::SlotsLo, Cap::SlotsHi].map(|c| old(self, c));
+        let kept = (self.rec_capacity, self.slot_capacity);
         self.rec_capacity = grown(records, self.rec_capacity, self.n);
         self.slot_capacity = grown(slots, self.slot_capacity, self.n);
         // Every grown buffer is made before any replaces its old one: a buffer the device
@@ -970,7 +951,7 @@ impl GpuBackend {
             match self.make_buffer(name, elem * len, wgpu::BufferUsages::empty()) {
                 Ok(buf) => made.push((name, buf)),
                 Err(e) => {
-                    (self.capacity, self.rec_capacity, self.slot_capacity) = kept;
+                    (self.rec_capacity, self.slot_capacity) = kept;
                     return Err(e);
                 }
             }

@@ -188,13 +188,12 @@ impl GpuBackend {
         }
         slots.extend_from_slice(&self.every);
         let mut plan = vec![0u32; P_SLOTS];
-        plan[0] = self.n as u32;
-        plan[1] = self.n_cells as u32;
-        plan[2] = self.capacity as u32;
-        plan[3] = (self.world.skin as f32).to_bits();
-        plan[4] = self.max_dim();
+        plan[P_N] = self.n as u32;
+        plan[P_CELLS] = self.n_cells as u32;
+        plan[P_SKIN] = (self.world.skin as f32).to_bits();
+        plan[P_MAX_DIM] = self.max_dim();
         plan[P_EVERY] = self.every_base();
-        plan[6] = self.rec_capacity as u32;
+        plan[P_REC_CAPACITY] = self.rec_capacity as u32;
         plan[P_PRE] = self.every_pre as u32;
         plan[P_SLOT_CAPACITY] = self.slot_capacity as u32;
         plan.extend_from_slice(&slots);
@@ -369,9 +368,10 @@ impl GpuBackend {
         // (which a step run again after a slot overflow must not run twice); each chain writes
         // slots of its own, so their order does not change what the gather sums.
         let mut forces = [Vec::new(), Vec::new()];
+        // Nothing on the device is sized by the list's entries.
         let sizes = Sizes::of(
             &self.world,
-            self.capacity as usize,
+            0,
             self.rec_capacity as usize,
             self.slot_capacity as usize,
         );
