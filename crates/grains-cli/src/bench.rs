@@ -493,29 +493,30 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 }
             }
         }
-        for runs in rows.iter_mut().flatten() {
-            sort_runs(runs);
-        }
-        let cpu_rate = rows
-            .iter()
-            .flatten()
-            .filter_map(|runs| median(runs))
-            .find(|r| r.backend == "cpu")
-            .map(|r| r.particle_steps_per_s);
-        for row in rows.iter().filter(|_| args.repeat > 1) {
-            match row {
-                Ok(runs) => {
-                    let Some(mid) = median(runs) else { continue };
-                    print_row(&mid, cpu_rate);
-                    if runs.len() > 1 {
+        // A single run has printed its rows already.
+        if args.repeat > 1 {
+            for runs in rows.iter_mut().flatten() {
+                sort_runs(runs);
+            }
+            let cpu_rate = rows
+                .iter()
+                .flatten()
+                .filter_map(|runs| median(runs))
+                .find(|r| r.backend == "cpu")
+                .map(|r| r.particle_steps_per_s);
+            for row in &rows {
+                match row {
+                    Ok(runs) => {
+                        let Some(mid) = median(runs) else { continue };
+                        print_row(&mid, cpu_rate);
                         let each: Vec<String> = runs
                             .iter()
                             .map(|r| format!("{:.3e}", r.particle_steps_per_s))
                             .collect();
                         println!("{:>9}  {:<36} runs: {}", "", "", each.join(", "));
                     }
+                    Err((name, why)) => println!("{n:>9}  {name:<36} skipped: {why}"),
                 }
-                Err((name, why)) => println!("{n:>9}  {name:<36} skipped: {why}"),
             }
         }
         if args.profile && !cpu_only && args.backends.iter().any(|b| b == "gpu") {

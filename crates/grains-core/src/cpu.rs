@@ -1280,101 +1280,104 @@ impl CpuBackend {
                   q: &mut [f32; 4],
                   x: &mut [f32; 4],
                   c: &mut [f32; 4]|
-         -> DriftBits {
-            let partner = |r| list.pair_j[r as usize];
-            // A particle the sweep did not flag has none of its records in contact: it
-            // sums its fixed pairs alone, in the same order, so the same bits.
-            let flags = if swept {
-                touched[gid].load(Ordering::Relaxed)
-            } else {
-                IN_CONTACT
-            };
-            let (fv, tv) = if flags & IN_CONTACT != 0 {
-                let head = &list.head_pair[list.head(gid)];
-                let ft =
-                    gather_records(gid, step, head, list.records(gid), partner, &sums, f, t, d);
-                if swept {
-                    touched[gid].store(NOT_IDLE, Ordering::Relaxed);
-                }
-                ft
-            } else if flags != 0 || !idle_skips {
-                let zero = (glam::Vec3A::ZERO, glam::Vec3A::ZERO, 0.0, 0.0);
-                let ft = gather_fixed(gid, step, &sums, zero, f, t, d);
-                // Zero force and torque are stored now; the dissipation's compensated sums
-                // may take a step or two more to stop changing when nothing is added.
-                if idle_skips && adds_zero_exactly(d, step.unit) {
-                    touched[gid].store(0, Ordering::Relaxed);
-                }
-                ft
-            } else {
-                (glam::Vec3A::ZERO, glam::Vec3A::ZERO)
-            };
-            if !fused {
-                return (0, 0, None);
-            }
-            // The gather and the halves pass force, torque and velocities on in registers:
-            // read back from memory right after a store of another width, they stall the
-            // load (store forwarding).
-            let (mut vv, mut oo) = (*v, *o);
-            let rec = &shapes[shape[gid] as usize];
-            if drift && vv[3] > 0.0 && rec.kind != KIND_MEMBER && !rec.turns_rigidly() {
-                // A free body turning about its centre (a sphere): this step's second half
-                // and the next step's first half add the same kick (the force does not
-                // change between them), computed once and added twice, in the halves' order.
-                let (dv, dw) = (velocity_kick(step, fv, vv[3]), spin_kick(step, tv, oo[3]));
-                let (nv, nw) = (a3(vv) + dv + dv, a3(oo) + dw + dw);
-                let r = first_half_drift(
-                    step,
-                    domain,
-                    x,
-                    c,
-                    &mut vv,
-                    &mut oo,
-                    q,
-                    nv,
-                    nw,
-                    None,
-                    rec.turns(),
-                    ref_pos[gid],
-                );
-                (*v, *o) = (vv, oo);
-                return drift_bits(gid, r, &vv);
-            }
-            let (f, t) = (&fv.extend(0.0).to_array(), &tv.extend(0.0).to_array());
-            let one = gid..=gid;
-            integrate_second_half(
-                0,
-                step,
-                &mut vv,
-                &mut oo,
-                std::slice::from_ref(q),
-                std::slice::from_ref(f),
-                std::slice::from_ref(t),
-                &shape[one.clone()],
-                shapes,
-            );
-            if !drift {
-                (*v, *o) = (vv, oo);
-                return (0, 0, None);
-            }
-            let r = integrate_first_half(
-                0,
-                step,
-                domain,
-                x,
-                c,
-                &mut vv,
-                &mut oo,
-                q,
-                std::slice::from_ref(f),
-                std::slice::from_ref(t),
-                &ref_pos[one.clone()],
-                &shape[one],
-                shapes,
-            );
-            (*v, *o) = (vv, oo);
-            drift_bits(gid, r, &vv)
-        })($($arg),*)
+                 -> DriftBits {
+                    let partner = |r| list.pair_j[r as usize];
+                    // A particle the sweep did not flag has none of its records in contact: it
+                    // sums its fixed pairs alone, in the same order, so the same bits.
+                    let flags = if swept {
+                        touched[gid].load(Ordering::Relaxed)
+                    } else {
+                        IN_CONTACT
+                    };
+                    let (fv, tv) = if flags & IN_CONTACT != 0 {
+                        let head = &list.head_pair[list.head(gid)];
+                        let own = list.records(gid);
+                        let ft = gather_records(gid, step, head, own, partner, &sums, f, t, d);
+                        if swept {
+                            touched[gid].store(NOT_IDLE, Ordering::Relaxed);
+                        }
+                        ft
+                    } else if flags != 0 || !idle_skips {
+                        let zero = (glam::Vec3A::ZERO, glam::Vec3A::ZERO, 0.0, 0.0);
+                        let ft = gather_fixed(gid, step, &sums, zero, f, t, d);
+                        // Zero force and torque are stored now; the dissipation's compensated
+                        // sums may take a step or two more to stop changing when nothing is
+                        // added.
+                        if idle_skips && adds_zero_exactly(d, step.unit) {
+                            touched[gid].store(0, Ordering::Relaxed);
+                        }
+                        ft
+                    } else {
+                        (glam::Vec3A::ZERO, glam::Vec3A::ZERO)
+                    };
+                    if !fused {
+                        return (0, 0, None);
+                    }
+                    // The gather and the halves pass force, torque and velocities on in
+                    // registers: read back from memory right after a store of another width,
+                    // they stall the load (store forwarding).
+                    let (mut vv, mut oo) = (*v, *o);
+                    let rec = &shapes[shape[gid] as usize];
+                    if drift && vv[3] > 0.0 && rec.kind != KIND_MEMBER && !rec.turns_rigidly() {
+                        // A free body turning about its centre (a sphere): this step's second
+                        // half and the next step's first half add the same kick (the force does
+                        // not change between them), computed once and added twice, in the
+                        // halves' order.
+                        let dv = velocity_kick(step, fv, vv[3]);
+                        let dw = spin_kick(step, tv, oo[3]);
+                        let (nv, nw) = (a3(vv) + dv + dv, a3(oo) + dw + dw);
+                        let r = first_half_drift(
+                            step,
+                            domain,
+                            x,
+                            c,
+                            &mut vv,
+                            &mut oo,
+                            q,
+                            nv,
+                            nw,
+                            None,
+                            rec.turns(),
+                            ref_pos[gid],
+                        );
+                        (*v, *o) = (vv, oo);
+                        return drift_bits(gid, r, &vv);
+                    }
+                    let (f, t) = (&fv.extend(0.0).to_array(), &tv.extend(0.0).to_array());
+                    let one = gid..=gid;
+                    integrate_second_half(
+                        0,
+                        step,
+                        &mut vv,
+                        &mut oo,
+                        std::slice::from_ref(q),
+                        std::slice::from_ref(f),
+                        std::slice::from_ref(t),
+                        &shape[one.clone()],
+                        shapes,
+                    );
+                    if !drift {
+                        (*v, *o) = (vv, oo);
+                        return (0, 0, None);
+                    }
+                    let r = integrate_first_half(
+                        0,
+                        step,
+                        domain,
+                        x,
+                        c,
+                        &mut vv,
+                        &mut oo,
+                        q,
+                        std::slice::from_ref(f),
+                        std::slice::from_ref(t),
+                        &ref_pos[one.clone()],
+                        &shape[one],
+                        shapes,
+                    );
+                    (*v, *o) = (vv, oo);
+                    drift_bits(gid, r, &vv)
+                })($($arg),*)
             };
         }
         // Two loops rather than one over an optional array: a zip of an `Either` iterator
