@@ -186,6 +186,14 @@ impl NeighbourList {
 /// history carry).
 pub const CONTACT_BLOCK: usize = 64;
 
+/// At most this many contact blocks per task of the contact sweep, and particles per task of
+/// the per-particle loop. Rayon splits a loop only as deep as its thread count asks unless a
+/// part is stolen: on two threads, four parts, and a settling bed's contacts all lie in the
+/// first (its particles are numbered from the floor up), which one thread then sweeps alone.
+/// Smaller tasks let the other thread take its share.
+const SWEEP_TASK_BLOCKS: usize = 16;
+const PARTICLE_TASK: usize = 4096;
+
 /// `v` cut into consecutive disjoint mutable slices of the given lengths, which the blocks
 /// fill in parallel.
 fn cut<T>(v: &mut [T], lens: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
@@ -1089,6 +1097,7 @@ impl CpuBackend {
                 .collect();
             let used: Vec<usize> = blocks
                 .into_par_iter()
+                .with_max_len(SWEEP_TASK_BLOCKS)
                 .map_init(Vec::new, |copy, (b, ((((s, h), spill), a), apart))| {
                     // The flags name last step's history in the block's own region, which the
                     // block now writes this step's into: it reads a copy (one task's scratch),
@@ -1405,6 +1414,7 @@ impl CpuBackend {
                 .into_par_iter()
                 .enumerate()
                 .with_min_len(256)
+                .with_max_len(PARTICLE_TASK)
                 .map(|(gid, (f, t, d, v, o, q, x, c))| particle!(gid, f, t, d, v, o, q, x, c))
                 .reduce(|| (0, 0, None), max_disp_min_fault)
         } else {
@@ -1420,6 +1430,7 @@ impl CpuBackend {
                 .into_par_iter()
                 .enumerate()
                 .with_min_len(256)
+                .with_max_len(PARTICLE_TASK)
                 .map(|(gid, (f, t, d, v, o, x, c))| {
                     let mut q = IDENTITY;
                     particle!(gid, f, t, d, v, o, &mut q, x, c)
