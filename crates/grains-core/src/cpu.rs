@@ -188,9 +188,9 @@ pub const CONTACT_BLOCK: usize = 64;
 
 /// At most this many contact blocks per task of the contact sweep, and particles per task of
 /// the per-particle loop. Rayon splits a loop only as deep as its thread count asks unless a
-/// part is stolen: on two threads, four parts, and a settling bed's contacts all lie in the
-/// first (its particles are numbered from the floor up), which one thread then sweeps alone.
-/// Smaller tasks let the other thread take its share.
+/// part is stolen: on two threads, about four parts. A settling bed's contacts lie in the
+/// particles numbered first (from the floor up), whose part one thread then sweeps alone
+/// while the other has nothing left to take; smaller tasks let it take its share.
 const SWEEP_TASK_BLOCKS: usize = 16;
 const PARTICLE_TASK: usize = 4096;
 
