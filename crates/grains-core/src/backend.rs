@@ -565,8 +565,9 @@ pub trait Backend {
         None
     }
     /// Steps a caller should hand [`Backend::run_guarded`] at once to keep the backend
-    /// efficient: the CPU backend steps one at a time anyway (so a caller can stop after any
-    /// step), the GPU backend records many steps per submission.
+    /// efficient: the CPU backend a few million particle-steps' worth (its steps in one call
+    /// share a pool worker and fuse across step boundaries), the GPU backend one check
+    /// interval (many steps per submission).
     fn batch(&self) -> u64 {
         1
     }

@@ -182,6 +182,10 @@ impl NeighbourList {
     }
 }
 
+/// Particle-steps a caller is asked to hand [`CpuBackend`]'s `run_guarded` at once
+/// ([`Backend::batch`]).
+pub const BATCH_PARTICLE_STEPS: u64 = 2_000_000;
+
 /// Particles per task of the passes over the neighbour list's records (the contact sweep, the
 /// history carry).
 pub const CONTACT_BLOCK: usize = 64;
@@ -1710,6 +1714,14 @@ impl Backend for CpuBackend {
             &self.nbr_slot,
             &self.slots,
         )
+    }
+
+    /// Steps of about [`BATCH_PARTICLE_STEPS`] particle-steps in all: the steps of one call
+    /// run on one pool worker, and each but the last fuses the next step's first half into its
+    /// last pass, neither of which a call per step gets. A caller that checks for Ctrl-C
+    /// between calls still answers within a call's time, a tenth of a second or so.
+    fn batch(&self) -> u64 {
+        (BATCH_PARTICLE_STEPS / self.pos.len().max(1) as u64).max(1)
     }
 
     fn host_bytes(&self) -> Option<u64> {
