@@ -196,6 +196,7 @@ pub const CONTACT_BLOCK: usize = 64;
 /// particles numbered first (from the floor up), whose part one thread then sweeps alone
 /// while the other has nothing left to take; smaller tasks let it take its share.
 const SWEEP_TASK_BLOCKS: usize = 16;
+/// See [`SWEEP_TASK_BLOCKS`].
 const PARTICLE_TASK: usize = 4096;
 
 /// `v` cut into consecutive disjoint mutable slices of the given lengths, which the blocks
@@ -1719,7 +1720,8 @@ impl Backend for CpuBackend {
     /// Steps of about [`BATCH_PARTICLE_STEPS`] particle-steps in all: the steps of one call
     /// run on one pool worker, and each but the last fuses the next step's first half into its
     /// last pass, neither of which a call per step gets. A caller that checks for Ctrl-C
-    /// between calls still answers within a call's time, a tenth of a second or so.
+    /// between calls answers within a call's time: on two cores about 0.2 s for the README's
+    /// settle (1.1e7 particle-steps/s), 0.4 s for a dense million spheres (4.8e6).
     fn batch(&self) -> u64 {
         (BATCH_PARTICLE_STEPS / self.pos.len().max(1) as u64).max(1)
     }
