@@ -949,9 +949,10 @@ fn a_cpu_backends_own_world_resumes_states_but_starts_no_run() {
 /// `check` says where a dense pack's bytes go, per particle, and the parts add up to its
 /// estimate: on `settle_100k`, 145 B of particle arrays (the state's eight vec4s, with no
 /// orientation as its spheres keep none, the world's material, mass, inertia and shape, the
-/// sweep's flag), 112 B of list (a word for each of 16
-/// entries, two starts, and per record of 8 its flag and mark) and each of the 3 pairs in
-/// contact's slot and history, with the regions' margin.
+/// sweep's flag, and a bit for the owners whose side it summed), 112 B of list (a word for
+/// each of 16 entries, two starts, and per record of 8 its flag and mark) and each of the 3
+/// pairs in contact's kept slot (28 B: the owner's side is summed in the sweep) and history,
+/// with the regions' margin.
 #[test]
 fn check_splits_the_memory_estimate_by_what_holds_it() {
     let path = grains_tests::workspace_root().join("scenes/settle_100k.toml");
@@ -959,10 +960,12 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     let n = scene.world.particles.len() as u64;
     let parts = scene.cpu_memory_parts();
     assert_eq!(parts.total(), scene.cpu_memory_estimate());
-    assert_eq!(parts.particles, 145 * n, "{parts:?}");
+    let owns = 8 * n.div_ceil(grains_core::cpu::CONTACT_BLOCK as u64);
+    assert_eq!(parts.particles, 145 * n + owns, "{parts:?}");
     assert_eq!(parts.list, 112 * n + 8, "{parts:?}");
-    let record = (std::mem::size_of::<grains_core::gpu_types::PairSlot>()
-        + 4 * scene.world.table.nbr_history_words) as u64;
+    let far = std::mem::size_of::<grains_core::kernels::sources::neighbour::FarSlot>();
+    assert_eq!(far, 28, "force, elastic energy, one torque");
+    let record = (far + 4 * scene.world.table.nbr_history_words) as u64;
     let contacts = 3 * n;
     let margin = contacts / grains_core::cpu::SLOT_MARGIN as u64
         + 4 * n.div_ceil(grains_core::cpu::CONTACT_BLOCK as u64);
@@ -970,7 +973,7 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     let report = check_report(&path, None).expect("check").text;
     assert!(
         report.contains(
-            "per particle, dense pack: 145 B particle arrays, 112 B list, 240 B pairs in contact"
+            "per particle, dense pack: 145 B particle arrays, 112 B list, 177 B pairs in contact"
         ),
         "{report}"
     );

@@ -1,19 +1,18 @@
 // The gather of one particle, for the passes that bind the gather's arrays (gather.wgsl,
 // gather_kick.wgsl). CPU twin: `gather` in crates/grains-core/src/kernels/passes/gather.rs.
 //
-// Per-particle sum of its pair slots: its neighbour-list entries in list order (the head, the
-// pairs of partners below it through `head_pair`, then its own records: particles, then the
-// walls near it as n_particles + w), each through its pair's record, then its fixed pairs:
-// no float atomics, so totals are bitwise reproducible. A record's slot is packed slot
-// `nbr_slot[r] - 1` (`slot_read`); a pair out of contact (`nbr_slot` 0) has none. Each side of
-// a pair books half the pair's dissipation; a wall gives all of its to the particle.
-// `dissipated` accumulates over the run as [damping, its Kahan compensation, friction, its
-// compensation].
+// Per-particle sum of its pair slots, each through its pair's record: first its own records
+// (particles above it, then the walls near it as n_particles + w), then the head of its range
+// (the pairs of partners below it, through `head_pair`), then its fixed pairs: no float
+// atomics, so totals are bitwise reproducible. A record's slot is packed slot
+// `nbr_slot[r] - 1` (`slot_read`); a pair out of contact (`nbr_slot` 0) has none. A
+// neighbour-list pair's dissipation is its owner's (the CPU backend sums each owner's side in
+// its contact sweep, in this order); a fixed pair's is booked half to each side. `dissipated`
+// accumulates over the run as [damping, its Kahan compensation, friction, its compensation].
 
 // The gather's arrays; the including pass declares `step` (binding 0).
 @group(0) @binding(1) var<storage, read> nbr_start: array<u32>;
-// Each record's partner, and each head entry's record (see pair_record.wgsl).
-@group(0) @binding(2) var<storage, read> pair_j: array<u32>;
+// Each head entry's record (see pair_record.wgsl).
 @group(0) @binding(3) var<storage, read> head_pair: array<u32>;
 @group(0) @binding(4) var<storage, read> slots: array<PairSlot>;
 @group(0) @binding(5) var<storage, read> pair_start: array<u32>;
@@ -43,13 +42,24 @@ fn gather_particle(gid: u32) -> Gathered {
     var t = vec3<f32>(0.0, 0.0, 0.0);
     var damp = 0.0;
     var fric = 0.0;
-    // The head of the range (partners below gid) reaches the partners' records through
-    // head_pair, from nbr_start[gid] - pair_start[gid]; the own records are consecutive from
-    // pair_start[gid], and pair_j is read only for one in contact: most candidates cost 4 bytes.
+    // The own records are consecutive from pair_start[gid]; the head of the range (partners
+    // below gid) reaches the partners' records through head_pair, from
+    // nbr_start[gid] - pair_start[gid]: most candidates cost 4 bytes.
     let start = nbr_start[gid];
     let end = nbr_start[gid + 1u];
     let r0 = pair_start[gid];
     let own = min(pair_start[gid + 1u] - r0, end - start);
+    for (var r = r0; r < r0 + own; r = r + 1u) {
+        let a = nbr_slot[r];
+        if (a == 0u) {
+            continue;
+        }
+        let s = slot_read(a - 1u);
+        f = f + s.force;
+        t = t + s.torque1;
+        damp = damp + s.damping_dissipated;
+        fric = fric + s.friction_dissipated;
+    }
     let h0 = start - r0;
     for (var k = h0; k < h0 + (end - start - own); k = k + 1u) {
         let r = head_pair[k];
@@ -63,24 +73,6 @@ fn gather_particle(gid: u32) -> Gathered {
         let s = slot_read(a - 1u);
         f = f - s.force;
         t = t + s.torque2;
-        damp = damp + 0.5 * s.damping_dissipated;
-        fric = fric + 0.5 * s.friction_dissipated;
-    }
-    for (var r = r0; r < r0 + own; r = r + 1u) {
-        let a = nbr_slot[r];
-        if (a == 0u) {
-            continue;
-        }
-        let s = slot_read(a - 1u);
-        f = f + s.force;
-        t = t + s.torque1;
-        // A wall gives the particle all of its dissipation, a particle pair half to each side.
-        var share = 0.5;
-        if (pair_j[r] >= step.n_particles) {
-            share = 1.0;
-        }
-        damp = damp + share * s.damping_dissipated;
-        fric = fric + share * s.friction_dissipated;
     }
     for (var k = fixed_start[gid]; k < fixed_start[gid + 1u]; k = k + 1u) {
         let e = fixed_entry[k];

@@ -1,6 +1,7 @@
 //! What every backend offers the CLI, tests and benches.
 
 use crate::gpu_types::PairSlot;
+use crate::kernels::sources::neighbour::FarSlot;
 use crate::kernels::sources::SourceKind;
 use crate::world::World;
 use std::borrow::Cow;
@@ -109,7 +110,7 @@ pub fn wall_loads(
     pair_start: &[u32],
     pair_j: &[u32],
     nbr_slot: &[u32],
-    slots: &[PairSlot],
+    slots: PackedSlots<'_>,
 ) -> Vec<WallLoad> {
     let nw = walls.len();
     let n = pos.len();
@@ -127,7 +128,7 @@ pub fn wall_loads(
         let Some(w) = (j as usize).checked_sub(n) else {
             continue;
         };
-        let Some(s) = slot_of(r, nbr_slot, slots) else {
+        let Some(s) = slot_of(r, nbr_slot, slots, true) else {
             continue;
         };
         let (Some(x), Some(l)) = (pos.get(p as usize), out.get_mut(w)) else {
@@ -184,15 +185,36 @@ pub fn slot_active(s: &PairSlot) -> bool {
     s.force != [0.0; 3] || s.elastic != 0.0
 }
 
-/// The slot of neighbour-list record `r`: `None` for a record out of contact (or a missing
-/// one), which has no slot.
-pub fn slot_of<'a>(r: u32, nbr_slot: &[u32], slots: &'a [PairSlot]) -> Option<&'a PairSlot> {
+/// The packed slots of a neighbour list's records in contact, as a backend keeps them.
+#[derive(Clone, Copy, Debug)]
+pub enum PackedSlots<'a> {
+    /// Whole slots (the GPU backend's, a state's).
+    Whole(&'a [PairSlot]),
+    /// What the CPU backend keeps of each, its owner's side summed in the sweep
+    /// ([`FarSlot::slot`] says what a slot is given back with).
+    Far(&'a [FarSlot]),
+}
+
+impl PackedSlots<'_> {
+    /// Packed slot `k`, of a wall contact or (`!wall`) a particle pair.
+    #[inline]
+    pub fn get(&self, k: usize, wall: bool) -> Option<PairSlot> {
+        match self {
+            PackedSlots::Whole(s) => s.get(k).copied(),
+            PackedSlots::Far(s) => s.get(k).map(|f| f.slot(wall)),
+        }
+    }
+}
+
+/// The slot of neighbour-list record `r` (a wall contact's where `wall`): `None` for a record
+/// out of contact (or a missing one), which has no slot.
+pub fn slot_of(r: u32, nbr_slot: &[u32], slots: PackedSlots<'_>, wall: bool) -> Option<PairSlot> {
     let a = *nbr_slot.get(r as usize)?;
-    slots.get((a as usize).checked_sub(1)?)
+    slots.get((a as usize).checked_sub(1)?, wall)
 }
 
 /// The slot of a pair out of contact.
-static NO_SLOT: PairSlot = PairSlot {
+const NO_SLOT: PairSlot = PairSlot {
     force: [0.0; 3],
     elastic: 0.0,
     torque1: [0.0; 3],
@@ -203,7 +225,7 @@ static NO_SLOT: PairSlot = PairSlot {
 
 /// A source's slots with their bodies: `(Some((i, j)), slot)` where `j` is a particle, or
 /// `-1 - w` for wall `w`.
-pub type SourcePairs<'a> = Box<dyn Iterator<Item = (Option<(u32, i64)>, &'a PairSlot)> + 'a>;
+pub type SourcePairs<'a> = Box<dyn Iterator<Item = (Option<(u32, i64)>, PairSlot)> + 'a>;
 
 /// The slots of every pair source of a state, with the neighbour list that names the first
 /// source's pairs (the other sources' pairs are fixed by the world).
@@ -218,7 +240,7 @@ pub struct SourceSlots<'a> {
     pub nbr_slot: &'a [u32],
     /// The packed slots of the neighbour list's records in contact, particle pairs' and walls'
     /// alike.
-    pub slots: &'a [PairSlot],
+    pub slots: PackedSlots<'a>,
     pub fixed_slots: &'a [PairSlot],
     /// The walls as they stand.
     pub walls: &'a [crate::gpu_types::Wall],
@@ -232,25 +254,25 @@ impl<'a> SourceSlots<'a> {
     /// pair through its record, in record order (a zero slot out of contact).
     pub fn pairs(&self, s: SourceKind, world: &'a World) -> SourcePairs<'a> {
         let (active, packed) = (self.nbr_slot, self.slots);
-        let slots = move |r: u32| slot_of(r, active, packed).unwrap_or(&NO_SLOT);
+        let slots = move |r: u32, wall| slot_of(r, active, packed, wall).unwrap_or(NO_SLOT);
         let n = world.particles.len() as u32;
         let entries = records(self.pair_start, self.pair_j);
         match s {
             SourceKind::Neighbour => Box::new(
                 entries
                     .filter(move |&(_, _, j)| j < n)
-                    .map(move |(i, r, j)| (Some((i, j as i64)), slots(r))),
+                    .map(move |(i, r, j)| (Some((i, j as i64)), slots(r, false))),
             ),
             SourceKind::Wall => Box::new(
                 entries
                     .filter(move |&(_, _, j)| j >= n)
-                    .map(move |(i, r, j)| (Some((i, -1 - (j - n) as i64)), slots(r))),
+                    .map(move |(i, r, j)| (Some((i, -1 - (j - n) as i64)), slots(r, true))),
             ),
             SourceKind::Fixed => Box::new(
                 self.fixed_slots
                     .iter()
                     .zip(&world.fixed_pairs)
-                    .map(|(sl, &[i, j])| (Some((i, j as i64)), sl)),
+                    .map(|(sl, &[i, j])| (Some((i, j as i64)), *sl)),
             ),
         }
     }
@@ -314,7 +336,7 @@ pub fn contact_records(
     for src in SourceKind::ALL {
         for (pair, s) in slots.pairs(src, world) {
             let Some((i, j)) = pair else { continue };
-            if !slot_active(s) {
+            if !slot_active(&s) {
                 continue;
             }
             let a = pos[i as usize];

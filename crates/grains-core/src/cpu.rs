@@ -9,12 +9,12 @@
 
 use crate::backend::{
     contact_records, count_contacts, energy_report, Backend, ContactCount, ContactRecord, Counters,
-    EnergyReport, Fault, Snapshot, SourceSlots,
+    EnergyReport, Fault, PackedSlots, Snapshot, SourceSlots,
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::a3;
-use crate::kernels::passes::gather::{gather_fixed, gather_records, kahan_add, GatherSlots};
+use crate::kernels::passes::gather::{gather_fixed, gather_head, kahan_add, GatherSlots};
 use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
 use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
@@ -30,7 +30,7 @@ use crate::kernels::resolvers::sphere_plane::sphere_plane_overlap;
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_apart_by;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
-use crate::kernels::sources::neighbour::SlotRegion;
+use crate::kernels::sources::neighbour::{FarSlot, OwnSums, SlotRegion};
 use crate::kernels::sources::{SourceKind, SourceView};
 use crate::shapes::{IDENTITY, KIND_MEMBER};
 use crate::state::{stream_array, BackendState, StateHeader, StateSink};
@@ -352,10 +352,10 @@ fn fit<T: Clone + Default>(v: &mut Vec<T>, len: usize) {
 /// order, so the gather's sums and the bits are the same.
 #[allow(clippy::too_many_arguments)]
 fn relay_slots(
-    slots: &mut Vec<PairSlot>,
+    slots: &mut Vec<FarSlot>,
     history: &mut Vec<f32>,
     base: &mut Vec<u32>,
-    spill: &mut [(Vec<PairSlot>, Vec<f32>)],
+    spill: &mut [(Vec<FarSlot>, Vec<f32>)],
     used: &[usize],
     stride: usize,
     nbr_slot: &mut [u32],
@@ -365,7 +365,7 @@ fn relay_slots(
     let kept: Vec<usize> = (0..used.len())
         .map(|b| used[b].min((base[b + 1] - base[b]) as usize))
         .collect();
-    let spilled: Vec<&[PairSlot]> = spill.iter().map(|s| &s.0[..]).collect();
+    let spilled: Vec<&[FarSlot]> = spill.iter().map(|s| &s.0[..]).collect();
     relay_in_place(slots, 1, base, &new_base, &kept, &spilled);
     let spilled: Vec<&[f32]> = spill.iter().map(|s| &s.1[..]).collect();
     relay_in_place(history, stride, base, &new_base, &kept, &spilled);
@@ -389,6 +389,26 @@ fn shift_flags(nbr_slot: &mut [u32], pair_start: &[u32], old: &[u32], new: &[u32
         });
 }
 
+/// Store the owner's side the sweep summed for particle `k` of a contact block, if it summed
+/// any record: force and torque in the particle's `force` and `torque`, the damping and
+/// friction dissipation in their `w`, and bit `k` of the block's `mask`. The gather starts
+/// from them (`owns`) and stores the particle's totals over them.
+#[inline(always)]
+fn take_own(
+    own: &mut OwnSums,
+    k: usize,
+    force: &mut [[f32; 4]],
+    torque: &mut [[f32; 4]],
+    mask: &mut u64,
+) {
+    if own.any {
+        force[k] = own.force.extend(own.damping).to_array();
+        torque[k] = own.torque.extend(own.friction).to_array();
+        *mask |= 1 << k;
+        *own = OwnSums::default();
+    }
+}
+
 /// The CPU backend's state.
 pub struct CpuBackend {
     pub world: World,
@@ -410,9 +430,10 @@ pub struct CpuBackend {
     /// (particle pairs and walls alike), laid out as `slots`: last step's, which the flags name,
     /// until each contact block writes this step's over its own region.
     pub history: Vec<f32>,
-    /// The slots of the records in contact, in record order within each contact block's region
+    /// What is kept of the slots of the records in contact ([`FarSlot`]: the owner's side is
+    /// summed in the sweep, see `owns`), in record order within each contact block's region
     /// (`slot_base`); the slots between a block's last and the next region are unused.
-    pub slots: Vec<PairSlot>,
+    pub slots: Vec<FarSlot>,
     /// Per record: 0 out of contact, else 1 + its slot in `slots` (`contact`'s flag).
     pub nbr_slot: Vec<u32>,
     /// Per record: where the sweep last found the spheres clearly apart, in [`ApartSkip`]
@@ -437,7 +458,11 @@ pub struct CpuBackend {
     slot_base: Vec<u32>,
     /// Each contact block's slots and history beyond its region, in a sweep it outgrew it
     /// (empty otherwise).
-    spill: Vec<(Vec<PairSlot>, Vec<f32>)>,
+    spill: Vec<(Vec<FarSlot>, Vec<f32>)>,
+    /// Per contact block, a bit per particle: whether this step's sweep left the particle's
+    /// own side of its records in contact summed in its `force` and `torque` (their `w` the
+    /// damping and friction dissipation), from which its gather starts.
+    owns: Vec<u64>,
     /// How many times the slot regions were laid out anew after a sweep.
     slot_relays: u64,
     /// Per-fixed-pair history records, `table.fixed_history_stride` words each.
@@ -700,6 +725,7 @@ impl CpuBackend {
             apart_skips: true,
             slot_base: Vec::new(),
             spill: Vec::new(),
+            owns: Vec::new(),
             slot_relays: 0,
             fixed_history: vec![0.0; nf * world.table.fixed_history_stride],
             fixed_slots: vec![PairSlot::default(); nf],
@@ -767,7 +793,19 @@ impl CpuBackend {
         let t = &b.world.table;
         b.history = restride(s.history, t.nbr_history_stride, t.nbr_history_words);
         b.list = NeighbourList::from_full(s.nbr_start, s.nbr_j, s.nbr_pair);
-        b.slots = s.slots;
+        // What the CPU keeps of each slot, which the state's flags name.
+        let n = b.pos.len() as u32;
+        let mut far = vec![FarSlot::default(); s.slots.len()];
+        for (r, &a) in s.nbr_slot.iter().enumerate() {
+            let k = (a as usize).wrapping_sub(1);
+            if let (Some(slot), Some(f), Some(&q)) =
+                (s.slots.get(k), far.get_mut(k), b.list.pair_j.get(r))
+            {
+                *f = FarSlot::of(slot, q >= n);
+            }
+        }
+        drop(s.slots);
+        b.slots = far;
         b.nbr_slot = s.nbr_slot;
         b.fixed_history = s.fixed_history;
         b.fixed_slots = s.fixed_slots;
@@ -1091,133 +1129,158 @@ impl CpuBackend {
             let total = self.slot_base[nb] as usize;
             fit(&mut self.slots, total);
             fit(&mut self.history, total * stride);
+            if self.owns.len() != nb {
+                self.owns = vec![0; nb];
+            }
             let base = &self.slot_base;
+            let own_sums = self
+                .force
+                .chunks_mut(CONTACT_BLOCK)
+                .zip(self.torque.chunks_mut(CONTACT_BLOCK))
+                .zip(self.owns.iter_mut());
             let blocks: Vec<_> = regions(&mut self.slots, base, 1)
                 .into_iter()
                 .zip(regions(&mut self.history, base, stride))
                 .zip(self.spill.iter_mut())
                 .zip(record_blocks(&mut self.nbr_slot, 1, pair_start))
                 .zip(record_blocks(&mut self.apart, 1, pair_start))
+                .zip(own_sums)
                 .enumerate()
                 .collect();
             let used: Vec<usize> = blocks
                 .into_par_iter()
                 .with_max_len(SWEEP_TASK_BLOCKS)
-                .map_init(Vec::new, |copy, (b, ((((s, h), spill), a), apart))| {
-                    // The flags name last step's history in the block's own region, which the
-                    // block now writes this step's into: it reads a copy (one task's scratch),
-                    // so the history is held once, not in a second whole array.
-                    copy.clear();
-                    copy.extend_from_slice(h);
-                    let history_in = &copy[..];
-                    let mut region = SlotRegion {
-                        base: base[b],
-                        slots: s,
-                        history: h,
-                        used: 0,
-                        spill,
-                    };
-                    let first = b * CONTACT_BLOCK;
-                    let r0 = pair_start[first] as usize;
-                    let mut p = first;
-                    let mut k = 0;
-                    while k < a.len() {
-                        // Marked only while inactive and apart: still apart, as `ApartSkip`
-                        // shows, without reading the partner. On a gas or a falling bed most
-                        // records are, so the marks are read sixteen at a time (their least
-                        // against the bound), and a record's owner is found only for a record
-                        // tested.
-                        if let Some(m) = apart.get(k..k + 16) {
-                            if skip.skips(m.iter().copied().fold(u8::MAX, u8::min)) {
-                                k += 16;
+                .map_init(
+                    Vec::new,
+                    |copy, (b, (((((s, h), spill), a), apart), own))| {
+                        let ((force, torque), owns) = own;
+                        // The flags name last step's history in the block's own region, which the
+                        // block now writes this step's into: it reads a copy (one task's scratch),
+                        // so the history is held once, not in a second whole array.
+                        copy.clear();
+                        copy.extend_from_slice(h);
+                        let history_in = &copy[..];
+                        let mut region = SlotRegion {
+                            base: base[b],
+                            slots: s,
+                            history: h,
+                            used: 0,
+                            spill,
+                            own: OwnSums::default(),
+                            wall: false,
+                        };
+                        let first = b * CONTACT_BLOCK;
+                        let r0 = pair_start[first] as usize;
+                        let mut p = first;
+                        // The particle whose records `region.own` sums, and the block's bits of
+                        // particles whose sums were taken.
+                        let (mut owner, mut mask) = (first, 0u64);
+                        let mut k = 0;
+                        while k < a.len() {
+                            // Marked only while inactive and apart: still apart, as `ApartSkip`
+                            // shows, without reading the partner. On a gas or a falling bed most
+                            // records are, so the marks are read sixteen at a time (their least
+                            // against the bound), and a record's owner is found only for a record
+                            // tested.
+                            if let Some(m) = apart.get(k..k + 16) {
+                                if skip.skips(m.iter().copied().fold(u8::MAX, u8::min)) {
+                                    k += 16;
+                                    continue;
+                                }
+                            }
+                            if skip.skips(apart[k]) {
+                                k += 1;
                                 continue;
                             }
-                        }
-                        if skip.skips(apart[k]) {
-                            k += 1;
-                            continue;
-                        }
-                        let r = r0 + k;
-                        while pair_start[p + 1] as usize <= r {
-                            p += 1;
-                        }
-                        let q = pair_j[r] as usize;
-                        'record: {
-                            if let Some(gap) = idle_by(p, q, a[k]) {
-                                apart[k] = skip.mark(gap);
-                                break 'record;
+                            let r = r0 + k;
+                            while pair_start[p + 1] as usize <= r {
+                                p += 1;
                             }
-                            apart[k] = 0;
-                            // The record as a one-record list: the sources' own `source_pair`.
-                            let (owner, pair_i, pair_j) = (p as u32, &[p as u32], &[q as u32]);
-                            let (view, src) = if q < n {
-                                let view = SourceView::Neighbour { pair_i, pair_j };
-                                (view, SourceKind::Neighbour)
-                            } else {
-                                let view = SourceView::Wall {
-                                    walls,
-                                    owner,
-                                    pair_j,
-                                };
-                                (view, SourceKind::Wall)
-                            };
-                            let (map, params) = (t.chain_map(src), t.params_of(src));
-                            let pr = view.pair(0, bodies.step, material);
-                            if pr.owns == 0 {
-                                break 'record;
+                            if p != owner {
+                                take_own(&mut region.own, owner - first, force, torque, &mut mask);
+                                owner = p;
                             }
-                            let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
-                                break 'record;
-                            };
-                            // An inactive record clearly beyond its own chain's reach, of two
-                            // spheres or of a sphere and a still plane: `evaluate` would find it
-                            // out of reach and write nothing, so it is marked as `idle_by`'s are.
-                            if a[k] == 0 {
-                                let x = pos[p];
-                                let gap = match chain.spec.resolver {
-                                    ResolverKind::SphereSphere => sphere_sphere_apart_by(
-                                        x,
-                                        pos[q],
-                                        bodies.domain,
-                                        chain.range,
-                                    ),
-                                    ResolverKind::SpherePlane => {
-                                        let w = &walls[pr.q as usize];
-                                        let o = sphere_plane_overlap(x, w);
-                                        skip.plane_gap(o, chain.range, x[3], w)
-                                    }
-                                    _ => None,
-                                };
-                                if let Some(gap) = gap {
+                            let q = pair_j[r] as usize;
+                            'record: {
+                                if let Some(gap) = idle_by(p, q, a[k]) {
                                     apart[k] = skip.mark(gap);
                                     break 'record;
                                 }
+                                apart[k] = 0;
+                                // The record as a one-record list: the sources' own `source_pair`.
+                                let (owner, pair_i, pair_j) = (p as u32, &[p as u32], &[q as u32]);
+                                let (view, src) = if q < n {
+                                    let view = SourceView::Neighbour { pair_i, pair_j };
+                                    (view, SourceKind::Neighbour)
+                                } else {
+                                    let view = SourceView::Wall {
+                                        walls,
+                                        owner,
+                                        pair_j,
+                                    };
+                                    (view, SourceKind::Wall)
+                                };
+                                let (map, params) = (t.chain_map(src), t.params_of(src));
+                                let pr = view.pair(0, bodies.step, material);
+                                if pr.owns == 0 {
+                                    break 'record;
+                                }
+                                let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
+                                    break 'record;
+                                };
+                                // An inactive record clearly beyond its own chain's reach, of two
+                                // spheres or of a sphere and a still plane: `evaluate` would find it
+                                // out of reach and write nothing, so it is marked as `idle_by`'s are.
+                                if a[k] == 0 {
+                                    let x = pos[p];
+                                    let gap = match chain.spec.resolver {
+                                        ResolverKind::SphereSphere => sphere_sphere_apart_by(
+                                            x,
+                                            pos[q],
+                                            bodies.domain,
+                                            chain.range,
+                                        ),
+                                        ResolverKind::SpherePlane => {
+                                            let w = &walls[pr.q as usize];
+                                            let o = sphere_plane_overlap(x, w);
+                                            skip.plane_gap(o, chain.range, x[3], w)
+                                        }
+                                        _ => None,
+                                    };
+                                    if let Some(gap) = gap {
+                                        apart[k] = skip.mark(gap);
+                                        break 'record;
+                                    }
+                                }
+                                region.wall = q >= n;
+                                (chain.evaluate)(
+                                    &pr,
+                                    chain,
+                                    bodies,
+                                    params,
+                                    t.params_stride,
+                                    SlotSink::Packed {
+                                        region: &mut region,
+                                        history_in,
+                                        stride,
+                                    },
+                                    &mut a[k],
+                                )
                             }
-                            (chain.evaluate)(
-                                &pr,
-                                chain,
-                                bodies,
-                                params,
-                                t.params_stride,
-                                SlotSink::Packed {
-                                    region: &mut region,
-                                    history_in,
-                                    stride,
-                                },
-                                &mut a[k],
-                            )
-                        }
-                        // The gather reads only the records of particles flagged here.
-                        if a[k] != 0 {
-                            touched[p].store(IN_CONTACT, Ordering::Relaxed);
-                            if q < n {
-                                touched[q].store(IN_CONTACT, Ordering::Relaxed);
+                            // The gather reads only the records of particles flagged here.
+                            if a[k] != 0 {
+                                touched[p].store(IN_CONTACT, Ordering::Relaxed);
+                                if q < n {
+                                    touched[q].store(IN_CONTACT, Ordering::Relaxed);
+                                }
                             }
+                            k += 1;
                         }
-                        k += 1;
-                    }
-                    region.used
-                })
+                        take_own(&mut region.own, owner - first, force, torque, &mut mask);
+                        *owns = mask;
+                        region.used
+                    },
+                )
                 .collect();
             let caps = self.slot_base.windows(2).map(|w| (w[1] - w[0]) as usize);
             let outgrown = used.iter().zip(caps).any(|(&u, c)| u > c);
@@ -1265,8 +1328,10 @@ impl CpuBackend {
                 });
         }
         let (step, list) = (&self.step, &self.list);
+        let (far, nbr_slot, owns) = (&self.slots, &self.nbr_slot, &self.owns);
+        // The fixed pairs' slots; the list's are read through `far`.
         let sums = GatherSlots {
-            slots: &self.slots,
+            slots: &[],
             nbr_slot: &self.nbr_slot,
             fixed_start: &self.fixed_start,
             fixed_entry: &self.fixed_entry,
@@ -1304,7 +1369,6 @@ impl CpuBackend {
                   x: &mut [f32; 4],
                   c: &mut [f32; 4]|
                  -> DriftBits {
-                    let partner = |r| list.pair_j[r as usize];
                     // A particle the sweep did not flag has none of its records in contact: it
                     // sums its fixed pairs alone, in the same order, so the same bits.
                     let flags = if swept {
@@ -1313,9 +1377,26 @@ impl CpuBackend {
                         IN_CONTACT
                     };
                     let (fv, tv) = if flags & IN_CONTACT != 0 {
+                        // From the owner's side the sweep summed over the particle's records,
+                        // as the twin's gather sums them, then the head's.
+                        let block = gid / CONTACT_BLOCK;
+                        let summed = swept && owns[block] >> (gid % CONTACT_BLOCK) & 1 != 0;
+                        let (f0, t0, damp, fric) = if summed {
+                            let (a, b) = (*f, *t);
+                            (a3(a), a3(b), a[3], b[3])
+                        } else {
+                            (glam::Vec3A::ZERO, glam::Vec3A::ZERO, 0.0, 0.0)
+                        };
                         let head = &list.head_pair[list.head(gid)];
-                        let own = list.records(gid);
-                        let ft = gather_records(gid, step, head, own, partner, &sums, f, t, d);
+                        let slot = |k: usize| {
+                            let s = &far[k];
+                            (
+                                glam::Vec3A::from_array(s.force),
+                                glam::Vec3A::from_array(s.torque),
+                            )
+                        };
+                        let (fh, th) = gather_head(head, nbr_slot, (f0, t0), slot);
+                        let ft = gather_fixed(gid, step, &sums, (fh, th, damp, fric), f, t, d);
                         if swept {
                             touched[gid].store(NOT_IDLE, Ordering::Relaxed);
                         }
@@ -1463,6 +1544,11 @@ impl CpuBackend {
         if self.walls_move {
             let (step, walls, pos) = (&self.step, &self.walls, &self.pos);
             let (slots, nbr_slot) = (&self.slots, &self.nbr_slot);
+            // A wall's kept slot holds the particle's torque.
+            let slot = |a: u32| {
+                let s = &slots[a as usize - 1];
+                (s.force, s.torque)
+            };
             let list = &self.list;
             self.wall_work
                 .par_iter_mut()
@@ -1474,7 +1560,7 @@ impl CpuBackend {
                         walls,
                         list.records(gid).map(|r| (list.pair_j[r as usize], r)),
                         nbr_slot,
-                        slots,
+                        slot,
                         pos,
                         a,
                     )
@@ -1543,7 +1629,7 @@ impl CpuBackend {
             pair_start: &self.list.pair_start,
             pair_j: &self.list.pair_j,
             nbr_slot: &self.nbr_slot,
-            slots: &self.slots,
+            slots: PackedSlots::Far(&self.slots),
             fixed_slots: &self.fixed_slots,
             walls: &self.walls,
             shell_forces: &self.shell_forces,
@@ -1713,7 +1799,7 @@ impl Backend for CpuBackend {
             &self.list.pair_start,
             &self.list.pair_j,
             &self.nbr_slot,
-            &self.slots,
+            PackedSlots::Far(&self.slots),
         )
     }
 
@@ -1769,6 +1855,7 @@ impl Backend for CpuBackend {
                 + b(&self.apart)
                 + b(&self.touched)
                 + b(&self.slots)
+                + b(&self.owns)
                 + b(&self.fixed_slots)
                 + b(&self.walls)
                 + b(&self.wall_work)
@@ -1849,6 +1936,12 @@ impl Backend for CpuBackend {
             &self.history,
             t.nbr_history_words,
         );
+        // The slots as a state holds them, from what is kept of each (`FarSlot::slot`).
+        let n = self.pos.len() as u32;
+        let walls = (nbr_slot.iter().zip(&self.list.pair_j))
+            .filter(|(&a, _)| a != 0)
+            .map(|(_, &q)| q >= n);
+        let slots: Vec<PairSlot> = slots.iter().zip(walls).map(|(f, w)| f.slot(w)).collect();
         // The state holds the device's records, padded to whole vec4s.
         let history = restride(history, t.nbr_history_words, t.nbr_history_stride);
         let (nbr_j, nbr_pair) = self.list.to_full();
@@ -1943,7 +2036,13 @@ impl Backend for CpuBackend {
             })
         });
         stream_array(sink, "history", contacts * stride, history)?;
-        let slots = in_contact().map(|k| self.slots.get(k).copied().unwrap_or_default());
+        let n = n as u32;
+        let slots = (flags.iter().zip(&l.pair_j))
+            .filter(|(&a, _)| a != 0)
+            .map(|(&a, &q)| {
+                let kept = self.slots.get(a as usize - 1);
+                kept.map_or(PairSlot::default(), |f| f.slot(q >= n))
+            });
         stream_array(sink, "slots", contacts, slots)?;
         whole(sink, "fixed_history", &self.fixed_history)?;
         whole(sink, "fixed_slots", &self.fixed_slots)?;

@@ -491,12 +491,12 @@ impl BackendState {
 /// holds them: a backend may place them in any order (the GPU's contact passes take them in the
 /// order their invocations run). `nbr_slot` is renumbered in place; `slots` and `history`
 /// (`stride` words per record) are the backend's arrays.
-pub fn packed_slots(
+pub fn packed_slots<T: Copy + Default>(
     nbr_slot: &mut [u32],
-    slots: &[PairSlot],
+    slots: &[T],
     history: &[f32],
     stride: usize,
-) -> (Vec<PairSlot>, Vec<f32>) {
+) -> (Vec<T>, Vec<f32>) {
     let mut out = Vec::with_capacity(slots.len());
     let mut hist = Vec::with_capacity(history.len());
     for a in nbr_slot.iter_mut().filter(|a| **a != 0) {

@@ -401,12 +401,13 @@ impl GpuMemoryParts {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CpuMemoryParts {
     /// The per-particle arrays: the state's, the world's (material, mass, inertia, shape) and
-    /// the sweep's flag of particles in contact.
+    /// the sweep's flags of particles in contact and of owners whose side it summed.
     pub particles: u64,
     /// The neighbour list as the CPU keeps it: a word per entry, the starts, and per record
     /// its flag and the sweep's mark.
     pub list: u64,
-    /// The slots and history of the records in contact, with their regions' margin.
+    /// What is kept of the slots of the records in contact (`FarSlot`) and their history,
+    /// with their regions' margin.
     pub contacts: u64,
     /// Walls, bonds, shells and the broad phase's cells.
     pub other: u64,
@@ -445,15 +446,18 @@ impl CpuMemoryModel {
         let n = sizes.particles;
         let of =
             |keep: &dyn Fn(Extent) -> bool| grains_core::state::state_bytes_where(&sizes, keep);
-        let slot = std::mem::size_of::<grains_core::gpu_types::PairSlot>();
+        // What the CPU keeps of a slot (the owner's side is summed in its sweep).
+        let slot = std::mem::size_of::<grains_core::kernels::sources::neighbour::FarSlot>();
         // The regions hold `1 / SLOT_MARGIN` more than the contacts and four more slots per
         // block of `CONTACT_BLOCK` particles (`slot_capacity`).
         let margin = contacts / grains_core::cpu::SLOT_MARGIN
             + 4 * n.div_ceil(grains_core::cpu::CONTACT_BLOCK);
         let neighbour = SourceKind::Neighbour;
         CpuMemoryParts {
+            // And per contact block, the sweep's bits of owners whose side it summed.
             particles: of(&|e| e == Extent::Particles || e == Extent::ParticlesIfTurning)
-                + n as u64 * (CPU_WORLD_BYTES_PER_PARTICLE + 1),
+                + n as u64 * (CPU_WORLD_BYTES_PER_PARTICLE + 1)
+                + 8 * n.div_ceil(grains_core::cpu::CONTACT_BLOCK) as u64,
             // The CPU keeps each pair once (`grains_core::cpu::NeighbourList`): a record's
             // partner or a reference to the partner's record per entry and the records' starts
             // beside the state's entry starts and flags, where the state's full list has each
@@ -461,8 +465,8 @@ impl CpuMemoryModel {
             // pairs found apart.
             list: (4 * entries + 4 * (n + 1) + records) as u64
                 + of(&|e| e == Extent::ParticlesPlusOne || e == Extent::Slots(neighbour)),
-            contacts: of(&|e| e == Extent::Contacts || e == Extent::History(neighbour))
-                + (margin * (slot + self.history)) as u64,
+            contacts: of(&|e| e == Extent::History(neighbour))
+                + ((contacts + margin) * slot + margin * self.history) as u64,
             other: of(&|e| {
                 !matches!(
                     e,

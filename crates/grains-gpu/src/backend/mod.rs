@@ -1079,7 +1079,8 @@ impl Backend for GpuBackend {
         let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
         let (pair_start, pair_j) = self.read_records();
         let (nbr_slot, slots, _) = self.read_packed(false);
-        grains_core::backend::wall_loads(&walls, &pos, &pair_start, &pair_j, &nbr_slot, &slots)
+        let slots = grains_core::backend::PackedSlots::Whole(&slots);
+        grains_core::backend::wall_loads(&walls, &pos, &pair_start, &pair_j, &nbr_slot, slots)
     }
 
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {
@@ -1250,7 +1251,7 @@ impl ReadSlots {
             pair_start: &self.pair_start,
             pair_j: &self.pair_j,
             nbr_slot: &self.nbr_slot,
-            slots: &self.slots,
+            slots: grains_core::backend::PackedSlots::Whole(&self.slots),
             fixed_slots: &self.fixed_slots,
             shell_forces: &self.shell_forces,
             shell_volumes: &self.shell_volumes,

@@ -1,17 +1,20 @@
 //! Per-particle gather of pair slots. WGSL twin: `shaders/passes/gather.wgsl`.
 //!
-//! Sums the slots a particle takes part in: its neighbour-list entries in list order (other
-//! particles, then the walls near it, the entries `n_particles + w`), each through its pair's
-//! record and the record's packed slot (`nbr_slot`, 0 for a pair out of contact, which has
-//! none), then its fixed pairs: no float atomics, so the totals are bitwise reproducible.
-//! The list keeps each pair once: the head of a particle's range (partners below it) reaches
-//! the partners' records through `head_pair` (from `nbr_start[gid] - pair_start[gid]`); the
-//! tail it owns is its own records, consecutive from `pair_start[gid]`, read in order, and
-//! their partners (`pair_j`) only for a record in contact (a wall's side). Most candidates are
-//! out of contact: this reads 4 bytes for an owned one and 8 for the other side's. Each side of a pair
-//! books half of the pair's dissipation; walls give all of theirs to the particle. Dissipation
-//! accumulates over the run with Kahan compensation (`acc = [damping, its compensation,
-//! friction, its compensation]`) because single increments are tiny against the running total.
+//! Sums the slots a particle takes part in, each through its pair's record and the record's
+//! packed slot (`nbr_slot`, 0 for a pair out of contact, which has none): first the records it
+//! owns (partners above it, then the walls near it, `n_particles + w`), consecutive from
+//! `pair_start[gid]`, in order; then the head of its range (partners below it), the partners'
+//! records through `head_pair` (from `nbr_start[gid] - pair_start[gid]`); then its fixed
+//! pairs: no float atomics, so the totals are bitwise reproducible. Most candidates are out of
+//! contact: this reads 4 bytes for an owned one and 8 for the other side's.
+//!
+//! A neighbour-list pair's dissipation is booked to its owner (the lower particle, or the
+//! particle of a wall contact), and the own records come first, so that the CPU backend can sum
+//! each owner's side in its contact sweep and keep of each slot only what the head reads
+//! (`FarSlot`, [`crate::kernels::sources::neighbour`]): the same operations in the same order.
+//! A fixed pair's is booked half to each side. Dissipation accumulates over the run with Kahan
+//! compensation (`acc = [damping, its compensation, friction, its compensation]`) because
+//! single increments are tiny against the running total.
 
 use crate::gpu_types::{PairSlot, StepParams};
 use crate::kernels::a3;
@@ -34,7 +37,6 @@ pub fn gather(
     gid: usize,
     step: &StepParams,
     nbr_start: &[u32],
-    pair_j: &[u32],
     head_pair: &[u32],
     pair_start: &[u32],
     slots: &[PairSlot],
@@ -58,13 +60,11 @@ pub fn gather(
         fixed_slots,
     };
     let head = &head_pair[h0 as usize..(h0 + (end - start - own)) as usize];
-    let partner = |r| pair_j[r as usize];
     gather_records(
         gid,
         step,
         head,
         r0..r0 + own,
-        partner,
         &sums,
         force,
         torque,
@@ -83,11 +83,8 @@ pub struct GatherSlots<'a> {
     pub fixed_slots: &'a [PairSlot],
 }
 
-/// [`gather`] over particle `gid`'s records as they are found: `head`, the records of the pairs
-/// a partner below it owns (in list order), and `own`, its own records, whose partner
-/// (`partner(r)`, read only in contact; `n_particles + w` for wall `w`) tells a wall's side.
-/// The CPU backend, which keeps only these two of the list's arrays, sums through it too: the
-/// same values in the same order, so the same bits.
+/// [`gather`] over particle `gid`'s records as they are found: `own`, its own records, and
+/// `head`, the records of the pairs a partner below it owns (in list order).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn gather_records(
@@ -95,7 +92,6 @@ pub fn gather_records(
     step: &StepParams,
     head: &[u32],
     own: std::ops::Range<u32>,
-    partner: impl Fn(u32) -> u32,
     sums: &GatherSlots<'_>,
     force: &mut [f32; 4],
     torque: &mut [f32; 4],
@@ -105,25 +101,9 @@ pub fn gather_records(
     let mut t = Vec3A::ZERO;
     let mut damp = 0.0f32;
     let mut fric = 0.0f32;
-    let n = step.n_particles;
     let GatherSlots {
         slots, nbr_slot, ..
     } = *sums;
-    for &r in head {
-        if r == u32::MAX {
-            continue;
-        }
-        let a = nbr_slot[r as usize];
-        if a == 0 {
-            continue;
-        }
-        let s = &slots[a as usize - 1];
-        let [sf, _, st2] = slot_lanes(s);
-        f -= sf;
-        t += st2;
-        damp += 0.5 * s.damping_dissipated;
-        fric += 0.5 * s.friction_dissipated;
-    }
     for r in own {
         let a = nbr_slot[r as usize];
         if a == 0 {
@@ -133,11 +113,14 @@ pub fn gather_records(
         let [sf, st1, _] = slot_lanes(s);
         f += sf;
         t += st1;
-        // A wall gives the particle all of its dissipation, a particle pair half to each side.
-        let share = if partner(r) >= n { 1.0 } else { 0.5 };
-        damp += share * s.damping_dissipated;
-        fric += share * s.friction_dissipated;
+        damp += s.damping_dissipated;
+        fric += s.friction_dissipated;
     }
+    let far = |k: usize| {
+        let [sf, _, st2] = slot_lanes(&slots[k]);
+        (sf, st2)
+    };
+    let (f, t) = gather_head(head, nbr_slot, (f, t), far);
     gather_fixed(
         gid,
         step,
@@ -147,6 +130,31 @@ pub fn gather_records(
         torque,
         dissipated,
     )
+}
+
+/// The head's side of a particle's sums, added to `(f, t)`: for each record of `head` in
+/// contact, the force of its slot `far(k)` subtracted and its torque on body 2 added (`far`
+/// gives both for packed slot `k`). The pair's dissipation is its owner's.
+#[inline(always)]
+pub fn gather_head(
+    head: &[u32],
+    nbr_slot: &[u32],
+    (mut f, mut t): (Vec3A, Vec3A),
+    far: impl Fn(usize) -> (Vec3A, Vec3A),
+) -> (Vec3A, Vec3A) {
+    for &r in head {
+        if r == u32::MAX {
+            continue;
+        }
+        let a = nbr_slot[r as usize];
+        if a == 0 {
+            continue;
+        }
+        let (sf, st2) = far(a as usize - 1);
+        f -= sf;
+        t += st2;
+    }
+    (f, t)
 }
 
 /// A slot's force, torque on body 1 and torque on body 2, each as one vector (its w lane the

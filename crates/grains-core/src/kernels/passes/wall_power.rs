@@ -34,20 +34,25 @@ pub fn wall_power(
     work: &mut [f32; 2],
 ) {
     let range = pair_start[gid]..pair_start[gid + 1];
+    let slot = |a: u32| {
+        let s = &slots[a as usize - 1];
+        (s.force, s.torque1)
+    };
     wall_power_records(
         gid,
         step,
         walls,
         range.map(|r| (pair_j[r as usize], r)),
         nbr_slot,
-        slots,
+        slot,
         pos,
         work,
     )
 }
 
 /// [`wall_power`] over particle `gid`'s records as `(partner, record)` (a wall is partner
-/// `n_particles + w`).
+/// `n_particles + w`), `slot(a)` giving the force and the particle's torque of the slot a
+/// record's flag `a` names (the CPU backend keeps them in its `FarSlot`s).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn wall_power_records(
@@ -56,7 +61,7 @@ pub fn wall_power_records(
     walls: &[Wall],
     candidates: impl Iterator<Item = (u32, u32)>,
     nbr_slot: &[u32],
-    slots: &[PairSlot],
+    slot: impl Fn(u32) -> ([f32; 3], [f32; 3]),
     pos: &[[f32; 4]],
     work: &mut [f32; 2],
 ) {
@@ -78,10 +83,10 @@ pub fn wall_power_records(
         if a == 0 {
             continue;
         }
-        let s = &slots[a as usize - 1];
+        let (force, torque1) = slot(a);
         let om = v3(wall.omega);
         let v = v3(wall.velocity) + om.cross(x - v3(wall.center));
-        p += share * (v3(s.force).dot(v) + om.dot(v3(s.torque1)));
+        p += share * (v3(force).dot(v) + om.dot(v3(torque1)));
     }
     let (a, c) = kahan_add(work[0], work[1], p * step.dt, step.unit);
     *work = [a, c];
