@@ -237,7 +237,8 @@ pub const CONTACTS_PER_PARTICLE: usize = 3;
 /// laws are: the world's copy of the particle, every per-particle array of the state, and
 /// `ENTRIES_PER_PARTICLE` neighbour-list entries as the CPU keeps them (4 bytes each, the
 /// fewest of any backend) with `RECORDS_PER_PARTICLE` records and
-/// `CONTACTS_PER_PARTICLE` slots (history excluded, as it depends on the laws).
+/// `CONTACTS_PER_PARTICLE` slots as the CPU keeps them (history excluded, as it depends on the
+/// laws).
 pub fn memory_per_particle_at_least() -> u64 {
     use grains_core::kernels::sources::SourceKind;
     use grains_core::state::{Extent, STATE_ARRAYS};
@@ -249,7 +250,11 @@ pub fn memory_per_particle_at_least() -> u64 {
             // (below), fewer than any backend holds.
             Extent::Entries => 0,
             Extent::Slots(SourceKind::Neighbour) => a.elem * RECORDS_PER_PARTICLE,
-            Extent::Contacts => a.elem * CONTACTS_PER_PARTICLE,
+            // What the CPU keeps of a slot, the fewest bytes of any backend.
+            Extent::Contacts => {
+                std::mem::size_of::<grains_core::kernels::sources::neighbour::FarSlot>()
+                    * CONTACTS_PER_PARTICLE
+            }
             Extent::Slots(_) | Extent::History(_) => 0,
             Extent::ShellEdges | Extent::ShellEdgeNodes | Extent::Shells => 0,
             // A sphere keeps no orientation unless the scene asks.
@@ -422,6 +427,24 @@ impl CpuMemoryParts {
     }
 }
 
+/// What a CPU rebuild holds beyond the steps' arrays (bytes), at the largest of its three
+/// moments (`CpuBackend::rebuild`): the old list's pairs in contact kept (a partner and a flag,
+/// 8 bytes each, and a start per particle) once its head and marks are freed; then, the old
+/// list freed, the new records' partners and flags, the new starts and the particles' counts
+/// beside that; then the new head with a cursor per particle.
+fn rebuild_extra(entries: usize, records: usize, contacts: usize, n: usize) -> u64 {
+    let (e, r, c, n) = (entries as i64, records as i64, contacts as i64, n as i64);
+    let kept = 8 * c + 4 * n;
+    // The list the steps hold: a word per entry, two starts, a flag and a mark per record.
+    let list = 4 * e + 8 * n + 5 * r;
+    let old_head_and_marks = 4 * (e - r) + r;
+    let with_old = kept - old_head_and_marks;
+    let with_new = kept + 12 * n + 8 * r - list;
+    let scratch = (8 + CPU_REBUILD_SCRATCH_PER_PARTICLE as i64) * n + 4 * r - list + kept;
+    let head = 4 * n;
+    with_old.max(with_new).max(scratch).max(head).max(0) as u64
+}
+
 impl CpuMemoryModel {
     /// Bytes for a list of `entries` candidates (each pair from both sides, walls once),
     /// `records` of them pairs (each once) and `contacts` records in contact: the total of
@@ -430,10 +453,9 @@ impl CpuMemoryModel {
         self.parts(entries, records, contacts).total()
     }
 
-    /// [`CpuMemoryModel::at`] by what holds it. A rebuild holds for a moment the new records'
-    /// flags beside the old (4 bytes a record, less the byte of each record's mark it frees
-    /// first), a cursor per particle and, while it finds the candidates, the broad phase's
-    /// per-particle scratch; frames and checkpoints are written from the backend's own arrays.
+    /// [`CpuMemoryModel::at`] by what holds it. A rebuild holds, beyond the steps' arrays, at
+    /// most what [`rebuild_extra`] gives; frames and checkpoints are written from the
+    /// backend's own arrays.
     pub fn parts(&self, entries: usize, records: usize, contacts: usize) -> CpuMemoryParts {
         use grains_core::kernels::sources::SourceKind;
         use grains_core::state::Extent;
@@ -478,7 +500,7 @@ impl CpuMemoryModel {
                 ) && e != Extent::Slots(neighbour)
                     && e != Extent::History(neighbour)
             }) + self.cells,
-            rebuild: (3 * records + (4 + CPU_REBUILD_SCRATCH_PER_PARTICLE) * n) as u64,
+            rebuild: rebuild_extra(entries, records, contacts, n),
         }
     }
 }
