@@ -328,14 +328,15 @@ fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
     );
 }
 
-/// The CPU backend builds its list with each pair once in one pass (`pair_fill_owned`, then
-/// the heads by transposing the records) and sums and carries through its records
-/// (`gather_records`, `carried_flag`); the GPU builds it with the twins' passes: the cells, the
-/// counts and their scans, each particle's records (`pair_fill`) and each particle's head as
-/// its partners' records (`pair_record`), then gathers and carries through that. From the same
-/// positions the twins must build the very same list and find the very same bits: the
-/// gathered force and torque of every particle after a step, and every record's carried flag
-/// across a rebuild (walls, contacts in the box and pairs that moved apart alike).
+/// The CPU backend builds its list with each pair once (`pair_fill_owned`, then the heads by
+/// transposing the records) and sums and carries through its records (the owner's side in its
+/// sweep, `gather_head`, `carried_flag`); the GPU builds it with the twins' passes: the cells,
+/// the counts and their scans, each particle's records (`pair_fill`) and each particle's head
+/// as its partners' records (`pair_record`), then gathers and carries through that. From the
+/// same positions the twins must build the very same list and find the very same bits: the
+/// gathered force of every particle after a step (and its torque where the state's slots hold
+/// all of it), and every record's carried flag across a rebuild (walls, contacts in the box and
+/// pairs that moved apart alike).
 #[test]
 fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
     use grains_core::kernels::passes::cell_count::cell_count;
@@ -354,7 +355,7 @@ fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
         b.world.particles.shape.clone(),
         b.world.particles.shape_table(),
     );
-    let (mut carried, mut gathered) = (0, 0);
+    let (mut carried, mut gathered, mut torques) = (0, 0, 0);
     // The GPU's rebuild, pass by pass, at the backend's positions: the list's starts, each
     // record's owner and partner, and each head element's record.
     let build = |pos: &[[f32; 4]], walls: &[grains_core::gpu_types::Wall]| {
@@ -431,10 +432,12 @@ fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
         let start = b.list.nbr_start.clone();
         let pair_start = b.list.pair_start.clone();
         let (fixed_start, fixed_entry) = fixed_index(n, &b.world.fixed_pairs);
-        // The state's slots keep each pair's force (the CPU sums each owner's side in its
-        // sweep and keeps of a slot what the other side reads, so a state's slots have no
-        // owner's torque and no dissipation): the twin's gather of them gives the backend's
-        // force bit for bit. The torques are the GPU parity tests'.
+        // The state's slots keep each pair's force, body 2's torque and a wall contact's torque
+        // on its particle (the CPU sums each owner's side in its sweep and keeps of a slot
+        // what the other side reads, so a state's slots have no owner's torque of a particle
+        // pair): the twin's gather of them gives the backend's force bit for bit, and its
+        // torque where the particle owns no particle pair in contact. The other torques are
+        // the GPU parity tests'.
         let st = b.state();
         for gid in 0..n {
             let (mut f, mut t, mut d) = ([0.0; 4], [0.0; 4], [0.0; 4]);
@@ -458,6 +461,16 @@ fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
                 b.force[gid].map(f32::to_bits),
                 "force {gid}"
             );
+            let owns_pair = (pair_start[gid]..pair_start[gid + 1])
+                .any(|r| (b.list.pair_j[r as usize] as usize) < n && st.nbr_slot[r as usize] != 0);
+            if !owns_pair {
+                assert_eq!(
+                    t.map(f32::to_bits),
+                    b.torque[gid].map(f32::to_bits),
+                    "torque {gid}"
+                );
+                torques += (t != [0.0; 4]) as usize;
+            }
             gathered += (f != [0.0; 4]) as usize;
         }
         // The list the last rebuild built, against one built from the positions now: an extra
@@ -493,8 +506,8 @@ fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
         // The run goes on from here: an extra rebuild between steps, as a step's own.
     }
     assert!(
-        gathered > 100 && carried > 100,
-        "{gathered} forces, {carried} flags"
+        gathered > 100 && carried > 100 && torques > 10,
+        "{gathered} forces, {torques} torques, {carried} flags"
     );
 }
 
