@@ -1177,137 +1177,134 @@ impl CpuBackend {
             let used: Vec<usize> = blocks
                 .into_par_iter()
                 .with_max_len(SWEEP_TASK_BLOCKS)
-                .map_init(
-                    Vec::new,
-                    |copy, (b, (((((s, h), spill), a), apart), own))| {
-                        let ((force, torque), owns) = own;
-                        // The flags name last step's history in the block's own region, which the
-                        // block now writes this step's into: it reads a copy (one task's scratch),
-                        // so the history is held once, not in a second whole array.
-                        copy.clear();
-                        copy.extend_from_slice(h);
-                        let history_in = &copy[..];
-                        let mut region = SlotRegion {
-                            base: base[b],
-                            slots: s,
-                            history: h,
-                            used: 0,
-                            spill,
-                            own: OwnSums::default(),
-                            wall: false,
-                        };
-                        let first = b * CONTACT_BLOCK;
-                        let r0 = pair_start[first] as usize;
-                        let mut p = first;
-                        // The particle whose records `region.own` sums, and the block's bits of
-                        // particles whose sums were taken.
-                        let (mut owner, mut mask) = (first, 0u64);
-                        let mut k = 0;
-                        while k < a.len() {
-                            // Marked only while inactive and apart: still apart, as `ApartSkip`
-                            // shows, without reading the partner. On a gas or a falling bed most
-                            // records are, so the marks are read sixteen at a time (their least
-                            // against the bound), and a record's owner is found only for a record
-                            // tested.
-                            if let Some(m) = apart.get(k..k + 16) {
-                                if skip.skips(m.iter().copied().fold(u8::MAX, u8::min)) {
-                                    k += 16;
-                                    continue;
-                                }
-                            }
-                            if skip.skips(apart[k]) {
-                                k += 1;
+                .map_init(Vec::new, |copy, (b, block)| {
+                    let (((((s, h), spill), a), apart), ((force, torque), owns)) = block;
+                    // The flags name last step's history in the block's own region, which the
+                    // block now writes this step's into: it reads a copy (one task's scratch),
+                    // so the history is held once, not in a second whole array.
+                    copy.clear();
+                    copy.extend_from_slice(h);
+                    let history_in = &copy[..];
+                    let mut region = SlotRegion {
+                        base: base[b],
+                        slots: s,
+                        history: h,
+                        used: 0,
+                        spill,
+                        own: OwnSums::default(),
+                        wall: false,
+                    };
+                    let first = b * CONTACT_BLOCK;
+                    let r0 = pair_start[first] as usize;
+                    let mut p = first;
+                    // The particle whose records `region.own` sums, and the block's bits of
+                    // particles whose sums were taken.
+                    let (mut owner, mut mask) = (first, 0u64);
+                    let mut k = 0;
+                    while k < a.len() {
+                        // Marked only while inactive and apart: still apart, as `ApartSkip`
+                        // shows, without reading the partner. On a gas or a falling bed most
+                        // records are, so the marks are read sixteen at a time (their least
+                        // against the bound), and a record's owner is found only for a record
+                        // tested.
+                        if let Some(m) = apart.get(k..k + 16) {
+                            if skip.skips(m.iter().copied().fold(u8::MAX, u8::min)) {
+                                k += 16;
                                 continue;
                             }
-                            let r = r0 + k;
-                            while pair_start[p + 1] as usize <= r {
-                                p += 1;
+                        }
+                        if skip.skips(apart[k]) {
+                            k += 1;
+                            continue;
+                        }
+                        let r = r0 + k;
+                        while pair_start[p + 1] as usize <= r {
+                            p += 1;
+                        }
+                        if p != owner {
+                            take_own(&mut region.own, owner - first, force, torque, &mut mask);
+                            owner = p;
+                        }
+                        let q = pair_j[r] as usize;
+                        'record: {
+                            if let Some(gap) = idle_by(p, q, a[k]) {
+                                apart[k] = skip.mark(gap);
+                                break 'record;
                             }
-                            if p != owner {
-                                take_own(&mut region.own, owner - first, force, torque, &mut mask);
-                                owner = p;
+                            apart[k] = 0;
+                            // The record as a one-record list: the sources' own `source_pair`.
+                            let (owner, pair_i, pair_j) = (p as u32, &[p as u32], &[q as u32]);
+                            let (view, src) = if q < n {
+                                let view = SourceView::Neighbour { pair_i, pair_j };
+                                (view, SourceKind::Neighbour)
+                            } else {
+                                let view = SourceView::Wall {
+                                    walls,
+                                    owner,
+                                    pair_j,
+                                };
+                                (view, SourceKind::Wall)
+                            };
+                            let (map, params) = (t.chain_map(src), t.params_of(src));
+                            let pr = view.pair(0, bodies.step, material);
+                            if pr.owns == 0 {
+                                break 'record;
                             }
-                            let q = pair_j[r] as usize;
-                            'record: {
-                                if let Some(gap) = idle_by(p, q, a[k]) {
+                            let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
+                                break 'record;
+                            };
+                            // An inactive record clearly beyond its own chain's reach, of two
+                            // spheres or of a sphere and a still plane: `evaluate` would find it
+                            // out of reach and write nothing, so it is marked as `idle_by`'s are.
+                            if a[k] == 0 {
+                                let x = pos[p];
+                                let gap = match chain.spec.resolver {
+                                    ResolverKind::SphereSphere => sphere_sphere_apart_by(
+                                        x,
+                                        pos[q],
+                                        bodies.domain,
+                                        chain.range,
+                                    ),
+                                    ResolverKind::SpherePlane => {
+                                        let w = &walls[pr.q as usize];
+                                        let o = sphere_plane_overlap(x, w);
+                                        skip.plane_gap(o, chain.range, x[3], w)
+                                    }
+                                    _ => None,
+                                };
+                                if let Some(gap) = gap {
                                     apart[k] = skip.mark(gap);
                                     break 'record;
                                 }
-                                apart[k] = 0;
-                                // The record as a one-record list: the sources' own `source_pair`.
-                                let (owner, pair_i, pair_j) = (p as u32, &[p as u32], &[q as u32]);
-                                let (view, src) = if q < n {
-                                    let view = SourceView::Neighbour { pair_i, pair_j };
-                                    (view, SourceKind::Neighbour)
-                                } else {
-                                    let view = SourceView::Wall {
-                                        walls,
-                                        owner,
-                                        pair_j,
-                                    };
-                                    (view, SourceKind::Wall)
-                                };
-                                let (map, params) = (t.chain_map(src), t.params_of(src));
-                                let pr = view.pair(0, bodies.step, material);
-                                if pr.owns == 0 {
-                                    break 'record;
-                                }
-                                let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
-                                    break 'record;
-                                };
-                                // An inactive record clearly beyond its own chain's reach, of two
-                                // spheres or of a sphere and a still plane: `evaluate` would find it
-                                // out of reach and write nothing, so it is marked as `idle_by`'s are.
-                                if a[k] == 0 {
-                                    let x = pos[p];
-                                    let gap = match chain.spec.resolver {
-                                        ResolverKind::SphereSphere => sphere_sphere_apart_by(
-                                            x,
-                                            pos[q],
-                                            bodies.domain,
-                                            chain.range,
-                                        ),
-                                        ResolverKind::SpherePlane => {
-                                            let w = &walls[pr.q as usize];
-                                            let o = sphere_plane_overlap(x, w);
-                                            skip.plane_gap(o, chain.range, x[3], w)
-                                        }
-                                        _ => None,
-                                    };
-                                    if let Some(gap) = gap {
-                                        apart[k] = skip.mark(gap);
-                                        break 'record;
-                                    }
-                                }
-                                region.wall = q >= n;
-                                (chain.evaluate)(
-                                    &pr,
-                                    chain,
-                                    bodies,
-                                    params,
-                                    t.params_stride,
-                                    SlotSink::Packed {
-                                        region: &mut region,
-                                        history_in,
-                                        stride,
-                                    },
-                                    &mut a[k],
-                                )
                             }
-                            // The gather reads only the records of particles flagged here.
-                            if a[k] != 0 {
-                                touched[p].store(IN_CONTACT, Ordering::Relaxed);
-                                if q < n {
-                                    touched[q].store(IN_CONTACT, Ordering::Relaxed);
-                                }
-                            }
-                            k += 1;
+                            region.wall = q >= n;
+                            (chain.evaluate)(
+                                &pr,
+                                chain,
+                                bodies,
+                                params,
+                                t.params_stride,
+                                SlotSink::Packed {
+                                    region: &mut region,
+                                    history_in,
+                                    stride,
+                                },
+                                &mut a[k],
+                            )
                         }
-                        take_own(&mut region.own, owner - first, force, torque, &mut mask);
-                        *owns = mask;
-                        region.used
-                    },
-                )
+                        // The gather reads only the records of particles flagged here.
+                        if a[k] != 0 {
+                            touched[p].store(IN_CONTACT, Ordering::Relaxed);
+                            if q < n {
+                                touched[q].store(IN_CONTACT, Ordering::Relaxed);
+                            }
+                        }
+                        k += 1;
+                    }
+                    take_own(&mut region.own, owner - first, force, torque, &mut mask);
+                    *owns = mask;
+                    region.used
+                })
                 .collect();
             let caps = self.slot_base.windows(2).map(|w| (w[1] - w[0]) as usize);
             let outgrown = used.iter().zip(caps).any(|(&u, c)| u > c);
@@ -1570,12 +1567,7 @@ impl CpuBackend {
         }
         if self.walls_move {
             let (step, walls, pos) = (&self.step, &self.walls, &self.pos);
-            let (slots, nbr_slot) = (&self.slots, &self.nbr_slot);
-            // A wall's kept slot holds the particle's torque.
-            let slot = |a: u32| {
-                let s = &slots[a as usize - 1];
-                (s.force, s.torque)
-            };
+            let (slots, nbr_slot) = (PackedSlots::Far(&self.slots), &self.nbr_slot);
             let list = &self.list;
             self.wall_work
                 .par_iter_mut()
@@ -1587,7 +1579,7 @@ impl CpuBackend {
                         walls,
                         list.records(gid).map(|r| (list.pair_j[r as usize], r)),
                         nbr_slot,
-                        slot,
+                        slots,
                         pos,
                         a,
                     )
@@ -1651,6 +1643,15 @@ impl CpuBackend {
     }
 
     /// The slots of every pair source.
+    /// The slots of the records in contact as a state holds them, in record order, from what
+    /// is kept of each ([`FarSlot::slot`]).
+    fn state_slots(&self) -> impl Iterator<Item = PairSlot> + '_ {
+        let (n, slots) = (self.pos.len() as u32, PackedSlots::Far(&self.slots));
+        (self.nbr_slot.iter().zip(&self.list.pair_j))
+            .filter(|(&a, _)| a != 0)
+            .map(move |(&a, &q)| slots.get(a as usize - 1, q >= n).unwrap_or_default())
+    }
+
     fn source_slots(&self) -> SourceSlots<'_> {
         SourceSlots {
             pair_start: &self.list.pair_start,
@@ -1957,18 +1958,13 @@ impl Backend for CpuBackend {
         // In record order already after a step; not between a rebuild and the contact passes.
         let mut nbr_slot = self.nbr_slot.clone();
         let t = &self.world.table;
-        let (slots, history) = crate::state::packed_slots(
+        let slots: Vec<PairSlot> = self.state_slots().collect();
+        let (_, history) = crate::state::packed_slots(
             &mut nbr_slot,
             &self.slots,
             &self.history,
             t.nbr_history_words,
         );
-        // The slots as a state holds them, from what is kept of each (`FarSlot::slot`).
-        let n = self.pos.len() as u32;
-        let walls = (nbr_slot.iter().zip(&self.list.pair_j))
-            .filter(|(&a, _)| a != 0)
-            .map(|(_, &q)| q >= n);
-        let slots: Vec<PairSlot> = slots.iter().zip(walls).map(|(f, w)| f.slot(w)).collect();
         // The state holds the device's records, padded to whole vec4s.
         let history = restride(history, t.nbr_history_words, t.nbr_history_stride);
         let (nbr_j, nbr_pair) = self.list.to_full();
@@ -2063,14 +2059,7 @@ impl Backend for CpuBackend {
             })
         });
         stream_array(sink, "history", contacts * stride, history)?;
-        let n = n as u32;
-        let slots = (flags.iter().zip(&l.pair_j))
-            .filter(|(&a, _)| a != 0)
-            .map(|(&a, &q)| {
-                let kept = self.slots.get(a as usize - 1);
-                kept.map_or(PairSlot::default(), |f| f.slot(q >= n))
-            });
-        stream_array(sink, "slots", contacts, slots)?;
+        stream_array(sink, "slots", contacts, self.state_slots())?;
         whole(sink, "fixed_history", &self.fixed_history)?;
         whole(sink, "fixed_slots", &self.fixed_slots)?;
         whole(sink, "fixed_active", &self.fixed_active)?;

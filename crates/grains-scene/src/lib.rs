@@ -427,11 +427,12 @@ impl CpuMemoryParts {
     }
 }
 
-/// What a CPU rebuild holds beyond the steps' arrays (bytes), at the largest of its three
-/// moments (`CpuBackend::rebuild`): the old list's pairs in contact kept (a partner and a flag,
-/// 8 bytes each, and a start per particle) once its head and marks are freed; then, the old
-/// list freed, the new records' partners and flags, the new starts and the particles' counts
-/// beside that; then the new head with a cursor per particle.
+/// What a CPU rebuild holds beyond the steps' arrays (bytes), at the largest of its moments
+/// (`CpuBackend::rebuild`): the old list's pairs in contact kept (a partner and a flag, 8 bytes
+/// each, and a start per particle) once its head and marks are freed; then, the old list
+/// freed, the candidate search's per-particle scratch, counts and starts beside the new
+/// records' partners; then their flags and the entry starts; then the new head with a cursor
+/// per particle.
 fn rebuild_extra(entries: usize, records: usize, contacts: usize, n: usize) -> u64 {
     let (e, r, c, n) = (entries as i64, records as i64, contacts as i64, n as i64);
     let kept = 8 * c + 4 * n;

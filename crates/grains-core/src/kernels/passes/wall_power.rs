@@ -16,6 +16,7 @@
 //! a candidate of every particle), the tail of its records (`pair_start`, `pair_j`), their
 //! slots named by the records' flags (`nbr_slot`; a wall out of contact has none).
 
+use crate::backend::PackedSlots;
 use crate::gpu_types::{PairSlot, StepParams, Wall};
 use crate::kernels::passes::gather::kahan_add;
 use crate::kernels::{v3, v4xyz};
@@ -34,25 +35,21 @@ pub fn wall_power(
     work: &mut [f32; 2],
 ) {
     let range = pair_start[gid]..pair_start[gid + 1];
-    let slot = |a: u32| {
-        let s = &slots[a as usize - 1];
-        (s.force, s.torque1)
-    };
     wall_power_records(
         gid,
         step,
         walls,
         range.map(|r| (pair_j[r as usize], r)),
         nbr_slot,
-        slot,
+        PackedSlots::Whole(slots),
         pos,
         work,
     )
 }
 
 /// [`wall_power`] over particle `gid`'s records as `(partner, record)` (a wall is partner
-/// `n_particles + w`), `slot(a)` giving the force and the particle's torque of the slot a
-/// record's flag `a` names (the CPU backend keeps them in its `FarSlot`s).
+/// `n_particles + w`), over the slots as the backend keeps them (a wall contact's keeps its
+/// force and the particle's torque either way).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn wall_power_records(
@@ -61,7 +58,7 @@ pub fn wall_power_records(
     walls: &[Wall],
     candidates: impl Iterator<Item = (u32, u32)>,
     nbr_slot: &[u32],
-    slot: impl Fn(u32) -> ([f32; 3], [f32; 3]),
+    slots: PackedSlots<'_>,
     pos: &[[f32; 4]],
     work: &mut [f32; 2],
 ) {
@@ -83,10 +80,12 @@ pub fn wall_power_records(
         if a == 0 {
             continue;
         }
-        let (force, torque1) = slot(a);
+        let Some(s) = slots.get(a as usize - 1, true) else {
+            continue;
+        };
         let om = v3(wall.omega);
         let v = v3(wall.velocity) + om.cross(x - v3(wall.center));
-        p += share * (v3(force).dot(v) + om.dot(v3(torque1)));
+        p += share * (v3(s.force).dot(v) + om.dot(v3(s.torque1)));
     }
     let (a, c) = kahan_add(work[0], work[1], p * step.dt, step.unit);
     *work = [a, c];
