@@ -258,8 +258,10 @@ fn a_clump_pour_matches_on_both_backends() {
         "clump pour after 1000 steps: positions within {worst:e} m; up to {walls} wall contacts, spin up to {spin} rad/s"
     );
     assert!(walls > 0 && spin > 1.0, "no impact");
-    // f32 on both sides through impacts: 1e-6 m is a two-thousandth of a member's radius.
-    assert!(worst < 1e-6, "positions differ by {worst:e} m");
+    // f32 on both sides through impacts: 1e-5 m is a two-hundredth of a member's radius
+    // (measured: under 1e-6 m on lavapipe, 1.2e-6 m on an H100 under Vulkan, whose divisions
+    // and square roots round to a few ulp and whose compiler fuses multiply-adds).
+    assert!(worst < 1e-5, "positions differ by {worst:e} m");
 }
 
 #[test]
@@ -452,6 +454,8 @@ velocity = [0.0, 0.0, -1.0]
         eprintln!(
             "shapes resumed: up to {touching} contacts; GPU from the CPU's state within {d:e} m"
         );
-        assert!(d < 1e-7, "GPU resumed from a CPU state differs by {d} m");
+        // Rounding alone: under 1e-7 m on lavapipe, 4.9e-7 m on an H100 (Vulkan); 5e-6 m is
+        // a three-hundredth of the shapes' 1.5 mm radius.
+        assert!(d < 5e-6, "GPU resumed from a CPU state differs by {d} m");
     }
 }

@@ -654,7 +654,11 @@ fn scene_with_the_law_library() {
         &ctx,
         500,
         GpuOptions::default(),
-        (1e-5, 1e-3),
+        // Ten times the settling box's: its chains hold pow, exp and atan2 (EEPA, Gonthier,
+        // lubrication), which a conforming adapter rounds to several ulp where lavapipe gives
+        // the CPU's bits. Measured on an H100 (Vulkan): 3.3e-5 of the domain and 7.9e-3 of the
+        // top speed; a wrong law moves particles by their overlaps, about 1e-2 of the domain.
+        (1e-4, 3e-2),
     );
 }
 
@@ -1079,7 +1083,9 @@ fn slots_split_over_two_bindings_match_cpu() {
         &g.snapshot().pos,
         &c.world.domain,
     );
-    assert!(dx < 1e-9, "positions: {dx} m");
+    // A slot read from the wrong binding moves a sphere by its overlap (5e-6 m); rounding
+    // alone gave under 1e-9 m on lavapipe and on an H100 (Vulkan).
+    assert!(dx < 1e-8, "positions: {dx} m");
     let contacts = c.state().slots.len();
     assert!(contacts > 4 * 64, "slots well past the split: {contacts}");
     assert_packed_slots_match(&mut c, &mut g);
@@ -1089,16 +1095,26 @@ fn slots_split_over_two_bindings_match_cpu() {
     let mut r = GpuBackend::from_state_with_options(c.world.clone(), &ctx, &state, opts)
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(r.state() == state, "the state read back at step 41");
-    c.run(20);
+    // Runs on as the same state does unsplit, bit for bit: which binding a slot lives in
+    // changes no arithmetic. (Against the CPU, the 1%-compressed lattice's stiff contacts
+    // grow one-ulp differences: 1.4e-8 m in 20 steps on an H100.)
+    let whole = GpuOptions {
+        slot_chunk: 0,
+        ..opts
+    };
+    let mut u = GpuBackend::from_state_with_options(c.world.clone(), &ctx, &state, whole)
+        .unwrap_or_else(|e| panic!("{e}"));
     r.run(20);
-    let dx = max_pos_diff(
-        &c.snapshot().into_owned().pos,
-        &r.snapshot().pos,
-        &c.world.domain,
+    u.run(20);
+    let (rs, us) = (r.state(), u.state());
+    assert!(rs.pos == us.pos, "positions 20 steps after the resume");
+    assert!(rs == us, "the state 20 steps after the resume");
+    c.run(20);
+    assert_eq!(
+        c.contacts(),
+        r.contacts(),
+        "contacts 20 steps after the resume"
     );
-    assert!(dx < 1e-9, "positions 20 steps after the resume: {dx} m");
-    assert_packed_slots_match(&mut c, &mut r);
-    assert_packed_history_match(&mut c, &mut r, 64);
 }
 
 /// The packed history records (tangential springs) of both backends agree, records past
@@ -1221,11 +1237,27 @@ fn harness(
 
 /// `|a - b| <= tol * scale` per component, with a message naming the element and field.
 fn check(what: &str, i: usize, field: &str, a: &[f32], b: &[f32], tol: f32, scale: f32) {
+    check_slack(what, i, field, a, b, tol, scale, 0.0);
+}
+
+/// As [`check`], with `slack` added to the bound: the rounding a value inherits from larger
+/// inputs it is a difference of.
+#[allow(clippy::too_many_arguments)]
+fn check_slack(
+    what: &str,
+    i: usize,
+    field: &str,
+    a: &[f32],
+    b: &[f32],
+    tol: f32,
+    scale: f32,
+    slack: f32,
+) {
     for k in 0..a.len() {
-        let ok = (a[k] - b[k]).abs() <= tol * scale || (a[k].is_nan() && b[k].is_nan());
+        let ok = (a[k] - b[k]).abs() <= tol * scale + slack || (a[k].is_nan() && b[k].is_nan());
         assert!(
             ok,
-            "{what} #{i} {field}: cpu {a:?} gpu {b:?} (tol {tol} x scale {scale:e})"
+            "{what} #{i} {field}: cpu {a:?} gpu {b:?} (tol {tol} x scale {scale:e} + {slack:e})"
         );
     }
 }
@@ -1279,14 +1311,30 @@ fn compare_geom(
     speed: f32,
     pos_scale: f32,
 ) {
-    check(what, i, "normal", &a.normal, &b.normal, tol, 1.0);
-    check(what, i, "delta", &[a.delta], &[b.delta], tol, size);
+    // The overlap and the arms are differences of positions: each carries the positions'
+    // rounding, an ulp of `pos_scale` (f32::EPSILON of it) per operation, whatever their own
+    // size. A conforming adapter may round sqrt and division to 2.5 ulp and fuse multiply-adds
+    // (an H100 under Vulkan gave 0.9 ulp of the position on a sphere-disk arm, 1.1e-5 of the
+    // radius); 16 ulp of the positions covers that with room.
+    let slack = 16.0 * f32::EPSILON * pos_scale;
+    // The normal is the direction between two points `size - delta` apart (the centres, or a
+    // centre and its closest point on a wall): their rounding turns it by `slack` over that
+    // distance (an H100 turned a sphere-disk normal by 4e-5 near the rim). Coincident points
+    // keep the resolver's convention, exactly.
+    let gap = size - a.delta;
+    let turn = if gap > 0.0 {
+        (slack / gap).min(2.0)
+    } else {
+        0.0
+    };
+    check_slack(what, i, "normal", &a.normal, &b.normal, tol, 1.0, turn);
+    check_slack(what, i, "delta", &[a.delta], &[b.delta], tol, size, slack);
     check(what, i, "point", &a.point, &b.point, tol, pos_scale);
     check(what, i, "r_eff", &[a.r_eff], &[b.r_eff], tol, a.r_eff.abs());
     check(what, i, "vrel", &a.vrel, &b.vrel, tol, speed);
     check(what, i, "m_eff", &[a.m_eff], &[b.m_eff], tol, a.m_eff.abs());
-    check(what, i, "arm1", &a.arm1, &b.arm1, tol, size);
-    check(what, i, "arm2", &a.arm2, &b.arm2, tol, size);
+    check_slack(what, i, "arm1", &a.arm1, &b.arm1, tol, size, slack);
+    check_slack(what, i, "arm2", &a.arm2, &b.arm2, tol, size, slack);
     // A pass-through 1 for most resolvers, an area ratio for the triangle's.
     check(what, i, "fraction", &[a.fraction], &[b.fraction], tol, 1.0);
     check(what, i, "dt", &[a.dt], &[b.dt], 0.0, 1.0);
@@ -1562,6 +1610,63 @@ fn random_wall(r: ResolverKind, b: &SphereBody, rng: &mut SplitMix, i: usize) ->
     w
 }
 
+/// How far a law's twin moves under the rounding of its inputs: every float of the geometry
+/// and the incoming force, and every history word that is not exact, scaled by 1 + 4 ulp or
+/// 1 - 4 ulp (signs from a generator seeded by the inputs), three times; per output lane (the
+/// `ContactForce`'s 16 floats, then the history words) the largest change from the unperturbed
+/// twin. A GPU whose compiler fuses multiply-adds and whose divisions and square roots round
+/// to 2.5 ulp (both within WGSL's accuracy rules) differs from the twin by about this where a
+/// law subtracts nearly equal terms: a dashpot cancelling most of a spring, the normal speed of
+/// a nearly tangential velocity. Without it an H100 failed cases at 1.5e-5 and 5.8e-5 of the
+/// force scale, from one-ulp differences; lavapipe gives the twin's bits there.
+fn rounding_spread(
+    law: LawKind,
+    geom: &ContactGeom,
+    params: &[u32],
+    history: &[f32],
+    force: &ContactForce,
+    words: &[Word],
+) -> ([f32; 16], Vec<f32>) {
+    let run = |g: &ContactGeom, h: &[f32], f: &ContactForce| {
+        let (mut h, mut f) = (h.to_vec(), *f);
+        law.apply(g, params, &mut h, &mut f);
+        (f, h)
+    };
+    let (f0, h0) = run(geom, history, force);
+    let lanes = |f: &ContactForce| -> [f32; 16] { bytemuck::cast(*f) };
+    let seed = bytemuck::cast_slice::<ContactGeom, u32>(std::slice::from_ref(geom))
+        .iter()
+        .fold(0x5EED_0003u64, |a, &x| a.rotate_left(5) ^ x as u64);
+    let mut rng = SplitMix(seed);
+    let mut bump = |x: &mut f32| {
+        let s = if rng.uniform() < 0.5 { -1.0 } else { 1.0 };
+        *x *= 1.0 + s * 4.0 * f32::EPSILON;
+    };
+    let (mut sf, mut sh) = ([0.0f32; 16], vec![0.0f32; h0.len()]);
+    for _ in 0..3 {
+        let (mut g, mut h, mut f) = (*geom, history.to_vec(), *force);
+        bytemuck::cast_slice_mut::<ContactGeom, f32>(std::slice::from_mut(&mut g))
+            .iter_mut()
+            .for_each(&mut bump);
+        bytemuck::cast_slice_mut::<ContactForce, f32>(std::slice::from_mut(&mut f))
+            .iter_mut()
+            .for_each(&mut bump);
+        for (x, w) in h.iter_mut().zip(words) {
+            if *w != Word::Exact {
+                bump(x);
+            }
+        }
+        let (f1, h1) = run(&g, &h, &f);
+        for (k, (a, b)) in lanes(&f0).iter().zip(lanes(&f1)).enumerate() {
+            sf[k] = sf[k].max((a - b).abs());
+        }
+        for (k, (a, b)) in h0.iter().zip(&h1).enumerate() {
+            sh[k] = sh[k].max((a - b).abs());
+        }
+    }
+    (sf, sh)
+}
+
 /// Every law of the registry through its harness kernel, on 10,000 random cases its own module
 /// generates (edge cases first), against its CPU twin, within the tolerance it declares.
 /// Scales: forces and torques relative to the largest force magnitude of the case; stiffness
@@ -1615,26 +1720,79 @@ fn laws_match_their_twins() {
             let (mut h, mut f) = (c.history.clone(), c.force);
             law.apply(&c.geom, &c.params, &mut h, &mut f);
             let fscale = norm(f.force).max(f.normal_force).max(norm(c.force.force));
+            let (sf, sh) = rounding_spread(law, &c.geom, &c.params, &c.history, &c.force, words);
+            // Each field's bound adds 4 times the twin's own spread under input rounding.
+            let sl = |lanes: std::ops::Range<usize>| {
+                4.0 * sf[lanes].iter().fold(0.0f32, |a, &x| a.max(x))
+            };
             let escale = fscale * (c.geom.delta.abs() + norm(c.geom.vrel) * c.geom.dt)
                 + f.elastic.abs()
                 + f.damping_dissipated.abs()
                 + f.friction_dissipated.abs()
                 + 1e-30;
             let g = &gf[i];
-            check(&name, i, "force", &f.force, &g.force, tol, fscale);
+            // ContactForce's lanes: force 0..3, normal_force 3, torque1 4..7, stiffness 7,
+            // torque2 8..11, elastic 11, damping 12, friction 13.
+            check_slack(&name, i, "force", &f.force, &g.force, tol, fscale, sl(0..3));
             let nf = (&[f.normal_force], &[g.normal_force]);
-            check(&name, i, "normal_force", nf.0, nf.1, tol, fscale);
+            check_slack(&name, i, "normal_force", nf.0, nf.1, tol, fscale, sl(3..4));
             let k = (&[f.stiffness], &[g.stiffness]);
-            check(&name, i, "stiffness", k.0, k.1, tol, f.stiffness.abs());
+            check_slack(
+                &name,
+                i,
+                "stiffness",
+                k.0,
+                k.1,
+                tol,
+                f.stiffness.abs(),
+                sl(7..8),
+            );
             let t1 = norm(f.torque1).max(1e-30);
-            check(&name, i, "torque1", &f.torque1, &g.torque1, tol, t1);
+            check_slack(
+                &name,
+                i,
+                "torque1",
+                &f.torque1,
+                &g.torque1,
+                tol,
+                t1,
+                sl(4..7),
+            );
             let t2 = norm(f.torque2).max(1e-30);
-            check(&name, i, "torque2", &f.torque2, &g.torque2, tol, t2);
-            check(&name, i, "elastic", &[f.elastic], &[g.elastic], tol, escale);
+            check_slack(
+                &name,
+                i,
+                "torque2",
+                &f.torque2,
+                &g.torque2,
+                tol,
+                t2,
+                sl(8..11),
+            );
+            let e = (&[f.elastic], &[g.elastic]);
+            check_slack(&name, i, "elastic", e.0, e.1, tol, escale, sl(11..12));
             let d = (&[f.damping_dissipated], &[g.damping_dissipated]);
-            check(&name, i, "damping_dissipated", d.0, d.1, tol, escale);
+            check_slack(
+                &name,
+                i,
+                "damping_dissipated",
+                d.0,
+                d.1,
+                tol,
+                escale,
+                sl(12..13),
+            );
             let d = (&[f.friction_dissipated], &[g.friction_dissipated]);
-            check(&name, i, "friction_dissipated", d.0, d.1, tol, escale);
+            check_slack(
+                &name,
+                i,
+                "friction_dissipated",
+                d.0,
+                d.1,
+                tol,
+                escale,
+                sl(13..14),
+            );
             let lscale = words
                 .iter()
                 .zip(&h)
@@ -1644,13 +1802,17 @@ fn laws_match_their_twins() {
             for (w, kind) in words.iter().enumerate() {
                 let (a, b) = (h[w], gh[i * hw + w]);
                 let field = format!("history word {w} ({kind:?})");
-                match kind {
-                    Word::Exact => assert_eq!(a, b, "{name} #{i} {field}"),
-                    Word::Force => check(&name, i, &field, &[a], &[b], tol, a.abs().max(fscale)),
-                    Word::Energy => check(&name, i, &field, &[a], &[b], tol, a.abs().max(escale)),
-                    Word::Length => check(&name, i, &field, &[a], &[b], tol, lscale),
-                    Word::Own => check(&name, i, &field, &[a], &[b], tol, a.abs()),
-                }
+                let scale = match kind {
+                    Word::Exact => {
+                        assert_eq!(a, b, "{name} #{i} {field}");
+                        continue;
+                    }
+                    Word::Force => a.abs().max(fscale),
+                    Word::Energy => a.abs().max(escale),
+                    Word::Length => lscale,
+                    Word::Own => a.abs(),
+                };
+                check_slack(&name, i, &field, &[a], &[b], tol, scale, 4.0 * sh[w]);
             }
             for k in 0..3 {
                 if fscale > 0.0 {

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The device check for a lent GPU machine (issue 11: "where the task is lent a GPU, run the same
+# bench there and report the adapter and figures"), as one script so that it fits one call.
+#
+# Prepared here, run there: build and strip the binaries into .dev/ (ignored), fetch the Vulkan
+# loader into .gl/ (see the device tool's README), then run this with .dev and .gl carried:
+#   strip -o .dev/grains target/release/grains
+#   strip -o .dev/all target/release/deps/all-<hash>        # the test suite
+#   strip -o .dev/gpu_unit target/release/deps/grains_gpu-<hash>
+#   bash benches/device_check.sh
+# SMALL=1 rehearses it here on lavapipe at small sizes. Results go to $OUT (or /tmp/devout).
+set -u
+OUT=${OUT:-/tmp/devout}
+mkdir -p "$OUT"
+B=${B:-.dev/grains}
+if [ -z "${SMALL:-}" ]; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    [ -f $icd ] && export VK_DRIVER_FILES=$icd
+    nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$OUT/info.txt"
+    SIZES=20000,100000,1000000 BIG=10000000 STEPS=500 BIGSTEPS=100 T=16
+else
+    SIZES=2000,8000 BIG=30000 STEPS=20 BIGSTEPS=10 T=2
+fi
+# The test binary finds scenes/ and shaders/ at the path it was built in.
+root=$(sed -n 's/^workspace_root=//p' .dev/paths 2>/dev/null)
+if [ -n "$root" ] && [ ! -e "$root" ]; then mkdir -p "$(dirname "$root")" && ln -s "$PWD" "$root"; fi
+
+step() { echo "=== $*"; }
+step info; ls /usr/local/nvidia/share/vulkan/icd.d /etc/vulkan/icd.d /usr/share/vulkan/icd.d 2>&1; $B info 2>&1 | tee -a "$OUT/info.txt"
+$B info 2>&1 | grep -q "no GPU adapter" && { VK_LOADER_DEBUG=error,warn,driver $B info 2>&1 | tail -30; ldconfig -p | grep -i "nvidia\|vulkan\|GLdispatch" | head; exit 1; }
+step bench settle; timeout 150 $B bench --sizes $SIZES --steps $STEPS --backends ${BACKENDS:-gpu,cpu} --profile 2>&1 | tee "$OUT/bench_settle.txt"
+step bench gas; timeout 60 $B bench --scene gas --sizes ${SIZES##*,} --steps $STEPS --backends ${BACKENDS:-gpu,cpu} 2>&1 | tee "$OUT/bench_gas.txt"
+step bench big; timeout 90 $B bench --sizes $BIG --steps $BIGSTEPS --backends gpu 2>&1 | tee "$OUT/bench_big.txt"
+step run settle; timeout 60 $B run scenes/settle.toml --backend gpu --out /tmp/settle-gpu 2>&1 | tr '\r' '\n' | grep -v "^ *[0-9.]*%\|steps/s.*ETA" | tail -25 | tee "$OUT/run_settle.txt"
+step tests
+CI=true GRAINS_REQUIRE_GPU=1 timeout 150 .dev/all --test-threads $T ${FILTER:-} >"$OUT/tests.txt" 2>&1
+echo "suite rc=$?"
+CI=true GRAINS_REQUIRE_GPU=1 timeout 60 .dev/gpu_unit --test-threads $T ${FILTER:-} >>"$OUT/tests.txt" 2>&1
+echo "gpu unit rc=$?"
+grep -E "^test result|FAILED|panicked" "$OUT/tests.txt" | head -40
