@@ -37,6 +37,16 @@ const BACKENDS: wgpu::Backends = wgpu::Backends::VULKAN
 fn instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = BACKENDS;
+    // wgpu checks every indirect dispatch's arguments by running a one-workgroup kernel and
+    // two barriers before it, even in release builds. Every pass of a step is dispatched
+    // indirectly (control.wgsl freezes a batch by zeroing them), so that was a second dispatch
+    // and two serialising barriers per pass (an H100's profile timed each pass that had
+    // nothing to do at 12 us, a third of a million-sphere step). The arguments need no check: `set_args` keeps x within the adapter's
+    // per-dimension limit, and y too, since the host refuses a capacity whose workgroups
+    // exceed that limit squared (`check_groups`). WGPU_VALIDATION_INDIRECT_CALL=1 restores it.
+    desc.flags = (wgpu::InstanceFlags::from_build_config()
+        - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL)
+        .with_env();
     wgpu::Instance::new(desc)
 }
 
