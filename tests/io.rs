@@ -797,3 +797,142 @@ fn resuming_keeps_the_rows_up_to_the_checkpoint_and_refuses_an_unreadable_table(
     fs::remove_dir_all(&dir)?;
     Ok(())
 }
+
+/// A checkpoint taken up array by array (`CpuBackend::from_source`, what `grains run --resume`
+/// does on the CPU backend) gives the backend of the whole state read first
+/// (`CpuBackend::from_state`): the same state at once and after 20 more steps, bit for bit. A
+/// damaged list, packing or array length is refused with the same reason on both paths.
+#[test]
+fn a_checkpoint_streamed_into_the_cpu_backend_is_the_whole_states_backend() {
+    use grains_core::{Backend, CpuBackend};
+    let dir = std::env::temp_dir().join(format!("grains-io-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("checkpoint.bin");
+    // A lattice compressed by 0.5% in a walled box: every neighbour touches from the start,
+    // the walls too, with friction's springs loaded.
+    let world = grains_tests::test_world(
+        r#"
+[simulation]
+steps = 50
+dt = 1e-5
+gravity = [0.0, 0.0, -9.81]
+skin = 0.001
+[domain]
+min = [-0.001, -0.001, -0.001]
+max = [0.0388, 0.0388, 0.0388]
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+[[particles]]
+material = "glass"
+radius = 0.001
+lattice = { spacing = 0.00199, count = [20, 20, 20] }
+velocity = [0.01, -0.02, 0.0]
+[[wall]]
+box = { min = [-0.001, -0.001, -0.001], max = [0.0388, 0.0388, 0.0388] }
+material = "glass"
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+damping = { law = "viscous", restitution = 0.5 }
+tangential = { law = "cundall_strack", friction = 0.5 }
+"#,
+    );
+    let mut first = CpuBackend::new(world.clone()).expect("cpu");
+    first.run(30);
+    grains_io::write_backend_checkpoint(&path, 7, &mut first).expect("write");
+    let state = first.state();
+    let walls = state
+        .nbr_j
+        .iter()
+        .filter(|&&q| q as usize >= world.particles.len())
+        .count();
+    assert!(
+        state.slots.len() > 20_000 && walls > 1000 && state.history.iter().any(|&h| h != 0.0),
+        "contacts, walls and springs in the state: {} slots, {walls} wall entries",
+        state.slots.len()
+    );
+    let streamed = |path: &Path| -> Result<CpuBackend, String> {
+        let mut ck = grains_io::open_checkpoint(path).map_err(|e| e.to_string())?;
+        let header = std::mem::take(&mut ck.header);
+        let b =
+            CpuBackend::from_source(world.clone(), header, &mut ck).map_err(|e| e.to_string())?;
+        ck.finish().map_err(|e| e.to_string())?;
+        Ok(b)
+    };
+    let whole = |path: &Path| -> Result<CpuBackend, String> {
+        let (_, s) = grains_io::read_checkpoint(path).map_err(|e| e.to_string())?;
+        CpuBackend::from_state(world.clone(), s).map_err(|e| e.to_string())
+    };
+    let (mut a, mut b) = (
+        whole(&path).expect("whole"),
+        streamed(&path).expect("streamed"),
+    );
+    assert!(
+        a.state() == state,
+        "the whole state's backend gives it back"
+    );
+    assert!(
+        b.state() == state,
+        "the streamed backend gives the state back"
+    );
+    a.run(20);
+    b.run(20);
+    first.run(20);
+    let end = first.state();
+    assert!(a.state() == end && b.state() == end, "20 steps on");
+    // Damaged states, written as checkpoints: each path refuses them with the state's reason
+    // (the streamed one after the file's path).
+    let owners: Vec<u32> =
+        grains_core::kernels::passes::pair_record::entry_owners(&state.nbr_start).collect();
+    let k = (0..state.nbr_pair.len())
+        .find(|&k| owners[k] < state.nbr_j[k])
+        .expect("an owning entry");
+    let r = state
+        .nbr_slot
+        .iter()
+        .position(|&a| a != 0)
+        .expect("a contact");
+    type Hurt = Box<dyn Fn(&mut grains_core::BackendState)>;
+    let damage: Vec<(&str, Hurt)> = vec![
+        ("a record index", Box::new(move |s| s.nbr_pair[k] += 1)),
+        ("a slot flag", Box::new(move |s| s.nbr_slot[r] += 1)),
+        (
+            "a short history",
+            Box::new(|s| {
+                s.history.pop();
+            }),
+        ),
+        (
+            "a short slot array",
+            Box::new(|s| {
+                s.slots.pop();
+            }),
+        ),
+        ("an unsorted list", Box::new(|s| s.nbr_j.swap(0, 1))),
+        (
+            "a short start table",
+            Box::new(|s| {
+                s.nbr_start.pop();
+            }),
+        ),
+    ];
+    for (what, hurt) in damage {
+        let mut s = state.clone();
+        hurt(&mut s);
+        grains_io::write_checkpoint(&path, 7, &s).expect("write");
+        let e1 = whole(&path)
+            .err()
+            .unwrap_or_else(|| panic!("{what}: accepted whole"));
+        let e2 = streamed(&path)
+            .err()
+            .unwrap_or_else(|| panic!("{what}: accepted streamed"));
+        eprintln!("{what}: {e2}");
+        assert!(
+            e2.contains(&e1) && e2.contains("checkpoint.bin"),
+            "{what}: {e1} / {e2}"
+        );
+    }
+}

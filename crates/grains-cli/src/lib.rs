@@ -275,7 +275,7 @@ fn shader(path: &Path) -> Result<()> {
 pub fn make_backend_within(
     scene: &mut grains_scene::Scene,
     choice: BackendArg,
-    state: Option<BackendState>,
+    state: Option<Resume>,
     budget: Option<&grains_scene::MemoryBudget>,
     (cpu_memory, gpu_memory): (u64, u64),
 ) -> Result<(Box<dyn Backend>, String)> {
@@ -299,6 +299,16 @@ pub fn make_backend_within(
     make_backend_from(world, choice, state)
 }
 
+/// What a resumed run starts from.
+pub enum Resume {
+    /// A whole state in memory.
+    State(Box<BackendState>),
+    /// A checkpoint whose header is read (and its fingerprint checked): the CPU backend takes
+    /// its arrays up as they are read ([`CpuBackend::from_source`]), so that it never holds the
+    /// whole state beside its own forms; the GPU backend reads it whole and uploads it.
+    File(grains_io::CheckpointArrays),
+}
+
 /// Build the backend a run asked for; the message says which one was taken and why.
 pub fn make_backend(world: World, choice: BackendArg) -> Result<(Box<dyn Backend>, String)> {
     make_backend_from(world, choice, None)
@@ -310,20 +320,31 @@ pub fn make_backend(world: World, choice: BackendArg) -> Result<(Box<dyn Backend
 pub fn make_backend_from(
     world: World,
     choice: BackendArg,
-    state: Option<BackendState>,
+    state: Option<Resume>,
 ) -> Result<(Box<dyn Backend>, String)> {
-    let cpu = |world: World, state: Option<BackendState>| -> Result<Box<dyn Backend>> {
+    let cpu = |world: World, state: Option<Resume>| -> Result<Box<dyn Backend>> {
         Ok(match state {
-            Some(s) => Box::new(CpuBackend::from_state(world, s)?),
+            Some(Resume::State(s)) => Box::new(CpuBackend::from_state(world, *s)?),
+            Some(Resume::File(mut ck)) => {
+                let header = std::mem::take(&mut ck.header);
+                let b = CpuBackend::from_source(world, header, &mut ck)?;
+                ck.finish()?;
+                Box::new(b)
+            }
             None => Box::new(CpuBackend::new(world)?),
         })
     };
     let gpu = |world: World,
                ctx: &grains_gpu::GpuContext,
-               state: Option<&BackendState>|
+               state: Option<Resume>|
      -> Result<Box<dyn Backend>> {
+        let state = match state {
+            Some(Resume::State(s)) => Some(*s),
+            Some(Resume::File(ck)) => Some(ck.read_state()?),
+            None => None,
+        };
         Ok(match state {
-            Some(s) => Box::new(grains_gpu::GpuBackend::from_state(world, ctx, s)?),
+            Some(s) => Box::new(grains_gpu::GpuBackend::from_state(world, ctx, &s)?),
             None => Box::new(grains_gpu::GpuBackend::new(world, ctx)?),
         })
     };
@@ -333,14 +354,14 @@ pub fn make_backend_from(
             let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)
                 .context("--backend gpu needs a GPU adapter")?;
             let name = ctx.adapter_name();
-            let b = gpu(world, &ctx, state.as_ref())?;
+            let b = gpu(world, &ctx, state)?;
             Ok((b, format!("backend: gpu on {name} (asked for)")))
         }
         BackendArg::Auto => {
             match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::HardwareOnly) {
                 Ok(ctx) => {
                     let name = ctx.adapter_name();
-                    let b = gpu(world, &ctx, state.as_ref())?;
+                    let b = gpu(world, &ctx, state)?;
                     Ok((b, format!("backend: gpu on {name} (auto)")))
                 }
                 Err(e) => {

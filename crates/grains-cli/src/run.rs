@@ -4,12 +4,12 @@ use crate::preflight::{
     check_disk, check_overlaps, fault_message, healthy, lost_particles, memory_budget,
     output_estimate,
 };
-use crate::{make_backend_within, preflight, BackendArg};
+use crate::{make_backend_within, preflight, BackendArg, Resume};
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use grains_core::units::{qty, sig4};
 use grains_core::Backend;
-use grains_io::{read_checkpoint, write_backend_checkpoint, OutputWriter, CHECKPOINT_FILE};
+use grains_io::{open_checkpoint, write_backend_checkpoint, OutputWriter, CHECKPOINT_FILE};
 use grains_scene::{BackendChoice, LostParticles};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::path::PathBuf;
@@ -135,21 +135,25 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         // The backends take the positions from the state.
         let p = &mut scene.world.particles;
         (p.pos, p.vel, p.omega, p.quat) = Default::default();
-        let (fp, state) = read_checkpoint(&checkpoint_path)?;
-        if fp != fingerprint {
+        let ck = open_checkpoint(&checkpoint_path)?;
+        if ck.fingerprint != fingerprint {
             bail!(
                 "{} was written for a different scene (particles, materials, walls, laws, domain, \
                  dt or skin differ): resume it with the scene that wrote it, or run without --resume",
                 checkpoint_path.display()
             );
         }
-        Some(state)
+        Some(Resume::File(ck))
     } else {
         // A resumed run's particles have moved on from the scene's initial state.
         check_overlaps(&scene)?;
         None
     };
-    let start = state.as_ref().map(|s| s.step).unwrap_or(0);
+    let start = match &state {
+        Some(Resume::File(ck)) => ck.header.step,
+        Some(Resume::State(s)) => s.step,
+        None => 0,
+    };
     let opts = preflight::output_options(&scene, &out);
     let volume = output_estimate(&scene, &opts, start, estimates.0);
     check_disk(&scene, &out, &volume)?;
@@ -161,22 +165,23 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     } else {
         scene.world.particles.material.clone()
     };
-    let mut broken: std::collections::HashSet<usize> = state
-        .as_ref()
-        .map(|s| {
-            grains_core::kernels::sources::fixed::broken_fixed_pairs(
-                &scene.world.table,
-                &scene.world.fixed_pairs,
-                &material,
-                &s.fixed_history,
-            )
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect()
-        })
-        .unwrap_or_default();
+    let resumed = state.is_some();
     let (mut backend, message) =
         make_backend_within(&mut scene, choice, state, budget.as_ref(), estimates)?;
+    // The bonds the resumed state holds broken, from the backend that took it up.
+    let mut broken: std::collections::HashSet<usize> = if resumed {
+        grains_core::kernels::sources::fixed::broken_fixed_pairs(
+            &scene.world.table,
+            &scene.world.fixed_pairs,
+            &material,
+            &backend.fixed_history(),
+        )
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect()
+    } else {
+        Default::default()
+    };
     if args.resume {
         say(&format!(
             "resuming at step {start} from {}",

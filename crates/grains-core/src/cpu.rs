@@ -33,7 +33,10 @@ use crate::kernels::sources::fixed::fixed_index;
 use crate::kernels::sources::neighbour::{FarSlot, OwnSums, SlotRegion};
 use crate::kernels::sources::{SourceKind, SourceView};
 use crate::shapes::{IDENTITY, KIND_MEMBER};
-use crate::state::{stream_array, BackendState, StateHeader, StateSink};
+use crate::state::{
+    check_len, check_list, check_list_starts, check_packing, stream_array, BackendState, Sizes,
+    StateHeader, StateSink, StateSource, STATE_ARRAYS, STREAM_CHUNK,
+};
 use crate::world::World;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -311,6 +314,20 @@ fn relay_in_place<T: Copy + Default>(
 /// words of each kept, the rest zero (padding, which no law reads). Handed back as it is where
 /// the strides agree, and narrowed in place (a state taken up drops its padding without a
 /// second copy of its history).
+/// For each record in contact, in record order (the slots' order), whether its partner is a
+/// wall (`n` particles; a wall's entry names it as `n + w`).
+fn far_slots<'a>(
+    nbr_slot: &'a [u32],
+    pair_j: &'a [u32],
+    n: u32,
+) -> impl Iterator<Item = bool> + 'a {
+    nbr_slot
+        .iter()
+        .zip(pair_j)
+        .filter(|(&a, _)| a != 0)
+        .map(move |(_, &q)| q >= n)
+}
+
 fn restride(mut history: Vec<f32>, from: usize, to: usize) -> Vec<f32> {
     if from == to || from == 0 {
         return history;
@@ -760,9 +777,113 @@ impl CpuBackend {
 
     /// Resume from a saved state (a checkpoint): the run continues exactly where the state
     /// was taken.
-    pub fn from_state(mut world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
+    pub fn from_state(world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
         state.validate(&world)?;
         let mut s = state;
+        let list = NeighbourList::from_full(
+            std::mem::take(&mut s.nbr_start),
+            std::mem::take(&mut s.nbr_j),
+            std::mem::take(&mut s.nbr_pair),
+        );
+        // What the CPU keeps of each slot, which the state's flags name.
+        let n = world.particles.len() as u32;
+        let far = far_slots(&s.nbr_slot, &list.pair_j, n)
+            .zip(&s.slots)
+            .map(|(wall, slot)| FarSlot::of(slot, wall))
+            .collect();
+        s.slots = Vec::new();
+        Self::take_up(world, s, list, far)
+    }
+
+    /// Resume from a state read array by array (a checkpoint file), each taken up as it comes:
+    /// the full list compacted as soon as it is read, the slots converted a chunk at a time, so
+    /// that resuming never holds the list, history and slots whole beside the backend's own
+    /// forms (on a dense pack the run's peak, not a quarter more). The same checks as
+    /// [`BackendState::validate`], each where its arrays have been read; the same backend as
+    /// [`CpuBackend::from_state`] of the whole state.
+    pub fn from_source<S: StateSource>(
+        world: World,
+        header: StateHeader,
+        src: &mut S,
+    ) -> Result<CpuBackend, S::Error> {
+        let n = world.particles.len();
+        let mut s = BackendState::with_header(header);
+        // The list's sizes are known once its starts and partners are read; the arrays before
+        // them are per particle.
+        let mut sizes = Sizes::of(&world, 0, 0, 0);
+        let mut list: Option<NeighbourList> = None;
+        let mut far = Vec::new();
+        for a in STATE_ARRAYS {
+            let count = src.count(a)?;
+            // The list's starts and partners are checked together once both are read, as
+            // `validate` does.
+            if a.name != "nbr_start" && a.name != "nbr_j" {
+                check_len(a, count, &sizes).map_err(|e| src.bad(e))?;
+            }
+            match a.name {
+                "slots" => {
+                    // Slot k is the k-th record in contact's (`check_packing`).
+                    let Some(l) = list.as_ref() else {
+                        return Err(src.bad(CoreError::BadState("slots before the list".into())));
+                    };
+                    let mut walls = far_slots(&s.nbr_slot, &l.pair_j, n as u32);
+                    far.reserve_exact(count);
+                    let mut buf = vec![PairSlot::default(); STREAM_CHUNK.min(count)];
+                    while far.len() < count {
+                        let k = (count - far.len()).min(buf.len());
+                        src.fill(bytemuck::cast_slice_mut(&mut buf[..k]))?;
+                        far.extend(
+                            buf[..k]
+                                .iter()
+                                .map(|slot| FarSlot::of(slot, walls.next().unwrap_or(false))),
+                        );
+                    }
+                }
+                name => {
+                    // Every name is the state's: `None` (no such array) cannot come.
+                    s.fill_array(name, count, |b| src.fill(b).map_err(Some), |_| None)
+                        .map_err(|e| match e {
+                            Some(e) => e,
+                            None => {
+                                src.bad(CoreError::BadState(format!("no state array `{name}`")))
+                            }
+                        })?
+                }
+            }
+            match a.name {
+                "nbr_j" => {
+                    let records = check_list_starts(&world, &s.nbr_start, &s.nbr_j)
+                        .map_err(|e| src.bad(e))?;
+                    sizes = Sizes::of(&world, count, records, 0);
+                }
+                "nbr_pair" => {
+                    check_list(&world, &s.nbr_start, &s.nbr_j, &s.nbr_pair)
+                        .map_err(|e| src.bad(e))?;
+                    list = Some(NeighbourList::from_full(
+                        std::mem::take(&mut s.nbr_start),
+                        std::mem::take(&mut s.nbr_j),
+                        std::mem::take(&mut s.nbr_pair),
+                    ));
+                }
+                "nbr_slot" => {
+                    sizes.contacts = check_packing(&s.nbr_slot).map_err(|e| src.bad(e))?;
+                }
+                _ => {}
+            }
+        }
+        let list = list.ok_or_else(|| src.bad(CoreError::BadState("no neighbour list".into())))?;
+        Self::take_up(world, s, list, far).map_err(|e| src.bad(e))
+    }
+
+    /// The backend of a checked state whose list is `list` and kept slots `far`; every other
+    /// array of `s` is moved in as it is.
+    fn take_up(
+        mut world: World,
+        s: BackendState,
+        list: NeighbourList,
+        far: Vec<FarSlot>,
+    ) -> Result<CpuBackend, CoreError> {
+        let mut s = s;
         // Another CPU backend's world holds no positions (it gave them to its backend); the
         // state's replace them either way, and move in here rather than being copied.
         let given = world.particles.pos.is_empty();
@@ -792,19 +913,7 @@ impl CpuBackend {
         b.dissipated = s.dissipated;
         let t = &b.world.table;
         b.history = restride(s.history, t.nbr_history_stride, t.nbr_history_words);
-        b.list = NeighbourList::from_full(s.nbr_start, s.nbr_j, s.nbr_pair);
-        // What the CPU keeps of each slot, which the state's flags name.
-        let n = b.pos.len() as u32;
-        let mut far = vec![FarSlot::default(); s.slots.len()];
-        for (r, &a) in s.nbr_slot.iter().enumerate() {
-            let k = (a as usize).wrapping_sub(1);
-            if let (Some(slot), Some(f), Some(&q)) =
-                (s.slots.get(k), far.get_mut(k), b.list.pair_j.get(r))
-            {
-                *f = FarSlot::of(slot, q >= n);
-            }
-        }
-        drop(s.slots);
+        b.list = list;
         b.slots = far;
         b.nbr_slot = s.nbr_slot;
         b.fixed_history = s.fixed_history;

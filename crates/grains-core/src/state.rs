@@ -405,86 +405,137 @@ impl BackendState {
     /// that its neighbour list is well formed, so a damaged or foreign checkpoint is refused
     /// with a reason instead of indexing out of bounds later.
     pub fn validate(&self, world: &World) -> Result<(), CoreError> {
-        let bad = |what: String| Err(CoreError::BadState(what));
-        let n = world.particles.len();
-        if self.nbr_start.len() != n + 1 {
-            return bad(format!(
-                "nbr_start has {} entries, expected {}",
-                self.nbr_start.len(),
-                n + 1
-            ));
-        }
-        if self.nbr_start.first() != Some(&0) || self.nbr_start.windows(2).any(|w| w[0] > w[1]) {
-            return bad("nbr_start is not an increasing offset table".into());
-        }
-        let entries = self.nbr_start[n] as usize;
-        if self.nbr_j.len() != entries {
-            return bad(format!(
-                "nbr_j holds {} elements, expected {entries} (the list's entries)",
-                self.nbr_j.len()
-            ));
-        }
-        use crate::kernels::passes::pair_record::{entry_record, pair_starts};
-        let pair_start = pair_starts(&self.nbr_start, &self.nbr_j);
+        let records = check_list_starts(world, &self.nbr_start, &self.nbr_j)?;
         let contacts = self.nbr_slot.iter().filter(|&&a| a != 0).count();
-        let sizes = Sizes::of(world, entries, pair_start[n] as usize, contacts);
+        let sizes = Sizes::of(world, self.nbr_j.len(), records, contacts);
         for (a, bytes) in STATE_ARRAYS.iter().zip(self.array_bytes()) {
-            let (have, want) = (bytes.len() / a.elem, a.extent.len(&sizes));
-            // Orientations from a world that kept them where this one keeps none, or the other
-            // way (a checkpoint written before spheres' were optional, or resumed with
-            // `sphere_orientation` changed), are fitted as the state is taken up
-            // ([`orientations_for`]).
-            let fitted = a.extent == Extent::ParticlesIfTurning && (have == 0 || have == n);
-            if have != want && !fitted {
-                return bad(format!(
-                    "{} holds {have} elements, expected {want} ({:?} of {n} particles, {} walls, {} fixed pairs, {} list entries)",
-                    a.name, a.extent, sizes.walls, sizes.fixed, sizes.entries
-                ));
-            }
+            check_len(a, bytes.len() / a.elem, &sizes)?;
         }
-        // A wall's entry names it as `n + w`.
-        let nw = world.walls.len();
-        if self.nbr_j.iter().any(|&q| q as usize >= n + nw) {
-            return bad("the neighbour list names particles or entries that do not exist".into());
-        }
-        // Every particle's entries are sorted by partner, and each names the record the list's
-        // layout gives it (`u32::MAX` only where the other side is missing): a damaged record
-        // index would silently mix up pairs' forces and histories. An entry's owner is the
-        // particle whose range holds it.
-        for p in 0..n {
-            let range = self.nbr_start[p] as usize..self.nbr_start[p + 1] as usize;
-            if self.nbr_j[range.clone()].windows(2).any(|w| w[0] >= w[1]) {
-                return bad(format!(
-                    "particle {p}'s entries of the neighbour list are not sorted by partner"
-                ));
-            }
-            for k in range {
-                let want = entry_record(p as u32, k, &self.nbr_start, &self.nbr_j, &pair_start);
-                let have = self.nbr_pair[k];
-                if have != want {
-                    return bad(format!(
-                        "entry {k} of the neighbour list names record {have}, where the list's layout gives {want}"
-                    ));
-                }
-            }
-        }
-        // Slots are packed in record order: the k-th record in contact holds slot k.
-        let mut next = 0u32;
-        for (r, &a) in self.nbr_slot.iter().enumerate() {
-            if a == 0 {
-                continue;
-            }
-            next += 1;
-            if a != next {
-                return bad(format!(
-                    "record {r} names slot {}, where slots packed in record order give {}",
-                    a - 1,
-                    next - 1
-                ));
-            }
-        }
+        check_list(world, &self.nbr_start, &self.nbr_j, &self.nbr_pair)?;
+        check_packing(&self.nbr_slot)?;
         Ok(())
     }
+}
+
+/// `nbr_start` is `world`'s offset table and `nbr_j` holds its entries: the list's records
+/// (the first part of [`BackendState::validate`]).
+pub fn check_list_starts(
+    world: &World,
+    nbr_start: &[u32],
+    nbr_j: &[u32],
+) -> Result<usize, CoreError> {
+    let bad = |what: String| Err(CoreError::BadState(what));
+    let n = world.particles.len();
+    if nbr_start.len() != n + 1 {
+        return bad(format!(
+            "nbr_start has {} entries, expected {}",
+            nbr_start.len(),
+            n + 1
+        ));
+    }
+    if nbr_start.first() != Some(&0) || nbr_start.windows(2).any(|w| w[0] > w[1]) {
+        return bad("nbr_start is not an increasing offset table".into());
+    }
+    let entries = nbr_start[n] as usize;
+    if nbr_j.len() != entries {
+        return bad(format!(
+            "nbr_j holds {} elements, expected {entries} (the list's entries)",
+            nbr_j.len()
+        ));
+    }
+    let pair_start = crate::kernels::passes::pair_record::pair_starts(nbr_start, nbr_j);
+    Ok(pair_start[n] as usize)
+}
+
+/// Array `a` holds `have` elements, as `sizes` wants.
+pub fn check_len(a: &StateArray, have: usize, sizes: &Sizes) -> Result<(), CoreError> {
+    let (n, want) = (sizes.particles, a.extent.len(sizes));
+    // Orientations from a world that kept them where this one keeps none, or the other way (a
+    // checkpoint written before spheres' were optional, or resumed with `sphere_orientation`
+    // changed), are fitted as the state is taken up ([`orientations_for`]).
+    let fitted = a.extent == Extent::ParticlesIfTurning && (have == 0 || have == n);
+    if have != want && !fitted {
+        return Err(CoreError::BadState(format!(
+            "{} holds {have} elements, expected {want} ({:?} of {n} particles, {} walls, {} fixed pairs, {} list entries)",
+            a.name, a.extent, sizes.walls, sizes.fixed, sizes.entries
+        )));
+    }
+    Ok(())
+}
+
+/// The list's entries name particles and walls that exist, are sorted by partner, and name the
+/// records the list's layout gives them (after [`check_list_starts`]).
+pub fn check_list(
+    world: &World,
+    nbr_start: &[u32],
+    nbr_j: &[u32],
+    nbr_pair: &[u32],
+) -> Result<(), CoreError> {
+    use crate::kernels::passes::pair_record::{entry_record, pair_starts};
+    let bad = |what: String| Err(CoreError::BadState(what));
+    let n = world.particles.len();
+    // A wall's entry names it as `n + w`.
+    let nw = world.walls.len();
+    if nbr_j.iter().any(|&q| q as usize >= n + nw) {
+        return bad("the neighbour list names particles or entries that do not exist".into());
+    }
+    // Every particle's entries are sorted by partner, and each names the record the list's
+    // layout gives it (`u32::MAX` only where the other side is missing): a damaged record
+    // index would silently mix up pairs' forces and histories. An entry's owner is the
+    // particle whose range holds it.
+    let pair_start = pair_starts(nbr_start, nbr_j);
+    for p in 0..n {
+        let range = nbr_start[p] as usize..nbr_start[p + 1] as usize;
+        if nbr_j[range.clone()].windows(2).any(|w| w[0] >= w[1]) {
+            return bad(format!(
+                "particle {p}'s entries of the neighbour list are not sorted by partner"
+            ));
+        }
+        for k in range {
+            let want = entry_record(p as u32, k, nbr_start, nbr_j, &pair_start);
+            let have = nbr_pair[k];
+            if have != want {
+                return bad(format!(
+                    "entry {k} of the neighbour list names record {have}, where the list's layout gives {want}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Slots are packed in record order: the k-th record in contact holds slot k. The count of
+/// records in contact.
+pub fn check_packing(nbr_slot: &[u32]) -> Result<usize, CoreError> {
+    let mut next = 0u32;
+    for (r, &a) in nbr_slot.iter().enumerate() {
+        if a == 0 {
+            continue;
+        }
+        next += 1;
+        if a != next {
+            return Err(CoreError::BadState(format!(
+                "record {r} names slot {}, where slots packed in record order give {}",
+                a - 1,
+                next - 1
+            )));
+        }
+    }
+    Ok(next as usize)
+}
+
+/// A state read array by array in [`STATE_ARRAYS`] order (a checkpoint file), so that a
+/// backend can take each up as it comes instead of holding the whole [`BackendState`] first:
+/// for each array, its element count, then its bytes in one or more pieces.
+pub trait StateSource {
+    /// The reader's error.
+    type Error;
+    /// The element count of array `a`, the next in the file.
+    fn count(&mut self, a: &StateArray) -> Result<usize, Self::Error>;
+    /// The next `bytes.len()` bytes of the array being read.
+    fn fill(&mut self, bytes: &mut [u8]) -> Result<(), Self::Error>;
+    /// A state the source holds that does not fit the world, as the reader's error.
+    fn bad(&self, e: CoreError) -> Self::Error;
 }
 
 /// Pack the slots and history records of the records in contact in record order, as the state

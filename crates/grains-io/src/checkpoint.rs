@@ -9,10 +9,10 @@
 
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bytemuck::Pod;
-use grains_core::state::{StateHeader, StateSink, STATE_ARRAYS};
+use grains_core::state::{StateArray, StateHeader, StateSink, StateSource, STATE_ARRAYS};
 use grains_core::{Backend, BackendState};
 
 use crate::error::IoError;
@@ -117,17 +117,17 @@ fn write_checkpoint_with(
 /// Reads a checkpoint file front to back, each array straight into its elements (the file is
 /// never held whole: a resumed run's peak is its state, not its state and its file), reporting
 /// truncation as a checkpoint error before it allocates what the file cannot hold.
-struct Reader<'a> {
+struct Reader {
     r: BufReader<File>,
     at: u64,
     len: u64,
-    path: &'a Path,
+    path: PathBuf,
 }
 
-impl Reader<'_> {
+impl Reader {
     fn error(&self, what: String) -> IoError {
         IoError::Checkpoint {
-            path: self.path.to_path_buf(),
+            path: self.path.clone(),
             what,
         }
     }
@@ -190,6 +190,25 @@ impl Reader<'_> {
 
 /// Read a checkpoint: the fingerprint of the world it belongs to, and the state.
 pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
+    let ck = open_checkpoint(path)?;
+    let fingerprint = ck.fingerprint;
+    Ok((fingerprint, ck.read_state()?))
+}
+
+/// A checkpoint whose header is read ([`open_checkpoint`]): its arrays follow, to read whole
+/// ([`CheckpointArrays::read_state`]) or one at a time as a [`StateSource`] (then
+/// [`CheckpointArrays::finish`]), which lets the CPU backend take each up as it comes.
+pub struct CheckpointArrays {
+    r: Reader,
+    version: u32,
+    /// The fingerprint of the world it was written for ([`grains_core::World::fingerprint`]).
+    pub fingerprint: u64,
+    /// The state's scalars.
+    pub header: StateHeader,
+}
+
+/// Open a checkpoint and read its header (magic, version, fingerprint, the state's scalars).
+pub fn open_checkpoint(path: &Path) -> Result<CheckpointArrays, IoError> {
     let file = File::open(path)
         .and_then(|f| Ok((f.metadata()?.len(), f)))
         .map_err(|err| IoError::Checkpoint {
@@ -201,7 +220,7 @@ pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
         r: BufReader::new(file),
         at: 0,
         len,
-        path,
+        path: path.to_path_buf(),
     };
     let mut magic = [0u8; 8];
     if len >= 8 {
@@ -231,32 +250,67 @@ pub fn read_checkpoint(path: &Path) -> Result<(u64, BackendState), IoError> {
     let removed_energy = f64::from_bits(r.u64()?);
     let inserted = r.u64()?;
     let inserted_energy = f64::from_bits(r.u64()?);
-    let mut state = BackendState {
-        step,
-        rebuild_steps,
-        removed,
-        removed_energy,
-        inserted,
-        inserted_energy,
-        ..Default::default()
-    };
-    for a in STATE_ARRAYS {
-        if version == VERSION_WITH_OWNERS && a.name == "nbr_j" {
-            r.skip_array(4)?;
+    Ok(CheckpointArrays {
+        r,
+        version,
+        fingerprint,
+        header: StateHeader {
+            step,
+            rebuild_steps,
+            removed,
+            removed_energy,
+            inserted,
+            inserted_energy,
+        },
+    })
+}
+
+impl CheckpointArrays {
+    /// Every array, into a whole state.
+    pub fn read_state(mut self) -> Result<BackendState, IoError> {
+        let mut state = BackendState::with_header(std::mem::take(&mut self.header));
+        for a in STATE_ARRAYS {
+            let n = self.count(a)?;
+            let path = self.r.path.clone();
+            let unknown = |e: grains_core::CoreError| IoError::Checkpoint {
+                path,
+                what: e.to_string(),
+            };
+            state.fill_array(a.name, n, |bytes| self.r.fill(bytes), unknown)?;
         }
-        let n = r.u64()?;
-        r.sized(n, a.elem)?;
-        let unknown = |e: grains_core::CoreError| IoError::Checkpoint {
-            path: path.to_path_buf(),
-            what: e.to_string(),
-        };
-        state.fill_array(a.name, n as usize, |bytes| r.fill(bytes), unknown)?;
+        self.finish()?;
+        Ok(state)
     }
-    if r.at != len {
-        return Err(IoError::Checkpoint {
-            path: path.to_path_buf(),
-            what: format!("{} bytes after the last array", len - r.at),
-        });
+
+    /// After the last array: nothing may follow it.
+    pub fn finish(self) -> Result<(), IoError> {
+        if self.r.at != self.r.len {
+            return Err(self.r.error(format!(
+                "{} bytes after the last array",
+                self.r.len - self.r.at
+            )));
+        }
+        Ok(())
     }
-    Ok((fingerprint, state))
+}
+
+impl StateSource for CheckpointArrays {
+    type Error = IoError;
+
+    fn count(&mut self, a: &StateArray) -> Result<usize, IoError> {
+        if self.version == VERSION_WITH_OWNERS && a.name == "nbr_j" {
+            self.r.skip_array(4)?;
+        }
+        let n = self.r.u64()?;
+        self.r.sized(n, a.elem)?;
+        Ok(n as usize)
+    }
+
+    fn fill(&mut self, bytes: &mut [u8]) -> Result<(), IoError> {
+        self.r.fill(bytes)
+    }
+
+    fn bad(&self, e: grains_core::CoreError) -> IoError {
+        self.r.error(e.to_string())
+    }
 }

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use grains_core::{ContactRecord, EnergyReport, Snapshot};
 
 pub use checkpoint::{
-    read_checkpoint, write_backend_checkpoint, write_checkpoint, CHECKPOINT_FILE,
+    open_checkpoint, read_checkpoint, write_backend_checkpoint, write_checkpoint, CheckpointArrays,
+    CHECKPOINT_FILE,
 };
 pub use csv::{CONTACTS_HEADER, ENERGY_HEADER, PARTICLES_HEADER};
 pub use error::IoError;
