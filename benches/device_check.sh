@@ -3,12 +3,16 @@
 # bench there and report the adapter and figures"), as one script so that it fits one call.
 #
 # Prepared here, run there: build and strip the binaries into .dev/ (ignored), fetch the Vulkan
-# loader into .gl/ (see the device tool's README), then run this with .dev and .gl carried:
+# loader into .gl/ (see the device tool's README: libvulkan1 and the glvnd libraries, libegl1
+# libglvnd0 libopengl0 libgl1 libglx0 libgles2, which NVIDIA's ICD needs; with libvulkan1 alone
+# wgpu finds no adapter), then run this with .dev and .gl carried:
 #   strip -o .dev/grains target/release/grains
 #   strip -o .dev/all target/release/deps/all-<hash>        # the test suite
 #   strip -o .dev/gpu_unit target/release/deps/grains_gpu-<hash>
+#   echo workspace_root=$PWD > .dev/paths                    # where the suite looks for scenes/
 #   bash benches/device_check.sh
-# SMALL=1 rehearses it here on lavapipe at small sizes. Results go to $OUT (or /tmp/devout).
+# SMALL=1 rehearses it here on lavapipe at small sizes; BACKENDS=gpu leaves out the CPU rows;
+# FILTER=name runs only the tests whose names hold it. Results go to $OUT (or /tmp/devout).
 set -u
 OUT=${OUT:-/tmp/devout}
 mkdir -p "$OUT"
