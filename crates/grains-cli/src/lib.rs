@@ -223,7 +223,12 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
 fn info() -> Result<()> {
     let adapters = grains_gpu::list_adapters();
     if adapters.is_empty() {
-        println!("no GPU adapter found: `--backend auto` uses the CPU backend");
+        // The context's error says what Vulkan is missing, where that can be seen.
+        let why = match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
+            Err(e) => e.to_string(),
+            Ok(_) => "no GPU adapter found".into(),
+        };
+        println!("{why}; `--backend auto` uses the CPU backend");
     }
     for (i, a) in adapters.iter().enumerate() {
         println!(

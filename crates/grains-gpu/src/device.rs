@@ -121,7 +121,7 @@ impl GpuContext {
                     AdapterRequest::Any => String::new(),
                     AdapterRequest::HardwareOnly => " of hardware type".into(),
                     AdapterRequest::CpuOnly => " of CPU type".into(),
-                },
+                } + &vulkan_hint(req),
             })?;
         let info = adapter.get_info();
         // Ask for everything the adapter offers: the contact kernels bind a dozen storage
@@ -243,4 +243,73 @@ pub fn read_back(
         out.push(data);
     }
     Ok(out)
+}
+
+/// Why Vulkan may list no adapter on a Linux machine (an H100 host with NVIDIA's driver but
+/// without the loader's packages listed none): the loader `libvulkan.so.1` missing, or an
+/// NVIDIA GPU whose Vulkan driver cannot load (its ICD needs glvnd's `libGLdispatch.so.0`).
+/// Empty where neither can be seen.
+fn vulkan_hint(req: AdapterRequest) -> String {
+    if !cfg!(target_os = "linux") {
+        return String::new();
+    }
+    let mut dirs: Vec<std::path::PathBuf> = std::env::var_os("LD_LIBRARY_PATH")
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default();
+    for d in [
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/lib/x86_64-linux-gnu",
+        "/lib/aarch64-linux-gnu",
+        "/usr/lib64",
+        "/usr/lib",
+        "/lib64",
+        "/lib",
+        "/usr/local/lib",
+    ] {
+        dirs.push(d.into());
+    }
+    let found = |lib: &str| dirs.iter().any(|d| d.join(lib).exists());
+    let nvidia = req != AdapterRequest::CpuOnly
+        && std::path::Path::new("/proc/driver/nvidia/version").exists();
+    no_adapter_hint(found("libvulkan.so.1"), nvidia, found("libGLdispatch.so.0"))
+}
+
+/// [`vulkan_hint`]'s message for what it found: whether the Vulkan loader is installed, an
+/// NVIDIA driver is loaded, and glvnd's dispatch library is installed.
+fn no_adapter_hint(loader: bool, nvidia: bool, glvnd: bool) -> String {
+    if !loader {
+        return "; the Vulkan loader libvulkan.so.1 is not in the usual library folders \
+                (Debian and Ubuntu: apt-get install libvulkan1)"
+            .into();
+    }
+    if nvidia && !glvnd {
+        return "; an NVIDIA driver is loaded, but its Vulkan driver needs glvnd's \
+                libGLdispatch.so.0, which is not installed (Debian and Ubuntu: libglvnd0 and \
+                libegl1)"
+            .into();
+    }
+    if nvidia {
+        return "; an NVIDIA driver is loaded, but Vulkan lists no adapter for it: check that \
+                its nvidia_icd.json is where the loader looks (/usr/share/vulkan/icd.d), or name \
+                it in VK_DRIVER_FILES"
+            .into();
+    }
+    String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_adapter_hint;
+
+    /// Each thing that can be missing is named, the loader first; nothing is said where all
+    /// is there and no NVIDIA driver is loaded.
+    #[test]
+    fn a_missing_adapter_says_what_is_missing() {
+        assert!(no_adapter_hint(false, true, true).contains("apt-get install libvulkan1"));
+        assert!(no_adapter_hint(true, true, false).contains("libGLdispatch.so.0"));
+        assert!(no_adapter_hint(true, true, true).contains("VK_DRIVER_FILES"));
+        assert_eq!(no_adapter_hint(true, false, false), "");
+        assert_eq!(no_adapter_hint(true, false, true), "");
+    }
 }
