@@ -1613,8 +1613,8 @@ fn random_wall(r: ResolverKind, b: &SphereBody, rng: &mut SplitMix, i: usize) ->
 /// How far a law's twin moves under the rounding of its inputs: every float of the geometry
 /// and the incoming force, and every history word that is not exact, scaled by 1 + 4 ulp or
 /// 1 - 4 ulp (signs from a generator seeded by the inputs), three times; per output lane (the
-/// `ContactForce`'s 16 floats, then the history words) the largest change from the unperturbed
-/// twin. A GPU whose compiler fuses multiply-adds and whose divisions and square roots round
+/// `ContactForce`'s 16 floats, then the history words) the largest change from the twin's
+/// outputs on the inputs as they are, `(f0, h0)`. A GPU whose compiler fuses multiply-adds and whose divisions and square roots round
 /// to 2.5 ulp (both within WGSL's accuracy rules) differs from the twin by about this where a
 /// law subtracts nearly equal terms: a dashpot cancelling most of a spring, the normal speed of
 /// a nearly tangential velocity. Without it an H100 failed cases at 1.5e-5 and 5.8e-5 of the
@@ -1626,13 +1626,13 @@ fn rounding_spread(
     history: &[f32],
     force: &ContactForce,
     words: &[Word],
+    (f0, h0): (&ContactForce, &[f32]),
 ) -> ([f32; 16], Vec<f32>) {
     let run = |g: &ContactGeom, h: &[f32], f: &ContactForce| {
         let (mut h, mut f) = (h.to_vec(), *f);
         law.apply(g, params, &mut h, &mut f);
         (f, h)
     };
-    let (f0, h0) = run(geom, history, force);
     let lanes = |f: &ContactForce| -> [f32; 16] { bytemuck::cast(*f) };
     let seed = bytemuck::cast_slice::<ContactGeom, u32>(std::slice::from_ref(geom))
         .iter()
@@ -1657,7 +1657,7 @@ fn rounding_spread(
             }
         }
         let (f1, h1) = run(&g, &h, &f);
-        for (k, (a, b)) in lanes(&f0).iter().zip(lanes(&f1)).enumerate() {
+        for (k, (a, b)) in lanes(f0).iter().zip(lanes(&f1)).enumerate() {
             sf[k] = sf[k].max((a - b).abs());
         }
         for (k, (a, b)) in h0.iter().zip(&h1).enumerate() {
@@ -1720,7 +1720,15 @@ fn laws_match_their_twins() {
             let (mut h, mut f) = (c.history.clone(), c.force);
             law.apply(&c.geom, &c.params, &mut h, &mut f);
             let fscale = norm(f.force).max(f.normal_force).max(norm(c.force.force));
-            let (sf, sh) = rounding_spread(law, &c.geom, &c.params, &c.history, &c.force, words);
+            let (sf, sh) = rounding_spread(
+                law,
+                &c.geom,
+                &c.params,
+                &c.history,
+                &c.force,
+                words,
+                (&f, &h),
+            );
             // Each field's bound adds 4 times the twin's own spread under input rounding.
             let sl = |lanes: std::ops::Range<usize>| {
                 4.0 * sf[lanes].iter().fold(0.0f32, |a, &x| a.max(x))

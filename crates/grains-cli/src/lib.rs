@@ -343,13 +343,13 @@ pub fn make_backend_from(
                ctx: &grains_gpu::GpuContext,
                state: Option<Resume>|
      -> Result<Box<dyn Backend>> {
-        let state = match state {
-            Some(Resume::State(s)) => Some(*s),
-            Some(Resume::File(ck)) => Some(ck.read_state()?),
-            None => None,
-        };
         Ok(match state {
-            Some(s) => Box::new(grains_gpu::GpuBackend::from_state(world, ctx, &s)?),
+            Some(Resume::State(s)) => Box::new(grains_gpu::GpuBackend::from_state(world, ctx, &s)?),
+            Some(Resume::File(ck)) => Box::new(grains_gpu::GpuBackend::from_state(
+                world,
+                ctx,
+                &ck.read_state()?,
+            )?),
             None => Box::new(grains_gpu::GpuBackend::new(world, ctx)?),
         })
     };

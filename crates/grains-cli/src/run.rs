@@ -129,7 +129,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let estimates = (scene.cpu_memory_estimate(), scene.gpu_memory_estimate());
     let cpu_model = scene.cpu_memory_model();
     let gpu_model = scene.gpu_memory_model();
-    let state = if args.resume {
+    let (state, start) = if args.resume {
         // The state replaces the scene's initial positions, velocities, spins and orientations
         // (64 bytes a particle): they go before it is read, so that resuming never holds both.
         // The backends take the positions from the state.
@@ -143,16 +143,12 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
                 checkpoint_path.display()
             );
         }
-        Some(Resume::File(ck))
+        let step = ck.header.step;
+        (Some(Resume::File(ck)), step)
     } else {
         // A resumed run's particles have moved on from the scene's initial state.
         check_overlaps(&scene)?;
-        None
-    };
-    let start = match &state {
-        Some(Resume::File(ck)) => ck.header.step,
-        Some(Resume::State(s)) => s.step,
-        None => 0,
+        (None, 0)
     };
     let opts = preflight::output_options(&scene, &out);
     let volume = output_estimate(&scene, &opts, start, estimates.0);
@@ -165,11 +161,10 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     } else {
         scene.world.particles.material.clone()
     };
-    let resumed = state.is_some();
     let (mut backend, message) =
         make_backend_within(&mut scene, choice, state, budget.as_ref(), estimates)?;
     // The bonds the resumed state holds broken, from the backend that took it up.
-    let mut broken: std::collections::HashSet<usize> = if resumed {
+    let mut broken: std::collections::HashSet<usize> = if args.resume {
         grains_core::kernels::sources::fixed::broken_fixed_pairs(
             &scene.world.table,
             &scene.world.fixed_pairs,

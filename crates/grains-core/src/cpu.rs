@@ -310,13 +310,9 @@ fn relay_in_place<T: Copy + Default>(
     fit(v, total(new));
 }
 
-/// History records of `from` words each as records of `to` words: the first `min(from, to)`
-/// words of each kept, the rest zero (padding, which no law reads). Handed back as it is where
-/// the strides agree, and narrowed in place (a state taken up drops its padding without a
-/// second copy of its history).
 /// For each record in contact, in record order (the slots' order), whether its partner is a
 /// wall (`n` particles; a wall's entry names it as `n + w`).
-fn far_slots<'a>(
+fn slot_walls<'a>(
     nbr_slot: &'a [u32],
     pair_j: &'a [u32],
     n: u32,
@@ -328,6 +324,10 @@ fn far_slots<'a>(
         .map(move |(_, &q)| q >= n)
 }
 
+/// History records of `from` words each as records of `to` words: the first `min(from, to)`
+/// words of each kept, the rest zero (padding, which no law reads). Handed back as it is where
+/// the strides agree, and narrowed in place (a state taken up drops its padding without a
+/// second copy of its history).
 fn restride(mut history: Vec<f32>, from: usize, to: usize) -> Vec<f32> {
     if from == to || from == 0 {
         return history;
@@ -787,7 +787,7 @@ impl CpuBackend {
         );
         // What the CPU keeps of each slot, which the state's flags name.
         let n = world.particles.len() as u32;
-        let far = far_slots(&s.nbr_slot, &list.pair_j, n)
+        let far = slot_walls(&s.nbr_slot, &list.pair_j, n)
             .zip(&s.slots)
             .map(|(wall, slot)| FarSlot::of(slot, wall))
             .collect();
@@ -811,6 +811,7 @@ impl CpuBackend {
         // The list's sizes are known once its starts and partners are read; the arrays before
         // them are per particle.
         let mut sizes = Sizes::of(&world, 0, 0, 0);
+        let mut pair_start = Vec::new();
         let mut list: Option<NeighbourList> = None;
         let mut far = Vec::new();
         for a in STATE_ARRAYS {
@@ -826,7 +827,7 @@ impl CpuBackend {
                     let Some(l) = list.as_ref() else {
                         return Err(src.bad(CoreError::BadState("slots before the list".into())));
                     };
-                    let mut walls = far_slots(&s.nbr_slot, &l.pair_j, n as u32);
+                    let mut walls = slot_walls(&s.nbr_slot, &l.pair_j, n as u32);
                     far.reserve_exact(count);
                     let mut buf = vec![PairSlot::default(); STREAM_CHUNK.min(count)];
                     while far.len() < count {
@@ -852,13 +853,15 @@ impl CpuBackend {
             }
             match a.name {
                 "nbr_j" => {
-                    let records = check_list_starts(&world, &s.nbr_start, &s.nbr_j)
+                    pair_start = check_list_starts(&world, &s.nbr_start, &s.nbr_j)
                         .map_err(|e| src.bad(e))?;
+                    let records = pair_start.last().copied().unwrap_or(0) as usize;
                     sizes = Sizes::of(&world, count, records, 0);
                 }
                 "nbr_pair" => {
-                    check_list(&world, &s.nbr_start, &s.nbr_j, &s.nbr_pair)
+                    check_list(&world, &s.nbr_start, &s.nbr_j, &pair_start, &s.nbr_pair)
                         .map_err(|e| src.bad(e))?;
+                    pair_start = Vec::new();
                     list = Some(NeighbourList::from_full(
                         std::mem::take(&mut s.nbr_start),
                         std::mem::take(&mut s.nbr_j),
@@ -879,11 +882,10 @@ impl CpuBackend {
     /// array of `s` is moved in as it is.
     fn take_up(
         mut world: World,
-        s: BackendState,
+        mut s: BackendState,
         list: NeighbourList,
         far: Vec<FarSlot>,
     ) -> Result<CpuBackend, CoreError> {
-        let mut s = s;
         // Another CPU backend's world holds no positions (it gave them to its backend); the
         // state's replace them either way, and move in here rather than being copied.
         let given = world.particles.pos.is_empty();

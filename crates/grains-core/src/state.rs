@@ -405,25 +405,33 @@ impl BackendState {
     /// that its neighbour list is well formed, so a damaged or foreign checkpoint is refused
     /// with a reason instead of indexing out of bounds later.
     pub fn validate(&self, world: &World) -> Result<(), CoreError> {
-        let records = check_list_starts(world, &self.nbr_start, &self.nbr_j)?;
+        let pair_start = check_list_starts(world, &self.nbr_start, &self.nbr_j)?;
+        let records = pair_start.last().copied().unwrap_or(0) as usize;
         let contacts = self.nbr_slot.iter().filter(|&&a| a != 0).count();
         let sizes = Sizes::of(world, self.nbr_j.len(), records, contacts);
         for (a, bytes) in STATE_ARRAYS.iter().zip(self.array_bytes()) {
             check_len(a, bytes.len() / a.elem, &sizes)?;
         }
-        check_list(world, &self.nbr_start, &self.nbr_j, &self.nbr_pair)?;
+        check_list(
+            world,
+            &self.nbr_start,
+            &self.nbr_j,
+            &pair_start,
+            &self.nbr_pair,
+        )?;
         check_packing(&self.nbr_slot)?;
         Ok(())
     }
 }
 
-/// `nbr_start` is `world`'s offset table and `nbr_j` holds its entries: the list's records
-/// (the first part of [`BackendState::validate`]).
+/// `nbr_start` is `world`'s offset table and `nbr_j` holds its entries (the first part of
+/// [`BackendState::validate`]): each particle's first record, and the record count last
+/// ([`crate::kernels::passes::pair_record::pair_starts`]).
 pub fn check_list_starts(
     world: &World,
     nbr_start: &[u32],
     nbr_j: &[u32],
-) -> Result<usize, CoreError> {
+) -> Result<Vec<u32>, CoreError> {
     let bad = |what: String| Err(CoreError::BadState(what));
     let n = world.particles.len();
     if nbr_start.len() != n + 1 {
@@ -443,8 +451,9 @@ pub fn check_list_starts(
             nbr_j.len()
         ));
     }
-    let pair_start = crate::kernels::passes::pair_record::pair_starts(nbr_start, nbr_j);
-    Ok(pair_start[n] as usize)
+    Ok(crate::kernels::passes::pair_record::pair_starts(
+        nbr_start, nbr_j,
+    ))
 }
 
 /// Array `a` holds `have` elements, as `sizes` wants.
@@ -464,14 +473,16 @@ pub fn check_len(a: &StateArray, have: usize, sizes: &Sizes) -> Result<(), CoreE
 }
 
 /// The list's entries name particles and walls that exist, are sorted by partner, and name the
-/// records the list's layout gives them (after [`check_list_starts`]).
+/// records the list's layout gives them (after [`check_list_starts`], which gives
+/// `pair_start`).
 pub fn check_list(
     world: &World,
     nbr_start: &[u32],
     nbr_j: &[u32],
+    pair_start: &[u32],
     nbr_pair: &[u32],
 ) -> Result<(), CoreError> {
-    use crate::kernels::passes::pair_record::{entry_record, pair_starts};
+    use crate::kernels::passes::pair_record::entry_record;
     let bad = |what: String| Err(CoreError::BadState(what));
     let n = world.particles.len();
     // A wall's entry names it as `n + w`.
@@ -483,7 +494,6 @@ pub fn check_list(
     // layout gives it (`u32::MAX` only where the other side is missing): a damaged record
     // index would silently mix up pairs' forces and histories. An entry's owner is the
     // particle whose range holds it.
-    let pair_start = pair_starts(nbr_start, nbr_j);
     for p in 0..n {
         let range = nbr_start[p] as usize..nbr_start[p + 1] as usize;
         if nbr_j[range.clone()].windows(2).any(|w| w[0] >= w[1]) {
@@ -492,7 +502,7 @@ pub fn check_list(
             ));
         }
         for k in range {
-            let want = entry_record(p as u32, k, nbr_start, nbr_j, &pair_start);
+            let want = entry_record(p as u32, k, nbr_start, nbr_j, pair_start);
             let have = nbr_pair[k];
             if have != want {
                 return bad(format!(

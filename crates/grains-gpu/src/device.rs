@@ -41,9 +41,10 @@ fn instance() -> wgpu::Instance {
     // two barriers before it, even in release builds. Every pass of a step is dispatched
     // indirectly (control.wgsl freezes a batch by zeroing them), so that was a second dispatch
     // and two serialising barriers per pass (an H100's profile timed each pass that had
-    // nothing to do at 12.5 us: 163 us of a 424 us million-sphere step). The arguments need no check: `set_args` keeps x within the adapter's
-    // per-dimension limit, and y too, since the host refuses a capacity whose workgroups
-    // exceed that limit squared (`check_groups`). WGPU_VALIDATION_INDIRECT_CALL=1 restores it.
+    // nothing to do at 12.5 us: 163 us of a 424 us million-sphere step). The arguments need no
+    // check: `set_args` keeps x within the adapter's per-dimension limit, and y too, since the
+    // host refuses a capacity whose workgroups exceed that limit squared (`check_groups`).
+    // WGPU_VALIDATION_INDIRECT_CALL=1 restores it.
     desc.flags = (wgpu::InstanceFlags::from_build_config()
         - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL)
         .with_env();
