@@ -332,7 +332,8 @@ fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
 /// transposing the records) and sums and carries through its records (the owner's side in its
 /// sweep, `gather_head`, `carried_flag`); the GPU builds it with the twins' passes: the cells,
 /// the counts and their scans, each particle's records (`pair_fill`) and each particle's head
-/// as its partners' records (`pair_record`), then gathers and carries through that. From the
+/// as its partners' records (`pair_record`), then gathers through that and carries each
+/// packed slot by the pair it keeps (`slot_carry`). From the
 /// same positions the twins must build the very same list and find the very same bits: the
 /// gathered force of every particle after a step (and its torque where the state's slots hold
 /// all of it), and every record's carried flag across a rebuild (walls, contacts in the box and
@@ -341,11 +342,12 @@ fn walls_join_the_list_without_missing_a_contact_and_inactive_slots_are_zero() {
 fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
     use grains_core::kernels::passes::cell_count::cell_count;
     use grains_core::kernels::passes::cell_scatter::cell_scatter;
+    use grains_core::kernels::passes::gather;
     use grains_core::kernels::passes::pair_count::pair_count;
     use grains_core::kernels::passes::pair_fill::pair_fill;
     use grains_core::kernels::passes::pair_record::pair_record;
     use grains_core::kernels::passes::prefix_sum::prefix_sum;
-    use grains_core::kernels::passes::{gather, history_carry};
+    use grains_core::kernels::passes::slot_carry::{self, slot_carry};
     use grains_core::kernels::sources::fixed::fixed_index;
     let mut b = cpu(shaken_box(false, 23));
     let n = b.pos.len();
@@ -475,7 +477,18 @@ fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
         }
         // The list the last rebuild built, against one built from the positions now: an extra
         // rebuild between steps, as a step's own, and the twins' from the same positions.
-        let (old_slot, old_j) = (b.nbr_slot.clone(), b.list.pair_j.clone());
+        // Each packed slot's pair, as the GPU keeps it: the CPU's slots (in regions of its
+        // blocks, not dense) named by the old list's flags.
+        let (old_slot, old_start) = (&b.nbr_slot, &b.list.pair_start);
+        let taken = old_slot.iter().copied().max().unwrap_or(0) as usize;
+        let mut slot_pair = vec![[slot_carry::NO_PAIR; 2]; taken];
+        for p in 0..n {
+            for r in old_start[p] as usize..old_start[p + 1] as usize {
+                if let Some(k) = (old_slot[r] as usize).checked_sub(1) {
+                    slot_pair[k] = [p as u32, b.list.pair_j[r]];
+                }
+            }
+        }
         b.rebuild();
         let (new_start, new_pair_start, new_i, new_j, new_head) = build(&b.pos, &b.walls);
         assert_eq!(new_start, b.list.nbr_start, "round {round}");
@@ -484,21 +497,27 @@ fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
         assert_eq!(new_head, b.list.head_pair, "round {round}");
         let owners: Vec<u32> = entry_owners(&new_pair_start).collect();
         assert_eq!(new_i, owners, "round {round}");
-        // One invocation per record of the new list.
-        let mut flags = vec![u32::MAX; b.nbr_slot.len()];
+        // One invocation per slot ever taken, over the new list's flags cleared; no pair in
+        // contact leaves the list, so none gives its slot back.
+        let mut flags = vec![0u32; b.nbr_slot.len()];
         assert_eq!(flags.len(), new_i.len());
-        for gid in 0..new_i.len() {
-            history_carry(
+        let mut slot_count = vec![0u32; slot_carry::SLOT_WORDS];
+        slot_count[slot_carry::SLOT_TAKEN] = taken as u32;
+        slot_count[slot_carry::SLOT_CAPACITY] = taken.max(1) as u32;
+        let mut ring = vec![0u32; taken.max(1)];
+        for gid in 0..taken {
+            slot_carry(
                 gid,
                 &step,
-                &new_i,
+                &mut slot_pair,
                 &new_j,
-                &old_j,
-                &old_slot,
-                &pair_start,
+                &new_pair_start,
                 &mut flags,
+                &mut slot_count,
+                &mut ring,
             );
         }
+        assert_eq!(slot_count[slot_carry::SLOT_PUSHES], 0, "slots given back");
         for (r, &flag) in flags.iter().enumerate() {
             assert_eq!(flag, b.nbr_slot[r], "record {r}");
             carried += (flag != 0) as usize;

@@ -99,7 +99,7 @@ fn every_pass_composes_and_validates() {
         "pair_count",
         "pair_fill",
         "pair_record",
-        "history_carry",
+        "slot_carry",
         "gather",
         "gather_kick",
     ] {

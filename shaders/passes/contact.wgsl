@@ -25,7 +25,7 @@
 @group(0) @binding(6) var<storage, read> vel: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> omega: array<vec4<f32>>;
 // The source's history records: one per pair (fixed), or this step's packed records of the
-// pairs in contact (the list, which reads last step's from its `history_in`).
+// pairs in contact (the list, which keeps each pair's in its slot while it stays in contact).
 @group(0) @binding(8) var<storage, read_write> history: array<vec4<f32>>;
 // The source's slots: one per pair (fixed) or packed, only for pairs in contact (the list).
 @group(0) @binding(9) var<storage, read_write> slots: array<PairSlot>;

@@ -13,11 +13,8 @@
 // Where each particle's records start; the record count is `pair_start[step.n_particles]`
 // (indirect dispatch).
 @group(0) @binding(13) var<storage, read> pair_start: array<u32>;
-// The packed slots taken this step: [0] counts them (reset before the contact passes; a
-// count beyond `slots` makes the host grow them and run the contact passes again).
+// The packed slots' counts and the ring of those given back (lib/packed_slots.wgsl).
 @group(0) @binding(14) var<storage, read_write> slot_count: array<atomic<u32>>;
-// Last step's packed history records (this step's go to `history`), at each record's flag.
-@group(0) @binding(15) var<storage, read> history_in: array<vec4<f32>>;
 // The packed slots past the end of `slots` (lib/packed_slots.wgsl).
 @group(0) @binding(17) var<storage, read_write> slots_hi: array<PairSlot>;
 
@@ -25,9 +22,12 @@ fn source_count() -> u32 {
     return pair_start[step.n_particles];
 }
 
-// Invocation `gid` evaluates record `gid` (the template's `contact_pair`).
+// Invocation `gid` evaluates record `gid` (the template's `contact_pair`), unless the contact
+// passes run again for the records that found no slot and it is not one.
 fn source_pairs(gid: u32) {
-    contact_pair(gid);
+    if (slot_runs(gid)) {
+        contact_pair(gid);
+    }
 }
 
 // Record `gid` as a pair of particles. CPU twin: `source_pair`.
@@ -38,6 +38,11 @@ fn source_pair(gid: u32) -> SourcePair {
         return SourcePair();
     }
     return SourcePair(p, q, material[p] * step.n_materials + material[q], 1u);
+}
+
+// Record `rec`'s owner, which a slot it takes keeps (lib/packed_slots.wgsl).
+fn source_owner(rec: u32) -> u32 {
+    return pair_i[rec];
 }
 
 // The record (slot flag) of invocation `gid`: its own. CPU twin: `source_record`.

@@ -10,11 +10,8 @@
 @group(0) @binding(12) var<storage, read> pair_j: array<u32>;
 // Where each particle's records start: its walls are the tail of them.
 @group(0) @binding(14) var<storage, read> pair_start: array<u32>;
-// The packed slots taken this step: [0] counts them (reset before the contact passes; a
-// count beyond `slots` makes the host grow them and run the contact passes again).
+// The packed slots' counts and the ring of those given back (lib/packed_slots.wgsl).
 @group(0) @binding(15) var<storage, read_write> slot_count: array<atomic<u32>>;
-// Last step's packed history records (this step's go to `history`), at each record's flag.
-@group(0) @binding(16) var<storage, read> history_in: array<vec4<f32>>;
 // The packed slots past the end of `slots` (lib/packed_slots.wgsl).
 @group(0) @binding(17) var<storage, read_write> slots_hi: array<PairSlot>;
 
@@ -34,7 +31,9 @@ fn source_pairs(gid: u32) {
     owner = gid;
     let range = source_range(gid);
     for (var k = range.x; k < range.y; k = k + 1u) {
-        contact_pair(k);
+        if (slot_runs(k)) {
+            contact_pair(k);
+        }
     }
 }
 
@@ -59,6 +58,12 @@ fn source_pair(gid: u32) -> SourcePair {
     let w = q - step.n_particles;
     let n = step.n_materials;
     return SourcePair(p, w, (walls[w].kind * n + material[p]) * n + walls[w].material, 1u);
+}
+
+// Record `rec`'s owner, which a slot it takes keeps (lib/packed_slots.wgsl): the invocation's
+// particle.
+fn source_owner(rec: u32) -> u32 {
+    return owner;
 }
 
 // The record (slot flag) of invocation `gid`'s pair: its own. CPU twin: `source_record`.

@@ -15,11 +15,11 @@ use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::a3;
 use crate::kernels::passes::gather::{gather_fixed, gather_head, kahan_add, GatherSlots};
-use crate::kernels::passes::history_carry::carried_flag;
 use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
 use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
 use crate::kernels::passes::pair_fill::pair_fill_owned;
 use crate::kernels::passes::pair_record::{first_owned, owned_within, pair_starts};
+use crate::kernels::passes::slot_carry::carried_flag;
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, integrate_first_half,
@@ -1087,7 +1087,7 @@ impl CpuBackend {
         prefix_sum(&count, &mut nbr_start);
         let total = nbr_start[n] as usize;
         let (ns, ps) = (&nbr_start, &pair_start);
-        // Each record's flag from the old list: `history_carry`, with the records for entries.
+        // Each record's flag from the old list (`carried_flag`; the GPU carries by slot: `slot_carry`), with the records for entries.
         let mut active = vec![0u32; records];
         {
             let pair_j = &pair_j;

@@ -61,10 +61,19 @@ const NO_FAULT: u32 = 0xffffffffu;
 const S_ZERO_CELLS: u32 = 0u;
 const S_PAIR_FILL: u32 = 8u;
 const S_PAIR_RECORD: u32 = 9u;
-const S_HISTORY_CARRY: u32 = 10u;
-const S_COMMIT_LIST: u32 = 11u;
+const S_CLEAR_FLAGS: u32 = 10u;
+const S_SLOT_CARRY: u32 = 11u;
 const S_COMMIT_PARTICLES: u32 = 12u;
 const S_CONTACT: u32 = 13u;
+
+// The words of `slot_count`, as shaders/lib/packed_slots.wgsl has them.
+const SLOT_TAKEN: u32 = 0u;
+const SLOT_HEAD: u32 = 1u;
+const SLOT_FREE: u32 = 2u;
+const SLOT_POPS: u32 = 3u;
+const SLOT_PUSHES: u32 = 4u;
+const SLOT_PENDING: u32 = 5u;
+const SLOT_CAPACITY: u32 = 6u;
 
 fn linear_index(id: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return id.x + id.y * nwg.x * 64u;
@@ -95,7 +104,7 @@ fn zero_args() {
 @group(0) @binding(1) var<storage, read> plan: array<u32>;
 @group(0) @binding(2) var<storage, read_write> args: array<u32>;
 @group(0) @binding(3) var<storage, read_write> max_disp2: array<u32>;
-// [0]: packed slots the last step's contact passes took (sources/neighbour.wgsl).
+// The packed slots' counts (shaders/lib/packed_slots.wgsl).
 @group(0) @binding(4) var<storage, read_write> slot_count: array<u32>;
 // The lowest faulty particle's index since the host last cleared it
 // (integrate_first_half.wgsl).
@@ -118,9 +127,14 @@ fn decide() {
     let disp = sqrt(bitcast<f32>(max_disp2[0]));
     let rebuild = force || disp > 0.5 * bitcast<f32>(plan[P_SKIN]);
     max_disp2[0] = 0u;
-    // The contact passes of this step count their slots from zero (`slot_guard` checks them).
-    control[C_MAX_SLOTS] = max(control[C_MAX_SLOTS], slot_count[0]);
-    slot_count[0] = 0u;
+    // The ring of slots given back moves on: last step's takers used the first of them, its
+    // givers appended theirs (shaders/lib/packed_slots.wgsl).
+    let popped = min(slot_count[SLOT_POPS], slot_count[SLOT_FREE]);
+    slot_count[SLOT_HEAD] = (slot_count[SLOT_HEAD] + popped) % max(slot_count[SLOT_CAPACITY], 1u);
+    slot_count[SLOT_FREE] = slot_count[SLOT_FREE] - popped + slot_count[SLOT_PUSHES];
+    slot_count[SLOT_POPS] = 0u;
+    slot_count[SLOT_PUSHES] = 0u;
+    control[C_MAX_SLOTS] = max(control[C_MAX_SLOTS], slot_count[SLOT_TAKEN]);
     control[C_FORCE] = 0u;
     control[C_REBUILD] = select(0u, 1u, rebuild);
     if (rebuild) {
@@ -154,6 +168,8 @@ fn decide() {
 @group(0) @binding(2) var<storage, read_write> args: array<u32>;
 @group(0) @binding(3) var<storage, read> new_start: array<u32>;
 @group(0) @binding(4) var<storage, read> new_pair_start: array<u32>;
+// The packed slots' counts: the carry runs over the slots ever taken.
+@group(0) @binding(5) var<storage, read> slot_count: array<u32>;
 
 // Runs after the neighbour counts are scanned. A list that does not fit is not written: the
 // batch freezes here, and the host grows the buffers and records this step again from this
@@ -178,12 +194,16 @@ fn guard() {
     }
     control[C_TOTAL] = total;
     control[C_RECORDS] = records;
-    for (var s = S_HISTORY_CARRY; s < plan[P_EVERY]; s = s + 1u) {
+    for (var s = S_CLEAR_FLAGS; s < plan[P_EVERY]; s = s + 1u) {
         if (s == S_COMMIT_PARTICLES) {
             continue;
         }
         let threads = plan[P_SLOTS + s];
-        set_args(s, (records + threads - 1u) / threads, plan[P_MAX_DIM]);
+        var count = records;
+        if (s == S_SLOT_CARRY) {
+            count = slot_count[SLOT_TAKEN];
+        }
+        set_args(s, (count + threads - 1u) / threads, plan[P_MAX_DIM]);
     }
 }
 
@@ -191,17 +211,20 @@ fn guard() {
 @group(0) @binding(0) var<storage, read_write> control: array<u32>;
 @group(0) @binding(1) var<storage, read> plan: array<u32>;
 @group(0) @binding(2) var<storage, read_write> args: array<u32>;
-@group(0) @binding(3) var<storage, read> slot_count: array<u32>;
+@group(0) @binding(3) var<storage, read_write> slot_count: array<u32>;
 
-// Runs after the list's contact passes (and before any pass that updates history in place):
-// if they took more packed slots than there are, some records lost their slot, so the batch
-// freezes. The contact passes read last step's flags and history and write this step's to the
-// other buffers, so the host can grow the slots and run them again from the same inputs.
+// Runs after the list's contact passes (and before the passes of sources that keep a history
+// per pair): if they wanted more packed slots than there are, the records that found none are
+// marked PENDING, so the batch freezes; the host grows the slots and runs the contact passes
+// again for those records alone (shaders/lib/packed_slots.wgsl). Otherwise the step goes on,
+// every record evaluated once.
 @compute @workgroup_size(1)
 fn slot_guard() {
-    if (slot_count[0] > plan[P_SLOT_CAPACITY]) {
+    if (slot_count[SLOT_TAKEN] > slot_count[SLOT_CAPACITY]) {
         control[C_FROZEN] = FROZEN_SLOTS;
         zero_args();
+    } else {
+        slot_count[SLOT_PENDING] = 0u;
     }
 }
 
@@ -230,29 +253,22 @@ fn cursor(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroup
     }
 }
 
-//!entry commit_list
+//!entry clear_flags
 @group(0) @binding(0) var<storage, read> control: array<u32>;
-@group(0) @binding(2) var<storage, read> new_pair_j: array<u32>;
-@group(0) @binding(6) var<storage, read_write> pair_j: array<u32>;
-@group(0) @binding(10) var<storage, read> plan: array<u32>;
-@group(0) @binding(11) var<storage, read> new_slot: array<u32>;
 @group(0) @binding(12) var<storage, read_write> nbr_slot: array<u32>;
 
-// The rebuilt list replaces the current one, one invocation per record (`C_RECORDS`): each
-// record's partner (`new_pair_j`, which the fill wrote beside the live ones, which the carry
-// reads) and its carried slot flag: the packed slots and history stay where they are, as
-// `CpuBackend::rebuild` keeps them. The records' owners and the heads' records are already in
-// place: nothing in a rebuild reads the old list's, so `pair_fill` and `pair_record` write
-// them into `pair_i` and `head_pair` themselves. The list is held beside itself with one word
-// a record more and the carried flags.
+// The rebuilt list's records start out of contact, one invocation per record (`C_RECORDS`):
+// the carry (shaders/passes/slot_carry.wgsl) then names each packed slot in use in its pair's
+// record. `pair_fill` and `pair_record` wrote the new list over the old one (owners, partners,
+// heads' records): nothing in a rebuild reads the old list, since each slot in use keeps its
+// pair.
 @compute @workgroup_size(64)
-fn commit_list(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn clear_flags(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let r = linear_index(gid3, nwg);
     if (r >= control[C_RECORDS]) {
         return;
     }
-    pair_j[r] = new_pair_j[r];
-    nbr_slot[r] = new_slot[r];
+    nbr_slot[r] = 0u;
 }
 
 //!entry commit_particles

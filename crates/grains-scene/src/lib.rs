@@ -316,18 +316,15 @@ pub struct GpuMemoryModel {
     sizes: grains_core::state::Sizes,
     /// The broad phase's cell counts, starts and cursors (bytes).
     cells: u64,
-    /// A packed history record (bytes).
-    history: u64,
 }
 
 impl GpuMemoryModel {
     /// Device bytes with buffers for `entries` list entries, `records` records and `slots`
-    /// packed slots: the state (every array of [`grains_core::state::STATE_ARRAYS`]), the
-    /// packed history's and the record flags' second buffers (last step's), the list as the
-    /// device keeps it (each pair once: each record's owner and partner, each head entry's
-    /// record, in place of the state's full list; `entries` sizes nothing on the device), what
-    /// a rebuild builds beside the live list
-    /// (the partners and the record starts), the world's particle
+    /// packed slots: the state (every array of [`grains_core::state::STATE_ARRAYS`]), the ring
+    /// of packed slots given back, the list as the device keeps it (each pair once: each
+    /// record's owner and partner, each head entry's record, in place of the state's full
+    /// list; `entries` sizes nothing on the device), each slot's pair, the record starts a
+    /// rebuild builds beside the live ones, the world's particle
     /// arrays with the broad phase's scratch, and the cells. No copy of the state is kept: an
     /// overflow freezes the step where it is.
     pub fn at(&self, entries: usize, records: usize, slots: usize) -> u64 {
@@ -369,12 +366,13 @@ impl GpuMemoryModel {
             particles: of(&per_particle)
                 + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
                 + 4 * (n + 1),
-            // The records' flags (this step's and last step's), owners, partners (and those a
-            // rebuild builds beside them) and the heads' references to them (at most one a
-            // record): nothing is kept per entry.
-            list: of(&|e| e == Extent::Slots(neighbour)) + 5 * 4 * records as u64,
-            // The packed slots and history, and last step's history.
-            contacts: of(&packed) + slots as u64 * self.history,
+            // The records' flags, owners and partners and the heads' references to them (at
+            // most one a record): nothing is kept per entry, and a rebuild writes the new list
+            // over the old one.
+            list: of(&|e| e == Extent::Slots(neighbour)) + 3 * 4 * records as u64,
+            // The packed slots and history, each slot's pair (by which a rebuild carries it)
+            // and the ring of slots given back.
+            contacts: of(&packed) + (8 + 4) * slots as u64,
             other: of(&|e| !(per_particle(e) || listed(e) || packed(e))) + self.cells,
         }
     }
@@ -386,10 +384,10 @@ pub struct GpuMemoryParts {
     /// The per-particle arrays: the state's, the world's (material, shape), the broad phase's
     /// scratch and counts, and the entry and record starts.
     pub particles: u64,
-    /// The neighbour list: each record's owner, partner (and the one a rebuild builds), head
-    /// reference and flag (this step's and last step's).
+    /// The neighbour list: each record's owner, partner and flag, and the heads' references.
     pub list: u64,
-    /// The packed slots and history of the records in contact, and last step's history.
+    /// The packed slots and history of the records in contact, each slot's pair and the ring
+    /// of slots given back (12 B a slot).
     pub contacts: u64,
     /// Walls, bonds, shells and the broad phase's cells.
     pub other: u64,
@@ -577,7 +575,6 @@ impl Scene {
         GpuMemoryModel {
             sizes: grains_core::state::Sizes::of(w, 0, 0, 0),
             cells: w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0),
-            history: 4 * w.table.nbr_history_stride as u64,
         }
     }
 
@@ -807,14 +804,14 @@ impl Scene {
             per(parts.rebuild),
         );
         // The GPU backend's device buffers, for the same pack and list: its list buffers grow
-        // by an eighth past what they must hold, and it keeps last step's history and flags.
+        // by an eighth past what they must hold.
         let gpu = self.gpu_memory_parts();
         let _ = write!(
             s,
             "\n            ~{:.1} MiB (GPU backend device buffers, for a dense pack); ~{:.1} MiB for \
              the list at the start\n            per particle, dense pack on the GPU: {:.0} B \
-             particle arrays, {:.0} B list, {:.0} B pairs in contact (slots, history and last \
-             step's history), {:.0} B walls, bonds, shells and cells",
+             particle arrays, {:.0} B list, {:.0} B pairs in contact (slots, history, their \
+             pairs and the ring of slots given back), {:.0} B walls, bonds, shells and cells",
             mib(gpu.total()),
             mib(self
                 .gpu_memory_model()

@@ -260,11 +260,9 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
         s.push_str(&format!("    p.{path} = {value};\n"));
     }
     s.push_str("    return p;\n}\n");
-    // A source that packs its history (the neighbour list's) reads last step's records from
-    // `history_in` and writes this step's to `history`, each split where the adapter's
-    // storage binding ends as the packed slots are (`history_in_hi`, `history_hi`: records
-    // from `arrayLength(&slots)` on; lib/packed_slots.wgsl); a fixed source reads and writes
-    // `history` in place, whole.
+    // A source that packs its history (the neighbour list's) keeps it in place, split where
+    // the adapter's storage binding ends as the packed slots are (`history_hi`: records from
+    // `arrayLength(&slots)` on; lib/packed_slots.wgsl); a fixed source keeps it whole.
     let packed = chain.source.in_list();
     let vec4_at = |array: &str, v: usize| {
         if packed {
@@ -273,17 +271,10 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
             format!("{array}[e * HISTORY_VEC4 + {v}u]")
         }
     };
-    let mut loaders = vec![("load_history", "history")];
-    if packed {
-        loaders = vec![("load_history_in", "history_in")];
-    }
+    let loaders = [("load_history", "history")];
     // A chain whose laws keep no history binds none of it.
     if packed && used(&hwords) > 0 {
-        for array in ["history", "history_in"] {
-            s.push_str(&format!(
-                "fn {array}_vec4(e: u32, v: u32) -> vec4<f32> {{\n    let lo = arrayLength(&slots);\n    if (e < lo) {{\n        return {array}[e * HISTORY_VEC4 + v];\n    }}\n    return {array}_hi[(e - lo) * HISTORY_VEC4 + v];\n}}\n"
-            ));
-        }
+        s.push_str("fn history_vec4(e: u32, v: u32) -> vec4<f32> {\n    let lo = arrayLength(&slots);\n    if (e < lo) {\n        return history[e * HISTORY_VEC4 + v];\n    }\n    return history_hi[(e - lo) * HISTORY_VEC4 + v];\n}\n");
         s.push_str("fn set_history_vec4(e: u32, v: u32, x: vec4<f32>) {\n    let lo = arrayLength(&slots);\n    if (e < lo) {\n        history[e * HISTORY_VEC4 + v] = x;\n    } else {\n        history_hi[(e - lo) * HISTORY_VEC4 + v] = x;\n    }\n}\n");
     }
     for (name, array) in loaders {

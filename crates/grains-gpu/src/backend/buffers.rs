@@ -19,22 +19,19 @@ pub(super) enum Cap {
     /// One per packed slot (record in contact).
     Slots,
     /// The packed slots below the chunk length ([`GpuBackend::slot_chunk`]): the `slots`
-    /// binding, and their history records (`history`, `history_alt`).
+    /// binding, and their history records (`history`).
     SlotsLo,
     /// The packed slots from the chunk length on (`slots_hi`, and their history records in
-    /// `history_hi`, `history_alt_hi`; one unused element while they all fit in `slots`).
+    /// `history_hi`; one unused element while they all fit in `slots`).
     SlotsHi,
 }
 
 /// Element sizes of the buffers sized by the neighbour list's capacities, each with the
 /// capacity that sizes it; a history record is `history_words` words (the pair table's
 /// `nbr_history_stride`).
-pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 12] {
+pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 10] {
     let h = 4 * history_words as u64;
     [
-        // The records' partners a rebuild builds beside the live ones (the carry reads those).
-        ("new_pair_j", 4, Cap::Records),
-        ("nbr_slot_alt", 4, Cap::Records),
         ("pair_i", 4, Cap::Records),
         // The list keeps each pair once: each record's partner, and each head entry's record
         // (at most one per record).
@@ -54,8 +51,9 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
         // The packed history, split where the slots are.
         ("history", h, Cap::SlotsLo),
         ("history_hi", h, Cap::SlotsHi),
-        ("history_alt", h, Cap::SlotsLo),
-        ("history_alt_hi", h, Cap::SlotsHi),
+        // The slots given back, a ring, and each slot's pair (shaders/lib/packed_slots.wgsl).
+        ("free_slots", 4, Cap::Slots),
+        ("slot_pair", 8, Cap::Slots),
     ]
 }
 
@@ -226,7 +224,7 @@ impl GpuBackend {
                 std::mem::size_of::<PairSlot>() as u64 * nf.max(1),
             ),
             ("max_disp2", 4),
-            ("slot_count", 4),
+            ("slot_count", 4 * SLOT_WORDS as u64),
             ("fault", 4),
             ("control", 4 * CONTROL_WORDS as u64),
         ];
@@ -250,7 +248,24 @@ impl GpuBackend {
             let buf = self.make_buffer(name, elem * self.list_capacity(cap), none)?;
             self.bufs.insert(name, buf);
         }
+        self.write_slot_words(0, &[]);
         Ok(())
+    }
+
+    /// The packed slots' counts (shaders/lib/packed_slots.wgsl) with `taken` slots ever taken,
+    /// `free` of them given back (the ring from its start) and none taken or given back in
+    /// this step, for the slots' capacity now; `pending` while the contact passes run again
+    /// for the records that found no slot.
+    pub(super) fn write_slot_words(&self, taken: u64, free: &[u32]) {
+        let mut words = [0u32; SLOT_WORDS];
+        words[SLOT_TAKEN] = taken as u32;
+        words[SLOT_FREE] = free.len() as u32;
+        words[SLOT_CAPACITY] = self.slot_capacity as u32;
+        let q = &self.ctx.queue;
+        q.write_buffer(&self.bufs["slot_count"], 0, bytemuck::cast_slice(&words));
+        if !free.is_empty() {
+            q.write_buffer(&self.bufs["free_slots"], 0, bytemuck::cast_slice(free));
+        }
     }
 
     /// Elements of a list buffer of capacity `cap`.
@@ -283,17 +298,6 @@ impl GpuBackend {
         self.ctx
             .queue
             .write_buffer(&self.bufs["fault"], 0, bytemuck::cast_slice(&[NO_FAULT]));
-    }
-
-    /// The buffer that holds state array `name` after `step` steps: its own, but the packed
-    /// history's and the record flags', which alternate ([`GpuBackend::history_at`],
-    /// [`GpuBackend::flags_at`]).
-    pub(super) fn live(&self, name: &'static str, step: u64) -> &'static str {
-        match name {
-            "history" => GpuBackend::history_at(step),
-            "nbr_slot" => GpuBackend::flags_at(step),
-            _ => name,
-        }
     }
 
     /// Read `size` bytes of buffer `name` from offset 0.

@@ -113,6 +113,13 @@ const FROZEN_SLOTS: u32 = 2;
 const FROZEN_FAULT: u32 = 3;
 /// The guard's word when no particle is faulty (integrate_first_half folds with atomicMin).
 const NO_FAULT: u32 = u32::MAX;
+// The words of `slot_count` (shaders/lib/slot_ring.wgsl, as the carry's twin has them).
+use grains_core::kernels::passes::slot_carry::{
+    NO_PAIR as SLOT_NO_PAIR, SLOT_CAPACITY, SLOT_FREE, SLOT_PENDING, SLOT_POPS, SLOT_PUSHES,
+    SLOT_TAKEN, SLOT_WORDS,
+};
+/// A record in contact that found no slot (packed_slots.wgsl's `PENDING`).
+const SLOT_PENDING_FLAG: u32 = u32::MAX;
 
 /// The capacity that holds `needed` elements of a list buffer holding `cap` for `n`
 /// particles: `cap` if they fit, else an eighth more than needed and at least `n / 32` more
@@ -136,7 +143,7 @@ pub(crate) fn grown(needed: u64, cap: u64, n: usize) -> u64 {
 enum Resume {
     /// At the list guard, after the buffers grew (the counts and scans are still there).
     Guard,
-    /// At the contact passes, after the slots grew (they read last step's flags and history).
+    /// At the contact passes, after the slots grew, for the records that found no slot.
     Chains,
     /// At the next step, after a fault was reported.
     NextStep,
@@ -153,8 +160,8 @@ const S_PREFIX_NBR: u32 = 6;
 const S_GUARD: u32 = 7;
 const S_PAIR_FILL: u32 = 8;
 const S_PAIR_RECORD: u32 = 9;
-const S_HISTORY_CARRY: u32 = 10;
-const S_COMMIT_LIST: u32 = 11;
+const S_CLEAR_FLAGS: u32 = 10;
+const S_SLOT_CARRY: u32 = 11;
 const S_COMMIT_PARTICLES: u32 = 12;
 const S_CONTACT: u32 = 13;
 
@@ -199,12 +206,8 @@ pub struct GpuBackend {
     every: Vec<u32>,
     /// How many of them run before `decide` (a guarded fault stops them for the next step).
     every_pre: usize,
-    /// The step's dispatches from an even and from an odd step count: they differ only in
-    /// which of `history` and `history_alt` (and of `nbr_slot` and `nbr_slot_alt`) the list's
-    /// contact passes read last step's packed history (and record flags) from and write this
-    /// step's to (the state's `history` after `s` steps is `history` for even `s`,
-    /// `history_alt` for odd).
-    step_ops: [Vec<Op>; 2],
+    /// The step's dispatches.
+    step_ops: Vec<Op>,
     steps: u64,
     rebuild_log: Vec<u64>,
     total: u64,
@@ -288,8 +291,8 @@ impl GpuBackend {
         let slot_guard = add(ctl("slot_guard")?);
         let pair_fill = add(pass_kernel(&ctx, "pair_fill")?);
         let pair_record = add(pass_kernel(&ctx, "pair_record")?);
-        let history_carry = add(pass_kernel(&ctx, "history_carry")?);
-        let commit_list = add(ctl("commit_list")?);
+        let clear_flags = add(ctl("clear_flags")?);
+        let slot_carry = add(pass_kernel(&ctx, "slot_carry")?);
         let commit_particles = add(ctl("commit_particles")?);
         let mut contact = Vec::new();
         let mut n_indirect = 0u32;
@@ -364,8 +367,8 @@ impl GpuBackend {
             slot_guard,
             pair_fill,
             pair_record,
-            history_carry,
-            commit_list,
+            clear_flags,
+            slot_carry,
             commit_particles,
             contact,
             gather,
@@ -411,7 +414,7 @@ impl GpuBackend {
             plan_slots: Vec::new(),
             every: Vec::new(),
             every_pre: 0,
-            step_ops: [Vec::new(), Vec::new()],
+            step_ops: Vec::new(),
             steps: 0,
             rebuild_log: Vec::new(),
             removed: 0,
@@ -495,22 +498,14 @@ impl GpuBackend {
             if ["nbr_j", "nbr_pair", "quat"].contains(&a.name) {
                 continue;
             }
-            if let Some([lo_name, hi_name]) = GpuBackend::split_at(a.name, state.step) {
+            if let Some([lo_name, hi_name]) = GpuBackend::split_at(a.name) {
                 // Split where the device's `slots` binding ends.
                 let lo = (b.list_capacity(Cap::SlotsLo) as usize * per_slot(a)).min(bytes.len());
                 put(lo_name, &bytes[..lo]);
                 put(hi_name, &bytes[lo..]);
                 continue;
             }
-            let name = match a.name {
-                // Both flag buffers: a record no chain evaluates is never written again.
-                "nbr_slot" => {
-                    put("nbr_slot_alt", bytes);
-                    "nbr_slot"
-                }
-                name => b.live(name, state.step),
-            };
-            put(name, bytes);
+            put(a.name, bytes);
         }
         // The list with each pair once: its records' starts (which a state does not keep) and
         // partners, and each head entry's record, as the CPU backend keeps it.
@@ -531,6 +526,19 @@ impl GpuBackend {
         put("head_pair", cast_slice(&list.head_pair));
         let starts = list.pair_start;
         put("pair_start", cast_slice(&starts));
+        // Each packed slot's pair, by which a rebuild finds its new record (the state's slots
+        // are packed: every one below their count is in use).
+        let mut slot_pair = vec![[SLOT_NO_PAIR; 2]; slots as usize];
+        for p in 0..starts.len().saturating_sub(1) {
+            for r in starts[p] as usize..starts[p + 1] as usize {
+                let a = state.nbr_slot.get(r).copied().unwrap_or(0) as usize;
+                if let Some(pq) = a.checked_sub(1).and_then(|k| slot_pair.get_mut(k)) {
+                    *pq = [p as u32, list.pair_j[r]];
+                }
+            }
+        }
+        put("slot_pair", cast_slice(&slot_pair));
+        drop(slot_pair);
         // Each record's owner (`pair_fill` writes them at a rebuild), which the state does not
         // keep, a piece at a time.
         let mut owners = grains_core::kernels::passes::pair_record::entry_owners(&starts);
@@ -558,7 +566,8 @@ impl GpuBackend {
         }
         put("control", cast_slice(&control));
         put("max_disp2", cast_slice(&[0u32]));
-        put("slot_count", cast_slice(&[0u32]));
+        // The state's slots are packed: all taken, none given back.
+        b.write_slot_words(slots, &[]);
         put("fault", cast_slice(&[NO_FAULT]));
         // Dispatches over the list are sized by its records on the device, at each rebuild
         // (the guard kernel); here the host sizes them for the restored list the same way.
@@ -595,6 +604,13 @@ impl GpuBackend {
     /// Current capacity of the packed force slots (records in contact).
     pub fn slot_capacity(&self) -> u64 {
         self.slot_capacity
+    }
+
+    /// Packed slots ever taken: those in use and those given back to be taken again
+    /// (shaders/lib/packed_slots.wgsl).
+    pub fn slots_taken(&self) -> Result<u64, GpuError> {
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&self.read_bytes("slot_count", 4)?);
+        Ok(words.first().copied().unwrap_or(0) as u64)
     }
 
     /// How many times the neighbour list has grown after an overflow.
@@ -672,11 +688,23 @@ impl GpuBackend {
                 &[
                     ("control", &self.bufs["control"], 4 * CONTROL_WORDS as u64),
                     ("fault", &self.bufs["fault"], 4),
-                    ("slot_count", &self.bufs["slot_count"], 4),
+                    (
+                        "slot_count",
+                        &self.bufs["slot_count"],
+                        4 * SLOT_WORDS as u64,
+                    ),
                 ],
             )?;
             let word = |v: Vec<u8>| bytemuck::pod_collect_to_vec::<u8, u32>(&v).first().copied();
-            let taken = words.pop().and_then(word).unwrap_or(0);
+            let slot_words: Vec<u32> =
+                bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
+            if slot_words.len() < SLOT_WORDS {
+                return Err(GpuError::Readback("slot_count".into()));
+            }
+            // Slots in use at the end of the batch: those taken less those in the ring.
+            let free = slot_words[SLOT_FREE] - slot_words[SLOT_POPS].min(slot_words[SLOT_FREE])
+                + slot_words[SLOT_PUSHES];
+            let taken = slot_words[SLOT_TAKEN].saturating_sub(free);
             let fault = words.pop().and_then(word).unwrap_or(NO_FAULT);
             let c: Vec<u32> = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
             if c.len() < CONTROL_WORDS {
@@ -693,7 +721,10 @@ impl GpuBackend {
                     Some(Resume::Guard)
                 }
                 FROZEN_SLOTS => {
-                    self.grow(self.rec_capacity, taken as u64)?;
+                    let had = self.slot_capacity;
+                    let wanted = slot_words[SLOT_TAKEN] as u64;
+                    self.grow(self.rec_capacity, wanted)?;
+                    self.reclaim_slots(wanted.min(had), c[C_RECORDS] as u64)?;
                     Some(Resume::Chains)
                 }
                 _ => {
@@ -764,14 +795,7 @@ impl GpuBackend {
                 self.write_control(C_REBUILD, 1);
                 self.write_plan_args([S_PAIR_FILL, S_PAIR_RECORD, S_COMMIT_PARTICLES]);
             }
-            Resume::Chains => {
-                self.ctx.queue.write_buffer(
-                    &self.bufs["slot_count"],
-                    0,
-                    bytemuck::cast_slice(&[0u32]),
-                );
-            }
-            Resume::NextStep => {}
+            Resume::Chains | Resume::NextStep => {}
         }
     }
 
@@ -796,48 +820,59 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
     }
 
-    /// The dispatches of the step from `step` steps.
-    fn ops_from(&self, step: u64) -> &[crate::program::Op] {
-        &self.step_ops[(step % 2) as usize]
+    /// The dispatches of the step from `step` steps (the same for every step).
+    fn ops_from(&self, _step: u64) -> &[crate::program::Op] {
+        &self.step_ops
     }
 
-    /// The buffer holding the state's packed `history` after `step` steps (the records before
-    /// the split, [`GpuBackend::slot_chunk`]).
-    fn history_at(step: u64) -> &'static str {
-        if step.is_multiple_of(2) {
-            "history"
-        } else {
-            "history_alt"
-        }
-    }
-
-    /// The buffer holding the state's packed history records past the split after `step`
-    /// steps.
-    fn history_hi_at(step: u64) -> &'static str {
-        if step.is_multiple_of(2) {
-            "history_hi"
-        } else {
-            "history_alt_hi"
-        }
-    }
-
-    /// The two buffers holding state array `name` after `step` steps where it is split at the
-    /// slot chunk ([`GpuBackend::slot_chunk`]): the packed slots and their history records.
-    fn split_at(name: &str, step: u64) -> Option<[&'static str; 2]> {
+    /// The two buffers holding state array `name` where it is split at the slot chunk
+    /// ([`GpuBackend::slot_chunk`]): the packed slots and their history records.
+    fn split_at(name: &str) -> Option<[&'static str; 2]> {
         match name {
             "slots" => Some(["slots", "slots_hi"]),
-            "history" => Some([
-                GpuBackend::history_at(step),
-                GpuBackend::history_hi_at(step),
-            ]),
+            "history" => Some(["history", "history_hi"]),
             _ => None,
         }
+    }
+
+    /// After the slots grew in a step whose contact passes found too few: every slot below
+    /// `taken` that no record names goes back to the ring (those the step's pairs gave back),
+    /// and the contact passes are set to run again for
+    /// the records marked PENDING alone (shaders/lib/packed_slots.wgsl).
+    fn reclaim_slots(&mut self, taken: u64, records: u64) -> Result<(), GpuError> {
+        let flags: Vec<u32> = self.read_pod("nbr_slot", records);
+        let mut used = vec![false; taken as usize];
+        for &a in &flags {
+            if a != 0 && a != SLOT_PENDING_FLAG {
+                if let Some(u) = used.get_mut(a as usize - 1) {
+                    *u = true;
+                }
+            }
+        }
+        drop(flags);
+        let free: Vec<u32> = (0..taken as u32).filter(|&k| !used[k as usize]).collect();
+        // A slot in the ring holds no pair, which a rebuild's carry passes over.
+        let mut pairs: Vec<[u32; 2]> = self.read_pod("slot_pair", taken);
+        for &k in &free {
+            pairs[k as usize] = [SLOT_NO_PAIR; 2];
+        }
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs["slot_pair"], 0, bytemuck::cast_slice(&pairs));
+        drop(pairs);
+        self.write_slot_words(taken, &free);
+        self.ctx.queue.write_buffer(
+            &self.bufs["slot_count"],
+            4 * SLOT_PENDING as u64,
+            bytemuck::cast_slice(&[1u32]),
+        );
+        Ok(())
     }
 
     /// `taken` packed slots' worth of split array `name`, `per` elements a slot, from both
     /// its buffers after this many steps.
     fn read_split<T: bytemuck::Pod>(&self, name: &str, taken: u64, per: u64) -> Vec<T> {
-        let Some([lo_name, hi_name]) = GpuBackend::split_at(name, self.steps) else {
+        let Some([lo_name, hi_name]) = GpuBackend::split_at(name) else {
             return Vec::new();
         };
         let lo = self.list_capacity(Cap::SlotsLo).min(taken);
@@ -846,15 +881,6 @@ impl GpuBackend {
             v.extend(self.read_pod::<T>(hi_name, (taken - lo) * per));
         }
         v
-    }
-
-    /// The buffer holding the state's record flags (`nbr_slot`) after `step` steps.
-    fn flags_at(step: u64) -> &'static str {
-        if step.is_multiple_of(2) {
-            "nbr_slot"
-        } else {
-            "nbr_slot_alt"
-        }
     }
 
     /// The orientations, where the world keeps them; none otherwise (each is the identity).
@@ -878,7 +904,7 @@ impl GpuBackend {
     /// take slots in the order their invocations run. The history comes back only
     /// `with_history` (for the state); the energy, contacts and wall loads read the slots alone.
     fn read_packed(&self, with_history: bool) -> (Vec<u32>, Vec<PairSlot>, Vec<f32>) {
-        let mut nbr_slot: Vec<u32> = self.read_pod(self.live("nbr_slot", self.steps), self.records);
+        let mut nbr_slot: Vec<u32> = self.read_pod("nbr_slot", self.records);
         let taken = (nbr_slot.iter().copied().max().unwrap_or(0) as u64).min(self.slot_capacity);
         let slots: Vec<PairSlot> = self.read_split("slots", taken, 1);
         let stride = if with_history {

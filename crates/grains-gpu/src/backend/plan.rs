@@ -90,8 +90,8 @@ pub(super) struct KernelIds {
     pub(super) slot_guard: usize,
     pub(super) pair_fill: usize,
     pub(super) pair_record: usize,
-    pub(super) history_carry: usize,
-    pub(super) commit_list: usize,
+    pub(super) clear_flags: usize,
+    pub(super) slot_carry: usize,
     pub(super) commit_particles: usize,
     /// (kernel, pair source, indirect slot for a rebuilt source) per chain, in table order.
     pub(super) contact: Vec<(usize, SourceKind, Option<u32>)>,
@@ -167,16 +167,17 @@ impl GpuBackend {
             self.check_groups("pair_fill", groups(n, self.threads(ids.pair_fill)))?;
         slots[S_PAIR_RECORD as usize] =
             self.check_groups("pair_record", groups(n, self.threads(ids.pair_record)))?;
-        slots[S_HISTORY_CARRY as usize] = self.threads(ids.history_carry);
-        slots[S_COMMIT_LIST as usize] = self.threads(ids.commit_list);
+        slots[S_CLEAR_FLAGS as usize] = self.threads(ids.clear_flags);
+        slots[S_SLOT_CARRY as usize] = self.threads(ids.slot_carry);
         slots[S_COMMIT_PARTICLES as usize] =
             self.check_groups("commit_particles", groups(n + 1, 64))?;
         // Sized by the list's records (threads per group here, `guard` divides), at most their
         // capacity: check the worst case now.
-        let mut by_records = vec![
-            ("history_carry", ids.history_carry),
-            ("commit_list", ids.commit_list),
-        ];
+        let mut by_records = vec![("clear_flags", ids.clear_flags)];
+        self.check_groups(
+            "slot_carry",
+            groups(self.slot_capacity, self.threads(ids.slot_carry)),
+        )?;
         for &(k, _, slot) in &ids.contact {
             if let Some(slot) = slot {
                 slots[slot as usize] = self.threads(k);
@@ -249,7 +250,7 @@ impl GpuBackend {
         (S_CONTACT as usize + 2 * self.ids.contact.len() + 9) as u64
     }
 
-    /// The recorded sequences: the initial forces and the step from either history parity.
+    /// The recorded sequences: the initial forces and the step.
     /// Every pass is dispatched indirectly, so that a frozen batch does nothing
     /// (control.wgsl); the passes every step runs get slots of their own, from
     /// [`GpuBackend::every_base`] on, whose sizes the plan keeps and the host writes.
@@ -280,13 +281,8 @@ impl GpuBackend {
         }
         let every_pre = every.len();
         let ids = &self.ids;
-        let rebuild = [0u64, 1].map(|parity| -> Result<Vec<Op>, GpuError> {
-            // Last step's record flags and this step's (see `GpuBackend::flags_at`).
-            let (flags, other) = (
-                GpuBackend::flags_at(parity),
-                GpuBackend::flags_at(parity + 1),
-            );
-            Ok(vec![
+        let rebuild = {
+            Ok::<_, GpuError>(vec![
                 self.op(ids.decide, &[], Direct(1))?,
                 self.op(ids.zero_cells, &[], Indirect(S_ZERO_CELLS))?,
                 self.op(ids.cell_count, &[], Indirect(S_CELL_COUNT))?,
@@ -322,52 +318,33 @@ impl GpuBackend {
                     Indirect(S_PREFIX_NBR),
                 )?,
                 self.op(ids.guard, &[], Direct(1))?,
+                // The new list goes over the old one: each slot in use keeps its pair, by which
+                // the carry finds its new record.
                 self.op(
                     ids.pair_fill,
-                    &[("pair_start", "new_pair_start"), ("pair_j", "new_pair_j")],
+                    &[("pair_start", "new_pair_start")],
                     Indirect(S_PAIR_FILL),
                 )?,
                 self.op(
                     ids.pair_record,
-                    &[
-                        ("nbr_start", "new_start"),
-                        ("pair_start", "new_pair_start"),
-                        ("pair_j", "new_pair_j"),
-                    ],
+                    &[("nbr_start", "new_start"), ("pair_start", "new_pair_start")],
                     Indirect(S_PAIR_RECORD),
                 )?,
-                // The carry writes the new list's flags beside last step's, and the commit copies
-                // them over last step's, which this step's contact passes read.
+                self.op(ids.clear_flags, &[], Indirect(S_CLEAR_FLAGS))?,
                 self.op(
-                    ids.history_carry,
-                    &[
-                        ("pair_j", "new_pair_j"),
-                        ("old_j", "pair_j"),
-                        ("old_slot", flags),
-                        ("nbr_slot", other),
-                        ("old_pair_start", "pair_start"),
-                        ("pair_start", "new_pair_start"),
-                    ],
-                    Indirect(S_HISTORY_CARRY),
-                )?,
-                self.op(
-                    ids.commit_list,
-                    &[("new_slot", other), ("nbr_slot", flags)],
-                    Indirect(S_COMMIT_LIST),
+                    ids.slot_carry,
+                    &[("pair_start", "new_pair_start")],
+                    Indirect(S_SLOT_CARRY),
                 )?,
                 self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
             ])
-        });
-        let [rebuild_even, rebuild_odd] = rebuild;
-        let rebuild = [rebuild_even?, rebuild_odd?];
+        }?;
         let ids = &self.ids;
-        // The forces from an even step count [0] and from an odd one [1]: the list's contact
-        // passes read last step's packed history and record flags from the buffers that hold
-        // them and write this step's to the others (see `GpuBackend::history_at`). The list's
-        // chains come first, then `slot_guard`, then the chains that update history in place
-        // (which a step run again after a slot overflow must not run twice); each chain writes
-        // slots of its own, so their order does not change what the gather sums.
-        let mut forces = [Vec::new(), Vec::new()];
+        // The list's chains come first, then `slot_guard`, then the chains of sources that
+        // keep a history per pair (which a step whose list's chains run again after a slot
+        // overflow must not run twice); each chain writes slots of its own, so their order
+        // does not change what the gather sums.
+        let mut forces = Vec::new();
         // Nothing on the device is sized by the list's entries.
         let sizes = Sizes::of(
             &self.world,
@@ -380,9 +357,7 @@ impl GpuBackend {
         let listed = chains.iter().filter(|c| c.1.in_list()).count();
         for (at, &(k, src, slot)) in chains.iter().enumerate() {
             if at == listed {
-                for seq in &mut forces {
-                    seq.push(self.op(ids.slot_guard, &[], Direct(1))?);
-                }
+                forces.push(self.op(ids.slot_guard, &[], Direct(1))?);
             }
             let size = match slot {
                 Some(slot) => Indirect(slot),
@@ -398,47 +373,18 @@ impl GpuBackend {
                     )
                 }
             };
-            for (parity, seq) in forces.iter_mut().enumerate() {
-                let parity = parity as u64;
-                let (read, write) = if src.in_list() {
-                    (
-                        GpuBackend::history_at(parity),
-                        GpuBackend::history_at(parity + 1),
-                    )
-                } else {
-                    (src.history_array(), src.history_array())
-                };
-                let (read_hi, write_hi) = (
-                    GpuBackend::history_hi_at(parity),
-                    GpuBackend::history_hi_at(parity + 1),
-                );
-                let (flags_in, flags) = if src.in_list() {
-                    (
-                        GpuBackend::flags_at(parity),
-                        GpuBackend::flags_at(parity + 1),
-                    )
-                } else {
-                    (src.active_array(), src.active_array())
-                };
-                // The template's generic bindings, bound to the source's own arrays.
-                let alias = [
-                    ("pair_chain", src.chain_map()),
-                    ("pair_params", params_buffer(src)),
-                    ("history", write),
-                    ("history_in", read),
-                    ("history_hi", write_hi),
-                    ("history_in_hi", read_hi),
-                    ("slots", src.slots_array()),
-                    ("pair_active", flags),
-                    ("pair_active_in", flags_in),
-                ];
-                seq.push(self.op(k, &alias, size)?);
-            }
+            // The template's generic bindings, bound to the source's own arrays.
+            let alias = [
+                ("pair_chain", src.chain_map()),
+                ("pair_params", params_buffer(src)),
+                ("history", src.history_array()),
+                ("slots", src.slots_array()),
+                ("pair_active", src.active_array()),
+            ];
+            forces.push(self.op(k, &alias, size)?);
         }
         if listed == chains.len() {
-            for seq in &mut forces {
-                seq.push(self.op(ids.slot_guard, &[], Direct(1))?);
-            }
+            forces.push(self.op(ids.slot_guard, &[], Direct(1))?);
         }
         let g = self.check_groups("gather", groups(n, self.threads(ids.gather)))?;
         let gather = slot_of(&mut every, g);
@@ -473,49 +419,40 @@ impl GpuBackend {
         let fused = ids.gather_kick.map(|k| (k, slot_of(&mut every, g)));
         // After the contact passes: the gather and what follows it (the initial forces end
         // there), then the second half; or, in a step with nothing between them, the fused pass.
-        let mut gathered = [Vec::new(), Vec::new()];
-        let mut ends = [Vec::new(), Vec::new()];
-        for (parity, (seq, end)) in gathered.iter_mut().zip(&mut ends).enumerate() {
-            let flags = [("nbr_slot", GpuBackend::flags_at(parity as u64 + 1))];
-            seq.push(self.op(ids.gather, &flags, gather)?);
-            for &(k, size) in &tail {
-                seq.push(self.op(k, &flags, size)?);
-            }
-            match fused {
-                Some((k, size)) => end.push(self.op(k, &flags, size)?),
-                None => {
-                    end.extend(seq.iter().map(dup));
-                    end.push(self.op(ids.integrate_second_half, &[], second_half)?);
-                }
+        let mut gathered = vec![self.op(ids.gather, &[], gather)?];
+        for &(k, size) in &tail {
+            gathered.push(self.op(k, &[], size)?);
+        }
+        let mut end = Vec::new();
+        match fused {
+            Some((k, size)) => end.push(self.op(k, &[], size)?),
+            None => {
+                end.extend(gathered.iter().map(dup));
+                end.push(self.op(ids.integrate_second_half, &[], second_half)?);
             }
         }
-        // The same bind groups serve every sequence. The initial forces leave the state of
-        // step 0, whose packed history and flags are in `history` and `nbr_slot`: the passes
-        // of an odd step count.
-        let [rebuild_even, rebuild_odd] = rebuild;
-        let guard_at = rebuild_odd
+        // The same bind groups serve both sequences.
+        let guard_at = rebuild
             .iter()
             .position(|op| op.kernel == ids.guard)
             .unwrap_or(0);
-        let chains_at = rebuild_odd.len();
-        self.init_ops = rebuild_odd
+        let chains_at = rebuild.len();
+        self.init_ops = rebuild
             .iter()
-            .chain(&forces[1])
-            .chain(&gathered[1])
+            .chain(&forces)
+            .chain(&gathered)
             .map(dup)
             .collect();
         self.init_resume = (guard_at, chains_at);
-        self.rebuild_ops = head.len()..head.len() + rebuild_odd.len();
+        self.rebuild_ops = head.len()..head.len() + rebuild.len();
         self.step_resume = (head.len() + guard_at, head.len() + chains_at);
-        let rebuilds = [rebuild_even, rebuild_odd];
-        self.step_ops = [0, 1].map(|parity| {
-            head.iter()
-                .chain(&rebuilds[parity])
-                .chain(&forces[parity])
-                .chain(&ends[parity])
-                .map(dup)
-                .collect()
-        });
+        self.step_ops = head
+            .iter()
+            .chain(&rebuild)
+            .chain(&forces)
+            .chain(&end)
+            .map(dup)
+            .collect();
         self.every = every;
         self.every_pre = every_pre;
         self.write_plan()?;

@@ -72,7 +72,7 @@ impl GpuBackend {
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY);
         self.profiler = Some(Profiler {
-            nanos: vec![0.0; self.step_ops[0].len()],
+            nanos: vec![0.0; self.step_ops.len()],
             steps: 0,
             timestamps,
         });
@@ -85,25 +85,28 @@ impl GpuBackend {
         let timed = prof.steps.max(1) as f64;
         let share = rebuilds as f64 / steps.max(1) as f64;
         let sizes = self.sizes();
-        let live = |name: &str| -> f64 {
+        let live = |name: &str, i: usize| -> f64 {
             if let Some(a) = STATE_ARRAYS.iter().find(|a| a.name == name) {
                 return (a.extent.len(&sizes) * a.elem) as f64;
             }
-            let h = 4.0 * self.world.table.nbr_history_stride as f64;
             match name {
-                "new_pair_j" => 4.0 * self.records as f64,
-                "history_alt" => h * self.contacts as f64,
                 // The state's `slots` and `history` extents already count every packed slot and
                 // history record, both parts.
-                "slots_hi" | "history_hi" | "history_alt_hi" => 0.0,
-                "nbr_slot_alt" | "pair_i" | "pair_j" => 4.0 * self.records as f64,
+                "slots_hi" | "history_hi" => 0.0,
+                // A word for each pair that comes into or leaves contact, a few in a step.
+                "free_slots" => 0.0,
+                // A rebuild reads each slot's pair; the contact passes write a pair's when it
+                // comes into contact, a few in a step.
+                "slot_pair" if self.rebuild_ops.contains(&i) => 8.0 * self.contacts as f64,
+                "slot_pair" => 0.0,
+                "pair_i" | "pair_j" => 4.0 * self.records as f64,
                 "head_pair" => 4.0 * (self.total - self.records) as f64,
                 _ => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
             }
         };
         let mut passes: Vec<PassProfile> = Vec::new();
         let mut at: BTreeMap<String, usize> = BTreeMap::new();
-        for (i, op) in self.step_ops[0].iter().enumerate() {
+        for (i, op) in self.step_ops.iter().enumerate() {
             if let Size::Direct(0) = op.size {
                 continue;
             }
@@ -113,7 +116,7 @@ impl GpuBackend {
             let runs = if on_rebuild { share } else { 1.0 };
             let (mut read, mut written) = (0.0, 0.0);
             for &(writes, name) in &op.bound {
-                let b = live(name);
+                let b = live(name, i);
                 read += b;
                 if writes {
                     written += b;
@@ -150,8 +153,8 @@ impl GpuBackend {
             return;
         };
         // Both parities' sequences have the same dispatches, in the same order.
-        let ops: Vec<usize> = (0..self.step_ops[0].len())
-            .filter(|&i| !matches!(self.step_ops[0][i].size, Size::Direct(0)))
+        let ops: Vec<usize> = (0..self.step_ops.len())
+            .filter(|&i| !matches!(self.step_ops[i].size, Size::Direct(0)))
             .collect();
         let mut step = self.steps;
         if prof.timestamps {

@@ -108,7 +108,7 @@ impl SourceKind {
     }
 
     /// Whether the pairs change at a rebuild, so their history must be carried over by
-    /// matching pairs (`history_carry`). Fixed-slot sources keep theirs in place.
+    /// matching pairs (`slot_carry`). Fixed-slot sources keep theirs in place.
     pub fn rebuilt(self) -> bool {
         match self {
             SourceKind::Neighbour => true,

@@ -4,7 +4,7 @@
 //! `pair_fill`) appends to a particle's candidates every wall it may touch before the next
 //! rebuild ([`wall_candidate`]), as the entry `q = n_particles + w`. So a wall pair has a
 //! record (slot and history, `nbr_pair`) only while the particle is near the wall, its history follows it
-//! across rebuilds like a particle pair's (`history_carry`), and a particle deep in the bed
+//! across rebuilds like a particle pair's (`slot_carry`), and a particle deep in the bed
 //! costs nothing per wall. (Before, every (particle, wall) pair had a fixed slot evaluated
 //! every step: 6 slots and 6 history records per particle in a box, most of a step's work and
 //! memory.) The neighbour source skips these entries and this source evaluates only them;
