@@ -1,13 +1,13 @@
 // CPU twin: crates/grains-core/src/kernels/sources/neighbour.rs
 //
 // The neighbour-list source, for the contact template's `source` slot. One invocation per
-// record: the list keeps each pair once, as a record of its lower particle p (`pair_i[r]`)
+// record: the list keeps each pair once, as a record of its lower particle p (`record_owner`)
 // with its partner q > p (`pair_j[r]`); the other side reaches it through `head_pair` in the
 // gather only. Records of walls (q >= n_particles) are the wall source's.
 // Reads the template's `step` and `material`.
 
-// Each record's owner (pair_fill.wgsl writes them at a rebuild).
-@group(0) @binding(10) var<storage, read> pair_i: array<u32>;
+// The owner of every 64th record (pair_fill.wgsl writes them at a rebuild).
+@group(0) @binding(10) var<storage, read> pair_block: array<u32>;
 // Each record's partner.
 @group(0) @binding(11) var<storage, read> pair_j: array<u32>;
 // Where each particle's records start; the record count is `pair_start[step.n_particles]`
@@ -26,13 +26,27 @@ fn source_count() -> u32 {
 // passes run again for the records that found no slot and it is not one.
 fn source_pairs(gid: u32) {
     if (slot_runs(gid)) {
+        owner = record_owner(gid);
         contact_pair(gid);
     }
 }
 
-// Record `gid` as a pair of particles. CPU twin: `source_pair`.
+// The particle whose record this invocation evaluates.
+var<private> owner: u32;
+
+// Record `r`'s owner: the owner of its block's first record, then on through the record
+// starts to the particle whose range holds it. CPU twin: `record_owner`.
+fn record_owner(r: u32) -> u32 {
+    var p = pair_block[r / 64u];
+    while (pair_start[p + 1u] <= r) {
+        p = p + 1u;
+    }
+    return p;
+}
+
+// Record `gid`, of particle `owner`, as a pair of particles. CPU twin: `source_pair`.
 fn source_pair(gid: u32) -> SourcePair {
-    let p = pair_i[gid];
+    let p = owner;
     let q = pair_j[gid];
     if (q >= step.n_particles) {
         return SourcePair();
@@ -42,7 +56,7 @@ fn source_pair(gid: u32) -> SourcePair {
 
 // Record `rec`'s owner, which a slot it takes keeps (lib/packed_slots.wgsl).
 fn source_owner(rec: u32) -> u32 {
-    return pair_i[rec];
+    return owner;
 }
 
 // The record (slot flag) of invocation `gid`: its own. CPU twin: `source_record`.

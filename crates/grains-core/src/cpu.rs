@@ -1344,9 +1344,9 @@ impl CpuBackend {
                             }
                             apart[k] = 0;
                             // The record as a one-record list: the sources' own `source_pair`.
-                            let (owner, pair_i, pair_j) = (p as u32, &[p as u32], &[q as u32]);
+                            let (owner, pair_j) = (p as u32, &[q as u32]);
                             let (view, src) = if q < n {
-                                let view = SourceView::Neighbour { pair_i, pair_j };
+                                let view = SourceView::Neighbour { owner, pair_j };
                                 (view, SourceKind::Neighbour)
                             } else {
                                 let view = SourceView::Wall {

@@ -322,8 +322,8 @@ impl GpuMemoryModel {
     /// Device bytes with buffers for `entries` list entries, `records` records and `slots`
     /// packed slots: the state (every array of [`grains_core::state::STATE_ARRAYS`]), the ring
     /// of packed slots given back, the list as the device keeps it (each pair once: each
-    /// record's owner and partner, each head entry's record, in place of the state's full
-    /// list; `entries` sizes nothing on the device), each slot's pair, the record starts a
+    /// record's partner, each head entry's record and every 64th record's owner, in place of
+    /// the state's full list; `entries` sizes nothing on the device), each slot's pair, the record starts a
     /// rebuild builds beside the live ones, the world's particle
     /// arrays with the broad phase's scratch, and the cells. No copy of the state is kept: an
     /// overflow freezes the step where it is.
@@ -366,10 +366,12 @@ impl GpuMemoryModel {
             particles: of(&per_particle)
                 + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
                 + 4 * (n + 1),
-            // The records' flags, owners and partners and the heads' references to them (at
-            // most one a record): nothing is kept per entry, and a rebuild writes the new list
-            // over the old one.
-            list: of(&|e| e == Extent::Slots(neighbour)) + 3 * 4 * records as u64,
+            // The records' flags and partners, the heads' references to them (at most one a
+            // record) and the owner of every 64th record: nothing is kept per entry, and a
+            // rebuild writes the new list over the old one.
+            list: of(&|e| e == Extent::Slots(neighbour))
+                + 2 * 4 * records as u64
+                + 4 * (records.div_ceil(64) as u64 + 1),
             // The packed slots and history, each slot's pair (by which a rebuild carries it)
             // and the ring of slots given back.
             contacts: of(&packed) + (8 + 4) * slots as u64,
@@ -384,7 +386,8 @@ pub struct GpuMemoryParts {
     /// The per-particle arrays: the state's, the world's (material, shape), the broad phase's
     /// scratch and counts, and the entry and record starts.
     pub particles: u64,
-    /// The neighbour list: each record's owner, partner and flag, and the heads' references.
+    /// The neighbour list: each record's partner and flag, the heads' references and the
+    /// owner of every 64th record.
     pub list: u64,
     /// The packed slots and history of the records in contact, each slot's pair and the ring
     /// of slots given back (12 B a slot).

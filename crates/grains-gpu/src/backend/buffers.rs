@@ -16,6 +16,8 @@ pub(super) fn params_buffer(src: SourceKind) -> &'static str {
 pub(super) enum Cap {
     /// One per record (pair).
     Records,
+    /// One per block of 64 records (`pair_block`), and one more.
+    RecordBlocks,
     /// One per packed slot (record in contact).
     Slots,
     /// The packed slots below the chunk length ([`GpuBackend::slot_chunk`]): the `slots`
@@ -32,7 +34,8 @@ pub(super) enum Cap {
 pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 10] {
     let h = 4 * history_words as u64;
     [
-        ("pair_i", 4, Cap::Records),
+        // The owner of every 64th record: the list keeps no owner per record.
+        ("pair_block", 4, Cap::RecordBlocks),
         // The list keeps each pair once: each record's partner, and each head entry's record
         // (at most one per record).
         ("pair_j", 4, Cap::Records),
@@ -272,6 +275,7 @@ impl GpuBackend {
     pub(super) fn list_capacity(&self, cap: Cap) -> u64 {
         match cap {
             Cap::Records => self.rec_capacity,
+            Cap::RecordBlocks => self.rec_capacity.div_ceil(RECORD_BLOCK as u64) + 1,
             Cap::Slots => self.slot_capacity,
             Cap::SlotsLo => self.slot_capacity.min(self.slot_chunk),
             Cap::SlotsHi => self.slot_capacity.saturating_sub(self.slot_chunk).max(1),

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use grains_core::backend::{count_contacts, energy_report, ContactCount, SourceSlots};
 use grains_core::gpu_types::{PairSlot, Wall};
 use grains_core::kernels::sources::fixed::fixed_index;
+use grains_core::kernels::sources::neighbour::RECORD_BLOCK;
 use grains_core::kernels::sources::SourceKind;
 use grains_core::state::{Extent, Sizes, StateArray, StateHeader, StateSink, STATE_ARRAYS};
 use grains_core::{
@@ -539,20 +540,13 @@ impl GpuBackend {
         }
         put("slot_pair", cast_slice(&slot_pair));
         drop(slot_pair);
-        // Each record's owner (`pair_fill` writes them at a rebuild), which the state does not
-        // keep, a piece at a time.
-        let mut owners = grains_core::kernels::passes::pair_record::entry_owners(&starts);
-        let mut piece: Vec<u32> = Vec::with_capacity(grains_core::state::STREAM_CHUNK);
-        let mut at = 0u64;
-        loop {
-            piece.clear();
-            piece.extend(owners.by_ref().take(grains_core::state::STREAM_CHUNK));
-            if piece.is_empty() {
-                break;
-            }
-            q.write_buffer(&b.bufs["pair_i"], at, cast_slice(&piece));
-            at += 4 * piece.len() as u64;
-        }
+        // The owner of every 64th record (`pair_fill` writes them at a rebuild), which the
+        // state does not keep.
+        let blocks: Vec<u32> = grains_core::kernels::passes::pair_record::entry_owners(&starts)
+            .step_by(RECORD_BLOCK)
+            .collect();
+        put("pair_block", cast_slice(&blocks));
+        drop(blocks);
         // The control words as the device would hold them after those steps.
         let mut control = vec![0u32; CONTROL_WORDS];
         control[C_STEP] = state.step as u32;
@@ -961,7 +955,14 @@ impl GpuBackend {
     /// does not fit), keeping what the buffers hold.
     fn grow(&mut self, records: u64, slots: u64) -> Result<(), GpuError> {
         let old = |b: &Self, cap: Cap| b.list_capacity(cap);
-        let before = [Cap::Records, Cap::Slots, Cap::SlotsLo, Cap::SlotsHi].map(|c| old(self, c));
+        let before = [
+            Cap::Records,
+            Cap::RecordBlocks,
+            Cap::Slots,
+            Cap::SlotsLo,
+            Cap::SlotsHi,
+        ]
+        .map(|c| old(self, c));
         let kept = (self.rec_capacity, self.slot_capacity);
         self.rec_capacity = grown(records, self.rec_capacity, self.n);
         self.slot_capacity = grown(slots, self.slot_capacity, self.n);

@@ -121,9 +121,9 @@ impl SourceKind {
 /// What a source's pairs index: the arrays `source_pair` reads, per source.
 #[derive(Clone, Copy, Debug)]
 pub enum SourceView<'a> {
-    /// Invocation `gid` is record `gid`.
+    /// Invocation `gid` is record `gid`, of particle `owner`.
     Neighbour {
-        pair_i: &'a [u32],
+        owner: u32,
         pair_j: &'a [u32],
     },
     /// Invocation `gid` is record `gid`, of particle `owner`.
@@ -147,8 +147,8 @@ impl SourceView<'_> {
         material: &[u32],
     ) -> SourcePair {
         match *self {
-            SourceView::Neighbour { pair_i, pair_j } => {
-                neighbour::source_pair(gid, step, material, pair_i, pair_j)
+            SourceView::Neighbour { owner, pair_j } => {
+                neighbour::source_pair(gid, owner, step, material, pair_j)
             }
             SourceView::Wall {
                 walls,

@@ -1,24 +1,43 @@
 //! The neighbour-list source. WGSL twin: `shaders/sources/neighbour.wgsl`.
 //!
 //! One invocation per record: the list keeps each pair once, as a record of its lower particle
-//! p (`pair_i[r]`) with its partner q > p (`pair_j[r]`), which the gather reads from both
-//! sides (the other through `head_pair`, see [`crate::kernels::passes::pair_record`]). Records
-//! of walls (`q >= n_particles`) are the wall source's ([`super::wall`]).
+//! p (found by [`record_owner`]) with its partner q > p (`pair_j[r]`), which the gather reads
+//! from both sides (the other through `head_pair`, see
+//! [`crate::kernels::passes::pair_record`]). Records of walls (`q >= n_particles`) are the wall
+//! source's ([`super::wall`]).
+
+/// Records per entry of `pair_block` (the owner of every 64th record, which `pair_fill`
+/// writes).
+pub const RECORD_BLOCK: usize = 64;
+
+/// Record `r`'s owner: the owner of the first record of its block of [`RECORD_BLOCK`], then
+/// on through the particles' record starts to the one whose range holds it (a few particles:
+/// a block spans 64 records, about ten particles' in a dense pack). The device keeps no owner
+/// per record: 4 bytes a record, 36 a sphere in a dense pack.
+#[inline]
+pub fn record_owner(r: usize, pair_block: &[u32], pair_start: &[u32]) -> u32 {
+    let mut p = pair_block[r / RECORD_BLOCK] as usize;
+    while pair_start[p + 1] as usize <= r {
+        p += 1;
+    }
+    p as u32
+}
 
 use crate::gpu_types::{PairSlot, SourcePair, StepParams};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3A;
 
-/// Record `gid` of the neighbour list as a pair of particles.
+/// Record `gid` of the neighbour list, of particle `owner` ([`record_owner`]), as a pair of
+/// particles.
 #[inline]
 pub fn source_pair(
     gid: usize,
+    owner: u32,
     step: &StepParams,
     material: &[u32],
-    pair_i: &[u32],
     pair_j: &[u32],
 ) -> SourcePair {
-    let (p, q) = (pair_i[gid], pair_j[gid]);
+    let (p, q) = (owner, pair_j[gid]);
     if q >= step.n_particles {
         return SourcePair::default();
     }
