@@ -991,13 +991,14 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
         "{report}"
     );
     // The GPU's device buffers, for the same pack with the eighth its buffers grow by: 8 state
-    // arrays of 16 B (no orientation), the world's 40 B and the counts' 4 B per particle, two
-    // starts; nothing per entry, 9 records of three words (partner, a head entry's reference,
-    // flag) and an owner per 64 of them; 3 slots of 48 B with a history record, the slot's pair (8 B) and a word
+    // arrays of 16 B (no orientation), the world's 8 B (material, shape) and four starts per
+    // particle (the broad phase's scratch lives in buffers dead during a rebuild); nothing per
+    // entry, 9 records of three words (partner, a head entry's reference, flag) and an owner
+    // per 64 of them; 3 slots of 48 B with a history record, the slot's pair (8 B) and a word
     // of the ring of slots given back.
     let gpu = scene.gpu_memory_parts();
     assert_eq!(gpu.total(), scene.gpu_memory_estimate());
-    assert_eq!(gpu.particles, (128 + 40 + 4 + 2 * 4) * n + 2 * 4, "{gpu:?}");
+    assert_eq!(gpu.particles, (128 + 8 + 4 * 4) * n + 4 * 4, "{gpu:?}");
     let (records, slots) = (n * 8 + n, 3 * n + 3 * n / 8);
     assert_eq!(
         gpu.list,
@@ -1007,7 +1008,7 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     let history = 4 * scene.world.table.nbr_history_stride as u64;
     assert_eq!(gpu.contacts, slots * (48 + history + 12), "{gpu:?}");
     assert!(
-        report.contains("per particle, dense pack on the GPU: 180 B particle arrays, 109 B list"),
+        report.contains("per particle, dense pack on the GPU: 152 B particle arrays, 109 B list"),
         "{report}"
     );
 }

@@ -264,11 +264,11 @@ pub fn memory_per_particle_at_least() -> u64 {
     (state + 4 * ENTRIES_PER_PARTICLE) as u64 + CPU_WORLD_BYTES_PER_PARTICLE
 }
 
-/// The world's copy of a particle (position and radius, material, mass, inertia, shape; the
-/// backend takes its velocities, spins and orientations) and the broad phase's per-particle
-/// scratch (cell, sorted index), as the GPU backend's device holds them. The GPU also keeps a
-/// candidate count per particle ([`GPU_COUNT_BYTES_PER_PARTICLE`]).
-const WORLD_BYTES_PER_PARTICLE: u64 = 16 + 4 * 4 + 2 * 4;
+/// What the GPU backend's device keeps of a particle beyond the state: its material and shape
+/// (its mass and inertia ride in the `w` lanes of `vel` and `omega`). The broad phase's
+/// per-particle scratch (cell, cell order, counts) lives in buffers dead during a rebuild
+/// (`force`, `torque`, `ref_pos`), and the scans' outputs are counted as the record starts.
+const GPU_WORLD_BYTES_PER_PARTICLE: u64 = 2 * 4;
 
 /// What the CPU backend's world keeps of a particle: material, mass, inertia and shape. Its
 /// positions move into the backend with its velocities, and the broad phase's per-particle
@@ -278,9 +278,6 @@ const CPU_WORLD_BYTES_PER_PARTICLE: u64 = 4 * 4;
 /// The CPU broad phase's per-particle scratch (cell, particles in cell order), held while a
 /// rebuild finds the candidates.
 const CPU_REBUILD_SCRATCH_PER_PARTICLE: usize = 2 * 4;
-
-/// The GPU broad phase's candidate count per particle (`nbr_count`).
-const GPU_COUNT_BYTES_PER_PARTICLE: u64 = 4;
 
 /// `bytes` in binary units with four significant digits (`1.953 GiB`).
 pub fn bytes(b: u64) -> String {
@@ -361,11 +358,10 @@ impl GpuMemoryModel {
             )
         };
         GpuMemoryParts {
-            // The state's, the world's with the broad phase's scratch, and the record starts
-            // a rebuild builds beside the live ones.
-            particles: of(&per_particle)
-                + n * (WORLD_BYTES_PER_PARTICLE + GPU_COUNT_BYTES_PER_PARTICLE)
-                + 4 * (n + 1),
+            // The state's (the entry starts among them), the world's, the record starts, which
+            // the state does not keep, and the entry and record starts a rebuild scans beside
+            // the live ones.
+            particles: of(&per_particle) + n * GPU_WORLD_BYTES_PER_PARTICLE + 3 * 4 * (n + 1),
             // The records' flags and partners, the heads' references to them (at most one a
             // record) and the owner of every 64th record: nothing is kept per entry, and a
             // rebuild writes the new list over the old one.
@@ -383,8 +379,8 @@ impl GpuMemoryModel {
 /// Where the GPU backend's device bytes go ([`GpuMemoryModel::parts`]), each in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GpuMemoryParts {
-    /// The per-particle arrays: the state's, the world's (material, shape), the broad phase's
-    /// scratch and counts, and the entry and record starts.
+    /// The per-particle arrays: the state's, the world's (material, shape), and the entry and
+    /// record starts (the broad phase's scratch lives in buffers dead during a rebuild).
     pub particles: u64,
     /// The neighbour list: each record's partner and flag, the heads' references and the
     /// owner of every 64th record.

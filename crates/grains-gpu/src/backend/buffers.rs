@@ -11,6 +11,30 @@ pub(super) fn params_buffer(src: SourceKind) -> &'static str {
     }
 }
 
+/// The broad phase's per-particle scratch, each held in a per-particle buffer that is dead
+/// while it lives (binding name, buffer). A rebuild runs between the first half-step, which
+/// last reads `force` and `torque`, and the contact passes and gather, which write them anew;
+/// `ref_pos` is read by the first half-step and written by `commit_particles`, the rebuild's
+/// last pass. Each particle's cell (`cell_count` to `cell_scatter`) and its owning count
+/// (`pair_count` to its scan) live in `ref_pos` one after the other, the particles in cell
+/// order (`cell_scatter` to `pair_record`) in `torque`, the candidate counts (`pair_count` to
+/// their scan) in `force`: 16 B a particle that no buffer of its own holds. The scans'
+/// outputs (`new_start`, `new_pair_start`) live until `commit_particles` and keep their own.
+pub(super) const SCRATCH: [(&str, &str); 4] = [
+    ("particle_cell", "ref_pos"),
+    ("sorted", "torque"),
+    ("nbr_count", "force"),
+    ("own_count", "ref_pos"),
+];
+
+/// The buffer that holds binding `name`: its own, or the one it lives in ([`SCRATCH`]).
+pub(super) fn buffer_of(name: &str) -> &str {
+    SCRATCH
+        .iter()
+        .find(|(s, _)| *s == name)
+        .map_or(name, |(_, host)| host)
+}
+
 /// Which of the neighbour list's capacities sizes a buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Cap {
@@ -197,7 +221,7 @@ impl GpuBackend {
         let ns = sh.shells.len() as u64;
         let nf = fixed_pairs.len() as u64;
         let walls_move = self.world.walls.iter().any(|w| w.moves());
-        let zeroed: [(&'static str, u64); 24] = [
+        let zeroed: [(&'static str, u64); 20] = [
             ("wall_work", if walls_move { 8 * n } else { 8 }),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
@@ -205,13 +229,9 @@ impl GpuBackend {
             ("force", 16 * n),
             ("torque", 16 * n),
             ("dissipated", 16 * n),
-            ("particle_cell", 4 * n),
             ("cell_counts", 4 * nc),
             ("cell_start", 4 * (nc + 1)),
             ("cell_cursor", 4 * nc),
-            ("sorted", 4 * n),
-            ("nbr_count", 4 * n),
-            ("own_count", 4 * n),
             ("new_start", 4 * (n + 1)),
             ("pair_start", 4 * (n + 1)),
             ("new_pair_start", 4 * (n + 1)),

@@ -215,8 +215,11 @@ impl GpuBackend {
     ) -> Result<Op, GpuError> {
         let mut map: BTreeMap<&str, &wgpu::Buffer> =
             self.bufs.iter().map(|(k, v)| (*k, v)).collect();
+        for (binding, host) in super::buffers::SCRATCH {
+            map.insert(binding, &self.bufs[host]);
+        }
         for (binding, buffer) in alias {
-            map.insert(binding, &self.bufs[buffer]);
+            map.insert(binding, &self.bufs[super::buffers::buffer_of(buffer)]);
         }
         let bound = self.kernels[k]
             .bindings
@@ -226,7 +229,13 @@ impl GpuBackend {
                     .iter()
                     .find(|(a, _)| *a == b.name)
                     .map(|(_, buf)| *buf)
-                    .or_else(|| self.bufs.keys().find(|n| **n == b.name).copied())?;
+                    .or_else(|| self.bufs.keys().find(|n| **n == b.name).copied())
+                    .or_else(|| {
+                        super::buffers::SCRATCH
+                            .iter()
+                            .find(|(s, _)| *s == b.name)
+                            .map(|(s, _)| *s)
+                    })?;
                 Some((b.kind == crate::kernel::BindingKind::StorageReadWrite, name))
             })
             .collect();
