@@ -1138,14 +1138,14 @@ fn assert_packed_slots_match(c: &mut CpuBackend, g: &mut GpuBackend) {
     assert_eq!(c.contacts(), g.contacts(), "contacts");
 }
 
-/// Packed slots and their history records split over two bindings each (`slots` and
-/// `slots_hi`, `history` and `history_hi`, as on an adapter whose storage-binding limit a
-/// dense million-sphere pack exceeds), here at 64 slots: the dense lattice grows its slots
-/// past the split at its first step and still runs as the CPU does, tangential springs
-/// included; a state taken at an odd step, with slots on both sides of the split, goes up and
-/// comes back exactly and runs on.
+/// Packed slots and their history records split over four bindings each (`slots`,
+/// `slots_hi`, `slots_hi2`, `slots_hi3`, and `history` to `history_hi3`, as on an adapter
+/// whose storage-binding limit a dense million-sphere pack exceeds), here at 64 slots: the
+/// dense lattice grows its slots past the third split at its first step (every binding holds
+/// some) and still runs as the CPU does, tangential springs included; a state taken at an odd
+/// step, with slots in every binding, goes up and comes back exactly and runs on.
 #[test]
-fn slots_split_over_two_bindings_match_cpu() {
+fn slots_split_over_four_bindings_match_cpu() {
     let Some(ctx) = gpu_context() else { return };
     let opts = GpuOptions {
         slot_chunk: 64,
@@ -1161,7 +1161,7 @@ fn slots_split_over_two_bindings_match_cpu() {
     // alone gave under 1e-9 m on lavapipe and on an H100 (Vulkan).
     assert!(dx < 1e-8, "positions: {dx} m");
     let contacts = c.state().slots.len();
-    assert!(contacts > 4 * 64, "slots well past the split: {contacts}");
+    assert!(contacts > 4 * 64, "slots in all four bindings: {contacts}");
     assert_packed_slots_match(&mut c, &mut g);
     assert_packed_history_match(&mut c, &mut g, 64);
     c.run(1);

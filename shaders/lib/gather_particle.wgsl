@@ -28,6 +28,8 @@
 @group(0) @binding(12) var<storage, read> nbr_slot: array<u32>;
 // The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
 @group(0) @binding(13) var<storage, read> slots_hi: array<PairSlot>;
+@group(0) @binding(19) var<storage, read> slots_hi2: array<PairSlot>;
+@group(0) @binding(20) var<storage, read> slots_hi3: array<PairSlot>;
 
 // A particle's gathered force (N) and torque (N m), as written to `force` and `torque`.
 struct Gathered {

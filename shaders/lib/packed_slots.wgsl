@@ -30,10 +30,15 @@
 // A record in contact that found no slot.
 const PENDING: u32 = 0xffffffffu;
 
-// The packed history records from `arrayLength(&slots)` on, split as the slots are (`history`
-// holds those before). The generated `history_vec4` and `set_history_vec4` pick the binding;
-// the CPU twins keep the history in one array.
+// The packed slots and history records from `arrayLength(&slots)` on, in up to four
+// bindings each (lib/slot_chunks.wgsl; `slots` and `slots_hi` are the template's and the
+// source's, `history` the template's). The generated `history_vec4` and `set_history_vec4`
+// pick the binding; the CPU twins keep the slots and the history in one array each.
 @group(0) @binding(24) var<storage, read_write> history_hi: array<vec4<f32>>;
+@group(0) @binding(29) var<storage, read_write> history_hi2: array<vec4<f32>>;
+@group(0) @binding(30) var<storage, read_write> history_hi3: array<vec4<f32>>;
+@group(0) @binding(27) var<storage, read_write> slots_hi2: array<PairSlot>;
+@group(0) @binding(28) var<storage, read_write> slots_hi3: array<PairSlot>;
 // The slots given back, a ring of `slot_count[SLOT_CAPACITY]` (see above).
 @group(0) @binding(25) var<storage, read_write> free_slots: array<u32>;
 // Each slot's pair (owner, partner) while one holds it, else NO_PAIR: a rebuild carries the
@@ -76,11 +81,15 @@ fn place_slot(rec: u32, s: PairSlot, h: ChainHistory) {
         }
         slot_pair[k] = vec2<u32>(source_owner(rec), pair_j[rec]);
     }
-    let lo = arrayLength(&slots);
-    if (k < lo) {
+    let c = arrayLength(&slots);
+    if (k < c) {
         slots[k] = s;
+    } else if (k < 2u * c) {
+        slots_hi[k - c] = s;
+    } else if (k < 3u * c) {
+        slots_hi2[k - 2u * c] = s;
     } else {
-        slots_hi[k - lo] = s;
+        slots_hi3[k - 3u * c] = s;
     }
     store_history(k, h);
     pair_active[rec] = k + 1u;

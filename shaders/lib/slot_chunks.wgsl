@@ -1,14 +1,22 @@
-// The neighbour list's packed slots in two bindings: `slots` holds the first
+// The neighbour list's packed slots in up to four bindings: `slots` holds the first
 // `arrayLength(&slots)` (as many as one storage binding takes on the adapter, or fewer), and
-// `slots_hi` the rest (one unused element while all fit in `slots`). A dense million-sphere
-// pack takes about 3 million slots of 48 B, over the 128 MiB binding many adapters have.
-// Shaders that include this file bind both. The CPU twins keep the slots in one array.
+// `slots_hi`, `slots_hi2` and `slots_hi3` as many more each (one unused element while they
+// hold none). A dense million-sphere pack takes about 3.4 million slots of 48 B, over the 128
+// MiB binding many adapters have; four bindings hold a dense pack of about 3.3 million
+// spheres there, as many as the list's per-record arrays do. Shaders that include this file
+// bind all four. The CPU twins keep the slots in one array.
 
 // Packed slot `k`.
 fn slot_read(k: u32) -> PairSlot {
-    let lo = arrayLength(&slots);
-    if (k < lo) {
+    let c = arrayLength(&slots);
+    if (k < c) {
         return slots[k];
     }
-    return slots_hi[k - lo];
+    if (k < 2u * c) {
+        return slots_hi[k - c];
+    }
+    if (k < 3u * c) {
+        return slots_hi2[k - 2u * c];
+    }
+    return slots_hi3[k - 3u * c];
 }

@@ -21,6 +21,8 @@
 @group(0) @binding(8) var<storage, read> nbr_slot: array<u32>;
 // The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
 @group(0) @binding(9) var<storage, read> slots_hi: array<PairSlot>;
+@group(0) @binding(10) var<storage, read> slots_hi2: array<PairSlot>;
+@group(0) @binding(11) var<storage, read> slots_hi3: array<PairSlot>;
 
 @compute @workgroup_size(64)
 fn wall_power(

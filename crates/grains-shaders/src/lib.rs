@@ -261,8 +261,9 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
     }
     s.push_str("    return p;\n}\n");
     // A source that packs its history (the neighbour list's) keeps it in place, split where
-    // the adapter's storage binding ends as the packed slots are (`history_hi`: records from
-    // `arrayLength(&slots)` on; lib/packed_slots.wgsl); a fixed source keeps it whole.
+    // the adapter's storage binding ends as the packed slots are (`history_hi`, `history_hi2`,
+    // `history_hi3`: records from `arrayLength(&slots)` on, as many in each;
+    // lib/packed_slots.wgsl); a fixed source keeps it whole.
     let packed = chain.source.in_list();
     let vec4_at = |array: &str, v: usize| {
         if packed {
@@ -274,8 +275,8 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
     let loaders = [("load_history", "history")];
     // A chain whose laws keep no history binds none of it.
     if packed && used(&hwords) > 0 {
-        s.push_str("fn history_vec4(e: u32, v: u32) -> vec4<f32> {\n    let lo = arrayLength(&slots);\n    if (e < lo) {\n        return history[e * HISTORY_VEC4 + v];\n    }\n    return history_hi[(e - lo) * HISTORY_VEC4 + v];\n}\n");
-        s.push_str("fn set_history_vec4(e: u32, v: u32, x: vec4<f32>) {\n    let lo = arrayLength(&slots);\n    if (e < lo) {\n        history[e * HISTORY_VEC4 + v] = x;\n    } else {\n        history_hi[(e - lo) * HISTORY_VEC4 + v] = x;\n    }\n}\n");
+        s.push_str("fn history_vec4(e: u32, v: u32) -> vec4<f32> {\n    let c = arrayLength(&slots);\n    if (e < c) {\n        return history[e * HISTORY_VEC4 + v];\n    }\n    if (e < 2u * c) {\n        return history_hi[(e - c) * HISTORY_VEC4 + v];\n    }\n    if (e < 3u * c) {\n        return history_hi2[(e - 2u * c) * HISTORY_VEC4 + v];\n    }\n    return history_hi3[(e - 3u * c) * HISTORY_VEC4 + v];\n}\n");
+        s.push_str("fn set_history_vec4(e: u32, v: u32, x: vec4<f32>) {\n    let c = arrayLength(&slots);\n    if (e < c) {\n        history[e * HISTORY_VEC4 + v] = x;\n    } else if (e < 2u * c) {\n        history_hi[(e - c) * HISTORY_VEC4 + v] = x;\n    } else if (e < 3u * c) {\n        history_hi2[(e - 2u * c) * HISTORY_VEC4 + v] = x;\n    } else {\n        history_hi3[(e - 3u * c) * HISTORY_VEC4 + v] = x;\n    }\n}\n");
     }
     for (name, array) in loaders {
         s.push_str(&format!(

@@ -44,20 +44,30 @@ pub(super) enum Cap {
     RecordBlocks,
     /// One per packed slot (record in contact).
     Slots,
-    /// The packed slots below the chunk length ([`GpuBackend::slot_chunk`]): the `slots`
-    /// binding, and their history records (`history`).
-    SlotsLo,
-    /// The packed slots from the chunk length on (`slots_hi`, and their history records in
-    /// `history_hi`; one unused element while they all fit in `slots`).
-    SlotsHi,
+    /// Chunk `i` of the packed slots, the chunk length ([`GpuBackend::slot_chunk`]) each but
+    /// the last, which holds the rest (one unused element while it holds none): binding
+    /// `SLOT_BUFFERS[i]`, and their history records (`HISTORY_BUFFERS[i]`).
+    SlotChunk(usize),
 }
+
+/// Bindings the packed slots and their history records are split over (lib/slot_chunks.wgsl).
+pub(super) const SLOT_CHUNKS: usize = 4;
+
+/// The packed slots' bindings, chunk by chunk.
+pub(super) const SLOT_BUFFERS: [&str; SLOT_CHUNKS] =
+    ["slots", "slots_hi", "slots_hi2", "slots_hi3"];
+
+/// The packed history records' bindings, chunk by chunk.
+pub(super) const HISTORY_BUFFERS: [&str; SLOT_CHUNKS] =
+    ["history", "history_hi", "history_hi2", "history_hi3"];
 
 /// Element sizes of the buffers sized by the neighbour list's capacities, each with the
 /// capacity that sizes it; a history record is `history_words` words (the pair table's
 /// `nbr_history_stride`).
-pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 10] {
+pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap)> {
     let h = 4 * history_words as u64;
-    [
+    let slot = std::mem::size_of::<PairSlot>() as u64;
+    let mut v = vec![
         // The owner of every 64th record: the list keeps no owner per record.
         ("pair_block", 4, Cap::RecordBlocks),
         // The list keeps each pair once: each record's partner, and each head entry's record
@@ -65,23 +75,16 @@ pub(super) fn list_buffers(history_words: usize) -> [(&'static str, u64, Cap); 1
         ("pair_j", 4, Cap::Records),
         ("head_pair", 4, Cap::Records),
         ("nbr_slot", 4, Cap::Records),
-        (
-            "slots",
-            std::mem::size_of::<PairSlot>() as u64,
-            Cap::SlotsLo,
-        ),
-        (
-            "slots_hi",
-            std::mem::size_of::<PairSlot>() as u64,
-            Cap::SlotsHi,
-        ),
-        // The packed history, split where the slots are.
-        ("history", h, Cap::SlotsLo),
-        ("history_hi", h, Cap::SlotsHi),
         // The slots given back, a ring, and each slot's pair (shaders/lib/packed_slots.wgsl).
         ("free_slots", 4, Cap::Slots),
         ("slot_pair", 8, Cap::Slots),
-    ]
+    ];
+    // The packed slots and their history, split alike.
+    for i in 0..SLOT_CHUNKS {
+        v.push((SLOT_BUFFERS[i], slot, Cap::SlotChunk(i)));
+        v.push((HISTORY_BUFFERS[i], h, Cap::SlotChunk(i)));
+    }
+    v
 }
 
 impl GpuBackend {
@@ -297,8 +300,18 @@ impl GpuBackend {
             Cap::Records => self.rec_capacity,
             Cap::RecordBlocks => self.rec_capacity.div_ceil(RECORD_BLOCK as u64) + 1,
             Cap::Slots => self.slot_capacity,
-            Cap::SlotsLo => self.slot_capacity.min(self.slot_chunk),
-            Cap::SlotsHi => self.slot_capacity.saturating_sub(self.slot_chunk).max(1),
+            Cap::SlotChunk(i) => {
+                let rest = self
+                    .slot_capacity
+                    .saturating_sub(i as u64 * self.slot_chunk);
+                // The last chunk is not cut: past four bindings, the device refuses it.
+                let held = if i + 1 < SLOT_CHUNKS {
+                    rest.min(self.slot_chunk)
+                } else {
+                    rest
+                };
+                held.max(if i == 0 { 0 } else { 1 })
+            }
         }
     }
 

@@ -62,10 +62,10 @@ pub struct GpuOptions {
     pub check_every: u32,
     /// Packed slots per binding, 0 for as many as the adapter's storage-binding limit holds
     /// (2,796,160 of 48 B on a 128 MiB limit, rounded down to a multiple of 64; fewer where a
-    /// history record is larger than a slot). Slots beyond it go to a second binding
-    /// (`slots_hi`), and their history records likewise (`history_hi`), so a dense pack of
-    /// 1.6 million spheres (about 3.3 slots per sphere) runs on such an adapter; a smaller
-    /// figure exercises that split in tests.
+    /// history record is larger than a slot). Slots beyond it go to up to three more
+    /// bindings (`slots_hi`, `slots_hi2`, `slots_hi3`), and their history records likewise
+    /// (`history_hi`, ...), so a dense pack of 3.3 million spheres (about 3.4 slots per
+    /// sphere) runs on such an adapter; a smaller figure exercises that split in tests.
     pub slot_chunk: u32,
     /// Gather and kick in one pass (`gather_kick`) where nothing runs between them (no shells,
     /// clumps or moving walls). Off, the step runs `gather` and `integrate_second_half`, with
@@ -186,7 +186,8 @@ pub struct GpuBackend {
     /// Packed slots allocated: at most the records, those in contact.
     slot_capacity: u64,
     /// Packed slots in the `slots` binding (and history records in `history`); those past it
-    /// are in `slots_hi` (`history_hi`) ([`GpuOptions::slot_chunk`]).
+    /// are in `slots_hi`, `slots_hi2` and `slots_hi3`, as many in each but the last
+    /// (`history_hi`, ...) ([`GpuOptions::slot_chunk`]).
     slot_chunk: u64,
     kernels: Vec<Kernel>,
     ids: KernelIds,
@@ -499,11 +500,15 @@ impl GpuBackend {
             if ["nbr_j", "nbr_pair", "quat"].contains(&a.name) {
                 continue;
             }
-            if let Some([lo_name, hi_name]) = GpuBackend::split_at(a.name) {
-                // Split where the device's `slots` binding ends.
-                let lo = (b.list_capacity(Cap::SlotsLo) as usize * per_slot(a)).min(bytes.len());
-                put(lo_name, &bytes[..lo]);
-                put(hi_name, &bytes[lo..]);
+            if let Some(names) = GpuBackend::split_at(a.name) {
+                // Split where each of the device's slot bindings ends.
+                let mut at = 0;
+                for (i, name) in names.into_iter().enumerate() {
+                    let len = b.list_capacity(Cap::SlotChunk(i)) as usize * per_slot(a);
+                    let end = (at + len).min(bytes.len());
+                    put(name, &bytes[at..end]);
+                    at = end;
+                }
                 continue;
             }
             put(a.name, bytes);
@@ -819,12 +824,12 @@ impl GpuBackend {
         &self.step_ops
     }
 
-    /// The two buffers holding state array `name` where it is split at the slot chunk
+    /// The buffers holding state array `name` where it is split at the slot chunk
     /// ([`GpuBackend::slot_chunk`]): the packed slots and their history records.
-    fn split_at(name: &str) -> Option<[&'static str; 2]> {
+    fn split_at(name: &str) -> Option<[&'static str; buffers::SLOT_CHUNKS]> {
         match name {
-            "slots" => Some(["slots", "slots_hi"]),
-            "history" => Some(["history", "history_hi"]),
+            "slots" => Some(buffers::SLOT_BUFFERS),
+            "history" => Some(buffers::HISTORY_BUFFERS),
             _ => None,
         }
     }
@@ -863,16 +868,21 @@ impl GpuBackend {
         Ok(())
     }
 
-    /// `taken` packed slots' worth of split array `name`, `per` elements a slot, from both
-    /// its buffers after this many steps.
+    /// `taken` packed slots' worth of split array `name`, `per` elements a slot, from its
+    /// buffers.
     fn read_split<T: bytemuck::Pod>(&self, name: &str, taken: u64, per: u64) -> Vec<T> {
-        let Some([lo_name, hi_name]) = GpuBackend::split_at(name) else {
+        let Some(names) = GpuBackend::split_at(name) else {
             return Vec::new();
         };
-        let lo = self.list_capacity(Cap::SlotsLo).min(taken);
-        let mut v: Vec<T> = self.read_pod(lo_name, lo * per);
-        if taken > lo {
-            v.extend(self.read_pod::<T>(hi_name, (taken - lo) * per));
+        let mut v: Vec<T> = Vec::new();
+        let mut left = taken;
+        for (i, name) in names.into_iter().enumerate() {
+            if left == 0 {
+                break;
+            }
+            let here = self.list_capacity(Cap::SlotChunk(i)).min(left);
+            v.extend(self.read_pod::<T>(name, here * per));
+            left -= here;
         }
         v
     }
@@ -954,15 +964,10 @@ impl GpuBackend {
     /// Grow the list to hold `records` records and `slots` packed slots with margin (whichever
     /// does not fit), keeping what the buffers hold.
     fn grow(&mut self, records: u64, slots: u64) -> Result<(), GpuError> {
-        let old = |b: &Self, cap: Cap| b.list_capacity(cap);
-        let before = [
-            Cap::Records,
-            Cap::RecordBlocks,
-            Cap::Slots,
-            Cap::SlotsLo,
-            Cap::SlotsHi,
-        ]
-        .map(|c| old(self, c));
+        let before: BTreeMap<&str, u64> = list_buffers(self.world.table.nbr_history_stride)
+            .into_iter()
+            .map(|(name, _, cap)| (name, self.list_capacity(cap)))
+            .collect();
         let kept = (self.rec_capacity, self.slot_capacity);
         self.rec_capacity = grown(records, self.rec_capacity, self.n);
         self.slot_capacity = grown(slots, self.slot_capacity, self.n);
@@ -972,7 +977,7 @@ impl GpuBackend {
         let mut made = Vec::new();
         for (name, elem, cap) in list_buffers(self.world.table.nbr_history_stride) {
             let len = self.list_capacity(cap);
-            if len == before[cap as usize] {
+            if before.get(name) == Some(&len) {
                 continue;
             }
             match self.make_buffer(name, elem * len, wgpu::BufferUsages::empty()) {
