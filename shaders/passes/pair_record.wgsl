@@ -33,26 +33,7 @@
 @group(0) @binding(11) var<storage, read> shapes: array<ShapeRecord>;
 @group(0) @binding(12) var<storage, read> walls: array<Wall>;
 
-// CPU twin: `find_sorted` in the same Rust file, over `pair_j`. WGSL cannot pass a storage
-// array to a function, so the search is bound to the array it reads (history_carry.wgsl has
-// the same search over `old_j`).
-fn find_sorted(lo_in: u32, hi_in: u32, key: u32) -> u32 {
-    var lo = lo_in;
-    var hi = hi_in;
-    while (lo < hi) {
-        let mid = lo + (hi - lo) / 2u;
-        let v = pair_j[mid];
-        if (v == key) {
-            return mid;
-        }
-        if (v < key) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return 0xffffffffu;
-}
+//!include lib/find_sorted.wgsl
 
 // The invocation's particle and where its next head element goes (up to `fill_end`, which
 // only matters if pair_count saw other positions).

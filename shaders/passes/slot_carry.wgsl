@@ -20,25 +20,7 @@
 @group(0) @binding(6) var<storage, read_write> free_slots: array<u32>;
 //!include lib/slot_ring.wgsl
 
-// CPU twin: `find_sorted` in crates/grains-core/src/kernels/passes/pair_record.rs (see
-// pair_record.wgsl for why it is not shared).
-fn find_sorted(lo_in: u32, hi_in: u32, key: u32) -> u32 {
-    var lo = lo_in;
-    var hi = hi_in;
-    while (lo < hi) {
-        let mid = lo + (hi - lo) / 2u;
-        let v = pair_j[mid];
-        if (v == key) {
-            return mid;
-        }
-        if (v < key) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return 0xffffffffu;
-}
+//!include lib/find_sorted.wgsl
 
 @compute @workgroup_size(64)
 fn slot_carry(

@@ -12,12 +12,14 @@
 //!
 //! - the fixed source keeps one slot and one history record per pair, in place, `pair_active`
 //!   1 while they may be non-zero;
-//! - the neighbour list packs both: each step, every pair in contact takes the next free slot,
-//!   writes its slot and history record there, and names it in `pair_active` as `1 + index`
-//!   (0: out of contact, no history). It reads its history from last step's packed records
-//!   (`history_in`), at its flag. Most candidates never touch, so the list keeps 48-byte slots
-//!   and its history only for the pairs in contact (about 0.6 per sphere in a settled bed,
-//!   against 4.5 candidate pairs).
+//! - the neighbour list packs both, only for the pairs in contact, named in `pair_active` as
+//!   `1 + index` (0: out of contact, no history). Here (the CPU) every pair in contact takes
+//!   the next slot of its block's region each step and reads its history from last step's
+//!   records (`history_in`, a copy of the region) at its flag; the GPU keeps a pair's slot
+//!   while it stays in contact and reads and writes its history there in place
+//!   (`shaders/lib/packed_slots.wgsl`). Most candidates never touch, so the list keeps
+//!   48-byte slots and its history only for the pairs in contact (about 0.6 per sphere in a
+//!   settled bed, against 4.5 candidate pairs).
 //!
 //! An inactive pair found apart again writes nothing, and the gather reads only the slots of
 //! pairs in contact. So a step moves the bytes of the pairs in contact, not of every candidate.
