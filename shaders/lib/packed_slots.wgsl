@@ -1,8 +1,8 @@
 // The neighbour list's packed slots and history, for its two sources (neighbour.wgsl,
 // wall.wgsl), which bind `slot_count`, `pair_j` and `slots_hi` and give each record's owner
 // (`source_owner`) beside the contact template's `slots`,
-// `history` and `pair_active` (the slots past the end of `slots` go to `slots_hi`:
-// lib/slot_chunks.wgsl; their history records to `history_hi`). CPU twins: `source_history`,
+// `history` and `pair_active` (the slots past the end of `slots` go to `slots_hi` to
+// `slots_hi3`: lib/slot_chunks.wgsl; their history records to `history_hi` to `history_hi3`). CPU twins: `source_history`,
 // `place_slot` and `drop_slot` in crates/grains-core/src/kernels/sources/neighbour.rs (the wall
 // source re-exports them), which pack the CPU's slots by blocks of records instead.
 //

@@ -1,5 +1,6 @@
-// grains-gpu's own control kernels: the displacement decision, the neighbour-list and slot
-// capacity guards and the commit of a rebuilt list. They have no CPU twin: on the CPU the same
+// grains-gpu's own control kernels: the displacement decision (which also moves the ring of
+// packed slots given back on), the neighbour-list and slot capacity guards, and the clearing
+// and commit of a rebuilt list. They have no CPU twin: on the CPU the same
 // decisions are plain `if`s in `CpuBackend::step` and `CpuBackend::rebuild`. Each entry point is
 // built as its own module (the host splits this file at the `//!entry` markers) so that every
 // pipeline binds only what it touches.
@@ -9,8 +10,8 @@
 // (`slot_guard`), or, in a guarded run, when a particle is faulty (`decide`), the kernel that
 // sees it sets `C_FROZEN` and zeroes the dispatch sizes, so the rest of the recorded batch does
 // nothing and the state stays where the flag rose. The host reads the words, grows the buffers
-// and records the rest of that step (from the guard, or from the contact passes, which read
-// last step's flags and history and write this step's elsewhere), or reports the fault with the
+// and records the rest of that step (from the guard, or from the contact passes, for the
+// records that found no slot: shaders/lib/packed_slots.wgsl), or reports the fault with the
 // state after its step. Nothing is saved and nothing is replayed.
 //
 // control: [step, rebuild flag, rebuild count, frozen (0, or FROZEN_*), list total, force
@@ -47,7 +48,7 @@ const P_REC_CAPACITY: u32 = 5u;
 // How many every-step slots come before `decide` (the first half-step and its followers),
 // which a fault stops before the next step.
 const P_PRE: u32 = 6u;
-// Packed slots (`slots` and `slots_hi` together).
+// Packed slots (`slots` to `slots_hi3` together).
 const P_SLOT_CAPACITY: u32 = 7u;
 const P_SLOTS: u32 = 8u;
 

@@ -3,10 +3,12 @@
 //!
 //! The sequence is `CpuBackend::step`'s, pass for pass: integrate (first half, folding the
 //! displacement into an `atomicMax` flag), a one-thread `decide` kernel that turns the flag into
-//! indirect dispatch sizes (zero or N groups) for the rebuild passes, the rebuild into a second
-//! set of list buffers, a `guard` that checks the new list fits, `commit` kernels that copy the
-//! new list over the current one (the device-side form of `CpuBackend::rebuild`'s assignment,
-//! which the host cannot do without knowing whether a rebuild happened), the contact chains,
+//! indirect dispatch sizes (zero or N groups) for the rebuild passes, the rebuild (its scans
+//! into a second set of starts, then, once a `guard` has checked the new list fits, the list
+//! written over the old one and each packed slot carried to its pair's new record), a
+//! `commit` kernel that copies the new starts over the current ones (the device-side form of
+//! `CpuBackend::rebuild`'s assignment, which the host cannot do without knowing whether a
+//! rebuild happened), the contact chains,
 //! wall chains, gather and the second half. Every float is summed in the CPU twin's order, with
 //! no float atomics, so runs are bitwise reproducible.
 //!
@@ -989,7 +991,7 @@ impl GpuBackend {
             }
         }
         // The step goes on from where it froze: the grown buffers start with the old ones'
-        // elements (the live list, last step's flags and history).
+        // elements (the live list, its flags, the packed slots and history).
         let mut enc = self.encoder();
         for (name, buf) in made {
             let old = &self.bufs[name];
