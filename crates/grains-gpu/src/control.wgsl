@@ -67,14 +67,8 @@ const S_SLOT_CARRY: u32 = 11u;
 const S_COMMIT_PARTICLES: u32 = 12u;
 const S_CONTACT: u32 = 13u;
 
-// The words of `slot_count`, as shaders/lib/packed_slots.wgsl has them.
-const SLOT_TAKEN: u32 = 0u;
-const SLOT_HEAD: u32 = 1u;
-const SLOT_FREE: u32 = 2u;
-const SLOT_POPS: u32 = 3u;
-const SLOT_PUSHES: u32 = 4u;
-const SLOT_PENDING: u32 = 5u;
-const SLOT_CAPACITY: u32 = 6u;
+// The words of `slot_count` (SLOT_*) come from shaders/lib/slot_words.wgsl, which the host
+// puts before every control kernel.
 
 fn linear_index(id: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return id.x + id.y * nwg.x * 64u;

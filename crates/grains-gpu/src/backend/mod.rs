@@ -282,7 +282,7 @@ impl GpuBackend {
             kernels.push(k);
             kernels.len() - 1
         };
-        let ctl = |name: &str| Kernel::new(&ctx, name, &control_source(name), name);
+        let ctl = |name: &str| Kernel::new(&ctx, name, &control_source(name)?, name);
         let integrate_first_half = add(pass_kernel(&ctx, "integrate_first_half")?);
         let decide = add(ctl("decide")?);
         let zero_cells = add(ctl("zero_cells")?);

@@ -5,9 +5,12 @@ use super::*;
 use crate::program::{Op, Size};
 use grains_core::kernels::sources::SourceKind;
 
-/// The WGSL of one of this crate's control kernels: the common header, the dispatch-size
-/// helpers if it binds `args`, and its section.
-pub(super) fn control_source(entry: &str) -> String {
+/// The WGSL of one of this crate's control kernels: the common header, the words of the
+/// packed slots' counts (shaders/lib/slot_words.wgsl), the dispatch-size helpers if it binds
+/// `args`, and its section.
+pub(super) fn control_source(entry: &str) -> Result<String, GpuError> {
+    let words =
+        grains_shaders::compose_file("lib/slot_words.wgsl").map_err(|e| shader_err(entry, e))?;
     let mut parts: BTreeMap<&str, String> = BTreeMap::new();
     let mut section = "";
     for line in CONTROL_WGSL.lines() {
@@ -33,7 +36,7 @@ pub(super) fn control_source(entry: &str) -> String {
     } else {
         String::new()
     };
-    parts.remove("common").unwrap_or_default() + &args + &mine
+    Ok(parts.remove("common").unwrap_or_default() + &words + &args + &mine)
 }
 
 pub(super) fn shader_err(label: &str, e: impl std::fmt::Display) -> GpuError {
