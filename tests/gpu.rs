@@ -1047,18 +1047,14 @@ fn the_fused_gather_and_kick_give_the_bits_of_the_two_passes() {
     );
 }
 
-/// The pairs in contact in a state, each once as (lower, higher) particle.
-fn pairs_in_contact(st: &grains_core::BackendState) -> std::collections::BTreeSet<(u32, u32)> {
-    let mut set = std::collections::BTreeSet::new();
-    for i in 0..st.nbr_start.len().saturating_sub(1) {
-        for e in st.nbr_start[i] as usize..st.nbr_start[i + 1] as usize {
-            let j = st.nbr_j[e];
-            if (i as u32) < j && st.nbr_slot[st.nbr_pair[e] as usize] != 0 {
-                set.insert((i as u32, j));
-            }
-        }
-    }
-    set
+/// The particle pairs in contact (the backend's contact records, walls and bonds left out),
+/// each once as (lower, higher) particle.
+fn pairs_in_contact(b: &mut GpuBackend) -> std::collections::BTreeSet<(u32, u32)> {
+    b.contact_records()
+        .iter()
+        .filter(|c| !c.bond && c.j >= 0)
+        .map(|c| (c.i.min(c.j as u32), c.i.max(c.j as u32)))
+        .collect()
 }
 
 /// A pair keeps its packed slot while in contact and gives it back when it parts; pairs that
@@ -1081,11 +1077,11 @@ fn parted_pairs_give_their_slots_back_for_the_next_collisions() {
         ..GpuOptions::default()
     };
     let mut t = GpuBackend::with_options(world, &ctx, ample).unwrap();
-    let (mut before, mut collisions, mut most) = (pairs_in_contact(&g.state()), 0, 0);
+    let (mut before, mut collisions, mut most) = (pairs_in_contact(&mut g), 0, 0);
     for _ in 0..200 {
         g.run(10);
         t.run(10);
-        let now = pairs_in_contact(&g.state());
+        let now = pairs_in_contact(&mut g);
         collisions += now.difference(&before).count();
         most = most.max(now.len());
         before = now;

@@ -278,10 +278,9 @@ impl GpuBackend {
         Ok(())
     }
 
-    /// The packed slots' counts (shaders/lib/packed_slots.wgsl) with `taken` slots ever taken,
-    /// `free` of them given back (the ring from its start) and none taken or given back in
-    /// this step, for the slots' capacity now; `pending` while the contact passes run again
-    /// for the records that found no slot.
+    /// The packed slots' counts (shaders/lib/slot_words.wgsl) with `taken` slots ever taken,
+    /// `free` of them given back (the ring from its start), none taken or given back in this
+    /// step and no rerun pending, for the slots' capacity now.
     pub(super) fn write_slot_words(&self, taken: u64, free: &[u32]) {
         let mut words = [0u32; SLOT_WORDS];
         words[SLOT_TAKEN] = taken as u32;

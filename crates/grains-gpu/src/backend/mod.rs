@@ -25,6 +25,11 @@ use std::collections::BTreeMap;
 
 use grains_core::backend::{count_contacts, energy_report, ContactCount, SourceSlots};
 use grains_core::gpu_types::{PairSlot, Wall};
+// The words of `slot_count` (shaders/lib/slot_words.wgsl, as the carry's twin has them).
+use grains_core::kernels::passes::slot_carry::{
+    NO_PAIR as SLOT_NO_PAIR, SLOT_CAPACITY, SLOT_FREE, SLOT_PENDING, SLOT_POPS, SLOT_PUSHES,
+    SLOT_TAKEN, SLOT_WORDS,
+};
 use grains_core::kernels::sources::fixed::fixed_index;
 use grains_core::kernels::sources::neighbour::RECORD_BLOCK;
 use grains_core::kernels::sources::SourceKind;
@@ -116,11 +121,6 @@ const FROZEN_SLOTS: u32 = 2;
 const FROZEN_FAULT: u32 = 3;
 /// The guard's word when no particle is faulty (integrate_first_half folds with atomicMin).
 const NO_FAULT: u32 = u32::MAX;
-// The words of `slot_count` (shaders/lib/slot_ring.wgsl, as the carry's twin has them).
-use grains_core::kernels::passes::slot_carry::{
-    NO_PAIR as SLOT_NO_PAIR, SLOT_CAPACITY, SLOT_FREE, SLOT_PENDING, SLOT_POPS, SLOT_PUSHES,
-    SLOT_TAKEN, SLOT_WORDS,
-};
 /// A record in contact that found no slot (packed_slots.wgsl's `PENDING`).
 const SLOT_PENDING_FLAG: u32 = u32::MAX;
 
@@ -435,7 +435,7 @@ impl GpuBackend {
         };
         b.create_buffers(&grid)?;
         b.build_ops()?;
-        b.record_from(None, 0);
+        b.record_from(true, 0);
         b.settle(false)?;
         Ok(b)
     }
@@ -536,22 +536,21 @@ impl GpuBackend {
         put("pair_start", cast_slice(&starts));
         // Each packed slot's pair, by which a rebuild finds its new record (the state's slots
         // are packed: every one below their count is in use).
+        let owners = || grains_core::kernels::passes::pair_record::entry_owners(&starts);
         let mut slot_pair = vec![[SLOT_NO_PAIR; 2]; slots as usize];
-        for p in 0..starts.len().saturating_sub(1) {
-            for r in starts[p] as usize..starts[p + 1] as usize {
-                let a = state.nbr_slot.get(r).copied().unwrap_or(0) as usize;
-                if let Some(pq) = a.checked_sub(1).and_then(|k| slot_pair.get_mut(k)) {
-                    *pq = [p as u32, list.pair_j[r]];
-                }
+        for ((p, &q), &a) in owners().zip(&list.pair_j).zip(&state.nbr_slot) {
+            if let Some(pq) = (a as usize)
+                .checked_sub(1)
+                .and_then(|k| slot_pair.get_mut(k))
+            {
+                *pq = [p, q];
             }
         }
         put("slot_pair", cast_slice(&slot_pair));
         drop(slot_pair);
         // The owner of every 64th record (`pair_fill` writes them at a rebuild), which the
         // state does not keep.
-        let blocks: Vec<u32> = grains_core::kernels::passes::pair_record::entry_owners(&starts)
-            .step_by(RECORD_BLOCK)
-            .collect();
+        let blocks: Vec<u32> = owners().step_by(RECORD_BLOCK).collect();
         put("pair_block", cast_slice(&blocks));
         drop(blocks);
         // The control words as the device would hold them after those steps.
@@ -725,7 +724,7 @@ impl GpuBackend {
                     let had = self.slot_capacity;
                     let wanted = slot_words[SLOT_TAKEN] as u64;
                     self.grow(self.rec_capacity, wanted)?;
-                    self.reclaim_slots(wanted.min(had), c[C_RECORDS] as u64)?;
+                    self.reclaim_slots(wanted.min(had), c[C_RECORDS] as u64);
                     Some(Resume::Chains)
                 }
                 _ => {
@@ -765,7 +764,7 @@ impl GpuBackend {
             } else {
                 chains
             };
-            self.record_from(step.checked_sub(1), at);
+            self.record_from(step == 0, at);
         }
     }
 
@@ -800,12 +799,12 @@ impl GpuBackend {
         }
     }
 
-    /// Record and submit the dispatches from index `at` of the step from `from` steps (`None`:
-    /// the initial forces).
-    fn record_from(&self, from: Option<u64>, at: usize) {
-        let ops = match from {
-            Some(count) => self.ops_from(count),
-            None => &self.init_ops,
+    /// Record and submit the dispatches from index `at` of the step, or of the initial forces.
+    fn record_from(&self, initial: bool, at: usize) {
+        let ops = if initial {
+            &self.init_ops
+        } else {
+            &self.step_ops
         };
         let mut enc = self.encoder();
         {
@@ -819,11 +818,6 @@ impl GpuBackend {
             );
         }
         self.ctx.queue.submit([enc.finish()]);
-    }
-
-    /// The dispatches of the step from `step` steps (the same for every step).
-    fn ops_from(&self, _step: u64) -> &[crate::program::Op] {
-        &self.step_ops
     }
 
     /// The buffers holding state array `name` where it is split at the slot chunk
@@ -840,7 +834,7 @@ impl GpuBackend {
     /// `taken` that no record names goes back to the ring (those the step's pairs gave back),
     /// and the contact passes are set to run again for
     /// the records marked PENDING alone (shaders/lib/packed_slots.wgsl).
-    fn reclaim_slots(&mut self, taken: u64, records: u64) -> Result<(), GpuError> {
+    fn reclaim_slots(&mut self, taken: u64, records: u64) {
         let flags: Vec<u32> = self.read_pod("nbr_slot", records);
         let mut used = vec![false; taken as usize];
         for &a in &flags {
@@ -867,7 +861,6 @@ impl GpuBackend {
             4 * SLOT_PENDING as u64,
             bytemuck::cast_slice(&[1u32]),
         );
-        Ok(())
     }
 
     /// `taken` packed slots' worth of split array `name`, `per` elements a slot, from its
@@ -1018,11 +1011,11 @@ impl GpuBackend {
             let mut enc = self.encoder();
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());
-                for s in 0..batch {
+                for _ in 0..batch {
                     record(
                         &mut pass,
                         &self.kernels,
-                        self.ops_from(self.steps + k - left + s),
+                        &self.step_ops,
                         &self.bufs["args"],
                         self.max_dim(),
                     );

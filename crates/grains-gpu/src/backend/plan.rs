@@ -293,64 +293,62 @@ impl GpuBackend {
         }
         let every_pre = every.len();
         let ids = &self.ids;
-        let rebuild = {
-            Ok::<_, GpuError>(vec![
-                self.op(ids.decide, &[], Direct(1))?,
-                self.op(ids.zero_cells, &[], Indirect(S_ZERO_CELLS))?,
-                self.op(ids.cell_count, &[], Indirect(S_CELL_COUNT))?,
-                self.op(
-                    ids.prefix_sum,
-                    &[
-                        ("counts", "cell_counts"),
-                        ("out", "cell_start"),
-                        ("scan_len", "scan_len_cells"),
-                    ],
-                    Indirect(S_PREFIX_CELLS),
-                )?,
-                self.op(ids.cursor, &[], Indirect(S_CURSOR))?,
-                self.op(ids.cell_scatter, &[], Indirect(S_CELL_SCATTER))?,
-                self.op(ids.pair_count, &[], Indirect(S_PAIR_COUNT))?,
-                self.op(
-                    ids.prefix_sum,
-                    &[
-                        ("counts", "nbr_count"),
-                        ("out", "new_start"),
-                        ("scan_len", "scan_len_nbr"),
-                    ],
-                    Indirect(S_PREFIX_NBR),
-                )?,
-                // The owning counts' scan: where each particle's records start.
-                self.op(
-                    ids.prefix_sum,
-                    &[
-                        ("counts", "own_count"),
-                        ("out", "new_pair_start"),
-                        ("scan_len", "scan_len_nbr"),
-                    ],
-                    Indirect(S_PREFIX_NBR),
-                )?,
-                self.op(ids.guard, &[], Direct(1))?,
-                // The new list goes over the old one: each slot in use keeps its pair, by which
-                // the carry finds its new record.
-                self.op(
-                    ids.pair_fill,
-                    &[("pair_start", "new_pair_start")],
-                    Indirect(S_PAIR_FILL),
-                )?,
-                self.op(
-                    ids.pair_record,
-                    &[("nbr_start", "new_start"), ("pair_start", "new_pair_start")],
-                    Indirect(S_PAIR_RECORD),
-                )?,
-                self.op(ids.clear_flags, &[], Indirect(S_CLEAR_FLAGS))?,
-                self.op(
-                    ids.slot_carry,
-                    &[("pair_start", "new_pair_start")],
-                    Indirect(S_SLOT_CARRY),
-                )?,
-                self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
-            ])
-        }?;
+        let rebuild = vec![
+            self.op(ids.decide, &[], Direct(1))?,
+            self.op(ids.zero_cells, &[], Indirect(S_ZERO_CELLS))?,
+            self.op(ids.cell_count, &[], Indirect(S_CELL_COUNT))?,
+            self.op(
+                ids.prefix_sum,
+                &[
+                    ("counts", "cell_counts"),
+                    ("out", "cell_start"),
+                    ("scan_len", "scan_len_cells"),
+                ],
+                Indirect(S_PREFIX_CELLS),
+            )?,
+            self.op(ids.cursor, &[], Indirect(S_CURSOR))?,
+            self.op(ids.cell_scatter, &[], Indirect(S_CELL_SCATTER))?,
+            self.op(ids.pair_count, &[], Indirect(S_PAIR_COUNT))?,
+            self.op(
+                ids.prefix_sum,
+                &[
+                    ("counts", "nbr_count"),
+                    ("out", "new_start"),
+                    ("scan_len", "scan_len_nbr"),
+                ],
+                Indirect(S_PREFIX_NBR),
+            )?,
+            // The owning counts' scan: where each particle's records start.
+            self.op(
+                ids.prefix_sum,
+                &[
+                    ("counts", "own_count"),
+                    ("out", "new_pair_start"),
+                    ("scan_len", "scan_len_nbr"),
+                ],
+                Indirect(S_PREFIX_NBR),
+            )?,
+            self.op(ids.guard, &[], Direct(1))?,
+            // The new list goes over the old one: each slot in use keeps its pair, by which
+            // the carry finds its new record.
+            self.op(
+                ids.pair_fill,
+                &[("pair_start", "new_pair_start")],
+                Indirect(S_PAIR_FILL),
+            )?,
+            self.op(
+                ids.pair_record,
+                &[("nbr_start", "new_start"), ("pair_start", "new_pair_start")],
+                Indirect(S_PAIR_RECORD),
+            )?,
+            self.op(ids.clear_flags, &[], Indirect(S_CLEAR_FLAGS))?,
+            self.op(
+                ids.slot_carry,
+                &[("pair_start", "new_pair_start")],
+                Indirect(S_SLOT_CARRY),
+            )?,
+            self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
+        ];
         let ids = &self.ids;
         // The list's chains come first, then `slot_guard`, then the chains of sources that
         // keep a history per pair (which a step whose list's chains run again after a slot

@@ -160,7 +160,6 @@ impl GpuBackend {
         let ops: Vec<usize> = (0..self.step_ops.len())
             .filter(|&i| !matches!(self.step_ops[i].size, Size::Direct(0)))
             .collect();
-        let mut step = self.steps;
         if prof.timestamps {
             // A query set holds at most 4096 timestamps: two per dispatch.
             let per_batch = (4096 / (2 * ops.len().max(1)) as u64).max(1);
@@ -182,8 +181,7 @@ impl GpuBackend {
                 let mut enc = self.encoder();
                 let mut q = 0;
                 for _ in 0..batch {
-                    let seq = self.ops_from(step);
-                    step += 1;
+                    let seq = &self.step_ops;
                     for &i in &ops {
                         record_timed(
                             &mut enc,
@@ -216,8 +214,7 @@ impl GpuBackend {
             }
         } else {
             for _ in 0..k {
-                let seq = self.ops_from(step);
-                step += 1;
+                let seq = &self.step_ops;
                 for &i in &ops {
                     let t0 = Instant::now();
                     let mut enc = self.encoder();
