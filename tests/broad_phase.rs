@@ -449,15 +449,33 @@ fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
         // torque where the particle owns no particle pair in contact. The other torques are
         // the GPU parity tests'.
         let st = b.state();
+        // What the list keeps of each slot, and each owner's side of its records in contact
+        // summed in record order, as the contact passes leave them for the gather.
+        use grains_core::kernels::sources::neighbour::{FarSlot, OwnSums};
+        let mut far = vec![FarSlot::default(); st.slots.len()];
+        for (r, &a) in st.nbr_slot.iter().enumerate() {
+            if let Some(k) = (a as usize).checked_sub(1) {
+                far[k] = FarSlot::of(&st.slots[k], b.list.pair_j[r] as usize >= n);
+            }
+        }
+        assert_eq!(step.own_sums, 1);
         for gid in 0..n {
-            let (mut f, mut t, mut d) = ([0.0; 4], [0.0; 4], [0.0; 4]);
+            let mut own = OwnSums::default();
+            for r in pair_start[gid]..pair_start[gid + 1] {
+                if let Some(k) = (st.nbr_slot[r as usize] as usize).checked_sub(1) {
+                    own.add(&st.slots[k]);
+                }
+            }
+            let mut f = own.force.extend(own.damping).to_array();
+            let mut t = own.torque.extend(own.friction).to_array();
+            let mut d = [0.0; 4];
             gather(
                 gid,
                 &step,
                 &start,
                 &b.list.head_pair,
                 &pair_start,
-                &st.slots,
+                &far,
                 &st.nbr_slot,
                 &fixed_start,
                 &fixed_entry,

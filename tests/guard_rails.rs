@@ -994,7 +994,8 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     // arrays of 16 B (no orientation), the world's 8 B (material, shape) and four starts per
     // particle (the broad phase's scratch lives in buffers dead during a rebuild); nothing per
     // entry, 9 records of three words (partner, a head entry's reference, flag) and an owner
-    // per 64 of them; 3 slots of 48 B with a history record, the slot's pair (8 B) and a word
+    // per 64 of them; 3 slots of 28 B (what the list keeps of a slot: the owner's side is
+    // summed in the contact passes) with a history record, the slot's pair (8 B) and a word
     // of the ring of slots given back.
     let gpu = scene.gpu_memory_parts();
     assert_eq!(gpu.total(), scene.gpu_memory_estimate());
@@ -1006,7 +1007,7 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
         "{gpu:?}"
     );
     let history = 4 * scene.world.table.nbr_history_stride as u64;
-    assert_eq!(gpu.contacts, slots * (48 + history + 12), "{gpu:?}");
+    assert_eq!(gpu.contacts, slots * (28 + history + 12), "{gpu:?}");
     assert!(
         report.contains("per particle, dense pack on the GPU: 152 B particle arrays, 109 B list"),
         "{report}"

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use grains_core::gpu_types::*;
+use grains_core::kernels::sources::neighbour::FarSlot;
 use grains_core::shapes::ShapeRecord;
 use grains_core::{ChainSpec, LawKind, ResolverKind, Slot};
 use grains_shaders::{
@@ -158,6 +159,8 @@ fn every_resolver_and_law_validates_in_chains() {
             params_stride: tight.params_stride + 4,
             history_stride: tight.history_stride + 8,
             range: 1e-4,
+            list_order: 1,
+            list_last: false,
         };
         check_chain(chain, id as u32, &wide);
     }
@@ -451,7 +454,16 @@ fn struct_layouts_match_gpu_types() {
             unit,
             nbr_history_stride,
             n_fixed,
-            max_speed
+            max_speed,
+            own_sums,
+            _pad0,
+            _pad1,
+            _pad2
+        }),
+        rust_layout!(FarSlot {
+            force,
+            elastic,
+            torque
         }),
         rust_layout!(SourcePair { p, q, table, owns }),
         rust_layout!(GridParams {

@@ -1,20 +1,23 @@
 // The gather of one particle, for the passes that bind the gather's arrays (gather.wgsl,
 // gather_kick.wgsl). CPU twin: `gather` in crates/grains-core/src/kernels/passes/gather.rs.
 //
-// Per-particle sum of its pair slots, each through its pair's record: first its own records
-// (particles above it, then the walls near it as n_particles + w), then the head of its range
-// (the pairs of partners below it, through `head_pair`), then its fixed pairs: no float
-// atomics, so totals are bitwise reproducible. A record's slot is packed slot
-// `nbr_slot[r] - 1` (`slot_read`); a pair out of contact (`nbr_slot` 0) has none. A
+// Per-particle sum of its pair slots: first its own records (particles above it, then the
+// walls near it as n_particles + w), which the list's contact passes summed into `force` and
+// `torque` (force and torque on it, damping and friction dissipation in `w`) where the world
+// has list chains (`step.own_sums`); then the head of its range (the pairs of partners below
+// it, through `head_pair`), of whose slots it reads the force and its own torque; then its
+// fixed pairs: no float atomics, so totals are bitwise reproducible. A record's slot is packed
+// slot `nbr_slot[r] - 1` (`slot_read`); a pair out of contact (`nbr_slot` 0) has none. A
 // neighbour-list pair's dissipation is its owner's (the CPU backend sums each owner's side in
-// its contact sweep, in this order); a fixed pair's is booked half to each side. `dissipated`
-// accumulates over the run as [damping, its Kahan compensation, friction, its compensation].
+// its contact sweep, in the same order); a fixed pair's is booked half to each side.
+// `dissipated` accumulates over the run as [damping, its Kahan compensation, friction, its
+// compensation].
 
 // The gather's arrays; the including pass declares `step` (binding 0).
 @group(0) @binding(1) var<storage, read> nbr_start: array<u32>;
 // Each head entry's record (see pair_record.wgsl).
 @group(0) @binding(3) var<storage, read> head_pair: array<u32>;
-@group(0) @binding(4) var<storage, read> slots: array<PairSlot>;
+@group(0) @binding(4) var<storage, read> slots: array<FarSlot>;
 @group(0) @binding(5) var<storage, read> pair_start: array<u32>;
 @group(0) @binding(6) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> torque: array<vec4<f32>>;
@@ -27,9 +30,9 @@
 @group(0) @binding(11) var<storage, read> fixed_slots: array<PairSlot>;
 @group(0) @binding(12) var<storage, read> nbr_slot: array<u32>;
 // The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
-@group(0) @binding(13) var<storage, read> slots_hi: array<PairSlot>;
-@group(0) @binding(19) var<storage, read> slots_hi2: array<PairSlot>;
-@group(0) @binding(20) var<storage, read> slots_hi3: array<PairSlot>;
+@group(0) @binding(13) var<storage, read> slots_hi: array<FarSlot>;
+@group(0) @binding(19) var<storage, read> slots_hi2: array<FarSlot>;
+@group(0) @binding(20) var<storage, read> slots_hi3: array<FarSlot>;
 
 // A particle's gathered force (N) and torque (N m), as written to `force` and `torque`.
 struct Gathered {
@@ -44,24 +47,21 @@ fn gather_particle(gid: u32) -> Gathered {
     var t = vec3<f32>(0.0, 0.0, 0.0);
     var damp = 0.0;
     var fric = 0.0;
-    // The own records are consecutive from pair_start[gid]; the head of the range (partners
-    // below gid) reaches the partners' records through head_pair, from
-    // nbr_start[gid] - pair_start[gid]: most candidates cost 4 bytes.
+    if (step.own_sums != 0u) {
+        let a = force[gid];
+        let b = torque[gid];
+        f = a.xyz;
+        damp = a.w;
+        t = b.xyz;
+        fric = b.w;
+    }
+    // The head of the range (partners below gid) reaches the partners' records through
+    // head_pair, from nbr_start[gid] - pair_start[gid] (its own records are the rest of its
+    // range): most candidates cost 4 bytes.
     let start = nbr_start[gid];
     let end = nbr_start[gid + 1u];
     let r0 = pair_start[gid];
     let own = min(pair_start[gid + 1u] - r0, end - start);
-    for (var r = r0; r < r0 + own; r = r + 1u) {
-        let a = nbr_slot[r];
-        if (a == 0u) {
-            continue;
-        }
-        let s = slot_read(a - 1u);
-        f = f + s.force;
-        t = t + s.torque1;
-        damp = damp + s.damping_dissipated;
-        fric = fric + s.friction_dissipated;
-    }
     let h0 = start - r0;
     for (var k = h0; k < h0 + (end - start - own); k = k + 1u) {
         let r = head_pair[k];
@@ -73,8 +73,8 @@ fn gather_particle(gid: u32) -> Gathered {
             continue;
         }
         let s = slot_read(a - 1u);
-        f = f - s.force;
-        t = t + s.torque2;
+        f = f - far_force(s);
+        t = t + far_torque(s);
     }
     for (var k = fixed_start[gid]; k < fixed_start[gid + 1u]; k = k + 1u) {
         let e = fixed_entry[k];

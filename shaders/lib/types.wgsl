@@ -111,6 +111,32 @@ struct PairSlot {
     friction_dissipated: f32,
 }
 
+// What the neighbour list keeps of a record's slot (28 bytes, CPU twin `FarSlot`): the force on
+// body 1, the elastic energy, and the torque the other reader needs (body 2's for a particle
+// pair, the particle's for a wall contact). The owner's side went into its sums in the contact
+// pass (lib/packed_slots.wgsl). Arrays of three f32, not vec3s, so that the stride is 28, not 48.
+struct FarSlot {
+    force: array<f32, 3>,
+    elastic: f32,
+    torque: array<f32, 3>,
+}
+
+fn far_slot(force: vec3<f32>, elastic: f32, torque: vec3<f32>) -> FarSlot {
+    return FarSlot(
+        array<f32, 3>(force.x, force.y, force.z),
+        elastic,
+        array<f32, 3>(torque.x, torque.y, torque.z),
+    );
+}
+
+fn far_force(s: FarSlot) -> vec3<f32> {
+    return vec3<f32>(s.force[0], s.force[1], s.force[2]);
+}
+
+fn far_torque(s: FarSlot) -> vec3<f32> {
+    return vec3<f32>(s.torque[0], s.torque[1], s.torque[2]);
+}
+
 struct StepParams {
     gravity: vec3<f32>,
     dt: f32,
@@ -122,6 +148,10 @@ struct StepParams {
     nbr_history_stride: u32,
     n_fixed: u32,
     max_speed: f32,
+    own_sums: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 struct SourcePair {

@@ -8,9 +8,10 @@
 // the resolver's file and the generated `pair_overlap` and `pair_geom` that call it, the laws,
 // the generated `ChainParams` and `ChainHistory` records with their vec4 loads and stores
 // (`load_params`, `load_history`, `store_history`, `clear_history`) and `apply_chain`. One
-// invocation per pair of the source (an entry of the neighbour list, a fixed pair), or per
-// particle for the wall source (its wall entries); a pair whose table entry runs this chain is
-// evaluated by the invocation that owns it, into its record. `pair_chain`, `pair_params`,
+// invocation per pair of the source (a fixed pair), or per particle for the neighbour list's
+// two sources (its records of particles above it, or of the walls near it), which sum the
+// particle's side of them as they go (lib/packed_slots.wgsl); a pair whose table entry runs
+// this chain is evaluated by the invocation that owns it, into its record. `pair_chain`, `pair_params`,
 // `history` and `slots` are bound to the source's own arrays.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
@@ -27,8 +28,8 @@
 // The source's history records: one per pair (fixed), or this step's packed records of the
 // pairs in contact (the list, which keeps each pair's in its slot while it stays in contact).
 @group(0) @binding(8) var<storage, read_write> history: array<vec4<f32>>;
-// The source's slots: one per pair (fixed) or packed, only for pairs in contact (the list).
-@group(0) @binding(9) var<storage, read_write> slots: array<PairSlot>;
+// The source's slots, binding 9, are the source's to declare: whole `PairSlot`s, one per pair
+// (fixed), or packed `FarSlot`s, only for pairs in contact (the list, lib/packed_slots.wgsl).
 // Per record: 0 while its history is zero and it has no slot; else the source's mark of its
 // slot (1 for a fixed pair; 1 + the index of the packed slot and history in the list).
 @group(0) @binding(19) var<storage, read_write> pair_active: array<u32>;

@@ -12,7 +12,7 @@
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<storage, read> walls: array<Wall>;
-@group(0) @binding(2) var<storage, read> slots: array<PairSlot>;
+@group(0) @binding(2) var<storage, read> slots: array<FarSlot>;
 @group(0) @binding(3) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> wall_work: array<vec2<f32>>;
 // Each particle's records, each record's partner, and each record's slot plus one.
@@ -20,9 +20,9 @@
 @group(0) @binding(6) var<storage, read> pair_j: array<u32>;
 @group(0) @binding(8) var<storage, read> nbr_slot: array<u32>;
 // The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
-@group(0) @binding(9) var<storage, read> slots_hi: array<PairSlot>;
-@group(0) @binding(10) var<storage, read> slots_hi2: array<PairSlot>;
-@group(0) @binding(11) var<storage, read> slots_hi3: array<PairSlot>;
+@group(0) @binding(9) var<storage, read> slots_hi: array<FarSlot>;
+@group(0) @binding(10) var<storage, read> slots_hi2: array<FarSlot>;
+@group(0) @binding(11) var<storage, read> slots_hi3: array<FarSlot>;
 
 @compute @workgroup_size(64)
 fn wall_power(
@@ -55,7 +55,7 @@ fn wall_power(
         }
         let s = slot_read(a - 1u);
         let v = wall.velocity + cross(wall.omega, x - wall.center);
-        p = p + share * (dot(s.force, v) + dot(wall.omega, s.torque1));
+        p = p + share * (dot(far_force(s), v) + dot(wall.omega, far_torque(s)));
     }
     let a = wall_work[gid];
     wall_work[gid] = kahan_add(a.x, a.y, p * step.dt, step.unit);

@@ -1,47 +1,46 @@
 // CPU twin: crates/grains-core/src/kernels/sources/neighbour.rs
 //
 // The neighbour-list source, for the contact template's `source` slot. One invocation per
-// record: the list keeps each pair once, as a record of its lower particle p (`record_owner`)
-// with its partner q > p (`pair_j[r]`); the other side reaches it through `head_pair` in the
-// gather only. Records of walls (q >= n_particles) are the wall source's.
+// particle p: the list keeps each pair once, as a record of its lower particle p with its
+// partner q > p (`pair_j[r]`); the other side reaches it through `head_pair` in the gather
+// only. Records of walls (q >= n_particles) are the wall source's.
 // Reads the template's `step` and `material`.
 
-// The owner of every 64th record (pair_fill.wgsl writes them at a rebuild).
-@group(0) @binding(10) var<storage, read> pair_block: array<u32>;
 // Each record's partner.
 @group(0) @binding(11) var<storage, read> pair_j: array<u32>;
-// Where each particle's records start; the record count is `pair_start[step.n_particles]`
-// (indirect dispatch).
+// Where each particle's records start.
 @group(0) @binding(13) var<storage, read> pair_start: array<u32>;
 // The packed slots' counts and the ring of those given back (lib/packed_slots.wgsl).
 @group(0) @binding(14) var<storage, read_write> slot_count: array<atomic<u32>>;
 // The packed slots past the end of `slots` (lib/packed_slots.wgsl).
-@group(0) @binding(17) var<storage, read_write> slots_hi: array<PairSlot>;
+@group(0) @binding(17) var<storage, read_write> slots_hi: array<FarSlot>;
 
+// One invocation per particle: its records of particles (those above it) are the head of its
+// records, before its walls.
 fn source_count() -> u32 {
-    return pair_start[step.n_particles];
+    return step.n_particles;
 }
 
-// Invocation `gid` evaluates record `gid` (the template's `contact_pair`), unless the contact
-// passes run again for the records that found no slot and it is not one.
+// Invocation `gid` evaluates particle `gid`'s records of particles (lib/packed_slots.wgsl).
 fn source_pairs(gid: u32) {
-    if (slot_runs(gid)) {
-        owner = record_owner(gid);
-        contact_pair(gid);
-    }
+    let range = source_range(gid);
+    list_pairs(gid, range.x, range.y);
 }
 
-// The particle whose record this invocation evaluates.
-var<private> owner: u32;
-
-// Record `r`'s owner: the owner of its block's first record, then on through the record
-// starts to the particle whose range holds it. CPU twin: `record_owner`.
-fn record_owner(r: u32) -> u32 {
-    var p = pair_block[r / 64u];
-    while (pair_start[p + 1u] <= r) {
-        p = p + 1u;
+// Particle `gid`'s records of particles, `[x, y)`: its records up to its walls. CPU twin:
+// `source_range`.
+fn source_range(gid: u32) -> vec2<u32> {
+    let lo = pair_start[gid];
+    var k = pair_start[gid + 1u];
+    while (k > lo && pair_j[k - 1u] >= step.n_particles) {
+        k = k - 1u;
     }
-    return p;
+    return vec2<u32>(lo, k);
+}
+
+// A particle pair's slot keeps the torque on body 2, which its gather reads.
+fn kept_torque(s: PairSlot) -> vec3<f32> {
+    return s.torque2;
 }
 
 // Record `gid`, of particle `owner`, as a pair of particles. CPU twin: `source_pair`.
@@ -52,11 +51,6 @@ fn source_pair(gid: u32) -> SourcePair {
         return SourcePair();
     }
     return SourcePair(p, q, material[p] * step.n_materials + material[q], 1u);
-}
-
-// Record `rec`'s owner, which a slot it takes keeps (lib/packed_slots.wgsl).
-fn source_owner(rec: u32) -> u32 {
-    return owner;
 }
 
 // The record (slot flag) of invocation `gid`: its own. CPU twin: `source_record`.

@@ -13,7 +13,7 @@
 // The packed slots' counts and the ring of those given back (lib/packed_slots.wgsl).
 @group(0) @binding(15) var<storage, read_write> slot_count: array<atomic<u32>>;
 // The packed slots past the end of `slots` (lib/packed_slots.wgsl).
-@group(0) @binding(17) var<storage, read_write> slots_hi: array<PairSlot>;
+@group(0) @binding(17) var<storage, read_write> slots_hi: array<FarSlot>;
 
 // One invocation per particle: the wall records are the tail of its records (`pair_fill` puts
 // the walls after its particles), so an invocation reads two starts and one partner for a
@@ -22,19 +22,15 @@ fn source_count() -> u32 {
     return step.n_particles;
 }
 
-// The particle whose wall records this invocation evaluates: `source_pair` takes a record,
-// and this source binds no owner per record.
-var<private> owner: u32;
-
-// Invocation `gid` evaluates particle `gid`'s wall records (the template's `contact_pair`).
+// Invocation `gid` evaluates particle `gid`'s wall records (lib/packed_slots.wgsl).
 fn source_pairs(gid: u32) {
-    owner = gid;
     let range = source_range(gid);
-    for (var k = range.x; k < range.y; k = k + 1u) {
-        if (slot_runs(k)) {
-            contact_pair(k);
-        }
-    }
+    list_pairs(gid, range.x, range.y);
+}
+
+// A wall contact's slot keeps the torque on the particle, which the wall's power reads.
+fn kept_torque(s: PairSlot) -> vec3<f32> {
+    return s.torque1;
 }
 
 // Particle `gid`'s wall records, `[x, y)`. CPU twin: `source_range`.
@@ -58,12 +54,6 @@ fn source_pair(gid: u32) -> SourcePair {
     let w = q - step.n_particles;
     let n = step.n_materials;
     return SourcePair(p, w, (walls[w].kind * n + material[p]) * n + walls[w].material, 1u);
-}
-
-// Record `rec`'s owner, which a slot it takes keeps (lib/packed_slots.wgsl): the invocation's
-// particle.
-fn source_owner(rec: u32) -> u32 {
-    return owner;
 }
 
 // The record (slot flag) of invocation `gid`'s pair: its own. CPU twin: `source_record`.

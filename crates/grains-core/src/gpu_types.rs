@@ -279,6 +279,13 @@ pub struct StepParams {
     /// Speed beyond which a free particle is a fault (m/s): the run's guard
     /// ([`crate::world::World::speed_limit`]); infinity turns the check off.
     pub max_speed: f32,
+    /// 1 where the world has neighbour-list chains: their contact passes leave each owner's
+    /// side of its records in contact in `force` and `torque` (the damping and friction
+    /// dissipation in their `w`), and the gather starts from it; 0 where it starts from zero.
+    pub own_sums: u32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
 }
 
 /// One pair of a pair source, as the contact pass reads it (`kernels/sources`).

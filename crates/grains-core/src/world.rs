@@ -856,6 +856,8 @@ impl World {
             nbr_history_stride: self.table.nbr_history_stride as u32,
             n_fixed: self.fixed_pairs.len() as u32,
             max_speed: self.speed_limit as f32,
+            own_sums: self.table.chains.iter().any(|c| c.source.in_list()) as u32,
+            ..StepParams::default()
         }
     }
 

@@ -209,10 +209,10 @@ fn guard() {
 @group(0) @binding(3) var<storage, read_write> slot_count: array<u32>;
 
 // Runs after the list's contact passes (and before the passes of sources that keep a history
-// per pair): if they wanted more packed slots than there are, the records that found none are
-// marked PENDING, so the batch freezes; the host grows the slots and runs the contact passes
-// again for those records alone (shaders/lib/packed_slots.wgsl). Otherwise the step goes on,
-// every record evaluated once.
+// per pair): if they wanted more packed slots than there are, the particles that found too few
+// are marked and evaluated nothing, so the batch freezes; the host grows the slots and runs the
+// contact passes again for those particles alone (shaders/lib/packed_slots.wgsl). Otherwise
+// the step goes on, every record evaluated once.
 @compute @workgroup_size(1)
 fn slot_guard() {
     if (slot_count[SLOT_TAKEN] > slot_count[SLOT_CAPACITY]) {

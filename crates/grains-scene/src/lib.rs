@@ -350,7 +350,9 @@ impl GpuMemoryModel {
             |keep: &dyn Fn(Extent) -> bool| grains_core::state::state_bytes_where(&sizes, keep);
         let neighbour = SourceKind::Neighbour;
         let listed = |e: Extent| e == Extent::Entries || e == Extent::Slots(neighbour);
-        let packed = |e: Extent| e == Extent::Contacts || e == Extent::History(neighbour);
+        // The state's whole slots are `PairSlot`s; the device keeps a `FarSlot` of each.
+        let far = std::mem::size_of::<grains_core::kernels::sources::neighbour::FarSlot>() as u64;
+        let packed = |e: Extent| e == Extent::History(neighbour);
         let per_particle = |e: Extent| {
             matches!(
                 e,
@@ -370,8 +372,9 @@ impl GpuMemoryModel {
                 + 4 * (records.div_ceil(64) as u64 + 1),
             // The packed slots and history, each slot's pair (by which a rebuild carries it)
             // and the ring of slots given back.
-            contacts: of(&packed) + (8 + 4) * slots as u64,
-            other: of(&|e| !(per_particle(e) || listed(e) || packed(e))) + self.cells,
+            contacts: of(&packed) + (far + 8 + 4) * slots as u64,
+            other: of(&|e| !(per_particle(e) || listed(e) || packed(e) || e == Extent::Contacts))
+                + self.cells,
         }
     }
 }
@@ -385,8 +388,8 @@ pub struct GpuMemoryParts {
     /// The neighbour list: each record's partner and flag, the heads' references and the
     /// owner of every 64th record.
     pub list: u64,
-    /// The packed slots and history of the records in contact, each slot's pair and the ring
-    /// of slots given back (12 B a slot).
+    /// The packed slots (what the list keeps of each, 28 B) and history of the records in
+    /// contact, each slot's pair and the ring of slots given back (12 B a slot).
     pub contacts: u64,
     /// Walls, bonds, shells and the broad phase's cells.
     pub other: u64,

@@ -116,16 +116,28 @@ pub struct ChainBinding {
     pub history_stride: usize,
     /// How far beyond touching pairs are evaluated (m): the pair table's `chain_reach`.
     pub range: f32,
+    /// The chain's place among the neighbour list's chains (those of its two sources), which
+    /// run in chain order: the first writes each particle's sums, the others add to them
+    /// (`LIST_ORDER` in shaders/lib/packed_slots.wgsl). 0 for a chain of another source.
+    pub list_order: u32,
+    /// Whether it is the last of the list's chains (`LIST_LAST`).
+    pub list_last: bool,
 }
 
 impl ChainBinding {
     /// The binding of chain `chain_id` of a world's pair table.
     pub fn of(table: &PairTable, chain_id: usize) -> ChainBinding {
         let chain = &table.chains[chain_id];
+        let listed = |c: &ChainSpec| c.source.in_list();
         ChainBinding {
             params_stride: table.params_stride,
             history_stride: table.history_stride(chain.source),
             range: table.chain_reach.get(chain_id).copied().unwrap_or(0.0),
+            list_order: table.chains[..chain_id]
+                .iter()
+                .filter(|c| listed(c))
+                .count() as u32,
+            list_last: listed(chain) && !table.chains[chain_id + 1..].iter().any(listed),
         }
     }
 
@@ -136,6 +148,8 @@ impl ChainBinding {
             params_stride: l.params_words.max(1).next_multiple_of(4),
             history_stride: l.history_words.max(1).next_multiple_of(4),
             range: 0.0,
+            list_order: 0,
+            list_last: true,
         }
     }
 }
@@ -358,7 +372,9 @@ pub fn compose_chain(
         message: format!("interaction range {range} is not finite"),
     })?;
     let mut pieces = vec![Piece::Text(format!(
-        "// Chain `{name}`.\nconst CHAIN_ID: u32 = {chain_id}u;\nconst INTERACTION_RANGE: f32 = {range};\n"
+        "// Chain `{name}`.\nconst CHAIN_ID: u32 = {chain_id}u;\nconst INTERACTION_RANGE: f32 = {range};\n\
+         const LIST_ORDER: u32 = {}u;\nconst LIST_LAST: bool = {};\n",
+        binding.list_order, binding.list_last
     ))];
     pieces.push(Piece::File(format!(
         "resolvers/{}.wgsl",

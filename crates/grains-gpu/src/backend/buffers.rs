@@ -66,7 +66,8 @@ pub(super) const HISTORY_BUFFERS: [&str; SLOT_CHUNKS] =
 /// `nbr_history_stride`).
 pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap)> {
     let h = 4 * history_words as u64;
-    let slot = std::mem::size_of::<PairSlot>() as u64;
+    // What the list keeps of a slot: the owner's side is summed in the contact passes.
+    let slot = std::mem::size_of::<FarSlot>() as u64;
     let mut v = vec![
         // The owner of every 64th record: the list keeps no owner per record.
         ("pair_block", 4, Cap::RecordBlocks),

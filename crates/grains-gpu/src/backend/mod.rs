@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 
 use grains_core::backend::{count_contacts, energy_report, ContactCount, SourceSlots};
 use grains_core::gpu_types::{PairSlot, Wall};
+use grains_core::kernels::sources::neighbour::FarSlot;
 // The words of `slot_count` (shaders/lib/slot_words.wgsl, as the carry's twin has them).
 use grains_core::kernels::passes::slot_carry::{
     NO_PAIR as SLOT_NO_PAIR, SLOT_CAPACITY, SLOT_FREE, SLOT_PENDING, SLOT_POPS, SLOT_PUSHES,
@@ -121,8 +122,6 @@ const FROZEN_SLOTS: u32 = 2;
 const FROZEN_FAULT: u32 = 3;
 /// The guard's word when no particle is faulty (integrate_first_half folds with atomicMin).
 const NO_FAULT: u32 = u32::MAX;
-/// A record in contact that found no slot (packed_slots.wgsl's `PENDING`).
-const SLOT_PENDING_FLAG: u32 = u32::MAX;
 
 /// The capacity that holds `needed` elements of a list buffer holding `cap` for `n`
 /// particles: `cap` if they fit, else an eighth more than needed and at least `n / 32` more
@@ -393,7 +392,7 @@ impl GpuBackend {
                 // The slots and their history records split at the same index, where the
                 // larger of the two fills a binding.
                 let bytes = ctx.limits().max_storage_buffer_binding_size;
-                let slot = std::mem::size_of::<PairSlot>() as u64;
+                let slot = std::mem::size_of::<FarSlot>() as u64;
                 let record = slot.max(4 * world.table.nbr_history_stride as u64);
                 (bytes / record) / 64 * 64
             }
@@ -502,15 +501,12 @@ impl GpuBackend {
             if ["nbr_j", "nbr_pair", "quat"].contains(&a.name) {
                 continue;
             }
-            if let Some(names) = GpuBackend::split_at(a.name) {
-                // Split where each of the device's slot bindings ends.
-                let mut at = 0;
-                for (i, name) in names.into_iter().enumerate() {
-                    let len = b.list_capacity(Cap::SlotChunk(i)) as usize * per_slot(a);
-                    let end = (at + len).min(bytes.len());
-                    put(name, &bytes[at..end]);
-                    at = end;
-                }
+            // The slots go up as the list keeps them (below), once its records are known.
+            if a.name == "slots" {
+                continue;
+            }
+            if GpuBackend::split_at(a.name).is_some() {
+                b.put_split(a.name, bytes, per_slot(a));
                 continue;
             }
             put(a.name, bytes);
@@ -532,6 +528,22 @@ impl GpuBackend {
         }
         put("pair_j", cast_slice(&list.pair_j));
         put("head_pair", cast_slice(&list.head_pair));
+        // What the list keeps of each slot: the other side's torque of a particle pair, the
+        // particle's of a wall contact (the owner's side is summed by the contact passes).
+        let far: Vec<FarSlot> = (state.nbr_slot.iter().zip(&list.pair_j))
+            .filter_map(|(&a, &q)| {
+                let s = state.slots.get((a as usize).checked_sub(1)?)?;
+                Some((a, FarSlot::of(s, q as usize >= b.n)))
+            })
+            .fold(
+                vec![FarSlot::default(); state.slots.len()],
+                |mut v, (a, f)| {
+                    v[a as usize - 1] = f;
+                    v
+                },
+            );
+        b.put_split("slots", cast_slice(&far), std::mem::size_of::<FarSlot>());
+        drop(far);
         let starts = list.pair_start;
         put("pair_start", cast_slice(&starts));
         // Each packed slot's pair, by which a rebuild finds its new record (the state's slots
@@ -724,7 +736,8 @@ impl GpuBackend {
                     let had = self.slot_capacity;
                     let wanted = slot_words[SLOT_TAKEN] as u64;
                     self.grow(self.rec_capacity, wanted)?;
-                    self.reclaim_slots(wanted.min(had), c[C_RECORDS] as u64);
+                    let run = slot_words[SLOT_PENDING] + 1;
+                    self.reclaim_slots(wanted.min(had), c[C_RECORDS] as u64, run);
                     Some(Resume::Chains)
                 }
                 _ => {
@@ -831,14 +844,15 @@ impl GpuBackend {
     }
 
     /// After the slots grew in a step whose contact passes found too few: every slot below
-    /// `taken` that no record names goes back to the ring (those the step's pairs gave back),
-    /// and the contact passes are set to run again for
-    /// the records marked PENDING alone (shaders/lib/packed_slots.wgsl).
-    fn reclaim_slots(&mut self, taken: u64, records: u64) {
+    /// `taken` that no record names goes back to the ring (those the step's pairs gave back,
+    /// and those taken by particles that found too few), and the contact passes are set to run
+    /// again, as run `run` of the step, for the particles that found too few alone
+    /// (shaders/lib/packed_slots.wgsl).
+    fn reclaim_slots(&mut self, taken: u64, records: u64, run: u32) {
         let flags: Vec<u32> = self.read_pod("nbr_slot", records);
         let mut used = vec![false; taken as usize];
         for &a in &flags {
-            if a != 0 && a != SLOT_PENDING_FLAG {
+            if a != 0 {
                 if let Some(u) = used.get_mut(a as usize - 1) {
                     *u = true;
                 }
@@ -859,7 +873,7 @@ impl GpuBackend {
         self.ctx.queue.write_buffer(
             &self.bufs["slot_count"],
             4 * SLOT_PENDING as u64,
-            bytemuck::cast_slice(&[1u32]),
+            bytemuck::cast_slice(&[run]),
         );
     }
 
@@ -882,6 +896,37 @@ impl GpuBackend {
         v
     }
 
+    /// Write split array `name` (`per` bytes a slot) from `bytes`, split where each of its
+    /// bindings ends.
+    fn put_split(&self, name: &str, bytes: &[u8], per: usize) {
+        let Some(names) = GpuBackend::split_at(name) else {
+            return;
+        };
+        let mut at = 0;
+        for (i, name) in names.into_iter().enumerate() {
+            let len = self.list_capacity(Cap::SlotChunk(i)) as usize * per;
+            let end = (at + len).min(bytes.len());
+            if end > at {
+                self.ctx
+                    .queue
+                    .write_buffer(&self.bufs[name], 0, &bytes[at..end]);
+            }
+            at = end;
+        }
+    }
+
+    /// The packed slots in record order (`read_packed`'s) as a state holds them
+    /// ([`FarSlot::slot`]: the owner's side went into its sums).
+    fn whole_slots(&self, nbr_slot: &[u32], slots: &[FarSlot]) -> Vec<PairSlot> {
+        let (_, pair_j) = self.read_records();
+        let n = self.n as u32;
+        let packed = grains_core::backend::PackedSlots::Far(slots);
+        (nbr_slot.iter().zip(&pair_j))
+            .filter(|(&a, _)| a != 0)
+            .map(|(&a, &q)| packed.get(a as usize - 1, q >= n).unwrap_or_default())
+            .collect()
+    }
+
     /// The orientations, where the world keeps them; none otherwise (each is the identity).
     fn read_orientations(&self) -> Vec<[f32; 4]> {
         let n = Extent::ParticlesIfTurning.len(&self.sizes());
@@ -902,10 +947,10 @@ impl GpuBackend {
     /// order as the state holds them ([`grains_core::state::packed_slots`]): the contact passes
     /// take slots in the order their invocations run. The history comes back only
     /// `with_history` (for the state); the energy, contacts and wall loads read the slots alone.
-    fn read_packed(&self, with_history: bool) -> (Vec<u32>, Vec<PairSlot>, Vec<f32>) {
+    fn read_packed(&self, with_history: bool) -> (Vec<u32>, Vec<FarSlot>, Vec<f32>) {
         let mut nbr_slot: Vec<u32> = self.read_pod("nbr_slot", self.records);
         let taken = (nbr_slot.iter().copied().max().unwrap_or(0) as u64).min(self.slot_capacity);
-        let slots: Vec<PairSlot> = self.read_split("slots", taken, 1);
+        let slots: Vec<FarSlot> = self.read_split("slots", taken, 1);
         let stride = if with_history {
             self.world.table.nbr_history_stride
         } else {
@@ -1106,7 +1151,7 @@ impl Backend for GpuBackend {
         let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
         let (pair_start, pair_j) = self.read_records();
         let (nbr_slot, slots, _) = self.read_packed(false);
-        let slots = grains_core::backend::PackedSlots::Whole(&slots);
+        let slots = grains_core::backend::PackedSlots::Far(&slots);
         grains_core::backend::wall_loads(&walls, &pos, &pair_start, &pair_j, &nbr_slot, slots)
     }
 
@@ -1182,6 +1227,7 @@ impl Backend for GpuBackend {
     fn state(&mut self) -> BackendState {
         let sizes = self.sizes();
         let (nbr_slot, slots, history) = self.read_packed(true);
+        let slots = self.whole_slots(&nbr_slot, &slots);
         let mut s = BackendState::with_header(self.header());
         (s.nbr_j, s.nbr_pair) = self.read_full_list();
         for a in STATE_ARRAYS {
@@ -1208,6 +1254,7 @@ impl Backend for GpuBackend {
         sink.header(&self.header())?;
         let sizes = self.sizes();
         let (nbr_slot, slots, history) = self.read_packed(true);
+        let slots = self.whole_slots(&nbr_slot, &slots);
         // The full list a state keeps, from the device's list with each pair once.
         let (nbr_j, nbr_pair) = self.read_full_list();
         for a in STATE_ARRAYS {
@@ -1265,7 +1312,7 @@ struct ReadSlots {
     pair_start: Vec<u32>,
     pair_j: Vec<u32>,
     nbr_slot: Vec<u32>,
-    slots: Vec<PairSlot>,
+    slots: Vec<FarSlot>,
     fixed_slots: Vec<PairSlot>,
     shell_forces: Vec<[f32; 4]>,
     shell_volumes: Vec<[f32; 4]>,
@@ -1278,7 +1325,7 @@ impl ReadSlots {
             pair_start: &self.pair_start,
             pair_j: &self.pair_j,
             nbr_slot: &self.nbr_slot,
-            slots: grains_core::backend::PackedSlots::Whole(&self.slots),
+            slots: grains_core::backend::PackedSlots::Far(&self.slots),
             fixed_slots: &self.fixed_slots,
             shell_forces: &self.shell_forces,
             shell_volumes: &self.shell_volumes,

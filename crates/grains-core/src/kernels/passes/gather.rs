@@ -2,23 +2,26 @@
 //!
 //! Sums the slots a particle takes part in, each through its pair's record and the record's
 //! packed slot (`nbr_slot`, 0 for a pair out of contact, which has none): first the records it
-//! owns (partners above it, then the walls near it, `n_particles + w`), consecutive from
-//! `pair_start[gid]`, in order; then the head of its range (partners below it), the partners'
-//! records through `head_pair` (from `nbr_start[gid] - pair_start[gid]`); then its fixed
-//! pairs: no float atomics, so the totals are bitwise reproducible. Most candidates are out of
-//! contact: this reads 4 bytes for an owned one and 8 for the other side's.
+//! owns (partners above it, then the walls near it, `n_particles + w`), which the list's
+//! contact passes already summed, in record order, into its `force` and `torque` (the damping
+//! and friction dissipation in their `w`) where the world has list chains
+//! ([`StepParams::own_sums`]); then the head of its range (partners below it), the partners'
+//! records through `head_pair` (from `nbr_start[gid] - pair_start[gid]`), of whose slots
+//! ([`FarSlot`]: what the list keeps of a slot) it reads the force and its own torque; then
+//! its fixed pairs: no float atomics, so the totals are bitwise reproducible. Most candidates
+//! are out of contact: this reads 4 bytes for one of the head and 8 for one in contact.
 //!
 //! A neighbour-list pair's dissipation is booked to its owner (the lower particle, or the
-//! particle of a wall contact), and the own records come first, so that the CPU backend can sum
-//! each owner's side in its contact sweep and keep of each slot only what the head reads
-//! (`FarSlot`, [`crate::kernels::sources::neighbour`]): the same operations in the same order.
-//! A fixed pair's is booked half to each side. Dissipation accumulates over the run with Kahan
-//! compensation (`acc = [damping, its compensation, friction, its compensation]`) because
-//! single increments are tiny against the running total.
+//! particle of a wall contact), summed with its own side; the CPU backend sums each owner's
+//! side in its contact sweep alike ([`crate::kernels::sources::neighbour::OwnSums`]): the same
+//! operations in the same order. A fixed pair's is booked half to each side. Dissipation
+//! accumulates over the run with Kahan compensation (`acc = [damping, its compensation,
+//! friction, its compensation]`) because single increments are tiny against the running total.
 
 use crate::gpu_types::{PairSlot, StepParams};
 use crate::kernels::a3;
 use crate::kernels::passes::pair_record::first_owned;
+use crate::kernels::sources::neighbour::FarSlot;
 use glam::Vec3A;
 
 /// Kahan step: add `x` to `(sum, comp)`. `unit` is [`StepParams::unit`] (1.0), which keeps
@@ -31,7 +34,9 @@ pub fn kahan_add(sum: f32, comp: f32, x: f32, unit: f32) -> (f32, f32) {
     (t, c)
 }
 
-/// Total contact force and torque on particle `gid`, and its dissipation this step.
+/// Total contact force and torque on particle `gid`, and its dissipation this step: `force`
+/// and `torque` hold its own records' sums on entry (read only where `step.own_sums` is 1) and
+/// the totals on return.
 #[allow(clippy::too_many_arguments)]
 pub fn gather(
     gid: usize,
@@ -39,7 +44,7 @@ pub fn gather(
     nbr_start: &[u32],
     head_pair: &[u32],
     pair_start: &[u32],
-    slots: &[PairSlot],
+    slots: &[FarSlot],
     nbr_slot: &[u32],
     fixed_start: &[u32],
     fixed_entry: &[u32],
@@ -48,10 +53,21 @@ pub fn gather(
     torque: &mut [f32; 4],
     dissipated: &mut [f32; 4],
 ) {
+    let (mut f, mut t, mut damp, mut fric) = (Vec3A::ZERO, Vec3A::ZERO, 0.0f32, 0.0f32);
+    if step.own_sums != 0 {
+        (f, damp) = (a3(*force), force[3]);
+        (t, fric) = (a3(*torque), torque[3]);
+    }
     let (start, end) = (nbr_start[gid], nbr_start[gid + 1]);
     let r0 = pair_start[gid];
     let own = end - first_owned(gid, nbr_start, pair_start);
     let h0 = start - r0;
+    let head = &head_pair[h0 as usize..(h0 + (end - start - own)) as usize];
+    let far = |k: usize| {
+        let s = &slots[k];
+        (Vec3A::from_array(s.force), Vec3A::from_array(s.torque))
+    };
+    let (f, t) = gather_head(head, nbr_slot, (f, t), far);
     let sums = GatherSlots {
         slots,
         nbr_slot,
@@ -59,13 +75,11 @@ pub fn gather(
         fixed_entry,
         fixed_slots,
     };
-    let head = &head_pair[h0 as usize..(h0 + (end - start - own)) as usize];
-    gather_records(
+    gather_fixed(
         gid,
         step,
-        head,
-        r0..r0 + own,
         &sums,
+        (f, t, damp, fric),
         force,
         torque,
         dissipated,
@@ -76,60 +90,11 @@ pub fn gather(
 /// and the fixed pairs' slots through each particle's fixed entries.
 #[derive(Clone, Copy, Debug)]
 pub struct GatherSlots<'a> {
-    pub slots: &'a [PairSlot],
+    pub slots: &'a [FarSlot],
     pub nbr_slot: &'a [u32],
     pub fixed_start: &'a [u32],
     pub fixed_entry: &'a [u32],
     pub fixed_slots: &'a [PairSlot],
-}
-
-/// [`gather`] over particle `gid`'s records as they are found: `own`, its own records, and
-/// `head`, the records of the pairs a partner below it owns (in list order).
-#[allow(clippy::too_many_arguments)]
-#[inline]
-pub fn gather_records(
-    gid: usize,
-    step: &StepParams,
-    head: &[u32],
-    own: std::ops::Range<u32>,
-    sums: &GatherSlots<'_>,
-    force: &mut [f32; 4],
-    torque: &mut [f32; 4],
-    dissipated: &mut [f32; 4],
-) -> (Vec3A, Vec3A) {
-    let mut f = Vec3A::ZERO;
-    let mut t = Vec3A::ZERO;
-    let mut damp = 0.0f32;
-    let mut fric = 0.0f32;
-    let GatherSlots {
-        slots, nbr_slot, ..
-    } = *sums;
-    for r in own {
-        let a = nbr_slot[r as usize];
-        if a == 0 {
-            continue;
-        }
-        let s = &slots[a as usize - 1];
-        let [sf, st1, _] = slot_lanes(s);
-        f += sf;
-        t += st1;
-        damp += s.damping_dissipated;
-        fric += s.friction_dissipated;
-    }
-    let far = |k: usize| {
-        let [sf, _, st2] = slot_lanes(&slots[k]);
-        (sf, st2)
-    };
-    let (f, t) = gather_head(head, nbr_slot, (f, t), far);
-    gather_fixed(
-        gid,
-        step,
-        sums,
-        (f, t, damp, fric),
-        force,
-        torque,
-        dissipated,
-    )
 }
 
 /// The head's side of a particle's sums, added to `(f, t)`: for each record of `head` in

@@ -9,9 +9,11 @@
 
 use super::{gather, integrate_second_half};
 use crate::gpu_types::{PairSlot, StepParams};
+use crate::kernels::sources::neighbour::FarSlot;
 use crate::shapes::ShapeRecord;
 
-/// [`gather`] of particle `gid` into `force[gid]`, `torque[gid]` and `dissipated`, then
+/// [`gather`] of particle `gid` into `force[gid]`, `torque[gid]` (which hold its own records'
+/// sums on entry) and `dissipated`, then
 /// [`integrate_second_half`] of its velocity and spin from them.
 #[allow(clippy::too_many_arguments)]
 pub fn gather_kick(
@@ -20,7 +22,7 @@ pub fn gather_kick(
     nbr_start: &[u32],
     head_pair: &[u32],
     pair_start: &[u32],
-    slots: &[PairSlot],
+    slots: &[FarSlot],
     nbr_slot: &[u32],
     fixed_start: &[u32],
     fixed_entry: &[u32],

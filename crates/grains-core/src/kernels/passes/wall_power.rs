@@ -17,8 +17,9 @@
 //! slots named by the records' flags (`nbr_slot`; a wall out of contact has none).
 
 use crate::backend::PackedSlots;
-use crate::gpu_types::{PairSlot, StepParams, Wall};
+use crate::gpu_types::{StepParams, Wall};
 use crate::kernels::passes::gather::kahan_add;
+use crate::kernels::sources::neighbour::FarSlot;
 use crate::kernels::{v3, v4xyz};
 
 /// Add the work of the moving walls on particle `gid` this step to `work`.
@@ -30,7 +31,7 @@ pub fn wall_power(
     pair_start: &[u32],
     pair_j: &[u32],
     nbr_slot: &[u32],
-    slots: &[PairSlot],
+    slots: &[FarSlot],
     pos: &[[f32; 4]],
     work: &mut [f32; 2],
 ) {
@@ -41,7 +42,7 @@ pub fn wall_power(
         walls,
         range.map(|r| (pair_j[r as usize], r)),
         nbr_slot,
-        PackedSlots::Whole(slots),
+        PackedSlots::Far(slots),
         pos,
         work,
     )

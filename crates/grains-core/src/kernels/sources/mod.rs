@@ -96,12 +96,13 @@ impl SourceKind {
     }
 
     /// Whether the contact pass runs one invocation per particle, over the particle's pairs of
-    /// the source (`source_range`), rather than one per pair: the wall source, whose entries
-    /// are the tail of each particle's range, so that the many particles far from every wall
-    /// cost one short read each instead of one invocation per entry of the list.
+    /// the source (`source_range`), rather than one per pair: the list's two sources, whose
+    /// invocations sum their particle's side of its pairs in contact as they go (so the packed
+    /// slots keep only the other side's, shaders/lib/packed_slots.wgsl); the wall source's
+    /// many particles far from every wall cost one short read each.
     pub fn per_particle(self) -> bool {
         match self {
-            SourceKind::Neighbour => false,
+            SourceKind::Neighbour => true,
             SourceKind::Wall => true,
             SourceKind::Fixed => false,
         }
