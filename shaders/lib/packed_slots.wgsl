@@ -40,14 +40,15 @@
 
 //!include lib/slot_ring.wgsl
 
-// The packed slots and history records from `arrayLength(&slots)` on, in up to four
-// bindings each (lib/slot_chunks.wgsl; `slots_hi` is the source's, `history` the template's).
-// The generated `history_vec4` and `set_history_vec4` pick the binding; the CPU twins keep
-// the slots and the history in one array each.
+// The packed slots and history records (`HISTORY_WORDS` words each, unpadded), and those from
+// `arrayLength(&slots)` on, in up to four bindings each (lib/slot_chunks.wgsl; `slots_hi` is
+// the source's). The generated `history_word` and `set_history_word` pick the binding; the
+// CPU twins keep the slots and the history in one array each.
+@group(0) @binding(8) var<storage, read_write> history: array<f32>;
 @group(0) @binding(9) var<storage, read_write> slots: array<FarSlot>;
-@group(0) @binding(24) var<storage, read_write> history_hi: array<vec4<f32>>;
-@group(0) @binding(29) var<storage, read_write> history_hi2: array<vec4<f32>>;
-@group(0) @binding(30) var<storage, read_write> history_hi3: array<vec4<f32>>;
+@group(0) @binding(24) var<storage, read_write> history_hi: array<f32>;
+@group(0) @binding(29) var<storage, read_write> history_hi2: array<f32>;
+@group(0) @binding(30) var<storage, read_write> history_hi3: array<f32>;
 @group(0) @binding(27) var<storage, read_write> slots_hi2: array<FarSlot>;
 @group(0) @binding(28) var<storage, read_write> slots_hi3: array<FarSlot>;
 // The slots given back, a ring of `slot_count[SLOT_CAPACITY]` (see above).

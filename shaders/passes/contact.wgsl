@@ -25,9 +25,9 @@
 @group(0) @binding(5) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> vel: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> omega: array<vec4<f32>>;
-// The source's history records: one per pair (fixed), or this step's packed records of the
-// pairs in contact (the list, which keeps each pair's in its slot while it stays in contact).
-@group(0) @binding(8) var<storage, read_write> history: array<vec4<f32>>;
+// The source's history records, binding 8, are the source's to declare: whole vec4s per pair
+// (fixed), or the list's packed records of its pairs in contact, word by word
+// (lib/packed_slots.wgsl).
 // The source's slots, binding 9, are the source's to declare: whole `PairSlot`s, one per pair
 // (fixed), or packed `FarSlot`s, only for pairs in contact (the list, lib/packed_slots.wgsl).
 // Per record: 0 while its history is zero and it has no slot; else the source's mark of its

@@ -5,6 +5,8 @@
 // hash and never dropped by it.
 
 @group(0) @binding(10) var<storage, read> fixed_pairs: array<vec2<u32>>;
+// Each pair's history record, whole vec4s (`HISTORY_VEC4`), in place.
+@group(0) @binding(8) var<storage, read_write> history: array<vec4<f32>>;
 // Each pair's whole slot: the gather reads both sides of it.
 @group(0) @binding(9) var<storage, read_write> slots: array<PairSlot>;
 

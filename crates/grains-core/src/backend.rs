@@ -179,6 +179,12 @@ impl ContactCount {
     }
 }
 
+/// What the GPU backend's list buffers hold beyond what a step needed when they grow: a
+/// `1 / LIST_MARGIN` share (and the memory estimates count it). A sixteenth, not an eighth:
+/// the list's buffers are most of the device memory, and a growth costs a copy of them and
+/// one check interval's frozen dispatches.
+pub const LIST_MARGIN: u64 = 16;
+
 /// Whether a slot holds an active contact: its laws exerted a force or hold energy (every
 /// normal law does for any positive overlap; an adhesive one also while it holds on apart).
 pub fn slot_active(s: &PairSlot) -> bool {

@@ -328,7 +328,7 @@ fn slot_walls<'a>(
 /// words of each kept, the rest zero (padding, which no law reads). Handed back as it is where
 /// the strides agree, and narrowed in place (a state taken up drops its padding without a
 /// second copy of its history).
-fn restride(mut history: Vec<f32>, from: usize, to: usize) -> Vec<f32> {
+pub fn restride(mut history: Vec<f32>, from: usize, to: usize) -> Vec<f32> {
     if from == to || from == 0 {
         return history;
     }

@@ -311,6 +311,8 @@ pub struct CpuMemoryModel {
 #[derive(Clone, Copy, Debug)]
 pub struct GpuMemoryModel {
     sizes: grains_core::state::Sizes,
+    /// Words of a packed history record as the device keeps it, unpadded.
+    history_words: u64,
     /// The broad phase's cell counts, starts and cursors (bytes).
     cells: u64,
 }
@@ -329,9 +331,10 @@ impl GpuMemoryModel {
     }
 
     /// [`GpuMemoryModel::parts`] of buffers grown to hold `entries` entries, `records` records
-    /// and `slots` packed slots, each with the eighth the backend adds when it grows them.
+    /// and `slots` packed slots, each with the share the backend adds when it grows them
+    /// ([`grains_core::backend::LIST_MARGIN`]).
     pub fn grown_to(&self, entries: usize, records: usize, slots: usize) -> GpuMemoryParts {
-        let margin = |k: usize| k + k / 8;
+        let margin = |k: usize| k + k / grains_core::backend::LIST_MARGIN as usize;
         self.parts(margin(entries), margin(records), margin(slots))
     }
 
@@ -352,7 +355,7 @@ impl GpuMemoryModel {
         let listed = |e: Extent| e == Extent::Entries || e == Extent::Slots(neighbour);
         // The state's whole slots are `PairSlot`s; the device keeps a `FarSlot` of each.
         let far = std::mem::size_of::<grains_core::kernels::sources::neighbour::FarSlot>() as u64;
-        let packed = |e: Extent| e == Extent::History(neighbour);
+        let packed = |e: Extent| e == Extent::Contacts || e == Extent::History(neighbour);
         let per_particle = |e: Extent| {
             matches!(
                 e,
@@ -372,9 +375,8 @@ impl GpuMemoryModel {
                 + 4 * (records.div_ceil(64) as u64 + 1),
             // The packed slots and history, each slot's pair (by which a rebuild carries it)
             // and the ring of slots given back.
-            contacts: of(&packed) + (far + 8 + 4) * slots as u64,
-            other: of(&|e| !(per_particle(e) || listed(e) || packed(e) || e == Extent::Contacts))
-                + self.cells,
+            contacts: (far + 4 * self.history_words + 8 + 4) * slots as u64,
+            other: of(&|e| !(per_particle(e) || listed(e) || packed(e))) + self.cells,
         }
     }
 }
@@ -556,7 +558,7 @@ impl Scene {
     /// Estimated device memory of the GPU backend for this scene (bytes), for a dense pack:
     /// the buffers ([`GpuMemoryModel::at`]) of a list of `ENTRIES_PER_PARTICLE` entries,
     /// `RECORDS_PER_PARTICLE` records and `CONTACTS_PER_PARTICLE` records in contact per
-    /// particle, each with the eighth the backend adds when it grows its buffers.
+    /// particle, each with the share the backend adds when it grows its buffers.
     pub fn gpu_memory_estimate(&self) -> u64 {
         self.gpu_memory_parts().total()
     }
@@ -576,6 +578,7 @@ impl Scene {
         let w = &self.world;
         GpuMemoryModel {
             sizes: grains_core::state::Sizes::of(w, 0, 0, 0),
+            history_words: w.table.nbr_history_words as u64,
             cells: w.grid().map(|g| g.n_cells as u64 * 4 * 4).unwrap_or(0),
         }
     }

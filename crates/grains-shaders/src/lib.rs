@@ -112,7 +112,9 @@ fn triangle_of(i: u32) -> Triangle {
 pub struct ChainBinding {
     /// Words per material pair in the parameter table (at least the chain's own).
     pub params_stride: usize,
-    /// Words per history record of the chain's pair source (at least the chain's own).
+    /// Words per history record of the chain's pair source (at least the chain's own): whole
+    /// vec4s for the fixed source, unpadded for the neighbour list's
+    /// ([`PairTable::nbr_history_words`]).
     pub history_stride: usize,
     /// How far beyond touching pairs are evaluated (m): the pair table's `chain_reach`.
     pub range: f32,
@@ -131,7 +133,11 @@ impl ChainBinding {
         let listed = |c: &ChainSpec| c.source.in_list();
         ChainBinding {
             params_stride: table.params_stride,
-            history_stride: table.history_stride(chain.source),
+            history_stride: if listed(chain) {
+                table.nbr_history_words
+            } else {
+                table.history_stride(chain.source)
+            },
             range: table.chain_reach.get(chain_id).copied().unwrap_or(0.0),
             list_order: table.chains[..chain_id]
                 .iter()
@@ -202,13 +208,17 @@ fn lane(k: usize) -> &'static str {
 /// `store_history`, `clear_history`): four times fewer memory operations than word by word.
 fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, ShaderError> {
     let layout = chain.layout();
-    let aligned = b.params_stride.is_multiple_of(4) && b.history_stride.is_multiple_of(4);
+    // A source that packs its history (the neighbour list's) keeps it word by word, unpadded;
+    // a fixed source keeps whole vec4s.
+    let packed = chain.source.in_list();
+    let aligned =
+        b.params_stride.is_multiple_of(4) && (packed || b.history_stride.is_multiple_of(4));
     if b.params_stride < layout.params_words || b.history_stride < layout.history_words || !aligned
     {
         return Err(ShaderError::Chain {
             chain: chain.name(),
             message: format!(
-                "strides ({} parameter, {} history words) must be whole vec4s and hold the chain's ({}, {})",
+                "strides ({} parameter, {} history words) must be whole vec4s (the history of a fixed source) and hold the chain's ({}, {})",
                 b.params_stride, b.history_stride, layout.params_words, layout.history_words
             ),
         });
@@ -254,9 +264,15 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
         "// Generated for chain `{}`: its records and its laws in chain order.\n",
         chain.name()
     );
-    s.push_str(&format!(
-        "const PARAMS_VEC4: u32 = {ps4}u;\nconst HISTORY_VEC4: u32 = {hs4}u;\n"
-    ));
+    s.push_str(&format!("const PARAMS_VEC4: u32 = {ps4}u;\n"));
+    if packed {
+        s.push_str(&format!(
+            "const HISTORY_WORDS: u32 = {}u;\n",
+            b.history_stride
+        ));
+    } else {
+        s.push_str(&format!("const HISTORY_VEC4: u32 = {hs4}u;\n"));
+    }
     s.push_str(&record_struct("ChainParams", &params));
     s.push_str(&record_struct("ChainHistory", &history));
     // Loads: the vec4s a record spans, then each field from its lane.
@@ -274,53 +290,58 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
         s.push_str(&format!("    p.{path} = {value};\n"));
     }
     s.push_str("    return p;\n}\n");
-    // A source that packs its history (the neighbour list's) keeps it in place, split where
-    // the adapter's storage binding ends as the packed slots are (`history_hi`, `history_hi2`,
+    // A source that packs its history (the neighbour list's) keeps it in place, word by word
+    // (no padding: a fifth less for Hertz with Cundall-Strack, 7 words), split where the
+    // adapter's storage binding ends as the packed slots are (`history_hi`, `history_hi2`,
     // `history_hi3`: records from `arrayLength(&slots)` on, as many in each;
-    // lib/packed_slots.wgsl); a fixed source keeps it whole.
-    let packed = chain.source.in_list();
-    let vec4_at = |array: &str, v: usize| {
-        if packed {
-            format!("{array}_vec4(e, {v}u)")
-        } else {
-            format!("{array}[e * HISTORY_VEC4 + {v}u]")
-        }
-    };
-    let loaders = [("load_history", "history")];
+    // lib/packed_slots.wgsl); a fixed source keeps whole vec4s.
     // A chain whose laws keep no history binds none of it.
-    if packed && used(&hwords) > 0 {
-        s.push_str("fn history_vec4(e: u32, v: u32) -> vec4<f32> {\n    let c = arrayLength(&slots);\n    if (e < c) {\n        return history[e * HISTORY_VEC4 + v];\n    }\n    if (e < 2u * c) {\n        return history_hi[(e - c) * HISTORY_VEC4 + v];\n    }\n    if (e < 3u * c) {\n        return history_hi2[(e - 2u * c) * HISTORY_VEC4 + v];\n    }\n    return history_hi3[(e - 3u * c) * HISTORY_VEC4 + v];\n}\n");
-        s.push_str("fn set_history_vec4(e: u32, v: u32, x: vec4<f32>) {\n    let c = arrayLength(&slots);\n    if (e < c) {\n        history[e * HISTORY_VEC4 + v] = x;\n    } else if (e < 2u * c) {\n        history_hi[(e - c) * HISTORY_VEC4 + v] = x;\n    } else if (e < 3u * c) {\n        history_hi2[(e - 2u * c) * HISTORY_VEC4 + v] = x;\n    } else {\n        history_hi3[(e - 3u * c) * HISTORY_VEC4 + v] = x;\n    }\n}\n");
+    if packed && !hwords.is_empty() {
+        s.push_str("fn history_word(e: u32, w: u32) -> f32 {\n    let c = arrayLength(&slots);\n    if (e < c) {\n        return history[e * HISTORY_WORDS + w];\n    }\n    if (e < 2u * c) {\n        return history_hi[(e - c) * HISTORY_WORDS + w];\n    }\n    if (e < 3u * c) {\n        return history_hi2[(e - 2u * c) * HISTORY_WORDS + w];\n    }\n    return history_hi3[(e - 3u * c) * HISTORY_WORDS + w];\n}\n");
+        s.push_str("fn set_history_word(e: u32, w: u32, x: f32) {\n    let c = arrayLength(&slots);\n    if (e < c) {\n        history[e * HISTORY_WORDS + w] = x;\n    } else if (e < 2u * c) {\n        history_hi[(e - c) * HISTORY_WORDS + w] = x;\n    } else if (e < 3u * c) {\n        history_hi2[(e - 2u * c) * HISTORY_WORDS + w] = x;\n    } else {\n        history_hi3[(e - 3u * c) * HISTORY_WORDS + w] = x;\n    }\n}\n");
     }
-    for (name, array) in loaders {
-        s.push_str(&format!(
-            "fn {name}(e: u32) -> ChainHistory {{\n    var h: ChainHistory;\n"
-        ));
+    s.push_str("fn load_history(e: u32) -> ChainHistory {\n    var h: ChainHistory;\n");
+    if packed {
+        for (k, path, u) in &hwords {
+            let w = format!("history_word(e, {k}u)");
+            let value = if *u { format!("bitcast<u32>({w})") } else { w };
+            s.push_str(&format!("    h.{path} = {value};\n"));
+        }
+    } else {
         for v in 0..used(&hwords) {
-            s.push_str(&format!("    let w{v} = {};\n", vec4_at(array, v)));
+            s.push_str(&format!(
+                "    let w{v} = history[e * HISTORY_VEC4 + {v}u];\n"
+            ));
         }
         for (k, path, u) in &hwords {
             let w = format!("w{}.{}", k / 4, lane(*k));
             let value = if *u { format!("bitcast<u32>({w})") } else { w };
             s.push_str(&format!("    h.{path} = {value};\n"));
         }
-        s.push_str("    return h;\n}\n");
     }
+    s.push_str("    return h;\n}\n");
     s.push_str("fn store_history(e: u32, h: ChainHistory) {\n");
-    for v in 0..used(&hwords) {
-        let mut lanes = Vec::new();
-        for l in 0..4 {
-            let k = 4 * v + l;
-            lanes.push(match hwords.iter().find(|w| w.0 == k) {
-                Some((_, path, true)) => format!("bitcast<f32>(h.{path})"),
-                Some((_, path, false)) => format!("h.{path}"),
-                None => "0.0".to_string(),
-            });
+    if packed {
+        for (k, path, u) in &hwords {
+            let x = if *u {
+                format!("bitcast<f32>(h.{path})")
+            } else {
+                format!("h.{path}")
+            };
+            s.push_str(&format!("    set_history_word(e, {k}u, {x});\n"));
         }
-        let x = format!("vec4<f32>({})", lanes.join(", "));
-        if packed {
-            s.push_str(&format!("    set_history_vec4(e, {v}u, {x});\n"));
-        } else {
+    } else {
+        for v in 0..used(&hwords) {
+            let mut lanes = Vec::new();
+            for l in 0..4 {
+                let k = 4 * v + l;
+                lanes.push(match hwords.iter().find(|w| w.0 == k) {
+                    Some((_, path, true)) => format!("bitcast<f32>(h.{path})"),
+                    Some((_, path, false)) => format!("h.{path}"),
+                    None => "0.0".to_string(),
+                });
+            }
+            let x = format!("vec4<f32>({})", lanes.join(", "));
             s.push_str(&format!("    history[e * HISTORY_VEC4 + {v}u] = {x};\n"));
         }
     }

@@ -62,8 +62,8 @@ pub(super) const HISTORY_BUFFERS: [&str; SLOT_CHUNKS] =
     ["history", "history_hi", "history_hi2", "history_hi3"];
 
 /// Element sizes of the buffers sized by the neighbour list's capacities, each with the
-/// capacity that sizes it; a history record is `history_words` words (the pair table's
-/// `nbr_history_stride`).
+/// capacity that sizes it; a history record is `history_words` words, unpadded (the pair
+/// table's `nbr_history_words`).
 pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap)> {
     let h = 4 * history_words as u64;
     // What the list keeps of a slot: the owner's side is summed in the contact passes.
@@ -271,7 +271,7 @@ impl GpuBackend {
             .queue
             .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
         self.clear_fault();
-        for (name, elem, cap) in list_buffers(self.world.table.nbr_history_stride) {
+        for (name, elem, cap) in list_buffers(self.world.table.nbr_history_words) {
             let buf = self.make_buffer(name, elem * self.list_capacity(cap), none)?;
             self.bufs.insert(name, buf);
         }

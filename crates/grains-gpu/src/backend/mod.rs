@@ -34,7 +34,7 @@ use grains_core::kernels::passes::slot_carry::{
 use grains_core::kernels::sources::fixed::fixed_index;
 use grains_core::kernels::sources::neighbour::RECORD_BLOCK;
 use grains_core::kernels::sources::SourceKind;
-use grains_core::state::{Extent, Sizes, StateArray, StateHeader, StateSink, STATE_ARRAYS};
+use grains_core::state::{Extent, Sizes, StateHeader, StateSink, STATE_ARRAYS};
 use grains_core::{
     Backend, BackendState, CoreError, Counters, EnergyReport, Fault, Snapshot, World,
 };
@@ -124,7 +124,8 @@ const FROZEN_FAULT: u32 = 3;
 const NO_FAULT: u32 = u32::MAX;
 
 /// The capacity that holds `needed` elements of a list buffer holding `cap` for `n`
-/// particles: `cap` if they fit, else an eighth more than needed and at least `n / 32` more
+/// particles: `cap` if they fit, else a sixteenth more than needed
+/// ([`grains_core::backend::LIST_MARGIN`]) and at least `n / 32` more
 /// than before, in whole workgroups. Not twice the old capacity: the list's arrays are most
 /// of the device memory, a packing's density is bounded, and a growth costs only a copy of
 /// the list and at most `check_every` steps of frozen dispatches; the floor keeps the slots,
@@ -135,7 +136,7 @@ pub(crate) fn grown(needed: u64, cap: u64, n: usize) -> u64 {
     if needed <= cap {
         return cap;
     }
-    (needed + needed / 8)
+    (needed + needed / grains_core::backend::LIST_MARGIN)
         .max(cap + n as u64 / 32)
         .next_multiple_of(64)
 }
@@ -393,7 +394,7 @@ impl GpuBackend {
                 // larger of the two fills a binding.
                 let bytes = ctx.limits().max_storage_buffer_binding_size;
                 let slot = std::mem::size_of::<FarSlot>() as u64;
-                let record = slot.max(4 * world.table.nbr_history_stride as u64);
+                let record = slot.max(4 * world.table.nbr_history_words as u64);
                 (bytes / record) / 64 * 64
             }
             k => (k as u64).next_multiple_of(64),
@@ -478,7 +479,7 @@ impl GpuBackend {
         if per_record > b.rec_capacity || slots > b.slot_capacity {
             b.rec_capacity = grown(per_record, b.rec_capacity, b.n);
             b.slot_capacity = grown(slots, b.slot_capacity, b.n);
-            for (name, elem, cap) in list_buffers(b.world.table.nbr_history_stride) {
+            for (name, elem, cap) in list_buffers(b.world.table.nbr_history_words) {
                 let len = elem * b.list_capacity(cap);
                 let buf = b.make_buffer(name, len, wgpu::BufferUsages::empty())?;
                 b.bufs.insert(name, buf);
@@ -491,10 +492,6 @@ impl GpuBackend {
                 q.write_buffer(&b.bufs[name], 0, bytes);
             }
         };
-        let per_slot = |a: &StateArray| match a.extent {
-            Extent::History(_) => 4 * b.world.table.nbr_history_stride,
-            _ => a.elem,
-        };
         for (a, bytes) in STATE_ARRAYS.iter().zip(state.array_bytes()) {
             // The full list goes up as the device keeps it, each pair once (below); the
             // orientations went up with the world, fitted to whether it keeps them.
@@ -505,8 +502,12 @@ impl GpuBackend {
             if a.name == "slots" {
                 continue;
             }
-            if GpuBackend::split_at(a.name).is_some() {
-                b.put_split(a.name, bytes, per_slot(a));
+            // The device keeps the history unpadded.
+            if a.name == "history" {
+                let t = &b.world.table;
+                let (stride, words) = (t.nbr_history_stride, t.nbr_history_words);
+                let h = grains_core::cpu::restride(state.history.clone(), stride, words);
+                b.put_split("history", cast_slice(&h), 4 * words);
                 continue;
             }
             put(a.name, bytes);
@@ -951,18 +952,17 @@ impl GpuBackend {
         let mut nbr_slot: Vec<u32> = self.read_pod("nbr_slot", self.records);
         let taken = (nbr_slot.iter().copied().max().unwrap_or(0) as u64).min(self.slot_capacity);
         let slots: Vec<FarSlot> = self.read_split("slots", taken, 1);
-        let stride = if with_history {
-            self.world.table.nbr_history_stride
-        } else {
-            0
-        };
-        let history: Vec<f32> = if stride > 0 && taken > 0 {
-            self.read_split("history", taken, stride as u64)
+        // The device keeps the history unpadded; a state keeps whole vec4s.
+        let t = &self.world.table;
+        let words = if with_history { t.nbr_history_words } else { 0 };
+        let history: Vec<f32> = if words > 0 && taken > 0 {
+            self.read_split("history", taken, words as u64)
         } else {
             Vec::new()
         };
         let (slots, history) =
-            grains_core::state::packed_slots(&mut nbr_slot, &slots, &history, stride);
+            grains_core::state::packed_slots(&mut nbr_slot, &slots, &history, words);
+        let history = grains_core::cpu::restride(history, words, t.nbr_history_stride);
         (nbr_slot, slots, history)
     }
 
@@ -1004,7 +1004,7 @@ impl GpuBackend {
     /// Grow the list to hold `records` records and `slots` packed slots with margin (whichever
     /// does not fit), keeping what the buffers hold.
     fn grow(&mut self, records: u64, slots: u64) -> Result<(), GpuError> {
-        let before: BTreeMap<&str, u64> = list_buffers(self.world.table.nbr_history_stride)
+        let before: BTreeMap<&str, u64> = list_buffers(self.world.table.nbr_history_words)
             .into_iter()
             .map(|(name, _, cap)| (name, self.list_capacity(cap)))
             .collect();
@@ -1015,7 +1015,7 @@ impl GpuBackend {
         // refuses (past its binding limit) leaves the backend as it was, its list and state
         // whole, not half of them swapped for buffers whose copies were never submitted.
         let mut made = Vec::new();
-        for (name, elem, cap) in list_buffers(self.world.table.nbr_history_stride) {
+        for (name, elem, cap) in list_buffers(self.world.table.nbr_history_words) {
             let len = self.list_capacity(cap);
             if before.get(name) == Some(&len) {
                 continue;
