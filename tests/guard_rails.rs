@@ -993,25 +993,20 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     // The GPU's device buffers, for the same pack with the sixteenth its buffers grow by: 8 state
     // arrays of 16 B (no orientation), the world's 8 B (material, shape) and four starts per
     // particle (the broad phase's scratch lives in buffers dead during a rebuild); nothing per
-    // entry, 8.5 records of three words (partner, a head entry's reference, flag) and an owner
-    // per 64 of them; 3 slots of 28 B (what the list keeps of a slot: the owner's side is
+    // entry, 8.5 records of three words (partner, a head entry's reference, flag); 3 slots of 28 B (what the list keeps of a slot: the owner's side is
     // summed in the contact passes) with a history record, the slot's pair (8 B) and a word
     // of the ring of slots given back.
     let gpu = scene.gpu_memory_parts();
     assert_eq!(gpu.total(), scene.gpu_memory_estimate());
     assert_eq!(gpu.particles, (128 + 8 + 4 * 4) * n + 4 * 4, "{gpu:?}");
     let (records, slots) = (n * 8 + n / 2, 3 * n + 3 * n / 16);
-    assert_eq!(
-        gpu.list,
-        12 * records + 4 * (records.div_ceil(64) + 1),
-        "{gpu:?}"
-    );
+    assert_eq!(gpu.list, 12 * records, "{gpu:?}");
     // The history unpadded on the device (7 words for this law, not 8).
     let history = 4 * scene.world.table.nbr_history_words as u64;
     assert_eq!(gpu.contacts, slots * (28 + history + 12), "{gpu:?}");
     assert!(
         report.contains(
-            "per particle, dense pack on the GPU: 152 B particle arrays, 103 B list, 217 B pairs \
+            "per particle, dense pack on the GPU: 152 B particle arrays, 102 B list, 217 B pairs \
              in contact"
         ),
         "{report}"

@@ -2,10 +2,7 @@
 //
 // Broad phase, pass 4: write each particle's records, the candidates above it (particles,
 // then the walls as n_particles + w), into its range `pair_start[gid]..pair_start[gid + 1]`
-// of `pair_j`, name itself as the owner of each 64th record there (`pair_block`: the list
-// keeps no owner per record, lib's `record_owner` finds it), and insertion-sort the range by
-// partner,
-// so the list does not depend on the order cell_scatter's atomics gave inside cells. The
+// of `pair_j`, and insertion-sort the range by partner, so the list does not depend on the order cell_scatter's atomics gave inside cells. The
 // candidates below it are its head, which pair_record.wgsl writes as their records.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
@@ -24,7 +21,6 @@
 @group(0) @binding(4) var<storage, read> sorted: array<u32>;
 // The scan of pair_count's owning counts: where each particle's records start.
 @group(0) @binding(5) var<storage, read> pair_start: array<u32>;
-@group(0) @binding(6) var<storage, read_write> pair_block: array<u32>;
 @group(0) @binding(7) var<storage, read_write> pair_j: array<u32>;
 // The particle count, which the twin's caller takes from `pos.len()`.
 @group(0) @binding(8) var<uniform> step: StepParams;
@@ -64,9 +60,6 @@ fn pair_fill(
     fill_at = start;
     fill_end = end;
     for_each_candidate(gid);
-    for (var b = (start + 63u) / 64u; b * 64u < end; b = b + 1u) {
-        pair_block[b] = gid;
-    }
     for (var a = start + 1u; a < end; a = a + 1u) {
         let key = pair_j[a];
         var b = a;

@@ -319,13 +319,13 @@ pub struct GpuMemoryModel {
 
 impl GpuMemoryModel {
     /// Device bytes with buffers for `entries` list entries, `records` records and `slots`
-    /// packed slots: the state (every array of [`grains_core::state::STATE_ARRAYS`]), the ring
-    /// of packed slots given back, the list as the device keeps it (each pair once: each
-    /// record's partner, each head entry's record and every 64th record's owner, in place of
-    /// the state's full list; `entries` sizes nothing on the device), each slot's pair, the record starts a
-    /// rebuild builds beside the live ones, the world's particle
-    /// arrays with the broad phase's scratch, and the cells. No copy of the state is kept: an
-    /// overflow freezes the step where it is.
+    /// packed slots: the state's per-particle arrays, the packed slots as the list keeps them
+    /// (`FarSlot`) with their history unpadded, the ring of packed slots given back, the list
+    /// as the device keeps it (each pair once: each record's partner and each head entry's
+    /// record, in place of the state's full list; `entries` sizes nothing on the device), each
+    /// slot's pair, the record starts a rebuild builds beside the live ones, the world's
+    /// particle arrays with the broad phase's scratch, and the cells. No copy of the state is
+    /// kept: an overflow freezes the step where it is.
     pub fn at(&self, entries: usize, records: usize, slots: usize) -> u64 {
         self.parts(entries, records, slots).total()
     }
@@ -367,12 +367,10 @@ impl GpuMemoryModel {
             // the state does not keep, and the entry and record starts a rebuild scans beside
             // the live ones.
             particles: of(&per_particle) + n * GPU_WORLD_BYTES_PER_PARTICLE + 3 * 4 * (n + 1),
-            // The records' flags and partners, the heads' references to them (at most one a
-            // record) and the owner of every 64th record: nothing is kept per entry, and a
-            // rebuild writes the new list over the old one.
-            list: of(&|e| e == Extent::Slots(neighbour))
-                + 2 * 4 * records as u64
-                + 4 * (records.div_ceil(64) as u64 + 1),
+            // The records' flags and partners and the heads' references to them (at most one a
+            // record): nothing is kept per entry, and a rebuild writes the new list over the
+            // old one.
+            list: of(&|e| e == Extent::Slots(neighbour)) + 2 * 4 * records as u64,
             // The packed slots and history, each slot's pair (by which a rebuild carries it)
             // and the ring of slots given back.
             contacts: (far + 4 * self.history_words + 8 + 4) * slots as u64,
@@ -387,8 +385,7 @@ pub struct GpuMemoryParts {
     /// The per-particle arrays: the state's, the world's (material, shape), and the entry and
     /// record starts (the broad phase's scratch lives in buffers dead during a rebuild).
     pub particles: u64,
-    /// The neighbour list: each record's partner and flag, the heads' references and the
-    /// owner of every 64th record.
+    /// The neighbour list: each record's partner and flag, and the heads' references.
     pub list: u64,
     /// The packed slots (what the list keeps of each, 28 B) and history of the records in
     /// contact, each slot's pair and the ring of slots given back (12 B a slot).

@@ -40,8 +40,6 @@ pub(super) fn buffer_of(name: &str) -> &str {
 pub(super) enum Cap {
     /// One per record (pair).
     Records,
-    /// One per block of 64 records (`pair_block`), and one more.
-    RecordBlocks,
     /// One per packed slot (record in contact).
     Slots,
     /// Chunk `i` of the packed slots, the chunk length ([`GpuBackend::slot_chunk`]) each but
@@ -69,8 +67,6 @@ pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap)
     // What the list keeps of a slot: the owner's side is summed in the contact passes.
     let slot = std::mem::size_of::<FarSlot>() as u64;
     let mut v = vec![
-        // The owner of every 64th record: the list keeps no owner per record.
-        ("pair_block", 4, Cap::RecordBlocks),
         // The list keeps each pair once: each record's partner, and each head entry's record
         // (at most one per record).
         ("pair_j", 4, Cap::Records),
@@ -298,7 +294,6 @@ impl GpuBackend {
     pub(super) fn list_capacity(&self, cap: Cap) -> u64 {
         match cap {
             Cap::Records => self.rec_capacity,
-            Cap::RecordBlocks => self.rec_capacity.div_ceil(RECORD_BLOCK as u64) + 1,
             Cap::Slots => self.slot_capacity,
             Cap::SlotChunk(i) => {
                 let rest = self

@@ -32,7 +32,6 @@ use grains_core::kernels::passes::slot_carry::{
     SLOT_TAKEN, SLOT_WORDS,
 };
 use grains_core::kernels::sources::fixed::fixed_index;
-use grains_core::kernels::sources::neighbour::RECORD_BLOCK;
 use grains_core::kernels::sources::SourceKind;
 use grains_core::state::{Extent, Sizes, StateHeader, StateSink, STATE_ARRAYS};
 use grains_core::{
@@ -561,11 +560,6 @@ impl GpuBackend {
         }
         put("slot_pair", cast_slice(&slot_pair));
         drop(slot_pair);
-        // The owner of every 64th record (`pair_fill` writes them at a rebuild), which the
-        // state does not keep.
-        let blocks: Vec<u32> = owners().step_by(RECORD_BLOCK).collect();
-        put("pair_block", cast_slice(&blocks));
-        drop(blocks);
         // The control words as the device would hold them after those steps.
         let mut control = vec![0u32; CONTROL_WORDS];
         control[C_STEP] = state.step as u32;

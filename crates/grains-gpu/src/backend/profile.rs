@@ -103,7 +103,6 @@ impl GpuBackend {
                 "pair_j" => 4.0 * self.records as f64,
                 // The broad phase's scratch, a word a particle, in buffers dead meanwhile.
                 "particle_cell" | "sorted" | "nbr_count" | "own_count" => 4.0 * self.n as f64,
-                "pair_block" => 4.0 * (self.records / RECORD_BLOCK as u64) as f64,
                 "head_pair" => 4.0 * (self.total - self.records) as f64,
                 _ => self.bufs.get(name).map_or(0.0, |b| b.size() as f64),
             }

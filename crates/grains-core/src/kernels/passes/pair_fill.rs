@@ -11,11 +11,7 @@ use crate::kernels::passes::pair_count::for_each_candidate;
 use crate::shapes::ShapeRecord;
 
 /// Fill particle `gid`'s records (`pair_j`, the slice `pair_start[gid]..pair_start[gid + 1]`
-/// of the binding, which starts at record `start`) with its candidates above it, sorted, and
-/// name `gid` the owner of each block of [`RECORD_BLOCK`] records that starts among them
-/// (`pair_block`, the whole binding).
-///
-/// [`RECORD_BLOCK`]: crate::kernels::sources::neighbour::RECORD_BLOCK
+/// of the binding) with its candidates above it, sorted.
 #[allow(clippy::too_many_arguments)]
 pub fn pair_fill(
     gid: usize,
@@ -27,8 +23,6 @@ pub fn pair_fill(
     shape: &[u32],
     shapes: &[ShapeRecord],
     walls: &[Wall],
-    start: usize,
-    pair_block: &mut [u32],
     pair_j: &mut [u32],
 ) {
     let mut w = 0;
@@ -50,9 +44,6 @@ pub fn pair_fill(
             }
         },
     );
-    use crate::kernels::sources::neighbour::RECORD_BLOCK;
-    let end = start + pair_j.len();
-    pair_block[start.div_ceil(RECORD_BLOCK)..end.div_ceil(RECORD_BLOCK)].fill(gid as u32);
     insertion_sort(pair_j);
 }
 

@@ -1,33 +1,17 @@
 //! The neighbour-list source. WGSL twin: `shaders/sources/neighbour.wgsl`.
 //!
-//! One invocation per record: the list keeps each pair once, as a record of its lower particle
-//! p (found by [`record_owner`]) with its partner q > p (`pair_j[r]`), which the gather reads
-//! from both sides (the other through `head_pair`, see
+//! One invocation per particle p over its records of particles: the list keeps each pair
+//! once, as a record of its lower particle p with its partner q > p (`pair_j[r]`), which the
+//! gather reads from both sides (the other through `head_pair`, see
 //! [`crate::kernels::passes::pair_record`]). Records of walls (`q >= n_particles`) are the wall
-//! source's ([`super::wall`]).
-
-/// Records per entry of `pair_block` (the owner of every 64th record, which `pair_fill`
-/// writes).
-pub const RECORD_BLOCK: usize = 64;
-
-/// Record `r`'s owner: the owner of the first record of its block of [`RECORD_BLOCK`], then
-/// on through the particles' record starts to the one whose range holds it (a few particles:
-/// a block spans 64 records, about ten particles' in a dense pack). The device keeps no owner
-/// per record: 4 bytes a record, 36 a sphere in a dense pack.
-#[inline]
-pub fn record_owner(r: usize, pair_block: &[u32], pair_start: &[u32]) -> u32 {
-    let mut p = pair_block[r / RECORD_BLOCK] as usize;
-    while pair_start[p + 1] as usize <= r {
-        p += 1;
-    }
-    p as u32
-}
+//! source's ([`super::wall`]). The device keeps no owner per record: 4 bytes a record, 36 a
+//! sphere in a dense pack.
 
 use crate::gpu_types::{PairSlot, SourcePair, StepParams};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3A;
 
-/// Record `gid` of the neighbour list, of particle `owner` ([`record_owner`]), as a pair of
+/// Record `gid` of the neighbour list, of particle `owner`, as a pair of
 /// particles.
 #[inline]
 pub fn source_pair(
