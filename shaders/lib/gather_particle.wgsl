@@ -43,18 +43,16 @@ struct Gathered {
 // Sum particle `gid`'s slots into `force[gid]`, `torque[gid]` and its dissipation, and return
 // the force and torque.
 fn gather_particle(gid: u32) -> Gathered {
-    var f = vec3<f32>(0.0, 0.0, 0.0);
-    var t = vec3<f32>(0.0, 0.0, 0.0);
-    var damp = 0.0;
-    var fric = 0.0;
-    if (step.own_sums != 0u) {
-        let a = force[gid];
-        let b = torque[gid];
-        f = a.xyz;
-        damp = a.w;
-        t = b.xyz;
-        fric = b.w;
-    }
+    // A select, not a branch on the uniform: lavapipe specialises a kernel on the uniforms its
+    // branches read and recompiles it at every bind (see passes/pair_fill.wgsl).
+    let sums = step.own_sums != 0u;
+    let zero = vec4<f32>(0.0, 0.0, 0.0, 0.0);
+    let own_f = select(zero, force[gid], sums);
+    let own_t = select(zero, torque[gid], sums);
+    var f = own_f.xyz;
+    var t = own_t.xyz;
+    var damp = own_f.w;
+    var fric = own_t.w;
     // The head of the range (partners below gid) reaches the partners' records through
     // head_pair, from nbr_start[gid] - pair_start[gid] (its own records are the rest of its
     // range): most candidates cost 4 bytes.

@@ -89,8 +89,13 @@ fn slot_run() -> u32 {
 // again in this run. Its mark is `run * 65536 + LIST_ORDER + 1` of the pass that found too few
 // (a float of an integer, exact below 2^24).
 fn owner_runs(p: u32) -> bool {
-    let m = u32(pos_comp[p].w);
     let run = slot_run();
+    // No particle holds a mark while no pass of this run has found too few slots: the marks
+    // are read only then.
+    if (run == 0u && atomicLoad(&slot_count[SLOT_TAKEN]) <= atomicLoad(&slot_count[SLOT_CAPACITY])) {
+        return true;
+    }
+    let m = u32(pos_comp[p].w);
     if (m == 0u) {
         return run == 0u;
     }

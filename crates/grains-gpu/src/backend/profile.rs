@@ -85,7 +85,20 @@ impl GpuBackend {
         let timed = prof.steps.max(1) as f64;
         let share = rebuilds as f64 / steps.max(1) as f64;
         let sizes = self.sizes();
+        let chains: Vec<usize> = self.ids.contact.iter().map(|c| c.0).collect();
+        let far = std::mem::size_of::<grains_core::kernels::sources::neighbour::FarSlot>();
+        let words = self.world.table.nbr_history_words;
         let live = |name: &str, i: usize| -> f64 {
+            let chain = chains.contains(&self.step_ops[i].kernel);
+            match name {
+                // What the list keeps of each packed slot, and its history unpadded.
+                "slots" => return (far * self.contacts as usize) as f64,
+                "history" => return (4 * words * self.contacts as usize) as f64,
+                // The list's contact passes read a particle's mark only after a pass found too
+                // few slots (shaders/lib/packed_slots.wgsl).
+                "pos_comp" if chain => return 0.0,
+                _ => {}
+            }
             if let Some(a) = STATE_ARRAYS.iter().find(|a| a.name == name) {
                 return (a.extent.len(&sizes) * a.elem) as f64;
             }
