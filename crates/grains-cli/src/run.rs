@@ -418,19 +418,14 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         counters.neighbour_entries as usize / 2,
         (contacts.pairs + contacts.walls) as usize,
     );
-    let margin = grains_core::backend::LIST_MARGIN as usize;
     let memory = match backend.device_bytes() {
-        // The GPU's buffers hold a share more than the list they last grew to.
+        // The GPU's buffers hold a share more than the list they last grew to (`grown_to`).
         Some(device) => format!(
             "memory: {} in device buffers (estimate {} for a dense pack, {} for the list the \
              run ended with), peak resident set {}",
             grains_scene::bytes(device),
             grains_scene::bytes(estimates.1),
-            grains_scene::bytes(gpu_model.at(
-                entries + entries / margin,
-                pairs + pairs / margin,
-                slots + slots / margin
-            )),
+            grains_scene::bytes(gpu_model.grown_to(entries, pairs, slots).total()),
             preflight::peak_resident()
                 .map(grains_scene::bytes)
                 .unwrap_or_else(|| "unknown".into())

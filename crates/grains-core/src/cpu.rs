@@ -34,8 +34,8 @@ use crate::kernels::sources::neighbour::{FarSlot, OwnSums, SlotRegion};
 use crate::kernels::sources::{SourceKind, SourceView};
 use crate::shapes::{IDENTITY, KIND_MEMBER};
 use crate::state::{
-    check_len, check_list, check_list_starts, check_packing, stream_array, BackendState, Sizes,
-    StateHeader, StateSink, StateSource, STATE_ARRAYS, STREAM_CHUNK,
+    check_len, check_list, check_list_starts, check_packing, restride, slot_walls, stream_array,
+    BackendState, Sizes, StateHeader, StateSink, StateSource, STATE_ARRAYS, STREAM_CHUNK,
 };
 use crate::world::World;
 use rayon::prelude::*;
@@ -308,45 +308,6 @@ fn relay_in_place<T: Copy + Default>(
         v[to + k..to + k + spill[b].len()].copy_from_slice(spill[b]);
     }
     fit(v, total(new));
-}
-
-/// For each record in contact, in record order (the slots' order), whether its partner is a
-/// wall (`n` particles; a wall's entry names it as `n + w`).
-fn slot_walls<'a>(
-    nbr_slot: &'a [u32],
-    pair_j: &'a [u32],
-    n: u32,
-) -> impl Iterator<Item = bool> + 'a {
-    nbr_slot
-        .iter()
-        .zip(pair_j)
-        .filter(|(&a, _)| a != 0)
-        .map(move |(_, &q)| q >= n)
-}
-
-/// History records of `from` words each as records of `to` words: the first `min(from, to)`
-/// words of each kept, the rest zero (padding, which no law reads). Handed back as it is where
-/// the strides agree, and narrowed in place (a state taken up drops its padding without a
-/// second copy of its history).
-pub fn restride(mut history: Vec<f32>, from: usize, to: usize) -> Vec<f32> {
-    if from == to || from == 0 {
-        return history;
-    }
-    let records = history.len() / from;
-    if to < from {
-        for r in 0..records {
-            history.copy_within(r * from..r * from + to, r * to);
-        }
-        history.truncate(records * to);
-        history.shrink_to_fit();
-        return history;
-    }
-    let mut out = Vec::with_capacity(records * to);
-    for rec in history.chunks_exact(from) {
-        out.extend_from_slice(rec);
-        out.resize(out.len() + (to - from), 0.0);
-    }
-    out
 }
 
 /// Resize `v` to `len` (new elements default) holding about what it needs: grown exactly (the

@@ -548,6 +548,45 @@ pub trait StateSource {
     fn bad(&self, e: CoreError) -> Self::Error;
 }
 
+/// For each record in contact, in record order (the slots' order), whether its partner is a
+/// wall (`n` particles; a wall's entry names it as `n + w`).
+pub fn slot_walls<'a>(
+    nbr_slot: &'a [u32],
+    pair_j: &'a [u32],
+    n: u32,
+) -> impl Iterator<Item = bool> + 'a {
+    nbr_slot
+        .iter()
+        .zip(pair_j)
+        .filter(|(&a, _)| a != 0)
+        .map(move |(_, &q)| q >= n)
+}
+
+/// History records of `from` words each as records of `to` words: the first `min(from, to)`
+/// words of each kept, the rest zero (padding, which no law reads). Handed back as it is where
+/// the strides agree, and narrowed in place (a state taken up drops its padding without a
+/// second copy of its history).
+pub fn restride(mut history: Vec<f32>, from: usize, to: usize) -> Vec<f32> {
+    if from == to || from == 0 {
+        return history;
+    }
+    let records = history.len() / from;
+    if to < from {
+        for r in 0..records {
+            history.copy_within(r * from..r * from + to, r * to);
+        }
+        history.truncate(records * to);
+        history.shrink_to_fit();
+        return history;
+    }
+    let mut out = Vec::with_capacity(records * to);
+    for rec in history.chunks_exact(from) {
+        out.extend_from_slice(rec);
+        out.resize(out.len() + (to - from), 0.0);
+    }
+    out
+}
+
 /// Pack the slots and history records of the records in contact in record order, as the state
 /// holds them: a backend may place them in any order (the GPU's contact passes take them in the
 /// order their invocations run). `nbr_slot` is renumbered in place; `slots` and `history`

@@ -33,7 +33,9 @@ use grains_core::kernels::passes::slot_carry::{
 };
 use grains_core::kernels::sources::fixed::fixed_index;
 use grains_core::kernels::sources::SourceKind;
-use grains_core::state::{Extent, Sizes, StateHeader, StateSink, STATE_ARRAYS};
+use grains_core::state::{
+    restride, slot_walls, Extent, Sizes, StateHeader, StateSink, STATE_ARRAYS,
+};
 use grains_core::{
     Backend, BackendState, CoreError, Counters, EnergyReport, Fault, Snapshot, World,
 };
@@ -505,7 +507,7 @@ impl GpuBackend {
             if a.name == "history" {
                 let t = &b.world.table;
                 let (stride, words) = (t.nbr_history_stride, t.nbr_history_words);
-                let h = grains_core::cpu::restride(state.history.clone(), stride, words);
+                let h = restride(state.history.clone(), stride, words);
                 b.put_split("history", cast_slice(&h), 4 * words);
                 continue;
             }
@@ -529,19 +531,12 @@ impl GpuBackend {
         put("pair_j", cast_slice(&list.pair_j));
         put("head_pair", cast_slice(&list.head_pair));
         // What the list keeps of each slot: the other side's torque of a particle pair, the
-        // particle's of a wall contact (the owner's side is summed by the contact passes).
-        let far: Vec<FarSlot> = (state.nbr_slot.iter().zip(&list.pair_j))
-            .filter_map(|(&a, &q)| {
-                let s = state.slots.get((a as usize).checked_sub(1)?)?;
-                Some((a, FarSlot::of(s, q as usize >= b.n)))
-            })
-            .fold(
-                vec![FarSlot::default(); state.slots.len()],
-                |mut v, (a, f)| {
-                    v[a as usize - 1] = f;
-                    v
-                },
-            );
+        // particle's of a wall contact (the owner's side is summed by the contact passes). The
+        // state's slots are in record order, as the CPU backend takes them up.
+        let far: Vec<FarSlot> = slot_walls(&state.nbr_slot, &list.pair_j, b.n as u32)
+            .zip(&state.slots)
+            .map(|(wall, slot)| FarSlot::of(slot, wall))
+            .collect();
         b.put_split("slots", cast_slice(&far), std::mem::size_of::<FarSlot>());
         drop(far);
         let starts = list.pair_start;
@@ -914,11 +909,9 @@ impl GpuBackend {
     /// ([`FarSlot::slot`]: the owner's side went into its sums).
     fn whole_slots(&self, nbr_slot: &[u32], slots: &[FarSlot]) -> Vec<PairSlot> {
         let (_, pair_j) = self.read_records();
-        let n = self.n as u32;
-        let packed = grains_core::backend::PackedSlots::Far(slots);
-        (nbr_slot.iter().zip(&pair_j))
-            .filter(|(&a, _)| a != 0)
-            .map(|(&a, &q)| packed.get(a as usize - 1, q >= n).unwrap_or_default())
+        slot_walls(nbr_slot, &pair_j, self.n as u32)
+            .zip(slots)
+            .map(|(wall, s)| s.slot(wall))
             .collect()
     }
 
@@ -956,7 +949,7 @@ impl GpuBackend {
         };
         let (slots, history) =
             grains_core::state::packed_slots(&mut nbr_slot, &slots, &history, words);
-        let history = grains_core::cpu::restride(history, words, t.nbr_history_stride);
+        let history = restride(history, words, t.nbr_history_stride);
         (nbr_slot, slots, history)
     }
 
