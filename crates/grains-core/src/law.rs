@@ -100,7 +100,16 @@ pub enum Word {
     /// A length or a component of a displacement vector (m): compared relative to the largest
     /// length word of the record.
     Length,
-    /// A quantity compared relative to its own size (a stiffness, a radius).
+    /// A torque or a component of a torque vector (N m): compared relative to the pair's torque
+    /// scale, the largest moment word of the record and the torques the law returns. A
+    /// component (or a capped dashpot, a difference of nearly equal torques) can be many ulps of
+    /// the torque it belongs to and still be far smaller: relative to itself it would be
+    /// ill-conditioned (an H200 gave 4e-3 of such a word, 2e-14 N m of a 1.1e-6 N m torque).
+    Moment,
+    /// An angle or a component of a rotation vector (rad): compared relative to the largest
+    /// angle word of the record.
+    Angle,
+    /// A scalar compared relative to its own size (a stiffness, a radius).
     Own,
     /// A flag or a state: compared exactly.
     Exact,

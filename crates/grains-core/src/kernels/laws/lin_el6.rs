@@ -136,13 +136,13 @@ impl Law for LinEl6 {
     const HISTORY_WORDS: &'static [Word] = &[
         Word::Exact,
         Word::Length,
-        Word::Own,
+        Word::Angle,
         Word::Length,
         Word::Length,
         Word::Length,
-        Word::Own,
-        Word::Own,
-        Word::Own,
+        Word::Angle,
+        Word::Angle,
+        Word::Angle,
     ];
     const ENERGY: &'static [&'static str] = &["elastic"];
     type Params = LinEl6Params;

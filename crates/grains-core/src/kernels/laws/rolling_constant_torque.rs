@@ -87,7 +87,7 @@ impl Law for RollingConstantTorque {
     const PARITY_TOLERANCE: f32 = 1e-5;
     const PARAMS_STRUCT: &'static str = "RollingConstantTorqueParams";
     const HISTORY_STRUCT: Option<&'static str> = Some("RollingConstantTorqueHistory");
-    const HISTORY_WORDS: &'static [Word] = &[Word::Own, Word::Own, Word::Own];
+    const HISTORY_WORDS: &'static [Word] = &[Word::Moment, Word::Moment, Word::Moment];
     const ENERGY: &'static [&'static str] = &["friction"];
     type Params = RollingConstantTorqueParams;
     type History = RollingConstantTorqueHistory;

@@ -145,13 +145,13 @@ impl Law for RollingSpring {
     const PARAMS_STRUCT: &'static str = "RollingSpringParams";
     const HISTORY_STRUCT: Option<&'static str> = Some("RollingSpringHistory");
     const HISTORY_WORDS: &'static [Word] = &[
-        Word::Own,
-        Word::Own,
-        Word::Own,
-        Word::Own,
-        Word::Own,
-        Word::Own,
-        Word::Own,
+        Word::Moment,
+        Word::Moment,
+        Word::Moment,
+        Word::Energy,
+        Word::Moment,
+        Word::Moment,
+        Word::Moment,
     ];
     const ENERGY: &'static [&'static str] = &["friction"];
     type Params = RollingSpringParams;

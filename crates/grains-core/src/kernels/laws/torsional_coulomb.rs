@@ -89,7 +89,7 @@ impl Law for TorsionalCoulomb {
     const PARITY_TOLERANCE: f32 = 1e-5;
     const PARAMS_STRUCT: &'static str = "TorsionalCoulombParams";
     const HISTORY_STRUCT: Option<&'static str> = Some("TorsionalCoulombHistory");
-    const HISTORY_WORDS: &'static [Word] = &[Word::Own];
+    const HISTORY_WORDS: &'static [Word] = &[Word::Moment];
     const ENERGY: &'static [&'static str] = &["friction"];
     type Params = TorsionalCoulombParams;
     type History = TorsionalCoulombHistory;
