@@ -630,3 +630,102 @@ fn the_initial_list_count_is_the_first_rebuilds_list() {
         assert_eq!(count.records, b.list.pair_j.len(), "records, skin {skin}");
     }
 }
+
+/// The start-up grid (`overlaps::pairs_within`, which the overlap report, the initial list
+/// count and `touching = true` bonds use) against every pair by brute force, by minimum image:
+/// polydisperse spheres in a box, periodic on two axes, one of which has fewer than three
+/// cells (so that neighbour cells repeat), a wide sparse box (many empty cells, few buckets),
+/// with and without a gap. The parallel fold returns the sequential order, pair for pair.
+#[test]
+fn start_up_pairs_match_brute_force() {
+    use grains_core::overlaps::{fold_pairs_within, pairs_within};
+    let cases = [
+        (0.02, [true, false, true], 0.0, 1500),
+        (0.02, [false, false, false], 0.0005, 1500),
+        (0.004, [true, true, false], 0.0002, 300),
+        (2.0, [false, true, false], 0.0, 800),
+    ];
+    for (c, &(l, periodic, gap, n)) in cases.iter().enumerate() {
+        let mut rng = SplitMix(0xB0A7 + c as u64);
+        let pos: Vec<[f32; 4]> = (0..n)
+            .map(|_| {
+                let x = [0, 1, 2].map(|_| rng.range(0.0, l) as f32);
+                // Every tenth sphere placed next to the one before, so that sparse boxes
+                // have pairs too.
+                [x[0], x[1], x[2], rng.range(0.0003, 0.0012) as f32]
+            })
+            .collect();
+        let pos: Vec<[f32; 4]> = pos
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                if i % 10 == 1 {
+                    let q = pos[i - 1];
+                    [(q[0] + 0.0015) % l as f32, q[1], q[2], p[3]]
+                } else {
+                    *p
+                }
+            })
+            .collect();
+        let domain = Domain {
+            min: [0.0; 3],
+            max: [l; 3],
+            periodic,
+        };
+        let mut brute = Vec::new();
+        for i in 0..n {
+            for j in i + 1..n {
+                let (a, b) = (pos[i], pos[j]);
+                let mut r2 = 0.0f64;
+                for k in 0..3 {
+                    let mut x = b[k] as f64 - a[k] as f64;
+                    if periodic[k] {
+                        x -= l * (x / l).round();
+                    }
+                    r2 += x * x;
+                }
+                let depth = a[3] as f64 + b[3] as f64 - r2.sqrt();
+                if depth > -gap {
+                    brute.push((i as u32, j as u32));
+                }
+            }
+        }
+        let found = pairs_within(&pos, &domain, gap);
+        let mut got: Vec<(u32, u32)> = found.iter().map(|&(i, j, _)| (i, j)).collect();
+        assert!(
+            got.windows(2).all(|w| w[0].0 <= w[1].0),
+            "case {c}: not in i order"
+        );
+        got.sort_unstable();
+        assert!(!brute.is_empty(), "case {c}: no pairs to find");
+        let missed: Vec<_> = brute
+            .iter()
+            .filter(|p| got.binary_search(p).is_err())
+            .collect();
+        let extra: Vec<_> = got
+            .iter()
+            .filter(|p| brute.binary_search(p).is_err())
+            .collect();
+        assert!(
+            missed.is_empty() && extra.is_empty() && got.len() == brute.len(),
+            "case {c}: {} found, {} by brute force; missed {missed:?}, extra {extra:?}",
+            got.len(),
+            brute.len()
+        );
+        let folded = fold_pairs_within(
+            &pos,
+            &domain,
+            gap,
+            Vec::new,
+            |v, i, j, d| v.push((i, j, d)),
+            |mut a, b| {
+                a.extend(b);
+                a
+            },
+        );
+        assert!(
+            folded == found,
+            "case {c}: the parallel fold's order differs"
+        );
+    }
+}

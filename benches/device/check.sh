@@ -33,10 +33,10 @@ echo "icd: ${icd:-none}" | tee -a "$OUT/env.txt"
 grep -qi nvidia "$OUT/env.txt" || { echo "no NVIDIA adapter: stopping"; exit 3; }
 
 step bench gas
-timeout 170 "$BIN/grains" bench --scene gas --sizes 20000 100000 1000000 --backends cpu gpu \
+timeout 170 "$BIN/grains" bench --scene gas --sizes 20000,100000,1000000 --backends gpu,cpu \
     --steps 200 --profile 2>&1 | tee "$OUT/bench_gas.txt"
 step bench settle
-timeout 120 "$BIN/grains" bench --scene settle --sizes 100000 1000000 --backends cpu gpu \
+timeout 120 "$BIN/grains" bench --scene settle --sizes 100000,1000000 --backends gpu,cpu \
     --steps 200 2>&1 | tee "$OUT/bench_settle.txt"
 
 step tests

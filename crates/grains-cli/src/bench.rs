@@ -421,10 +421,10 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     };
     for (n, cpu_only) in sizes {
         // Each row's runs, in the table's order; a row that cannot run is skipped, named.
-        // A single run prints each row as it ends, as progress; repeated runs print the
-        // medians at the end of the size, and each run's throughput as it ends on stderr.
+        // Each run's throughput goes to stderr as it ends, as progress; the rows (medians of
+        // repeated runs) print at the end of the size, so that every row has its ratio to the
+        // CPU backend's, whichever order --backends names them in.
         let mut rows: Vec<Result<Vec<BenchRow>, (String, String)>> = Vec::new();
-        let mut live_cpu = None;
         for rep in 0..args.repeat {
             let mut at = 0;
             let mut put = |rows: &mut Vec<_>, name: &str, r: Result<BenchRow>| {
@@ -434,26 +434,17 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 if let Ok(runs) = &mut rows[at] {
                     match r {
                         Ok(row) => {
-                            if row.backend == "cpu" {
-                                live_cpu = Some(row.particle_steps_per_s);
-                            }
-                            if args.repeat == 1 {
-                                print_row(&row, live_cpu);
-                            } else {
-                                eprintln!(
-                                    "{n}: {} run {} of {}: {:.3e} particle-steps/s",
-                                    row.backend,
-                                    rep + 1,
-                                    args.repeat,
-                                    row.particle_steps_per_s
-                                );
-                            }
+                            eprintln!(
+                                "{n}: {} run {} of {}: {:.3e} particle-steps/s",
+                                row.backend,
+                                rep + 1,
+                                args.repeat,
+                                row.particle_steps_per_s
+                            );
                             runs.push(row);
                         }
                         Err(e) => {
-                            if args.repeat == 1 {
-                                println!("{n:>9}  {name:<36} skipped: {e:#}");
-                            }
+                            eprintln!("{n}: {name} skipped");
                             rows[at] = Err((name.to_string(), format!("{e:#}")));
                         }
                     }
@@ -494,30 +485,30 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 }
             }
         }
-        // A single run has printed its rows already.
-        if args.repeat > 1 {
-            for runs in rows.iter_mut().flatten() {
-                sort_runs(runs);
-            }
-            let cpu_rate = rows
-                .iter()
-                .flatten()
-                .filter_map(|runs| median(runs))
-                .find(|r| r.backend == "cpu")
-                .map(|r| r.particle_steps_per_s);
-            for row in &rows {
-                match row {
-                    Ok(runs) => {
-                        let Some(mid) = median(runs) else { continue };
-                        print_row(&mid, cpu_rate);
-                        let each: Vec<String> = runs
-                            .iter()
-                            .map(|r| format!("{:.3e}", r.particle_steps_per_s))
-                            .collect();
-                        println!("{:>9}  {:<36} runs: {}", "", "", each.join(", "));
+        for runs in rows.iter_mut().flatten() {
+            sort_runs(runs);
+        }
+        let cpu_rate = rows
+            .iter()
+            .flatten()
+            .filter_map(|runs| median(runs))
+            .find(|r| r.backend == "cpu")
+            .map(|r| r.particle_steps_per_s);
+        for row in &rows {
+            match row {
+                Ok(runs) => {
+                    let Some(mid) = median(runs) else { continue };
+                    print_row(&mid, cpu_rate);
+                    if args.repeat == 1 {
+                        continue;
                     }
-                    Err((name, why)) => println!("{n:>9}  {name:<36} skipped: {why}"),
+                    let each: Vec<String> = runs
+                        .iter()
+                        .map(|r| format!("{:.3e}", r.particle_steps_per_s))
+                        .collect();
+                    println!("{:>9}  {:<36} runs: {}", "", "", each.join(", "));
                 }
+                Err((name, why)) => println!("{n:>9}  {name:<36} skipped: {why}"),
             }
         }
         if args.profile && !cpu_only && args.backends.iter().any(|b| b == "gpu") {
