@@ -635,7 +635,7 @@ fn the_initial_list_count_is_the_first_rebuilds_list() {
 /// count and `touching = true` bonds use) against every pair by brute force, by minimum image:
 /// polydisperse spheres in a box, periodic on two axes, one of which has fewer than three
 /// cells (so that neighbour cells repeat), a wide sparse box (many empty cells, few buckets),
-/// with and without a gap. The parallel fold returns the sequential order, pair for pair.
+/// with and without a gap. The parallel fold visits the same pairs with the same depths.
 #[test]
 fn start_up_pairs_match_brute_force() {
     use grains_core::overlaps::{fold_pairs_within, pairs_within};
@@ -723,9 +723,12 @@ fn start_up_pairs_match_brute_force() {
                 a
             },
         );
+        let (mut folded, mut found) = (folded, found);
+        folded.sort_by_key(|p| (p.0, p.1));
+        found.sort_by_key(|p| (p.0, p.1));
         assert!(
             folded == found,
-            "case {c}: the parallel fold's order differs"
+            "case {c}: the parallel fold's pairs differ"
         );
     }
 }
