@@ -1336,16 +1336,7 @@ fn wall_spread(
     b: &SphereBody,
     w: &Wall,
 ) -> [f32; 4] {
-    let seed = bytemuck::bytes_of(w)
-        .chunks(4)
-        .fold(0x5EED_0004u64, |h, x| {
-            h.rotate_left(5) ^ u32::from_le_bytes([x[0], x[1], x[2], x[3]]) as u64
-        });
-    let mut rng = SplitMix(seed);
-    let mut bump = |x: &mut f32| {
-        let s = if rng.uniform() < 0.5 { -1.0 } else { 1.0 };
-        *x *= 1.0 + s * 4.0 * f32::EPSILON;
-    };
+    let mut bump = ulp_rounder(0x5EED_0004, bytemuck::cast_slice(std::slice::from_ref(w)));
     let mut out = [0.0f32; 4];
     for _ in 0..3 {
         let (mut b, mut w) = (*b, *w);
@@ -1735,6 +1726,18 @@ fn random_wall(r: ResolverKind, b: &SphereBody, rng: &mut SplitMix, i: usize) ->
     w
 }
 
+/// A rounding of floats by 4 ulp, up or down, the signs drawn from a generator seeded by `tag`
+/// and the bits of `words` (a case's inputs), so that a case always gets the same roundings:
+/// the input rounding of [`rounding_spread`] and [`wall_spread`].
+fn ulp_rounder(tag: u64, words: &[u32]) -> impl FnMut(&mut f32) {
+    let seed = words.iter().fold(tag, |a, &x| a.rotate_left(5) ^ x as u64);
+    let mut rng = SplitMix(seed);
+    move |x: &mut f32| {
+        let s = if rng.uniform() < 0.5 { -1.0 } else { 1.0 };
+        *x *= 1.0 + s * 4.0 * f32::EPSILON;
+    }
+}
+
 /// How far a law's twin moves under the rounding of its inputs: every float of the geometry
 /// and the incoming force, and every history word that is not exact, scaled by 1 + 4 ulp or
 /// 1 - 4 ulp (signs from a generator seeded by the inputs), three times; per output lane (the
@@ -1759,14 +1762,10 @@ fn rounding_spread(
         (f, h)
     };
     let lanes = |f: &ContactForce| -> [f32; 16] { bytemuck::cast(*f) };
-    let seed = bytemuck::cast_slice::<ContactGeom, u32>(std::slice::from_ref(geom))
-        .iter()
-        .fold(0x5EED_0003u64, |a, &x| a.rotate_left(5) ^ x as u64);
-    let mut rng = SplitMix(seed);
-    let mut bump = |x: &mut f32| {
-        let s = if rng.uniform() < 0.5 { -1.0 } else { 1.0 };
-        *x *= 1.0 + s * 4.0 * f32::EPSILON;
-    };
+    let mut bump = ulp_rounder(
+        0x5EED_0003,
+        bytemuck::cast_slice(std::slice::from_ref(geom)),
+    );
     let (mut sf, mut sh) = ([0.0f32; 16], vec![0.0f32; h0.len()]);
     for _ in 0..3 {
         let (mut g, mut h, mut f) = (*geom, history.to_vec(), *force);
@@ -1863,17 +1862,21 @@ fn laws_match_their_twins() {
                 + f.damping_dissipated.abs()
                 + f.friction_dissipated.abs()
                 + 1e-30;
+            // The largest word of a kind, in the record before and after the law.
+            let largest = |kind: Word| {
+                words
+                    .iter()
+                    .zip(h.iter().zip(&c.history))
+                    .filter(|(w, _)| **w == kind)
+                    .map(|(_, (x, y))| x.abs().max(y.abs()))
+                    .fold(1e-30f32, f32::max)
+            };
             // A length the law stores (a spring's rest length, a tangential displacement) is kept
             // to an ulp, and a GPU that fuses `d - s e` into one rounding keeps it an ulp away
             // from the twin: the energies then differ by the force across that ulp, whatever
             // their own size. An H200 gave 1.5e-9 J (7 %) on a serial dashpot's relaxation of
             // 2.1e-8 J, a 12 N spring 7.5 mm long: 1 ulp of the rest length is 4.7e-10 m.
-            let longest = words
-                .iter()
-                .zip(h.iter().zip(&c.history))
-                .filter(|(w, _)| **w == Word::Length)
-                .map(|(_, (x, y))| x.abs().max(y.abs()))
-                .fold(c.geom.lengths[0] + c.geom.lengths[1], f32::max);
+            let longest = largest(Word::Length).max(c.geom.lengths[0] + c.geom.lengths[1]);
             let eslack = 2.0 * fscale * f32::EPSILON * longest;
             let g = &gf[i];
             // ContactForce's lanes: force 0..3, normal_force 3, torque1 4..7, stiffness 7,
@@ -1947,15 +1950,6 @@ fn laws_match_their_twins() {
                 escale,
                 sl(13..14) + eslack,
             );
-            // The largest word of a kind, in the record before and after the law.
-            let largest = |kind: Word| {
-                words
-                    .iter()
-                    .zip(h.iter().zip(&c.history))
-                    .filter(|(w, _)| **w == kind)
-                    .map(|(_, (x, y))| x.abs().max(y.abs()))
-                    .fold(1e-30f32, f32::max)
-            };
             let lscale = largest(Word::Length);
             let ascale = largest(Word::Angle);
             let mscale = largest(Word::Moment).max(t1).max(t2);

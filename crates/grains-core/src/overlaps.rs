@@ -147,14 +147,14 @@ impl<'a> Grid<'a> {
             sorted_id: Vec::new(),
         };
         let cells: Vec<[i64; 3]> = pos.iter().map(|p| g.key(p)).collect();
-        let mut count = vec![0u32; buckets + 1];
+        let mut count = vec![0u32; buckets];
         for &c in &cells {
-            count[g.bucket(c) + 1] += 1;
+            count[g.bucket(c)] += 1;
         }
-        for b in 0..buckets {
-            count[b + 1] += count[b];
-        }
-        let mut next = count.clone();
+        let mut start = vec![0u32; buckets + 1];
+        crate::kernels::passes::prefix_sum::prefix_sum(&count, &mut start);
+        drop(count);
+        let mut next = start.clone();
         g.order = vec![0u32; pos.len()];
         for (i, &c) in cells.iter().enumerate() {
             let b = g.bucket(c);
@@ -167,7 +167,7 @@ impl<'a> Grid<'a> {
             .iter()
             .map(|&i| g.id_of(cells[i as usize]))
             .collect();
-        g.start = count;
+        g.start = start;
         Some(g)
     }
 
@@ -179,8 +179,13 @@ impl<'a> Grid<'a> {
         })
     }
 
+    /// The cell's column (x, y), numbered row by row.
+    fn column(&self, c: [i64; 3]) -> i64 {
+        c[0] * self.dims[1] + c[1]
+    }
+
     fn id_of(&self, c: [i64; 3]) -> u64 {
-        ((c[0] * self.dims[1] + c[1]) * self.dims[2] + c[2]) as u64
+        (self.column(c) * self.dims[2] + c[2]) as u64
     }
 
     fn bucket(&self, c: [i64; 3]) -> usize {
@@ -190,8 +195,8 @@ impl<'a> Grid<'a> {
         if self.bits == 0 {
             return 0;
         }
-        let column = ((c[0] * self.dims[1] + c[1]) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            >> (64 - self.bits);
+        let column =
+            (self.column(c) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits);
         ((column + c[2] as u64) & ((1u64 << self.bits) - 1)) as usize
     }
 
