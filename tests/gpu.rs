@@ -766,7 +766,7 @@ fn neighbour_overflow_grows_and_matches_cpu() {
         // Odd, so that replays go back to odd steps too, where the packed history is in the
         // second of its two buffers.
         check_every: 15,
-        slot_chunk: 0,
+        binding_limit: 0,
         fuse_gather_kick: true,
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
@@ -846,7 +846,7 @@ fn neighbour_overflow_at_start() {
         initial_records_per_particle: 1,
         initial_slots_per_particle: 1,
         check_every: 8,
-        slot_chunk: 0,
+        binding_limit: 0,
         fuse_gather_kick: true,
     };
     // Spheres still apart after 40 steps: free flight is bitwise the CPU's.
@@ -863,7 +863,7 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
         initial_records_per_particle: 1,
         initial_slots_per_particle: 1,
         check_every: 8,
-        slot_chunk: 0,
+        binding_limit: 0,
         fuse_gather_kick: true,
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
@@ -883,7 +883,7 @@ fn slots_alone_options() -> GpuOptions {
         initial_records_per_particle: 64,
         initial_slots_per_particle: 1,
         check_every: 8,
-        slot_chunk: 0,
+        binding_limit: 0,
         fuse_gather_kick: true,
     }
 }
@@ -953,14 +953,14 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         initial_records_per_particle: 64,
         initial_slots_per_particle: 64,
         check_every: 64,
-        slot_chunk: 0,
+        binding_limit: 0,
         fuse_gather_kick: true,
     };
     let tight = GpuOptions {
         initial_records_per_particle: 1,
         initial_slots_per_particle: 1,
         check_every: 7,
-        slot_chunk: 0,
+        binding_limit: 0,
         fuse_gather_kick: true,
     };
     let mut a = GpuBackend::with_options(world.clone(), &ctx, ample).unwrap();
@@ -1123,46 +1123,63 @@ fn assert_packed_slots_match(c: &mut CpuBackend, g: &mut GpuBackend) {
     assert_eq!(c.contacts(), g.contacts(), "contacts");
 }
 
-/// Packed slots and their history records split over four bindings each (`slots`,
-/// `slots_hi`, `slots_hi2`, `slots_hi3`, and `history` to `history_hi3`, as on an adapter
-/// whose storage-binding limit a dense million-sphere pack exceeds), here at 64 slots: the
-/// dense lattice grows its slots past the third split at its first step (every binding holds
-/// some) and still runs as the CPU does, tangential springs included; a state taken at an odd
-/// step, with slots in every binding, goes up and comes back exactly and runs on.
+/// Arrays larger than a storage binding are bound as several windows of their buffer, the
+/// kernels that bind them composed to pick each element's window
+/// (`grains_shaders::split_arrays`), as on an adapter whose binding limit a large pack
+/// exceeds. Here the limit is 20 B a particle: the packed slots, their history and pairs
+/// split, and the slots grow at the first step (their kernels composed
+/// again for more parts). The run matches the CPU, tangential springs included; a state taken
+/// at an odd step goes up and comes back exactly and runs on bit for bit as the same state
+/// does unsplit. (Lavapipe allows 32 storage bindings a kernel: a lower limit here would split
+/// the contact kernel past them; `per_particle_arrays_split_over_bindings_run_as_unsplit`
+/// splits the particles' arrays.)
 #[test]
-fn slots_split_over_four_bindings_match_cpu() {
+fn arrays_split_over_bindings_match_cpu() {
     let Some(ctx) = gpu_context() else { return };
+    let n = settling_box_spaced(23, 0.995e-3).particles.len() as u64;
     let opts = GpuOptions {
-        slot_chunk: 64,
+        binding_limit: (20 * n).next_multiple_of(256),
+        initial_records_per_particle: 0,
         ..slots_alone_options()
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 0.995e-3);
+    let split = g.split_arrays();
+    for array in ["slots", "history", "slot_pair"] {
+        assert!(
+            split.iter().any(|(_, a, parts)| a == array && *parts >= 2),
+            "`{array}` not split: {split:?}"
+        );
+    }
     let dx = max_pos_diff(
         &c.snapshot().into_owned().pos,
         &g.snapshot().pos,
         &c.world.domain,
     );
-    // A slot read from the wrong binding moves a sphere by its overlap (5e-6 m); rounding
-    // alone gave under 1e-9 m on lavapipe and on an H100 (Vulkan).
+    // An element read from the wrong window moves a sphere by its overlap (5e-6 m) or more;
+    // rounding alone gave under 1e-9 m on lavapipe and on an H100 (Vulkan).
     assert!(dx < 1e-8, "positions: {dx} m");
-    let contacts = c.state().slots.len();
-    assert!(contacts > 4 * 64, "slots in all four bindings: {contacts}");
     assert_packed_slots_match(&mut c, &mut g);
-    assert_packed_history_match(&mut c, &mut g, 64);
+    // Records past the first window of the history hold some.
+    let window = opts.binding_limit as usize / (4 * c.world.table.nbr_history_words);
+    assert_packed_history_match(&mut c, &mut g, window);
     c.run(1);
     let state = c.state();
     let mut r = GpuBackend::from_state_with_options(c.world.clone(), &ctx, &state, opts)
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(r.state() == state, "the state read back at step 41");
-    // Runs on as the same state does unsplit, bit for bit: which binding a slot lives in
+    // Runs on as the same state does unsplit, bit for bit: which window an element lives in
     // changes no arithmetic. (Against the CPU, the 1%-compressed lattice's stiff contacts
     // grow one-ulp differences: 1.4e-8 m in 20 steps on an H100.)
     let whole = GpuOptions {
-        slot_chunk: 0,
+        binding_limit: 0,
         ..opts
     };
     let mut u = GpuBackend::from_state_with_options(c.world.clone(), &ctx, &state, whole)
         .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        u.split_arrays().is_empty(),
+        "nothing split at the adapter's limit"
+    );
     r.run(20);
     u.run(20);
     let (rs, us) = (r.state(), u.state());
@@ -1174,6 +1191,45 @@ fn slots_split_over_four_bindings_match_cpu() {
         r.contacts(),
         "contacts 20 steps after the resume"
     );
+}
+
+/// The particles' arrays split over bindings (12 B a particle: every per-particle array in two
+/// windows, the broad phase's scratch in theirs): a settling box runs 300 steps, rebuilds
+/// included, bit for bit as unsplit.
+#[test]
+fn per_particle_arrays_split_over_bindings_run_as_unsplit() {
+    let Some(ctx) = gpu_context() else { return };
+    let world = settling_box(21);
+    let n = world.particles.len() as u64;
+    let opts = GpuOptions {
+        binding_limit: (12 * n).next_multiple_of(256),
+        ..GpuOptions::default()
+    };
+    let mut a =
+        GpuBackend::with_options(world.clone(), &ctx, opts).unwrap_or_else(|e| panic!("{e}"));
+    let mut b = gpu(world, &ctx);
+    let split = a.split_arrays();
+    for array in [
+        "pos",
+        "vel",
+        "omega",
+        "force",
+        "torque",
+        "ref_pos",
+        "dissipated",
+        "sorted",
+    ] {
+        assert!(
+            split.iter().any(|(_, x, parts)| x == array && *parts == 2),
+            "`{array}` not in two windows: {split:?}"
+        );
+    }
+    a.run(300);
+    b.run(300);
+    assert!(a.rebuild_steps().len() > 1, "no rebuild after the first");
+    assert_eq!(a.rebuild_steps(), b.rebuild_steps());
+    assert!(a.state() == b.state(), "the state after 300 steps");
+    assert_eq!(a.energy(), b.energy(), "energy");
 }
 
 /// The packed history records (tangential springs) of both backends agree, records past
@@ -1233,14 +1289,20 @@ fn step_and_run_agree() {
     assert_eq!(a.counters(), b.counters());
 }
 
-/// A buffer beyond the device's binding limit is refused with a message naming it.
+/// The adapter is listed; a buffer beyond the device's largest (not its binding limit: larger
+/// arrays are bound as windows) is refused with a message naming it.
 #[test]
 fn adapter_summary_is_listed() {
     let Some(ctx) = gpu_context() else { return };
     let s = ctx.summary();
     assert!(!s.name.is_empty());
     assert!(grains_gpu::list_adapters().iter().any(|a| a.name == s.name));
-    let limit = ctx.limits().max_storage_buffer_binding_size;
+    let binding = ctx.limits().max_storage_buffer_binding_size;
+    if ctx.limits().max_buffer_size > binding + 16 {
+        ctx.check_buffer("pos", binding + 16, 123)
+            .unwrap_or_else(|e| panic!("a buffer past a binding is split, not refused: {e}"));
+    }
+    let limit = ctx.limits().max_buffer_size;
     let err = ctx
         .check_buffer("pos", limit + 16, 123)
         .unwrap_err()

@@ -11,7 +11,8 @@ use grains_core::shapes::ShapeRecord;
 use grains_core::{ChainSpec, LawKind, ResolverKind, Slot};
 use grains_shaders::{
     compose_chain, compose_harness, compose_pass, harnesses, pass_stems, reflect_bindings,
-    struct_layout, validate, wgsl_files, BindingKind, ChainBinding, ShaderError, CHAIN_TEMPLATE,
+    split_arrays, struct_layout, validate, wgsl_files, ArraySplit, BindingKind, ChainBinding,
+    ShaderError, CHAIN_TEMPLATE,
 };
 use grains_tests::workspace_root;
 
@@ -681,4 +682,57 @@ fn readme_binding_tables_match_reflection() {
         problems.push(format!("shaders/README.md documents unknown kernel `{t}`"));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every runtime-sized array `src` binds, split in three parts of 7 elements.
+fn split_all(label: &str, src: &str) -> String {
+    let module = validated(src, label);
+    let splits: Vec<ArraySplit> = grains_shaders::module_bindings(&module)
+        .into_iter()
+        .filter(|b| b.stride > 0)
+        .map(|b| ArraySplit {
+            name: b.name,
+            chunk: 7,
+            parts: 3,
+        })
+        .collect();
+    assert!(!splits.is_empty(), "{label}: no array to split");
+    split_arrays(label, src, &splits).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// An array larger than the adapter's storage binding is bound as several
+/// (`grains_shaders::split_arrays`): every pass and every chain of the registry still
+/// validates with each of its arrays split, and keeps its entry point's bindings, plus two
+/// parts of each array.
+#[test]
+fn every_pass_and_chain_validates_with_its_arrays_split() {
+    let mut sources: Vec<(String, String, String)> = pass_stems()
+        .into_iter()
+        .map(|s| (s.to_string(), compose_pass(s).unwrap(), s.to_string()))
+        .collect();
+    for (id, chain) in registry_chains().iter().enumerate() {
+        let src = compose_chain(chain, id as u32, &ChainBinding::tight(chain)).unwrap();
+        sources.push((chain.name(), src, CHAIN_TEMPLATE.to_string()));
+    }
+    for (label, src, entry) in sources {
+        let split = split_all(&label, &src);
+        let before = reflect_bindings(&validated(&src, &label), &entry);
+        let module = validate(&split, &label).unwrap_or_else(|e| panic!("{e}\n{split}"));
+        let after = reflect_bindings(&module, &entry);
+        for b in &before {
+            assert!(
+                after.iter().any(|a| a.name == b.name),
+                "{label}: `{}` is no longer bound",
+                b.name
+            );
+            if b.stride > 0 {
+                for p in 1..3 {
+                    let part = grains_shaders::part_name(&b.name, p);
+                    let a = after.iter().find(|a| a.name == part);
+                    let a = a.unwrap_or_else(|| panic!("{label}: `{part}` is not bound"));
+                    assert_eq!((a.kind, a.stride), (b.kind, b.stride), "{label}: {part}");
+                }
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 // has list chains (`step.own_sums`); then the head of its range (the pairs of partners below
 // it, through `head_pair`), of whose slots it reads the force and its own torque; then its
 // fixed pairs: no float atomics, so totals are bitwise reproducible. A record's slot is packed
-// slot `nbr_slot[r] - 1` (`slot_read`); a pair out of contact (`nbr_slot` 0) has none. A
+// slot `nbr_slot[r] - 1`; a pair out of contact (`nbr_slot` 0) has none. A
 // neighbour-list pair's dissipation is its owner's (the CPU backend sums each owner's side in
 // its contact sweep, in the same order); a fixed pair's is booked half to each side.
 // `dissipated` accumulates over the run as [damping, its Kahan compensation, friction, its
@@ -29,10 +29,6 @@
 @group(0) @binding(10) var<storage, read> fixed_entry: array<u32>;
 @group(0) @binding(11) var<storage, read> fixed_slots: array<PairSlot>;
 @group(0) @binding(12) var<storage, read> nbr_slot: array<u32>;
-// The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
-@group(0) @binding(13) var<storage, read> slots_hi: array<FarSlot>;
-@group(0) @binding(19) var<storage, read> slots_hi2: array<FarSlot>;
-@group(0) @binding(20) var<storage, read> slots_hi3: array<FarSlot>;
 
 // A particle's gathered force (N) and torque (N m), as written to `force` and `torque`.
 struct Gathered {
@@ -70,7 +66,7 @@ fn gather_particle(gid: u32) -> Gathered {
         if (a == 0u) {
             continue;
         }
-        let s = slot_read(a - 1u);
+        let s = slots[a - 1u];
         f = f - far_force(s);
         t = t + far_torque(s);
     }

@@ -1,8 +1,7 @@
 // The neighbour list's packed slots and history, for its two sources (neighbour.wgsl,
-// wall.wgsl), which bind `slot_count`, `pair_j` and `slots_hi` and say which torque a slot
-// keeps (`kept_torque`) beside the contact template's `history` and `pair_active` (the slots
-// past the end of `slots` go to `slots_hi` to `slots_hi3`: lib/slot_chunks.wgsl; their
-// history records to `history_hi` to `history_hi3`). CPU twins: `source_history`,
+// wall.wgsl), which bind `slot_count` and `pair_j` and say which torque a slot keeps
+// (`kept_torque`) beside the contact template's `history` and `pair_active`. CPU twins:
+// `source_history`,
 // `place_slot` and `drop_slot` in crates/grains-core/src/kernels/sources/neighbour.rs (the wall
 // source re-exports them), which pack the CPU's slots by blocks of records instead.
 //
@@ -40,17 +39,10 @@
 
 //!include lib/slot_ring.wgsl
 
-// The packed slots and history records (`HISTORY_WORDS` words each, unpadded), and those from
-// `arrayLength(&slots)` on, in up to four bindings each (lib/slot_chunks.wgsl; `slots_hi` is
-// the source's). The generated `history_word` and `set_history_word` pick the binding; the
-// CPU twins keep the slots and the history in one array each.
+// The packed slots and history records (`HISTORY_WORDS` words each, unpadded). Either may
+// outgrow a storage binding: the host then splits it over several (grains-shaders' `split`).
 @group(0) @binding(8) var<storage, read_write> history: array<f32>;
 @group(0) @binding(9) var<storage, read_write> slots: array<FarSlot>;
-@group(0) @binding(24) var<storage, read_write> history_hi: array<f32>;
-@group(0) @binding(29) var<storage, read_write> history_hi2: array<f32>;
-@group(0) @binding(30) var<storage, read_write> history_hi3: array<f32>;
-@group(0) @binding(27) var<storage, read_write> slots_hi2: array<FarSlot>;
-@group(0) @binding(28) var<storage, read_write> slots_hi3: array<FarSlot>;
 // The slots given back, a ring of `slot_count[SLOT_CAPACITY]` (see above).
 @group(0) @binding(25) var<storage, read_write> free_slots: array<u32>;
 // Each slot's pair (owner, partner) while one holds it, else NO_PAIR: a rebuild carries the
@@ -214,17 +206,7 @@ fn place_slot(rec: u32, s: PairSlot, h: ChainHistory) {
         used = used + 1u;
         slot_pair[k] = vec2<u32>(owner, pair_j[rec]);
     }
-    let far = far_slot(s.force, s.elastic, kept_torque(s));
-    let c = arrayLength(&slots);
-    if (k < c) {
-        slots[k] = far;
-    } else if (k < 2u * c) {
-        slots_hi[k - c] = far;
-    } else if (k < 3u * c) {
-        slots_hi2[k - 2u * c] = far;
-    } else {
-        slots_hi3[k - 3u * c] = far;
-    }
+    slots[k] = far_slot(s.force, s.elastic, kept_torque(s));
     store_history(k, h);
     pair_active[rec] = k + 1u;
     own_force = own_force + s.force;

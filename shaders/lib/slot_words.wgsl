@@ -14,7 +14,7 @@ const SLOT_POPS: u32 = 3u;
 const SLOT_PUSHES: u32 = 4u;
 // 1 while the contact passes run again for the PENDING records only.
 const SLOT_PENDING: u32 = 5u;
-// Slots there are (`slots` to `slots_hi3` together), the ring's length.
+// Slots there are, the ring's length.
 const SLOT_CAPACITY: u32 = 6u;
 // A slot's pair (`slot_pair`) while no pair holds it.
 const NO_PAIR: u32 = 0xffffffffu;

@@ -6,7 +6,6 @@
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
-//!include lib/slot_chunks.wgsl
 //!include lib/gather_particle.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;

@@ -7,7 +7,6 @@
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
-//!include lib/slot_chunks.wgsl
 //!include lib/gather_particle.wgsl
 //!include lib/shape.wgsl
 //!include lib/kick.wgsl

@@ -8,7 +8,6 @@
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/math.wgsl
-//!include lib/slot_chunks.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<storage, read> walls: array<Wall>;
@@ -19,10 +18,6 @@
 @group(0) @binding(5) var<storage, read> pair_start: array<u32>;
 @group(0) @binding(6) var<storage, read> pair_j: array<u32>;
 @group(0) @binding(8) var<storage, read> nbr_slot: array<u32>;
-// The packed slots past the end of `slots` (lib/slot_chunks.wgsl).
-@group(0) @binding(9) var<storage, read> slots_hi: array<FarSlot>;
-@group(0) @binding(10) var<storage, read> slots_hi2: array<FarSlot>;
-@group(0) @binding(11) var<storage, read> slots_hi3: array<FarSlot>;
 
 @compute @workgroup_size(64)
 fn wall_power(
@@ -53,7 +48,7 @@ fn wall_power(
         if (a == 0u) {
             continue;
         }
-        let s = slot_read(a - 1u);
+        let s = slots[a - 1u];
         let v = wall.velocity + cross(wall.omega, x - wall.center);
         p = p + share * (dot(far_force(s), v) + dot(wall.omega, far_torque(s)));
     }

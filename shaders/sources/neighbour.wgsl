@@ -12,8 +12,6 @@
 @group(0) @binding(13) var<storage, read> pair_start: array<u32>;
 // The packed slots' counts and the ring of those given back (lib/packed_slots.wgsl).
 @group(0) @binding(14) var<storage, read_write> slot_count: array<atomic<u32>>;
-// The packed slots past the end of `slots` (lib/packed_slots.wgsl).
-@group(0) @binding(17) var<storage, read_write> slots_hi: array<FarSlot>;
 
 // One invocation per particle: its records of particles (those above it) are the head of its
 // records, before its walls.

@@ -48,7 +48,7 @@ const P_REC_CAPACITY: u32 = 5u;
 // How many every-step slots come before `decide` (the first half-step and its followers),
 // which a fault stops before the next step.
 const P_PRE: u32 = 6u;
-// Packed slots (`slots` to `slots_hi3` together).
+// Packed slots.
 const P_SLOT_CAPACITY: u32 = 7u;
 const P_SLOTS: u32 = 8u;
 

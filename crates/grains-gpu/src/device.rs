@@ -167,15 +167,10 @@ impl GpuContext {
         &self.limits
     }
 
-    /// Refuse a buffer of `size` bytes that the device could not bind or allocate.
+    /// Refuse a buffer of `size` bytes that the device could not allocate. One larger than a
+    /// storage binding is bound as several windows (`Kernel::bind_windows`).
     pub fn check_buffer(&self, name: &str, size: u64, particles: usize) -> Result<(), GpuError> {
-        let checks = [
-            (
-                "max_storage_buffer_binding_size",
-                self.limits.max_storage_buffer_binding_size,
-            ),
-            ("max_buffer_size", self.limits.max_buffer_size),
-        ];
+        let checks = [("max_buffer_size", self.limits.max_buffer_size)];
         for (limit_name, limit) in checks {
             if size > limit {
                 return Err(GpuError::BufferTooLarge {

@@ -32,7 +32,10 @@ pub enum GpuError {
         particles: usize,
     },
     /// A kernel needs more of some per-stage resource than the device offers.
-    #[error("kernel \"{kernel}\" needs {needed} {what}, the device allows {limit}")]
+    #[error(
+        "kernel \"{kernel}\" needs {needed} {what}, the device allows {limit}; run fewer \
+         particles, the CPU backend, or a device with larger limits"
+    )]
     KernelLimit {
         kernel: String,
         what: &'static str,

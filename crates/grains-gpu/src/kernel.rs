@@ -42,6 +42,9 @@ pub struct Kernel {
     pub bindings: Vec<Binding>,
     /// `@workgroup_size` of the entry point.
     pub workgroup: [u32; 3],
+    /// The WGSL it was built from, and its entry point: what [`Kernel::split`] composes again.
+    pub source: String,
+    pub entry: String,
 }
 
 impl Kernel {
@@ -133,7 +136,30 @@ impl Kernel {
             layouts,
             bindings,
             workgroup,
+            source: src.to_string(),
+            entry: entry.to_string(),
         })
+    }
+
+    /// The kernel with arrays `splits` each bound as several windows of its buffer
+    /// (`grains_shaders::split_arrays`), for arrays larger than a storage binding.
+    pub fn split(
+        &self,
+        ctx: &GpuContext,
+        splits: &[grains_shaders::ArraySplit],
+    ) -> Result<Kernel, GpuError> {
+        let src = grains_shaders::split_arrays(&self.label, &self.source, splits).map_err(|e| {
+            GpuError::Shader {
+                label: self.label.clone(),
+                message: e.to_string(),
+            }
+        })?;
+        let windows: Vec<String> = splits
+            .iter()
+            .map(|s| format!("{} in {} windows", s.name, s.parts))
+            .collect();
+        let label = format!("{} ({})", self.label, windows.join(", "));
+        Kernel::new(ctx, &label, &src, &self.entry)
     }
 
     /// Threads per workgroup.
@@ -147,21 +173,47 @@ impl Kernel {
         ctx: &GpuContext,
         buffers: &BTreeMap<&str, &wgpu::Buffer>,
     ) -> Result<Vec<wgpu::BindGroup>, GpuError> {
+        self.bind_windows(ctx, buffers, &BTreeMap::new())
+    }
+
+    /// As [`Kernel::bind`], with each array of `windows` (binding name, bytes per window) bound
+    /// as windows of its buffer: the array's own binding the first, part `p`
+    /// (`grains_shaders::part_name`) the one at `p` windows in. A part past the buffer's end
+    /// (after a buffer was made smaller than the kernel's parts) is bound to the first window:
+    /// no index reaches it.
+    pub fn bind_windows(
+        &self,
+        ctx: &GpuContext,
+        buffers: &BTreeMap<&str, &wgpu::Buffer>,
+        windows: &BTreeMap<&str, u64>,
+    ) -> Result<Vec<wgpu::BindGroup>, GpuError> {
         let mut groups = Vec::new();
         for (g, layout) in self.layouts.iter().enumerate() {
             let mut entries = Vec::new();
             for b in self.bindings.iter().filter(|b| b.group == g as u32) {
-                let buf = buffers
-                    .get(b.name.as_str())
-                    .ok_or_else(|| GpuError::UnknownBinding {
-                        kernel: self.label.clone(),
-                        name: b.name.clone(),
-                        group: b.group,
-                        binding: b.binding,
-                    })?;
+                let (array, part) =
+                    grains_shaders::parse_part(&b.name).unwrap_or((b.name.as_str(), 0));
+                let buf = buffers.get(array).ok_or_else(|| GpuError::UnknownBinding {
+                    kernel: self.label.clone(),
+                    name: b.name.clone(),
+                    group: b.group,
+                    binding: b.binding,
+                })?;
+                let resource = match windows.get(array) {
+                    Some(&w) => {
+                        let at = part as u64 * w;
+                        let at = if at < buf.size() { at } else { 0 };
+                        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: buf,
+                            offset: at,
+                            size: wgpu::BufferSize::new(w.min(buf.size() - at)),
+                        })
+                    }
+                    None => buf.as_entire_binding(),
+                };
                 entries.push(wgpu::BindGroupEntry {
                     binding: b.binding,
-                    resource: buf.as_entire_binding(),
+                    resource,
                 });
             }
             groups.push(ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -14,6 +14,11 @@ pub enum Size {
 /// One dispatch.
 pub struct Op {
     pub kernel: usize,
+    /// The pipeline of the kernel composed with its arrays split over several bindings, where
+    /// a buffer it binds is larger than a binding (`Kernel::split`); `None` for the kernel's.
+    pub pipeline: Option<wgpu::ComputePipeline>,
+    /// The arrays split for that pipeline, with their parts.
+    pub splits: Vec<grains_shaders::ArraySplit>,
     pub groups: Vec<wgpu::BindGroup>,
     pub size: Size,
     /// `(whether the kernel writes it, buffer name)` of each binding, for the traffic count
@@ -45,7 +50,7 @@ fn dispatch(
     args: &wgpu::Buffer,
     max_dim: u32,
 ) {
-    pass.set_pipeline(&kernels[op.kernel].pipeline);
+    pass.set_pipeline(op.pipeline.as_ref().unwrap_or(&kernels[op.kernel].pipeline));
     for (i, g) in op.groups.iter().enumerate() {
         pass.set_bind_group(i as u32, g, &[]);
     }

@@ -65,6 +65,16 @@ pub enum ShaderError {
         /// naga's `emit_to_string` output.
         message: String,
     },
+    /// An array could not be split over several bindings (`split_arrays`).
+    #[error("{label}: cannot split `{array}` over several bindings: {message}")]
+    Split {
+        /// Label of the module.
+        label: String,
+        /// The array's binding name.
+        array: String,
+        /// What in the module stands in the way.
+        message: String,
+    },
     /// naga parsed the WGSL but its validator rejected it.
     #[error("{label}: WGSL validation error\n{message}")]
     Validation {

@@ -17,6 +17,7 @@ mod files {
     include!(concat!(env!("OUT_DIR"), "/files.rs"));
 }
 mod reflect;
+mod split;
 
 use std::collections::BTreeMap;
 
@@ -30,6 +31,7 @@ pub use naga;
 pub use reflect::{
     module_bindings, record_words, reflect_bindings, struct_layout, BindingInfo, BindingKind,
 };
+pub use split::{parse_part, part_name, split_arrays, ArraySplit};
 
 /// The pass that is the template of every chain ([`compose_chain`]) rather than a standalone
 /// kernel; its entry point has the same name.
@@ -291,14 +293,16 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
     }
     s.push_str("    return p;\n}\n");
     // A source that packs its history (the neighbour list's) keeps it in place, word by word
-    // (no padding: a fifth less for Hertz with Cundall-Strack, 7 words), split where the
-    // adapter's storage binding ends as the packed slots are (`history_hi`, `history_hi2`,
-    // `history_hi3`: records from `arrayLength(&slots)` on, as many in each;
-    // lib/packed_slots.wgsl); a fixed source keeps whole vec4s.
+    // (no padding: a fifth less for Hertz with Cundall-Strack, 7 words); a fixed source keeps
+    // whole vec4s.
     // A chain whose laws keep no history binds none of it.
     if packed && !hwords.is_empty() {
-        s.push_str("fn history_word(e: u32, w: u32) -> f32 {\n    let c = arrayLength(&slots);\n    if (e < c) {\n        return history[e * HISTORY_WORDS + w];\n    }\n    if (e < 2u * c) {\n        return history_hi[(e - c) * HISTORY_WORDS + w];\n    }\n    if (e < 3u * c) {\n        return history_hi2[(e - 2u * c) * HISTORY_WORDS + w];\n    }\n    return history_hi3[(e - 3u * c) * HISTORY_WORDS + w];\n}\n");
-        s.push_str("fn set_history_word(e: u32, w: u32, x: f32) {\n    let c = arrayLength(&slots);\n    if (e < c) {\n        history[e * HISTORY_WORDS + w] = x;\n    } else if (e < 2u * c) {\n        history_hi[(e - c) * HISTORY_WORDS + w] = x;\n    } else if (e < 3u * c) {\n        history_hi2[(e - 2u * c) * HISTORY_WORDS + w] = x;\n    } else {\n        history_hi3[(e - 3u * c) * HISTORY_WORDS + w] = x;\n    }\n}\n");
+        s.push_str(
+            "fn history_word(e: u32, w: u32) -> f32 {\n    return history[e * HISTORY_WORDS + w];\n}\n",
+        );
+        s.push_str(
+            "fn set_history_word(e: u32, w: u32, x: f32) {\n    history[e * HISTORY_WORDS + w] = x;\n}\n",
+        );
     }
     s.push_str("fn load_history(e: u32) -> ChainHistory {\n    var h: ChainHistory;\n");
     if packed {

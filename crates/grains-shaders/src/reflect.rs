@@ -29,6 +29,9 @@ pub struct BindingInfo {
     pub kind: BindingKind,
     /// WGSL spelling of the variable's type, e.g. `array<vec4<f32>>`, `StepParams`.
     pub type_name: String,
+    /// Bytes per element of a runtime-sized array (`array<T>`), 0 for any other type: what an
+    /// array larger than a binding is split by (`split_arrays`).
+    pub stride: u32,
 }
 
 /// The WGSL spelling of type `ty`.
@@ -159,6 +162,14 @@ fn binding_info(module: &Module, h: Handle<naga::GlobalVariable>) -> Option<Bind
         binding: rb.binding,
         kind,
         type_name: type_name(module, g.ty),
+        stride: match &module.types[g.ty].inner {
+            TypeInner::Array {
+                size: naga::ArraySize::Dynamic,
+                stride,
+                ..
+            } => *stride,
+            _ => 0,
+        },
     })
 }
 

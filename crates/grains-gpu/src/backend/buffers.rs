@@ -42,22 +42,7 @@ pub(super) enum Cap {
     Records,
     /// One per packed slot (record in contact).
     Slots,
-    /// Chunk `i` of the packed slots, the chunk length ([`GpuBackend::slot_chunk`]) each but
-    /// the last, which holds the rest (one unused element while it holds none): binding
-    /// `SLOT_BUFFERS[i]`, and their history records (`HISTORY_BUFFERS[i]`).
-    SlotChunk(usize),
 }
-
-/// Bindings the packed slots and their history records are split over (lib/slot_chunks.wgsl).
-pub(super) const SLOT_CHUNKS: usize = 4;
-
-/// The packed slots' bindings, chunk by chunk.
-pub(super) const SLOT_BUFFERS: [&str; SLOT_CHUNKS] =
-    ["slots", "slots_hi", "slots_hi2", "slots_hi3"];
-
-/// The packed history records' bindings, chunk by chunk.
-pub(super) const HISTORY_BUFFERS: [&str; SLOT_CHUNKS] =
-    ["history", "history_hi", "history_hi2", "history_hi3"];
 
 /// Element sizes of the buffers sized by the neighbour list's capacities, each with the
 /// capacity that sizes it; a history record is `history_words` words, unpadded (the pair
@@ -66,7 +51,7 @@ pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap)
     let h = 4 * history_words as u64;
     // What the list keeps of a slot: the owner's side is summed in the contact passes.
     let slot = std::mem::size_of::<FarSlot>() as u64;
-    let mut v = vec![
+    let mut v: Vec<(&'static str, u64, Cap)> = vec![
         // The list keeps each pair once: each record's partner, and each head entry's record
         // (at most one per record).
         ("pair_j", 4, Cap::Records),
@@ -76,11 +61,9 @@ pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap)
         ("free_slots", 4, Cap::Slots),
         ("slot_pair", 8, Cap::Slots),
     ];
-    // The packed slots and their history, split alike.
-    for i in 0..SLOT_CHUNKS {
-        v.push((SLOT_BUFFERS[i], slot, Cap::SlotChunk(i)));
-        v.push((HISTORY_BUFFERS[i], h, Cap::SlotChunk(i)));
-    }
+    // The packed slots and their history records.
+    v.push(("slots", slot, Cap::Slots));
+    v.push(("history", h, Cap::Slots));
     v
 }
 
@@ -295,18 +278,6 @@ impl GpuBackend {
         match cap {
             Cap::Records => self.rec_capacity,
             Cap::Slots => self.slot_capacity,
-            Cap::SlotChunk(i) => {
-                let rest = self
-                    .slot_capacity
-                    .saturating_sub(i as u64 * self.slot_chunk);
-                // The last chunk is not cut: past four bindings, the device refuses it.
-                let held = if i + 1 < SLOT_CHUNKS {
-                    rest.min(self.slot_chunk)
-                } else {
-                    rest
-                };
-                held.max(if i == 0 { 0 } else { 1 })
-            }
         }
     }
 

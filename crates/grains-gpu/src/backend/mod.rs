@@ -51,7 +51,7 @@ mod profile;
 
 pub use profile::{PassProfile, StepProfile};
 
-use buffers::{list_buffers, params_buffer, Cap};
+use buffers::{list_buffers, params_buffer};
 use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err, KernelIds};
 
 /// Tuning of the GPU backend.
@@ -69,13 +69,13 @@ pub struct GpuOptions {
     /// Steps between read-backs of the control words (1..=256): at most this many steps are
     /// recorded after one that freezes (and then do nothing).
     pub check_every: u32,
-    /// Packed slots per binding, 0 for as many as the adapter's storage-binding limit holds
-    /// (2,796,160 of 48 B on a 128 MiB limit, rounded down to a multiple of 64; fewer where a
-    /// history record is larger than a slot). Slots beyond it go to up to three more
-    /// bindings (`slots_hi`, `slots_hi2`, `slots_hi3`), and their history records likewise
-    /// (`history_hi`, ...), so a dense pack of 3.3 million spheres (about 3.4 slots per
-    /// sphere) runs on such an adapter; a smaller figure exercises that split in tests.
-    pub slot_chunk: u32,
+    /// Bytes a storage binding may hold, below the adapter's own limit
+    /// (`max_storage_buffer_binding_size`); 0 (the default) for the adapter's. An array larger
+    /// than a binding is bound as several windows of its buffer, and the kernels that bind it
+    /// are composed to pick the window of each element (`grains_shaders::split_arrays`); a
+    /// small figure exercises that split in tests. A buffer is still at most the adapter's
+    /// `max_buffer_size`.
+    pub binding_limit: u64,
     /// Gather and kick in one pass (`gather_kick`) where nothing runs between them (no shells,
     /// clumps or moving walls). Off, the step runs `gather` and `integrate_second_half`, with
     /// the same bits; for tests.
@@ -88,7 +88,7 @@ impl Default for GpuOptions {
             initial_records_per_particle: 0,
             initial_slots_per_particle: 0,
             check_every: 64,
-            slot_chunk: 0,
+            binding_limit: 0,
             fuse_gather_kick: true,
         }
     }
@@ -188,11 +188,10 @@ pub struct GpuBackend {
     rec_capacity: u64,
     /// Packed slots allocated: at most the records, those in contact.
     slot_capacity: u64,
-    /// Packed slots in the `slots` binding (and history records in `history`); those past it
-    /// are in `slots_hi`, `slots_hi2` and `slots_hi3`, as many in each but the last
-    /// (`history_hi`, ...) ([`GpuOptions::slot_chunk`]).
-    slot_chunk: u64,
     kernels: Vec<Kernel>,
+    /// Kernels composed with arrays split over several bindings ([`Kernel::split`]), by base
+    /// kernel and split: made when an op first binds a buffer larger than a binding.
+    split_kernels: std::sync::Mutex<BTreeMap<(usize, Vec<grains_shaders::ArraySplit>), Kernel>>,
     ids: KernelIds,
     /// Prefix-sum workgroups per scan, from the kernel's shape.
     prefix_groups: (u32, u32),
@@ -263,7 +262,7 @@ impl GpuBackend {
             initial_records_per_particle: opts.initial_records_per_particle,
             initial_slots_per_particle: opts.initial_slots_per_particle,
             check_every: opts.check_every.clamp(1, LOG_LEN as u32),
-            slot_chunk: opts.slot_chunk,
+            binding_limit: opts.binding_limit,
             fuse_gather_kick: opts.fuse_gather_kick,
         };
         let grid = world.grid()?;
@@ -389,17 +388,6 @@ impl GpuBackend {
             prefix_groups_for(pk, n as u64),
         );
 
-        let slot_chunk = match opts.slot_chunk {
-            0 => {
-                // The slots and their history records split at the same index, where the
-                // larger of the two fills a binding.
-                let bytes = ctx.limits().max_storage_buffer_binding_size;
-                let slot = std::mem::size_of::<FarSlot>() as u64;
-                let record = slot.max(4 * world.table.nbr_history_words as u64);
-                (bytes / record) / 64 * 64
-            }
-            k => (k as u64).next_multiple_of(64),
-        };
         let mut b = GpuBackend {
             ctx,
             opts,
@@ -408,8 +396,8 @@ impl GpuBackend {
             n_cells,
             rec_capacity: initial(opts.initial_records_per_particle),
             slot_capacity: initial(opts.initial_slots_per_particle),
-            slot_chunk,
             kernels,
+            split_kernels: Default::default(),
             ids,
             prefix_groups,
             bufs: BTreeMap::new(),
@@ -508,7 +496,7 @@ impl GpuBackend {
                 let t = &b.world.table;
                 let (stride, words) = (t.nbr_history_stride, t.nbr_history_words);
                 let h = restride(state.history.clone(), stride, words);
-                b.put_split("history", cast_slice(&h), 4 * words);
+                put("history", cast_slice(&h));
                 continue;
             }
             put(a.name, bytes);
@@ -537,7 +525,7 @@ impl GpuBackend {
             .zip(&state.slots)
             .map(|(wall, slot)| FarSlot::of(slot, wall))
             .collect();
-        b.put_split("slots", cast_slice(&far), std::mem::size_of::<FarSlot>());
+        put("slots", cast_slice(&far));
         drop(far);
         let starts = list.pair_start;
         put("pair_start", cast_slice(&starts));
@@ -596,6 +584,25 @@ impl GpuBackend {
     /// The adapter's name, for benchmark reports.
     pub fn backend_label(&self) -> String {
         format!("gpu ({})", self.ctx.adapter_name())
+    }
+
+    /// The arrays the step binds as several windows, being larger than a storage binding
+    /// ([`GpuOptions::binding_limit`]): `(kernel, array, parts)` of each, once.
+    pub fn split_arrays(&self) -> Vec<(String, String, u32)> {
+        let mut out: Vec<(String, String, u32)> = self
+            .init_ops
+            .iter()
+            .chain(&self.step_ops)
+            .flat_map(|op| {
+                let label = &self.kernels[op.kernel].label;
+                op.splits
+                    .iter()
+                    .map(move |s| (label.clone(), s.name.clone(), s.parts))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// Current record capacity (pairs).
@@ -823,16 +830,6 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
     }
 
-    /// The buffers holding state array `name` where it is split at the slot chunk
-    /// ([`GpuBackend::slot_chunk`]): the packed slots and their history records.
-    fn split_at(name: &str) -> Option<[&'static str; buffers::SLOT_CHUNKS]> {
-        match name {
-            "slots" => Some(buffers::SLOT_BUFFERS),
-            "history" => Some(buffers::HISTORY_BUFFERS),
-            _ => None,
-        }
-    }
-
     /// After the slots grew in a step whose contact passes found too few: every slot below
     /// `taken` that no record names goes back to the ring (those the step's pairs gave back,
     /// and those taken by particles that found too few), and the contact passes are set to run
@@ -865,44 +862,6 @@ impl GpuBackend {
             4 * SLOT_PENDING as u64,
             bytemuck::cast_slice(&[run]),
         );
-    }
-
-    /// `taken` packed slots' worth of split array `name`, `per` elements a slot, from its
-    /// buffers.
-    fn read_split<T: bytemuck::Pod>(&self, name: &str, taken: u64, per: u64) -> Vec<T> {
-        let Some(names) = GpuBackend::split_at(name) else {
-            return Vec::new();
-        };
-        let mut v: Vec<T> = Vec::new();
-        let mut left = taken;
-        for (i, name) in names.into_iter().enumerate() {
-            if left == 0 {
-                break;
-            }
-            let here = self.list_capacity(Cap::SlotChunk(i)).min(left);
-            v.extend(self.read_pod::<T>(name, here * per));
-            left -= here;
-        }
-        v
-    }
-
-    /// Write split array `name` (`per` bytes a slot) from `bytes`, split where each of its
-    /// bindings ends.
-    fn put_split(&self, name: &str, bytes: &[u8], per: usize) {
-        let Some(names) = GpuBackend::split_at(name) else {
-            return;
-        };
-        let mut at = 0;
-        for (i, name) in names.into_iter().enumerate() {
-            let len = self.list_capacity(Cap::SlotChunk(i)) as usize * per;
-            let end = (at + len).min(bytes.len());
-            if end > at {
-                self.ctx
-                    .queue
-                    .write_buffer(&self.bufs[name], 0, &bytes[at..end]);
-            }
-            at = end;
-        }
     }
 
     /// The packed slots in record order (`read_packed`'s) as a state holds them
@@ -938,12 +897,12 @@ impl GpuBackend {
     fn read_packed(&self, with_history: bool) -> (Vec<u32>, Vec<FarSlot>, Vec<f32>) {
         let mut nbr_slot: Vec<u32> = self.read_pod("nbr_slot", self.records);
         let taken = (nbr_slot.iter().copied().max().unwrap_or(0) as u64).min(self.slot_capacity);
-        let slots: Vec<FarSlot> = self.read_split("slots", taken, 1);
+        let slots: Vec<FarSlot> = self.read_pod("slots", taken);
         // The device keeps the history unpadded; a state keeps whole vec4s.
         let t = &self.world.table;
         let words = if with_history { t.nbr_history_words } else { 0 };
         let history: Vec<f32> = if words > 0 && taken > 0 {
-            self.read_split("history", taken, words as u64)
+            self.read_pod("history", taken * words as u64)
         } else {
             Vec::new()
         };

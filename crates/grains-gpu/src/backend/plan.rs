@@ -242,12 +242,93 @@ impl GpuBackend {
                 Some((b.kind == crate::kernel::BindingKind::StorageReadWrite, name))
             })
             .collect();
+        // Arrays larger than a binding: the kernel composed to bind them as windows.
+        let (splits, windows) = self.splits_of(k, &map)?;
+        let (pipeline, groups) = if splits.is_empty() {
+            (None, self.kernels[k].bind(&self.ctx, &map)?)
+        } else {
+            let splits = splits.clone();
+            let mut cache = self.split_kernels.lock().unwrap_or_else(|e| e.into_inner());
+            let key = (k, splits);
+            if !cache.contains_key(&key) {
+                let variant = self.kernels[k].split(&self.ctx, &key.1)?;
+                cache.insert(key.clone(), variant);
+            }
+            let variant = &cache[&key];
+            (
+                Some(variant.pipeline.clone()),
+                variant.bind_windows(&self.ctx, &map, &windows)?,
+            )
+        };
         Ok(Op {
             kernel: k,
-            groups: self.kernels[k].bind(&self.ctx, &map)?,
+            pipeline,
+            splits,
+            groups,
             size,
             bound,
         })
+    }
+
+    /// Bytes a storage binding may hold here: the adapter's limit, or the options' lower one.
+    pub(super) fn binding_bytes(&self) -> u64 {
+        let adapter = self.ctx.limits().max_storage_buffer_binding_size;
+        match self.opts.binding_limit {
+            0 => adapter,
+            b => b.min(adapter),
+        }
+    }
+
+    /// The arrays of kernel `k` whose buffers (`map`) are larger than a binding, each split in
+    /// windows of as many whole elements as a binding holds, a multiple of the adapter's offset
+    /// alignment in bytes; and each one's window in bytes.
+    #[allow(clippy::type_complexity)]
+    fn splits_of<'m>(
+        &self,
+        k: usize,
+        map: &BTreeMap<&'m str, &wgpu::Buffer>,
+    ) -> Result<(Vec<grains_shaders::ArraySplit>, BTreeMap<&'m str, u64>), GpuError> {
+        let limit = self.binding_bytes();
+        let align = (self.ctx.limits().min_storage_buffer_offset_alignment as u64).max(256);
+        let mut splits = Vec::new();
+        let mut windows = BTreeMap::new();
+        for b in &self.kernels[k].bindings {
+            let Some((&name, buf)) = map.get_key_value(b.name.as_str()) else {
+                continue;
+            };
+            if buf.size() <= limit {
+                continue;
+            }
+            let stride = b.stride as u64;
+            let too_large = |limit_name, limit| GpuError::BufferTooLarge {
+                buffer: name.to_string(),
+                size: buf.size(),
+                limit_name,
+                limit,
+                particles: self.n,
+            };
+            if stride == 0 {
+                return Err(too_large("max_storage_buffer_binding_size", limit));
+            }
+            // Windows start at multiples of the offset alignment and hold whole elements.
+            let unit = stride / gcd(stride, align) * align;
+            let window = limit / unit * unit;
+            if window == 0 {
+                return Err(too_large("max_storage_buffer_binding_size", limit));
+            }
+            let chunk = window / stride;
+            if buf.size() / stride > u32::MAX as u64 {
+                // WGSL indexes with 32 bits.
+                return Err(too_large("32-bit index range", stride << 32));
+            }
+            splits.push(grains_shaders::ArraySplit {
+                name: name.to_string(),
+                chunk: chunk as u32,
+                parts: buf.size().div_ceil(window) as u32,
+            });
+            windows.insert(name, window);
+        }
+        Ok((splits, windows))
     }
 
     /// The first indirect slot of the passes every step runs: after the rebuild's and the
@@ -471,10 +552,20 @@ impl GpuBackend {
     }
 }
 
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// A copy of a recorded dispatch (its bind groups are shared).
 fn dup(op: &Op) -> Op {
     Op {
         kernel: op.kernel,
+        pipeline: op.pipeline.clone(),
+        splits: op.splits.clone(),
         groups: op.groups.clone(),
         size: op.size,
         bound: op.bound.clone(),

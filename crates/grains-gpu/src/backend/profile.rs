@@ -103,10 +103,6 @@ impl GpuBackend {
                 return (a.extent.len(&sizes) * a.elem) as f64;
             }
             match name {
-                // The state's `slots` and `history` extents already count every packed slot and
-                // history record, both parts.
-                "slots_hi" | "slots_hi2" | "slots_hi3" => 0.0,
-                "history_hi" | "history_hi2" | "history_hi3" => 0.0,
                 // A word for each pair that comes into or leaves contact, a few in a step.
                 "free_slots" => 0.0,
                 // A rebuild reads each slot's pair; the contact passes write a pair's when it
