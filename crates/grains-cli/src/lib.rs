@@ -220,6 +220,27 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
     Ok(CheckReport { text, refusal })
 }
 
+/// What the backend line adds where arrays are larger than a storage binding: each such array
+/// with the most windows a kernel binds it in (`GpuBackend::split_arrays`); empty otherwise.
+fn split_note(split: &[(String, String, u32)], ctx: &grains_gpu::GpuContext) -> String {
+    let mut most: std::collections::BTreeMap<&str, u32> = Default::default();
+    for (_, array, parts) in split {
+        let m = most.entry(array.as_str()).or_default();
+        *m = (*m).max(*parts);
+    }
+    if most.is_empty() {
+        return String::new();
+    }
+    let mut arrays: Vec<(&str, u32)> = most.into_iter().collect();
+    arrays.sort_by_key(|(a, p)| (std::cmp::Reverse(*p), *a));
+    let list: Vec<String> = arrays.iter().map(|(a, p)| format!("{a} in {p}")).collect();
+    format!(
+        "; arrays past its {} MiB storage binding, bound as windows: {}",
+        ctx.limits().max_storage_buffer_binding_size >> 20,
+        list.join(", ")
+    )
+}
+
 fn info() -> Result<()> {
     let adapters = grains_gpu::list_adapters();
     if adapters.is_empty() {
@@ -353,16 +374,16 @@ pub fn make_backend_from(
     let gpu = |world: World,
                ctx: &grains_gpu::GpuContext,
                state: Option<Resume>|
-     -> Result<Box<dyn Backend>> {
-        Ok(match state {
-            Some(Resume::State(s)) => Box::new(grains_gpu::GpuBackend::from_state(world, ctx, &s)?),
-            Some(Resume::File(ck)) => Box::new(grains_gpu::GpuBackend::from_state(
-                world,
-                ctx,
-                &ck.read_state()?,
-            )?),
-            None => Box::new(grains_gpu::GpuBackend::new(world, ctx)?),
-        })
+     -> Result<(Box<dyn Backend>, String)> {
+        let b = match state {
+            Some(Resume::State(s)) => grains_gpu::GpuBackend::from_state(world, ctx, &s)?,
+            Some(Resume::File(ck)) => {
+                grains_gpu::GpuBackend::from_state(world, ctx, &ck.read_state()?)?
+            }
+            None => grains_gpu::GpuBackend::new(world, ctx)?,
+        };
+        let windows = split_note(&b.split_arrays(), ctx);
+        Ok((Box::new(b), windows))
     };
     match choice {
         BackendArg::Cpu => Ok((cpu(world, state)?, "backend: cpu (asked for)".into())),
@@ -370,15 +391,15 @@ pub fn make_backend_from(
             let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)
                 .context("--backend gpu needs a GPU adapter")?;
             let name = ctx.adapter_name();
-            let b = gpu(world, &ctx, state)?;
-            Ok((b, format!("backend: gpu on {name} (asked for)")))
+            let (b, windows) = gpu(world, &ctx, state)?;
+            Ok((b, format!("backend: gpu on {name} (asked for){windows}")))
         }
         BackendArg::Auto => {
             match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::HardwareOnly) {
                 Ok(ctx) => {
                     let name = ctx.adapter_name();
-                    let b = gpu(world, &ctx, state)?;
-                    Ok((b, format!("backend: gpu on {name} (auto)")))
+                    let (b, windows) = gpu(world, &ctx, state)?;
+                    Ok((b, format!("backend: gpu on {name} (auto){windows}")))
                 }
                 Err(e) => {
                     // A CPU Vulkan device (lavapipe) is slower than the CPU backend: auto skips
