@@ -609,3 +609,38 @@ impl GpuBackend {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The control kernels, as the pass and chain kernels are in the shaders' tests, validate
+    /// with every array they bind split in three windows of 7 elements (for buffers larger than
+    /// a storage binding): an access the split cannot turn into a call fails here, not on a
+    /// large run.
+    #[test]
+    fn control_kernels_validate_with_their_arrays_split() {
+        let entries: Vec<&str> = CONTROL_WGSL
+            .lines()
+            .filter_map(|l| l.strip_prefix("//!entry "))
+            .collect();
+        assert!(entries.contains(&"commit_particles"), "{entries:?}");
+        for entry in entries {
+            let src = control_source(entry).unwrap_or_else(|e| panic!("{e}"));
+            let module = grains_shaders::validate(&src, entry).unwrap_or_else(|e| panic!("{e}"));
+            let splits: Vec<grains_shaders::ArraySplit> = grains_shaders::module_bindings(&module)
+                .into_iter()
+                // `args` and `control` are a few words a dispatch slot, never past a binding.
+                .filter(|b| b.stride > 0 && b.name != "args" && b.name != "control")
+                .map(|b| grains_shaders::ArraySplit {
+                    name: b.name,
+                    chunk: 7,
+                    parts: 3,
+                })
+                .collect();
+            let split = grains_shaders::split_arrays(entry, &src, &splits)
+                .unwrap_or_else(|e| panic!("{e}"));
+            grains_shaders::validate(&split, entry).unwrap_or_else(|e| panic!("{e}\n{split}"));
+        }
+    }
+}
