@@ -322,9 +322,11 @@ fn max_binding(t: &str) -> u32 {
         .unwrap_or(0)
 }
 
-/// Byte ranges of functions in which a parameter or a local declared with `let`/`var` has the
-/// name of a split array, with the names they shadow: there the name is not the array.
-fn shadowed(t: &str, names: &BTreeSet<String>) -> Vec<(usize, usize, BTreeSet<String>)> {
+/// Byte ranges where a parameter or a local declared with `let`/`var` has the name of a split
+/// array, with the name: there the name is not the array. A parameter hides it in its whole
+/// function; a local from its declaration to the end of its block (to the end of the function
+/// where that block is not found, as for a `for` statement's own variable).
+fn shadowed(t: &str, names: &BTreeSet<String>) -> Vec<(usize, usize, String)> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(k) = t[from..].find("fn ") {
@@ -340,8 +342,6 @@ fn shadowed(t: &str, names: &BTreeSet<String>) -> Vec<(usize, usize, BTreeSet<St
             break;
         };
         let header = &t[f..open];
-        let body = &t[open..close];
-        let mut hidden = BTreeSet::new();
         for name in names {
             let param = header.find('(').is_some_and(|p| {
                 let params = &header[p..];
@@ -350,19 +350,23 @@ fn shadowed(t: &str, names: &BTreeSet<String>) -> Vec<(usize, usize, BTreeSet<St
                         && params[q + name.len()..].trim_start().starts_with(':')
                 })
             });
-            let local = ["let ", "var ", "var<function> "].iter().any(|kw| {
-                body.match_indices(kw).any(|(q, _)| {
-                    let at = skip_ws(body, q + kw.len());
-                    (q == 0 || !is_ident(body.as_bytes()[q - 1]))
-                        && ident_at(body, at) == Some(name.as_str())
-                })
-            });
-            if param || local {
-                hidden.insert(name.clone());
+            if param {
+                out.push((f, close, name.clone()));
+                continue;
             }
-        }
-        if !hidden.is_empty() {
-            out.push((f, close, hidden));
+            for kw in ["let ", "var ", "var<function> "] {
+                for (q, _) in t[open..close].match_indices(kw) {
+                    let q = open + q;
+                    let at = skip_ws(t, q + kw.len());
+                    if is_ident(t.as_bytes()[q - 1]) || ident_at(t, at) != Some(name.as_str()) {
+                        continue;
+                    }
+                    let end = at_depth0(t, at, b"}")
+                        .filter(|&e| e <= close)
+                        .unwrap_or(close);
+                    out.push((q, end, name.clone()));
+                }
+            }
         }
         from = close;
     }
@@ -380,7 +384,7 @@ struct Uses {
 struct Rewriter<'a> {
     label: &'a str,
     names: &'a BTreeSet<String>,
-    shadows: &'a [(usize, usize, BTreeSet<String>)],
+    shadows: &'a [(usize, usize, String)],
     used: BTreeMap<String, Uses>,
 }
 
@@ -390,7 +394,7 @@ impl Rewriter<'_> {
             && !self
                 .shadows
                 .iter()
-                .any(|(a, b, h)| (*a..*b).contains(&at) && h.contains(name))
+                .any(|(a, b, h)| (*a..*b).contains(&at) && h == name)
     }
 
     fn uses(&mut self, name: &str) -> &mut Uses {
@@ -685,6 +689,13 @@ struct S { a: vec4<f32>, b: f32 }
 fn helper(ys: vec4<f32>) -> f32 {
     return ys[1];
 }
+fn scoped(i: u32) -> f32 {
+    if (i > 3u) {
+        let ys = vec4<f32>(1.0);
+        return ys[2];
+    }
+    return ys[i].x;
+}
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     let i = g.x;
@@ -726,6 +737,9 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
             "counts_atomicStore(u32(i), k);",
             // A parameter that shadows the array is left alone.
             "return ys[1];",
+            // A local hides the array in its block only.
+            "return ys[2];",
+            "return ys_at(u32(i)).x;",
             "@binding(4) var<storage, read_write> xs_part1: array<S>;",
             "var<storage, read> ys_part2: array<vec4<f32>>;",
             "if (i < 10u) {\n        return ys_part1[i - 5u];",
