@@ -767,6 +767,7 @@ fn neighbour_overflow_grows_and_matches_cpu() {
         // second of its two buffers.
         check_every: 15,
         binding_limit: 0,
+        buffer_limit: 0,
         fuse_gather_kick: true,
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
@@ -847,6 +848,7 @@ fn neighbour_overflow_at_start() {
         initial_slots_per_particle: 1,
         check_every: 8,
         binding_limit: 0,
+        buffer_limit: 0,
         fuse_gather_kick: true,
     };
     // Spheres still apart after 40 steps: free flight is bitwise the CPU's.
@@ -864,6 +866,7 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
         initial_slots_per_particle: 1,
         check_every: 8,
         binding_limit: 0,
+        buffer_limit: 0,
         fuse_gather_kick: true,
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
@@ -884,6 +887,7 @@ fn slots_alone_options() -> GpuOptions {
         initial_slots_per_particle: 1,
         check_every: 8,
         binding_limit: 0,
+        buffer_limit: 0,
         fuse_gather_kick: true,
     }
 }
@@ -954,6 +958,7 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         initial_slots_per_particle: 64,
         check_every: 64,
         binding_limit: 0,
+        buffer_limit: 0,
         fuse_gather_kick: true,
     };
     let tight = GpuOptions {
@@ -961,6 +966,7 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         initial_slots_per_particle: 1,
         check_every: 7,
         binding_limit: 0,
+        buffer_limit: 0,
         fuse_gather_kick: true,
     };
     let mut a = GpuBackend::with_options(world.clone(), &ctx, ample).unwrap();
@@ -1126,9 +1132,10 @@ fn assert_packed_slots_match(c: &mut CpuBackend, g: &mut GpuBackend) {
 /// Arrays larger than a storage binding are bound as several windows of their buffer, the
 /// kernels that bind them composed to pick each element's window
 /// (`grains_shaders::split_arrays`), as on an adapter whose binding limit a large pack
-/// exceeds. Here the limit is 20 B a particle: the packed slots, their history and pairs
-/// split, and the slots grow at the first step (their kernels composed
-/// again for more parts). The run matches the CPU, tangential springs included; a state taken
+/// exceeds. Here the limit is 20 B a particle, and a buffer holds at most two bindings' worth
+/// (as an adapter's `max_buffer_size` caps an array's buffer): the packed slots, their history
+/// and pairs split, the slots and history over several buffers, and the slots grow at the
+/// first step (their kernels composed again for more parts). The run matches the CPU, tangential springs included; a state taken
 /// at an odd step goes up and comes back exactly and runs on bit for bit as the same state
 /// does unsplit. (Lavapipe allows 32 storage bindings a kernel: a lower limit here would split
 /// the contact kernel past them; `per_particle_arrays_split_over_bindings_run_as_unsplit`
@@ -1137,8 +1144,10 @@ fn assert_packed_slots_match(c: &mut CpuBackend, g: &mut GpuBackend) {
 fn arrays_split_over_bindings_match_cpu() {
     let Some(ctx) = gpu_context() else { return };
     let n = settling_box_spaced(23, 0.995e-3).particles.len() as u64;
+    let binding = (20 * n).next_multiple_of(256);
     let opts = GpuOptions {
-        binding_limit: (20 * n).next_multiple_of(256),
+        binding_limit: binding,
+        buffer_limit: 2 * binding,
         initial_records_per_particle: 0,
         ..slots_alone_options()
     };
@@ -1149,6 +1158,10 @@ fn arrays_split_over_bindings_match_cpu() {
             split.iter().any(|(_, a, parts)| a == array && *parts >= 2),
             "`{array}` not split: {split:?}"
         );
+    }
+    // Past two bindings' worth, the slots and their history are held in several buffers.
+    for array in ["slots", "history"] {
+        assert!(g.array_buffers(array) >= 2, "`{array}` in one buffer");
     }
     let dx = max_pos_diff(
         &c.snapshot().into_owned().pos,
@@ -1172,6 +1185,7 @@ fn arrays_split_over_bindings_match_cpu() {
     // grow one-ulp differences: 1.4e-8 m in 20 steps on an H100.)
     let whole = GpuOptions {
         binding_limit: 0,
+        buffer_limit: 0,
         ..opts
     };
     let mut u = GpuBackend::from_state_with_options(c.world.clone(), &ctx, &state, whole)

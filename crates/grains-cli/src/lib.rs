@@ -260,31 +260,21 @@ fn info() -> Result<()> {
     if let Ok(ctx) = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
         let limits = ctx.limits();
         let binding = limits.max_storage_buffer_binding_size;
-        let buffer = limits.max_buffer_size;
-        // The largest buffer of a dense pack per particle (the buffers grow to what the
-        // packing needs, a sixteenth more): the packed slots' history, a record per pair in
-        // contact of as many words as the scene's laws keep (8 for Hertz with Cundall-Strack
-        // friction), or the slots themselves (28 bytes), each slot's pair (8 bytes), the list's
-        // per-record arrays (4 bytes a record) and the particles' (16 bytes). An array larger
-        // than a binding is bound as windows of its buffer, each window one more storage
-        // binding of the kernels that bind it.
-        let slot = std::mem::size_of::<grains_core::kernels::sources::neighbour::FarSlot>() as u64;
-        let slots = grains_scene::CONTACTS_PER_PARTICLE as u64;
-        let records = grains_scene::RECORDS_PER_PARTICLE as u64;
-        let largest = (slots * slot.max(8 * 4))
-            .max(slots * 8)
-            .max(records * 4)
-            .max(16);
-        let dense = buffer / (largest + largest / grains_core::backend::LIST_MARGIN);
+        let per_kernel = limits.max_storage_buffers_per_shader_stage as u64;
+        // What bounds a run's size on this adapter: an array past a binding is bound as
+        // windows of its buffers, each window one storage buffer of the kernels that bind it,
+        // so a kernel reaches at most its storage buffers times a binding (a dense pack's
+        // contact chains bind about 400 B a sphere); the list's arrays span several buffers,
+        // the particles' arrays (16 B a sphere) one each.
         println!(
-            "--backend gpu uses {}: storage bindings up to {} MiB (larger arrays bound as \
-             windows, up to {} storage buffers a kernel), buffers up to {} MiB, so a dense pack \
-             of about {} particles at most",
+            "--backend gpu uses {}: storage bindings up to {} MiB (an array past one is bound as \
+             windows), {} storage buffers a kernel (so at most {} MiB a kernel reaches), buffers \
+             up to {} MiB (the neighbour list's arrays span several)",
             ctx.adapter_name(),
             binding >> 20,
-            limits.max_storage_buffers_per_shader_stage,
-            buffer >> 20,
-            dense
+            per_kernel,
+            (per_kernel * binding) >> 20,
+            limits.max_buffer_size >> 20,
         );
     }
     Ok(())

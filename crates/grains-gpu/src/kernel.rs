@@ -34,6 +34,16 @@ pub fn reflect(label: &str, src: &str) -> Result<(naga::Module, Vec<Binding>), G
     Ok((module, bindings))
 }
 
+/// How an array larger than a binding is bound ([`Kernel::bind_windows`]).
+pub struct Windows<'a> {
+    /// Bytes per window.
+    pub window: u64,
+    /// Bytes per buffer but the last (a whole number of windows); `u64::MAX` for one buffer.
+    pub segment: u64,
+    /// The array's buffers, in order.
+    pub segments: Vec<&'a wgpu::Buffer>,
+}
+
 /// A compute pipeline and what it binds.
 pub struct Kernel {
     pub label: String,
@@ -176,16 +186,15 @@ impl Kernel {
         self.bind_windows(ctx, buffers, &BTreeMap::new())
     }
 
-    /// As [`Kernel::bind`], with each array of `windows` (binding name, bytes per window) bound
-    /// as windows of its buffer: the array's own binding the first, part `p`
-    /// (`grains_shaders::part_name`) the one at `p` windows in. A part past the buffer's end
-    /// (after a buffer was made smaller than the kernel's parts) is bound to the first window:
-    /// no index reaches it.
+    /// As [`Kernel::bind`], with each array of `windows` bound as windows of its buffers: the
+    /// array's own binding the first, part `p` (`grains_shaders::part_name`) the one at `p`
+    /// windows in. A part past the array's end (after its buffers were made smaller than the
+    /// kernel's parts) is bound to the first window: no index reaches it.
     pub fn bind_windows(
         &self,
         ctx: &GpuContext,
         buffers: &BTreeMap<&str, &wgpu::Buffer>,
-        windows: &BTreeMap<&str, u64>,
+        windows: &BTreeMap<&str, Windows<'_>>,
     ) -> Result<Vec<wgpu::BindGroup>, GpuError> {
         let mut groups = Vec::new();
         for (g, layout) in self.layouts.iter().enumerate() {
@@ -200,13 +209,16 @@ impl Kernel {
                     binding: b.binding,
                 })?;
                 let resource = match windows.get(array) {
-                    Some(&w) => {
-                        let at = part as u64 * w;
-                        let at = if at < buf.size() { at } else { 0 };
+                    Some(w) => {
+                        let at = part as u64 * w.window;
+                        let (seg, off) = match w.segments.get((at / w.segment) as usize) {
+                            Some(seg) if at % w.segment < seg.size() => (*seg, at % w.segment),
+                            _ => (w.segments[0], 0),
+                        };
                         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: buf,
-                            offset: at,
-                            size: wgpu::BufferSize::new(w.min(buf.size() - at)),
+                            buffer: seg,
+                            offset: off,
+                            size: wgpu::BufferSize::new(w.window.min(seg.size() - off)),
                         })
                     }
                     None => buf.as_entire_binding(),

@@ -67,7 +67,80 @@ pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap)
     v
 }
 
+/// Bytes per element of list array `name` as the kernels bind it (`history` as `array<f32>`):
+/// what its windows, and so its buffers' lengths, are whole multiples of.
+pub(super) fn list_stride(name: &str) -> u64 {
+    match name {
+        "slots" => std::mem::size_of::<FarSlot>() as u64,
+        "slot_pair" => 8,
+        _ => 4,
+    }
+}
+
 impl GpuBackend {
+    /// Bytes one buffer may hold here: the adapter's `max_buffer_size`, or the options' lower
+    /// figure ([`GpuOptions::buffer_limit`]).
+    pub(super) fn buffer_bytes(&self) -> u64 {
+        let adapter = self.ctx.limits().max_buffer_size;
+        match self.opts.buffer_limit {
+            0 => adapter,
+            b => b.min(adapter),
+        }
+    }
+
+    /// List array `name` of `size` bytes as buffers (segments) of at most [`buffer_bytes`]
+    /// each, every one but the last a whole number of the array's binding windows, so that no
+    /// window straddles two; the first replaces `bufs[name]`, the others `more[name]`.
+    ///
+    /// [`buffer_bytes`]: GpuBackend::buffer_bytes
+    pub(super) fn make_array(&self, name: &str, size: u64) -> Result<Vec<wgpu::Buffer>, GpuError> {
+        let window = self.window_bytes(list_stride(name));
+        let seg = (self.buffer_bytes() / window).max(1) * window;
+        let mut out = Vec::new();
+        let mut left = size.max(16);
+        while left > 0 {
+            let here = left.min(seg);
+            out.push(self.make_buffer(name, here, wgpu::BufferUsages::empty())?);
+            left -= here;
+        }
+        Ok(out)
+    }
+
+    /// Put the segments of list array `name` in place ([`GpuBackend::make_array`]).
+    pub(super) fn set_array(&mut self, name: &'static str, mut segments: Vec<wgpu::Buffer>) {
+        let first = segments.remove(0);
+        self.bufs.insert(name, first);
+        if segments.is_empty() {
+            self.more.remove(name);
+        } else {
+            self.more.insert(name, segments);
+        }
+    }
+
+    /// The buffers holding array `name` (through its scratch host), in order.
+    pub(super) fn segments(&self, name: &str) -> Vec<&wgpu::Buffer> {
+        let host = buffer_of(name);
+        let mut v: Vec<&wgpu::Buffer> = self.bufs.get(host).into_iter().collect();
+        if let Some(more) = self.more.get(host) {
+            v.extend(more);
+        }
+        v
+    }
+
+    /// Write `data` into array `name` from byte `offset`, across its segments.
+    pub(super) fn write_array(&self, name: &str, offset: u64, data: &[u8]) {
+        let mut start = 0u64;
+        for seg in self.segments(name) {
+            let end = start + seg.size();
+            let (lo, hi) = (offset.max(start), (offset + data.len() as u64).min(end));
+            if lo < hi {
+                let part = &data[(lo - offset) as usize..(hi - offset) as usize];
+                self.ctx.queue.write_buffer(seg, lo - start, part);
+            }
+            start = end;
+        }
+    }
+
     pub(super) fn encoder(&self) -> wgpu::CommandEncoder {
         self.ctx
             .device
@@ -251,8 +324,8 @@ impl GpuBackend {
             .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
         self.clear_fault();
         for (name, elem, cap) in list_buffers(self.world.table.nbr_history_words) {
-            let buf = self.make_buffer(name, elem * self.list_capacity(cap), none)?;
-            self.bufs.insert(name, buf);
+            let segments = self.make_array(name, elem * self.list_capacity(cap))?;
+            self.set_array(name, segments);
         }
         self.write_slot_words(0, &[]);
         Ok(())
@@ -269,7 +342,7 @@ impl GpuBackend {
         let q = &self.ctx.queue;
         q.write_buffer(&self.bufs["slot_count"], 0, bytemuck::cast_slice(&words));
         if !free.is_empty() {
-            q.write_buffer(&self.bufs["free_slots"], 0, bytemuck::cast_slice(free));
+            self.write_array("free_slots", 0, bytemuck::cast_slice(free));
         }
     }
 
@@ -303,14 +376,24 @@ impl GpuBackend {
             .write_buffer(&self.bufs["fault"], 0, bytemuck::cast_slice(&[NO_FAULT]));
     }
 
-    /// Read `size` bytes of buffer `name` from offset 0.
+    /// Read `size` bytes of buffer `name` from offset 0 (across its segments).
     pub(super) fn read_bytes(&self, name: &str, size: u64) -> Result<Vec<u8>, GpuError> {
-        let src = self
-            .bufs
-            .get(name)
-            .ok_or_else(|| GpuError::Readback(name.to_string()))?;
-        let mut out = crate::device::read_back(&self.ctx, self.encoder(), &[(name, src, size)])?;
-        Ok(out.pop().unwrap_or_default())
+        let segments = self.segments(name);
+        if segments.is_empty() {
+            return Err(GpuError::Readback(name.to_string()));
+        }
+        let mut sources = Vec::new();
+        let mut left = size;
+        for seg in segments {
+            if left == 0 {
+                break;
+            }
+            let here = left.min(seg.size());
+            sources.push((name, seg, here));
+            left -= here;
+        }
+        let out = crate::device::read_back(&self.ctx, self.encoder(), &sources)?;
+        Ok(out.concat())
     }
 
     pub(super) fn read_pod<T: bytemuck::Pod>(&self, name: &str, count: u64) -> Vec<T> {

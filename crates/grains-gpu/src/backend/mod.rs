@@ -76,6 +76,11 @@ pub struct GpuOptions {
     /// small figure exercises that split in tests. A buffer is still at most the adapter's
     /// `max_buffer_size`.
     pub binding_limit: u64,
+    /// Bytes one buffer may hold, below the adapter's `max_buffer_size`; 0 (the default) for
+    /// the adapter's. The list's arrays (records, packed slots, their history and pairs) larger
+    /// than that are held in several buffers, bound as the windows of one array; a small figure
+    /// exercises that in tests.
+    pub buffer_limit: u64,
     /// Gather and kick in one pass (`gather_kick`) where nothing runs between them (no shells,
     /// clumps or moving walls). Off, the step runs `gather` and `integrate_second_half`, with
     /// the same bits; for tests.
@@ -89,6 +94,7 @@ impl Default for GpuOptions {
             initial_slots_per_particle: 0,
             check_every: 64,
             binding_limit: 0,
+            buffer_limit: 0,
             fuse_gather_kick: true,
         }
     }
@@ -196,6 +202,9 @@ pub struct GpuBackend {
     /// Prefix-sum workgroups per scan, from the kernel's shape.
     prefix_groups: (u32, u32),
     bufs: BTreeMap<&'static str, wgpu::Buffer>,
+    /// The further buffers of list arrays larger than one buffer may be
+    /// ([`GpuOptions::buffer_limit`]), after the first in `bufs` ([`GpuBackend::make_array`]).
+    more: BTreeMap<&'static str, Vec<wgpu::Buffer>>,
     init_ops: Vec<Op>,
     /// Indices in `init_ops` of the guard and the first contact pass, where a frozen initial
     /// force computation is taken up again.
@@ -263,6 +272,7 @@ impl GpuBackend {
             initial_slots_per_particle: opts.initial_slots_per_particle,
             check_every: opts.check_every.clamp(1, LOG_LEN as u32),
             binding_limit: opts.binding_limit,
+            buffer_limit: opts.buffer_limit,
             fuse_gather_kick: opts.fuse_gather_kick,
         };
         let grid = world.grid()?;
@@ -401,6 +411,7 @@ impl GpuBackend {
             ids,
             prefix_groups,
             bufs: BTreeMap::new(),
+            more: BTreeMap::new(),
             init_ops: Vec::new(),
             init_resume: (0, 0),
             step_resume: (0, 0),
@@ -469,16 +480,14 @@ impl GpuBackend {
             b.rec_capacity = grown(per_record, b.rec_capacity, b.n);
             b.slot_capacity = grown(slots, b.slot_capacity, b.n);
             for (name, elem, cap) in list_buffers(b.world.table.nbr_history_words) {
-                let len = elem * b.list_capacity(cap);
-                let buf = b.make_buffer(name, len, wgpu::BufferUsages::empty())?;
-                b.bufs.insert(name, buf);
+                let segments = b.make_array(name, elem * b.list_capacity(cap))?;
+                b.set_array(name, segments);
             }
             b.build_ops()?;
         }
-        let q = &b.ctx.queue;
         let put = |name: &str, bytes: &[u8]| {
             if !bytes.is_empty() {
-                q.write_buffer(&b.bufs[name], 0, bytes);
+                b.write_array(name, 0, bytes);
             }
         };
         for (a, bytes) in STATE_ARRAYS.iter().zip(state.array_bytes()) {
@@ -584,6 +593,12 @@ impl GpuBackend {
     /// The adapter's name, for benchmark reports.
     pub fn backend_label(&self) -> String {
         format!("gpu ({})", self.ctx.adapter_name())
+    }
+
+    /// How many buffers hold array `name` (more than one for a list array larger than a buffer
+    /// may be, [`GpuOptions::buffer_limit`]); 0 for no such array.
+    pub fn array_buffers(&self, name: &str) -> usize {
+        self.segments(name).len()
     }
 
     /// The arrays the step binds as several windows, being larger than a storage binding
@@ -852,9 +867,7 @@ impl GpuBackend {
         for &k in &free {
             pairs[k as usize] = [SLOT_NO_PAIR; 2];
         }
-        self.ctx
-            .queue
-            .write_buffer(&self.bufs["slot_pair"], 0, bytemuck::cast_slice(&pairs));
+        self.write_array("slot_pair", 0, bytemuck::cast_slice(&pairs));
         drop(pairs);
         self.write_slot_words(taken, &free);
         self.ctx.queue.write_buffer(
@@ -966,8 +979,8 @@ impl GpuBackend {
             if before.get(name) == Some(&len) {
                 continue;
             }
-            match self.make_buffer(name, elem * len, wgpu::BufferUsages::empty()) {
-                Ok(buf) => made.push((name, buf)),
+            match self.make_array(name, elem * len) {
+                Ok(segments) => made.push((name, segments)),
                 Err(e) => {
                     (self.rec_capacity, self.slot_capacity) = kept;
                     return Err(e);
@@ -977,10 +990,12 @@ impl GpuBackend {
         // The step goes on from where it froze: the grown buffers start with the old ones'
         // elements (the live list, its flags, the packed slots and history).
         let mut enc = self.encoder();
-        for (name, buf) in made {
-            let old = &self.bufs[name];
-            enc.copy_buffer_to_buffer(old, 0, &buf, 0, old.size().min(buf.size()));
-            self.bufs.insert(name, buf);
+        for (name, segments) in made {
+            // Segment i of either holds the same bytes: whole windows of the same length.
+            for (old, new) in self.segments(name).into_iter().zip(&segments) {
+                enc.copy_buffer_to_buffer(old, 0, new, 0, old.size().min(new.size()));
+            }
+            self.set_array(name, segments);
         }
         self.ctx.queue.submit([enc.finish()]);
         self.grows += 1;
@@ -1106,7 +1121,8 @@ impl Backend for GpuBackend {
     }
 
     fn device_bytes(&self) -> Option<u64> {
-        Some(self.bufs.values().map(|b| b.size()).sum())
+        let more = self.more.values().flatten();
+        Some(self.bufs.values().chain(more).map(|b| b.size()).sum())
     }
 
     fn batch(&self) -> u64 {

@@ -216,14 +216,16 @@ impl GpuBackend {
         alias: &[(&str, &'static str)],
         size: Size,
     ) -> Result<Op, GpuError> {
-        let mut map: BTreeMap<&str, &wgpu::Buffer> =
-            self.bufs.iter().map(|(k, v)| (*k, v)).collect();
+        // Each binding's host buffer: its own, its scratch host's, or the alias's.
+        let mut hosts: BTreeMap<&str, &'static str> = self.bufs.keys().map(|k| (*k, *k)).collect();
         for (binding, host) in super::buffers::SCRATCH {
-            map.insert(binding, &self.bufs[host]);
+            hosts.insert(binding, host);
         }
         for (binding, buffer) in alias {
-            map.insert(binding, &self.bufs[super::buffers::buffer_of(buffer)]);
+            hosts.insert(binding, super::buffers::buffer_of(buffer));
         }
+        let map: BTreeMap<&str, &wgpu::Buffer> =
+            hosts.iter().map(|(b, h)| (*b, &self.bufs[h])).collect();
         let bound = self.kernels[k]
             .bindings
             .iter()
@@ -243,7 +245,7 @@ impl GpuBackend {
             })
             .collect();
         // Arrays larger than a binding: the kernel composed to bind them as windows.
-        let (splits, windows) = self.splits_of(k, &map)?;
+        let (splits, windows) = self.splits_of(k, &hosts)?;
         let (pipeline, groups) = if splits.is_empty() {
             (None, self.kernels[k].bind(&self.ctx, &map)?)
         } else {
@@ -279,54 +281,84 @@ impl GpuBackend {
         }
     }
 
-    /// The arrays of kernel `k` whose buffers (`map`) are larger than a binding, each split in
-    /// windows of as many whole elements as a binding holds, a multiple of the adapter's offset
-    /// alignment in bytes; and each one's window in bytes.
+    /// Bytes of the windows an array of `stride`-byte elements is bound in: as many whole
+    /// elements as a binding holds, a multiple of the adapter's offset alignment.
+    pub(super) fn window_bytes(&self, stride: u64) -> u64 {
+        let align = (self.ctx.limits().min_storage_buffer_offset_alignment as u64).max(256);
+        let unit = stride / gcd(stride, align) * align;
+        self.binding_bytes() / unit * unit
+    }
+
+    /// The arrays of kernel `k` larger than a binding (their host buffers in `hosts`, with
+    /// their segments), each split in windows ([`GpuBackend::window_bytes`]); and each one's
+    /// windows as its kernel binds them.
     #[allow(clippy::type_complexity)]
     fn splits_of<'m>(
-        &self,
+        &'m self,
         k: usize,
-        map: &BTreeMap<&'m str, &wgpu::Buffer>,
-    ) -> Result<(Vec<grains_shaders::ArraySplit>, BTreeMap<&'m str, u64>), GpuError> {
+        hosts: &BTreeMap<&'m str, &'static str>,
+    ) -> Result<
+        (
+            Vec<grains_shaders::ArraySplit>,
+            BTreeMap<&'m str, Windows<'m>>,
+        ),
+        GpuError,
+    > {
         let limit = self.binding_bytes();
-        let align = (self.ctx.limits().min_storage_buffer_offset_alignment as u64).max(256);
         let mut splits = Vec::new();
         let mut windows = BTreeMap::new();
         for b in &self.kernels[k].bindings {
-            let Some((&name, buf)) = map.get_key_value(b.name.as_str()) else {
+            let Some((&name, &host)) = hosts.get_key_value(b.name.as_str()) else {
                 continue;
             };
-            if buf.size() <= limit {
+            let segments = self.segments(host);
+            let size: u64 = segments.iter().map(|s| s.size()).sum();
+            if size <= limit {
                 continue;
             }
             let stride = b.stride as u64;
             let too_large = |limit_name, limit| GpuError::BufferTooLarge {
                 buffer: name.to_string(),
-                size: buf.size(),
+                size,
                 limit_name,
                 limit,
                 particles: self.n,
             };
-            if stride == 0 {
-                return Err(too_large("max_storage_buffer_binding_size", limit));
-            }
-            // Windows start at multiples of the offset alignment and hold whole elements.
-            let unit = stride / gcd(stride, align) * align;
-            let window = limit / unit * unit;
+            let window = if stride == 0 {
+                0
+            } else {
+                self.window_bytes(stride)
+            };
             if window == 0 {
                 return Err(too_large("max_storage_buffer_binding_size", limit));
             }
-            let chunk = window / stride;
-            if buf.size() / stride > u32::MAX as u64 {
+            if size / stride > u32::MAX as u64 {
                 // WGSL indexes with 32 bits.
                 return Err(too_large("32-bit index range", stride << 32));
             }
+            // A window never straddles two segments: all but the last are whole windows.
+            let seg = segments[0].size();
+            if segments.len() > 1 && !seg.is_multiple_of(window) {
+                return Err(GpuError::Shader {
+                    label: self.kernels[k].label.clone(),
+                    message: format!(
+                        "`{name}`'s buffers of {seg} bytes are not whole windows of {window}"
+                    ),
+                });
+            }
             splits.push(grains_shaders::ArraySplit {
                 name: name.to_string(),
-                chunk: chunk as u32,
-                parts: buf.size().div_ceil(window) as u32,
+                chunk: (window / stride) as u32,
+                parts: size.div_ceil(window) as u32,
             });
-            windows.insert(name, window);
+            windows.insert(
+                name,
+                Windows {
+                    window,
+                    segment: if segments.len() > 1 { seg } else { u64::MAX },
+                    segments,
+                },
+            );
         }
         Ok((splits, windows))
     }
@@ -551,6 +583,8 @@ impl GpuBackend {
         Ok(())
     }
 }
+
+use crate::kernel::Windows;
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
