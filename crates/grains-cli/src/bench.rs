@@ -45,6 +45,12 @@ pub struct BenchArgs {
     /// ratios are of medians.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
+    /// Bytes a storage binding holds for the `gpu-windows` row (in `--backends`): the GPU
+    /// backend with every array larger than that bound as windows of its buffer, as on an
+    /// adapter whose binding limit a large run exceeds; beside the `gpu` row, the windows'
+    /// cost measured in the same run.
+    #[arg(long)]
+    pub binding_limit: Option<u64>,
 }
 
 /// The default table: `(particles, CPU backend only)`. Ten million spheres take about 5 GiB
@@ -247,7 +253,40 @@ pub fn bench_world(scene: &str, n: u64) -> Result<World> {
 /// Time `steps` steps of `world` on a backend.
 pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<BenchRow> {
     let particles = world.particles.len();
-    let (mut b, _) = make_backend(world, backend)?;
+    let (b, _) = make_backend(world, backend)?;
+    let name = b.name();
+    time_built(b, name, particles, steps)
+}
+
+/// Time `steps` steps of `world` on the GPU backend with storage bindings of `limit` bytes
+/// (`GpuOptions::binding_limit`): the arrays past it bound as windows.
+pub fn time_gpu_windows(world: World, limit: u64, steps: u64) -> Result<BenchRow> {
+    let particles = world.particles.len();
+    let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)?;
+    let opts = grains_gpu::GpuOptions {
+        binding_limit: limit,
+        ..Default::default()
+    };
+    let b = grains_gpu::GpuBackend::with_options(world, &ctx, opts)?;
+    let windows: Vec<String> = b
+        .split_arrays()
+        .iter()
+        .map(|(_, a, p)| format!("{a}:{p}"))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    eprintln!("{particles}: windows of {limit} B: {}", windows.join(" "));
+    let name = format!("{} ({limit} B windows)", ctx.adapter_name());
+    time_built(Box::new(b), name, particles, steps)
+}
+
+/// Time `steps` steps of a built backend, after 20 warm-up steps.
+fn time_built(
+    mut b: Box<dyn grains_core::Backend>,
+    name: String,
+    particles: usize,
+    steps: u64,
+) -> Result<BenchRow> {
     b.try_run(20)?;
     let t0 = Instant::now();
     // `try_run` returns with the work done: the GPU backend reads its control words back after
@@ -258,7 +297,7 @@ pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<Ben
     let seconds = t0.elapsed().as_secs_f64();
     Ok(BenchRow {
         particles,
-        backend: b.name(),
+        backend: name,
         steps,
         seconds,
         particle_steps_per_s: particles as f64 * steps as f64 / seconds,
@@ -454,10 +493,18 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             for name in &args.backends {
                 let which = match name.as_str() {
                     "cpu" => BackendArg::Cpu,
-                    "gpu" => BackendArg::Gpu,
+                    "gpu" | "gpu-windows" => BackendArg::Gpu,
                     other => anyhow::bail!(
-                        "unknown backend `{other}` in --backends: expected cpu or gpu"
+                        "unknown backend `{other}` in --backends: expected cpu, gpu or gpu-windows"
                     ),
+                };
+                let windows = match (name.as_str(), args.binding_limit) {
+                    ("gpu-windows", Some(limit)) => Some(limit),
+                    ("gpu-windows", None) => anyhow::bail!(
+                        "--backends gpu-windows needs --binding-limit BYTES (the storage \
+                         binding its arrays are split at)"
+                    ),
+                    _ => None,
                 };
                 if cpu_only && which != BackendArg::Cpu {
                     continue;
@@ -465,7 +512,10 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 // A size the scene parser refuses (its particles cannot fit in the available
                 // memory) is a row saying so, not a machine driven into swap.
                 let row = match bench_world(&args.scene, n) {
-                    Ok(w) => time_backend(w, which, args.steps),
+                    Ok(w) => match windows {
+                        Some(limit) => time_gpu_windows(w, limit, args.steps),
+                        None => time_backend(w, which, args.steps),
+                    },
                     Err(e) if e.downcast_ref::<grains_scene::SceneError>().is_some() => Err(e),
                     Err(e) => return Err(e),
                 };
