@@ -268,14 +268,10 @@ pub fn time_gpu_windows(world: World, limit: u64, steps: u64) -> Result<BenchRow
         ..Default::default()
     };
     let b = grains_gpu::GpuBackend::with_options(world, &ctx, opts)?;
-    let windows: Vec<String> = b
-        .split_arrays()
-        .iter()
-        .map(|(_, a, p)| format!("{a}:{p}"))
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    eprintln!("{particles}: windows of {limit} B: {}", windows.join(" "));
+    eprintln!(
+        "{particles}: the GPU backend{}",
+        crate::split_note(&b.split_arrays(), limit)
+    );
     let name = format!("{} ({limit} B windows)", ctx.adapter_name());
     time_built(Box::new(b), name, particles, steps)
 }

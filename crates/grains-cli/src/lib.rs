@@ -220,9 +220,10 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
     Ok(CheckReport { text, refusal })
 }
 
-/// What the backend line adds where arrays are larger than a storage binding: each such array
-/// with the most windows a kernel binds it in (`GpuBackend::split_arrays`); empty otherwise.
-fn split_note(split: &[(String, String, u32)], ctx: &grains_gpu::GpuContext) -> String {
+/// What the backend line adds where arrays are larger than a storage binding of `binding`
+/// bytes: each such array with the most windows a kernel binds it in
+/// (`GpuBackend::split_arrays`); empty otherwise.
+pub(crate) fn split_note(split: &[(String, String, u32)], binding: u64) -> String {
     let mut most: std::collections::BTreeMap<&str, u32> = Default::default();
     for (_, array, parts) in split {
         let m = most.entry(array.as_str()).or_default();
@@ -234,9 +235,13 @@ fn split_note(split: &[(String, String, u32)], ctx: &grains_gpu::GpuContext) -> 
     let mut arrays: Vec<(&str, u32)> = most.into_iter().collect();
     arrays.sort_by_key(|(a, p)| (std::cmp::Reverse(*p), *a));
     let list: Vec<String> = arrays.iter().map(|(a, p)| format!("{a} in {p}")).collect();
+    let size = if binding.is_multiple_of(1 << 20) {
+        format!("{} MiB", binding >> 20)
+    } else {
+        format!("{binding} B")
+    };
     format!(
-        "; arrays past its {} MiB storage binding, bound as windows: {}",
-        ctx.limits().max_storage_buffer_binding_size >> 20,
+        "; arrays past its {size} storage binding, bound as windows: {}",
         list.join(", ")
     )
 }
@@ -372,7 +377,8 @@ pub fn make_backend_from(
             }
             None => grains_gpu::GpuBackend::new(world, ctx)?,
         };
-        let windows = split_note(&b.split_arrays(), ctx);
+        let binding = ctx.limits().max_storage_buffer_binding_size;
+        let windows = split_note(&b.split_arrays(), binding);
         Ok((Box::new(b), windows))
     };
     match choice {

@@ -286,7 +286,7 @@ fn declaration(t: &str, name: &str) -> Option<Decl> {
         let ty = t[colon + 1..semi].trim();
         let elem = ty.strip_prefix("array<")?.strip_suffix('>')?.trim();
         // A fixed-size array (`array<T, N>`) is not split.
-        if at_depth0(elem, 0, b",").is_some() && !elem.contains('<') {
+        if at_depth0(elem, 0, b",").is_some() {
             return None;
         }
         let line_start = t[..v].rfind(['\n', ';']).map_or(0, |p| p + 1);
@@ -416,8 +416,8 @@ impl Rewriter<'_> {
                 continue;
             };
             let after = i + id.len();
-            if let Some(&(op, returns)) = ATOMICS.iter().find(|(a, _)| *a == id) {
-                if let Some((text, end)) = self.atomic(t, base, after, op, returns)? {
+            if let Some(&(op, _)) = ATOMICS.iter().find(|(a, _)| *a == id) {
+                if let Some((text, end)) = self.atomic(t, base, after, op)? {
                     out.push_str(&text);
                     i = end;
                     continue;
@@ -472,7 +472,6 @@ impl Rewriter<'_> {
         base: usize,
         p: usize,
         op: &'static str,
-        returns: bool,
     ) -> Result<Option<(String, usize)>, ShaderError> {
         let b = t.as_bytes();
         let paren = skip_ws(t, p);
@@ -514,7 +513,6 @@ impl Rewriter<'_> {
             Some(b')') => String::new(),
             _ => return Err(bad()),
         };
-        let _ = returns;
         self.uses(name).atomics.insert(op);
         Ok(Some((
             format!("{name}_{op}({}{args})", index(&idx)),

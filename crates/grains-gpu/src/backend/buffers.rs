@@ -44,37 +44,27 @@ pub(super) enum Cap {
     Slots,
 }
 
-/// Element sizes of the buffers sized by the neighbour list's capacities, each with the
-/// capacity that sizes it; a history record is `history_words` words, unpadded (the pair
-/// table's `nbr_history_words`).
-pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap)> {
+/// The buffers sized by the neighbour list's capacities: each one's element size, the capacity
+/// that sizes it, and the element size its kernels bind it as (`history`'s record is
+/// `history_words` words, unpadded (the pair table's `nbr_history_words`), bound as
+/// `array<f32>`), which its windows, and so its buffers' lengths, are whole multiples of.
+pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap, u64)> {
     let h = 4 * history_words as u64;
     // What the list keeps of a slot: the owner's side is summed in the contact passes.
     let slot = std::mem::size_of::<FarSlot>() as u64;
-    let mut v: Vec<(&'static str, u64, Cap)> = vec![
+    vec![
         // The list keeps each pair once: each record's partner, and each head entry's record
         // (at most one per record).
-        ("pair_j", 4, Cap::Records),
-        ("head_pair", 4, Cap::Records),
-        ("nbr_slot", 4, Cap::Records),
+        ("pair_j", 4, Cap::Records, 4),
+        ("head_pair", 4, Cap::Records, 4),
+        ("nbr_slot", 4, Cap::Records, 4),
         // The slots given back, a ring, and each slot's pair (shaders/lib/packed_slots.wgsl).
-        ("free_slots", 4, Cap::Slots),
-        ("slot_pair", 8, Cap::Slots),
-    ];
-    // The packed slots and their history records.
-    v.push(("slots", slot, Cap::Slots));
-    v.push(("history", h, Cap::Slots));
-    v
-}
-
-/// Bytes per element of list array `name` as the kernels bind it (`history` as `array<f32>`):
-/// what its windows, and so its buffers' lengths, are whole multiples of.
-pub(super) fn list_stride(name: &str) -> u64 {
-    match name {
-        "slots" => std::mem::size_of::<FarSlot>() as u64,
-        "slot_pair" => 8,
-        _ => 4,
-    }
+        ("free_slots", 4, Cap::Slots, 4),
+        ("slot_pair", 8, Cap::Slots, 8),
+        // The packed slots and their history records.
+        ("slots", slot, Cap::Slots, slot),
+        ("history", h, Cap::Slots, 4),
+    ]
 }
 
 impl GpuBackend {
@@ -88,13 +78,19 @@ impl GpuBackend {
         }
     }
 
-    /// List array `name` of `size` bytes as buffers (segments) of at most [`buffer_bytes`]
-    /// each, every one but the last a whole number of the array's binding windows, so that no
-    /// window straddles two; the first replaces `bufs[name]`, the others `more[name]`.
+    /// List array `name` of `size` bytes, bound as elements of `stride` bytes, as buffers
+    /// (segments) of at most [`buffer_bytes`] each, every one but the last a whole number of
+    /// the array's binding windows, so that no window straddles two; the first replaces
+    /// `bufs[name]`, the others `more[name]`.
     ///
     /// [`buffer_bytes`]: GpuBackend::buffer_bytes
-    pub(super) fn make_array(&self, name: &str, size: u64) -> Result<Vec<wgpu::Buffer>, GpuError> {
-        let window = self.window_bytes(list_stride(name));
+    pub(super) fn make_array(
+        &self,
+        name: &str,
+        size: u64,
+        stride: u64,
+    ) -> Result<Vec<wgpu::Buffer>, GpuError> {
+        let window = self.window_bytes(stride);
         let seg = (self.buffer_bytes() / window).max(1) * window;
         let mut out = Vec::new();
         let mut left = size.max(16);
@@ -323,8 +319,8 @@ impl GpuBackend {
             .queue
             .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
         self.clear_fault();
-        for (name, elem, cap) in list_buffers(self.world.table.nbr_history_words) {
-            let segments = self.make_array(name, elem * self.list_capacity(cap))?;
+        for (name, elem, cap, stride) in list_buffers(self.world.table.nbr_history_words) {
+            let segments = self.make_array(name, elem * self.list_capacity(cap), stride)?;
             self.set_array(name, segments);
         }
         self.write_slot_words(0, &[]);

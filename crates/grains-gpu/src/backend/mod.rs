@@ -479,8 +479,8 @@ impl GpuBackend {
         if per_record > b.rec_capacity || slots > b.slot_capacity {
             b.rec_capacity = grown(per_record, b.rec_capacity, b.n);
             b.slot_capacity = grown(slots, b.slot_capacity, b.n);
-            for (name, elem, cap) in list_buffers(b.world.table.nbr_history_words) {
-                let segments = b.make_array(name, elem * b.list_capacity(cap))?;
+            for (name, elem, cap, stride) in list_buffers(b.world.table.nbr_history_words) {
+                let segments = b.make_array(name, elem * b.list_capacity(cap), stride)?;
                 b.set_array(name, segments);
             }
             b.build_ops()?;
@@ -965,7 +965,7 @@ impl GpuBackend {
     fn grow(&mut self, records: u64, slots: u64) -> Result<(), GpuError> {
         let before: BTreeMap<&str, u64> = list_buffers(self.world.table.nbr_history_words)
             .into_iter()
-            .map(|(name, _, cap)| (name, self.list_capacity(cap)))
+            .map(|(name, _, cap, _)| (name, self.list_capacity(cap)))
             .collect();
         let kept = (self.rec_capacity, self.slot_capacity);
         self.rec_capacity = grown(records, self.rec_capacity, self.n);
@@ -974,12 +974,12 @@ impl GpuBackend {
         // refuses (past its binding limit) leaves the backend as it was, its list and state
         // whole, not half of them swapped for buffers whose copies were never submitted.
         let mut made = Vec::new();
-        for (name, elem, cap) in list_buffers(self.world.table.nbr_history_words) {
+        for (name, elem, cap, stride) in list_buffers(self.world.table.nbr_history_words) {
             let len = self.list_capacity(cap);
             if before.get(name) == Some(&len) {
                 continue;
             }
-            match self.make_array(name, elem * len) {
+            match self.make_array(name, elem * len, stride) {
                 Ok(segments) => made.push((name, segments)),
                 Err(e) => {
                     (self.rec_capacity, self.slot_capacity) = kept;
