@@ -1208,20 +1208,24 @@ fn arrays_split_over_bindings_match_cpu() {
 }
 
 /// The particles' arrays split over bindings (12 B a particle: every per-particle array in two
-/// windows, the broad phase's scratch in theirs): a settling box runs 300 steps, rebuilds
-/// included, bit for bit as unsplit.
+/// windows, the broad phase's scratch in theirs) and held in several buffers (one window each,
+/// as a 134-million-sphere pack's are past a 2 GiB `max_buffer_size`): a settling box runs 300
+/// steps, rebuilds included, bit for bit as unsplit, through a removal (which writes single
+/// particles across the buffers) and a resume from its state (which writes them whole).
 #[test]
 fn per_particle_arrays_split_over_bindings_run_as_unsplit() {
     let Some(ctx) = gpu_context() else { return };
     let world = settling_box(21);
     let n = world.particles.len() as u64;
+    let binding = (12 * n).next_multiple_of(256);
     let opts = GpuOptions {
-        binding_limit: (12 * n).next_multiple_of(256),
+        binding_limit: binding,
+        buffer_limit: binding,
         ..GpuOptions::default()
     };
     let mut a =
         GpuBackend::with_options(world.clone(), &ctx, opts).unwrap_or_else(|e| panic!("{e}"));
-    let mut b = gpu(world, &ctx);
+    let mut b = gpu(world.clone(), &ctx);
     let split = a.split_arrays();
     for array in [
         "pos",
@@ -1238,12 +1242,35 @@ fn per_particle_arrays_split_over_bindings_run_as_unsplit() {
             "`{array}` not in two windows: {split:?}"
         );
     }
-    a.run(300);
-    b.run(300);
-    assert!(a.rebuild_steps().len() > 1, "no rebuild after the first");
-    assert_eq!(a.rebuild_steps(), b.rebuild_steps());
-    assert!(a.state() == b.state(), "the state after 300 steps");
-    assert_eq!(a.energy(), b.energy(), "energy");
+    for array in [
+        "pos", "vel", "omega", "pos_comp", "force", "torque", "ref_pos",
+    ] {
+        assert_eq!(a.array_buffers(array), 2, "`{array}`'s buffers");
+        assert_eq!(b.array_buffers(array), 1, "`{array}`'s buffers, unsplit");
+    }
+    a.run(150);
+    b.run(150);
+    // One particle in each buffer; the second past the first buffer's end.
+    let gone = [3, (n - 5) as u32];
+    assert!(16 * gone[1] as u64 > binding, "{gone:?}");
+    a.remove_particles(&gone).unwrap_or_else(|e| panic!("{e}"));
+    b.remove_particles(&gone).unwrap_or_else(|e| panic!("{e}"));
+    a.run(50);
+    b.run(50);
+    assert!(
+        a.state() == b.state(),
+        "the state 50 steps after the removal"
+    );
+    let state = a.state();
+    let mut r = GpuBackend::from_state_with_options(world, &ctx, &state, opts)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.array_buffers("pos"), 2, "the resumed run's buffers");
+    r.run(100);
+    b.run(100);
+    assert!(r.rebuild_steps().len() > 1, "no rebuild after the first");
+    assert_eq!(r.rebuild_steps(), b.rebuild_steps());
+    assert!(r.state() == b.state(), "the state after 300 steps");
+    assert_eq!(r.energy(), b.energy(), "energy");
 }
 
 /// The packed history records (tangential springs) of both backends agree, records past

@@ -78,7 +78,7 @@ impl GpuBackend {
         }
     }
 
-    /// List array `name` of `size` bytes, bound as elements of `stride` bytes, as buffers
+    /// Array `name` of `size` bytes, bound as elements of `stride` bytes, as buffers
     /// (segments) of at most [`buffer_bytes`] each, every one but the last a whole number of
     /// the array's binding windows, so that no window straddles two; the first replaces
     /// `bufs[name]`, the others `more[name]`.
@@ -102,7 +102,7 @@ impl GpuBackend {
         Ok(out)
     }
 
-    /// Put the segments of list array `name` in place ([`GpuBackend::make_array`]).
+    /// Put the segments of array `name` in place ([`GpuBackend::make_array`]).
     pub(super) fn set_array(&mut self, name: &'static str, mut segments: Vec<wgpu::Buffer>) {
         let first = segments.remove(0);
         self.bufs.insert(name, first);
@@ -165,6 +165,9 @@ impl GpuBackend {
         }))
     }
 
+    /// Buffer `name` of at least `min_size` bytes holding `data`; a storage array larger than
+    /// a buffer may be ([`GpuBackend::buffer_bytes`]) goes over several
+    /// ([`GpuBackend::make_storage`]).
     pub(super) fn upload(
         &mut self,
         name: &'static str,
@@ -172,12 +175,46 @@ impl GpuBackend {
         min_size: u64,
         usage: wgpu::BufferUsages,
     ) -> Result<(), GpuError> {
-        let buf = self.make_buffer(name, (data.len() as u64).max(min_size), usage)?;
+        let size = (data.len() as u64).max(min_size);
+        if usage.is_empty() {
+            let segments = self.make_storage(name, size, false)?;
+            self.set_array(name, segments);
+            if !data.is_empty() {
+                self.write_array(name, 0, data);
+            }
+            return Ok(());
+        }
+        let buf = self.make_buffer(name, size, usage)?;
         if !data.is_empty() {
             self.ctx.queue.write_buffer(&buf, 0, data);
         }
         self.bufs.insert(name, buf);
         Ok(())
+    }
+
+    /// A storage array of `size` bytes that is not one of the list's (the particles', the
+    /// cells', the tables'): one buffer where it fits, else as many as it needs, every one but
+    /// the last whole windows of 16-byte elements ([`GpuBackend::make_array`]). Those are
+    /// whole windows of 4- and 8-byte elements too, the other strides these arrays are bound
+    /// with (the scratch views of [`SCRATCH`] included): a window is a whole number of
+    /// `lcm(stride, alignment)` bytes, and the offset alignment, a power of two of at least
+    /// 256 here, is that lcm for any of them. `exact`: the last buffer holds exactly what is
+    /// left (rounded to 4 bytes), for arrays a scan may bound by their length.
+    pub(super) fn make_storage(
+        &self,
+        name: &str,
+        size: u64,
+        exact: bool,
+    ) -> Result<Vec<wgpu::Buffer>, GpuError> {
+        if size <= self.buffer_bytes() {
+            let one = if exact {
+                self.make_exact(name, size)?
+            } else {
+                self.make_buffer(name, size, wgpu::BufferUsages::empty())?
+            };
+            return Ok(vec![one]);
+        }
+        self.make_array(name, size, 16)
     }
 
     pub(super) fn create_buffers(
@@ -305,8 +342,8 @@ impl GpuBackend {
         ];
         for (name, size) in zeroed {
             // Exact sizes where a kernel may take `arrayLength` (a scan over the cell counts).
-            let buf = self.make_exact(name, size)?;
-            self.bufs.insert(name, buf);
+            let segments = self.make_storage(name, size, true)?;
+            self.set_array(name, segments);
         }
         let n_slots = self.max_slots();
         let args = self.make_buffer("args", 16 * n_slots, wgpu::BufferUsages::INDIRECT)?;

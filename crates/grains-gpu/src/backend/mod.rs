@@ -77,9 +77,9 @@ pub struct GpuOptions {
     /// `max_buffer_size`.
     pub binding_limit: u64,
     /// Bytes one buffer may hold, below the adapter's `max_buffer_size`; 0 (the default) for
-    /// the adapter's. The list's arrays (records, packed slots, their history and pairs) larger
-    /// than that are held in several buffers, bound as the windows of one array; a small figure
-    /// exercises that in tests.
+    /// the adapter's. A storage array larger than that (the list's records, packed slots and
+    /// history, or a particle array) is held in several buffers, bound as the windows of one
+    /// array; a small figure exercises that in tests.
     pub buffer_limit: u64,
     /// Gather and kick in one pass (`gather_kick`) where nothing runs between them (no shells,
     /// clumps or moving walls). Off, the step runs `gather` and `integrate_second_half`, with
@@ -202,7 +202,7 @@ pub struct GpuBackend {
     /// Prefix-sum workgroups per scan, from the kernel's shape.
     prefix_groups: (u32, u32),
     bufs: BTreeMap<&'static str, wgpu::Buffer>,
-    /// The further buffers of list arrays larger than one buffer may be
+    /// The further buffers of arrays larger than one buffer may be
     /// ([`GpuOptions::buffer_limit`]), after the first in `bufs` ([`GpuBackend::make_array`]).
     more: BTreeMap<&'static str, Vec<wgpu::Buffer>>,
     init_ops: Vec<Op>,
@@ -595,8 +595,8 @@ impl GpuBackend {
         format!("gpu ({})", self.ctx.adapter_name())
     }
 
-    /// How many buffers hold array `name` (more than one for a list array larger than a buffer
-    /// may be, [`GpuOptions::buffer_limit`]); 0 for no such array.
+    /// How many buffers hold array `name` (more than one for an array larger than a buffer may
+    /// be, [`GpuOptions::buffer_limit`]); 0 for no such array.
     pub fn array_buffers(&self, name: &str) -> usize {
         self.segments(name).len()
     }
@@ -673,15 +673,14 @@ impl GpuBackend {
         let count = grains_core::backend::bodies_in(&self.world, &changed);
         for i in changed {
             let at = 16 * i as u64;
-            let q = &self.ctx.queue;
-            q.write_buffer(&self.bufs["pos"], at, bytemuck::cast_slice(&pos[i..=i]));
-            q.write_buffer(
-                &self.bufs["pos_comp"],
-                at,
-                bytemuck::cast_slice(&pos_comp[i..=i]),
-            );
-            q.write_buffer(&self.bufs["vel"], at, bytemuck::cast_slice(&vel[i..=i]));
-            q.write_buffer(&self.bufs["omega"], at, bytemuck::cast_slice(&omega[i..=i]));
+            for (name, v) in [
+                ("pos", &pos),
+                ("pos_comp", &pos_comp),
+                ("vel", &vel),
+                ("omega", &omega),
+            ] {
+                self.write_array(name, at, bytemuck::cast_slice(&v[i..=i]));
+            }
         }
         Ok((count, energy))
     }
