@@ -1273,6 +1273,49 @@ fn per_particle_arrays_split_over_bindings_run_as_unsplit() {
     assert_eq!(r.energy(), b.energy(), "energy");
 }
 
+/// A kernel whose arrays, counted as windows, would bind more storage buffers than a shader
+/// stage may is refused before it is composed, and the refusal says about how many particles
+/// would fit: the same scene builds with the binding size scaled up by particles over that
+/// figure (the same windows as that many particles on the first binding size).
+#[test]
+fn a_kernel_past_its_storage_buffers_is_refused_with_the_count_that_fits() {
+    let Some(ctx) = gpu_context() else { return };
+    let world = settling_box(21);
+    let n = world.particles.len() as u64;
+    let binding = 4096;
+    let opts = |binding_limit| GpuOptions {
+        binding_limit,
+        ..GpuOptions::default()
+    };
+    let err = match GpuBackend::with_options(world.clone(), &ctx, opts(binding)) {
+        Ok(_) => panic!("{n} particles in windows of {binding} B were not refused"),
+        Err(e) => e,
+    };
+    let text = err.to_string();
+    let grains_gpu::GpuError::KernelReach {
+        needed,
+        limit,
+        particles,
+        fit,
+        ..
+    } = err
+    else {
+        panic!("not a reach refusal: {text}")
+    };
+    assert!(needed > limit, "{text}");
+    assert_eq!(particles as u64, n, "{text}");
+    assert!(fit > 0 && fit < n, "{text}");
+    assert!(
+        text.contains(&format!("about {fit} particles of this scene fit")),
+        "{text}"
+    );
+    assert!(text.contains("pos in"), "{text}");
+    let scaled = (binding * n).div_ceil(fit).next_multiple_of(256);
+    if let Err(e) = GpuBackend::with_options(world, &ctx, opts(scaled)) {
+        panic!("windows of {scaled} B (as {fit} particles on {binding} B) refused: {e}");
+    }
+}
+
 /// The packed history records (tangential springs) of both backends agree, records past
 /// `split` included, and some of those are not zero: 1e-3 of the largest word, as the slots'
 /// forces (the same f32 arithmetic, summed in another order only where the laws differ).

@@ -42,6 +42,30 @@ pub enum GpuError {
         needed: u64,
         limit: u64,
     },
+    /// A kernel would bind more storage buffers than a shader stage may, once its arrays
+    /// past a storage binding are counted as the windows they are bound in: what one
+    /// dispatch can reach is the device's storage buffers a stage times its binding size.
+    #[error(
+        "kernel \"{kernel}\" would bind {needed} storage buffers for {particles} particles \
+         ({windows}, each window at most {binding}, the device's storage binding), and the \
+         device allows {limit} in a shader stage, so one dispatch reaches at most {reach}: \
+         about {fit} particles of this scene fit; run at most that many, the \
+         CPU backend, or a device with more storage buffers a stage"
+    )]
+    KernelReach {
+        kernel: String,
+        needed: u64,
+        limit: u64,
+        particles: usize,
+        /// The arrays bound as windows, e.g. `history in 6 windows, slots in 6 windows`.
+        windows: String,
+        /// Bytes of a storage binding, and of all a stage may bind, as `128 MiB`.
+        binding: String,
+        reach: String,
+        /// About how many particles of the scene the kernel could bind (its arrays scaled in
+        /// proportion).
+        fit: u64,
+    },
     /// A dispatch would need more workgroups than one dimension allows.
     #[error(
         "{what} needs {groups} workgroups in one dimension, over the device's limit of {limit} \
@@ -74,4 +98,13 @@ pub enum GpuError {
     /// Reading a buffer back failed.
     #[error("reading buffer \"{0}\" back from the device failed")]
     Readback(String),
+}
+
+/// `bytes` as whole MiB, or as bytes below one.
+pub(crate) fn size_text(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} B")
+    }
 }

@@ -91,6 +91,16 @@ impl GpuBackend {
         stride: u64,
     ) -> Result<Vec<wgpu::Buffer>, GpuError> {
         let window = self.window_bytes(stride);
+        if window == 0 {
+            // A binding smaller than one element at the offset alignment: no window holds one.
+            return Err(GpuError::BufferTooLarge {
+                buffer: name.to_string(),
+                size,
+                limit_name: "max_storage_buffer_binding_size",
+                limit: self.binding_bytes(),
+                particles: self.n,
+            });
+        }
         let seg = (self.buffer_bytes() / window).max(1) * window;
         let mut out = Vec::new();
         let mut left = size.max(16);

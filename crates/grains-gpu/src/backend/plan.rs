@@ -246,6 +246,7 @@ impl GpuBackend {
             .collect();
         // Arrays larger than a binding: the kernel composed to bind them as windows.
         let (splits, windows) = self.splits_of(k, &hosts)?;
+        self.check_reach(k, &splits, &windows)?;
         let (pipeline, groups) = if splits.is_empty() {
             (None, self.kernels[k].bind(&self.ctx, &map)?)
         } else {
@@ -269,6 +270,70 @@ impl GpuBackend {
             groups,
             size,
             bound,
+        })
+    }
+
+    /// Refuse kernel `k` bound with `splits` where its storage bindings, windows counted,
+    /// exceed what a shader stage may bind, before composing it: the message says about how
+    /// many particles would fit, each array scaled in proportion to the particle count (the
+    /// particles' arrays are; the list's are for a pack of the same density).
+    fn check_reach(
+        &self,
+        k: usize,
+        splits: &[grains_shaders::ArraySplit],
+        windows: &BTreeMap<&str, Windows<'_>>,
+    ) -> Result<(), GpuError> {
+        let kernel = &self.kernels[k];
+        let base = kernel
+            .bindings
+            .iter()
+            .filter(|b| b.kind != crate::kernel::BindingKind::Uniform)
+            .count() as u64;
+        let limit = self.ctx.limits.max_storage_buffers_per_shader_stage as u64;
+        let extra: u64 = splits.iter().map(|s| s.parts as u64 - 1).sum();
+        if base + extra <= limit {
+            return Ok(());
+        }
+        // Each split array's windows at `m` particles, from its bytes and window now.
+        let arrays: Vec<(u64, u64)> = windows
+            .values()
+            .map(|w| (w.segments.iter().map(|b| b.size()).sum(), w.window))
+            .collect();
+        let n = self.n as u64;
+        let need = |m: u64| -> u64 {
+            let windows: u64 = arrays
+                .iter()
+                .map(|&(size, window)| {
+                    let bytes = (size as u128 * m as u128).div_ceil(n.max(1) as u128);
+                    (bytes.div_ceil(window as u128) as u64).max(1) - 1
+                })
+                .sum();
+            base + windows
+        };
+        // The largest count that fits (`need` grows with `m`).
+        let (mut lo, mut hi) = (0u64, n);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if need(mid) <= limit {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let windows: Vec<String> = splits
+            .iter()
+            .map(|s| format!("{} in {} windows", s.name, s.parts))
+            .collect();
+        let binding = self.binding_bytes();
+        Err(GpuError::KernelReach {
+            kernel: kernel.label.clone(),
+            needed: base + extra,
+            limit,
+            particles: self.n,
+            windows: windows.join(", "),
+            binding: crate::error::size_text(binding),
+            reach: crate::error::size_text(binding * limit),
+            fit: lo,
         })
     }
 
