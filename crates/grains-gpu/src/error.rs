@@ -47,10 +47,12 @@ pub enum GpuError {
     /// dispatch can reach is the device's storage buffers a stage times its binding size.
     #[error(
         "kernel \"{kernel}\" would bind {needed} storage buffers for {particles} particles \
-         ({windows}, each window at most {binding}, the device's storage binding), and the \
-         device allows {limit} in a shader stage, so one dispatch reaches at most {reach}: \
-         about {fit} particles of this scene fit; run at most that many, the \
-         CPU backend, or a device with more storage buffers a stage"
+         ({windows}, each window at most {}, the device's storage binding), and the device \
+         allows {limit} in a shader stage, so one dispatch reaches at most {}: about {fit} \
+         particles of this scene fit; run at most that many, the CPU backend, or a device with \
+         more storage buffers a stage",
+        size_text(*binding),
+        size_text(binding * limit)
     )]
     KernelReach {
         kernel: String,
@@ -59,9 +61,8 @@ pub enum GpuError {
         particles: usize,
         /// The arrays bound as windows, e.g. `history in 6 windows, slots in 6 windows`.
         windows: String,
-        /// Bytes of a storage binding, and of all a stage may bind, as `128 MiB`.
-        binding: String,
-        reach: String,
+        /// Bytes a storage binding holds.
+        binding: u64,
         /// About how many particles of the scene the kernel could bind (its arrays scaled in
         /// proportion).
         fit: u64,

@@ -331,8 +331,7 @@ impl GpuBackend {
             limit,
             particles: self.n,
             windows: windows.join(", "),
-            binding: crate::error::size_text(binding),
-            reach: crate::error::size_text(binding * limit),
+            binding,
             fit: lo,
         })
     }
