@@ -636,8 +636,8 @@ fn readme_binding_tables_match_reflection() {
             .map(|b| {
                 let access = match b.kind {
                     BindingKind::Uniform => "uniform",
-                    BindingKind::StorageRead => "read",
-                    BindingKind::StorageReadWrite => "read_write",
+                    BindingKind::StorageRead | BindingKind::TextureRead => "read",
+                    BindingKind::StorageReadWrite | BindingKind::TextureReadWrite => "read_write",
                 };
                 (
                     b.binding,
@@ -698,6 +698,61 @@ fn split_all(label: &str, src: &str) -> String {
         .collect();
     assert!(!splits.is_empty(), "{label}: no array to split");
     split_arrays(label, src, &splits).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Where the storage buffers a stage binds reach less than a kernel's arrays, an array can be
+/// held in storage textures instead (`grains_shaders::texture_arrays`): every pass and every
+/// chain of the registry validates with each array it does not update atomically in three
+/// textures, keeps its entry point's bindings (those arrays' as read or read-write textures,
+/// as their buffers were) and binds two more textures for each.
+#[test]
+fn every_pass_and_chain_validates_with_its_arrays_in_textures() {
+    let mut sources: Vec<(String, String, String)> = pass_stems()
+        .into_iter()
+        .map(|s| (s.to_string(), compose_pass(s).unwrap(), s.to_string()))
+        .collect();
+    for (id, chain) in registry_chains().iter().enumerate() {
+        let src = compose_chain(chain, id as u32, &ChainBinding::tight(chain)).unwrap();
+        sources.push((chain.name(), src, CHAIN_TEMPLATE.to_string()));
+    }
+    let mut held = 0;
+    for (label, src, entry) in sources {
+        let before = reflect_bindings(&validated(&src, &label), &entry);
+        let arrays: Vec<ArraySplit> = grains_shaders::module_bindings(&validated(&src, &label))
+            .into_iter()
+            .filter(|b| b.stride > 0 && !b.type_name.contains("atomic"))
+            .map(|b| ArraySplit {
+                name: b.name,
+                chunk: 7,
+                parts: 3,
+            })
+            .collect();
+        let text =
+            grains_shaders::texture_arrays(&label, &src, &arrays).unwrap_or_else(|e| panic!("{e}"));
+        let module = validate(&text, &label).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let after = reflect_bindings(&module, &entry);
+        for b in &before {
+            let a = after.iter().find(|a| a.name == b.name);
+            let a = a.unwrap_or_else(|| panic!("{label}: `{}` is no longer bound", b.name));
+            if !arrays.iter().any(|x| x.name == b.name) {
+                assert_eq!(a.kind, b.kind, "{label}: {}", b.name);
+                continue;
+            }
+            held += 1;
+            let kind = if b.kind == BindingKind::StorageReadWrite {
+                BindingKind::TextureReadWrite
+            } else {
+                BindingKind::TextureRead
+            };
+            for p in 0..3 {
+                let part = grains_shaders::part_name(&b.name, p);
+                let t = after.iter().find(|a| a.name == part);
+                let t = t.unwrap_or_else(|| panic!("{label}: `{part}` is not bound"));
+                assert_eq!(t.kind, kind, "{label}: {part}");
+            }
+        }
+    }
+    assert!(held > 100, "only {held} arrays went into textures");
 }
 
 /// An array larger than the adapter's storage binding is bound as several

@@ -72,7 +72,7 @@ impl Kernel {
         let workgroup = ep.workgroup_size;
         let storage = bindings
             .iter()
-            .filter(|b| b.kind != BindingKind::Uniform)
+            .filter(|b| b.kind.is_storage_buffer())
             .count() as u64;
         let limit = ctx.limits.max_storage_buffers_per_shader_stage as u64;
         if storage > limit {
@@ -91,23 +91,39 @@ impl Kernel {
                 let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
                     .iter()
                     .filter(|b| b.group == g)
-                    .map(|b| wgpu::BindGroupLayoutEntry {
-                        binding: b.binding,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: match b.kind {
-                                BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
-                                BindingKind::StorageRead => {
-                                    wgpu::BufferBindingType::Storage { read_only: true }
-                                }
-                                BindingKind::StorageReadWrite => {
-                                    wgpu::BufferBindingType::Storage { read_only: false }
-                                }
-                            },
+                    .map(|b| {
+                        let buffer = |ty| wgpu::BindingType::Buffer {
+                            ty,
                             has_dynamic_offset: false,
                             min_binding_size: None,
-                        },
-                        count: None,
+                        };
+                        // An array held in textures (`grains_shaders::texture_arrays`).
+                        let texture = |access| wgpu::BindingType::StorageTexture {
+                            access,
+                            format: wgpu::TextureFormat::R32Uint,
+                            view_dimension: wgpu::TextureViewDimension::D2Array,
+                        };
+                        let ty = match b.kind {
+                            BindingKind::Uniform => buffer(wgpu::BufferBindingType::Uniform),
+                            BindingKind::StorageRead => {
+                                buffer(wgpu::BufferBindingType::Storage { read_only: true })
+                            }
+                            BindingKind::StorageReadWrite => {
+                                buffer(wgpu::BufferBindingType::Storage { read_only: false })
+                            }
+                            BindingKind::TextureRead => {
+                                texture(wgpu::StorageTextureAccess::ReadOnly)
+                            }
+                            BindingKind::TextureReadWrite => {
+                                texture(wgpu::StorageTextureAccess::ReadWrite)
+                            }
+                        };
+                        wgpu::BindGroupLayoutEntry {
+                            binding: b.binding,
+                            visibility: wgpu::ShaderStages::COMPUTE,
+                            ty,
+                            count: None,
+                        }
                     })
                     .collect();
                 dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

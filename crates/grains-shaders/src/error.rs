@@ -65,8 +65,9 @@ pub enum ShaderError {
         /// naga's `emit_to_string` output.
         message: String,
     },
-    /// An array could not be split over several bindings (`split_arrays`).
-    #[error("{label}: cannot split `{array}` over several bindings: {message}")]
+    /// An array could not be split over several bindings (`split_arrays`) or held in
+    /// textures (`texture_arrays`).
+    #[error("{label}: cannot bind `{array}` in parts: {message}")]
     Split {
         /// Label of the module.
         label: String,

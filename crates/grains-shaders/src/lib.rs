@@ -18,6 +18,7 @@ mod files {
 }
 mod reflect;
 mod split;
+mod texture;
 
 use std::collections::BTreeMap;
 
@@ -32,6 +33,7 @@ pub use reflect::{
     module_bindings, record_words, reflect_bindings, struct_layout, BindingInfo, BindingKind,
 };
 pub use split::{parse_part, part_name, split_arrays, ArraySplit};
+pub use texture::texture_arrays;
 
 /// The pass that is the template of every chain ([`compose_chain`]) rather than a standalone
 /// kernel; its entry point has the same name.

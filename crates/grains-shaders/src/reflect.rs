@@ -14,6 +14,29 @@ pub enum BindingKind {
     StorageRead,
     /// `var<storage, read_write>`.
     StorageReadWrite,
+    /// `texture_storage_2d_array<r32uint, read>`: part of an array held in textures
+    /// (`texture_arrays`).
+    TextureRead,
+    /// `texture_storage_2d_array<r32uint, read_write>`.
+    TextureReadWrite,
+}
+
+impl BindingKind {
+    /// Whether the binding is a storage buffer (what a stage's storage-buffer limit counts).
+    pub fn is_storage_buffer(self) -> bool {
+        matches!(
+            self,
+            BindingKind::StorageRead | BindingKind::StorageReadWrite
+        )
+    }
+
+    /// Whether the binding is a storage texture.
+    pub fn is_texture(self) -> bool {
+        matches!(
+            self,
+            BindingKind::TextureRead | BindingKind::TextureReadWrite
+        )
+    }
 }
 
 /// One resource binding of an entry point.
@@ -154,6 +177,24 @@ fn binding_info(module: &Module, h: Handle<naga::GlobalVariable>) -> Option<Bind
                 BindingKind::StorageRead
             }
         }
+        naga::AddressSpace::Handle => match &module.types[g.ty].inner {
+            TypeInner::Image {
+                class:
+                    naga::ImageClass::Storage {
+                        format: naga::StorageFormat::R32Uint,
+                        access,
+                    },
+                dim: naga::ImageDimension::D2,
+                arrayed: true,
+            } => {
+                if access.contains(naga::StorageAccess::STORE) {
+                    BindingKind::TextureReadWrite
+                } else {
+                    BindingKind::TextureRead
+                }
+            }
+            _ => return None,
+        },
         _ => return None,
     };
     Some(BindingInfo {

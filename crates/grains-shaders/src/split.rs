@@ -67,21 +67,45 @@ const ASSIGN: [&str; 13] = [
 ];
 
 /// A declared array: its group, access text (`read`, `read_write`) and element type.
-struct Decl {
-    group: String,
-    access: String,
-    elem: String,
-    /// Byte index just past the declaration's `;`.
-    end: usize,
+pub(crate) struct Decl {
+    pub(crate) group: String,
+    pub(crate) access: String,
+    pub(crate) elem: String,
+    /// The declaration's own `@binding`.
+    pub(crate) binding: u32,
+    /// Byte index of the declaration's first attribute, and just past its `;`.
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
+/// Where a rewritten module holds its arrays: windows of storage buffers, or storage textures
+/// of one `u32` word a texel (crate::texture).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holder {
+    Buffers,
+    Textures,
 }
 
 /// Rewrite module `src` (labelled `label` in errors) so that each array of `splits` that it
 /// declares is bound as its parts. Arrays it does not declare, and splits of one part, are
 /// left alone.
 pub fn split_arrays(label: &str, src: &str, splits: &[ArraySplit]) -> Result<String, ShaderError> {
+    rewrite_arrays(label, src, splits, Holder::Buffers)
+}
+
+/// [`split_arrays`], or with the arrays held in storage textures (`Holder::Textures`:
+/// `chunk` elements a texture, `parts` textures; crate::texture writes the declarations and
+/// accessors).
+pub(crate) fn rewrite_arrays(
+    label: &str,
+    src: &str,
+    splits: &[ArraySplit],
+    holder: Holder,
+) -> Result<String, ShaderError> {
+    let textures = holder == Holder::Textures;
     let text = strip_comments(src);
     let mut wanted: BTreeMap<String, (ArraySplit, Decl)> = BTreeMap::new();
-    for s in splits.iter().filter(|s| s.parts > 1) {
+    for s in splits.iter().filter(|s| s.parts > 1 || textures) {
         if s.chunk == 0 {
             return Err(err(label, &s.name, "a chunk of 0 elements"));
         }
@@ -110,8 +134,14 @@ pub fn split_arrays(label: &str, src: &str, splits: &[ArraySplit]) -> Result<Str
     let mut out = String::new();
     let mut at = 0;
     for (end, name) in ends {
-        out.push_str(&rw.rewrite(&text[at..end], at)?);
         let (s, d) = &wanted[name];
+        if textures {
+            out.push_str(&rw.rewrite(&text[at..d.start], at)?);
+            out.push_str(&crate::texture::declarations(s, d, &mut next_binding));
+            at = end;
+            continue;
+        }
+        out.push_str(&rw.rewrite(&text[at..end], at)?);
         for p in 1..s.parts {
             out.push_str(&format!(
                 "\n@group({}) @binding({next_binding}) var<storage, {}> {}: array<{}>;",
@@ -126,14 +156,22 @@ pub fn split_arrays(label: &str, src: &str, splits: &[ArraySplit]) -> Result<Str
     }
     out.push_str(&rw.rewrite(&text[at..], at)?);
     out.push('\n');
+    let module = if textures {
+        Some(crate::texture::parse(label, src)?)
+    } else {
+        None
+    };
     for (name, uses) in &rw.used {
         let (s, d) = &wanted[name];
-        out.push_str(&accessors(s, &d.elem, uses));
+        match &module {
+            Some(m) => out.push_str(&crate::texture::accessors(label, m, s, d, uses)?),
+            None => out.push_str(&accessors(s, &d.elem, uses)),
+        }
     }
     Ok(out)
 }
 
-fn err(label: &str, array: &str, what: &str) -> ShaderError {
+pub(crate) fn err(label: &str, array: &str, what: &str) -> ShaderError {
     ShaderError::Split {
         label: label.to_string(),
         array: array.to_string(),
@@ -291,13 +329,17 @@ fn declaration(t: &str, name: &str) -> Option<Decl> {
         }
         let line_start = t[..v].rfind(['\n', ';']).map_or(0, |p| p + 1);
         let attrs = &t[line_start..v];
-        let group = attrs
-            .split("@group(")
-            .nth(1)
-            .and_then(|g| g.split(')').next())
-            .unwrap_or("0")
-            .trim()
-            .to_string();
+        let attr = |a: &str| {
+            attrs
+                .split(a)
+                .nth(1)
+                .and_then(|g| g.split(')').next())
+                .unwrap_or("0")
+                .trim()
+                .to_string()
+        };
+        let group = attr("@group(");
+        let binding = attr("@binding(").parse().unwrap_or(0);
         let access = if access.is_empty() {
             "read".to_string()
         } else {
@@ -307,6 +349,8 @@ fn declaration(t: &str, name: &str) -> Option<Decl> {
             group,
             access,
             elem: elem.to_string(),
+            binding,
+            start: line_start,
             end: semi + 1,
         });
     }
@@ -375,10 +419,10 @@ fn shadowed(t: &str, names: &BTreeSet<String>) -> Vec<(usize, usize, String)> {
 
 /// What a module does with a split array: read it, write it, and which atomics it calls.
 #[derive(Default)]
-struct Uses {
-    read: bool,
-    write: bool,
-    atomics: BTreeSet<&'static str>,
+pub(crate) struct Uses {
+    pub(crate) read: bool,
+    pub(crate) write: bool,
+    pub(crate) atomics: BTreeSet<&'static str>,
 }
 
 struct Rewriter<'a> {
