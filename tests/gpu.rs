@@ -9,6 +9,7 @@
 //! No adapter: skipped with a message, or failed under `CI=true` / `GRAINS_REQUIRE_GPU=1`.
 //! Lavapipe (Vulkan on the CPU) counts as an adapter, so CI runs all of this.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use grains_core::gpu_types::PairSlot;
@@ -768,6 +769,7 @@ fn neighbour_overflow_grows_and_matches_cpu() {
         check_every: 15,
         binding_limit: 0,
         buffer_limit: 0,
+        texture_limit: 0,
         fuse_gather_kick: true,
     };
     let mut g = GpuBackend::with_options(world.clone(), &ctx, opts).unwrap();
@@ -849,6 +851,7 @@ fn neighbour_overflow_at_start() {
         check_every: 8,
         binding_limit: 0,
         buffer_limit: 0,
+        texture_limit: 0,
         fuse_gather_kick: true,
     };
     // Spheres still apart after 40 steps: free flight is bitwise the CPU's.
@@ -867,6 +870,7 @@ fn record_overflow_grows_records_alone_and_matches_cpu() {
         check_every: 8,
         binding_limit: 0,
         buffer_limit: 0,
+        texture_limit: 0,
         fuse_gather_kick: true,
     };
     let (mut c, mut g) = overflow_at_start(&ctx, opts, 1.05e-3);
@@ -888,6 +892,7 @@ fn slots_alone_options() -> GpuOptions {
         check_every: 8,
         binding_limit: 0,
         buffer_limit: 0,
+        texture_limit: 0,
         fuse_gather_kick: true,
     }
 }
@@ -959,6 +964,7 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         check_every: 64,
         binding_limit: 0,
         buffer_limit: 0,
+        texture_limit: 0,
         fuse_gather_kick: true,
     };
     let tight = GpuOptions {
@@ -967,6 +973,7 @@ fn frozen_steps_give_the_bits_of_a_run_that_never_freezes() {
         check_every: 7,
         binding_limit: 0,
         buffer_limit: 0,
+        texture_limit: 0,
         fuse_gather_kick: true,
     };
     let mut a = GpuBackend::with_options(world.clone(), &ctx, ample).unwrap();
@@ -1283,8 +1290,10 @@ fn a_kernel_past_its_storage_buffers_is_refused_with_the_count_that_fits() {
     let world = settling_box(21);
     let n = world.particles.len() as u64;
     let binding = 4096;
+    // Never in textures: a kernel that cannot bind its windows is refused.
     let opts = |binding_limit| GpuOptions {
         binding_limit,
+        texture_limit: u64::MAX,
         ..GpuOptions::default()
     };
     let err = match GpuBackend::with_options(world.clone(), &ctx, opts(binding)) {
@@ -1314,6 +1323,103 @@ fn a_kernel_past_its_storage_buffers_is_refused_with_the_count_that_fits() {
     if let Err(e) = GpuBackend::with_options(world, &ctx, opts(scaled)) {
         panic!("windows of {scaled} B (as {fit} particles on {binding} B) refused: {e}");
     }
+}
+
+/// Arrays held in storage textures (`GpuOptions::texture_limit`: every array of more than 4 B
+/// a particle that no kernel updates atomically; the history in two textures) run a settling
+/// box in contact 300 steps, rebuilds and the list's growth included, bit for bit as in buffers,
+/// through a removal and a resume from its state.
+#[test]
+fn arrays_in_textures_run_as_in_buffers() {
+    let Some(ctx) = gpu_context() else { return };
+    // Every particle touching its lattice neighbours from the start: a list and slots
+    // of a dense pack's size.
+    let world = settling_box_spaced(21, 1.0e-3);
+    let n = world.particles.len() as u64;
+    let opts = GpuOptions {
+        texture_limit: 4 * n,
+        buffer_limit: 48 * n,
+        ..GpuOptions::default()
+    };
+    let mut a =
+        GpuBackend::with_options(world.clone(), &ctx, opts).unwrap_or_else(|e| panic!("{e}"));
+    let mut b = gpu(world.clone(), &ctx);
+    let held: BTreeMap<String, usize> = a.texture_arrays().into_iter().collect();
+    for array in ["pos", "vel", "omega", "force", "torque", "ref_pos"] {
+        assert!(
+            held.contains_key(array),
+            "`{array}` not in textures: {held:?}"
+        );
+    }
+    assert!(
+        !held.contains_key("cell_counts"),
+        "an atomic array in textures"
+    );
+    assert!(b.texture_arrays().is_empty(), "{:?}", b.texture_arrays());
+    a.run(150);
+    b.run(150);
+    // The list's arrays, grown past the limit, are made as textures.
+    let held: BTreeMap<String, usize> = a.texture_arrays().into_iter().collect();
+    for array in ["pair_j", "nbr_slot", "slots", "slot_pair"] {
+        assert!(
+            held.contains_key(array),
+            "`{array}` not in textures: {held:?}"
+        );
+    }
+    assert!(
+        held.get("history").is_some_and(|t| *t >= 2),
+        "the history not in several textures: {held:?}"
+    );
+    let gone = [3, (n - 5) as u32];
+    a.remove_particles(&gone).unwrap_or_else(|e| panic!("{e}"));
+    b.remove_particles(&gone).unwrap_or_else(|e| panic!("{e}"));
+    a.run(50);
+    b.run(50);
+    assert!(
+        a.state() == b.state(),
+        "the state 50 steps after the removal"
+    );
+    assert_eq!(a.energy(), b.energy(), "energy after the removal");
+    let state = a.state();
+    let mut r = GpuBackend::from_state_with_options(world, &ctx, &state, opts)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !r.texture_arrays().is_empty(),
+        "the resumed run holds no textures"
+    );
+    r.run(100);
+    b.run(100);
+    assert!(r.rebuild_steps().len() > 1, "no rebuild after the first");
+    assert_eq!(r.rebuild_steps(), b.rebuild_steps());
+    assert!(r.state() == b.state(), "the state after 300 steps");
+    assert_eq!(r.energy(), b.energy(), "energy");
+}
+
+/// Where a kernel's windows would take more storage buffers than a stage may (4 KiB
+/// bindings), its largest arrays go into textures until it binds, rather than the run being
+/// refused; it runs bit for bit as with whole buffers.
+#[test]
+fn arrays_a_kernel_cannot_bind_as_windows_go_into_textures() {
+    let Some(ctx) = gpu_context() else { return };
+    let world = settling_box(21);
+    let opts = GpuOptions {
+        binding_limit: 4096,
+        ..GpuOptions::default()
+    };
+    let mut a =
+        GpuBackend::with_options(world.clone(), &ctx, opts).unwrap_or_else(|e| panic!("{e}"));
+    let mut b = gpu(world, &ctx);
+    let held = a.texture_arrays();
+    assert!(!held.is_empty(), "nothing went into textures");
+    assert!(
+        held.len() < 20,
+        "more arrays than needed went into textures: {held:?}"
+    );
+    a.run(200);
+    b.run(200);
+    assert!(a.rebuild_steps().len() > 1, "no rebuild after the first");
+    assert!(a.state() == b.state(), "the state after 200 steps");
+    assert_eq!(a.energy(), b.energy(), "energy");
 }
 
 /// The packed history records (tangential springs) of both backends agree, records past

@@ -28,7 +28,9 @@ pub fn reflect(label: &str, src: &str) -> Result<(naga::Module, Vec<Binding>), G
     if bindings.len() != bound {
         return Err(GpuError::Shader {
             label: label.to_string(),
-            message: "a binding is neither a uniform nor a storage buffer".to_string(),
+            message: "a binding is neither a uniform nor a storage buffer, nor an r32uint \
+                      storage texture array"
+                .to_string(),
         });
     }
     Ok((module, bindings))
@@ -74,14 +76,28 @@ impl Kernel {
             .iter()
             .filter(|b| b.kind.is_storage_buffer())
             .count() as u64;
-        let limit = ctx.limits.max_storage_buffers_per_shader_stage as u64;
-        if storage > limit {
-            return Err(GpuError::KernelLimit {
-                kernel: label.to_string(),
-                what: "storage buffers per shader stage",
-                needed: storage,
-                limit,
-            });
+        let textures = bindings.iter().filter(|b| b.kind.is_texture()).count() as u64;
+        let checks = [
+            (
+                "storage buffers per shader stage",
+                storage,
+                ctx.limits.max_storage_buffers_per_shader_stage,
+            ),
+            (
+                "storage textures per shader stage",
+                textures,
+                ctx.limits.max_storage_textures_per_shader_stage,
+            ),
+        ];
+        for (what, needed, limit) in checks {
+            if needed > limit as u64 {
+                return Err(GpuError::KernelLimit {
+                    kernel: label.to_string(),
+                    what,
+                    needed,
+                    limit: limit as u64,
+                });
+            }
         }
         let n_groups = bindings.iter().map(|b| b.group + 1).max().unwrap_or(0);
         let dev = &ctx.device;
@@ -174,17 +190,37 @@ impl Kernel {
         ctx: &GpuContext,
         splits: &[grains_shaders::ArraySplit],
     ) -> Result<Kernel, GpuError> {
-        let src = grains_shaders::split_arrays(&self.label, &self.source, splits).map_err(|e| {
-            GpuError::Shader {
-                label: self.label.clone(),
-                message: e.to_string(),
-            }
-        })?;
-        let windows: Vec<String> = splits
+        self.variant(ctx, splits, &[])
+    }
+
+    /// The kernel with arrays `textures` held in storage textures
+    /// (`grains_shaders::texture_arrays`: `chunk` elements a texture, `parts` textures) and
+    /// arrays `splits` bound as windows of their buffers.
+    pub fn variant(
+        &self,
+        ctx: &GpuContext,
+        splits: &[grains_shaders::ArraySplit],
+        textures: &[grains_shaders::ArraySplit],
+    ) -> Result<Kernel, GpuError> {
+        let shader = |e: grains_shaders::ShaderError| GpuError::Shader {
+            label: self.label.clone(),
+            message: e.to_string(),
+        };
+        let mut src = self.source.clone();
+        if !textures.is_empty() {
+            src = grains_shaders::texture_arrays(&self.label, &src, textures).map_err(shader)?;
+        }
+        src = grains_shaders::split_arrays(&self.label, &src, splits).map_err(shader)?;
+        let parts: Vec<String> = splits
             .iter()
             .map(|s| format!("{} in {} windows", s.name, s.parts))
+            .chain(
+                textures
+                    .iter()
+                    .map(|s| format!("{} in {} textures", s.name, s.parts)),
+            )
             .collect();
-        let label = format!("{} ({})", self.label, windows.join(", "));
+        let label = format!("{} ({})", self.label, parts.join(", "));
         Kernel::new(ctx, &label, &src, &self.entry)
     }
 
@@ -199,18 +235,21 @@ impl Kernel {
         ctx: &GpuContext,
         buffers: &BTreeMap<&str, &wgpu::Buffer>,
     ) -> Result<Vec<wgpu::BindGroup>, GpuError> {
-        self.bind_windows(ctx, buffers, &BTreeMap::new())
+        self.bind_windows(ctx, buffers, &BTreeMap::new(), &BTreeMap::new())
     }
 
     /// As [`Kernel::bind`], with each array of `windows` bound as windows of its buffers: the
     /// array's own binding the first, part `p` (`grains_shaders::part_name`) the one at `p`
     /// windows in. A part past the array's end (after its buffers were made smaller than the
-    /// kernel's parts) is bound to the first window: no index reaches it.
+    /// kernel's parts) is bound to the first window: no index reaches it. Each array of
+    /// `textures` (held in storage textures) is bound as its textures' views, part `p` the
+    /// `p`th (the first where there are fewer).
     pub fn bind_windows(
         &self,
         ctx: &GpuContext,
         buffers: &BTreeMap<&str, &wgpu::Buffer>,
         windows: &BTreeMap<&str, Windows<'_>>,
+        textures: &BTreeMap<&str, Vec<&wgpu::TextureView>>,
     ) -> Result<Vec<wgpu::BindGroup>, GpuError> {
         let mut groups = Vec::new();
         for (g, layout) in self.layouts.iter().enumerate() {
@@ -218,6 +257,21 @@ impl Kernel {
             for b in self.bindings.iter().filter(|b| b.group == g as u32) {
                 let (array, part) =
                     grains_shaders::parse_part(&b.name).unwrap_or((b.name.as_str(), 0));
+                if let Some(views) = textures.get(array) {
+                    let view = views.get(part as usize).or(views.first()).ok_or_else(|| {
+                        GpuError::UnknownBinding {
+                            kernel: self.label.clone(),
+                            name: b.name.clone(),
+                            group: b.group,
+                            binding: b.binding,
+                        }
+                    })?;
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: b.binding,
+                        resource: wgpu::BindingResource::TextureView(view),
+                    });
+                    continue;
+                }
                 let buf = buffers.get(array).ok_or_else(|| GpuError::UnknownBinding {
                     kernel: self.label.clone(),
                     name: b.name.clone(),

@@ -133,8 +133,13 @@ impl GpuBackend {
         v
     }
 
-    /// Write `data` into array `name` from byte `offset`, across its segments.
+    /// Write `data` into array `name` from byte `offset`, across its segments (or its
+    /// textures).
     pub(super) fn write_array(&self, name: &str, offset: u64, data: &[u8]) {
+        if let Some(a) = self.tex.get(buffer_of(name)) {
+            self.write_textures(a, offset, data);
+            return;
+        }
         let mut start = 0u64;
         for seg in self.segments(name) {
             let end = start + seg.size();
@@ -421,6 +426,9 @@ impl GpuBackend {
 
     /// Read `size` bytes of buffer `name` from offset 0 (across its segments).
     pub(super) fn read_bytes(&self, name: &str, size: u64) -> Result<Vec<u8>, GpuError> {
+        if let Some(a) = self.tex.get(buffer_of(name)) {
+            return self.read_textures(name, a, size.min(a.size));
+        }
         let segments = self.segments(name);
         if segments.is_empty() {
             return Err(GpuError::Readback(name.to_string()));

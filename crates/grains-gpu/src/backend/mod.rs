@@ -48,6 +48,7 @@ use crate::program::{record, Op};
 mod buffers;
 mod plan;
 mod profile;
+mod textures;
 
 pub use profile::{PassProfile, StepProfile};
 
@@ -81,6 +82,12 @@ pub struct GpuOptions {
     /// history, or a particle array) is held in several buffers, bound as the windows of one
     /// array; a small figure exercises that in tests.
     pub buffer_limit: u64,
+    /// Arrays larger than this many bytes (that no kernel updates atomically) are held in
+    /// storage textures (`grains_shaders::texture_arrays`); 0 (the default) for only those a
+    /// kernel could not otherwise bind, its storage buffers a stage being too few for its
+    /// windows; `u64::MAX` for none (such a kernel is refused, `GpuError::KernelReach`). A
+    /// small figure exercises textures in tests.
+    pub texture_limit: u64,
     /// Gather and kick in one pass (`gather_kick`) where nothing runs between them (no shells,
     /// clumps or moving walls). Off, the step runs `gather` and `integrate_second_half`, with
     /// the same bits; for tests.
@@ -95,6 +102,7 @@ impl Default for GpuOptions {
             check_every: 64,
             binding_limit: 0,
             buffer_limit: 0,
+            texture_limit: 0,
             fuse_gather_kick: true,
         }
     }
@@ -197,7 +205,17 @@ pub struct GpuBackend {
     kernels: Vec<Kernel>,
     /// Kernels composed with arrays split over several bindings ([`Kernel::split`]), by base
     /// kernel and split: made when an op first binds a buffer larger than a binding.
-    split_kernels: std::sync::Mutex<BTreeMap<(usize, Vec<grains_shaders::ArraySplit>), Kernel>>,
+    #[allow(clippy::type_complexity)]
+    split_kernels: std::sync::Mutex<
+        BTreeMap<
+            (
+                usize,
+                Vec<grains_shaders::ArraySplit>,
+                Vec<grains_shaders::ArraySplit>,
+            ),
+            Kernel,
+        >,
+    >,
     ids: KernelIds,
     /// Prefix-sum workgroups per scan, from the kernel's shape.
     prefix_groups: (u32, u32),
@@ -205,6 +223,11 @@ pub struct GpuBackend {
     /// The further buffers of arrays larger than one buffer may be
     /// ([`GpuOptions::buffer_limit`]), after the first in `bufs` ([`GpuBackend::make_array`]).
     more: BTreeMap<&'static str, Vec<wgpu::Buffer>>,
+    /// Arrays held in storage textures instead of buffers (textures.rs).
+    tex: BTreeMap<&'static str, textures::TextureArray>,
+    /// The array to move into textures after a kernel could not bind its windows
+    /// ([`GpuBackend::build_ops`]).
+    reach_hint: std::sync::Mutex<Option<&'static str>>,
     init_ops: Vec<Op>,
     /// Indices in `init_ops` of the guard and the first contact pass, where a frozen initial
     /// force computation is taken up again.
@@ -273,6 +296,7 @@ impl GpuBackend {
             check_every: opts.check_every.clamp(1, LOG_LEN as u32),
             binding_limit: opts.binding_limit,
             buffer_limit: opts.buffer_limit,
+            texture_limit: opts.texture_limit,
             fuse_gather_kick: opts.fuse_gather_kick,
         };
         let grid = world.grid()?;
@@ -412,6 +436,8 @@ impl GpuBackend {
             prefix_groups,
             bufs: BTreeMap::new(),
             more: BTreeMap::new(),
+            tex: BTreeMap::new(),
+            reach_hint: Default::default(),
             init_ops: Vec::new(),
             init_resume: (0, 0),
             step_resume: (0, 0),
@@ -480,8 +506,8 @@ impl GpuBackend {
             b.rec_capacity = grown(per_record, b.rec_capacity, b.n);
             b.slot_capacity = grown(slots, b.slot_capacity, b.n);
             for (name, elem, cap, stride) in list_buffers(b.world.table.nbr_history_words) {
-                let segments = b.make_array(name, elem * b.list_capacity(cap), stride)?;
-                b.set_array(name, segments);
+                let grown = b.make_list_array(name, elem * b.list_capacity(cap), stride)?;
+                b.install(name, grown);
             }
             b.build_ops()?;
         }
@@ -599,6 +625,15 @@ impl GpuBackend {
     /// be, [`GpuOptions::buffer_limit`]); 0 for no such array.
     pub fn array_buffers(&self, name: &str) -> usize {
         self.segments(name).len()
+    }
+
+    /// The arrays held in storage textures ([`GpuOptions::texture_limit`], or past what a
+    /// kernel's storage buffers reach), with how many textures each: `(array, textures)`.
+    pub fn texture_arrays(&self) -> Vec<(String, usize)> {
+        self.tex
+            .iter()
+            .map(|(name, a)| (name.to_string(), a.parts.len()))
+            .collect()
     }
 
     /// The arrays the step binds as several windows, being larger than a storage binding
@@ -978,8 +1013,8 @@ impl GpuBackend {
             if before.get(name) == Some(&len) {
                 continue;
             }
-            match self.make_array(name, elem * len, stride) {
-                Ok(segments) => made.push((name, segments)),
+            match self.make_list_array(name, elem * len, stride) {
+                Ok(grown) => made.push((name, grown)),
                 Err(e) => {
                     (self.rec_capacity, self.slot_capacity) = kept;
                     return Err(e);
@@ -989,12 +1024,22 @@ impl GpuBackend {
         // The step goes on from where it froze: the grown buffers start with the old ones'
         // elements (the live list, its flags, the packed slots and history).
         let mut enc = self.encoder();
-        for (name, segments) in made {
-            // Segment i of either holds the same bytes: whole windows of the same length.
-            for (old, new) in self.segments(name).into_iter().zip(&segments) {
-                enc.copy_buffer_to_buffer(old, 0, new, 0, old.size().min(new.size()));
+        for (name, grown) in made {
+            match grown {
+                textures::Grown::Buffers(segments) => {
+                    // Segment i of either holds the same bytes: whole windows of the same length.
+                    for (old, new) in self.segments(name).into_iter().zip(&segments) {
+                        enc.copy_buffer_to_buffer(old, 0, new, 0, old.size().min(new.size()));
+                    }
+                    self.set_array(name, segments);
+                }
+                textures::Grown::Textures(new) => {
+                    if let Some(old) = self.tex.get(name) {
+                        self.copy_textures(&mut enc, old, &new);
+                    }
+                    self.tex.insert(name, new);
+                }
             }
-            self.set_array(name, segments);
         }
         self.ctx.queue.submit([enc.finish()]);
         self.grows += 1;
@@ -1121,7 +1166,15 @@ impl Backend for GpuBackend {
 
     fn device_bytes(&self) -> Option<u64> {
         let more = self.more.values().flatten();
-        Some(self.bufs.values().chain(more).map(|b| b.size()).sum())
+        let textures: u64 = self.tex.values().map(|a| a.bytes()).sum();
+        Some(
+            self.bufs
+                .values()
+                .chain(more)
+                .map(|b| b.size())
+                .sum::<u64>()
+                + textures,
+        )
     }
 
     fn batch(&self) -> u64 {

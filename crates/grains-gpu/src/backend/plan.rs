@@ -217,15 +217,22 @@ impl GpuBackend {
         size: Size,
     ) -> Result<Op, GpuError> {
         // Each binding's host buffer: its own, its scratch host's, or the alias's.
-        let mut hosts: BTreeMap<&str, &'static str> = self.bufs.keys().map(|k| (*k, *k)).collect();
+        let mut hosts: BTreeMap<&str, &'static str> = self
+            .bufs
+            .keys()
+            .chain(self.tex.keys())
+            .map(|k| (*k, *k))
+            .collect();
         for (binding, host) in super::buffers::SCRATCH {
             hosts.insert(binding, host);
         }
         for (binding, buffer) in alias {
             hosts.insert(binding, super::buffers::buffer_of(buffer));
         }
-        let map: BTreeMap<&str, &wgpu::Buffer> =
-            hosts.iter().map(|(b, h)| (*b, &self.bufs[h])).collect();
+        let map: BTreeMap<&str, &wgpu::Buffer> = hosts
+            .iter()
+            .filter_map(|(b, h)| Some((*b, self.bufs.get(h)?)))
+            .collect();
         let bound = self.kernels[k]
             .bindings
             .iter()
@@ -234,7 +241,13 @@ impl GpuBackend {
                     .iter()
                     .find(|(a, _)| *a == b.name)
                     .map(|(_, buf)| *buf)
-                    .or_else(|| self.bufs.keys().find(|n| **n == b.name).copied())
+                    .or_else(|| {
+                        self.bufs
+                            .keys()
+                            .chain(self.tex.keys())
+                            .find(|n| **n == b.name)
+                            .copied()
+                    })
                     .or_else(|| {
                         super::buffers::SCRATCH
                             .iter()
@@ -251,21 +264,21 @@ impl GpuBackend {
             .collect();
         // Arrays larger than a binding: the kernel composed to bind them as windows.
         let (splits, windows) = self.splits_of(k, &hosts)?;
-        self.check_reach(k, &splits, &windows)?;
-        let (pipeline, groups) = if splits.is_empty() {
+        let (textures, views) = self.textures_of(k, &hosts)?;
+        self.check_reach(k, &hosts, &splits, &windows, &textures)?;
+        let (pipeline, groups) = if splits.is_empty() && textures.is_empty() {
             (None, self.kernels[k].bind(&self.ctx, &map)?)
         } else {
-            let splits = splits.clone();
             let mut cache = self.split_kernels.lock().unwrap_or_else(|e| e.into_inner());
-            let key = (k, splits);
+            let key = (k, splits.clone(), textures);
             if !cache.contains_key(&key) {
-                let variant = self.kernels[k].split(&self.ctx, &key.1)?;
+                let variant = self.kernels[k].variant(&self.ctx, &key.1, &key.2)?;
                 cache.insert(key.clone(), variant);
             }
             let variant = &cache[&key];
             (
                 Some(variant.pipeline.clone()),
-                variant.bind_windows(&self.ctx, &map, &windows)?,
+                variant.bind_windows(&self.ctx, &map, &windows, &views)?,
             )
         };
         Ok(Op {
@@ -285,20 +298,34 @@ impl GpuBackend {
     fn check_reach(
         &self,
         k: usize,
+        hosts: &BTreeMap<&str, &'static str>,
         splits: &[grains_shaders::ArraySplit],
         windows: &BTreeMap<&str, Windows<'_>>,
+        textures: &[grains_shaders::ArraySplit],
     ) -> Result<(), GpuError> {
         let kernel = &self.kernels[k];
         let base = kernel
             .bindings
             .iter()
-            .filter(|b| b.kind.is_storage_buffer())
+            .filter(|b| b.kind.is_storage_buffer() && !textures.iter().any(|t| t.name == b.name))
             .count() as u64;
         let limit = self.ctx.limits.max_storage_buffers_per_shader_stage as u64;
         let extra: u64 = splits.iter().map(|s| s.parts as u64 - 1).sum();
         if base + extra <= limit {
             return Ok(());
         }
+        // What `build_ops` may move into textures: the largest of the arrays bound as windows
+        // that no kernel updates atomically.
+        let hint = windows
+            .iter()
+            .filter_map(|(name, w)| {
+                let host = *hosts.get(name)?;
+                let bytes: u64 = w.segments.iter().map(|b| b.size()).sum();
+                self.may_texture(host).then_some((bytes, host))
+            })
+            .max()
+            .map(|(_, host)| host);
+        *self.reach_hint.lock().unwrap_or_else(|e| e.into_inner()) = hint;
         // Each split array's windows at `m` particles, from its bytes and window now.
         let arrays: Vec<(u64, u64)> = windows
             .values()
@@ -339,6 +366,69 @@ impl GpuBackend {
             binding,
             fit: lo,
         })
+    }
+
+    /// The arrays of kernel `k` held in textures (their hosts in `hosts`): each one's split in
+    /// textures as its kernel binds it (elements a texture, textures), and its textures' views.
+    #[allow(clippy::type_complexity)]
+    fn textures_of<'m>(
+        &'m self,
+        k: usize,
+        hosts: &BTreeMap<&'m str, &'static str>,
+    ) -> Result<
+        (
+            Vec<grains_shaders::ArraySplit>,
+            BTreeMap<&'m str, Vec<&'m wgpu::TextureView>>,
+        ),
+        GpuError,
+    > {
+        let mut splits = Vec::new();
+        let mut views = BTreeMap::new();
+        for b in &self.kernels[k].bindings {
+            let Some((&name, &host)) = hosts.get_key_value(b.name.as_str()) else {
+                continue;
+            };
+            let Some(a) = self.tex.get(host) else {
+                continue;
+            };
+            let words = b.stride as u64 / 4;
+            if words == 0 || !a.words.is_multiple_of(words) {
+                return Err(GpuError::Shader {
+                    label: self.kernels[k].label.clone(),
+                    message: format!(
+                        "`{name}` is bound with elements of {} bytes, which its textures of \
+                         {} words do not hold whole",
+                        b.stride, a.words
+                    ),
+                });
+            }
+            splits.push(grains_shaders::ArraySplit {
+                name: name.to_string(),
+                chunk: (a.words / words) as u32,
+                parts: a.parts.len() as u32,
+            });
+            views.insert(name, a.parts.iter().map(|(_, v)| v).collect());
+        }
+        Ok((splits, views))
+    }
+
+    /// Whether array `host` may be held in textures: some kernel binds it as a runtime array
+    /// and none updates it atomically (nor is it the indirect arguments or the control words).
+    pub(super) fn may_texture(&self, host: &str) -> bool {
+        if ["args", "plan", "control"].contains(&host) || !self.bufs.contains_key(host) {
+            return false;
+        }
+        let mut array = false;
+        for b in self.kernels.iter().flat_map(|k| &k.bindings) {
+            if super::buffers::buffer_of(&b.name) != host {
+                continue;
+            }
+            if b.type_name.contains("atomic") {
+                return false;
+            }
+            array |= b.stride > 0;
+        }
+        array
     }
 
     /// Bytes a storage binding may hold here: the adapter's limit, or the options' lower one.
@@ -449,6 +539,40 @@ impl GpuBackend {
     /// (control.wgsl); the passes every step runs get slots of their own, from
     /// [`GpuBackend::every_base`] on, whose sizes the plan keeps and the host writes.
     pub(super) fn build_ops(&mut self) -> Result<(), GpuError> {
+        if self.opts.texture_limit > 0 && self.opts.texture_limit < u64::MAX {
+            let big: Vec<&'static str> = self
+                .bufs
+                .keys()
+                .copied()
+                .filter(|h| self.may_texture(h) && self.array_bytes(h) > self.opts.texture_limit)
+                .collect();
+            for host in big {
+                self.move_to_textures(host)?;
+            }
+        }
+        loop {
+            match self.build_ops_once() {
+                Err(e @ GpuError::KernelReach { .. }) => {
+                    let hint = self
+                        .reach_hint
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take();
+                    match hint {
+                        // Held in textures, the array no longer takes storage buffers.
+                        Some(host) if self.opts.texture_limit < u64::MAX => {
+                            self.move_to_textures(host)?
+                        }
+                        _ => return Err(e),
+                    }
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// [`GpuBackend::build_ops`] with the arrays where they are now.
+    fn build_ops_once(&mut self) -> Result<(), GpuError> {
         use Size::{Direct, Indirect};
         let n = self.n as u64;
         let base = self.every_base();

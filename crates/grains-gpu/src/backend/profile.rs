@@ -113,7 +113,7 @@ impl GpuBackend {
                 // The broad phase's scratch, a word a particle, in buffers dead meanwhile.
                 "particle_cell" | "sorted" | "nbr_count" | "own_count" => 4.0 * self.n as f64,
                 "head_pair" => 4.0 * (self.total - self.records) as f64,
-                _ => self.segments(name).iter().map(|b| b.size() as f64).sum(),
+                _ => self.array_bytes(name) as f64,
             }
         };
         let mut passes: Vec<PassProfile> = Vec::new();
