@@ -5,7 +5,7 @@
 use crate::{make_backend, BackendArg};
 use anyhow::Result;
 use clap::Args;
-use grains_core::World;
+use grains_core::{Backend as _, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -25,7 +25,9 @@ pub struct BenchArgs {
     /// Steps timed per run (after 20 warm-up steps).
     #[arg(long, default_value_t = 200)]
     pub steps: u64,
-    /// Backends to time.
+    /// Backends to time: cpu, gpu, gpu-windows (with `--binding-limit`) and gpu-textures (the
+    /// GPU backend with every array that no kernel updates atomically held in storage
+    /// textures, as past what a kernel's storage buffers reach).
     #[arg(long, value_delimiter = ',', default_values_t = vec!["cpu".to_string(), "gpu".to_string()])]
     pub backends: Vec<String>,
     /// The peer benchmark kit (shared/peers): where LIGGGHTS is installed, it runs the same
@@ -261,18 +263,43 @@ pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<Ben
 /// Time `steps` steps of `world` on the GPU backend with storage bindings of `limit` bytes
 /// (`GpuOptions::binding_limit`): the arrays past it bound as windows.
 pub fn time_gpu_windows(world: World, limit: u64, steps: u64) -> Result<BenchRow> {
-    let particles = world.particles.len();
-    let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)?;
     let opts = grains_gpu::GpuOptions {
         binding_limit: limit,
         ..Default::default()
     };
+    time_gpu_with(world, opts, &format!("{limit} B windows"), steps)
+}
+
+/// Time `steps` steps of the GPU backend with every array that no kernel updates atomically
+/// held in storage textures (`GpuOptions::texture_limit`), as past what a kernel's storage
+/// buffers reach.
+pub fn time_gpu_textures(world: World, steps: u64) -> Result<BenchRow> {
+    let opts = grains_gpu::GpuOptions {
+        texture_limit: 1,
+        ..Default::default()
+    };
+    time_gpu_with(world, opts, "arrays in textures", steps)
+}
+
+fn time_gpu_with(
+    world: World,
+    opts: grains_gpu::GpuOptions,
+    what: &str,
+    steps: u64,
+) -> Result<BenchRow> {
+    let particles = world.particles.len();
+    let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)?;
+    let binding = match opts.binding_limit {
+        0 => ctx.limits().max_storage_buffer_binding_size,
+        b => b,
+    };
     let b = grains_gpu::GpuBackend::with_options(world, &ctx, opts)?;
     eprintln!(
-        "{particles}: the GPU backend{}",
-        crate::split_note(&b.split_arrays(), limit)
+        "{particles}: the GPU backend{}{}",
+        crate::split_note(&b.split_arrays(), binding),
+        crate::texture_note(&b.texture_arrays())
     );
-    let name = format!("{} ({limit} B windows)", ctx.adapter_name());
+    let name = format!("{} ({what})", ctx.adapter_name());
     time_built(Box::new(b), name, particles, steps)
 }
 
@@ -489,9 +516,10 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             for name in &args.backends {
                 let which = match name.as_str() {
                     "cpu" => BackendArg::Cpu,
-                    "gpu" | "gpu-windows" => BackendArg::Gpu,
+                    "gpu" | "gpu-windows" | "gpu-textures" => BackendArg::Gpu,
                     other => anyhow::bail!(
-                        "unknown backend `{other}` in --backends: expected cpu, gpu or gpu-windows"
+                        "unknown backend `{other}` in --backends: expected cpu, gpu, \
+                         gpu-windows or gpu-textures"
                     ),
                 };
                 let windows = match (name.as_str(), args.binding_limit) {
@@ -510,6 +538,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 let row = match bench_world(&args.scene, n) {
                     Ok(w) => match windows {
                         Some(limit) => time_gpu_windows(w, limit, args.steps),
+                        None if name == "gpu-textures" => time_gpu_textures(w, args.steps),
                         None => time_backend(w, which, args.steps),
                     },
                     Err(e) if e.downcast_ref::<grains_scene::SceneError>().is_some() => Err(e),

@@ -246,6 +246,21 @@ pub(crate) fn split_note(split: &[(String, String, u32)], binding: u64) -> Strin
     )
 }
 
+/// What the backend line adds where arrays are held in storage textures (a kernel could not
+/// bind their windows, `GpuBackend::texture_arrays`): each with its textures; empty otherwise.
+pub(crate) fn texture_note(textures: &[(String, usize)]) -> String {
+    if textures.is_empty() {
+        return String::new();
+    }
+    let mut arrays: Vec<&(String, usize)> = textures.iter().collect();
+    arrays.sort_by_key(|(a, t)| (std::cmp::Reverse(*t), a.as_str()));
+    let list: Vec<String> = arrays.iter().map(|(a, t)| format!("{a} in {t}")).collect();
+    format!(
+        "; arrays past what a kernel's storage buffers reach, held in storage textures: {}",
+        list.join(", ")
+    )
+}
+
 fn info() -> Result<()> {
     let adapters = grains_gpu::list_adapters();
     if adapters.is_empty() {
@@ -269,16 +284,20 @@ fn info() -> Result<()> {
         // What bounds a run's size on this adapter: an array past a binding is bound as
         // windows of its buffers, each window one storage buffer of the kernels that bind it,
         // so a kernel reaches at most its storage buffers times a binding (a dense pack's
-        // contact chains bind about 400 B a sphere); the list's arrays span several buffers,
-        // the particles' arrays (16 B a sphere) one each.
+        // contact chains bind about 440 B a sphere); past that, arrays go into storage
+        // textures of up to one buffer's size each; an array spans several buffers.
+        let textures = limits.max_storage_textures_per_shader_stage as u64;
         println!(
             "--backend gpu uses {}: storage bindings up to {} MiB (an array past one is bound as \
-             windows), {} storage buffers a kernel (so at most {} MiB a kernel reaches), buffers \
-             up to {} MiB (the neighbour list's arrays span several)",
+             windows), {} storage buffers a kernel (so at most {} MiB a kernel reaches in \
+             windows), {} storage textures a kernel besides (where arrays go past that, up to \
+             {} MiB each), buffers up to {} MiB (an array spans several)",
             ctx.adapter_name(),
             binding >> 20,
             per_kernel,
             (per_kernel * binding) >> 20,
+            textures,
+            limits.max_buffer_size >> 20,
             limits.max_buffer_size >> 20,
         );
     }
@@ -378,7 +397,7 @@ pub fn make_backend_from(
             None => grains_gpu::GpuBackend::new(world, ctx)?,
         };
         let binding = ctx.limits().max_storage_buffer_binding_size;
-        let windows = split_note(&b.split_arrays(), binding);
+        let windows = split_note(&b.split_arrays(), binding) + &texture_note(&b.texture_arrays());
         Ok((Box::new(b), windows))
     };
     match choice {

@@ -422,13 +422,14 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         // The GPU's buffers hold a share more than the list they last grew to (`grown_to`).
         Some(device) => format!(
             "memory: {} in device buffers (estimate {} for a dense pack, {} for the list the \
-             run ended with), peak resident set {}",
+             run ended with), peak resident set {}{}",
             grains_scene::bytes(device),
             grains_scene::bytes(estimates.1),
             grains_scene::bytes(gpu_model.grown_to(entries, pairs, slots).total()),
             preflight::peak_resident()
                 .map(grains_scene::bytes)
-                .unwrap_or_else(|| "unknown".into())
+                .unwrap_or_else(|| "unknown".into()),
+            crate::texture_note(&backend.texture_arrays())
         ),
         None => format!(
             "memory: peak resident set {} (estimate {} for a dense pack, {} for the list the run \

@@ -587,6 +587,12 @@ pub trait Backend {
     fn device_bytes(&self) -> Option<u64> {
         None
     }
+    /// The arrays the backend holds in storage textures rather than buffers, with how many
+    /// textures each (the GPU backend past what a kernel's storage buffers reach); none for a
+    /// backend in host memory.
+    fn texture_arrays(&self) -> Vec<(String, usize)> {
+        Vec::new()
+    }
     /// Bytes of the arrays a host-memory backend holds for its state, scratch included (the
     /// CPU backend); `None` for a device backend ([`Backend::device_bytes`]).
     fn host_bytes(&self) -> Option<u64> {

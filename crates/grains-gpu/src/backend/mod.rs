@@ -627,15 +627,6 @@ impl GpuBackend {
         self.segments(name).len()
     }
 
-    /// The arrays held in storage textures ([`GpuOptions::texture_limit`], or past what a
-    /// kernel's storage buffers reach), with how many textures each: `(array, textures)`.
-    pub fn texture_arrays(&self) -> Vec<(String, usize)> {
-        self.tex
-            .iter()
-            .map(|(name, a)| (name.to_string(), a.parts.len()))
-            .collect()
-    }
-
     /// The arrays the step binds as several windows, being larger than a storage binding
     /// ([`GpuOptions::binding_limit`]): `(kernel, array, parts)` of each, once.
     pub fn split_arrays(&self) -> Vec<(String, String, u32)> {
@@ -1162,6 +1153,15 @@ impl Backend for GpuBackend {
 
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {
         self.read_pod("shell_forces", 4 * self.world.shells.edges.len() as u64)
+    }
+
+    /// The arrays held in storage textures ([`GpuOptions::texture_limit`], or past what a
+    /// kernel's storage buffers reach), with how many textures each: `(array, textures)`.
+    fn texture_arrays(&self) -> Vec<(String, usize)> {
+        self.tex
+            .iter()
+            .map(|(name, a)| (name.to_string(), a.parts.len()))
+            .collect()
     }
 
     fn device_bytes(&self) -> Option<u64> {

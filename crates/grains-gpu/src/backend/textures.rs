@@ -120,7 +120,9 @@ impl GpuBackend {
             let local = k - p as u64 * a.words;
             let (x, row) = (local % w, local / w);
             let (y, layer) = (row % h, row / h);
-            let left = ((data.len() - at) / 4) as u64;
+            // Words left to write in this texture: every texture but the last holds `words`,
+            // and the texels past them are padding that no word lives in.
+            let left = (((data.len() - at) / 4) as u64).min(a.words - local);
             let (width, rows) = if x == 0 && left >= w {
                 (w, (left / w).min(h - y))
             } else {
