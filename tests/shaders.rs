@@ -700,13 +700,8 @@ fn split_all(label: &str, src: &str) -> String {
     split_arrays(label, src, &splits).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Where the storage buffers a stage binds reach less than a kernel's arrays, an array can be
-/// held in storage textures instead (`grains_shaders::texture_arrays`): every pass and every
-/// chain of the registry validates with each array it does not update atomically in three
-/// textures, keeps its entry point's bindings (those arrays' as read or read-write textures,
-/// as their buffers were) and binds two more textures for each.
-#[test]
-fn every_pass_and_chain_validates_with_its_arrays_in_textures() {
+/// `(label, composed WGSL, entry point)` of every pass and every registry chain.
+fn pass_and_chain_sources() -> Vec<(String, String, String)> {
     let mut sources: Vec<(String, String, String)> = pass_stems()
         .into_iter()
         .map(|s| (s.to_string(), compose_pass(s).unwrap(), s.to_string()))
@@ -715,6 +710,17 @@ fn every_pass_and_chain_validates_with_its_arrays_in_textures() {
         let src = compose_chain(chain, id as u32, &ChainBinding::tight(chain)).unwrap();
         sources.push((chain.name(), src, CHAIN_TEMPLATE.to_string()));
     }
+    sources
+}
+
+/// Where the storage buffers a stage binds reach less than a kernel's arrays, an array can be
+/// held in storage textures instead (`grains_shaders::texture_arrays`): every pass and every
+/// chain of the registry validates with each array it does not update atomically in three
+/// textures, keeps its entry point's bindings (those arrays' as read or read-write textures,
+/// as their buffers were) and binds two more textures for each.
+#[test]
+fn every_pass_and_chain_validates_with_its_arrays_in_textures() {
+    let sources = pass_and_chain_sources();
     let mut held = 0;
     for (label, src, entry) in sources {
         let before = reflect_bindings(&validated(&src, &label), &entry);
@@ -761,14 +767,7 @@ fn every_pass_and_chain_validates_with_its_arrays_in_textures() {
 /// parts of each array.
 #[test]
 fn every_pass_and_chain_validates_with_its_arrays_split() {
-    let mut sources: Vec<(String, String, String)> = pass_stems()
-        .into_iter()
-        .map(|s| (s.to_string(), compose_pass(s).unwrap(), s.to_string()))
-        .collect();
-    for (id, chain) in registry_chains().iter().enumerate() {
-        let src = compose_chain(chain, id as u32, &ChainBinding::tight(chain)).unwrap();
-        sources.push((chain.name(), src, CHAIN_TEMPLATE.to_string()));
-    }
+    let sources = pass_and_chain_sources();
     for (label, src, entry) in sources {
         let split = split_all(&label, &src);
         let before = reflect_bindings(&validated(&src, &label), &entry);
