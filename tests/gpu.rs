@@ -1260,19 +1260,25 @@ fn per_particle_arrays_split_over_bindings_run_as_unsplit() {
     // One particle in each buffer; the second past the first buffer's end.
     let gone = [3, (n - 5) as u32];
     assert!(16 * gone[1] as u64 > binding, "{gone:?}");
-    a.remove_particles(&gone).unwrap_or_else(|e| panic!("{e}"));
-    b.remove_particles(&gone).unwrap_or_else(|e| panic!("{e}"));
+    remove_alike(&mut a, &mut b, &gone);
+    let state = a.state();
+    let mut r = GpuBackend::from_state_with_options(world, &ctx, &state, opts)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.array_buffers("pos"), 2, "the resumed run's buffers");
+    finish_alike(&mut r, &mut b);
+}
+
+/// Particles `gone` removed from run `a` and the unsplit run `b`: 50 steps later both hold
+/// the same state, bit for bit.
+fn remove_alike(a: &mut GpuBackend, b: &mut GpuBackend, gone: &[u32]) {
+    a.remove_particles(gone).unwrap_or_else(|e| panic!("{e}"));
+    b.remove_particles(gone).unwrap_or_else(|e| panic!("{e}"));
     a.run(50);
     b.run(50);
     assert!(
         a.state() == b.state(),
         "the state 50 steps after the removal"
     );
-    let state = a.state();
-    let mut r = GpuBackend::from_state_with_options(world, &ctx, &state, opts)
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(r.array_buffers("pos"), 2, "the resumed run's buffers");
-    finish_alike(&mut r, &mut b);
 }
 
 /// A resumed run `r` and the unsplit run `b` it follows: 100 more steps each, rebuilds
@@ -1377,14 +1383,7 @@ fn arrays_in_textures_run_as_in_buffers() {
         "the history not in several textures: {held:?}"
     );
     let gone = [3, (n - 5) as u32];
-    a.remove_particles(&gone).unwrap_or_else(|e| panic!("{e}"));
-    b.remove_particles(&gone).unwrap_or_else(|e| panic!("{e}"));
-    a.run(50);
-    b.run(50);
-    assert!(
-        a.state() == b.state(),
-        "the state 50 steps after the removal"
-    );
+    remove_alike(&mut a, &mut b, &gone);
     assert_eq!(a.energy(), b.energy(), "energy after the removal");
     let state = a.state();
     let mut r = GpuBackend::from_state_with_options(world, &ctx, &state, opts)

@@ -183,16 +183,6 @@ impl Kernel {
         })
     }
 
-    /// The kernel with arrays `splits` each bound as several windows of its buffer
-    /// (`grains_shaders::split_arrays`), for arrays larger than a storage binding.
-    pub fn split(
-        &self,
-        ctx: &GpuContext,
-        splits: &[grains_shaders::ArraySplit],
-    ) -> Result<Kernel, GpuError> {
-        self.variant(ctx, splits, &[])
-    }
-
     /// The kernel with arrays `textures` held in storage textures
     /// (`grains_shaders::texture_arrays`: `chunk` elements a texture, `parts` textures) and
     /// arrays `splits` bound as windows of their buffers.

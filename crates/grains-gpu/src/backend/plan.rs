@@ -444,7 +444,7 @@ impl GpuBackend {
     /// elements as a binding holds, a multiple of the adapter's offset alignment.
     pub(super) fn window_bytes(&self, stride: u64) -> u64 {
         let align = (self.ctx.limits().min_storage_buffer_offset_alignment as u64).max(256);
-        let unit = stride / gcd(stride, align) * align;
+        let unit = lcm(stride, align);
         self.binding_bytes() / unit * unit
     }
 
@@ -785,6 +785,11 @@ fn gcd(a: u64, b: u64) -> u64 {
     } else {
         gcd(b, a % b)
     }
+}
+
+/// The least common multiple: the smallest size that is whole elements of both.
+pub(super) fn lcm(a: u64, b: u64) -> u64 {
+    a / gcd(a, b) * b
 }
 
 /// A copy of a recorded dispatch (its bind groups are shared).

@@ -11,6 +11,7 @@
 //! word `k` with `k < words` tests, as the windows of a buffer are picked.
 
 use super::*;
+use plan::lcm;
 
 /// One array held in textures.
 pub(super) struct TextureArray {
@@ -296,16 +297,4 @@ impl GpuBackend {
 pub(super) enum Grown {
     Buffers(Vec<wgpu::Buffer>),
     Textures(TextureArray),
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
-fn lcm(a: u64, b: u64) -> u64 {
-    a / gcd(a, b) * b
 }
