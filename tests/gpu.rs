@@ -448,6 +448,91 @@ fn spheres_turn_with_their_spin_only_where_tracked_on_both_backends() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The scan
+
+/// The three scan passes (`scan_blocks`, `prefix_sum` over the blocks' sums, `scan_add`) on the
+/// GPU against their twins composed (`scan_in_blocks`) and the serial scan, bit for bit: sums
+/// of integers are exact. Seeded random counts at lengths around a block's edges, and one of
+/// 9,000,000, past where the single-workgroup scan it replaces stopped short on lavapipe
+/// (8,388,480 elements: llvmpipe ends an invocation's loops at 65535 iterations in all, and
+/// each of its 256 invocations walked its chunk twice; the list's starts came out zero at the
+/// end of every chunk, and every run past 2^23 spheres ended wrong).
+#[test]
+fn the_scan_in_blocks_matches_its_twins_past_lavapipes_loop_limit() {
+    use grains_core::kernels::passes::prefix_sum;
+    use grains_core::kernels::passes::scan_blocks::{scan_block_count, scan_in_blocks};
+    use grains_core::parity::SplitMix;
+    let Some(ctx) = gpu_context() else { return };
+    let pass = |stem: &str| grains_shaders::compose_pass(stem).unwrap_or_else(|e| panic!("{e}"));
+    let (blocks_src, sums_src, add_src) =
+        (pass("scan_blocks"), pass("prefix_sum"), pass("scan_add"));
+    let words = |v: &[u8]| -> Vec<u32> { bytemuck::pod_collect_to_vec(v) };
+    let mut rng = SplitMix(0x5CA7);
+    for n in [1usize, 2047, 2048, 2049, 300_001, 9_000_000] {
+        // Counts up to 31, like a particle's candidates: the total stays within 32 bits.
+        let counts: Vec<u32> = (0..n).map(|_| (rng.next_u64() >> 59) as u32).collect();
+        let blocks = scan_block_count(n);
+        let len = (n as u32).to_ne_bytes();
+        let nb = (blocks as u32).to_ne_bytes();
+        let out0 = vec![0u8; 4 * (n + 1)];
+        let run = |label: &str, src: &str, bufs: &[(&str, &[u8])], outs: &[&str], groups: usize| {
+            grains_gpu::kernel::run_once(&ctx, label, src, label, bufs, outs, groups as u32)
+                .unwrap_or_else(|e| panic!("{label} over {n}: {e}"))
+        };
+        let sums0 = vec![0u8; 4 * blocks];
+        let first = run(
+            "scan_blocks",
+            &blocks_src,
+            &[
+                ("counts", bytemuck::cast_slice(&counts)),
+                ("out", &out0),
+                ("scan_len", &len),
+                ("block_sums", &sums0),
+            ],
+            &["out", "block_sums"],
+            blocks,
+        );
+        let starts0 = vec![0u8; 4 * (blocks + 1)];
+        let starts = run(
+            "prefix_sum",
+            &sums_src,
+            &[("counts", &first[1]), ("out", &starts0), ("scan_len", &nb)],
+            &["out"],
+            1,
+        );
+        let out = run(
+            "scan_add",
+            &add_src,
+            &[
+                ("out", &first[0]),
+                ("scan_len", &len),
+                ("block_start", &starts[0]),
+            ],
+            &["out"],
+            blocks,
+        );
+        let gpu = words(&out[0]);
+        let mut twin = vec![u32::MAX; n + 1];
+        scan_in_blocks(&counts, &mut twin);
+        let mut serial = vec![u32::MAX; n + 1];
+        prefix_sum(&counts, &mut serial);
+        assert_eq!(
+            twin, serial,
+            "n = {n}: the twins' blocks against the serial scan"
+        );
+        if let Some(i) = (0..=n).find(|&i| gpu[i] != twin[i]) {
+            panic!(
+                "n = {n}: out[{i}] is {} on the GPU, {} by the twins ({} wrong of {})",
+                gpu[i],
+                twin[i],
+                (0..=n).filter(|&i| gpu[i] != twin[i]).count(),
+                n + 1
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Whole scenes
 
 /// Run both backends `steps` steps; compare positions and velocities per particle, the

@@ -96,7 +96,9 @@ fn every_pass_composes_and_validates() {
         "integrate_first_half",
         "integrate_second_half",
         "cell_count",
+        "scan_blocks",
         "prefix_sum",
+        "scan_add",
         "cell_scatter",
         "pair_count",
         "pair_fill",
@@ -120,7 +122,8 @@ fn every_pass_composes_and_validates() {
             compute[0].name, stem,
             "{stem}: entry point named after the file"
         );
-        let size = if stem == "prefix_sum" { 256 } else { 64 };
+        let scan = ["prefix_sum", "scan_blocks", "scan_add"];
+        let size = if scan.contains(&stem) { 256 } else { 64 };
         assert_eq!(compute[0].workgroup_size, [size, 1, 1], "{stem}");
         for b in reflect_bindings(&module, stem) {
             assert_eq!(b.group, 0, "{stem}: `{}` outside group 0", b.name);

@@ -5,8 +5,10 @@
 // Each invocation sums a contiguous chunk of `ceil(n / 256)` counts, the 256 chunk sums are
 // scanned in workgroup memory (Hillis & Steele 1986), and each invocation then writes its
 // chunk's running sums. Integer sums are exact, so the result equals the twin's serial scan.
-// Two reads of `counts` per element and no host round trip; a few million counts take well
-// under a millisecond on a discrete GPU. Used for cell starts and neighbour-list starts.
+// The backend runs it between scan_blocks.wgsl and scan_add.wgsl, over their blocks' sums
+// (one per 2048 elements): an invocation loops 2 n / 256 times, and lavapipe stops an
+// invocation's loops at 65535 iterations in all, which this array alone reaches past 8.4
+// million elements (a billion particles make half a million block sums, 4000 iterations).
 
 @group(0) @binding(0) var<storage, read> counts: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;

@@ -65,7 +65,11 @@ const S_PAIR_RECORD: u32 = 9u;
 const S_CLEAR_FLAGS: u32 = 10u;
 const S_SLOT_CARRY: u32 = 11u;
 const S_COMMIT_PARTICLES: u32 = 12u;
-const S_CONTACT: u32 = 13u;
+// The block passes of the cells' and the list's scans (shaders/passes/scan_blocks.wgsl,
+// scan_add.wgsl), one workgroup per block.
+const S_SCAN_CELLS: u32 = 13u;
+const S_SCAN_NBR: u32 = 14u;
+const S_CONTACT: u32 = 15u;
 
 // The words of `slot_count` (SLOT_*) come from shaders/lib/slot_words.wgsl, which the host
 // puts before every control kernel.
@@ -142,7 +146,7 @@ fn decide() {
     // runs only when the list is rebuilt.
     for (var s = 0u; s < S_CONTACT; s = s + 1u) {
         var x = 0u;
-        if (rebuild && (s <= S_PAIR_RECORD || s == S_COMMIT_PARTICLES)) {
+        if (rebuild && (s <= S_PAIR_RECORD || s >= S_COMMIT_PARTICLES)) {
             x = plan[P_SLOTS + s];
         }
         set_args(s, x, plan[P_MAX_DIM]);

@@ -67,20 +67,6 @@ pub enum GpuError {
         /// proportion).
         fit: u64,
     },
-    /// A run whose particle arrays would be bound as windows of the device's own storage
-    /// binding: on lavapipe such runs ended wrong (docs/architecture.md), cause not found.
-    #[error(
-        "{particles} particles need the particle arrays bound as windows of the device's {} \
-         storage binding (past {fit} particles); runs like that on lavapipe (10.1 and 15.6 \
-         million spheres) ended wrong and the cause is not found, so they are refused: run at \
-         most {fit} particles on the GPU backend, or use the CPU backend",
-        size_text(*binding)
-    )]
-    ParticlesPastBinding {
-        particles: usize,
-        binding: u64,
-        fit: u64,
-    },
     /// A dispatch would need more workgroups than one dimension allows.
     #[error(
         "{what} needs {groups} workgroups in one dimension, over the device's limit of {limit} \

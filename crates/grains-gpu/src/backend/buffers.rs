@@ -1,6 +1,7 @@
 //! The device buffers of the GPU backend: creation, upload and reading back.
 
 use super::*;
+use grains_core::kernels::passes::scan_blocks::scan_block_count;
 
 /// The buffer of source `src`'s parameter records, which its chains bind as `pair_params`.
 pub(super) fn params_buffer(src: SourceKind) -> &'static str {
@@ -249,9 +250,13 @@ impl GpuBackend {
         self.upload("step", bytes_of(&step), 0, uni)?;
         self.upload("domain", bytes_of(&domain), 0, uni)?;
         self.upload("grid", bytes_of(grid), 0, uni)?;
-        // The scan length of each prefix sum (prefix_sum.wgsl's `scan_len` uniform).
+        // The scan length of each prefix sum (the `scan_len` uniform of scan_blocks.wgsl and
+        // scan_add.wgsl), and of the scan of its blocks' sums (prefix_sum.wgsl's).
+        let blocks = |len: u64| scan_block_count(len as usize) as u32;
         self.upload("scan_len_cells", bytes_of(&(nc as u32)), 0, uni)?;
         self.upload("scan_len_nbr", bytes_of(&(n as u32)), 0, uni)?;
+        self.upload("scan_blocks_cells", bytes_of(&blocks(nc)), 0, uni)?;
+        self.upload("scan_blocks_nbr", bytes_of(&blocks(n)), 0, uni)?;
         // The initial velocities, spins and orientations move to the device (nothing reads them
         // from the world afterwards); the positions stay in the world, for the radii.
         let pos = std::mem::take(&mut self.world.particles.pos);
@@ -325,7 +330,11 @@ impl GpuBackend {
         let ns = sh.shells.len() as u64;
         let nf = fixed_pairs.len() as u64;
         let walls_move = self.world.walls.iter().any(|w| w.moves());
-        let zeroed: [(&'static str, u64); 20] = [
+        // The blocks' sums and starts, shared by the scans (which run one after another).
+        let most_blocks = scan_block_count(nc.max(n) as usize) as u64;
+        let zeroed: [(&'static str, u64); 22] = [
+            ("scan_sums", 4 * most_blocks),
+            ("scan_starts", 4 * (most_blocks + 1)),
             ("wall_work", if walls_move { 8 * n } else { 8 }),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),

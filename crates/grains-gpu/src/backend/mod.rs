@@ -53,7 +53,7 @@ mod textures;
 pub use profile::{PassProfile, StepProfile};
 
 use buffers::{list_buffers, params_buffer};
-use plan::{control_source, entry_of, pass_kernel, prefix_groups_for, shader_err, KernelIds};
+use plan::{control_source, entry_of, pass_kernel, shader_err, KernelIds};
 
 /// Tuning of the GPU backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,7 +181,9 @@ const S_PAIR_RECORD: u32 = 9;
 const S_CLEAR_FLAGS: u32 = 10;
 const S_SLOT_CARRY: u32 = 11;
 const S_COMMIT_PARTICLES: u32 = 12;
-const S_CONTACT: u32 = 13;
+const S_SCAN_CELLS: u32 = 13;
+const S_SCAN_NBR: u32 = 14;
+const S_CONTACT: u32 = 15;
 
 const CONTROL_WGSL: &str = include_str!("../control.wgsl");
 
@@ -218,7 +220,6 @@ pub struct GpuBackend {
     >,
     ids: KernelIds,
     /// Prefix-sum workgroups per scan, from the kernel's shape.
-    prefix_groups: (u32, u32),
     bufs: BTreeMap<&'static str, wgpu::Buffer>,
     /// The further buffers of arrays larger than one buffer may be
     /// ([`GpuOptions::buffer_limit`]), after the first in `bufs` ([`GpuBackend::make_array`]).
@@ -301,17 +302,6 @@ impl GpuBackend {
         };
         let grid = world.grid()?;
         let n = world.particles.len();
-        // Particle arrays (16 B a particle) past the adapter's own binding are bound as windows;
-        // tests lower the binding to exercise that, and match unsplit runs, but the only runs
-        // past lavapipe's own 128 MiB (10.1 and 15.6 million spheres) ended wrong.
-        let binding = ctx.limits().max_storage_buffer_binding_size;
-        if opts.binding_limit == 0 && 16 * n as u64 > binding {
-            return Err(GpuError::ParticlesPastBinding {
-                particles: n,
-                binding,
-                fit: binding / 16,
-            });
-        }
         let n_walls = world.walls.len();
         let n_cells = grid.n_cells as usize;
         // At least one workgroup's worth: the first list or forces that need more freeze the
@@ -332,7 +322,9 @@ impl GpuBackend {
         let decide = add(ctl("decide")?);
         let zero_cells = add(ctl("zero_cells")?);
         let cell_count = add(pass_kernel(&ctx, "cell_count")?);
+        let scan_blocks = add(pass_kernel(&ctx, "scan_blocks")?);
         let prefix_sum = add(pass_kernel(&ctx, "prefix_sum")?);
+        let scan_add = add(pass_kernel(&ctx, "scan_add")?);
         let cursor = add(ctl("cursor")?);
         let cell_scatter = add(pass_kernel(&ctx, "cell_scatter")?);
         let pair_count = add(pass_kernel(&ctx, "pair_count")?);
@@ -408,7 +400,9 @@ impl GpuBackend {
             decide,
             zero_cells,
             cell_count,
+            scan_blocks,
             prefix_sum,
+            scan_add,
             cursor,
             cell_scatter,
             pair_count,
@@ -427,11 +421,6 @@ impl GpuBackend {
             integrate_second_half,
             gather_kick,
         };
-        let pk = &kernels[ids.prefix_sum];
-        let prefix_groups = (
-            prefix_groups_for(pk, n_cells as u64),
-            prefix_groups_for(pk, n as u64),
-        );
 
         let mut b = GpuBackend {
             ctx,
@@ -444,7 +433,6 @@ impl GpuBackend {
             kernels,
             split_kernels: Default::default(),
             ids,
-            prefix_groups,
             bufs: BTreeMap::new(),
             more: BTreeMap::new(),
             tex: BTreeMap::new(),

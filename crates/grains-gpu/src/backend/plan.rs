@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::program::{Op, Size};
+use grains_core::kernels::passes::scan_blocks::scan_block_count;
 use grains_core::kernels::sources::SourceKind;
 
 /// The WGSL of one of this crate's control kernels: the common header, the words of the
@@ -83,7 +84,10 @@ pub(super) struct KernelIds {
     pub(super) decide: usize,
     pub(super) zero_cells: usize,
     pub(super) cell_count: usize,
+    /// The three passes of a scan: blocks, their sums, their starts added.
+    pub(super) scan_blocks: usize,
     pub(super) prefix_sum: usize,
+    pub(super) scan_add: usize,
     pub(super) cursor: usize,
     pub(super) cell_scatter: usize,
     pub(super) pair_count: usize,
@@ -116,12 +120,6 @@ impl KernelIds {
     pub(super) fn indirect_contacts(&self) -> usize {
         self.contact.iter().filter(|c| c.2.is_some()).count()
     }
-}
-
-/// Workgroups of one scan over `count` elements: shaders/passes/prefix_sum.wgsl is a single
-/// workgroup that walks the whole array in chunks, dispatched as exactly one group.
-pub(super) fn prefix_groups_for(_k: &Kernel, _count: u64) -> u32 {
-    1
 }
 
 impl GpuBackend {
@@ -158,13 +156,18 @@ impl GpuBackend {
         slots[S_ZERO_CELLS as usize] = self.check_groups("zero_cells", groups(nc, 64))?;
         slots[S_CELL_COUNT as usize] =
             self.check_groups("cell_count", groups(n, self.threads(ids.cell_count)))?;
-        slots[S_PREFIX_CELLS as usize] = self.prefix_groups.0;
+        // A scan's blocks, one workgroup each, and the one workgroup that scans their sums.
+        let blocks =
+            |what, len: u64| self.check_groups(what, scan_block_count(len as usize) as u64);
+        slots[S_SCAN_CELLS as usize] = blocks("scan_blocks", nc)?;
+        slots[S_PREFIX_CELLS as usize] = 1;
         slots[S_CURSOR as usize] = self.check_groups("cursor", groups(nc, 64))?;
         slots[S_CELL_SCATTER as usize] =
             self.check_groups("cell_scatter", groups(n, self.threads(ids.cell_scatter)))?;
         slots[S_PAIR_COUNT as usize] =
             self.check_groups("pair_count", groups(n, self.threads(ids.pair_count)))?;
-        slots[S_PREFIX_NBR as usize] = self.prefix_groups.1;
+        slots[S_SCAN_NBR as usize] = blocks("scan_blocks", n)?;
+        slots[S_PREFIX_NBR as usize] = 1;
         slots[S_GUARD as usize] = 1;
         slots[S_PAIR_FILL as usize] =
             self.check_groups("pair_fill", groups(n, self.threads(ids.pair_fill)))?;
@@ -599,41 +602,77 @@ impl GpuBackend {
         }
         let every_pre = every.len();
         let ids = &self.ids;
-        let rebuild = vec![
+        // An exclusive scan of `counts` into `out` over `len` (a uniform) elements: each block
+        // scanned (`slot` sizes its workgroups), the blocks' sums scanned by one workgroup
+        // (`one`), each block's start added.
+        let scan = |counts: &'static str,
+                    out: &'static str,
+                    [len, blocks]: [&'static str; 2],
+                    [slot, one]: [u32; 2]|
+         -> Result<[Op; 3], GpuError> {
+            Ok([
+                self.op(
+                    ids.scan_blocks,
+                    &[
+                        ("counts", counts),
+                        ("out", out),
+                        ("scan_len", len),
+                        ("block_sums", "scan_sums"),
+                    ],
+                    Indirect(slot),
+                )?,
+                self.op(
+                    ids.prefix_sum,
+                    &[
+                        ("counts", "scan_sums"),
+                        ("out", "scan_starts"),
+                        ("scan_len", blocks),
+                    ],
+                    Indirect(one),
+                )?,
+                self.op(
+                    ids.scan_add,
+                    &[
+                        ("out", out),
+                        ("scan_len", len),
+                        ("block_start", "scan_starts"),
+                    ],
+                    Indirect(slot),
+                )?,
+            ])
+        };
+        let cells = ["scan_len_cells", "scan_blocks_cells"];
+        let list = ["scan_len_nbr", "scan_blocks_nbr"];
+        let mut rebuild = vec![
             self.op(ids.decide, &[], Direct(1))?,
             self.op(ids.zero_cells, &[], Indirect(S_ZERO_CELLS))?,
             self.op(ids.cell_count, &[], Indirect(S_CELL_COUNT))?,
-            self.op(
-                ids.prefix_sum,
-                &[
-                    ("counts", "cell_counts"),
-                    ("out", "cell_start"),
-                    ("scan_len", "scan_len_cells"),
-                ],
-                Indirect(S_PREFIX_CELLS),
-            )?,
+        ];
+        rebuild.extend(scan(
+            "cell_counts",
+            "cell_start",
+            cells,
+            [S_SCAN_CELLS, S_PREFIX_CELLS],
+        )?);
+        rebuild.extend([
             self.op(ids.cursor, &[], Indirect(S_CURSOR))?,
             self.op(ids.cell_scatter, &[], Indirect(S_CELL_SCATTER))?,
             self.op(ids.pair_count, &[], Indirect(S_PAIR_COUNT))?,
-            self.op(
-                ids.prefix_sum,
-                &[
-                    ("counts", "nbr_count"),
-                    ("out", "new_start"),
-                    ("scan_len", "scan_len_nbr"),
-                ],
-                Indirect(S_PREFIX_NBR),
-            )?,
-            // The owning counts' scan: where each particle's records start.
-            self.op(
-                ids.prefix_sum,
-                &[
-                    ("counts", "own_count"),
-                    ("out", "new_pair_start"),
-                    ("scan_len", "scan_len_nbr"),
-                ],
-                Indirect(S_PREFIX_NBR),
-            )?,
+        ]);
+        rebuild.extend(scan(
+            "nbr_count",
+            "new_start",
+            list,
+            [S_SCAN_NBR, S_PREFIX_NBR],
+        )?);
+        // The owning counts' scan: where each particle's records start.
+        rebuild.extend(scan(
+            "own_count",
+            "new_pair_start",
+            list,
+            [S_SCAN_NBR, S_PREFIX_NBR],
+        )?);
+        rebuild.extend([
             self.op(ids.guard, &[], Direct(1))?,
             // The new list goes over the old one: each slot in use keeps its pair, by which
             // the carry finds its new record.
@@ -654,7 +693,7 @@ impl GpuBackend {
                 Indirect(S_SLOT_CARRY),
             )?,
             self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
-        ];
+        ]);
         let ids = &self.ids;
         // The list's chains come first, then `slot_guard`, then the chains of sources that
         // keep a history per pair (which a step whose list's chains run again after a slot
