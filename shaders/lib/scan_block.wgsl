@@ -8,7 +8,8 @@
 // (each of its 256 invocations walks its chunk twice) and left the last part of every chunk
 // zero.
 
-const SCAN_THREADS: u32 = 256u;
+//!include lib/workgroup_scan.wgsl
+
 const SCAN_PER_THREAD: u32 = 8u;
 const SCAN_BLOCK: u32 = 2048u;
 

@@ -10,13 +10,11 @@
 // invocation's loops at 65535 iterations in all, which this array alone reaches past 8.4
 // million elements (a billion particles make half a million block sums, 4000 iterations).
 
+//!include lib/workgroup_scan.wgsl
+
 @group(0) @binding(0) var<storage, read> counts: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
 @group(0) @binding(2) var<uniform> scan_len: u32;
-
-const SCAN_THREADS: u32 = 256u;
-
-var<workgroup> partial: array<u32, 256>;
 
 @compute @workgroup_size(256)
 fn prefix_sum(@builtin(local_invocation_index) lid: u32) {
@@ -29,17 +27,7 @@ fn prefix_sum(@builtin(local_invocation_index) lid: u32) {
         sum = sum + counts[i];
     }
     partial[lid] = sum;
-    // Inclusive scan of the chunk sums.
-    for (var offset = 1u; offset < SCAN_THREADS; offset = offset * 2u) {
-        workgroupBarrier();
-        var t = partial[lid];
-        if (lid >= offset) {
-            t = t + partial[lid - offset];
-        }
-        workgroupBarrier();
-        partial[lid] = t;
-    }
-    workgroupBarrier();
+    scan_partials(lid);
     var acc = partial[lid] - sum;
     for (var i = start; i < end; i = i + 1u) {
         out[i] = acc;

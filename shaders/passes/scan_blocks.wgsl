@@ -15,7 +15,6 @@
 @group(0) @binding(3) var<storage, read_write> block_sums: array<u32>;
 
 var<workgroup> tile: array<u32, 2048>;
-var<workgroup> partial: array<u32, 256>;
 
 @compute @workgroup_size(256)
 fn scan_blocks(
@@ -45,16 +44,7 @@ fn scan_blocks(
         sum = sum + tile[first + k];
     }
     partial[lid] = sum;
-    for (var offset = 1u; offset < SCAN_THREADS; offset = offset * 2u) {
-        workgroupBarrier();
-        var t = partial[lid];
-        if (lid >= offset) {
-            t = t + partial[lid - offset];
-        }
-        workgroupBarrier();
-        partial[lid] = t;
-    }
-    workgroupBarrier();
+    scan_partials(lid);
     var acc = partial[lid] - sum;
     for (var k = 0u; k < SCAN_PER_THREAD; k = k + 1u) {
         let c = tile[first + k];
