@@ -64,7 +64,9 @@ mod tests {
             SCAN_BLOCK + 1,
             3 * SCAN_BLOCK + 17,
         ] {
-            let counts: Vec<u32> = (0..n as u32).map(|i| (i * 2_654_435_761) >> 27).collect();
+            let counts: Vec<u32> = (0..n as u32)
+                .map(|i| i.wrapping_mul(2_654_435_761) >> 27)
+                .collect();
             let mut want = vec![7u32; n + 1];
             super::super::prefix_sum(&counts, &mut want);
             let mut got = vec![7u32; n + 1];
