@@ -287,6 +287,7 @@ fn info() -> Result<()> {
         // contact chains bind about 440 B a sphere); past that, arrays go into storage
         // textures of up to one buffer's size each; an array spans several buffers.
         let textures = limits.max_storage_textures_per_shader_stage as u64;
+        let buffer = limits.max_buffer_size >> 20;
         println!(
             "--backend gpu uses {}: storage bindings up to {} MiB (an array past one is bound as \
              windows), {} storage buffers a kernel (so at most {} MiB a kernel reaches in \
@@ -297,8 +298,8 @@ fn info() -> Result<()> {
             per_kernel,
             (per_kernel * binding) >> 20,
             textures,
-            limits.max_buffer_size >> 20,
-            limits.max_buffer_size >> 20,
+            buffer,
+            buffer,
         );
     }
     Ok(())

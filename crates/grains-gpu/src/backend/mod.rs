@@ -219,7 +219,6 @@ pub struct GpuBackend {
         >,
     >,
     ids: KernelIds,
-    /// Prefix-sum workgroups per scan, from the kernel's shape.
     bufs: BTreeMap<&'static str, wgpu::Buffer>,
     /// The further buffers of arrays larger than one buffer may be
     /// ([`GpuOptions::buffer_limit`]), after the first in `bufs` ([`GpuBackend::make_array`]).

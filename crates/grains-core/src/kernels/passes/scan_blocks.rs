@@ -1,5 +1,6 @@
 //! Exclusive scan, pass 1 of 3: each block's own scan and sum. WGSL twin:
-//! `shaders/passes/scan_blocks.wgsl` (its constants: `shaders/lib/scan_block.wgsl`).
+//! `shaders/passes/scan_blocks.wgsl` (its constants: `shaders/lib/scan_block.wgsl` and
+//! `shaders/lib/workgroup_scan.wgsl`).
 //!
 //! The GPU scans the cells' counts and the list's counts in blocks of [`SCAN_BLOCK`], one
 //! workgroup each, so that no invocation loops over more than a few elements (lavapipe ends an
@@ -20,14 +21,17 @@ pub fn scan_block_count(n: usize) -> usize {
     n.div_ceil(SCAN_BLOCK).max(1)
 }
 
+/// The elements of block `block` of a scan over `n`.
+pub fn scan_block_range(block: usize, n: usize) -> std::ops::Range<usize> {
+    let lo = (block * SCAN_BLOCK).min(n);
+    lo..(lo + SCAN_BLOCK).min(n)
+}
+
 /// Block `block` of the scan of `counts`: its elements' running sums from 0 into `out`, and its
 /// sum into `block_sums[block]`.
 pub fn scan_blocks(block: usize, counts: &[u32], out: &mut [u32], block_sums: &mut [u32]) {
-    let n = counts.len();
-    let lo = (block * SCAN_BLOCK).min(n);
-    let hi = (lo + SCAN_BLOCK).min(n);
     let mut acc = 0u32;
-    for i in lo..hi {
+    for i in scan_block_range(block, counts.len()) {
         out[i] = acc;
         acc = acc.wrapping_add(counts[i]);
     }
