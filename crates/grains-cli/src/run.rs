@@ -90,6 +90,9 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let program = preflight::resident();
     let budget = memory_budget(args.memory_limit);
     let mut scene = grains_scene::load_scene_within(&args.scene, budget.as_ref())?;
+    for w in &scene.warnings {
+        eprintln!("warning: {w}");
+    }
     if let Some(n) = args.steps {
         if !(1..=grains_scene::MAX_STEPS).contains(&n) {
             bail!("--steps {n}: expected between 1 and 1e15 steps");

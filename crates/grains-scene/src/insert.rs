@@ -65,6 +65,7 @@ pub(crate) fn parse_inserts(
         let mi = crate::parse::material_of(ctx, materials, mv, &b.key("material"))?;
         let mat = &materials[mi];
         let region = region_of(ctx, &b)?;
+        region_within(ctx, &b, &region, domain)?;
         let cv = b.req(
             "count",
             "the number of particles to insert, a positive integer",
@@ -176,6 +177,62 @@ fn region_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<Region, SceneError> {
     }
 }
 
+/// Refuse a region that reaches outside the domain: a particle is placed at a random point of
+/// the region, and one whose centre lies outside the domain is never placed, so such a block
+/// would insert fewer particles than it says, or none, without a word. Names the region's key
+/// and the side it crosses.
+fn region_within(
+    ctx: &Ctx<'_>,
+    b: &Table<'_, '_>,
+    region: &Region,
+    domain: &Domain,
+) -> Result<(), SceneError> {
+    // The region's axis-aligned extent.
+    let (lo, hi, key) = match *region {
+        Region::Box { min, max } => (min, max, "box"),
+        Region::Cylinder {
+            center,
+            axis,
+            radius,
+            height,
+        } => {
+            let top = [0, 1, 2].map(|k| center[k] + height * axis[k]);
+            // The rim's reach along axis k: radius times the sine of the axis's angle to it.
+            let rim = [0, 1, 2].map(|k| radius * (1.0 - axis[k] * axis[k]).max(0.0).sqrt());
+            (
+                [0, 1, 2].map(|k| center[k].min(top[k]) - rim[k]),
+                [0, 1, 2].map(|k| center[k].max(top[k]) + rim[k]),
+                "cylinder",
+            )
+        }
+    };
+    let span = b.key_span(key);
+    for k in 0..3 {
+        // Rounding of a tilted cylinder's extent is not a crossing.
+        let slack = 1e-9 * (domain.max[k] - domain.min[k]);
+        let axis = ["x", "y", "z"][k];
+        let side = if lo[k] < domain.min[k] - slack {
+            Some(("min", lo[k], domain.min[k], "below"))
+        } else if hi[k] > domain.max[k] + slack {
+            Some(("max", hi[k], domain.max[k], "above"))
+        } else {
+            None
+        };
+        if let Some((bound, reach, limit, dir)) = side {
+            return Err(ctx.err(
+                &span,
+                &b.key(key),
+                format!(
+                    "the region reaches {axis} = {}, {dir} the domain's {bound} {axis} = {}:                      particles are placed only inside the domain, so it would insert fewer than                      `count`; expected a region within the domain on every side",
+                    grains_core::units::qty(reach, "m"),
+                    grains_core::units::qty(limit, "m"),
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The radii of a block's `count` particles.
 fn radii_of(
     ctx: &Ctx<'_>,
@@ -250,6 +307,10 @@ fn radii_of(
     }
 }
 
+/// How far a size table's mass fractions may add from 1: decimal fractions such as thirds
+/// written to seven places still pass.
+const FRACTION_SUM_TOLERANCE: f64 = 1e-6;
+
 /// Radii from a table of sizes and mass fractions: by number, each size's share is its mass
 /// fraction over its particle mass (`r^3`).
 fn table_radii(
@@ -269,6 +330,7 @@ fn table_radii(
         ));
     }
     let mut sizes = Vec::new();
+    let mut fractions = 0.0;
     for (k, row) in rows.iter().enumerate() {
         let key = format!("{}[{k}]", t.key("table"));
         let two = ctx.array(row, &key, "[radius (m), mass fraction]")?;
@@ -285,6 +347,21 @@ fn table_radii(
         let r = ctx.positive(&two[0], &format!("{key}[0]"), "m")?;
         let f = ctx.positive(&two[1], &format!("{key}[1]"), "a mass fraction")?;
         sizes.push((r, f / r.powi(3)));
+        fractions += f;
+    }
+    // Fractions that do not add to 1 are a typo or a missing row, not a wish to be normalised.
+    if (fractions - 1.0).abs() > FRACTION_SUM_TOLERANCE {
+        // Nine decimals: past the tolerance, short of the rounding of the sum.
+        let nine = format!("{fractions:.9}");
+        let sum = nine.trim_end_matches('0').trim_end_matches('.');
+        return Err(ctx.err(
+            &tv.span(),
+            &t.key("table"),
+            format!(
+                "the mass fractions add to {sum}; they must add to 1 (within \
+                 {FRACTION_SUM_TOLERANCE:e}): each size's share of the mass"
+            ),
+        ));
     }
     let total: f64 = sizes.iter().map(|s| s.1).sum();
     let mut radii = Vec::with_capacity(count);

@@ -143,6 +143,10 @@ pub struct Scene {
     pub guards: GuardSettings,
     /// The initial overlaps (particle pairs and particle-wall pairs).
     pub overlaps: grains_core::overlaps::OverlapReport,
+    /// What the scene holds that a run accepts but the user should know of (a mesh wall's
+    /// degenerate triangles left out, its needles), each `file:line:column: key: message`;
+    /// [`Scene::summary`] lists them.
+    pub warnings: Vec<String>,
     /// Whether `output.every_steps` was the default (so a step override rescales it).
     every_default: bool,
 }
@@ -212,6 +216,7 @@ pub fn parse_scene_within(
             lost: p.lost,
         },
         overlaps: p.overlaps,
+        warnings: p.warnings,
         every_default,
     })
 }
@@ -580,7 +585,8 @@ impl Scene {
         }
     }
 
-    /// A multi-line human summary: counts, domain, time step and its limits, steps, memory.
+    /// A multi-line human summary: counts, domain, time step and its limits, steps, memory,
+    /// and the scene's [`warnings`](Scene::warnings).
     pub fn summary(&self) -> String {
         let w = &self.world;
         let mut s = String::new();
@@ -824,6 +830,9 @@ impl Scene {
             per(gpu.contacts),
             per(gpu.other),
         );
+        for warning in &self.warnings {
+            let _ = write!(s, "\nwarning: {warning}");
+        }
         s
     }
 }

@@ -39,6 +39,8 @@ pub(crate) struct Parsed {
     pub max_initial_overlap: f64,
     pub lost: crate::LostParticles,
     pub overlaps: grains_core::overlaps::OverlapReport,
+    /// What the scene holds that it should be told about (located, as errors).
+    pub warnings: Vec<String>,
 }
 
 enum Length {
@@ -73,6 +75,7 @@ pub(crate) fn parse(
         file: path,
         src: text,
         memory,
+        warnings: Default::default(),
     };
     let root = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
@@ -436,7 +439,7 @@ pub(crate) fn parse(
                         "mesh walls do not move yet; give the motion to plane, box, cylinder, disk or cone walls",
                     ));
                 }
-                let mesh = crate::mesh_file::placed_mesh(&ctx, &t)?;
+                let mesh = crate::mesh_file::wall_mesh(&ctx, &t)?;
                 let first = *first_triangle.get_or_insert(particles.len());
                 let largest = particles.pos[..first]
                     .iter()
@@ -814,8 +817,20 @@ pub(crate) fn parse(
     }
 
     // [[bond]]
-    let (bond_pairs, bond_interactions, bond_span) =
-        parse_bonds(&ctx, &root, &particles, &domain, &materials)?;
+    let inserted: Vec<(u32, usize)> = inserts
+        .iter()
+        .map(|b| (b.insertion.first, b.insertion.radii.len()))
+        .collect();
+    let (bond_pairs, bond_interactions, bond_span) = parse_bonds(
+        &ctx,
+        &root,
+        &Bondable {
+            particles: &particles,
+            inserted: &inserted,
+        },
+        &domain,
+        &materials,
+    )?;
 
     // The world, with a provisional dt when it is to be chosen from the world itself.
     // Mesh triangles are walls: the skin is sized by the particles.
@@ -1056,6 +1071,7 @@ pub(crate) fn parse(
         max_initial_overlap,
         lost,
         overlaps,
+        warnings: ctx.warnings.take(),
     })
 }
 
@@ -1851,16 +1867,84 @@ pub(crate) fn vec3<T: Copy + Into<f64>>(x: &[T]) -> String {
     format!("({})", c.join(", "))
 }
 
+/// What a bond may join: the scene's particles, with the id ranges of the `[[insert]]` blocks'
+/// dormant particles (first id, count).
+struct Bondable<'a> {
+    particles: &'a Particles,
+    inserted: &'a [(u32, usize)],
+}
+
+impl Bondable<'_> {
+    /// Why particle `id` cannot take a bond, if it cannot: a dormant particle of an `[[insert]]`
+    /// block (its rest length would be taken where it waits, out of the domain), a triangle of
+    /// a mesh wall (fixed, not a particle), or a clump's body (its members are its surface).
+    fn refusal(&self, id: u32) -> Option<String> {
+        let p = self.particles;
+        if let Some((k, &(first, count))) = self
+            .inserted
+            .iter()
+            .enumerate()
+            .find(|(_, &(first, count))| id >= first && ((id - first) as usize) < count)
+        {
+            return Some(format!(
+                "particle {id} is a dormant particle of insert[{k}] (ids {first} to {}): it is \
+                 placed only during the run, while a bond takes its rest length at the start; \
+                 expected a particle of a [[particles]] block or a shell node",
+                first as usize + count - 1
+            ));
+        }
+        let shape = p.shape_of(id as usize);
+        match shape.kind {
+            grains_core::shapes::KIND_TRIANGLE => Some(format!(
+                "particle {id} is a triangle of a mesh wall, not a particle: a bond joins two \
+                 particles; expected a particle of a [[particles]] block or a shell node"
+            )),
+            grains_core::shapes::KIND_CLUMP => {
+                let members = shape.data[0].to_bits();
+                Some(format!(
+                    "particle {id} is the body of a clump, which touches nothing (its member \
+                     spheres, particles {} to {}, are its surface); expected one of its members",
+                    id + 1,
+                    id + members
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// The clump body particle `i` is a member of, if it is one.
+    fn clump_of(&self, i: u32) -> Option<u32> {
+        let shape = self.particles.shape_of(i as usize);
+        (shape.kind == grains_core::shapes::KIND_MEMBER)
+            .then(|| i.checked_sub(shape.data[3].to_bits()))
+            .flatten()
+    }
+
+    /// Why pair `ij` cannot take a bond, if it cannot: two members of one clump move as one
+    /// rigid body, and a bond inside it has nothing to hold.
+    fn pair_refusal(&self, [i, j]: [u32; 2]) -> Option<String> {
+        match (self.clump_of(i), self.clump_of(j)) {
+            (Some(a), Some(b)) if a == b && i != j => Some(format!(
+                "particles {i} and {j} are members of one clump (body {a}): they move as one rigid \
+                 body, so a bond between them has nothing to hold; expected particles of \
+                 different bodies"
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// The `[[bond]]` blocks: their pairs (in block order) and one interaction per material pair
 /// they join, with the block's chain; and where the first block is, for core errors.
 #[allow(clippy::type_complexity)]
 fn parse_bonds(
     ctx: &Ctx<'_>,
     root: &Table<'_, '_>,
-    particles: &Particles,
+    bondable: &Bondable<'_>,
     domain: &Domain,
     materials: &[Material],
 ) -> Result<(Vec<[u32; 2]>, Vec<Interaction>, Range<usize>), SceneError> {
+    let particles = bondable.particles;
     let mut pairs: Vec<[u32; 2]> = Vec::new();
     let mut interactions: Vec<Interaction> = Vec::new();
     // Which block made each bond interaction, for "two blocks join the same materials".
@@ -1937,6 +2021,12 @@ fn parse_bonds(
                             ));
                         }
                         *o = id as u32;
+                        if let Some(why) = bondable.refusal(id as u32) {
+                            return Err(ctx.err(&y.span(), &format!("{key}[{c}]"), why));
+                        }
+                    }
+                    if let Some(why) = bondable.pair_refusal(ij) {
+                        return Err(ctx.err(&x.span(), &key, why));
                     }
                     if ij[0] == ij[1] {
                         return Err(ctx.err(
@@ -1963,9 +2053,16 @@ fn parse_bonds(
                     Some(g) => ctx.non_negative(g, &b.key("tolerance"), "m")?,
                     None => 0.0,
                 };
+                // Only pairs a bond can join: a triangle of a mesh wall near a bead, or two
+                // overlapping members of one clump, are not bonded particles.
                 mine = grains_core::overlaps::pairs_within(&particles.pos, domain, gap)
                     .into_iter()
                     .map(|(i, j, _)| [i, j])
+                    .filter(|&[i, j]| {
+                        bondable.refusal(i).is_none()
+                            && bondable.refusal(j).is_none()
+                            && bondable.pair_refusal([i, j]).is_none()
+                    })
                     .collect();
                 if mine.is_empty() {
                     return Err(ctx.err(

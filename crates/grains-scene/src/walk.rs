@@ -21,6 +21,9 @@ pub(crate) struct Ctx<'s> {
     pub src: &'s str,
     /// The memory a scene may take, checked before particles are generated.
     pub memory: Option<&'s crate::MemoryBudget>,
+    /// What the scene is allowed to hold but should be told about (`file:line:column: key:
+    /// message`, as errors), in the order found: [`crate::Scene::warnings`].
+    pub warnings: std::cell::RefCell<Vec<String>>,
 }
 
 impl Ctx<'_> {
@@ -67,6 +70,12 @@ impl Ctx<'_> {
         let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
         let column = before[line_start..].chars().count() + 1;
         (line, column)
+    }
+
+    /// Record a warning at `span` on `key`, located as an error would be.
+    pub fn warn(&self, span: &Range<usize>, key: &str, message: impl Into<String>) {
+        let located = self.err(span, key, message).to_string();
+        self.warnings.borrow_mut().push(located);
     }
 
     pub fn err(&self, span: &Range<usize>, key: &str, message: impl Into<String>) -> SceneError {
