@@ -4,11 +4,14 @@
 //! (u64, `World::fingerprint`), the step (u64), the rebuild steps, the removed particles' count
 //! (u64) and energy (f64), then each array of
 //! [`grains_core::state::STATE_ARRAYS`] in its order as its element count (u64) followed by
-//! its raw elements. The file is written beside its final name and renamed over it, so a run
-//! killed while writing leaves the previous checkpoint intact.
+//! its raw elements, and last the CRC-32 (IEEE) of every byte before it (u32). The checksum is
+//! computed as the file is written and checked before anything of it is believed: a flipped
+//! bit is refused, never resumed into another trajectory. The file is written beside its
+//! final name and renamed over it, so a run killed while writing leaves the previous
+//! checkpoint intact.
 
 use std::fs::{self, File};
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use bytemuck::Pod;
@@ -31,10 +34,15 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 9: slots and history only for records in contact, packed in record order (`nbr_slot`
 //    names each).
 // 10: no `nbr_i` (each entry's owner is the particle whose range of `nbr_start` holds it).
-const VERSION: u32 = 10;
-/// The version before, still read: the same arrays with each entry's owner (`nbr_i`, u32 per
-/// entry) after `nbr_start`, which the reader skips.
+// 11: the CRC-32 of the file at its end.
+const VERSION: u32 = 11;
+/// The version before, still read: version 11 without its checksum.
+const VERSION_UNCHECKED: u32 = 10;
+/// The version before that, still read: the arrays of version 10 with each entry's owner
+/// (`nbr_i`, u32 per entry) after `nbr_start`, which the reader skips; no checksum.
 const VERSION_WITH_OWNERS: u32 = 9;
+/// Bytes of the checksum at the end of a checkpoint of [`VERSION`].
+const CHECKSUM_BYTES: u64 = 4;
 
 fn put<T: Pod>(out: &mut impl Write, a: &[T]) -> std::io::Result<()> {
     out.write_all(&(a.len() as u64).to_le_bytes())?;
@@ -62,10 +70,30 @@ pub fn write_backend_checkpoint(
     write_checkpoint_with(path, fingerprint, |sink| backend.stream_state(sink))
 }
 
-/// The checkpoint file as a [`StateSink`]: the header, then each array's count and bytes.
+/// The checkpoint file as a [`StateSink`]: the header, then each array's count and bytes,
+/// each byte also fed to the checksum.
 struct FileSink<W: Write> {
-    out: W,
+    out: Checksummed<W>,
     fingerprint: u64,
+}
+
+/// A writer that keeps the CRC-32 of the bytes it has passed on.
+struct Checksummed<W: Write> {
+    inner: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Checksummed<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        // Only what was taken: a short write hands the rest over again.
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 impl<W: Write> StateSink for FileSink<W> {
@@ -100,13 +128,26 @@ fn write_checkpoint_with(
     let tmp = path.with_extension("bin.tmp");
     let file = File::create(&tmp).map_err(IoError::create(&tmp))?;
     let mut sink = FileSink {
-        out: BufWriter::new(file),
+        out: Checksummed {
+            inner: BufWriter::new(file),
+            crc: crc32fast::Hasher::new(),
+        },
         fingerprint,
     };
-    fill(&mut sink)
-        .and_then(|()| sink.out.flush())
-        .map_err(IoError::write(&tmp))?;
+    let written = fill(&mut sink).and_then(|()| {
+        let crc = sink.out.crc.clone().finalize();
+        sink.out.inner.write_all(&crc.to_le_bytes())?;
+        sink.out.inner.flush()?;
+        // On disk before it replaces the previous checkpoint: a crash after the rename must
+        // not leave a file whose blocks never reached the disk.
+        sink.out.inner.get_ref().sync_all()
+    });
     drop(sink);
+    if let Err(err) = written {
+        // The previous checkpoint stays; the partial copy goes.
+        let _ = fs::remove_file(&tmp);
+        return Err(IoError::Write { path: tmp, err });
+    }
     fs::rename(&tmp, path).map_err(|err| IoError::Rename {
         from: tmp,
         to: path.to_path_buf(),
@@ -207,7 +248,43 @@ pub struct CheckpointArrays {
     pub header: StateHeader,
 }
 
+/// Check the checksum at the end of `r`'s file against the CRC-32 of every byte before it,
+/// read through once; then `r` is where it was, and its file ends before the checksum.
+fn verify_checksum(r: &mut Reader) -> Result<(), IoError> {
+    let damaged = |r: &Reader| r.error("checksum mismatch: the file is damaged".into());
+    let Some(body) = r.len.checked_sub(CHECKSUM_BYTES).filter(|&b| b >= r.at) else {
+        return Err(damaged(r));
+    };
+    let read_err = |r: &Reader, err: std::io::Error| r.error(format!("cannot read it: {err}"));
+    let mut crc = crc32fast::Hasher::new();
+    let mut file = r.r.get_ref();
+    file.seek(SeekFrom::Start(0))
+        .map_err(|err| read_err(r, err))?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut left = body;
+    while left > 0 {
+        let n = buf.len().min(left as usize);
+        file.read_exact(&mut buf[..n])
+            .map_err(|err| read_err(r, err))?;
+        crc.update(&buf[..n]);
+        left -= n as u64;
+    }
+    let mut stored = [0u8; CHECKSUM_BYTES as usize];
+    file.read_exact(&mut stored)
+        .map_err(|err| read_err(r, err))?;
+    if u32::from_le_bytes(stored) != crc.finalize() {
+        return Err(damaged(r));
+    }
+    // Back to where the header's reading stopped; the arrays end where the checksum starts.
+    r.r.seek(SeekFrom::Start(r.at))
+        .map_err(|err| read_err(r, err))?;
+    r.len = body;
+    Ok(())
+}
+
 /// Open a checkpoint and read its header (magic, version, fingerprint, the state's scalars).
+/// A checkpoint of the current format is checked against its checksum first, all of it: a
+/// damaged file is refused before any of it is used.
 pub fn open_checkpoint(path: &Path) -> Result<CheckpointArrays, IoError> {
     let file = File::open(path)
         .and_then(|f| Ok((f.metadata()?.len(), f)))
@@ -235,13 +312,17 @@ pub fn open_checkpoint(path: &Path) -> Result<CheckpointArrays, IoError> {
     let mut v = [0u8; 4];
     r.fill(&mut v)?;
     let version = u32::from_le_bytes(v);
-    if version != VERSION && version != VERSION_WITH_OWNERS {
+    if ![VERSION_WITH_OWNERS, VERSION_UNCHECKED, VERSION].contains(&version) {
         return Err(IoError::Checkpoint {
             path: path.to_path_buf(),
             what: format!(
-                "format version {version}, this grains reads versions {VERSION_WITH_OWNERS} and {VERSION}"
+                "format version {version}, this grains reads versions {VERSION_WITH_OWNERS} to \
+                 {VERSION}"
             ),
         });
+    }
+    if version == VERSION {
+        verify_checksum(&mut r)?;
     }
     let fingerprint = r.u64()?;
     let step = r.u64()?;

@@ -33,7 +33,6 @@ pub enum IoError {
         /// What the OS said.
         err: io::Error,
     },
-    /// Replacing a file by its freshly written copy failed.
     /// Reading a file back failed (a resumed run's CSV table).
     #[error("cannot read {}: {err}", path.display())]
     Read {
@@ -42,6 +41,15 @@ pub enum IoError {
         /// What the OS said.
         err: io::Error,
     },
+    /// Removing a file of an earlier run (or one a resumed run takes back) failed.
+    #[error("cannot remove {}: {err}", path.display())]
+    Remove {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        err: io::Error,
+    },
+    /// Replacing a file by its freshly written copy failed.
     #[error("cannot rename {} to {}: {err}", from.display(), to.display())]
     Rename {
         /// The temporary copy.
@@ -57,6 +65,35 @@ pub enum IoError {
         /// The checkpoint file.
         path: PathBuf,
         /// What is wrong with it.
+        what: String,
+    },
+    /// Another run writes to the output directory.
+    #[error(
+        "{} is in use by another grains run ({holder}): wait for it to end, or write this run's \
+         output to another directory",
+        dir.display()
+    )]
+    Locked {
+        /// The output directory.
+        dir: PathBuf,
+        /// Which run holds it: pid, host, scene and since when.
+        holder: String,
+    },
+    /// The lock file could not be locked (a file system without locks...).
+    #[error("cannot lock {}: {err}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// What the OS said.
+        err: io::Error,
+    },
+    /// A resumed run's output that does not fit its checkpoint, or cannot be read as grains
+    /// wrote it.
+    #[error("cannot resume into {}: {what}", path.display())]
+    Resume {
+        /// The file at fault.
+        path: PathBuf,
+        /// What is wrong, and what would be right.
         what: String,
     },
     /// A snapshot (or the id list passed with it) whose arrays disagree in length.

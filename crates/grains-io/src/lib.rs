@@ -8,14 +8,19 @@
 //!
 //! Everything is written so that a run killed at any moment leaves readable files: CSV files are
 //! flushed per frame or line, and the `.pvd` is replaced atomically after each complete frame.
+//! A directory holds one run: `DIR/.grains.lock` ([`OutputLock`]) keeps a second one out, a
+//! fresh run clears an earlier run's files, and a resumed run cuts its output back to its
+//! checkpoint ([`OutputWriter::resume`]).
 
 mod checkpoint;
 mod csv;
 mod error;
+mod lock;
+mod resume;
 mod vtk;
 
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use grains_core::{ContactRecord, EnergyReport, Snapshot};
@@ -26,6 +31,8 @@ pub use checkpoint::{
 };
 pub use csv::{CONTACTS_HEADER, ENERGY_HEADER, PARTICLES_HEADER};
 pub use error::IoError;
+pub use lock::{OutputLock, LOCK_FILE};
+pub use resume::{ResumePoint, Resumed};
 pub use vtk::frame_file_name;
 
 /// Name of the particle table in the output directory.
@@ -142,41 +149,15 @@ impl CsvFile {
         Ok(CsvFile { path, out })
     }
 
-    /// Reopen for appending after a resume at `step`: keep the header and the rows of steps up
-    /// to `step` (rows written after the checkpoint would be written again), replacing the file
-    /// atomically; a missing file starts anew. The rows are copied line by line: a long run's
-    /// `particles.csv` can be far larger than the run's memory.
-    fn reopen(path: PathBuf, header: &str, step: u64) -> Result<CsvFile, IoError> {
-        let Ok(old) = File::open(&path) else {
-            return CsvFile::create(path, header);
-        };
-        let tmp = path.with_extension("csv.tmp");
-        let mut kept = BufWriter::new(File::create(&tmp).map_err(IoError::create(&tmp))?);
-        writeln!(kept, "{header}").map_err(IoError::write(&tmp))?;
-        let copied = (|| {
-            for line in BufReader::new(old).lines().skip(1) {
-                let line = line.map_err(|err| IoError::Read {
-                    path: path.clone(),
-                    err,
-                })?;
-                let row_step = line.split(',').next().and_then(|s| s.parse::<u64>().ok());
-                if row_step.is_some_and(|s| s <= step) {
-                    writeln!(kept, "{line}").map_err(IoError::write(&tmp))?;
-                }
-            }
-            kept.flush().map_err(IoError::write(&tmp))
-        })();
-        drop(kept);
-        if let Err(e) = copied {
-            // The table stays as it was; the partial copy goes.
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
-        fs::rename(&tmp, &path).map_err(|err| IoError::Rename {
-            from: tmp,
-            to: path.clone(),
-            err,
-        })?;
+    /// Reopen a table checked by a resume ([`resume::take_back`]) cut to its first `len`
+    /// bytes (the header and the rows kept), for appending after them.
+    fn append(path: PathBuf, len: u64) -> Result<CsvFile, IoError> {
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(IoError::create(&path))?;
+        file.set_len(len).map_err(IoError::write(&path))?;
+        drop(file);
         let file = fs::OpenOptions::new()
             .append(true)
             .open(&path)
@@ -216,28 +197,45 @@ pub struct OutputWriter {
 }
 
 impl OutputWriter {
-    /// Creates the directory (and its parents), truncates `particles.csv` and `energy.csv` to
-    /// their headers, and writes an empty `particles.pvd`, so nothing from an earlier run in the
-    /// same directory is mistaken for this one's.
+    /// Creates the directory (and its parents), removes every file an earlier run of grains
+    /// wrote there (tables, series, frames, checkpoint; nothing else), starts the tables with
+    /// their headers and writes an empty `particles.pvd`: the directory holds this run alone.
     pub fn create(opts: &OutputOptions) -> Result<OutputWriter, IoError> {
-        OutputWriter::open(opts, None)
-    }
-
-    /// Reopens the output of a run resumed at `step`: CSV rows and `.pvd` frames up to `step`
-    /// are kept, later ones (written after the checkpoint) dropped, and writing continues
-    /// after them.
-    pub fn resume(opts: &OutputOptions, step: u64) -> Result<OutputWriter, IoError> {
-        OutputWriter::open(opts, Some(step))
-    }
-
-    fn open(opts: &OutputOptions, resume_at: Option<u64>) -> Result<OutputWriter, IoError> {
         fs::create_dir_all(&opts.dir).map_err(|err| IoError::CreateDir {
             path: opts.dir.clone(),
             err,
         })?;
-        let csv = |name: &str, header: &str| match resume_at {
-            Some(step) => CsvFile::reopen(opts.dir.join(name), header, step),
-            None => CsvFile::create(opts.dir.join(name), header),
+        resume::clear_earlier_run(&opts.dir)?;
+        OutputWriter::open(opts, None, Vec::new())
+    }
+
+    /// Reopens the output of a run resumed from its checkpoint at `at`: every table and the
+    /// `.pvd` are checked against it (each must hold every frame up to it; a missing file, a
+    /// lost frame, a damaged row is refused, naming the file, before anything is changed),
+    /// then cut back to it (rows and frames after it, or off the cadence, removed) and
+    /// writing continues after them. Where only the frame of the checkpoint's step was cut
+    /// short, it is removed too and [`Resumed::rewrite_frame`] says to write it again.
+    pub fn resume(opts: &OutputOptions, at: &ResumePoint) -> Result<Resumed, IoError> {
+        let (cuts, frames, rewrite_frame, bonds_through) = resume::take_back(opts, at)?;
+        let writer = OutputWriter::open(opts, Some(&cuts), frames)?;
+        Ok(Resumed {
+            writer,
+            rewrite_frame,
+            bonds_through,
+        })
+    }
+
+    fn open(
+        opts: &OutputOptions,
+        cuts: Option<&[(PathBuf, u64)]>,
+        frames: Vec<(f64, String)>,
+    ) -> Result<OutputWriter, IoError> {
+        let csv = |name: &str, header: &str| {
+            let path = opts.dir.join(name);
+            match cuts.and_then(|c| c.iter().find(|(p, _)| *p == path)) {
+                Some(&(_, len)) => CsvFile::append(path, len),
+                None => CsvFile::create(path, header),
+            }
         };
         let particles = opts
             .csv
@@ -259,10 +257,6 @@ impl OutputWriter {
             .walls
             .then(|| csv(WALLS_CSV, WALLS_HEADER))
             .transpose()?;
-        let frames = match resume_at {
-            Some(step) if opts.vtk => frames_up_to(&opts.dir, step),
-            _ => Vec::new(),
-        };
         let writer = OutputWriter {
             dir: opts.dir.clone(),
             vtk: opts.vtk,
@@ -478,39 +472,6 @@ impl OutputWriter {
             err,
         })
     }
-}
-
-/// The frames an existing `particles.pvd` lists up to `step` (a missing or unreadable one
-/// lists none): `(time, file)` as the writer keeps them.
-fn frames_up_to(dir: &Path, step: u64) -> Vec<(f64, String)> {
-    let pvd = fs::read_to_string(dir.join(PARTICLES_PVD)).unwrap_or_default();
-    let mut frames = Vec::new();
-    for line in pvd.lines() {
-        let attr = |name: &str| {
-            let key = format!("{name}=\"");
-            let at = line.find(&key)? + key.len();
-            let end = line[at..].find('"')? + at;
-            Some(line[at..end].to_string())
-        };
-        let (Some(time), Some(file)) = (attr("timestep"), attr("file")) else {
-            continue;
-        };
-        let frame_step = file
-            .strip_prefix("frame_")
-            .and_then(|s| s.strip_suffix(".vtu"))
-            .or_else(|| {
-                file.strip_prefix("contacts_")
-                    .or_else(|| file.strip_prefix("shells_"))
-                    .and_then(|s| s.strip_suffix(".vtp"))
-            })
-            .and_then(|s| s.parse::<u64>().ok());
-        if let (Ok(t), Some(s)) = (time.parse::<f64>(), frame_step) {
-            if s <= step {
-                frames.push((t, file));
-            }
-        }
-    }
-    frames
 }
 
 /// Every per-particle array must match `pos`; the writers index them all by particle.
