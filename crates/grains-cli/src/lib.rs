@@ -84,19 +84,64 @@ pub enum Command {
     Bench(bench::BenchArgs),
 }
 
+/// What the binary does with a command's outcome: an error is printed to stderr with one
+/// `error: ` before it, an interruption as what it is (see [`run::Interrupted`]); returns the
+/// exit status (0, 1, or 130 for an interruption, as shells expect of a command stopped by
+/// SIGINT).
+pub fn exit_status(outcome: Result<()>) -> i32 {
+    match outcome {
+        Ok(()) => 0,
+        Err(e) => {
+            // An interruption asked for is not an error: say where the run stopped and how to
+            // resume it.
+            if let Some(stop) = e.downcast_ref::<run::Interrupted>() {
+                eprintln!("{stop}");
+                return 130;
+            }
+            eprintln!("{}", error_line(&e));
+            1
+        }
+    }
+}
+
+/// An error as the binary prints it: `error: ` and the message with its causes.
+pub fn error_line(e: &anyhow::Error) -> String {
+    format!("error: {e:#}")
+}
+
+/// Make writing past the process's file-size limit (`ulimit -f`) an error of the write, which
+/// the run reports naming its file, rather than SIGXFSZ, which kills the process without a
+/// word.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler, so no code runs
+    // in signal context; it only changes how the kernel treats SIGXFSZ for this process.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+#[cfg(not(unix))]
+fn ignore_file_size_signal() {}
+
 /// Parse `args` (program name first) and run the command.
 pub fn main_with_args<I, T>(args: I) -> Result<()>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    ignore_file_size_signal();
     let cli = Cli::try_parse_from(args).map_err(|e| {
         // --help and --version are not failures.
         if !e.use_stderr() {
             let _ = e.print();
             std::process::exit(0);
         }
-        anyhow::anyhow!("{e}")
+        // clap's message begins with its own `error: `; the binary adds the one prefix.
+        let text = e.to_string();
+        let text = text.strip_prefix("error: ").unwrap_or(&text);
+        anyhow::anyhow!("{}", text.trim_end())
     })?;
     match cli.command {
         Command::Run {
@@ -194,6 +239,7 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
         volume.frames,
         scene.output.dir.display()
     );
+    let _ = writeln!(text, "{}", preflight::timestep_line(&scene));
     let _ = writeln!(text, "{}", preflight::overlap_line(&scene.overlaps));
     for (id, chain) in scene.world.table.chains.iter().enumerate() {
         let binding = grains_shaders::ChainBinding::of(&scene.world.table, id);
@@ -215,6 +261,7 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
     let refusal =
         preflight::check_memory(&scene, scene.cpu_memory_estimate(), "CPU", budget.as_ref())
             .and_then(|()| preflight::check_overlaps(&scene).map(|_| ()))
+            .and_then(|()| preflight::check_impact_overlap(&scene))
             .and_then(|()| preflight::check_disk(&scene, &scene.output.dir, &volume))
             .err();
     Ok(CheckReport { text, refusal })

@@ -9,7 +9,10 @@ use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use grains_core::units::{qty, sig4};
 use grains_core::Backend;
-use grains_io::{open_checkpoint, write_backend_checkpoint, OutputWriter, CHECKPOINT_FILE};
+use grains_io::{
+    open_checkpoint, write_backend_checkpoint, OutputLock, OutputWriter, ResumePoint,
+    CHECKPOINT_FILE,
+};
 use grains_scene::{BackendChoice, LostParticles};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::path::PathBuf;
@@ -111,13 +114,14 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         }
     };
     let dt = scene.world.dt;
+    if !args.allow_unstable {
+        preflight::check_impact_overlap(&scene)?;
+    }
     if let Some(w) = scene.timestep.warning(dt) {
         if !args.allow_unstable {
             bail!(
-                "{}: {w}; refusing to run it: use `dt = \"auto\"` ({}), or give --allow-unstable \
-                 to run anyway",
+                "{}: {w}; refusing to run it: give --allow-unstable to run anyway",
                 scene.path.display(),
-                qty(scene.timestep.auto_dt, "s")
             );
         }
         eprintln!("warning: {w} (running anyway: --allow-unstable)");
@@ -132,13 +136,20 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let estimates = (scene.cpu_memory_estimate(), scene.gpu_memory_estimate());
     let cpu_model = scene.cpu_memory_model();
     let gpu_model = scene.gpu_memory_model();
+    // One run a directory: held until this function returns, however it returns.
+    let _lock = OutputLock::take(&out, &args.scene)?;
     let (state, start) = if args.resume {
         // The state replaces the scene's initial positions, velocities, spins and orientations
         // (64 bytes a particle): they go before it is read, so that resuming never holds both.
         // The backends take the positions from the state.
         let p = &mut scene.world.particles;
         (p.pos, p.vel, p.omega, p.quat) = Default::default();
-        let ck = open_checkpoint(&checkpoint_path)?;
+        let ck = open_checkpoint(&checkpoint_path).with_context(|| {
+            format!(
+                "cannot resume from {}; run without --resume to start over",
+                checkpoint_path.display()
+            )
+        })?;
         if ck.fingerprint != fingerprint {
             bail!(
                 "{} was written for a different scene (particles, materials, walls, laws, domain, \
@@ -166,7 +177,27 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     };
     let (mut backend, message) =
         make_backend_within(&mut scene, choice, state, budget.as_ref(), estimates)?;
-    // The bonds the resumed state holds broken, from the backend that took it up.
+    let writer = if args.resume {
+        // The rows of particles.csv the frame of the checkpoint's step holds (or would).
+        let frame_rows = (backend.snapshot().pos.len() - scene.world.triangle_tail()) as u64;
+        let at = ResumePoint {
+            step: start,
+            every,
+            last: steps,
+            frame_rows,
+            rows_every_frame: scene.world.insertions.is_empty(),
+        };
+        OutputWriter::resume(&opts, &at)
+    } else {
+        OutputWriter::create(&opts).map(|writer| grains_io::Resumed {
+            writer,
+            rewrite_frame: true,
+            bonds_through: None,
+        })
+    }
+    .with_context(|| format!("cannot write output to {}", out.display()))?;
+    // The bonds the resumed state holds broken, from the backend that took it up, less those
+    // the output is to log again (with a frame written again).
     let mut broken: std::collections::HashSet<usize> = if args.resume {
         grains_core::kernels::sources::fixed::broken_fixed_pairs(
             &scene.world.table,
@@ -175,6 +206,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             &backend.fixed_history(),
         )
         .into_iter()
+        .filter(|&(_, step)| writer.bonds_through.is_some_and(|t| step <= t))
         .map(|(k, _)| k)
         .collect()
     } else {
@@ -194,12 +226,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         grains_scene::bytes(volume.bytes),
         volume.frames
     ));
-    let mut writer = if args.resume {
-        OutputWriter::resume(&opts, start)
-    } else {
-        OutputWriter::create(&opts)
-    }
-    .with_context(|| format!("cannot write output to {}", out.display()))?;
+    let (rewrite_frame, mut writer) = (writer.rewrite_frame, writer.writer);
     let frames_on = scene.output.vtk || scene.output.csv;
     // The ledger's total at the first energy line of this process, and the largest relative
     // departure from it since: reported at the end as the run's energy audit.
@@ -273,17 +300,43 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     };
     let insert_every = scene.world.insert_every;
     let mut given_up = 0u64;
-    if !args.resume {
-        if insert_every > 0 {
-            given_up += insert_batch(&scene.world, &mut backend, 0)?;
-        }
-        output(&mut backend, &mut writer)?;
+    if !args.resume && insert_every > 0 {
+        given_up += insert_batch(&scene.world, &mut backend, 0)?;
     }
     let checkpoint_every = scene.output.checkpoint_every_steps;
     let checkpoint = |b: &mut Box<dyn Backend>| -> Result<()> {
         write_backend_checkpoint(&checkpoint_path, fingerprint, b.as_mut())?;
         Ok(())
     };
+    let resume = resume_command(args);
+    // Output that cannot be written (a full disk, a file-size limit) stops the run with the
+    // state of its step saved: its resume writes that step's frame again.
+    let stopped = |e: anyhow::Error, b: &mut Box<dyn Backend>| -> anyhow::Error {
+        let step = b.counters().steps;
+        match checkpoint(b) {
+            Ok(()) => anyhow::anyhow!(
+                "{e:#}; the run stopped at step {step}, its state saved in {}: once the cause is \
+                 fixed, resume with: {resume}",
+                checkpoint_path.display()
+            ),
+            Err(c) => anyhow::anyhow!(
+                "{e:#}; the run stopped at step {step}, and its checkpoint could not be written \
+                 either: {c:#}"
+            ),
+        }
+    };
+    let failed_checkpoint = |e: anyhow::Error, step: u64| {
+        anyhow::anyhow!(
+            "{e:#}; the run stopped at step {step}, with its output written up to it and the \
+             checkpoint before it kept"
+        )
+    };
+    if rewrite_frame {
+        // A fresh run's first frame, or a resumed run's frame that was cut short.
+        if let Err(e) = output(&mut backend, &mut writer) {
+            return Err(stopped(e, &mut backend));
+        }
+    }
 
     let bar = if args.quiet {
         ProgressBar::hidden()
@@ -348,43 +401,31 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             given_up += insert_batch(&scene.world, &mut backend, done)?;
         }
         if done.is_multiple_of(every) || done == steps {
-            output(&mut backend, &mut writer)?;
+            if let Err(e) = output(&mut backend, &mut writer) {
+                bar.finish_and_clear();
+                return Err(stopped(e, &mut backend));
+            }
         }
         if let Some(c) = checkpoint_every {
             if done.is_multiple_of(c.max(1)) || done == steps {
-                checkpoint(&mut backend)?;
+                if let Err(e) = checkpoint(&mut backend) {
+                    bar.finish_and_clear();
+                    return Err(failed_checkpoint(e, done));
+                }
             }
         }
     }
     bar.finish_and_clear();
     if done < steps {
         // Interrupted: the state of this step on disk, output and checkpoint both.
+        // (Off the cadence, this frame is removed when the run resumes.)
         if !done.is_multiple_of(every) {
-            output(&mut backend, &mut writer)?;
+            if let Err(e) = output(&mut backend, &mut writer) {
+                return Err(stopped(e, &mut backend));
+            }
         }
         writer.finish()?;
         checkpoint(&mut backend)?;
-        let mut resume = format!("grains run {} --resume", args.scene.display());
-        if let Some(o) = &args.out {
-            resume.push_str(&format!(" --out {}", o.display()));
-        }
-        if let Some(b) = args.backend {
-            resume.push_str(&format!(
-                " --backend {}",
-                b.to_possible_value()
-                    .map(|v| v.get_name().to_string())
-                    .unwrap_or_default()
-            ));
-        }
-        if let Some(n) = args.steps {
-            resume.push_str(&format!(" --steps {n}"));
-        }
-        if args.allow_unstable {
-            resume.push_str(" --allow-unstable");
-        }
-        if let Some(m) = args.memory_limit {
-            resume.push_str(&format!(" --memory-limit {m}"));
-        }
         return Err(Interrupted { step: done, resume }.into());
     }
     writer.finish()?;
@@ -495,6 +536,32 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         }
     }
     Ok(report)
+}
+
+/// The command that resumes the run of `args`: its scene, and the flags it was given.
+fn resume_command(args: &RunArgs) -> String {
+    let mut resume = format!("grains run {} --resume", args.scene.display());
+    if let Some(o) = &args.out {
+        resume.push_str(&format!(" --out {}", o.display()));
+    }
+    if let Some(b) = args.backend {
+        resume.push_str(&format!(
+            " --backend {}",
+            b.to_possible_value()
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default()
+        ));
+    }
+    if let Some(n) = args.steps {
+        resume.push_str(&format!(" --steps {n}"));
+    }
+    if args.allow_unstable {
+        resume.push_str(" --allow-unstable");
+    }
+    if let Some(m) = args.memory_limit {
+        resume.push_str(&format!(" --memory-limit {m}"));
+    }
+    resume
 }
 
 /// The insertion batch at `step`: each block's particles due since the previous batch
