@@ -267,19 +267,63 @@ pub fn check_disk(scene: &Scene, dir: &Path, est: &OutputEstimate) -> Result<()>
     Ok(())
 }
 
-/// The time step against the scene's critical times, for the likely cause of a blow-up.
+/// The time step against the scene's critical times, for the likely cause of a blow-up, with a
+/// smaller step to try (never the one in use: [`grains_core::timestep::TimestepReport::suggested`]).
 fn dt_figures(scene: &Scene) -> String {
     let t = &scene.timestep;
     let dt = scene.world.dt;
+    let try_dt = t.suggested(dt);
+    let advice = if try_dt == t.auto_dt {
+        format!(
+            "`dt = \"auto\"` would choose {} (set by {})",
+            qty(try_dt, "s"),
+            t.limit.describe()
+        )
+    } else {
+        format!(
+            "it is `dt = \"auto\"`'s own choice (set by {}): try a smaller step, such as {}",
+            t.limit.describe(),
+            qty(try_dt, "s")
+        )
+    };
     format!(
-        "dt = {} is {}% of the Rayleigh time ({}) and resolves a collision in {} steps; \
-         `dt = \"auto\"` would choose {}",
+        "dt = {} is {}% of the Rayleigh time ({}) and resolves a collision in {} steps; {advice}",
         qty(dt, "s"),
         sig4(100.0 * dt / t.rayleigh),
         qty(t.rayleigh, "s"),
         sig4(t.collision / dt),
-        qty(t.auto_dt, "s")
     )
+}
+
+/// The line of `grains check` that says which limit chose `dt = "auto"`, with the dashpot and
+/// travel times it weighed.
+pub fn timestep_line(scene: &Scene) -> String {
+    let t = &scene.timestep;
+    let finite = |x: f64| {
+        if x.is_finite() {
+            qty(x, "s")
+        } else {
+            "none".into()
+        }
+    };
+    format!(
+        "dt limit    `dt = \"auto\"` = {} is set by {} (dashpot relaxation m*/c: {}; travel \
+         of the smallest radius at {}: {})",
+        qty(t.auto_dt, "s"),
+        t.limit.describe(),
+        finite(t.damping),
+        qty(t.impact_speed, "m/s"),
+        finite(t.travel)
+    )
+}
+
+/// Refuse a scene whose expected impacts overlap deeper than the particles' radius: outside
+/// what the contact laws describe ([`grains_core::timestep::TimestepReport::overlap_refusal`]).
+pub fn check_impact_overlap(scene: &Scene) -> Result<()> {
+    match scene.timestep.overlap_refusal() {
+        Some(m) => bail!("{}: {m}", scene.path.display()),
+        None => Ok(()),
+    }
 }
 
 /// Whether particle `id` of `snap` has a finite position and velocity, and its speed (m/s).

@@ -385,6 +385,27 @@ pub struct Fault {
     pub particle: u32,
 }
 
+/// The lowest free particle whose velocity at the end of a step is non-finite or faster than
+/// `max_speed` (m/s), or `None`. The first half of each step checks the drifted state
+/// ([`crate::kernels::passes::integrate_first_half::particle_fault`]), but the second half's
+/// kick, which applies the step's new forces, is only seen by the next step's first half: a
+/// guarded run checks its last step's end with this, so a blow-up in the last step of a run
+/// (a run of one step included) is caught too. Positions need no second look: the second half
+/// does not move them. Fixed particles and clump members (placed with their body) are skipped
+/// as the first half skips them.
+pub fn end_of_step_fault(world: &World, max_speed: f32, vel: &[[f32; 4]]) -> Option<u32> {
+    let p = &world.particles;
+    vel.iter().enumerate().find_map(|(i, v)| {
+        if v[3] <= 0.0 || p.shape_of(i).kind == crate::shapes::KIND_MEMBER {
+            return None;
+        }
+        let s2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+        // NaN fails `<=`: a non-finite component is a fault.
+        let fine = v[..3].iter().all(|x| x.is_finite()) && s2 <= max_speed * max_speed;
+        (!fine).then_some(i as u32)
+    })
+}
+
 /// Counters a run reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -561,7 +582,8 @@ pub trait Backend {
     /// ([`crate::kernels::passes::integrate_first_half::particle_fault`]): `Ok(None)` when all
     /// `n` steps ran, else the fault, with the backend's state at its step. The CPU backend
     /// checks every step; the GPU backend checks on the device every step and stops its batch
-    /// after the faulty step (a freeze).
+    /// after the faulty step (a freeze). Both then check the end of the last step
+    /// ([`end_of_step_fault`]), whose kick no later first half sees.
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, crate::CoreError>;
     /// Take particles `ids` out of the run (lost particles deleted): they keep their index but
     /// no longer move, touch anything or count in the ledger's mechanical energy; the energy

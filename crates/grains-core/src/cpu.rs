@@ -8,8 +8,8 @@
 //! their order inside a cell does not matter because `pair_fill` (here `pair_fill_owned`) sorts.
 
 use crate::backend::{
-    contact_records, count_contacts, energy_report, Backend, ContactCount, ContactRecord, Counters,
-    EnergyReport, Fault, PackedSlots, Snapshot, SourceSlots,
+    contact_records, count_contacts, end_of_step_fault, energy_report, Backend, ContactCount,
+    ContactRecord, Counters, EnergyReport, Fault, PackedSlots, Snapshot, SourceSlots,
 };
 use crate::error::CoreError;
 use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
@@ -1974,7 +1974,14 @@ impl Backend for CpuBackend {
                     }));
                 }
             }
-            Ok(None)
+            // The last step's kick, which no later first half checks.
+            let end = (n > 0)
+                .then(|| end_of_step_fault(&self.world, self.step.max_speed, &self.vel))
+                .flatten();
+            Ok(end.map(|particle| Fault {
+                step: self.steps,
+                particle,
+            }))
         })
     }
 

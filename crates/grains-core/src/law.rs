@@ -87,6 +87,39 @@ impl CollisionContext<'_> {
         let e = crate::materials::effective_young(self.material, self.material);
         2.868 * (self.m_eff * self.m_eff / (self.r_eff * e * e * self.impact_speed)).powf(0.2)
     }
+
+    /// Largest overlap of a Hertz impact at the expected speed,
+    /// `delta_max = (15 m* v^2 / (16 E* sqrt(R*)))^(2/5)` (m; Johnson 1985, §11.4).
+    pub fn hertz_overlap(&self) -> f64 {
+        let e = crate::materials::effective_young(self.material, self.material);
+        let v = self.impact_speed;
+        (15.0 * self.m_eff * v * v / (16.0 * e * self.r_eff.sqrt())).powf(0.4)
+    }
+}
+
+/// `sqrt(m*/k)` (s) at the largest tangent stiffness `k` a normal spring reaches in a head-on
+/// collision lasting `collision` seconds: the time scale a dashpot `c = 2 zeta sqrt(m* k)` is
+/// measured against. Linear spring: `t_c = pi sqrt(m*/k)`. Hertz: at the deepest overlap
+/// `k = 3/2 K delta_max^(1/2)` with `K delta_max^(5/2) = 5/4 m* v^2` (energy), so
+/// `sqrt(m*/k) = delta_max / (v sqrt(15/8))`, and `t_c = 2.943 delta_max / v`
+/// ([`CollisionContext::power_law_time`]): `sqrt(m*/k) = t_c / (2.943 sqrt(15/8))`.
+pub fn stiffest_time(spring: SpringShape, collision: f64) -> f64 {
+    match spring {
+        SpringShape::Linear => collision / std::f64::consts::PI,
+        SpringShape::Hertz => collision / (2.943 * (15.0f64 / 8.0).sqrt()),
+    }
+}
+
+/// What a damping law needs to state its own time scale for `dt = "auto"`
+/// ([`Law::damping_time`]): the collision, and the chain's normal spring.
+#[derive(Clone, Copy, Debug)]
+pub struct DampingContext<'a> {
+    /// The two bodies and the impact speed.
+    pub collision: CollisionContext<'a>,
+    /// Elastic shape of the chain's normal law (Hertz when the chain has none).
+    pub spring: SpringShape,
+    /// Collision time of the chain's normal law at the impact speed (s).
+    pub collision_time: f64,
 }
 
 /// The ledger column a history word is measured in, so the parity test compares it against the
@@ -227,6 +260,14 @@ pub trait Law {
     fn range(spec: &Self::Spec, pair: &PairContext<'_>) -> f64;
     /// Collision time (s) of a normal law, for `dt = "auto"`; `None` for the other slots.
     fn collision_time(spec: &Self::Spec, c: &CollisionContext<'_>) -> Option<f64>;
+    /// Relaxation time (s) of a law's dashpot, `m*/c` at its largest damping coefficient `c`
+    /// in the collision, for `dt = "auto"`: an explicit step resolves a dashpot only when it is
+    /// well below this (forward in time, `v -= (c/m*) v dt` overshoots past `dt = m*/c` and
+    /// diverges past `2 m*/c`), and at low restitution it is far shorter than the collision.
+    /// `None` (the default) for a law without a dashpot.
+    fn damping_time(_spec: &Self::Spec, _c: &DampingContext<'_>) -> Option<f64> {
+        None
+    }
     /// Apply the law: the CPU twin `law_<stem>` with the registry's uniform signature.
     fn apply(
         geom: &ContactGeom,

@@ -384,6 +384,13 @@ macro_rules! laws {
                     $(LawSpec::$variant(s) => <crate::kernels::laws::$module::$ty as Law>::collision_time(s, c),)*
                 }
             }
+
+            /// Relaxation time (s) of a law's dashpot, for `dt = "auto"`.
+            pub fn damping_time(&self, c: &crate::law::DampingContext<'_>) -> Option<f64> {
+                match self {
+                    $(LawSpec::$variant(s) => <crate::kernels::laws::$module::$ty as Law>::damping_time(s, c),)*
+                }
+            }
         }
     };
 }

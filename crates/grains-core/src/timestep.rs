@@ -9,11 +9,19 @@
 //!   pairs) count too, as their oscillation must be resolved like a collision
 //!   ([`crate::law::Law::collision_time`]); the interaction of a material with itself is asked
 //!   first, then any interaction the material takes part in.
+//! - Dashpot relaxation time `m*/c` of every damping law of those interactions
+//!   ([`crate::law::Law::damping_time`]): at low restitution far shorter than the collision.
+//! - Travel time `r_min / v`: how long the fastest expected approach takes to cover the
+//!   smallest radius. Like PFC's translation limit (a body moves at most a set distance per
+//!   cycle, so that contacts are found before they act), it keeps two bodies from passing
+//!   through each other within a few steps at high speed.
 //!
-//! `dt = auto` takes `min(0.15 T_R, t_c / 40)`: below the 0.2 T_R customary bound and at least
-//! 40 steps per collision, enough for the restitution and peak force to be resolved.
+//! `dt = auto` takes `min(0.15 T_R, t_c / 40, 0.1 m*/c, 0.1 r_min / v)`: below the 0.2 T_R
+//! customary bound, at least 40 steps per collision (enough for the restitution and peak force
+//! to be resolved), ten per dashpot relaxation time, and a relative travel of at most a tenth
+//! of the smallest radius per step. [`TimestepReport::limit`] says which chose it.
 
-use crate::law::CollisionContext;
+use crate::law::{CollisionContext, DampingContext, SpringShape};
 use crate::units::qty;
 use crate::world::World;
 
@@ -21,23 +29,91 @@ use crate::world::World;
 pub const RAYLEIGH_FRACTION: f64 = 0.15;
 /// Steps per collision `dt = auto` guarantees.
 pub const STEPS_PER_COLLISION: f64 = 40.0;
+/// Fraction of the shortest dashpot relaxation time `m*/c` `dt = auto` takes: ten steps per
+/// relaxation time keep the explicit dashpot within a few percent of its exact decay
+/// (`exp(-0.1)` against `1 - 0.1` per step).
+pub const DAMPING_FRACTION: f64 = 0.1;
+/// Fraction of the smallest radius two bodies may approach by in one step under `dt = auto`.
+pub const TRAVEL_FRACTION: f64 = 0.1;
+/// Past this fraction of the relaxation time a given `dt` is warned about: the explicit dashpot
+/// overshoots from `dt = m*/c` on.
+pub const DAMPING_WARNING: f64 = 0.5;
+/// Past this fraction of the smallest radius per step a given `dt` is warned about: an approach
+/// of half a radius per step lets a contact go from touching to deep in one step.
+pub const TRAVEL_WARNING: f64 = 0.5;
+
+/// Which limit chose `dt = "auto"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DtLimit {
+    /// `0.15 T_R`.
+    Rayleigh,
+    /// `t_c / 40`.
+    Collision,
+    /// `0.1 m*/c`.
+    Damping,
+    /// `0.1 r_min / v`.
+    Travel,
+}
+
+impl DtLimit {
+    /// What the limit is, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DtLimit::Rayleigh => "15% of the Rayleigh time",
+            DtLimit::Collision => "40 steps per collision",
+            DtLimit::Damping => "10 steps per dashpot relaxation time m*/c",
+            DtLimit::Travel => "an approach of at most 10% of the smallest radius per step",
+        }
+    }
+}
+
+/// The deepest expected impact overlap of a material with itself (Hertz, at the expected
+/// impact speed, two of its smallest particles head on).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImpactOverlap {
+    /// The material's name.
+    pub material: String,
+    /// Its smallest radius (m).
+    pub radius: f64,
+    /// The overlap (m).
+    pub overlap: f64,
+}
 
 /// Derived time-step figures of a world.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TimestepReport {
     /// Smallest Rayleigh time (s).
     pub rayleigh: f64,
     /// Shortest collision time at `impact_speed` (s).
     pub collision: f64,
+    /// Shortest dashpot relaxation time `m*/c` (s); infinite without dashpots.
+    pub damping: f64,
+    /// Time the largest expected approach takes to cover the smallest radius (s).
+    pub travel: f64,
     /// Largest expected impact speed used (m/s).
     pub impact_speed: f64,
     /// What `dt = "auto"` chooses (s).
     pub auto_dt: f64,
+    /// Which limit chose it.
+    pub limit: DtLimit,
+    /// The deepest expected Hertz impact overlap relative to its radius, of all materials.
+    pub impact_overlap: Option<ImpactOverlap>,
 }
 
 impl TimestepReport {
-    /// Whether `dt` exceeds the safe limits, with the reason.
+    /// Whether `dt` exceeds the safe limits: the reason, the limit's own value, and the step
+    /// that resolves it (`dt = "auto"`'s, below every warning's threshold, so below `dt`).
     pub fn warning(&self, dt: f64) -> Option<String> {
+        let why = self.exceeded(dt)?;
+        Some(format!(
+            "{why}; use `dt = \"auto\"` ({}, set by {})",
+            qty(self.suggested(dt), "s"),
+            self.limit.describe()
+        ))
+    }
+
+    /// Which safe limit `dt` exceeds, if any.
+    fn exceeded(&self, dt: f64) -> Option<String> {
         if dt > 0.2 * self.rayleigh {
             Some(format!(
                 "dt = {} exceeds 20% of the Rayleigh time {}: the run may be unstable",
@@ -51,9 +127,55 @@ impl TimestepReport {
                 qty(self.collision, "s"),
                 qty(self.impact_speed, "m/s")
             ))
+        } else if dt > DAMPING_WARNING * self.damping {
+            Some(format!(
+                "dt = {} exceeds half the dashpot's relaxation time m*/c = {}: the damping is \
+                 not resolved and the achieved restitution is wrong, or the run unstable",
+                qty(dt, "s"),
+                qty(self.damping, "s")
+            ))
+        } else if dt > TRAVEL_WARNING * self.travel {
+            Some(format!(
+                "dt = {} lets two particles approach by more than half the smallest radius in \
+                 one step at {} ({} per radius): contacts may be missed or start deep",
+                qty(dt, "s"),
+                qty(self.impact_speed, "m/s"),
+                qty(self.travel, "s")
+            ))
         } else {
             None
         }
+    }
+
+    /// A step to recommend to a run at `dt` that went wrong or was warned about: the automatic
+    /// one when it is smaller; else (the automatic step is in use and still not enough) a
+    /// quarter of `dt`. Never `dt` itself.
+    pub fn suggested(&self, dt: f64) -> f64 {
+        if self.auto_dt < dt * (1.0 - 1e-6) {
+            self.auto_dt
+        } else {
+            dt / 4.0
+        }
+    }
+
+    /// The refusal of a scene whose expected impacts overlap deeper than the smaller radius:
+    /// outside what a contact law of spheres describes (Hertz assumes overlaps small against
+    /// the radius).
+    pub fn overlap_refusal(&self) -> Option<String> {
+        let o = self.impact_overlap.as_ref()?;
+        (o.overlap > o.radius).then(|| {
+            format!(
+                "two \"{m}\" particles of radius {r} meeting at the expected impact speed {v} \
+                 would overlap by {d} (Hertz: delta_max = (15 m* v^2 / (16 E* sqrt(R*)))^(2/5)), \
+                 more than their radius: the contact law does not hold there; use a stiffer \
+                 material (larger `young`) or lower speeds, or give --allow-unstable to run \
+                 anyway",
+                m = o.material,
+                r = qty(o.radius, "m"),
+                v = qty(self.impact_speed, "m/s"),
+                d = qty(o.overlap, "m"),
+            )
+        })
     }
 }
 
@@ -94,16 +216,13 @@ pub fn expected_impact_speed(world: &World) -> f64 {
     (2.0 * vmax + fall).max(0.01)
 }
 
-/// Rayleigh and collision times of a world.
-pub fn timestep_report(world: &World) -> TimestepReport {
-    let v = expected_impact_speed(world);
-    let mut rayleigh = f64::INFINITY;
-    let mut collision = f64::INFINITY;
+/// The bodies whose contacts set the time step: `(material, mass, radius, sphere)` of the
+/// smallest particle of each material (spheres, with a Rayleigh time) and the lightest node of
+/// each shell (points with their share of the membrane's mass: no Rayleigh wave to resolve,
+/// but their contacts, at their own mass and contact radius, are).
+fn bodies(world: &World) -> Vec<(usize, f64, f64, bool)> {
     let node = world.shell_node_mask();
-    // Shell nodes are points with their share of the membrane's mass: no Rayleigh wave to
-    // resolve, but their contacts (at their own mass and contact radius) and the shell
-    // elements' oscillation are.
-    let mut bodies: Vec<(usize, f64, f64, bool)> = Vec::new();
+    let mut bodies = Vec::new();
     for mi in 0..world.materials.len() {
         let rmin = world
             .particles
@@ -149,19 +268,75 @@ pub fn timestep_report(world: &World) -> TimestepReport {
             ));
         }
     }
+    bodies
+}
+
+/// Shortest dashpot relaxation time (s) of the chains in `laws`, each paired with its own
+/// normal law's spring and collision time (Hertz's when the chain has no normal law).
+fn damping_time<'a>(
+    c: &CollisionContext<'_>,
+    chains: impl Iterator<Item = &'a [crate::LawSpec]>,
+) -> f64 {
+    let mut shortest = f64::INFINITY;
+    for laws in chains {
+        let d = DampingContext {
+            collision: *c,
+            spring: laws
+                .iter()
+                .find_map(|l| l.spring())
+                .unwrap_or(SpringShape::Hertz),
+            collision_time: laws
+                .iter()
+                .find_map(|l| l.collision_time(c))
+                .unwrap_or_else(|| c.hertz_time()),
+        };
+        for t in laws.iter().filter_map(|l| l.damping_time(&d)) {
+            shortest = shortest.min(t);
+        }
+    }
+    shortest
+}
+
+/// Rayleigh, collision, dashpot and travel times of a world, and the step `dt = "auto"` takes.
+pub fn timestep_report(world: &World) -> TimestepReport {
+    let v = expected_impact_speed(world);
+    let mut rayleigh = f64::INFINITY;
+    let mut collision = f64::INFINITY;
+    let mut damping = f64::INFINITY;
+    let mut rmin_all = f64::INFINITY;
+    let mut impact_overlap: Option<ImpactOverlap> = None;
     if let Some(t) = world.shells.element_time(&world.particles) {
         collision = collision.min(t);
     }
-    for (mi, m, rmin, sphere) in bodies {
+    for (mi, m, rmin, sphere) in bodies(world) {
         let mat = &world.materials[mi];
+        let m_eff = 0.5 * m;
+        let r_eff = 0.5 * rmin;
+        let c = CollisionContext {
+            material: mat,
+            m_eff,
+            r_eff,
+            radius: rmin,
+            impact_speed: v,
+        };
         if sphere {
             let g = mat.young / (2.0 * (1.0 + mat.poisson));
             let tr = std::f64::consts::PI * rmin * (mat.density / g).sqrt()
                 / (0.1631 * mat.poisson + 0.8766);
             rayleigh = rayleigh.min(tr);
+            rmin_all = rmin_all.min(rmin);
+            let overlap = c.hertz_overlap();
+            if impact_overlap
+                .as_ref()
+                .is_none_or(|o| overlap / rmin > o.overlap / o.radius)
+            {
+                impact_overlap = Some(ImpactOverlap {
+                    material: mat.name.clone(),
+                    radius: rmin,
+                    overlap,
+                });
+            }
         }
-        let m_eff = 0.5 * m;
-        let r_eff = 0.5 * rmin;
         let mut candidates: Vec<_> = world
             .interactions
             .iter()
@@ -175,36 +350,58 @@ pub fn timestep_report(world: &World) -> TimestepReport {
                 .rev()
                 .filter(|i| i.between != (mi, mi) && (i.between.0 == mi || i.between.1 == mi)),
         );
-        let c = CollisionContext {
-            material: mat,
-            m_eff,
-            r_eff,
-            radius: rmin,
-            impact_speed: v,
-        };
         let tc = candidates
             .iter()
             .flat_map(|i| i.laws.iter())
             .find_map(|l| l.collision_time(&c))
             .unwrap_or_else(|| c.hertz_time());
         collision = collision.min(tc);
+        damping = damping.min(damping_time(
+            &c,
+            candidates.iter().map(|i| i.laws.as_slice()),
+        ));
         // Bonds (fixed pairs) oscillate on their own time scale, whatever the contacts do.
-        for l in world
+        let bonds: Vec<_> = world
             .fixed_interactions
             .iter()
             .filter(|i| i.between.0 == mi || i.between.1 == mi)
+            .collect();
+        for t in bonds
+            .iter()
             .flat_map(|i| i.laws.iter())
+            .filter_map(|l| l.collision_time(&c))
         {
-            if let Some(t) = l.collision_time(&c) {
-                collision = collision.min(t);
-            }
+            collision = collision.min(t);
         }
+        damping = damping.min(damping_time(&c, bonds.iter().map(|i| i.laws.as_slice())));
     }
-    let auto_dt = (RAYLEIGH_FRACTION * rayleigh).min(collision / STEPS_PER_COLLISION);
+    let travel = rmin_all / v;
+    let limits = [
+        (RAYLEIGH_FRACTION * rayleigh, DtLimit::Rayleigh),
+        (collision / STEPS_PER_COLLISION, DtLimit::Collision),
+        (DAMPING_FRACTION * damping, DtLimit::Damping),
+        (TRAVEL_FRACTION * travel, DtLimit::Travel),
+    ];
+    // The first of equal limits wins, so a scene where the new limits do not bind keeps the
+    // figures it had.
+    let (auto_dt, limit) =
+        limits
+            .into_iter()
+            .fold((f64::INFINITY, DtLimit::Rayleigh), |best, l| {
+                if l.0 < best.0 {
+                    l
+                } else {
+                    best
+                }
+            });
     TimestepReport {
         rayleigh,
         collision,
+        damping,
+        travel,
         impact_speed: v,
         auto_dt,
+        limit,
+        impact_overlap,
     }
 }

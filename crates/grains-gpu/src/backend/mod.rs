@@ -1112,7 +1112,28 @@ impl Backend for GpuBackend {
     }
 
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {
-        self.advance(n, true).map_err(|e| self.core_err(e))
+        if let Some(fault) = self.advance(n, true).map_err(|e| self.core_err(e))? {
+            return Ok(Some(fault));
+        }
+        if n == 0 {
+            return Ok(None);
+        }
+        // The last step's kick, which no later first half checks: its velocities read back
+        // (16 bytes a particle per guarded call, not per step) and checked by the CPU twin.
+        let bytes = self
+            .read_bytes("vel", 16 * self.n as u64)
+            .map_err(|e| self.core_err(e))?;
+        let vel: Vec<[f32; 4]> =
+            bytemuck::pod_collect_to_vec(&bytes[..(16 * self.n as usize).min(bytes.len())]);
+        let max_speed = self.world.speed_limit as f32;
+        Ok(
+            grains_core::backend::end_of_step_fault(&self.world, max_speed, &vel).map(|particle| {
+                Fault {
+                    step: self.steps,
+                    particle,
+                }
+            }),
+        )
     }
 
     fn remove_particles(&mut self, ids: &[u32]) -> Result<(), CoreError> {

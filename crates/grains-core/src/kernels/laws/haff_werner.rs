@@ -21,8 +21,8 @@ use bytemuck::{Pod, Zeroable};
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, DampingContext, FieldOffsets, Law, LawKeys, PairContext,
+    ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, random_prior_force, SplitMix};
 use crate::registry::Slot;
@@ -115,7 +115,10 @@ pub fn viscous_coulomb_case(
     let (damping, regularization_velocity) = if regularized {
         (0.0, rng.log_uniform(1e-5, 1.0))
     } else {
-        (force.normal_force * friction / rng.log_uniform(1e-4, 10.0), 0.0)
+        (
+            force.normal_force * friction / rng.log_uniform(1e-4, 10.0),
+            0.0,
+        )
     };
     let f = force.normal_force;
     ParityCase {
@@ -235,6 +238,11 @@ impl<M: ViscousCoulombModel> Law for ViscousCoulomb<M> {
 
     fn collision_time(_: &ViscousCoulombSpec, _: &CollisionContext<'_>) -> Option<f64> {
         None
+    }
+
+    /// `m*/c_t` of the tangential dashpot while it is below the Coulomb bound.
+    fn damping_time(spec: &ViscousCoulombSpec, c: &DampingContext<'_>) -> Option<f64> {
+        (spec.damping > 0.0).then(|| c.collision.m_eff / spec.damping)
     }
 
     fn apply(

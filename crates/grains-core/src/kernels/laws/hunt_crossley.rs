@@ -25,12 +25,12 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::kernels::v3;
 use crate::law::{
-    required_restitution, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required_restitution, CollisionContext, DampingContext, FieldOffsets, Law, LawKeys,
+    PairContext, ParityCase, SpringShape, Word,
 };
 use crate::materials::effective_young;
 use crate::parity::{random_geom, SplitMix};
@@ -143,7 +143,9 @@ pub fn parse_impact<K: LawKeys>(keys: &K) -> Result<ImpactSpec, K::Error> {
         restitution: e,
         exponent: keys.positive("exponent", "(dimensionless)")?.unwrap_or(1.5),
         stiffness: keys.positive("stiffness", "N/m^exponent")?,
-        min_impact_velocity: keys.non_negative("min_impact_velocity", "m/s")?.unwrap_or(0.0),
+        min_impact_velocity: keys
+            .non_negative("min_impact_velocity", "m/s")?
+            .unwrap_or(0.0),
         damping: keys.non_negative("damping", "N s/m")?.unwrap_or(0.0),
     })
 }
@@ -184,7 +186,11 @@ pub fn impact_parity_case(
 ) -> ParityCase<ImpactParams, ImpactHistory> {
     let geom = random_geom(rng, i);
     let given = rng.chance(0.5);
-    let exponent = if given { rng.range(1.0, 2.0) as f32 } else { 1.5 };
+    let exponent = if given {
+        rng.range(1.0, 2.0) as f32
+    } else {
+        1.5
+    };
     let impact_velocity = match i % 3 {
         0 => 0.0,
         1 => -1.0,
@@ -194,11 +200,23 @@ pub fn impact_parity_case(
         geom,
         params: ImpactParams {
             e_eff: rng.log_uniform(1e6, 1e11),
-            stiffness: if given { rng.log_uniform(1e2, 1e9) } else { 0.0 },
+            stiffness: if given {
+                rng.log_uniform(1e2, 1e9)
+            } else {
+                0.0
+            },
             exponent,
             chi_factor: chi_factor as f32,
-            min_impact_velocity: if rng.chance(0.3) { rng.log_uniform(1e-3, 1.0) } else { 0.0 },
-            damping: if rng.chance(0.3) { rng.log_uniform(1e-6, 1.0) } else { 0.0 },
+            min_impact_velocity: if rng.chance(0.3) {
+                rng.log_uniform(1e-3, 1.0)
+            } else {
+                0.0
+            },
+            damping: if rng.chance(0.3) {
+                rng.log_uniform(1e-6, 1.0)
+            } else {
+                0.0
+            },
         },
         history: ImpactHistory {
             impact_velocity,
@@ -282,6 +300,11 @@ impl<M: ImpactModel> Law for Impact<M> {
 
     fn collision_time(spec: &ImpactSpec, c: &CollisionContext<'_>) -> Option<f64> {
         Some(impact_collision_time(spec, c))
+    }
+
+    /// `m*/d_c` of the linear contact damping, when there is one.
+    fn damping_time(spec: &ImpactSpec, c: &DampingContext<'_>) -> Option<f64> {
+        (spec.damping > 0.0).then(|| c.collision.m_eff / spec.damping)
     }
 
     fn apply(g: &ContactGeom, p: &ImpactParams, h: &mut ImpactHistory, f: &mut ContactForce) {

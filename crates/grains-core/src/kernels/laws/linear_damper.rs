@@ -17,8 +17,8 @@ use bytemuck::{Pod, Zeroable};
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, DampingContext, FieldOffsets, Law, LawKeys, PairContext,
+    ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
@@ -94,7 +94,11 @@ pub fn dashpot_case(
     overlap_only: bool,
 ) -> ParityCase<NormalDashpotParams, NormalDashpotHistory> {
     let mut geom = random_geom(rng, i);
-    geom.fraction = if rng.chance(0.5) { 1.0 } else { rng.range(0.0, 1.0) as f32 };
+    geom.fraction = if rng.chance(0.5) {
+        1.0
+    } else {
+        rng.range(0.0, 1.0) as f32
+    };
     let damping = rng.log_uniform(1e-4, 1e2);
     ParityCase {
         geom,
@@ -192,6 +196,11 @@ impl<M: DashpotModel> Law for NormalDashpot<M> {
 
     fn collision_time(_: &NormalDashpotSpec, _: &CollisionContext<'_>) -> Option<f64> {
         None
+    }
+
+    /// `m*/c`, the coefficient being constant.
+    fn damping_time(spec: &NormalDashpotSpec, c: &DampingContext<'_>) -> Option<f64> {
+        (spec.damping > 0.0).then(|| c.collision.m_eff / spec.damping)
     }
 
     fn apply(
