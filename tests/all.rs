@@ -19,6 +19,7 @@
 //! - `io`: VTK, PVD and CSV output.
 //! - `shaders`: composition, naga validation, WGSL/Rust twin pairing, struct layouts.
 //! - `gpu`: CPU/GPU parity of every element, pass and scene; GPU determinism.
+//! - `resume`: every checkpoint of a violent run resumes, on both backends, to the same end.
 //! - `cli`: the `grains` binary end to end.
 //! - `guard_rails`: scenes refused before they run, blow-ups and lost particles caught at their
 //!   step, Ctrl-C, messages, and a fuzz of the scene parser.
@@ -45,6 +46,7 @@ mod lin_el6;
 mod meshes;
 mod physics;
 mod restitution;
+mod resume;
 mod rolling;
 mod scene_errors;
 mod shaders;

@@ -310,6 +310,36 @@ fn relay_in_place<T: Copy + Default>(
     fit(v, total(new));
 }
 
+/// Renumber the flags of the records in contact `1, 2, ...` in record order and move each
+/// one's history (`stride` words a slot) to that slot, dropping the history no flag names:
+/// the packing a state's arrays have ([`crate::state::check_packing`]). Flags naming slots
+/// past the history (which no backend writes) are cleared, their history lost, rather than
+/// read out of bounds. A no-op on flags already packed.
+fn pack_in_record_order(nbr_slot: &mut [u32], history: &mut Vec<f32>, stride: usize) {
+    let slots = history.len() / stride.max(1);
+    let mut next = 0u32;
+    let packed = nbr_slot.iter().all(|&a| {
+        next += (a != 0) as u32;
+        a == 0 || a == next
+    });
+    if packed && history.len() == next as usize * stride {
+        return;
+    }
+    let mut out = Vec::with_capacity(next as usize * stride);
+    let mut next = 0u32;
+    for a in nbr_slot.iter_mut().filter(|a| **a != 0) {
+        let old = *a as usize - 1;
+        if old >= slots {
+            *a = 0;
+            continue;
+        }
+        out.extend_from_slice(&history[old * stride..(old + 1) * stride]);
+        next += 1;
+        *a = next;
+    }
+    *history = out;
+}
+
 /// Resize `v` to `len` (new elements default) holding about what it needs: grown exactly (the
 /// slot arrays grow by a little most steps of a settling bed, and doubling would hold up to
 /// twice the slots), and given back when it holds an eighth more than `len` (a loosening pack,
@@ -1178,6 +1208,10 @@ impl CpuBackend {
                 // apart (every record of other shapes and walls), so that no block outgrows its
                 // region. Spilling a whole first sweep instead would hold every slot twice and
                 // leave the allocator with the spills' freed memory.
+                // A state taken up and rebuilt before its first sweep (a resumed step whose
+                // particles moved past the skin) carries the flags of the pairs still in the
+                // list, with gaps where the rebuild dropped pairs in contact: packed again here.
+                pack_in_record_order(&mut self.nbr_slot, &mut self.history, stride);
                 let active = &self.nbr_slot;
                 let counts: Vec<usize> = (0..nb)
                     .into_par_iter()
@@ -1204,15 +1238,6 @@ impl CpuBackend {
                     })
                     .collect();
                 let old_base = slot_layout_packed(&used);
-                let mut next = 0u32;
-                let packed = active.iter().all(|&a| {
-                    next += (a != 0) as u32;
-                    a == 0 || a == next
-                });
-                assert!(
-                    packed && self.history.len() == old_base[nb] as usize * stride,
-                    "the first sweep's flags and history are not packed in record order"
-                );
                 let none: Vec<&[f32]> = vec![&[]; nb];
                 relay_in_place(
                     &mut self.history,
@@ -2164,7 +2189,7 @@ impl Backend for CpuBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::{adds_zero_exactly, relay_in_place};
+    use super::{adds_zero_exactly, pack_in_record_order, relay_in_place};
 
     /// A compensated sum whose compensation adding zero would fold into the sum is not left
     /// as it is: the gather must still run for it. One the fold leaves unchanged is.
@@ -2183,6 +2208,25 @@ mod tests {
     /// Regions of random sizes move to a random new layout, some blocks over their old region
     /// (with a spill), some shrinking, some growing: each block ends as its kept head followed
     /// by its spill, at its new start, whatever the order of the moves.
+    #[test]
+    fn packing_in_record_order_renumbers_the_flags_and_moves_their_history() {
+        // Three slots of two words; the rebuild dropped the pair of slot 1 and reordered none.
+        let mut flags = vec![0, 3, 0, 1, 0];
+        let mut history = vec![10.0, 11.0, 20.0, 21.0, 30.0, 31.0];
+        pack_in_record_order(&mut flags, &mut history, 2);
+        assert_eq!(flags, vec![0, 1, 0, 2, 0]);
+        assert_eq!(history, vec![30.0, 31.0, 10.0, 11.0]);
+        // Packed already: untouched.
+        let before = (flags.clone(), history.clone());
+        pack_in_record_order(&mut flags, &mut history, 2);
+        assert_eq!((flags.clone(), history.clone()), before);
+        // A flag past the history is cleared, not read.
+        let mut flags = vec![2, 9];
+        let mut history = vec![1.0, 2.0, 3.0, 4.0];
+        pack_in_record_order(&mut flags, &mut history, 2);
+        assert_eq!((flags, history), (vec![1, 0], vec![3.0, 4.0]));
+    }
+
     #[test]
     fn relay_in_place_moves_every_block_to_its_new_region() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
