@@ -353,3 +353,196 @@ fn a_capsule_rests_on_a_triangulated_floor_as_on_a_plane() {
         xa[2]
     );
 }
+
+/// Write `facets` (three corners each) as a binary STL: 80-byte header, count, 50 bytes each.
+fn write_binary_stl(path: &Path, facets: &[[[f32; 3]; 3]]) {
+    let mut bytes = vec![0u8; 80];
+    bytes.extend((facets.len() as u32).to_le_bytes());
+    for f in facets {
+        bytes.extend([0u8; 12]);
+        for x in f.iter().flatten() {
+            bytes.extend(x.to_le_bytes());
+        }
+        bytes.extend([0u8; 2]);
+    }
+    std::fs::write(path, bytes).expect("write stl");
+}
+
+/// `mesh`'s triangles as corner triples.
+fn facets_of(mesh: &Mesh) -> Vec<[[f32; 3]; 3]> {
+    mesh.triangles
+        .iter()
+        .map(|t| t.map(|i| mesh.vertices[i as usize].map(|x| x as f32)))
+        .collect()
+}
+
+/// The error of the floor scene with `mesh = { file = "<file>" }`, or a panic if it parses.
+fn floor_error(dir: &Path, file: &str) -> String {
+    let text = floor_scene(&format!("mesh = {{ file = \"{file}\" }}"), [0.0, 0.0], 0.0);
+    match grains_scene::parse_scene(&text, &dir.join("floor.toml")) {
+        Ok(s) => panic!(
+            "{file} accepted, as a floor of {} triangles",
+            s.world.triangles.len()
+        ),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A binary STL whose vertex is NaN, infinite or absurd (1e30) is refused, naming the file,
+/// the facet and corner and the value: such a facet used to vanish without a word (its area
+/// is NaN, or a needle beside its 1e30 span).
+#[test]
+fn a_binary_stl_with_a_nan_or_absurd_vertex_is_refused_with_its_facet() {
+    let dir = temp_dir("stl-bad-vertex");
+    let mut facets = facets_of(&Mesh::sheet([-0.02, -0.02, 0.0], [0.04, 0.04], [1, 1]));
+    facets.push([[0.0, 0.0, 0.0], [0.01, 0.0, 0.0], [0.0, 0.01, 0.0]]);
+    for (name, bad, shown, what) in [
+        ("nan.stl", f32::NAN, "y = NaN", "is not a finite number"),
+        (
+            "inf.stl",
+            f32::INFINITY,
+            "y = inf",
+            "is not a finite number",
+        ),
+        ("huge.stl", 1e30, "y = 1e30", "is beyond 1e15 in size"),
+    ] {
+        let mut f = facets.clone();
+        f[2][1][1] = bad;
+        write_binary_stl(&dir.join(name), &f);
+        let e = floor_error(&dir, name);
+        eprintln!("{e}");
+        for part in [
+            &format!("wall[0].mesh.file: {}: ", dir.join(name).display()),
+            "facet 3 of 3 (bytes 184..234), corner 2",
+            shown,
+            what,
+            "expected a coordinate in [-1e15, 1e15]",
+        ] {
+            assert!(e.contains(part), "expected {part:?} in {e}");
+        }
+    }
+}
+
+/// ASCII STL and OBJ files refuse an absurd or non-finite vertex with the line and the facet
+/// (the OBJ vertex): `1e30` used to be taken, and its triangles dropped.
+#[test]
+fn text_meshes_with_an_absurd_vertex_are_refused_with_line_and_facet() {
+    let dir = temp_dir("text-bad-vertex");
+    let stl = "solid floor\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 0.01 0 0\nvertex 0 0.01 0\nendloop\nendfacet\nfacet normal 0 0 1\nouter loop\nvertex 0.01 0 0\nvertex 0.01 1e30 0\nvertex 0 0.01 0\nendloop\nendfacet\nendsolid floor\n";
+    std::fs::write(dir.join("floor.stl"), stl).expect("write");
+    let e = floor_error(&dir, "floor.stl");
+    eprintln!("{e}");
+    let file = dir.join("floor.stl").display().to_string();
+    for part in [
+        format!("{file}:12: facet 2, corner 2: y = 1e30 is beyond 1e15 in size"),
+        "expected a coordinate in [-1e15, 1e15]".to_string(),
+    ] {
+        assert!(e.contains(&part), "expected {part:?} in {e}");
+    }
+    let obj = "v 0 0 0\nv 0.01 0 0\nv 0 0.01 -1e30\nv 0 0 inf\nf 1 2 3\n";
+    std::fs::write(dir.join("floor.obj"), obj).expect("write");
+    let e = floor_error(&dir, "floor.obj");
+    eprintln!("{e}");
+    let file = dir.join("floor.obj").display().to_string();
+    assert!(
+        e.contains(&format!(
+            "{file}:3: vertex 3: z = -1e30 is beyond 1e15 in size"
+        )),
+        "{e}"
+    );
+}
+
+/// Degenerate triangles (corners on one line, or two at one point) are left out of a mesh
+/// wall with a warning naming the file and the count, and `grains check`'s summary lists it;
+/// long thin (needle) triangles are valid triangles: kept, all of their area, and reported.
+/// A mesh of which more than 10% is degenerate is refused.
+#[test]
+fn degenerate_triangles_are_counted_and_needles_kept() {
+    let dir = temp_dir("degenerate");
+    let sheet = Mesh::sheet([-0.02, -0.02, 0.0], [0.04, 0.04], [8, 8]);
+    let mut facets = facets_of(&sheet);
+    let n_sheet = facets.len();
+    // Two degenerate facets below the floor: three corners on one line, and two corners at
+    // one point.
+    facets.push([
+        [0.0, 0.01, -0.008],
+        [0.01, 0.01, -0.008],
+        [0.015, 0.01, -0.008],
+    ]);
+    facets.push([
+        [0.0, 0.01, -0.008],
+        [0.0, 0.01, -0.008],
+        [0.015, 0.01, -0.008],
+    ]);
+    // Three needles below the floor, 40 mm long and 10 nm wide (2.5e-7 of their length).
+    for k in 0..3 {
+        let y = 0.01 + 1e-3 * k as f32;
+        facets.push([
+            [-0.02, y, -0.005],
+            [0.02, y, -0.005],
+            [0.02, y + 1e-8, -0.005],
+        ]);
+    }
+    write_binary_stl(&dir.join("floor.stl"), &facets);
+    let scene = dir.join("floor.toml");
+    let text = floor_scene("mesh = { file = \"floor.stl\" }", [0.0, 0.0], 0.0);
+    let s = grains_scene::parse_scene(&text, &scene).unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.join("floor.stl").display().to_string();
+    let total = n_sheet + 5;
+    eprintln!("{}", s.warnings.join("\n"));
+    assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
+    for (w, want) in s.warnings.iter().zip([
+        format!(
+            "wall[0].mesh.file: {file}: 2 of its {total} triangles are degenerate (corners on one \
+             line or coincident: no area to touch) and left out: facet {}, facet {}",
+            n_sheet + 1,
+            n_sheet + 2
+        ),
+        format!("wall[0].mesh.file: {file}: 3 of its {total} triangles are needles"),
+    ]) {
+        assert!(w.contains(&want), "expected {want:?} in {w}");
+    }
+    assert!(
+        s.summary().contains(&format!("warning: {}", s.warnings[0])),
+        "{}",
+        s.summary()
+    );
+    // The needles are kept whole: the wall's triangles cover the sheet and the needles.
+    let area = |t: &grains_core::gpu_types::Triangle| {
+        let (a, b, c) = (t.a.map(f64::from), t.b.map(f64::from), t.c.map(f64::from));
+        let (u, v) = (
+            [0, 1, 2].map(|k| b[k] - a[k]),
+            [0, 1, 2].map(|k| c[k] - a[k]),
+        );
+        0.5 * (u[0] * v[1] - u[1] * v[0]).abs()
+    };
+    let covered: f64 = s.world.triangles.iter().map(area).sum();
+    let written = |f: &[[f32; 3]; 3]| {
+        let [a, b, c] = f.map(|p| p.map(f64::from));
+        let (u, v) = (
+            [0, 1, 2].map(|k| b[k] - a[k]),
+            [0, 1, 2].map(|k| c[k] - a[k]),
+        );
+        0.5 * (u[0] * v[1] - u[1] * v[0]).abs()
+    };
+    let expected: f64 = facets.iter().map(written).sum();
+    assert!(
+        (covered / expected - 1.0).abs() < 1e-6,
+        "the wall covers {covered} m^2 against {expected}"
+    );
+    // A coarse sheet of 8 triangles with one degenerate facet: 1 of 9 is more than 10%.
+    let mut coarse = facets_of(&Mesh::sheet([-0.02, -0.02, 0.0], [0.04, 0.04], [2, 2]));
+    coarse.push([
+        [0.0, 0.01, -0.008],
+        [0.01, 0.01, -0.008],
+        [0.015, 0.01, -0.008],
+    ]);
+    write_binary_stl(&dir.join("coarse.stl"), &coarse);
+    let e = floor_error(&dir, "coarse.stl");
+    eprintln!("{e}");
+    assert!(
+        e.contains("1 of its 9 triangles (11.1%) is degenerate") && e.contains("facet 9"),
+        "{e}"
+    );
+    assert!(e.contains("at most 10% may be"), "{e}");
+}

@@ -1270,3 +1270,233 @@ fn sphere_orientation_is_off_unless_asked_and_must_be_a_boolean() {
         &["expected true or false, found"],
     );
 }
+
+// ------------------------------------------------- bonds, insertion regions and size tables
+
+/// Where `needle` first starts in `text`: its 1-based line and column (in characters).
+fn at(text: &str, needle: &str) -> (usize, usize) {
+    let offset = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("no {needle:?} in the text"));
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[start..].chars().count() + 1)
+}
+
+/// A bond's spring, as `[[bond]]` blocks take it.
+const SPRING: &str = "normal = { law = \"spring\", stiffness = 10.0 }\n";
+
+/// An `[[insert]]` block of three glass beads within `VALID`'s domain (particles 2 to 4),
+/// whose `box` or size the tests edit.
+const INSERT: &str = "\n[[insert]]\nmaterial = \"glass\"\nbox = { min = [0.002, 0.002, 0.006], max = [0.008, 0.008, 0.009] }\ncount = 3\nrate = 100.0\nradius = 0.0005\n";
+
+/// A bond to a particle of an `[[insert]]` block, dormant until the run places it, is refused
+/// at its id: its rest length would be taken where it waits outside the domain, and the pair
+/// would leave at speed once it is placed.
+#[test]
+fn a_bond_to_a_dormant_insert_particle_is_refused() {
+    let (_, r) = load_text(
+        "bond-live",
+        &format!("{VALID}{INSERT}\n[[bond]]\npairs = [[0, 1]]\n{SPRING}"),
+    );
+    assert_eq!(
+        r.expect("a bond between placed beads").world.fixed_pairs,
+        vec![[0, 1]]
+    );
+    let text = format!("{VALID}{INSERT}\n[[bond]]\npairs = [[0, 1], [1, 3]]\n{SPRING}");
+    let (line, col) = at(&text, "3]]");
+    expect_error(
+        "bond-dormant",
+        &text,
+        line,
+        col,
+        "bond[0].pairs[1][1]",
+        &[
+            "particle 3 is a dormant particle of insert[0] (ids 2 to 4)",
+            "a bond takes its rest length at the start",
+            "expected a particle of a [[particles]] block or a shell node",
+        ],
+    );
+}
+
+/// Two clumps of two overlapping members each (particles 2 to 4 and 5 to 7: body, members)
+/// beside `VALID`'s beads.
+const CLUMPS: &str = r#"
+[[material]]
+name = "rock"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+
+[[particles]]
+material = "rock"
+shape = "clump"
+members = [{ offset = [0.0, 0.0, 0.0], radius = 0.001 }, { offset = [0.0015, 0.0, 0.0], radius = 0.001 }]
+positions = [[0.002, 0.007, 0.008], [0.006, 0.007, 0.008]]
+
+[[interaction]]
+between = ["rock", "rock"]
+normal = { law = "hertz" }
+
+[[interaction]]
+between = ["glass", "rock"]
+normal = { law = "hertz" }
+"#;
+
+/// Bonds to a clump's body (which touches nothing) and between two members of one clump (one
+/// rigid body) are refused at the id or the pair; members of two clumps, and a member and a
+/// bead, bond. `touching = true` never pairs the overlapping members of one clump.
+#[test]
+fn bonds_to_clump_bodies_and_within_one_clump_are_refused() {
+    let bond = |pairs: &str| format!("{VALID}{CLUMPS}\n[[bond]]\npairs = {pairs}\n{SPRING}");
+    let (_, r) = load_text("bond-clumps-ok", &bond("[[3, 6], [0, 4]]"));
+    let scene = r.expect("members of two clumps, a member and a bead");
+    assert_eq!(scene.world.fixed_pairs, vec![[3, 6], [0, 4]]);
+
+    let text = bond("[[2, 5]]");
+    let (line, col) = at(&text, "2, 5]]");
+    expect_error(
+        "bond-bodies",
+        &text,
+        line,
+        col,
+        "bond[0].pairs[0][0]",
+        &[
+            "particle 2 is the body of a clump",
+            "particles 3 to 4",
+            "expected one of its members",
+        ],
+    );
+    let text = bond("[[0, 1], [3, 4]]");
+    let (line, col) = at(&text, "[3, 4]]");
+    expect_error(
+        "bond-one-clump",
+        &text,
+        line,
+        col,
+        "bond[0].pairs[1]",
+        &[
+            "particles 3 and 4 are members of one clump (body 2)",
+            "expected particles of different bodies",
+        ],
+    );
+    // The members of each clump overlap; no other particles are within 0.1 mm.
+    let text = format!("{VALID}{CLUMPS}\n[[bond]]\ntouching = true\ntolerance = 0.0001\n{SPRING}");
+    let (line, col) = at(&text, "true");
+    expect_error(
+        "bond-touching-clump",
+        &text,
+        line,
+        col,
+        "bond[0].touching",
+        &["no two particles are within 1.000e-4 m of touching"],
+    );
+}
+
+/// A bond to a triangle of a mesh wall (a fixed wall element, not a particle) is refused at
+/// its id; `touching = true` does not pair a bead with the triangles it sits near.
+#[test]
+fn a_bond_to_a_mesh_wall_triangle_is_refused() {
+    let dir = temp_dir("bond-mesh");
+    std::fs::write(
+        dir.join("floor.obj"),
+        "v 0 0 0\nv 0.01 0 0\nv 0.01 0.01 0\nv 0 0.01 0\nf 1 2 3\nf 1 3 4\n",
+    )
+    .expect("write obj");
+    let wall = "\n[[material]]\nname = \"steel\"\ndensity = 7800.0\nyoung = 5.0e6\npoisson = 0.3\n\n[[wall]]\nmaterial = \"steel\"\nmesh = { file = \"floor.obj\" }\n\n[[interaction]]\nbetween = [\"glass\", \"steel\"]\nnormal = { law = \"hertz\" }\n";
+    let load = |tag: &str, bond: &str| {
+        let text = format!("{VALID}{wall}\n[[bond]]\n{bond}{SPRING}");
+        let path = dir.join(format!("{tag}.toml"));
+        std::fs::write(&path, &text).expect("write scene");
+        (text, path.clone(), load_scene(&path))
+    };
+    let (text, path, r) = load("pairs", "pairs = [[0, 2]]\n");
+    let e = r.err().expect("a bond to a triangle was accepted");
+    let (line, col) = at(&text, "2]]");
+    assert_eq!(
+        (e.line(), e.column(), e.key()),
+        (Some(line), Some(col), Some("bond[0].pairs[0][1]")),
+        "{e}"
+    );
+    let msg = e.to_string();
+    assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+    assert!(
+        msg.contains("particle 2 is a triangle of a mesh wall, not a particle"),
+        "{msg}"
+    );
+    // Bead 0 sits 1 mm above the floor, inside its triangles' bounding spheres; the beads are
+    // 3.2 mm apart.
+    let (_, _, r) = load("touching", "touching = true\ntolerance = 0.0005\n");
+    let e = r.err().expect("touching = true bonded a bead to the floor");
+    assert!(
+        e.to_string()
+            .contains("no two particles are within 5.000e-4 m of touching"),
+        "{e}"
+    );
+}
+
+/// An insertion region that reaches outside the domain is refused at its key, naming the side
+/// it crosses: particles are placed only inside the domain, so such a block inserted fewer
+/// particles than its count, or none, and the run ended without a word.
+#[test]
+fn an_insertion_region_outside_the_domain_is_refused() {
+    let (_, r) = load_text("insert-inside", &format!("{VALID}{INSERT}"));
+    assert_eq!(r.expect("a region inside").world.insertions.len(), 1);
+    let region = "box = { min = [0.002, 0.002, 0.006], max = [0.008, 0.008, 0.009] }";
+    for (tag, to, key, expect) in [
+        (
+            "insert-above",
+            "box = { min = [0.002, 0.002, 0.006], max = [0.008, 0.008, 0.012] }",
+            "insert[0].box",
+            "the region reaches z = 0.01200 m, above the domain's max z = 0.01000 m",
+        ),
+        (
+            "insert-below",
+            "box = { min = [-0.001, 0.002, 0.006], max = [0.008, 0.008, 0.009] }",
+            "insert[0].box",
+            "the region reaches x = -1.000e-3 m, below the domain's min x = 0",
+        ),
+        (
+            "insert-cylinder",
+            "cylinder = { center = [0.005, 0.005, 0.006], axis = [1.0, 0.0, 0.0], radius = 0.002, height = 0.006 }",
+            "insert[0].cylinder",
+            "the region reaches x = 0.01100 m, above the domain's max x = 0.01000 m",
+        ),
+    ] {
+        let text = format!("{VALID}{INSERT}").replace(region, to);
+        let (line, col) = at(&text, to);
+        expect_error(
+            tag,
+            &text,
+            line,
+            col,
+            key,
+            &[expect, "expected a region within the domain on every side"],
+        );
+    }
+}
+
+/// A size table's mass fractions must add to 1: fractions that do not were normalised without
+/// a word, so a missing row or a typo changed the sizes silently.
+#[test]
+fn size_table_fractions_must_add_to_one() {
+    let table = |rows: &str| {
+        format!("{VALID}{INSERT}").replace(
+            "radius = 0.0005\n",
+            &format!("radii = {{ table = {rows} }}\n"),
+        )
+    };
+    let (_, r) = load_text("table-ok", &table("[[0.0004, 0.25], [0.0005, 0.75]]"));
+    r.expect("fractions adding to 1");
+    let text = table("[[0.0004, 0.3], [0.0005, 0.6]]");
+    let (line, col) = at(&text, "[[0.0004");
+    expect_error(
+        "table-sum",
+        &text,
+        line,
+        col,
+        "insert[0].radii.table",
+        &["the mass fractions add to 0.9; they must add to 1"],
+    );
+}

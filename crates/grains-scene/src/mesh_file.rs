@@ -127,18 +127,20 @@ pub(crate) fn wall_mesh(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<Mesh, SceneE
         let more = if ks.len() > 3 { ", ..." } else { "" };
         format!("{}{more}", shown.join(", "))
     };
+    let are = |n: usize| if n == 1 { "is" } else { "are" };
     let share = degenerate.len() as f64 / total.max(1) as f64;
     if share > MAX_DEGENERATE_SHARE {
         return Err(ctx.err(
             &span,
             &key,
             format!(
-                "{}: {} of its {total} triangles ({:.1}%) are degenerate (corners on one line \
+                "{}: {} of its {total} triangles ({:.1}%) {} degenerate (corners on one line \
                  or coincident: no area), e.g. {}; at most {}% may be: repair the mesh, or check \
                  that its export and units are right",
                 full.display(),
                 degenerate.len(),
                 100.0 * share,
+                are(degenerate.len()),
                 list(&degenerate),
                 100.0 * MAX_DEGENERATE_SHARE
             ),
@@ -149,10 +151,11 @@ pub(crate) fn wall_mesh(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<Mesh, SceneE
             &span,
             &key,
             format!(
-                "{}: {} of its {total} triangles are degenerate (corners on one line or \
-                 coincident: no area to touch) and are left out: {}",
+                "{}: {} of its {total} triangles {} degenerate (corners on one line or \
+                 coincident: no area to touch) and left out: {}",
                 full.display(),
                 degenerate.len(),
+                are(degenerate.len()),
                 list(&degenerate)
             ),
         );
@@ -171,25 +174,19 @@ pub(crate) fn wall_mesh(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<Mesh, SceneE
             &span,
             &key,
             format!(
-                "{}: {} of its {total} triangles are needles (narrower than {NEEDLE_RATIO:e} of \
-                 their length), kept, but their face normals are uncertain at the kernels' f32 \
+                "{}: {} of its {total} triangles {} (narrower than {NEEDLE_RATIO:e} of their \
+                 length), kept, but their face normals are uncertain at the kernels' f32 \
                  precision: {}",
                 full.display(),
                 needles.len(),
+                if needles.len() == 1 {
+                    "is a needle"
+                } else {
+                    "are needles"
+                },
                 list(&needles)
             ),
         );
-    }
-    if mesh.triangles.is_empty() {
-        return Err(ctx.err(
-            &span,
-            &key,
-            format!(
-                "{}: every one of its {total} triangles is degenerate (no area); expected a \
-                 surface",
-                full.display()
-            ),
-        ));
     }
     Ok(mesh)
 }
