@@ -466,3 +466,284 @@ fn the_gas_100k_scene_is_the_benchs_gas() {
     assert_eq!(file.step_params(), bench.step_params(), "step");
     assert_eq!(file.table.chains.len(), bench.table.chains.len(), "chains");
 }
+
+/// A small settle written for the output tests into `dir`: 256 spheres under a hundredfold
+/// gravity (they reach the floor and touch within the run), 1000 steps, every format and
+/// contacts every 250 steps, a checkpoint every 200; returns its path.
+fn small_settle(dir: &Path) -> String {
+    std::fs::create_dir_all(dir).expect("dir");
+    let text = std::fs::read_to_string(workspace_root().join("scenes/settle.toml"))
+        .expect("scene")
+        .replace("count = [40, 40, 13]", "count = [8, 8, 4]")
+        .replace(
+            "gravity = [0.0, 0.0, -9.81]",
+            "gravity = [0.0, 0.0, -981.0]",
+        )
+        .replace("duration = 0.05", "steps = 1000")
+        .replace(
+            "formats = [\"vtk\"]",
+            "formats = [\"vtk\", \"csv\", \"contacts\"]",
+        )
+        .replace(
+            "every = 0.005",
+            "every_steps = 250\ncheckpoint_every_steps = 200",
+        );
+    let path = dir.join("small_settle.toml");
+    std::fs::write(&path, text).expect("write scene");
+    path.to_string_lossy().into_owned()
+}
+
+/// Every file of `dir` by name, with its bytes.
+fn dir_files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            let e = e.expect("entry");
+            let bytes = std::fs::read(e.path()).expect("read");
+            (e.file_name().to_string_lossy().into_owned(), bytes)
+        })
+        .collect()
+}
+
+/// Two output directories hold the same files, byte for byte.
+fn assert_same_output(a: &Path, b: &Path, what: &str) {
+    let (fa, fb) = (dir_files(a), dir_files(b));
+    assert_eq!(
+        fa.keys().collect::<Vec<_>>(),
+        fb.keys().collect::<Vec<_>>(),
+        "{what}: the files differ"
+    );
+    for (name, bytes) in &fa {
+        assert!(bytes == &fb[name], "{what}: {name} differs");
+    }
+}
+
+/// `grains run` of `scene` on the CPU into `out`, quietly, with `more` flags.
+fn run_into(scene: &str, out: &Path, more: &[&str]) -> anyhow::Result<()> {
+    let o = out.to_string_lossy().into_owned();
+    let mut args = vec!["run", scene, "--backend", "cpu", "--out", &o, "-q"];
+    args.extend_from_slice(more);
+    grains(&args)
+}
+
+/// A second run into the directory a run is writing is refused, naming the first (its pid,
+/// host, scene and start); the first carries on undisturbed.
+#[test]
+fn a_second_run_into_a_busy_directory_is_refused_naming_the_first() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = temp_dir("busy");
+    let scene = small_settle(&dir);
+    // Long enough to be running when the second starts: stopped by its interrupt flag.
+    let long = dir.join("long.toml");
+    let text = std::fs::read_to_string(&scene)
+        .expect("scene")
+        .replace("steps = 1000", "steps = 10000000")
+        .replace("every_steps = 250", "every_steps = 1000000")
+        .replace("checkpoint_every_steps = 200", "");
+    std::fs::write(&long, text).expect("write");
+    let out = dir.join("out");
+    let stop = Arc::new(AtomicBool::new(false));
+    let first = {
+        let args = grains_cli::run::RunArgs {
+            scene: long.clone(),
+            backend: Some(grains_cli::BackendArg::Cpu),
+            out: Some(out.clone()),
+            quiet: true,
+            interrupt: Some(stop.clone()),
+            ..Default::default()
+        };
+        std::thread::spawn(move || grains_cli::run::run(&args))
+    };
+    let lock = out.join(".grains.lock");
+    let t0 = std::time::Instant::now();
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("since")) {
+        assert!(t0.elapsed().as_secs() < 120, "the first run never started");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let second = run_into(&scene, &out, &[]);
+    stop.store(true, Ordering::SeqCst);
+    let first = first.join().expect("first run");
+    let e = second.expect_err("a second run into a busy directory");
+    let m = format!("{e:#}");
+    let holder = format!(
+        "{} is in use by another grains run (pid {} on ",
+        out.display(),
+        std::process::id()
+    );
+    assert!(
+        m.contains(&holder) && m.contains(&format!("scene {}, running since ", long.display())),
+        "{m}"
+    );
+    let stopped = first.expect_err("interrupted");
+    assert!(
+        stopped
+            .downcast_ref::<grains_cli::run::Interrupted>()
+            .is_some(),
+        "the first run ends as interrupted, not disturbed: {stopped:#}"
+    );
+    assert!(!lock.exists(), "the lock is released when the run ends");
+}
+
+/// A fresh run into the directory of an earlier, longer run leaves none of its frames, rows
+/// or checkpoint: the directory is the one a run into an empty one leaves.
+#[test]
+fn a_fresh_run_leaves_nothing_of_an_earlier_run() {
+    let dir = temp_dir("fresh");
+    let scene = small_settle(&dir);
+    let (reused, clean) = (dir.join("reused"), dir.join("clean"));
+    run_into(&scene, &reused, &[]).expect("the earlier run");
+    std::fs::write(reused.join("notes.txt"), "mine").expect("a file of the user's");
+    run_into(&scene, &reused, &["--steps", "500"]).expect("the later run");
+    std::fs::remove_file(reused.join("notes.txt")).expect("the user's file is kept");
+    run_into(&scene, &clean, &["--steps", "500"]).expect("a run into an empty directory");
+    assert_same_output(&reused, &clean, "a run into an earlier run's directory");
+}
+
+/// Ctrl-C (the interrupt flag the binary's handler sets) between two frames, then `--resume`:
+/// every file of the output directory is byte for byte the uninterrupted run's (the frame of
+/// the interruption, off the output cadence, gone).
+#[test]
+fn an_interrupted_and_resumed_run_is_byte_for_byte_the_uninterrupted_one() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = temp_dir("ctrl-c");
+    let scene = small_settle(&dir);
+    let (whole, cut) = (dir.join("whole"), dir.join("cut"));
+    run_into(&scene, &whole, &[]).expect("uninterrupted run");
+    // Interrupted after the energy line of step 250, the last thing its frame writes: the run
+    // is then on its way to step 400, where it stops (between frames). Tried again in the
+    // rare case the flag is seen at step 250 itself.
+    let mut stopped_at = 0;
+    for _ in 0..3 {
+        let flag = Arc::new(AtomicBool::new(false));
+        let energy = cut.join("energy.csv");
+        let _ = std::fs::remove_file(&energy);
+        let watcher = {
+            let flag = flag.clone();
+            std::thread::spawn(move || {
+                let t0 = std::time::Instant::now();
+                while t0.elapsed().as_secs() < 120 {
+                    if std::fs::read_to_string(&energy).is_ok_and(|t| t.contains("\n250,")) {
+                        flag.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+            })
+        };
+        let args = grains_cli::run::RunArgs {
+            scene: scene.clone().into(),
+            backend: Some(grains_cli::BackendArg::Cpu),
+            out: Some(cut.clone()),
+            quiet: true,
+            interrupt: Some(flag),
+            ..Default::default()
+        };
+        let e = grains_cli::run::run(&args).expect_err("interrupted");
+        watcher.join().expect("watcher");
+        stopped_at = e
+            .downcast_ref::<grains_cli::run::Interrupted>()
+            .unwrap_or_else(|| panic!("not an interruption: {e:#}"))
+            .step;
+        if stopped_at % 250 != 0 {
+            break;
+        }
+    }
+    assert!(
+        stopped_at % 250 != 0,
+        "stopped at a frame's step {stopped_at}"
+    );
+    let off_cadence = format!("frame_{stopped_at:08}.vtu");
+    assert!(cut.join(&off_cadence).exists(), "the interruption's frame");
+    run_into(&scene, &cut, &["--resume"]).expect("resumed run");
+    assert_same_output(&whole, &cut, "interrupted and resumed");
+}
+
+/// Not a test by itself: the `grains` process the tests below start, this test binary run
+/// again with `GRAINS_CHILD_ARGS` (the arguments, separated by newlines) set; it exits as the
+/// binary does (`grains_cli::exit_status`).
+#[test]
+#[ignore = "the child process of other tests"]
+fn grains_child_process() {
+    let Ok(args) = std::env::var("GRAINS_CHILD_ARGS") else {
+        return;
+    };
+    let args = std::iter::once("grains").chain(args.lines());
+    std::process::exit(grains_cli::exit_status(grains_cli::main_with_args(args)));
+}
+
+/// `grains run` under a file-size limit (`ulimit -f`) its output outgrows: the run is not
+/// killed by SIGXFSZ but ends with one message naming the file and the OS error, and with a
+/// checkpoint of the step it stopped at; resumed without the limit, its output is byte for
+/// byte the uninterrupted run's (the frame cut short written again).
+#[test]
+fn a_run_past_its_file_size_limit_says_so_and_resumes_exactly() {
+    let dir = temp_dir("ulimit");
+    let scene = small_settle(&dir);
+    let (whole, limited) = (dir.join("whole"), dir.join("limited"));
+    run_into(&scene, &whole, &[]).expect("run without a limit");
+    let csv = std::fs::metadata(whole.join("particles.csv"))
+        .expect("csv")
+        .len();
+    let ck = std::fs::metadata(whole.join("checkpoint.bin"))
+        .expect("ck")
+        .len();
+    // In KiB (bash's unit): past the checkpoint, short of the whole table.
+    let limit = ck.max(csv / 2) / 1024 + 4;
+    assert!(
+        limit * 1024 < csv,
+        "checkpoint {ck} B, particles.csv {csv} B"
+    );
+    let args = [
+        "run",
+        &scene,
+        "--backend",
+        "cpu",
+        "--out",
+        &limited.to_string_lossy(),
+        "-q",
+    ]
+    .join("\n");
+    let exe = std::env::current_exe().expect("test binary");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("ulimit -f {limit}; exec \"$0\" \"$@\""))
+        .arg(exe)
+        .args([
+            "--exact",
+            "cli::grains_child_process",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("GRAINS_CHILD_ARGS", args)
+        .output()
+        .expect("start the child");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{:?}: {stderr}", out.status);
+    let particles = limited.join("particles.csv");
+    let expected = format!(
+        "error: cannot write {}: File too large",
+        particles.display()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
+    let saved = format!(
+        "its state saved in {}",
+        limited.join("checkpoint.bin").display()
+    );
+    assert!(stderr.contains(&saved), "{stderr}");
+    run_into(&scene, &limited, &["--resume"]).expect("resumed without the limit");
+    assert_same_output(&whole, &limited, "stopped by a file-size limit and resumed");
+}
+
+/// A command-line mistake is printed with one `error:` before it (clap's message has its
+/// own, which the binary's would double).
+#[test]
+fn a_usage_error_has_one_error_prefix() {
+    let e = grains(&["run", "scene.toml", "--steps", "many"]).expect_err("bad --steps");
+    let line = grains_cli::error_line(&e);
+    assert!(line.starts_with("error: invalid value 'many'"), "{line}");
+    assert_eq!(line.matches("error:").count(), 1, "{line}");
+}

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use grains_core::{EnergyReport, Snapshot};
 use grains_io::{
-    frame_file_name, IoError, OutputOptions, OutputWriter, ENERGY_HEADER, PARTICLES_HEADER,
+    frame_file_name, IoError, OutputLock, OutputOptions, OutputWriter, ResumePoint, ENERGY_HEADER,
+    PARTICLES_HEADER,
 };
 
 /// A fresh directory per test, so tests running in parallel never share files.
@@ -526,10 +527,11 @@ fn mismatched_snapshot_is_refused() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A version-10 checkpoint of `state` (`bytes`) as version 9 wrote it: `nbr_i`, each entry's
-/// owner, after `nbr_start`.
+/// A checkpoint of `state` (`bytes`) as version 9 wrote it: `nbr_i`, each entry's owner,
+/// after `nbr_start`, and no checksum at the end.
 fn with_owners(bytes: &[u8], state: &grains_core::BackendState) -> Vec<u8> {
     use grains_core::state::STATE_ARRAYS;
+    let bytes = &bytes[..bytes.len() - 4];
     let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     // Magic, version, fingerprint, step; the rebuild steps; removed and inserted counts and
     // energies; then each array as its count and elements.
@@ -623,7 +625,9 @@ fn checkpoint_round_trips_and_refuses_damage() {
     std::fs::write(&path, &bytes[..bytes.len() - 5]).expect("truncate");
     let e = grains_io::read_checkpoint(&path).expect_err("truncated");
     assert!(
-        e.to_string().contains("truncated") && e.to_string().contains("checkpoint.bin"),
+        e.to_string()
+            .contains("checksum mismatch: the file is damaged")
+            && e.to_string().contains("checkpoint.bin"),
         "{e}"
     );
     std::fs::write(&path, b"not a checkpoint at all").expect("junk");
@@ -641,6 +645,7 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
     use grains_core::ContactRecord;
     let dir = scratch("contacts");
     let mut w = OutputWriter::create(&options(&dir))?;
+    w.write_frame(&snapshot(0, 0.0, 0.0), None)?;
     let snap = snapshot(7, 0.5, 0.0);
     w.write_frame(&snap, None)?;
     let records = [
@@ -689,8 +694,12 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
         pvd.contains("part=\"1\" file=\"contacts_00000007.vtp\""),
         "{pvd}"
     );
-    let w = OutputWriter::resume(&options(&dir), 7)?;
-    drop(w);
+    let opts = OutputOptions {
+        energy: false,
+        walls: false,
+        ..options(&dir)
+    };
+    drop(OutputWriter::resume(&opts, &at(7, 7, 3))?);
     let pvd = fs::read_to_string(dir.join("particles.pvd"))?;
     assert!(
         pvd.contains("contacts_00000007.vtp"),
@@ -749,9 +758,19 @@ fn streamed_cpu_checkpoints_are_the_whole_states_bytes() {
     }
 }
 
-/// A resumed run keeps the CSV rows of the steps up to its checkpoint, copied line by line
-/// (a long run's table can be larger than its memory), and drops the later ones; a table that
-/// cannot be read back is an error naming it, where it was once started anew, losing its rows.
+/// The resume point of a checkpoint at `step`, frames every `every` steps of `rows` rows.
+fn at(step: u64, every: u64, rows: u64) -> ResumePoint {
+    ResumePoint {
+        step,
+        every,
+        last: 1000,
+        frame_rows: rows,
+        rows_every_frame: true,
+    }
+}
+
+/// A resumed run keeps the CSV rows of the steps up to its checkpoint and drops the later
+/// ones; a table that cannot be read back is an error naming it, and left as it was.
 #[test]
 fn resuming_keeps_the_rows_up_to_the_checkpoint_and_refuses_an_unreadable_table(
 ) -> anyhow::Result<()> {
@@ -770,7 +789,7 @@ fn resuming_keeps_the_rows_up_to_the_checkpoint_and_refuses_an_unreadable_table(
     }
     w.finish()?;
     let path = dir.join("energy.csv");
-    let mut w = OutputWriter::resume(&opts, 200)?;
+    let mut w = OutputWriter::resume(&opts, &at(200, 100, 0))?.writer;
     w.write_energy(300, 3e-3, &EnergyReport::default())?;
     w.finish()?;
     let text = fs::read_to_string(&path)?;
@@ -781,21 +800,304 @@ fn resuming_keeps_the_rows_up_to_the_checkpoint_and_refuses_an_unreadable_table(
         .collect();
     assert_eq!(steps, ["0", "100", "200", "300"], "{text}");
     assert_eq!(text.lines().next(), Some(ENERGY_HEADER));
-    // A row that is not text (a damaged disk block).
-    let mut bytes = fs::read(&path)?;
-    bytes.extend_from_slice(b"400,\xff\xfe\n");
+    // A row that is not text (a damaged disk block) among those to keep.
+    let mut bytes = text.replacen("\n100,", "\n1\u{fffd}0,", 1).into_bytes();
+    let at_bad = bytes
+        .windows(2)
+        .position(|w| w == [0xef, 0xbf])
+        .expect("marker");
+    bytes[at_bad] = 0xff;
     fs::write(&path, &bytes)?;
-    let e = OutputWriter::resume(&opts, 200)
+    let e = OutputWriter::resume(&opts, &at(200, 100, 0))
         .err()
         .expect("an unreadable table is refused");
     assert!(
-        matches!(e, IoError::Read { .. }) && e.to_string().contains("energy.csv"),
+        e.to_string().contains("energy.csv") && e.to_string().contains("line 3 is not text"),
         "{e}"
     );
     assert_eq!(fs::read(&path)?, bytes, "the table is left as it was");
-    assert!(!dir.join("energy.csv.tmp").exists(), "no partial copy left");
     fs::remove_dir_all(&dir)?;
     Ok(())
+}
+
+/// Frames 0, 100, 200 and 300 of three particles in every format, the directory's files after
+/// them read back by name.
+fn four_frames(dir: &Path) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
+    let mut w = OutputWriter::create(&options(dir))?;
+    for step in [0, 100, 200, 300] {
+        let time = step as f64 * 1e-5;
+        w.write_frame(&snapshot(step, time, step as f32), None)?;
+        w.write_energy(step, time, &EnergyReport::default())?;
+        w.write_walls(step, time, &[Default::default()])?;
+    }
+    w.finish()?;
+    files(dir)
+}
+
+/// Every file of `dir` by name, with its bytes.
+fn files(dir: &Path) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
+    let mut all = BTreeMap::new();
+    for e in fs::read_dir(dir)? {
+        let e = e?;
+        all.insert(
+            e.file_name().to_string_lossy().into_owned(),
+            fs::read(e.path())?,
+        );
+    }
+    Ok(all)
+}
+
+/// A resume checks the output against its checkpoint: a row cut short at the end of
+/// `particles.csv`, and everything written after the checkpoint, are removed (what stays is
+/// what the run had written at the checkpoint's step, byte for byte); a checkpoint ahead of
+/// the output, a table missing the rows of a step, a frame file gone are refused, naming the
+/// file and changing nothing; a frame of the checkpoint's own step cut short is removed
+/// everywhere, to be written again.
+#[test]
+fn a_resume_cuts_the_output_back_to_its_checkpoint_or_says_what_is_lost() -> anyhow::Result<()> {
+    let dir = scratch("resume-check");
+    let whole = four_frames(&dir)?;
+    // The same frames again, for what the output held at step 200: the same files but those
+    // of step 300.
+    let at200 = four_frames(&scratch("resume-check-200"))?;
+    let opts = options(&dir);
+    // A run killed mid-row after step 300 of a checkpoint at 200.
+    let mut torn = whole["particles.csv"].clone();
+    torn.extend_from_slice(b"400,0.004,0,1.5");
+    fs::write(dir.join("particles.csv"), &torn)?;
+    let r = OutputWriter::resume(&opts, &at(200, 100, 3))?;
+    assert!(!r.rewrite_frame);
+    drop(r);
+    let cut = files(&dir)?;
+    for (name, bytes) in &cut {
+        let expected = whole.get(name).map(Vec::as_slice).unwrap_or_default();
+        if name.ends_with(".csv") {
+            let rows_to_200 = |b: &[u8]| {
+                String::from_utf8_lossy(b)
+                    .lines()
+                    .filter(|l| !l.starts_with("300,"))
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+            };
+            assert_eq!(
+                String::from_utf8_lossy(bytes),
+                rows_to_200(expected),
+                "{name}"
+            );
+        }
+    }
+    assert!(
+        !cut.contains_key("frame_00000300.vtu"),
+        "the frame after the checkpoint stays"
+    );
+    assert_eq!(
+        cut.keys().collect::<Vec<_>>(),
+        at200
+            .keys()
+            .filter(|k| !k.ends_with("300.vtu"))
+            .collect::<Vec<_>>()
+    );
+    let pvd = String::from_utf8_lossy(&cut["particles.pvd"]).into_owned();
+    assert!(
+        pvd.contains("frame_00000200.vtu") && !pvd.contains("300"),
+        "{pvd}"
+    );
+
+    // Refusals, each leaving the directory as it was.
+    let refused = |tag: &str, damage: &dyn Fn(&Path), point: ResumePoint, says: &[&str]| {
+        let dir = scratch(tag);
+        four_frames(&dir).expect("frames");
+        damage(&dir);
+        let before = files(&dir).expect("files");
+        let e = OutputWriter::resume(&options(&dir), &point)
+            .err()
+            .unwrap_or_else(|| panic!("{tag}: resumed"));
+        let m = e.to_string();
+        for s in says {
+            assert!(m.contains(s), "{tag}: {m}");
+        }
+        assert!(m.contains("--resume"), "{tag}: says what would work: {m}");
+        assert_eq!(files(&dir).expect("files"), before, "{tag}: changed");
+    };
+    refused(
+        "resume-ahead",
+        &|_| {},
+        at(500, 100, 3),
+        &[
+            "particles.csv",
+            "ends at step 300",
+            "checkpoint is at step 500",
+        ],
+    );
+    refused(
+        "resume-missing-rows",
+        &|d| {
+            let p = d.join("energy.csv");
+            let text = fs::read_to_string(&p).expect("energy");
+            let kept: String = text
+                .lines()
+                .filter(|l| !l.starts_with("100,"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            fs::write(&p, kept).expect("write");
+        },
+        at(300, 100, 3),
+        &["energy.csv", "no rows of step 100"],
+    );
+    refused(
+        "resume-missing-frame",
+        &|d| fs::remove_file(d.join("frame_00000100.vtu")).expect("remove"),
+        at(300, 100, 3),
+        &["particles.pvd", "frame_00000100.vtu", "is missing"],
+    );
+    refused(
+        "resume-missing-table",
+        &|d| fs::remove_file(d.join("walls.csv")).expect("remove"),
+        at(300, 100, 3),
+        &["walls.csv", "it is missing"],
+    );
+
+    // The frame of the checkpoint's step cut short (a run stopped writing it): removed in
+    // every file, to be written again; the output is then what it was at step 200.
+    let dir = scratch("resume-rewrite");
+    four_frames(&dir)?;
+    let p = dir.join("particles.csv");
+    let text = fs::read_to_string(&p)?;
+    let cut_at = text.rfind("\n300,").expect("last frame") + 1;
+    fs::write(&p, &text[..cut_at + 20])?;
+    let r = OutputWriter::resume(&options(&dir), &at(300, 100, 3))?;
+    assert!(
+        r.rewrite_frame,
+        "the frame of step 300 is to be written again"
+    );
+    assert_eq!(r.bonds_through, Some(200));
+    drop(r);
+    let mut now = files(&dir)?;
+    let mut then = at200.clone();
+    for m in [&mut now, &mut then] {
+        // Rewritten on every frame: the series' bytes are compared through its frames.
+        m.remove("particles.pvd");
+        m.retain(|k, _| !k.ends_with("300.vtu"));
+    }
+    let rows_to_200 = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .lines()
+            .filter(|l| !l.starts_with("300,"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .into_bytes()
+    };
+    for (name, bytes) in &mut then {
+        if name.ends_with(".csv") {
+            *bytes = rows_to_200(bytes);
+        }
+    }
+    assert_eq!(now, then);
+    fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+/// A fresh run's directory holds that run alone: the tables, series, frames and checkpoint
+/// of an earlier run there are removed, and nothing else is.
+#[test]
+fn a_fresh_writer_clears_an_earlier_runs_files_and_nothing_else() -> anyhow::Result<()> {
+    let dir = scratch("fresh");
+    four_frames(&dir)?;
+    for keep in ["notes.txt", "frame_final.vtu", "frame_00000100.vtu.bak"] {
+        fs::write(dir.join(keep), "mine")?;
+    }
+    fs::write(dir.join("checkpoint.bin"), "an earlier run's")?;
+    fs::write(dir.join("shells_00000300.vtp"), "an earlier run's")?;
+    let mut w = OutputWriter::create(&options(&dir))?;
+    w.write_frame(&snapshot(0, 0.0, 0.0), None)?;
+    w.finish()?;
+    let names: Vec<String> = files(&dir)?.into_keys().collect();
+    assert_eq!(
+        names,
+        [
+            "broken_bonds.csv",
+            "contacts.csv",
+            "energy.csv",
+            "frame_00000000.vtu",
+            "frame_00000100.vtu.bak",
+            "frame_final.vtu",
+            "notes.txt",
+            "particles.csv",
+            "particles.pvd",
+            "walls.csv"
+        ]
+    );
+    fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+/// An output directory's lock: a second holder is refused with the first one's pid, host,
+/// scene and start; released (dropped), it is taken again, and a lock file left by a run that
+/// died (not held) is taken over.
+#[test]
+fn an_output_lock_refuses_a_second_holder_and_takes_over_a_stale_one() -> anyhow::Result<()> {
+    let dir = scratch("lock");
+    fs::create_dir_all(&dir)?;
+    let first = OutputLock::take(&dir, Path::new("scenes/first.toml"))?;
+    let e = OutputLock::take(&dir, Path::new("scenes/second.toml"))
+        .err()
+        .expect("a second lock");
+    let m = e.to_string();
+    let pid = format!("pid {} on ", std::process::id());
+    assert!(
+        m.contains("is in use by another grains run")
+            && m.contains(&pid)
+            && m.contains("scene scenes/first.toml, running since 20")
+            && m.contains(&dir.display().to_string()),
+        "{m}"
+    );
+    drop(first);
+    assert!(!dir.join(".grains.lock").exists(), "removed when released");
+    fs::write(dir.join(".grains.lock"), "pid = 999999999\nhost = gone\n")?;
+    let again = OutputLock::take(&dir, Path::new("scenes/second.toml"))?;
+    let text = fs::read_to_string(dir.join(".grains.lock"))?;
+    assert!(text.contains("scene = scenes/second.toml"), "{text}");
+    drop(again);
+    // A directory the lock created is removed with it where nothing was written there.
+    fs::remove_dir_all(&dir)?;
+    drop(OutputLock::take(&dir, Path::new("scenes/refused.toml"))?);
+    assert!(!dir.exists(), "an empty directory left behind");
+    Ok(())
+}
+
+/// A flipped bit anywhere in a checkpoint (its step, its fingerprint, a position) is refused
+/// as damage, naming the file, never read as another state.
+#[test]
+fn a_flipped_bit_in_a_checkpoint_is_refused() {
+    let dir = scratch("flip");
+    fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("checkpoint.bin");
+    let state = grains_core::BackendState {
+        step: 300,
+        pos: vec![[1.0, 2.0, 3.0, 0.5]; 4],
+        vel: vec![[0.0; 4]; 4],
+        ..Default::default()
+    };
+    grains_io::write_checkpoint(&path, 42, &state).expect("write");
+    let good = fs::read(&path).expect("read");
+    grains_io::read_checkpoint(&path).expect("an intact checkpoint reads");
+    for byte in [12, 20, good.len() / 2, good.len() - 1] {
+        let mut bad = good.clone();
+        bad[byte] ^= 0x10;
+        fs::write(&path, &bad).expect("write");
+        let e = grains_io::open_checkpoint(&path)
+            .err()
+            .unwrap_or_else(|| panic!("byte {byte} flipped: read"));
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "checkpoint {}: checksum mismatch: the file is damaged",
+                path.display()
+            ),
+            "byte {byte}"
+        );
+    }
+    fs::remove_dir_all(&dir).expect("clean");
 }
 
 /// A checkpoint taken up array by array (`CpuBackend::from_source`, what `grains run --resume`
