@@ -84,7 +84,8 @@ pub fn triangle_shape(t: &[[f64; 3]; 3]) -> TriangleShape {
         .fold(0.0, f64::max);
     // Height over longest edge = |n| / longest^2 (|n| is twice the area).
     let ratio = len2(n).sqrt() / longest2;
-    if !(ratio > DEGENERATE_RATIO) {
+    // NaN (every corner at one point: 0 / 0) is degenerate too.
+    if ratio.is_nan() || ratio <= DEGENERATE_RATIO {
         TriangleShape::Degenerate
     } else if ratio < NEEDLE_RATIO {
         TriangleShape::Needle
