@@ -1013,43 +1013,71 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     );
 }
 
+/// Two stiff spheres 0.2 mm apart closing at 2 m/s, at a step (2 ms) that drives them 3.8 mm
+/// into each other: the first step's first half sees them apart at 1 m/s, and its kick throws
+/// them apart at thousands of m/s, past the guard's 200 m/s.
+const LAST_STEP_BLOW_UP: &str = r#"
+[simulation]
+steps = 1
+dt = 2e-3
+[domain]
+min = [-1.0, -1.0, -1.0]
+max = [1.0, 1.0, 1.0]
+[[material]]
+name = "steel"
+density = 2500.0
+young = 1.0e10
+poisson = 0.3
+[[particles]]
+material = "steel"
+radius = 0.01
+positions = [[-0.0101, 0.0, 0.0], [0.0101, 0.0, 0.0]]
+velocities = [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]
+[[interaction]]
+between = ["steel", "steel"]
+normal = { law = "hertz" }
+[output]
+formats = ["csv"]
+"#;
+
 /// The guard checks the end of every step, the last included. The first half of a step checks
 /// the drifted state, but the kick with the step's new forces is only seen by the next step's
-/// first half; a run that ends on a blown-up step (as `grains run --steps N` may) must still
-/// stop with the fault. The blow-up scene's first faulty end of a step (judged on the host from
-/// snapshots, one step at a time) is run to exactly: both backends report it at that step and
-/// particle, and `grains run --steps` ending there fails with the guard's message.
+/// first half: a run of one step whose kick blows up ended at thousands of m/s against the
+/// guard's 200 m/s, with exit 0. Both backends must report that step's fault (particle 0, the
+/// lowest of the two), as the host's own reading of the end state does, and `grains run
+/// --steps 1` must fail with the guard's message.
 #[test]
 fn the_guard_checks_the_end_of_the_last_step() {
-    let path = scene_file("last-step", grains_tests::BLOW_UP_SCENE);
+    let path = scene_file("last-step", LAST_STEP_BLOW_UP);
     let scene = grains_scene::load_scene(&path).expect("scene");
     let world = scene.world.clone();
     let mut probe = CpuBackend::new(world.clone()).expect("cpu");
-    let (bad, particle) = first_bad_step(&mut probe, &world, 100_000).expect("blows up");
+    assert_eq!(first_bad_step(&mut probe, &world, 1), Some((1, 0)), "host");
     let mut cpu = CpuBackend::new(world.clone()).expect("cpu");
     let fault = cpu
-        .run_guarded(bad)
+        .run_guarded(1)
         .expect("runs")
         .expect("the last step's fault");
-    assert_eq!((fault.step, fault.particle), (bad, particle), "cpu");
+    assert_eq!((fault.step, fault.particle), (1, 0), "cpu");
     if let Some(ctx) = grains_tests::gpu_context() {
         let mut gpu = grains_gpu::GpuBackend::new(world.clone(), &ctx).expect("gpu");
-        let (bad, particle) = first_bad_step(&mut gpu, &world, 100_000).expect("blows up");
-        let mut gpu = grains_gpu::GpuBackend::new(world.clone(), &ctx).expect("gpu");
         let fault = gpu
-            .run_guarded(bad)
+            .run_guarded(1)
             .expect("runs")
             .expect("the last step's fault");
-        assert_eq!((fault.step, fault.particle), (bad, particle), "gpu");
+        assert_eq!((fault.step, fault.particle), (1, 0), "gpu");
     }
     for backend in scene_backends() {
         let out = scratch(&format!("last-step-{backend}"));
         let mut a = args(&path, backend, &out);
-        a.steps = Some(bad);
+        a.steps = Some(1);
         a.allow_unstable = true;
         let e = run(&a).expect_err("the blow-up in the last step stops the run");
         let m = format!("{e:#}");
-        assert!(m.contains(&format!("at step {bad} (t =")), "{backend}: {m}");
+        assert!(
+            m.contains("particle 0 moves at") && m.contains("at step 1 (t ="),
+            "{backend}: {m}"
+        );
     }
 }
 
@@ -1128,4 +1156,75 @@ fn auto_dt_resolves_a_stiff_dashpot() {
         "{}",
         report.text
     );
+}
+
+/// At 1000 m/s a step of `dt = "auto"` limited by the collision alone let two glass spheres
+/// approach by over a third of their radius per step, and nothing said that such an impact
+/// (Hertz's overlap about five radii) is outside the contact law. Now `dt = "auto"` limits the
+/// approach per step to a tenth of the smallest radius (the travel limit binds, and is what
+/// `check` names), and both `check` and `run` refuse the scene, naming the material, the
+/// speed and the overlap of Johnson's closed form, unless `--allow-unstable` is given.
+#[test]
+fn auto_dt_limits_the_travel_and_deep_impacts_are_refused() {
+    let text = head_on_scene(0.5, 1000.0);
+    let path = scene_file("fast-impact", &text);
+    let scene = grains_scene::load_scene(&path).expect("scene");
+    let t = &scene.timestep;
+    let r = 0.001;
+    assert_eq!(t.limit, grains_core::timestep::DtLimit::Travel, "{t:?}");
+    // The relative travel per step is a tenth of the radius (to 1e-6: the radius is stored in
+    // f32, 5e-8 off 1 mm), where the collision limit alone allowed several times more.
+    let travel = t.auto_dt * t.impact_speed;
+    assert!((travel - 0.1 * r).abs() < 1e-6 * r, "travel {travel}");
+    assert!(t.collision / 40.0 * t.impact_speed > 0.3 * r, "{t:?}");
+    // Johnson's closed form, computed here independently: m* = m/2, R* = r/2, E* = E/(2(1-nu^2)).
+    let m = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let e_star = 1.0e9 / (2.0 * (1.0 - 0.09));
+    let v = t.impact_speed;
+    let overlap = (15.0 * 0.5 * m * v * v / (16.0 * e_star * (0.5 * r).sqrt())).powf(0.4);
+    assert!(overlap > r, "overlap {overlap}");
+    let want = format!(
+        "two \"glass\" particles of radius {} meeting at the expected impact speed {} would \
+         overlap by {}",
+        qty(r, "m"),
+        qty(v, "m/s"),
+        qty(overlap, "m")
+    );
+    let report = check_report(&path, None).expect("check reads it");
+    let e = report.refusal.expect("check refuses it");
+    assert!(format!("{e:#}").contains(&want), "check: {e:#}");
+    let out = scratch("fast-impact-out");
+    let e = run(&args(&path, "cpu", &out)).expect_err("run refuses it");
+    assert!(format!("{e:#}").contains(&want), "run: {e:#}");
+    assert!(format!("{e:#}").contains("--allow-unstable"), "run: {e:#}");
+}
+
+/// Every time-step warning recommends a step that helps: smaller than the one in use, and the
+/// figure it names. One given `dt` per limit: past 20% of the Rayleigh time, under 10 steps per
+/// collision, past half the dashpot's relaxation time, and past half a radius of approach per
+/// step; and where `dt = "auto"` itself is in use, a smaller step than it.
+#[test]
+fn time_step_warnings_recommend_a_smaller_step() {
+    for (e, speed) in [(0.001, 0.5), (0.5, 0.5), (0.5, 1000.0)] {
+        let scene =
+            grains_scene::load_scene(&scene_file("warn", &head_on_scene(e, speed))).expect("scene");
+        let t = &scene.timestep;
+        assert_eq!(t.warning(t.auto_dt), None, "auto dt is within every limit");
+        assert!(t.suggested(t.auto_dt) < t.auto_dt);
+        let given = [
+            0.3 * t.rayleigh,
+            t.collision / 5.0,
+            0.6 * t.damping,
+            0.6 * t.travel,
+        ];
+        for dt in given.into_iter().filter(|d| d.is_finite()) {
+            let w = t
+                .warning(dt)
+                .unwrap_or_else(|| panic!("dt {dt} warned: {t:?}"));
+            let s = t.suggested(dt);
+            assert!(s < dt, "{w}");
+            assert!(w.contains(&qty(s, "s")), "{w}");
+            assert!(!w.contains(&format!("({}", qty(dt, "s"))), "{w}");
+        }
+    }
 }
