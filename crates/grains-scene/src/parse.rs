@@ -1934,6 +1934,74 @@ impl Bondable<'_> {
     }
 }
 
+/// The pairs of a `[[bond]]` block's `pairs = [[i, j], ...]`, each id checked to exist and to
+/// take a bond ([`Bondable`]), each refusal at its id or pair.
+fn listed_pairs(
+    ctx: &Ctx<'_>,
+    b: &Table<'_, '_>,
+    pv: &Value<'_>,
+    bondable: &Bondable<'_>,
+) -> Result<Vec<[u32; 2]>, SceneError> {
+    let n = bondable.particles.len() as u64;
+    let mut pairs = Vec::new();
+    let what = "an array of particle id pairs [[i, j], ...]";
+    let list = ctx.array(pv, &b.key("pairs"), what)?;
+    if list.is_empty() {
+        return Err(ctx.err(
+            &pv.span(),
+            &b.key("pairs"),
+            format!("expected {what}, found an empty array"),
+        ));
+    }
+    for (k, x) in list.iter().enumerate() {
+        let key = format!("{}[{k}]", b.key("pairs"));
+        let two = ctx.array(x, &key, "a pair of particle ids [i, j]")?;
+        if two.len() != 2 {
+            return Err(ctx.err(
+                &x.span(),
+                &key,
+                format!(
+                    "expected a pair of particle ids [i, j], found {} element(s)",
+                    two.len()
+                ),
+            ));
+        }
+        let mut ij = [0u32; 2];
+        for (c, (y, o)) in two.iter().zip(ij.iter_mut()).enumerate() {
+            let id = ctx.integer(y, &format!("{key}[{c}]"), 0)?;
+            if id >= n {
+                return Err(ctx.err(
+                    &y.span(),
+                    &format!("{key}[{c}]"),
+                    format!(
+                        "particle {id} does not exist: the scene has {n} particles (ids 0 to {})",
+                        n - 1
+                    ),
+                ));
+            }
+            *o = id as u32;
+            if let Some(why) = bondable.refusal(id as u32) {
+                return Err(ctx.err(&y.span(), &format!("{key}[{c}]"), why));
+            }
+        }
+        if let Some(why) = bondable.pair_refusal(ij) {
+            return Err(ctx.err(&x.span(), &key, why));
+        }
+        if ij[0] == ij[1] {
+            return Err(ctx.err(
+                &x.span(),
+                &key,
+                format!(
+                    "a bond joins two different particles, found [{}, {}]",
+                    ij[0], ij[1]
+                ),
+            ));
+        }
+        pairs.push(ij);
+    }
+    Ok(pairs)
+}
+
 /// The `[[bond]]` blocks: their pairs (in block order) and one interaction per material pair
 /// they join, with the block's chain; and where the first block is, for core errors.
 #[allow(clippy::type_complexity)]
@@ -1954,7 +2022,6 @@ fn parse_bonds(
     };
     let blocks = ctx.tables(v, "bond")?;
     let first_span = blocks.first().map(|b| b.span.clone()).unwrap_or(0..0);
-    let n = particles.len() as u64;
     let mut seen: std::collections::HashSet<[u32; 2]> = std::collections::HashSet::new();
     for (bi, b) in blocks.iter().enumerate() {
         let mut accepted = vec!["pairs", "touching", "tolerance"];
@@ -1963,7 +2030,7 @@ fn parse_bonds(
         for slot in Slot::ALL {
             reserved_slot(ctx, b, slot)?;
         }
-        let mut mine: Vec<[u32; 2]> = Vec::new();
+        let mine: Vec<[u32; 2]>;
         match (b.get("pairs"), b.get("touching")) {
             (Some(_), Some(_)) => {
                 return Err(ctx.err(
@@ -1988,58 +2055,7 @@ fn parse_bonds(
                         "`tolerance` goes with `touching = true`; with `pairs` remove it",
                     ));
                 }
-                let what = "an array of particle id pairs [[i, j], ...]";
-                let list = ctx.array(pv, &b.key("pairs"), what)?;
-                if list.is_empty() {
-                    return Err(ctx.err(
-                        &pv.span(),
-                        &b.key("pairs"),
-                        format!("expected {what}, found an empty array"),
-                    ));
-                }
-                for (k, x) in list.iter().enumerate() {
-                    let key = format!("{}[{k}]", b.key("pairs"));
-                    let two = ctx.array(x, &key, "a pair of particle ids [i, j]")?;
-                    if two.len() != 2 {
-                        return Err(ctx.err(
-                            &x.span(),
-                            &key,
-                            format!(
-                                "expected a pair of particle ids [i, j], found {} element(s)",
-                                two.len()
-                            ),
-                        ));
-                    }
-                    let mut ij = [0u32; 2];
-                    for (c, (y, o)) in two.iter().zip(ij.iter_mut()).enumerate() {
-                        let id = ctx.integer(y, &format!("{key}[{c}]"), 0)?;
-                        if id >= n {
-                            return Err(ctx.err(
-                                &y.span(),
-                                &format!("{key}[{c}]"),
-                                format!("particle {id} does not exist: the scene has {n} particles (ids 0 to {})", n - 1),
-                            ));
-                        }
-                        *o = id as u32;
-                        if let Some(why) = bondable.refusal(id as u32) {
-                            return Err(ctx.err(&y.span(), &format!("{key}[{c}]"), why));
-                        }
-                    }
-                    if let Some(why) = bondable.pair_refusal(ij) {
-                        return Err(ctx.err(&x.span(), &key, why));
-                    }
-                    if ij[0] == ij[1] {
-                        return Err(ctx.err(
-                            &x.span(),
-                            &key,
-                            format!(
-                                "a bond joins two different particles, found [{}, {}]",
-                                ij[0], ij[1]
-                            ),
-                        ));
-                    }
-                    mine.push(ij);
-                }
+                mine = listed_pairs(ctx, b, pv, bondable)?;
             }
             (None, Some(tv)) => {
                 if !ctx.boolean(tv, &b.key("touching"))? {
