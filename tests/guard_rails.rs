@@ -1228,3 +1228,96 @@ fn time_step_warnings_recommend_a_smaller_step() {
         }
     }
 }
+
+/// A fake root with `/proc/meminfo` saying `mem_kib` kB available and the cgroup files given
+/// as `(path under sys/fs/cgroup, text)`.
+fn memory_root(tag: &str, mem_kib: Option<u64>, cgroup: &[(&str, &str)]) -> PathBuf {
+    let root = scratch(tag);
+    if let Some(kib) = mem_kib {
+        std::fs::create_dir_all(root.join("proc")).expect("proc");
+        let text = format!("MemTotal:       99999999 kB\nMemAvailable:   {kib} kB\n");
+        std::fs::write(root.join("proc/meminfo"), text).expect("meminfo");
+    }
+    for (path, text) in cgroup {
+        let file = root.join("sys/fs/cgroup").join(path);
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("cgroup dir");
+        std::fs::write(file, text).expect("cgroup file");
+    }
+    root
+}
+
+/// The memory check took `/proc/meminfo`'s MemAvailable alone, so in a container whose cgroup
+/// allows less than the machine has free a run was killed by the kernel without a message.
+/// Available memory is now the least of MemAvailable and the cgroup's limit less its usage
+/// (v2: memory.max and memory.current; v1: memory.limit_in_bytes and memory.usage_in_bytes),
+/// "max" (v2) and v1's page-aligned i64::MAX meaning no limit.
+#[test]
+fn available_memory_heeds_the_containers_limit() {
+    use grains_cli::preflight::available_memory_in;
+    let gib = 1u64 << 30;
+    // 8 GiB free on the machine, a v2 limit of 2 GiB with 512 MiB used: 1.5 GiB.
+    let v2 = memory_root(
+        "mem-v2",
+        Some(8 << 20),
+        &[
+            ("memory.max", "2147483648\n"),
+            ("memory.current", "536870912\n"),
+        ],
+    );
+    let (bytes, what) = available_memory_in(&v2).expect("known");
+    assert_eq!(bytes, 2 * gib - gib / 2);
+    assert!(what.contains("memory.max"), "{what}");
+    // "max": no limit, MemAvailable decides.
+    let unlimited = memory_root(
+        "mem-v2-max",
+        Some(8 << 20),
+        &[("memory.max", "max\n"), ("memory.current", "536870912\n")],
+    );
+    let (bytes, what) = available_memory_in(&unlimited).expect("known");
+    assert_eq!(
+        (bytes, what.as_str()),
+        (8 * gib, "MemAvailable in /proc/meminfo")
+    );
+    // v1, limited below the machine's free memory.
+    let v1 = memory_root(
+        "mem-v1",
+        Some(8 << 20),
+        &[
+            ("memory/memory.limit_in_bytes", "4294967296\n"),
+            ("memory/memory.usage_in_bytes", "1073741824\n"),
+        ],
+    );
+    let (bytes, what) = available_memory_in(&v1).expect("known");
+    assert_eq!(bytes, 3 * gib);
+    assert!(what.contains("memory.limit_in_bytes"), "{what}");
+    // v1 without a limit (the page-aligned i64::MAX it reports).
+    let v1_free = memory_root(
+        "mem-v1-max",
+        Some(8 << 20),
+        &[
+            ("memory/memory.limit_in_bytes", "9223372036854771712\n"),
+            ("memory/memory.usage_in_bytes", "1073741824\n"),
+        ],
+    );
+    assert_eq!(available_memory_in(&v1_free).map(|a| a.0), Some(8 * gib));
+    // A limit above what the machine has free: the machine's figure is the lesser.
+    let loose = memory_root(
+        "mem-loose",
+        Some(1 << 20),
+        &[("memory.max", "17179869184\n"), ("memory.current", "0\n")],
+    );
+    assert_eq!(available_memory_in(&loose).map(|a| a.0), Some(gib));
+    // Usage over the limit leaves nothing; no meminfo at all leaves the cgroup's figure.
+    let over = memory_root(
+        "mem-over",
+        None,
+        &[
+            ("memory.max", "1073741824\n"),
+            ("memory.current", "2147483648\n"),
+        ],
+    );
+    assert_eq!(available_memory_in(&over).map(|a| a.0), Some(0));
+    // Nothing readable: unknown.
+    let bare = memory_root("mem-bare", None, &[]);
+    assert_eq!(available_memory_in(&bare), None);
+}

@@ -10,31 +10,75 @@ use grains_scene::{bytes, MemoryBudget, Scene};
 use std::path::{Path, PathBuf};
 
 /// The value of `key` (given in kB) in a `/proc` status file, in bytes.
-fn proc_kib(file: &str, key: &str) -> Option<u64> {
+fn proc_kib(file: impl AsRef<Path>, key: &str) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
     let line = text.lines().find(|l| l.starts_with(key))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    kib.checked_mul(1024)
 }
 
-/// `MemAvailable` of `/proc/meminfo` (bytes): what the kernel says can be allocated without
-/// swapping. `None` where there is no such file.
+/// A cgroup memory figure in bytes: `None` where the file is missing or unreadable, or says
+/// "max" (cgroup v2's "no limit"), or holds a value past 2^60 (cgroup v1's "no limit" is the
+/// largest page-aligned i64).
+fn cgroup_bytes(file: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let v: u64 = text.trim().parse().ok()?;
+    (v < 1 << 60).then_some(v)
+}
+
+/// What the container (the process's cgroup) still allows, `limit - usage` (bytes), and which
+/// files said so: cgroup v2 (`memory.max`, `memory.current`) or v1 (`memory.limit_in_bytes`,
+/// `memory.usage_in_bytes`) under `root/sys/fs/cgroup`; `None` without a limit.
+fn cgroup_available(root: &Path) -> Option<(u64, String)> {
+    let base = root.join("sys/fs/cgroup");
+    let pairs = [
+        ("", "memory.max", "memory.current"),
+        ("memory", "memory.limit_in_bytes", "memory.usage_in_bytes"),
+    ];
+    pairs.iter().find_map(|(dir, limit, usage)| {
+        let d = base.join(dir);
+        let max = cgroup_bytes(&d.join(limit))?;
+        let used = cgroup_bytes(&d.join(usage)).unwrap_or(0);
+        let shown = Path::new("/sys/fs/cgroup").join(dir);
+        Some((
+            max.saturating_sub(used),
+            format!(
+                "the container's memory limit ({limit} less {usage} in {})",
+                shown.display()
+            ),
+        ))
+    })
+}
+
+/// The memory that can be allocated (bytes), with where the figure comes from: the least of
+/// `MemAvailable` of `root/proc/meminfo` and the container's limit less its usage
+/// ([`cgroup_available`]), where each exists. A process over its cgroup's limit is killed by
+/// the kernel without a message, whatever the machine has free. `None` where neither is known.
+pub fn available_memory_in(root: &Path) -> Option<(u64, String)> {
+    let meminfo = proc_kib(root.join("proc/meminfo"), "MemAvailable:")
+        .map(|b| (b, "MemAvailable in /proc/meminfo".to_string()));
+    match (meminfo, cgroup_available(root)) {
+        (Some(m), Some(c)) => Some(if c.0 < m.0 { c } else { m }),
+        (m, c) => m.or(c),
+    }
+}
+
+/// The memory this process can allocate (bytes): [`available_memory_in`] the root.
 pub fn available_memory() -> Option<u64> {
-    proc_kib("/proc/meminfo", "MemAvailable:")
+    available_memory_in(Path::new("/")).map(|(bytes, _)| bytes)
 }
 
-/// The memory a scene may take: `--memory-limit` when given, else the machine's available
-/// memory (none where it cannot be read, and then nothing is refused).
+/// The memory a scene may take: `--memory-limit` when given, else the memory available to the
+/// process (none where it cannot be read, and then nothing is refused).
 pub fn memory_budget(limit: Option<u64>) -> Option<MemoryBudget> {
     match limit {
         Some(bytes) => Some(MemoryBudget {
             bytes,
             what: "--memory-limit".into(),
         }),
-        None => available_memory().map(|bytes| MemoryBudget {
-            bytes,
-            what: "MemAvailable in /proc/meminfo".into(),
-        }),
+        None => {
+            available_memory_in(Path::new("/")).map(|(bytes, what)| MemoryBudget { bytes, what })
+        }
     }
 }
 
