@@ -1412,7 +1412,9 @@ fn a_bond_to_a_mesh_wall_triangle_is_refused() {
         (text, path.clone(), load_scene(&path))
     };
     let (text, path, r) = load("pairs", "pairs = [[0, 2]]\n");
-    let e = r.err().expect("a bond to a triangle was accepted");
+    let Err(e) = r else {
+        panic!("a bond to a triangle was accepted")
+    };
     let (line, col) = at(&text, "2]]");
     assert_eq!(
         (e.line(), e.column(), e.key()),
@@ -1428,7 +1430,9 @@ fn a_bond_to_a_mesh_wall_triangle_is_refused() {
     // Bead 0 sits 1 mm above the floor, inside its triangles' bounding spheres; the beads are
     // 3.2 mm apart.
     let (_, _, r) = load("touching", "touching = true\ntolerance = 0.0005\n");
-    let e = r.err().expect("touching = true bonded a bead to the floor");
+    let Err(e) = r else {
+        panic!("touching = true bonded a bead to the floor")
+    };
     assert!(
         e.to_string()
             .contains("no two particles are within 5.000e-4 m of touching"),
