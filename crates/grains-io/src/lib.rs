@@ -216,12 +216,12 @@ impl OutputWriter {
     /// writing continues after them. Where only the frame of the checkpoint's step was cut
     /// short, it is removed too and [`Resumed::rewrite_frame`] says to write it again.
     pub fn resume(opts: &OutputOptions, at: &ResumePoint) -> Result<Resumed, IoError> {
-        let (cuts, frames, rewrite_frame, bonds_through) = resume::take_back(opts, at)?;
-        let writer = OutputWriter::open(opts, Some(&cuts), frames)?;
+        let taken = resume::take_back(opts, at)?;
+        let writer = OutputWriter::open(opts, Some(&taken.cuts), taken.frames)?;
         Ok(Resumed {
             writer,
-            rewrite_frame,
-            bonds_through,
+            rewrite_frame: taken.rewrite,
+            bonds_through: taken.bonds_through,
         })
     }
 

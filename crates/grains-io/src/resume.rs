@@ -410,13 +410,22 @@ fn pvd_frame_missing(dir: &Path, at: &ResumePoint) -> Result<bool, IoError> {
     }
 }
 
+/// A resumed run's output, checked and cut back ([`take_back`]).
+pub(crate) struct TakenBack {
+    /// Each table kept, with the bytes of it kept.
+    pub cuts: Vec<(PathBuf, u64)>,
+    /// The frames `particles.pvd` keeps: `(time, file)`.
+    pub frames: Vec<(f64, String)>,
+    /// The frame of the checkpoint's step is to be written again.
+    pub rewrite: bool,
+    /// `broken_bonds.csv` keeps the rows of steps up to this.
+    pub bonds_through: Option<u64>,
+}
+
 /// Check the output of `opts` against the checkpoint at `at` and cut it back to it: the
 /// tables' byte lengths to keep, the frames to list; nothing is changed where the output is
 /// refused.
-pub(crate) fn take_back(
-    opts: &OutputOptions,
-    at: &ResumePoint,
-) -> Result<(Vec<(PathBuf, u64)>, Vec<(f64, String)>, bool, Option<u64>), IoError> {
+pub(crate) fn take_back(opts: &OutputOptions, at: &ResumePoint) -> Result<TakenBack, IoError> {
     let dir = &opts.dir;
     let particles = if at.rows_every_frame && at.frame_rows > 0 {
         Rows::EveryFrame
@@ -496,5 +505,10 @@ pub(crate) fn take_back(
             fs::remove_file(&path).map_err(|err| IoError::Remove { path, err })?;
         }
     }
-    Ok((cuts, frames, rewrite, bonds_through))
+    Ok(TakenBack {
+        cuts,
+        frames,
+        rewrite,
+        bonds_through,
+    })
 }
