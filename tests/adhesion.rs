@@ -392,3 +392,28 @@ fn maugis_dugdale_pull_off_matches_the_published_curve_and_its_limits() {
         "cohesive_stress {by_stress} vs lambda {by_lambda}"
     );
 }
+
+/// The ledger's warning on `scenes/adhesion.toml`, whose two fixed spheres are pulled apart at a
+/// set velocity (one of them moves): the work of that prescribed motion is not booked, which moved the total by
+/// 15.84 % while the warning blamed the time step and proposed one 59 times larger. It must
+/// name the fixed particles' motion, and any step it proposes must be smaller than the one in
+/// use.
+#[test]
+fn the_ledger_warning_names_prescribed_motion_and_never_a_larger_step() {
+    let path = grains_tests::workspace_root().join("scenes/adhesion.toml");
+    let scene = grains_scene::load_scene(&path).expect("scene");
+    let w = grains_cli::preflight::ledger_warning(&scene, 0.1584);
+    assert!(w.contains("moved by 15.84%"), "{w}");
+    assert!(
+        w.contains("1 fixed particle moves at a set velocity") && w.contains("not booked"),
+        "{w}"
+    );
+    let dt = scene.world.dt;
+    let proposed = scene.timestep.suggested(dt);
+    assert!(proposed < dt, "{w}");
+    assert!(w.contains(&grains_core::units::qty(proposed, "s")), "{w}");
+    if scene.timestep.auto_dt >= dt {
+        let auto = grains_core::units::qty(scene.timestep.auto_dt, "s");
+        assert!(!w.contains(&format!("such as {auto}")), "{w}");
+    }
+}

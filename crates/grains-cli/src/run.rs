@@ -521,13 +521,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     }
     if let Some((_, worst)) = audit {
         if worst > AUDIT_WARNING {
-            eprintln!(
-                "warning: the energy ledger's total moved by {}% during the run: the time step \
-                 ({}) is probably too large for these contacts (`dt = \"auto\"` would choose {})",
-                sig4(100.0 * worst),
-                qty(dt, "s"),
-                qty(scene.timestep.auto_dt, "s")
-            );
+            eprintln!("warning: {}", preflight::ledger_warning(&scene, worst));
         } else {
             say(&format!(
                 "energy audit: the ledger's total stayed within {} of its start",

@@ -1124,7 +1124,7 @@ impl Backend for GpuBackend {
             .read_bytes("vel", 16 * self.n as u64)
             .map_err(|e| self.core_err(e))?;
         let vel: Vec<[f32; 4]> =
-            bytemuck::pod_collect_to_vec(&bytes[..(16 * self.n as usize).min(bytes.len())]);
+            bytemuck::pod_collect_to_vec(&bytes[..(16 * self.n).min(bytes.len())]);
         let max_speed = self.world.speed_limit as f32;
         Ok(
             grains_core::backend::end_of_step_fault(&self.world, max_speed, &vel).map(|particle| {
