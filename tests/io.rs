@@ -1039,9 +1039,7 @@ fn an_output_lock_refuses_a_second_holder_and_takes_over_a_stale_one() -> anyhow
     let dir = scratch("lock");
     fs::create_dir_all(&dir)?;
     let first = OutputLock::take(&dir, Path::new("scenes/first.toml"))?;
-    let e = OutputLock::take(&dir, Path::new("scenes/second.toml"))
-        .err()
-        .expect("a second lock");
+    let e = OutputLock::take(&dir, Path::new("scenes/second.toml")).expect_err("a second lock");
     let m = e.to_string();
     let pid = format!("pid {} on ", std::process::id());
     assert!(
