@@ -330,12 +330,13 @@ fn a_lost_particle_stops_the_run_at_its_step() {
              0.05000, 0.05000) m, beyond domain.max.x = 0.1000 m; likely cause: nothing holds it \
              in on that side (its speed, 1.000 m/s, is physical, and dt = 1.000e-5 s is {}% of \
              the Rayleigh time ({}) and resolves a collision in {} steps; `dt = \"auto\"` would \
-             choose {}); add a wall there, make the axis periodic, or set \
+             choose {} (set by {})); add a wall there, make the axis periodic, or set \
              `simulation.lost_particles = \"delete\"` to remove such particles and count them",
             sig4(100.0 * 1e-5 / t.rayleigh),
             qty(t.rayleigh, "s"),
             sig4(t.collision / 1e-5),
-            qty(t.auto_dt, "s")
+            qty(t.auto_dt, "s"),
+            t.limit.describe()
         );
         assert_eq!(m, expected_start, "{backend}");
         let rows = csv_rows(&out.join("particles.csv"));
