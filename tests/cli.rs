@@ -747,3 +747,41 @@ fn a_usage_error_has_one_error_prefix() {
     assert!(line.starts_with("error: invalid value 'many'"), "{line}");
     assert_eq!(line.matches("error:").count(), 1, "{line}");
 }
+
+/// `grains shader SCENE | head`: the reader closes the pipe after a few lines and the command
+/// ends quietly with status 0, where printing to the closed pipe panicked (exit 101). The
+/// capsules scene's chains are 200 kB of WGSL, past a pipe's 64 kB buffer, so the command is
+/// still writing when the pipe closes.
+#[test]
+fn a_report_into_a_closed_pipe_ends_quietly() {
+    use std::io::BufRead;
+    let exe = std::env::current_exe().expect("test binary");
+    let mut child = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "cli::grains_child_process",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(
+            "GRAINS_CHILD_ARGS",
+            format!("shader\n{}", scene("capsules.toml")),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the child");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let first: Vec<String> = (&mut lines).take(40).map_while(Result::ok).collect();
+    assert!(
+        first.iter().any(|l| l.contains("// ==== chain 0")),
+        "{first:?}"
+    );
+    drop(lines);
+    let out = child.wait_with_output().expect("the child ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

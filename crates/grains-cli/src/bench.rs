@@ -78,10 +78,10 @@ pub fn profile_gpu(world: World, steps: u64) -> Result<(String, grains_gpu::Step
 }
 
 /// Print a step profile as a table.
-pub fn print_profile(adapter: &str, p: &grains_gpu::StepProfile) {
+pub fn print_profile(adapter: &str, p: &grains_gpu::StepProfile) -> anyhow::Result<()> {
     let n = p.particles as f64;
     let total: f64 = p.passes.iter().map(|x| x.seconds).sum();
-    println!(
+    out!(
         "\nGPU step profile: {} particles, {} steps ({} rebuilds) on {adapter}; times from {}",
         p.particles,
         p.steps,
@@ -92,12 +92,17 @@ pub fn print_profile(adapter: &str, p: &grains_gpu::StepProfile) {
             "host timings of lone submissions (no timestamp queries on this adapter)"
         }
     );
-    println!(
+    out!(
         "  {:<44} {:>10} {:>12} {:>7} {:>12} {:>12}",
-        "pass", "disp/step", "us/step", "share", "read B/ps", "written B/ps"
+        "pass",
+        "disp/step",
+        "us/step",
+        "share",
+        "read B/ps",
+        "written B/ps"
     );
     for x in &p.passes {
-        println!(
+        out!(
             "  {:<44} {:>10.3} {:>12.1} {:>6.1}% {:>12.1} {:>12.1}",
             x.label,
             x.dispatches,
@@ -110,7 +115,7 @@ pub fn print_profile(adapter: &str, p: &grains_gpu::StepProfile) {
     let read: f64 = p.passes.iter().map(|x| x.read).sum::<f64>() / n;
     let written: f64 = p.passes.iter().map(|x| x.written).sum::<f64>() / n;
     let dispatches: f64 = p.passes.iter().map(|x| x.dispatches).sum();
-    println!(
+    out!(
         "  {:<44} {:>10.3} {:>12.1} {:>6.1}% {:>12.1} {:>12.1}",
         "total",
         dispatches,
@@ -119,13 +124,14 @@ pub fn print_profile(adapter: &str, p: &grains_gpu::StepProfile) {
         read,
         written
     );
-    println!(
+    out!(
         "  measured: {:.3e} particle-steps/s; bandwidth bound at {:.0} TB/s: {:.3e} particle-steps/s ({:.0} B per particle-step)",
         n / total.max(1e-30),
         PROFILE_BANDWIDTH / 1e12,
         p.bandwidth_bound(PROFILE_BANDWIDTH),
         p.bytes_per_particle_step()
     );
+    Ok(())
 }
 
 /// One timed run.
@@ -428,7 +434,7 @@ fn liggghts_row(kit: &Path, scene: &str, size: u64, steps: u64, ranks: u32) -> R
     })
 }
 
-fn print_row(row: &BenchRow, cpu_rate: Option<f64>) {
+fn print_row(row: &BenchRow, cpu_rate: Option<f64>) -> Result<()> {
     let ratio = cpu_rate
         .map(|c| format!("{:.2}x", row.particle_steps_per_s / c))
         .unwrap_or_else(|| "-".into());
@@ -436,7 +442,7 @@ fn print_row(row: &BenchRow, cpu_rate: Option<f64>) {
         .bytes_per_particle
         .map(|b| format!("{b:.0}"))
         .unwrap_or_else(|| "-".into());
-    println!(
+    out!(
         "{:>9}  {:<36} {:>6} {:>9.2} {:>16.3e} {:>9} {:>11.4e} {:>9.3} {:>8} {:>10}",
         row.particles,
         row.backend,
@@ -449,6 +455,7 @@ fn print_row(row: &BenchRow, cpu_rate: Option<f64>) {
         ratio,
         bytes
     );
+    Ok(())
 }
 
 /// Runs of one row in order of throughput, slowest first.
@@ -464,7 +471,7 @@ fn median(runs: &[BenchRow]) -> Option<BenchRow> {
 
 /// Run the benchmark and print its table.
 pub fn bench(args: &BenchArgs) -> Result<()> {
-    println!(
+    out!(
         "{:>9}  {:<36} {:>6} {:>9} {:>16} {:>9} {:>11} {:>9} {:>8} {:>10}",
         "particles",
         "backend",
@@ -573,7 +580,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             match row {
                 Ok(runs) => {
                     let Some(mid) = median(runs) else { continue };
-                    print_row(&mid, cpu_rate);
+                    print_row(&mid, cpu_rate)?;
                     if args.repeat == 1 {
                         continue;
                     }
@@ -581,15 +588,15 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                         .iter()
                         .map(|r| format!("{:.3e}", r.particle_steps_per_s))
                         .collect();
-                    println!("{:>9}  {:<36} runs: {}", "", "", each.join(", "));
+                    out!("{:>9}  {:<36} runs: {}", "", "", each.join(", "));
                 }
-                Err((name, why)) => println!("{n:>9}  {name:<36} skipped: {why}"),
+                Err((name, why)) => out!("{n:>9}  {name:<36} skipped: {why}"),
             }
         }
         if args.profile && !cpu_only && args.backends.iter().any(|b| b == "gpu") {
             match bench_world(&args.scene, n).and_then(|w| profile_gpu(w, args.steps)) {
-                Ok((adapter, p)) => print_profile(&adapter, &p),
-                Err(e) => println!("{n:>9}  profile skipped: {e:#}"),
+                Ok((adapter, p)) => print_profile(&adapter, &p)?,
+                Err(e) => out!("{n:>9}  profile skipped: {e:#}"),
             }
         }
     }

@@ -3,6 +3,16 @@
 //! `grains run SCENE`, `grains check SCENE`, `grains info`, `grains shader SCENE`,
 //! `grains bench` (docs/architecture.md).
 
+/// Write a line of a command's report to stdout, returning the write's error: a closed pipe
+/// (`grains shader scene.toml | head`) then ends the command quietly ([`exit_status`]), where
+/// `println!` would panic.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
 pub mod bench;
 pub mod preflight;
 pub mod run;
@@ -91,6 +101,8 @@ pub enum Command {
 pub fn exit_status(outcome: Result<()>) -> i32 {
     match outcome {
         Ok(()) => 0,
+        // The reader of stdout went away (`| head`): nothing more is wanted of the command.
+        Err(e) if closed_pipe(&e) => 0,
         Err(e) => {
             // An interruption asked for is not an error: say where the run stopped and how to
             // resume it.
@@ -102,6 +114,14 @@ pub fn exit_status(outcome: Result<()>) -> i32 {
             1
         }
     }
+}
+
+/// Whether `e` is a write to a pipe whose reader has closed it.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// An error as the binary prints it: `error: ` and the message with its causes.
@@ -199,11 +219,11 @@ fn ctrl_c_flag() -> Arc<AtomicBool> {
 
 fn check(path: &Path, memory_limit: Option<u64>) -> Result<()> {
     let report = check_report(path, memory_limit)?;
-    println!("{}", report.text.trim_end());
+    out!("{}", report.text.trim_end());
     match report.refusal {
         Some(e) => Err(e),
         None => {
-            println!("ok");
+            out!("ok");
             Ok(())
         }
     }
@@ -316,12 +336,15 @@ fn info() -> Result<()> {
             Err(e) => e.to_string(),
             Ok(_) => "no GPU adapter found".into(),
         };
-        println!("{why}; `--backend auto` uses the CPU backend");
+        out!("{why}; `--backend auto` uses the CPU backend");
     }
     for (i, a) in adapters.iter().enumerate() {
-        println!(
+        out!(
             "adapter {i}: {} ({}, {}; driver {})",
-            a.name, a.backend, a.device_type, a.driver
+            a.name,
+            a.backend,
+            a.device_type,
+            a.driver
         );
     }
     if let Ok(ctx) = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) {
@@ -335,7 +358,7 @@ fn info() -> Result<()> {
         // textures of up to one buffer's size each; an array spans several buffers.
         let textures = limits.max_storage_textures_per_shader_stage as u64;
         let buffer = limits.max_buffer_size >> 20;
-        println!(
+        out!(
             "--backend gpu uses {}: storage bindings up to {} MiB (an array past one is bound as \
              windows), {} storage buffers a kernel (so at most {} MiB a kernel reaches in \
              windows), {} storage textures a kernel besides (where arrays go past that, up to \
@@ -358,8 +381,8 @@ fn shader(path: &Path) -> Result<()> {
         let binding = grains_shaders::ChainBinding::of(&scene.world.table, id);
         let src = grains_shaders::compose_chain(chain, id as u32, &binding)?;
         grains_shaders::validate(&src, &chain.name())?;
-        println!("// ==== chain {id}: {} ====", chain.name());
-        println!("{src}");
+        out!("// ==== chain {id}: {} ====", chain.name());
+        out!("{src}");
     }
     Ok(())
 }
