@@ -47,6 +47,18 @@ pub enum BackendArg {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a scene, writing frames and the energy log.
+    ///
+    /// Runs with a progress bar (steps/s, ETA) on stderr; prints the backend it took and the
+    /// output it will write, and at the end the steps, wall time, particle-steps/s, broad-phase
+    /// rebuilds, contacts per particle and the memory it held (peak resident set; on the GPU,
+    /// its buffers) beside the estimate, with what the estimate cannot know (the program's own
+    /// resident set, the GPU drivers loaded) measured apart.
+    ///
+    /// An output directory holds one run: a second run into a directory a run is writing is
+    /// refused, naming it (pid, host, scene, since when), and a fresh run into an earlier run's
+    /// directory replaces that run's files. `--resume` continues from the directory's
+    /// checkpoint after checking the output against it and cutting it back to the checkpoint's
+    /// step. Exit status: 0 when the run completes, 1 on any error, 130 when interrupted.
     Run {
         /// Scene file (TOML).
         scene: PathBuf,
@@ -75,6 +87,15 @@ pub enum Command {
         memory_limit: Option<u64>,
     },
     /// Validate a scene and print its derived figures (no GPU needed).
+    ///
+    /// Prints particles, materials, chains, the Rayleigh and Hertz collision times, the chosen
+    /// dt and the limit that chose it, the memory estimates of both backends (the CPU
+    /// backend's resident set and the GPU backend's device buffers, each for a dense pack,
+    /// which a settled bed reaches, split per particle into particle arrays, list, pairs in
+    /// contact, walls and bonds; on the CPU what a rebuild adds; and the list the run starts
+    /// from, counted without building it), the output-size estimate, the initial overlaps and
+    /// the scene's warnings; composes and validates every chain's WGSL with naga. Fails where
+    /// `grains run` would refuse.
     Check {
         /// Scene file (TOML).
         scene: PathBuf,
@@ -84,6 +105,11 @@ pub enum Command {
         memory_limit: Option<u64>,
     },
     /// List the GPU adapters wgpu can see.
+    ///
+    /// For the adapter `--backend gpu` takes, also what bounds a run's size there: its
+    /// storage-binding size (an array past it is bound as windows), the storage buffers a
+    /// kernel may bind, the storage textures it may bind besides (where arrays go when the
+    /// windows would be too many), and its largest buffer.
     Info,
     /// Print the composed WGSL of each contact chain of a scene.
     Shader {
