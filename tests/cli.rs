@@ -660,6 +660,15 @@ fn an_interrupted_and_resumed_run_is_byte_for_byte_the_uninterrupted_one() {
     assert_same_output(&whole, &cut, "interrupted and resumed");
 }
 
+/// The arguments that make this test binary run [`grains_child_process`] alone.
+const CHILD_PROCESS_ARGS: [&str; 5] = [
+    "--exact",
+    "cli::grains_child_process",
+    "--ignored",
+    "--nocapture",
+    "--test-threads=1",
+];
+
 /// Not a test by itself: the `grains` process the tests below start, this test binary run
 /// again with `GRAINS_CHILD_ARGS` (the arguments, separated by newlines) set; it exits as the
 /// binary does (`grains_cli::exit_status`).
@@ -710,13 +719,7 @@ fn a_run_past_its_file_size_limit_says_so_and_resumes_exactly() {
         .arg("-c")
         .arg(format!("ulimit -f {limit}; exec \"$0\" \"$@\""))
         .arg(exe)
-        .args([
-            "--exact",
-            "cli::grains_child_process",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(CHILD_PROCESS_ARGS)
         .env("GRAINS_CHILD_ARGS", args)
         .output()
         .expect("start the child");
@@ -757,13 +760,7 @@ fn a_report_into_a_closed_pipe_ends_quietly() {
     use std::io::BufRead;
     let exe = std::env::current_exe().expect("test binary");
     let mut child = std::process::Command::new(exe)
-        .args([
-            "--exact",
-            "cli::grains_child_process",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(CHILD_PROCESS_ARGS)
         .env(
             "GRAINS_CHILD_ARGS",
             format!("shader\n{}", scene("capsules.toml")),
