@@ -42,6 +42,10 @@ pub const CHAIN_TEMPLATE: &str = "contact";
 /// Entry point of every law harness (`shaders/testing/harness_law.wgsl`).
 pub const LAW_HARNESS_ENTRY_POINT: &str = "harness_law";
 
+/// The GPU backend's control kernels (`shaders/control/control.wgsl`): no CPU twin and no
+/// composition; the backend splits the file at its `//!entry` markers.
+pub const CONTROL_WGSL: &str = include_str!("../../../shaders/control/control.wgsl");
+
 /// Every embedded WGSL file as `(path relative to shaders/, source)`, sorted by path.
 pub fn wgsl_files() -> Vec<(&'static str, &'static str)> {
     files::FILES.to_vec()

@@ -185,7 +185,7 @@ const S_SCAN_CELLS: u32 = 13;
 const S_SCAN_NBR: u32 = 14;
 const S_CONTACT: u32 = 15;
 
-const CONTROL_WGSL: &str = include_str!("../control.wgsl");
+use grains_shaders::CONTROL_WGSL;
 
 /// The GPU backend. See the module documentation for the step.
 ///
