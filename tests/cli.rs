@@ -78,7 +78,7 @@ fn run_writes_frames_energy_and_the_expected_rebound() {
     let (h, e) = read_csv(&out.join("energy.csv"));
     assert_eq!(
         h,
-        "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work,inserted"
+        "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work,kinematic_work,inserted"
     );
     let (first, last) = (&e[0], &e[e.len() - 1]);
     assert!(
@@ -781,4 +781,61 @@ fn a_report_into_a_closed_pipe_ends_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
+
+/// `grains check` refuses what `grains run` refuses, with the same message, and accepts it
+/// with `--allow-unstable` as `run` does: a dt past the Rayleigh limit (which `check` passed
+/// with a warning and status 0), impacts deeper than the radius, deep initial overlaps.
+#[test]
+fn check_refuses_what_run_refuses_with_the_same_message() {
+    let base = std::fs::read_to_string(scene("two_spheres_head_on.toml")).expect("scene");
+    let cases = [
+        (
+            "dt above the Rayleigh limit",
+            [("dt = \"auto\"", "dt = 1e-3")],
+            "Rayleigh time",
+        ),
+        (
+            "impacts deeper than the radius",
+            [("young = 1.0e7", "young = 1.0")],
+            "would overlap by",
+        ),
+        (
+            "deep initial overlaps",
+            [("[-0.0102, 0.0, 0.0], [0.0102", "[-0.008, 0.0, 0.0], [0.008")],
+            "overlap",
+        ),
+    ];
+    let dir = temp_dir("check-as-run");
+    std::fs::create_dir_all(&dir).expect("dir");
+    for (k, (what, edits, words)) in cases.iter().enumerate() {
+        let mut text = base.clone();
+        for (from, to) in edits {
+            assert!(text.contains(from), "{what}: {from}");
+            text = text.replace(from, to);
+        }
+        let path = dir.join(format!("case{k}.toml"));
+        std::fs::write(&path, &text).expect("write");
+        let p = path.to_string_lossy().into_owned();
+        let out = dir.join(format!("out{k}")).to_string_lossy().into_owned();
+        let ran = grains(&[
+            "run",
+            &p,
+            "--backend",
+            "cpu",
+            "--out",
+            &out,
+            "-q",
+            "--steps",
+            "1",
+        ])
+        .expect_err(what);
+        let checked = grains(&["check", &p]).expect_err(what);
+        let (ran, checked) = (format!("{ran:#}"), format!("{checked:#}"));
+        assert!(ran.contains(words), "{what}: run: {ran}");
+        assert_eq!(checked, ran, "{what}: check and run disagree");
+        if ran.contains("--allow-unstable") {
+            grains(&["check", &p, "--allow-unstable"]).unwrap_or_else(|e| panic!("{what}: {e:#}"));
+        }
+    }
 }

@@ -103,6 +103,10 @@ pub enum Command {
         /// memory).
         #[arg(long, value_parser = preflight::parse_bytes)]
         memory_limit: Option<u64>,
+        /// Accept what `grains run --allow-unstable` runs (a dt past the stable limits, impacts
+        /// deeper than the radius): reported as warnings, not refused.
+        #[arg(long)]
+        allow_unstable: bool,
     },
     /// List the GPU adapters wgpu can see.
     ///
@@ -214,7 +218,8 @@ where
         Command::Check {
             scene,
             memory_limit,
-        } => check(&scene, memory_limit),
+            allow_unstable,
+        } => check(&scene, memory_limit, allow_unstable),
         Command::Info => info(),
         Command::Shader { scene } => shader(&scene),
         Command::Bench(args) => bench::bench(&args),
@@ -243,8 +248,8 @@ fn ctrl_c_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
-fn check(path: &Path, memory_limit: Option<u64>) -> Result<()> {
-    let report = check_report(path, memory_limit)?;
+fn check(path: &Path, memory_limit: Option<u64>, allow_unstable: bool) -> Result<()> {
+    let report = check_report_allowing(path, memory_limit, allow_unstable)?;
     out!("{}", report.text.trim_end());
     match report.refusal {
         Some(e) => Err(e),
@@ -268,6 +273,16 @@ pub struct CheckReport {
 /// would not fit in memory, is an error before anything is generated; one that parses gets
 /// its full report, with what a run would refuse in `refusal`.
 pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckReport> {
+    check_report_allowing(path, memory_limit, false)
+}
+
+/// As [`check_report`], with `grains check --allow-unstable`: a dt or impact `grains run
+/// --allow-unstable` would run is a warning of the report, not its refusal.
+pub fn check_report_allowing(
+    path: &Path,
+    memory_limit: Option<u64>,
+    allow_unstable: bool,
+) -> Result<CheckReport> {
     use std::fmt::Write as _;
     let budget = preflight::memory_budget(memory_limit);
     let scene = grains_scene::load_scene_within(path, budget.as_ref())?;
@@ -297,17 +312,21 @@ pub fn check_report(path: &Path, memory_limit: Option<u64>) -> Result<CheckRepor
             chain.name()
         );
     }
-    if let Some(w) = scene.timestep.warning(scene.world.dt) {
-        let _ = writeln!(
-            text,
-            "warning: {w}; `grains run` refuses it without --allow-unstable"
-        );
+    if let Some(w) = scene
+        .timestep
+        .warning(scene.world.dt)
+        .filter(|_| allow_unstable)
+    {
+        let _ = writeln!(text, "warning: {w} (allowed: --allow-unstable)");
     }
-    // What `grains run` would refuse, refused here too.
+    // What `grains run` would refuse, refused here too, by the same checks.
     let refusal =
         preflight::check_memory(&scene, scene.cpu_memory_estimate(), "CPU", budget.as_ref())
             .and_then(|()| preflight::check_overlaps(&scene).map(|_| ()))
-            .and_then(|()| preflight::check_impact_overlap(&scene))
+            .and_then(|()| match allow_unstable {
+                true => Ok(()),
+                false => preflight::check_stability(&scene),
+            })
             .and_then(|()| preflight::check_disk(&scene, &scene.output.dir, &volume))
             .err();
     Ok(CheckReport { text, refusal })

@@ -407,6 +407,21 @@ pub fn check_impact_overlap(scene: &Scene) -> Result<()> {
     }
 }
 
+/// The refusals of a scene outside the contact laws' validity or the integrator's stability,
+/// which `grains run` and `grains check` make alike unless `--allow-unstable` is given:
+/// impacts deeper than the radius, and a dt the time-step report warns of (with the step it
+/// recommends).
+pub fn check_stability(scene: &Scene) -> Result<()> {
+    check_impact_overlap(scene)?;
+    match scene.timestep.warning(scene.world.dt) {
+        Some(w) => bail!(
+            "{}: {w}; refusing to run it: give --allow-unstable to run anyway",
+            scene.path.display()
+        ),
+        None => Ok(()),
+    }
+}
+
 /// Whether particle `id` of `snap` has a finite position and velocity, and its speed (m/s).
 fn finite_and_speed(snap: &Snapshot, id: u32) -> (bool, f64) {
     let (p, v) = (snap.pos[id as usize], snap.vel[id as usize]);

@@ -115,15 +115,8 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     };
     let dt = scene.world.dt;
     if !args.allow_unstable {
-        preflight::check_impact_overlap(&scene)?;
-    }
-    if let Some(w) = scene.timestep.warning(dt) {
-        if !args.allow_unstable {
-            bail!(
-                "{}: {w}; refusing to run it: give --allow-unstable to run anyway",
-                scene.path.display(),
-            );
-        }
+        preflight::check_stability(&scene)?;
+    } else if let Some(w) = scene.timestep.warning(dt) {
         eprintln!("warning: {w} (running anyway: --allow-unstable)");
     }
     let particles = scene.world.particles.len();
