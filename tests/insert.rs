@@ -188,25 +188,25 @@ fn particles_arrive_at_the_rate_and_the_ledger_books_them_on_every_backend() {
         }
         let e = csv_rows(&out.join("energy.csv"));
         let (first, last) = (&e[0], &e[e.len() - 1]);
-        // Columns: total 8, inserted 11.
-        assert!(last[11] > 0.0, "{backend}: no inserted energy");
+        // Columns: total 8, inserted 12.
+        assert!(last[12] > 0.0, "{backend}: no inserted energy");
         let drift = e
             .iter()
             .map(|r| (r[8] - first[8]).abs())
             .fold(0.0, f64::max);
         assert!(
-            drift < 1e-3 * last[11],
+            drift < 1e-3 * last[12],
             "{backend}: ledger drift {drift:e} of {:e}",
-            last[11]
+            last[12]
         );
         ends.push(last.clone());
     }
     if ends.len() == 2 {
         assert!(
-            (ends[0][11] / ends[1][11] - 1.0).abs() < 1e-6,
+            (ends[0][12] / ends[1][12] - 1.0).abs() < 1e-6,
             "inserted {} vs {}",
-            ends[0][11],
-            ends[1][11]
+            ends[0][12],
+            ends[1][12]
         );
     }
 }

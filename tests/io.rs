@@ -406,6 +406,7 @@ fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
             removed: 2.5e-7,
             wall_work: -3.75e-2,
             inserted: 7.0e-9,
+            kinematic_work: 1.5e-6,
         },
     ];
     let times = [0.0, 1e-5 * 3.0];
@@ -418,14 +419,14 @@ fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work,inserted")
+        Some("step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work,kinematic_work,inserted")
     );
     assert_eq!(ENERGY_HEADER, text.lines().next().unwrap_or_default());
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 2);
     for (k, row) in rows.iter().enumerate() {
         let cols: Vec<&str> = row.split(',').collect();
-        assert_eq!(cols.len(), 12, "{row}");
+        assert_eq!(cols.len(), 13, "{row}");
         assert_eq!(cols[0].parse::<u64>()?, k as u64 * 100);
         assert_eq!(cols[1].parse::<f64>()?.to_bits(), times[k].to_bits());
         let e = &reports[k];
@@ -439,6 +440,7 @@ fn energy_csv_round_trips_exactly() -> anyhow::Result<()> {
             e.total,
             e.removed,
             e.wall_work,
+            e.kinematic_work,
             e.inserted,
         ];
         for (c, w) in cols[2..].iter().zip(want) {
@@ -528,10 +530,13 @@ fn mismatched_snapshot_is_refused() -> anyhow::Result<()> {
 }
 
 /// A checkpoint of `state` (`bytes`) as version 9 wrote it: `nbr_i`, each entry's owner,
-/// after `nbr_start`, and no checksum at the end.
+/// after `nbr_start`, no `kinematic_work` (the last array) and no checksum at the end.
 fn with_owners(bytes: &[u8], state: &grains_core::BackendState) -> Vec<u8> {
     use grains_core::state::STATE_ARRAYS;
     let bytes = &bytes[..bytes.len() - 4];
+    let last = STATE_ARRAYS.last().expect("arrays");
+    assert_eq!(last.name, "kinematic_work");
+    let bytes = &bytes[..bytes.len() - 8 - last.elem * state.kinematic_work.len()];
     let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     // Magic, version, fingerprint, step; the rebuild steps; removed and inserted counts and
     // energies; then each array as its count and elements.
@@ -601,19 +606,24 @@ fn checkpoint_round_trips_and_refuses_damage() {
             0,
         )],
         wall_work: vec![[1e-3, -1e-12]; 2],
+        kinematic_work: vec![[-2e-4, 3e-13]; 2],
     };
     grains_io::write_checkpoint(&path, 0xdead_beef, &state).expect("write");
     let (fp, back) = grains_io::read_checkpoint(&path).expect("read");
     assert_eq!(fp, 0xdead_beef);
     assert_eq!(back, state);
     let bytes = std::fs::read(&path).expect("bytes");
-    // The previous format (9) kept each entry's owner (`nbr_i`) after `nbr_start`: such a
-    // file still reads, to the same state.
+    // Format 9 kept each entry's owner (`nbr_i`) after `nbr_start`, and no kinematic work:
+    // such a file still reads, to the same state with none (taken up as zero).
     let v9 = with_owners(&bytes, &state);
     std::fs::write(&path, &v9).expect("version 9");
     let (fp, back) = grains_io::read_checkpoint(&path).expect("read version 9");
     assert_eq!(fp, 0xdead_beef);
-    assert_eq!(back, state);
+    let unbooked = BackendState {
+        kinematic_work: Vec::new(),
+        ..state.clone()
+    };
+    assert_eq!(back, unbooked);
     std::fs::write(&path, &v9[..v9.len() - 5]).expect("truncate version 9");
     let e = grains_io::read_checkpoint(&path).expect_err("truncated version 9");
     assert!(e.to_string().contains("truncated"), "{e}");

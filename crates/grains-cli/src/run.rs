@@ -283,8 +283,12 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             w.write_energy(step, time, &e)?;
             let (e0, worst) = audit.get_or_insert((e.total, 0.0));
             // Measured against what the run holds: its starting total, or the work moving
-            // walls have put in, if larger.
-            let scale = e0.abs().max(e.wall_work.abs()).max(e.inserted.abs());
+            // walls and kinematic particles have put in, if larger.
+            let scale = e0
+                .abs()
+                .max(e.wall_work.abs())
+                .max(e.kinematic_work.abs())
+                .max(e.inserted.abs());
             if scale != 0.0 {
                 *worst = worst.max((e.total - *e0).abs() / scale);
             }

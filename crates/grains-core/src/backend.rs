@@ -77,7 +77,8 @@ pub struct EnergyReport {
     pub damping_dissipated: f64,
     /// Dissipated by friction slip since the start.
     pub friction_dissipated: f64,
-    /// The sum of the columns above and `removed`, less `wall_work`.
+    /// The sum of the columns above and `removed`, less `wall_work`, `kinematic_work` and
+    /// `inserted`.
     pub total: f64,
     /// Carried out of the run by removed particles (lost particles deleted), since the start.
     pub removed: f64,
@@ -85,6 +86,10 @@ pub struct EnergyReport {
     pub wall_work: f64,
     /// Brought into the run by inserted particles since the start (J).
     pub inserted: f64,
+    /// Work done on the rest of the system by kinematic particles (fixed, moving at a set
+    /// velocity or spin) since the start (J):
+    /// [`crate::kernels::passes::kinematic_power`].
+    pub kinematic_work: f64,
 }
 
 /// The load the particles put on one wall at one instant.
@@ -656,7 +661,8 @@ pub trait Backend {
 /// The energy ledger of a backend's state, summed in f64 in a fixed order: mechanical energy
 /// from the particles, elastic energy from every pair source's slots in [`SourceKind::ALL`]
 /// order (owning entries only, p < q, of the neighbour list), dissipation from the
-/// per-particle Kahan accumulators, and the work moving walls did (`wall_work`).
+/// per-particle Kahan accumulators, and the work moving walls (`wall_work`) and kinematic
+/// particles (`kinematic_work`) did.
 #[allow(clippy::too_many_arguments)]
 pub fn energy_report(
     world: &World,
@@ -667,6 +673,7 @@ pub fn energy_report(
     slots: &SourceSlots<'_>,
     dissipated: &[[f32; 4]],
     wall_work: &[[f32; 2]],
+    kinematic_work: &[[f32; 2]],
     removed: f64,
     inserted: f64,
 ) -> EnergyReport {
@@ -693,6 +700,10 @@ pub fn energy_report(
         fric += a[2] as f64 - a[3] as f64;
     }
     let work: f64 = wall_work.iter().map(|a| a[0] as f64 - a[1] as f64).sum();
+    let kinematic: f64 = kinematic_work
+        .iter()
+        .map(|a| a[0] as f64 - a[1] as f64)
+        .sum();
     EnergyReport {
         kinetic,
         rotational,
@@ -702,10 +713,12 @@ pub fn energy_report(
         friction_dissipated: fric,
         total: kinetic + rotational + gravitational + elastic + damp + fric + removed
             - work
+            - kinematic
             - inserted,
         removed,
         wall_work: work,
         inserted,
+        kinematic_work: kinematic,
     }
 }
 

@@ -17,6 +17,7 @@ use crate::kernels::a3;
 use crate::kernels::passes::gather::{gather_fixed, gather_head, kahan_add, GatherSlots};
 use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
 use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
+use crate::kernels::passes::kinematic_power::kinematic_power;
 use crate::kernels::passes::pair_fill::pair_fill_owned;
 use crate::kernels::passes::pair_record::{first_owned, owned_within, pair_starts};
 use crate::kernels::passes::slot_carry::carried_flag;
@@ -493,6 +494,9 @@ pub struct CpuBackend {
     pub wall_work: Vec<[f32; 2]>,
     /// Whether a wall moves (the wall passes run).
     walls_move: bool,
+    /// Work done on the rest of the system by each kinematic particle (J) and its
+    /// compensation; empty unless a kinematic particle moves ([`World::kinematic`]).
+    pub kinematic_work: Vec<[f32; 2]>,
     /// The shape table, never empty ([`crate::world::Particles::shape_table`]).
     shapes: Vec<crate::shapes::ShapeRecord>,
     /// Whether the world has clumps (the clump passes run).
@@ -748,6 +752,11 @@ impl CpuBackend {
                 Vec::new()
             },
             walls_move: world.walls.iter().any(|w| w.moves()),
+            kinematic_work: if world.kinematic {
+                vec![[0.0; 2]; n]
+            } else {
+                Vec::new()
+            },
             shell_rest: world.shells.rest.clone(),
             shell_forces: vec![[0.0; 4]; 4 * world.shells.edges.len()],
             shell_volumes: vec![[0.0; 4]; world.shells.shells.len()],
@@ -917,6 +926,10 @@ impl CpuBackend {
         b.shell_volumes = s.shell_volumes;
         b.walls = s.walls;
         b.wall_work = s.wall_work;
+        // A state written before kinematic work was kept holds none: it starts at zero.
+        if !s.kinematic_work.is_empty() {
+            b.kinematic_work = s.kinematic_work;
+        }
         Ok(b)
     }
 
@@ -1682,6 +1695,18 @@ impl CpuBackend {
                     )
                 });
         }
+        // The initial forces (`kick` false) are not booked: see `kinematic_power`.
+        if kick && !self.kinematic_work.is_empty() {
+            let (step, vel, omega) = (&self.step, &self.vel, &self.omega);
+            let (force, torque) = (&self.force, &self.torque);
+            let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
+            self.kinematic_work
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(gid, a)| {
+                    kinematic_power(gid, step, vel, omega, force, torque, shape, shapes, a)
+                });
+        }
         if kick && !fused {
             self.kick();
         }
@@ -1984,6 +2009,7 @@ impl Backend for CpuBackend {
                 + b(&self.fixed_slots)
                 + b(&self.walls)
                 + b(&self.wall_work)
+                + b(&self.kinematic_work)
                 + b(&self.shapes)
                 + spill,
         )
@@ -2049,6 +2075,7 @@ impl Backend for CpuBackend {
             &self.source_slots(),
             &self.dissipated,
             &self.wall_work,
+            &self.kinematic_work,
             self.removed_energy,
             self.inserted_energy,
         )
@@ -2096,6 +2123,7 @@ impl Backend for CpuBackend {
             shell_volumes: self.shell_volumes.clone(),
             walls: self.walls.clone(),
             wall_work: self.wall_work.clone(),
+            kinematic_work: self.kinematic_work.clone(),
             ..BackendState::with_header(self.header())
         }
     }
@@ -2171,7 +2199,8 @@ impl Backend for CpuBackend {
         whole(sink, "shell_forces", &self.shell_forces)?;
         whole(sink, "shell_volumes", &self.shell_volumes)?;
         whole(sink, "walls", &self.walls)?;
-        whole(sink, "wall_work", &self.wall_work)
+        whole(sink, "wall_work", &self.wall_work)?;
+        whole(sink, "kinematic_work", &self.kinematic_work)
     }
 
     fn contacts(&mut self) -> ContactCount {

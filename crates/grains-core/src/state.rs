@@ -42,6 +42,9 @@ pub enum Extent {
     /// One per particle in a world where a particle keeps an orientation
     /// ([`crate::world::Particles::orientations_kept`]), else none.
     ParticlesIfTurning,
+    /// One per particle in a world where a kinematic particle moves
+    /// ([`crate::world::World::kinematic`]), else none.
+    ParticlesIfKinematic,
 }
 
 /// The sizes an [`Extent`] is measured in.
@@ -67,6 +70,8 @@ pub struct Sizes {
     pub walls_move: bool,
     /// Whether a particle keeps an orientation.
     pub turning: bool,
+    /// Whether a kinematic particle moves.
+    pub kinematic: bool,
 }
 
 impl Sizes {
@@ -85,6 +90,7 @@ impl Sizes {
             shells: world.shells.shells.len(),
             walls_move: world.walls.iter().any(|w| w.moves()),
             turning: world.particles.orientations_kept(),
+            kinematic: world.kinematic,
         }
     }
 
@@ -135,6 +141,8 @@ impl Extent {
             Extent::ParticlesIfWallsMove => 0,
             Extent::ParticlesIfTurning if s.turning => s.particles,
             Extent::ParticlesIfTurning => 0,
+            Extent::ParticlesIfKinematic if s.kinematic => s.particles,
+            Extent::ParticlesIfKinematic => 0,
         }
     }
 }
@@ -286,6 +294,10 @@ state_arrays! {
     walls: crate::gpu_types::Wall = Extent::Walls,
     /// Work done on each particle by moving walls (J) and its Kahan compensation.
     wall_work: [f32; 2] = Extent::ParticlesIfWallsMove,
+    /// Work done on the rest of the system by each kinematic particle (J) and its Kahan
+    /// compensation ([`crate::kernels::passes::kinematic_power`]); empty in a state written
+    /// before it was kept, which a backend takes up as zero.
+    kinematic_work: [f32; 2] = Extent::ParticlesIfKinematic,
 }
 
 /// A state's scalars: everything of a [`BackendState`] but its arrays.
@@ -463,6 +475,8 @@ pub fn check_len(a: &StateArray, have: usize, sizes: &Sizes) -> Result<(), CoreE
     // checkpoint written before spheres' were optional, or resumed with `sphere_orientation`
     // changed), are fitted as the state is taken up ([`orientations_for`]).
     let fitted = a.extent == Extent::ParticlesIfTurning && (have == 0 || have == n);
+    // A checkpoint of a version before kinematic work was booked holds none: it starts at zero.
+    let fitted = fitted || (a.extent == Extent::ParticlesIfKinematic && have == 0);
     if have != want && !fitted {
         return Err(CoreError::BadState(format!(
             "{} holds {have} elements, expected {want} ({:?} of {n} particles, {} walls, {} fixed pairs, {} list entries)",

@@ -96,6 +96,21 @@ impl Particles {
         self.shape_table().iter().any(|s| s.turns())
     }
 
+    /// Whether a kinematic particle moves: a fixed body (inverse mass 0, not integrated) given
+    /// a velocity or spin, which it keeps and with which it does work on the rest of the
+    /// system (a clump's members follow their body and are not counted apart from it). Read
+    /// from `vel` and `omega`, so only before a backend takes them ([`World::kinematic`] keeps
+    /// the answer).
+    pub fn kinematic_moves(&self) -> bool {
+        use crate::shapes::KIND_MEMBER;
+        (0..self.vel.len().min(self.omega.len())).any(|i| {
+            let (v, w) = (self.vel[i], self.omega[i]);
+            v[3] == 0.0
+                && self.shape_of(i).kind != KIND_MEMBER
+                && (v[..3].iter().chain(&w[..3]).any(|&x| x != 0.0))
+        })
+    }
+
     /// Track spheres' orientations (`on`) or leave them as they started.
     pub fn set_sphere_orientation(&mut self, on: bool) {
         use crate::shapes::ShapeRecord;
@@ -379,6 +394,11 @@ pub struct World {
     /// raises it to cover what the initial overlaps can release
     /// ([`crate::overlaps::release_speed`]).
     pub speed_limit: f64,
+    /// Whether a kinematic particle moves ([`Particles::kinematic_moves`] of the particles
+    /// [`World::new`] was given, kept after a backend takes their velocities): the backends
+    /// then book its work (`kinematic_power`) in a per-particle `kinematic_work`. A caller
+    /// that gives a fixed particle a velocity after `World::new` sets it again.
+    pub kinematic: bool,
 }
 
 /// How many times the largest expected impact speed a particle may reach before a guarded run
@@ -424,7 +444,9 @@ impl World {
             dt,
             skin,
             speed_limit: f64::INFINITY,
+            kinematic: false,
         };
+        world.kinematic = world.particles.kinematic_moves();
         world.speed_limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&world);
         world.build_table()?;
         world.grid()?;

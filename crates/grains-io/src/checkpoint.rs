@@ -35,8 +35,11 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 //    names each).
 // 10: no `nbr_i` (each entry's owner is the particle whose range of `nbr_start` holds it).
 // 11: the CRC-32 of the file at its end.
-const VERSION: u32 = 11;
-/// The version before, still read: version 11 without its checksum.
+// 12: the work kinematic particles did (`kinematic_work`, after `wall_work`).
+const VERSION: u32 = 12;
+/// The version before, still read: version 12 without `kinematic_work` (taken up as zero).
+const VERSION_UNBOOKED: u32 = 11;
+/// The version before that, still read: version 11 without its checksum.
 const VERSION_UNCHECKED: u32 = 10;
 /// The version before that, still read: the arrays of version 10 with each entry's owner
 /// (`nbr_i`, u32 per entry) after `nbr_start`, which the reader skips; no checksum.
@@ -312,7 +315,14 @@ pub fn open_checkpoint(path: &Path) -> Result<CheckpointArrays, IoError> {
     let mut v = [0u8; 4];
     r.fill(&mut v)?;
     let version = u32::from_le_bytes(v);
-    if ![VERSION_WITH_OWNERS, VERSION_UNCHECKED, VERSION].contains(&version) {
+    if ![
+        VERSION_WITH_OWNERS,
+        VERSION_UNCHECKED,
+        VERSION_UNBOOKED,
+        VERSION,
+    ]
+    .contains(&version)
+    {
         return Err(IoError::Checkpoint {
             path: path.to_path_buf(),
             what: format!(
@@ -321,7 +331,7 @@ pub fn open_checkpoint(path: &Path) -> Result<CheckpointArrays, IoError> {
             ),
         });
     }
-    if version == VERSION {
+    if version >= VERSION_UNBOOKED {
         verify_checksum(&mut r)?;
     }
     let fingerprint = r.u64()?;
@@ -381,6 +391,10 @@ impl StateSource for CheckpointArrays {
     fn count(&mut self, a: &StateArray) -> Result<usize, IoError> {
         if self.version == VERSION_WITH_OWNERS && a.name == "nbr_j" {
             self.r.skip_array(4)?;
+        }
+        // Not in the file before version 12: none, which a backend takes up as zero.
+        if self.version < VERSION && a.name == "kinematic_work" {
+            return Ok(0);
         }
         let n = self.r.u64()?;
         self.r.sized(n, a.elem)?;

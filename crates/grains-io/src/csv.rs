@@ -9,7 +9,7 @@ pub const PARTICLES_HEADER: &str = "step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,fx,fy,f
 
 /// Header of `energy.csv`, a contract with scripts outside the project.
 pub const ENERGY_HEADER: &str =
-    "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work,inserted";
+    "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work,kinematic_work,inserted";
 
 /// Header of `contacts.csv`: one row per active contact per output step; `j = -1 - w` for wall
 /// `w`; `fn` is the normal force (N, positive when repulsive), `ft` the tangential force's
@@ -84,7 +84,7 @@ pub(crate) fn particle_rows(
 /// One `energy.csv` line, newline included. `{:e}` on f64 is shortest round-trip too.
 pub(crate) fn energy_row(step: u64, time: f64, e: &EnergyReport) -> String {
     format!(
-        "{step},{time},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}\n",
+        "{step},{time},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}\n",
         e.kinetic,
         e.rotational,
         e.gravitational,
@@ -94,6 +94,7 @@ pub(crate) fn energy_row(step: u64, time: f64, e: &EnergyReport) -> String {
         e.total,
         e.removed,
         e.wall_work,
+        e.kinematic_work,
         e.inserted
     )
 }

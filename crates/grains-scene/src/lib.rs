@@ -263,7 +263,10 @@ pub fn memory_per_particle_at_least() -> u64 {
             Extent::Slots(_) | Extent::History(_) => 0,
             Extent::ShellEdges | Extent::ShellEdgeNodes | Extent::Shells => 0,
             // A sphere keeps no orientation unless the scene asks.
-            Extent::Walls | Extent::ParticlesIfWallsMove | Extent::ParticlesIfTurning => 0,
+            Extent::Walls
+            | Extent::ParticlesIfWallsMove
+            | Extent::ParticlesIfTurning
+            | Extent::ParticlesIfKinematic => 0,
         })
         .sum();
     (state + 4 * ENTRIES_PER_PARTICLE) as u64 + CPU_WORLD_BYTES_PER_PARTICLE

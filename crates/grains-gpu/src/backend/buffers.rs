@@ -332,10 +332,14 @@ impl GpuBackend {
         let walls_move = self.world.walls.iter().any(|w| w.moves());
         // The blocks' sums and starts, shared by the scans (which run one after another).
         let most_blocks = scan_block_count(nc.max(n) as usize) as u64;
-        let zeroed: [(&'static str, u64); 22] = [
+        let zeroed: [(&'static str, u64); 23] = [
             ("scan_sums", 4 * most_blocks),
             ("scan_starts", 4 * (most_blocks + 1)),
             ("wall_work", if walls_move { 8 * n } else { 8 }),
+            (
+                "kinematic_work",
+                if self.world.kinematic { 8 * n } else { 8 },
+            ),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
             ("pos_comp", 16 * n),

@@ -386,9 +386,18 @@ impl GpuBackend {
         } else {
             None
         };
+        // The kinematic work, only in a world where a kinematic particle moves.
+        let kinematic = if world.kinematic {
+            Some(add(pass_kernel(&ctx, "kinematic_power")?))
+        } else {
+            None
+        };
         let integrate_second_half = add(pass_kernel(&ctx, "integrate_second_half")?);
-        let fused =
-            opts.fuse_gather_kick && shell.is_none() && moving.is_none() && clumps.is_none();
+        let fused = opts.fuse_gather_kick
+            && shell.is_none()
+            && moving.is_none()
+            && clumps.is_none()
+            && kinematic.is_none();
         let gather_kick = if fused {
             Some(add(pass_kernel(&ctx, "gather_kick")?))
         } else {
@@ -417,6 +426,7 @@ impl GpuBackend {
             shell,
             moving,
             clumps,
+            kinematic,
             integrate_second_half,
             gather_kick,
         };
@@ -1241,6 +1251,10 @@ impl Backend for GpuBackend {
             "wall_work",
             grains_core::state::Extent::ParticlesIfWallsMove.len(&sizes) as u64,
         );
+        let kinematic: Vec<[f32; 2]> = self.read_pod(
+            "kinematic_work",
+            grains_core::state::Extent::ParticlesIfKinematic.len(&sizes) as u64,
+        );
         let s = self.read_source_slots();
         // The same sums in the same order as CpuBackend::energy.
         energy_report(
@@ -1252,6 +1266,7 @@ impl Backend for GpuBackend {
             &s.view(),
             &dissipated,
             &work,
+            &kinematic,
             self.removed_energy,
             self.inserted_energy,
         )

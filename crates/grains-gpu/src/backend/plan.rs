@@ -109,6 +109,8 @@ pub(super) struct KernelIds {
     pub(super) moving: Option<[usize; 2]>,
     /// `clump_place`, `clump_gather`, in a world with clumps.
     pub(super) clumps: Option<[usize; 2]>,
+    /// `kinematic_power`, in a world where a kinematic particle moves.
+    pub(super) kinematic: Option<usize>,
     pub(super) integrate_second_half: usize,
     /// `gather_kick`, which takes the place of `gather` and `integrate_second_half` in the step
     /// where nothing runs between them ([`GpuOptions::fuse_gather_kick`]).
@@ -771,6 +773,15 @@ impl GpuBackend {
             groups(n, self.threads(ids.integrate_second_half)),
         )?;
         let second_half = slot_of(&mut every, g2);
+        // Last after the gather, once the force and torque on every body are complete; in the
+        // steps only: the initial forces are not booked (see `kinematic_power`).
+        let kinematic = match ids.kinematic {
+            Some(k) => {
+                let g = self.check_groups("kinematic_power", groups(n, self.threads(k)))?;
+                Some((k, slot_of(&mut every, g)))
+            }
+            None => None,
+        };
         let fused = ids.gather_kick.map(|k| (k, slot_of(&mut every, g)));
         // After the contact passes: the gather and what follows it (the initial forces end
         // there), then the second half; or, in a step with nothing between them, the fused pass.
@@ -783,6 +794,9 @@ impl GpuBackend {
             Some((k, size)) => end.push(self.op(k, &[], size)?),
             None => {
                 end.extend(gathered.iter().map(dup));
+                if let Some((k, size)) = kinematic {
+                    end.push(self.op(k, &[], size)?);
+                }
                 end.push(self.op(ids.integrate_second_half, &[], second_half)?);
             }
         }
