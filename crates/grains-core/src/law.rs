@@ -1,6 +1,8 @@
-//! What a force law is: the [`Law`] trait every law module implements, and the small interfaces
-//! it uses to read its scene keys ([`LawKeys`]), mix material properties into per-pair
-//! parameters ([`PairContext`]) and estimate a collision time ([`CollisionContext`]).
+//! What a force law is: the [`Law`] trait (its physics and scene settings) and the [`LawTwin`]
+//! trait (how it is checked against its WGSL twin) that every law module implements, and the
+//! small interfaces a law uses to read its scene keys ([`LawKeys`]), mix material properties
+//! into per-pair parameters ([`PairContext`]) and estimate a collision time
+//! ([`CollisionContext`]).
 //!
 //! A law is one module under `kernels/laws/` (its Rust twin) plus one WGSL file under
 //! `shaders/laws/`, joined by one line of the registry table (`registry.rs`). Everything else
@@ -10,8 +12,9 @@
 //! (`coeffs_to_local`, `mix_coeffs`, `calculate_forces`, registered once).
 //!
 //! Parameter and history records are `#[repr(C)]` Pod structs of 4-byte scalars (`f32`, `u32`,
-//! `[f32; N]`): they then have alignment 4 on both sides, so a chain's record is the plain
-//! concatenation of its laws' records, with the same word offsets in Rust and WGSL.
+//! `[f32; N]`), defined through [`gpu_struct!`](crate::gpu_struct), which also gives their names
+//! and layouts to the layout test: they have alignment 4 on both sides, so a chain's record is
+//! the plain concatenation of its laws' records, with the same word offsets in Rust and WGSL.
 
 use bytemuck::Pod;
 
@@ -198,8 +201,81 @@ pub fn required_restitution<K: LawKeys>(keys: &K) -> Result<f64, K::Error> {
 /// `(field, byte offset)` of a struct, for the layout test against naga.
 pub type FieldOffsets = Vec<(String, u32)>;
 
-/// `(struct name, size in bytes, fields)` of a Rust struct, fields listed by hand: a field added
-/// on one side only changes the size or the field list, and the layout test fails.
+/// A `#[repr(C)]` record that WGSL declares under the same name with the same fields: its name
+/// and its Rust layout, for the layout test against naga. Implemented by [`gpu_struct!`] from the
+/// struct's own definition, so a field added on one side only changes the size or the field
+/// list, and the test fails.
+pub trait GpuLayout: Pod {
+    /// Name of the struct on both sides.
+    const NAME: &'static str;
+    /// `(struct name, size in bytes, fields)`.
+    fn layout() -> (&'static str, u32, FieldOffsets);
+}
+
+/// A law's history record: a [`GpuLayout`] struct, or `()` for a law that keeps none.
+pub trait HistoryLayout: Pod {
+    /// Name of the struct on both sides; `None` for `()`.
+    const NAME: Option<&'static str>;
+    /// Its layout; `None` for `()`.
+    fn layout() -> Option<(&'static str, u32, FieldOffsets)>;
+}
+
+impl<T: GpuLayout> HistoryLayout for T {
+    const NAME: Option<&'static str> = Some(<T as GpuLayout>::NAME);
+    fn layout() -> Option<(&'static str, u32, FieldOffsets)> {
+        Some(<T as GpuLayout>::layout())
+    }
+}
+
+impl HistoryLayout for () {
+    const NAME: Option<&'static str> = None;
+    fn layout() -> Option<(&'static str, u32, FieldOffsets)> {
+        None
+    }
+}
+
+/// Defines `#[repr(C)]` Pod records shared with WGSL and implements [`GpuLayout`] for each from
+/// the same tokens, so the name and the field list are written once:
+///
+/// ```ignore
+/// grains_core::gpu_struct! {
+///     /// Per-pair parameters of the linear spring.
+///     pub struct LinearParams {
+///         /// Normal stiffness (N/m).
+///         pub stiffness: f32,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! gpu_struct {
+    ($(
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $($(#[$field_meta:meta])* $field_vis:vis $field:ident : $ty:ty),* $(,)?
+        }
+    )+) => {$(
+        $(#[$meta])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+        $vis struct $name {
+            $($(#[$field_meta])* $field_vis $field: $ty),*
+        }
+
+        impl $crate::law::GpuLayout for $name {
+            const NAME: &'static str = stringify!($name);
+            fn layout() -> (&'static str, u32, $crate::law::FieldOffsets) {
+                (
+                    stringify!($name),
+                    std::mem::size_of::<$name>() as u32,
+                    vec![$((stringify!($field).to_string(), std::mem::offset_of!($name, $field) as u32)),*],
+                )
+            }
+        }
+    )+};
+}
+
+/// `(struct name, size in bytes, fields)` of a Rust struct defined elsewhere, fields listed by
+/// hand (records that are not [`gpu_struct!`]s).
 #[macro_export]
 macro_rules! pod_layout {
     ($t:ident { $($f:ident),* $(,)? }) => {
@@ -222,8 +298,8 @@ pub struct ParityCase<P, H> {
     pub force: ContactForce,
 }
 
-/// A force law. Implemented by a zero-sized type in the law's module; the registry table lists
-/// it once.
+/// A force law: its physics and its scene settings. Implemented by a zero-sized type in the
+/// law's module, which also implements [`LawTwin`]; the registry table lists it once.
 pub trait Law {
     /// Scene keyword (`law = "..."`), also the stem of its files and of `law_<stem>`.
     const KEYWORD: &'static str;
@@ -231,12 +307,6 @@ pub trait Law {
     const SLOT: Slot;
     /// Keys its slot table accepts besides `law`.
     const KEYS: &'static [&'static str];
-    /// Relative tolerance of CPU/GPU parity on its outputs.
-    const PARITY_TOLERANCE: f32;
-    /// Name of its parameter struct on both sides.
-    const PARAMS_STRUCT: &'static str;
-    /// Name of its history struct on both sides, or `None` when it keeps no history.
-    const HISTORY_STRUCT: Option<&'static str>;
     /// What each history word measures (its length is the history's size in words).
     const HISTORY_WORDS: &'static [Word];
     /// The ledger columns it writes: elastic, damping, friction.
@@ -275,13 +345,29 @@ pub trait Law {
         history: &mut Self::History,
         force: &mut ContactForce,
     );
-    /// Random parity case `i` (the first few indices are edge cases).
-    fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<Self::Params, Self::History>;
-    /// Rust layouts of its params and history structs, for the test against naga.
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)>;
     /// The step at which the pair broke for good, read from its history (a spring past its
     /// rupture length); `None` for a pair that holds, and for laws that never break.
     fn broken_at(_history: &Self::History) -> Option<u64> {
         None
+    }
+}
+
+/// How a law is checked against its WGSL twin: the parity tolerance, random inputs, and the
+/// names and layouts of its records (derived from their [`gpu_struct!`] definitions).
+pub trait LawTwin: Law<Params: GpuLayout, History: HistoryLayout> {
+    /// Relative tolerance of CPU/GPU parity on its outputs.
+    const PARITY_TOLERANCE: f32;
+    /// Name of its parameter struct on both sides.
+    const PARAMS_STRUCT: &'static str = <Self::Params as GpuLayout>::NAME;
+    /// Name of its history struct on both sides, or `None` when it keeps no history.
+    const HISTORY_STRUCT: Option<&'static str> = <Self::History as HistoryLayout>::NAME;
+
+    /// Random parity case `i` (the first few indices are edge cases).
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<Self::Params, Self::History>;
+    /// Rust layouts of its params and history structs, for the test against naga.
+    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
+        let mut out = vec![<Self::Params as GpuLayout>::layout()];
+        out.extend(<Self::History as HistoryLayout>::layout());
+        out
     }
 }

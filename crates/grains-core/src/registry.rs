@@ -1,10 +1,12 @@
 //! The registry of chain elements: every resolver and law grains knows.
 //!
 //! Laws are listed once, in the `laws!` table of `kernels/laws/mod.rs`: one line per law,
-//! naming its variant, its module and the type in it that implements [`Law`]. From that table the
-//! macro generates [`LawKind`] (keyword, slot, sizes, tolerance), [`LawSpec`] (a law's scene
-//! settings, parsed by the law), and the dispatch the CPU chain, the composer, the scene parser,
-//! the time-step estimate and the tests loop over. Nothing else names a law.
+//! naming its variant, its module and the type in it that implements [`Law`] (physics and scene
+//! settings) and [`LawTwin`](crate::law::LawTwin) (parity and record layouts). From that table the macro generates
+//! [`LawKind`] (keyword, slot, sizes, tolerance), [`LawSpec`] (a law's scene settings, parsed by
+//! the law), and the dispatch the CPU chain, the composer, the scene parser, the time-step
+//! estimate and the tests loop over, each from the trait that holds it. Nothing else names a
+//! law.
 //!
 //! Resolvers are listed once too, in the `resolvers!` table of `kernels/resolvers/mod.rs`, each a
 //! type implementing [`crate::kernels::resolvers::Resolver`]; the macro generates [`ResolverKind`] and its dispatch.
@@ -234,21 +236,21 @@ macro_rules! laws {
             /// Relative tolerance of CPU/GPU parity on the law's outputs.
             pub fn parity_tolerance(self) -> f32 {
                 match self {
-                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::PARITY_TOLERANCE,)*
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as LawTwin>::PARITY_TOLERANCE,)*
                 }
             }
 
             /// Name of its parameter struct (Rust and WGSL).
             pub fn params_struct(self) -> &'static str {
                 match self {
-                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::PARAMS_STRUCT,)*
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as LawTwin>::PARAMS_STRUCT,)*
                 }
             }
 
             /// Name of its history struct (Rust and WGSL), if it keeps history.
             pub fn history_struct(self) -> Option<&'static str> {
                 match self {
-                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::HISTORY_STRUCT,)*
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as LawTwin>::HISTORY_STRUCT,)*
                 }
             }
 
@@ -276,7 +278,7 @@ macro_rules! laws {
             /// Rust layouts of its params and history structs.
             pub fn layouts(self) -> Vec<(&'static str, u32, FieldOffsets)> {
                 match self {
-                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::layouts(),)*
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as LawTwin>::layouts(),)*
                 }
             }
 
@@ -291,7 +293,7 @@ macro_rules! laws {
             pub fn parity_case(self, rng: &mut SplitMix, i: usize) -> ParityWords {
                 match self {
                     $(LawKind::$variant => {
-                        let c = <crate::kernels::laws::$module::$ty as Law>::parity_case(rng, i);
+                        let c = <crate::kernels::laws::$module::$ty as LawTwin>::parity_case(rng, i);
                         ParityWords {
                             geom: c.geom,
                             params: bytemuck::cast_slice(bytemuck::bytes_of(&c.params)).to_vec(),

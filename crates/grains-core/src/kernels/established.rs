@@ -2,22 +2,19 @@
 //! `preset_force`, `constant_force`): their history record and their energy booking. WGSL
 //! twin: `shaders/lib/established.wgsl`.
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
-use crate::law::FieldOffsets;
 
-/// Per-pair history of a law that acts once its contact is established.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct EstablishedHistory {
-    /// 1 once the surfaces have touched, until the contact breaks.
-    pub established: u32,
-    /// Force of the previous step (N, positive repulsive).
-    pub f_prev: f32,
-    /// Stored energy of the previous step (J).
-    pub e_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of a law that acts once its contact is established.
+    pub struct EstablishedHistory {
+        /// 1 once the surfaces have touched, until the contact breaks.
+        pub established: u32,
+        /// Force of the previous step (N, positive repulsive).
+        pub f_prev: f32,
+        /// Stored energy of the previous step (J).
+        pub e_prev: f32,
+    }
 }
 
 /// Book a step of a force `f` (positive repulsive) with stored energy `e`: the trapezoid of the
@@ -37,13 +34,4 @@ pub fn book_step(
     out.damping_dissipated += 0.5 * (h.f_prev + f) * vn * geom.dt - (e - h.e_prev);
     h.f_prev = f;
     h.e_prev = e;
-}
-
-/// Rust layout of [`EstablishedHistory`], for the layout test of each law that keeps it.
-pub fn established_layout() -> (&'static str, u32, FieldOffsets) {
-    crate::pod_layout!(EstablishedHistory {
-        established,
-        f_prev,
-        e_prev
-    })
 }

@@ -11,25 +11,22 @@
 //!
 //! Scene keys: `force` (N, required, signed), `when` (`"touching"` or `"always"`).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::kernels::established::{book_step, established_layout, EstablishedHistory};
+use crate::kernels::established::{book_step, EstablishedHistory};
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of the constant force.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ConstantForceParams {
-    /// The force (N), positive repulsive.
-    pub force: f32,
-    /// 1: for every evaluated pair; 0: while the surfaces touch.
-    pub always: u32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the constant force.
+    pub struct ConstantForceParams {
+        /// The force (N), positive repulsive.
+        pub force: f32,
+        /// 1: for every evaluated pair; 0: while the surfaces touch.
+        pub always: u32,
+    }
 }
 
 /// Scene settings of `constant_force`.
@@ -61,10 +58,6 @@ impl Law for ConstantForce {
     const KEYWORD: &'static str = "constant_force";
     const SLOT: Slot = Slot::Extra;
     const KEYS: &'static [&'static str] = &["force", "when"];
-    // Products and a difference: 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "ConstantForceParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("EstablishedHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Exact, Word::Force, Word::Energy];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = ConstantForceParams;
@@ -115,13 +108,22 @@ impl Law for ConstantForce {
     ) {
         law_constant_force(g, p, h, f)
     }
+}
+
+impl LawTwin for ConstantForce {
+    // Products and a difference: 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
         i: usize,
     ) -> ParityCase<ConstantForceParams, EstablishedHistory> {
         let mut geom = random_geom(rng, i);
-        geom.fraction = if rng.chance(0.5) { 1.0 } else { rng.range(0.0, 1.0) as f32 };
+        geom.fraction = if rng.chance(0.5) {
+            1.0
+        } else {
+            rng.range(0.0, 1.0) as f32
+        };
         let f = rng.range(-1.0, 1.0) as f32;
         ParityCase {
             geom,
@@ -136,9 +138,5 @@ impl Law for ConstantForce {
             },
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![crate::pod_layout!(ConstantForceParams { force, always }), established_layout()]
     }
 }

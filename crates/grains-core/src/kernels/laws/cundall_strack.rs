@@ -43,13 +43,11 @@
 //! `restitution`), booked as damping (`-F_d . v_t dt`). It is the form for comparing with
 //! LIGGGHTS; the ledger's spring bookkeeping is the same as above.
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, required_restitution, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, required_restitution, CollisionContext, Law, LawKeys, LawTwin, PairContext,
+    ParityCase, SpringShape, Word,
 };
 use crate::materials::effective_shear;
 use crate::parity::{random_geom, random_prior_force, SplitMix};
@@ -58,41 +56,41 @@ use crate::registry::Slot;
 /// `k_t / k_n` when neither a ratio nor Mindlin is asked for after a linear normal law.
 pub const DEFAULT_STIFFNESS_RATIO: f64 = 0.2;
 
-/// Per-pair parameters of the Cundall-Strack spring.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct CundallStrackParams {
-    /// Static friction coefficient (limit while sticking).
-    pub mu_static: f32,
-    /// Dynamic friction coefficient (limit while sliding).
-    pub mu_dynamic: f32,
-    /// `k_t = stiffness_ratio * k_n` when `mindlin == 0`.
-    pub stiffness_ratio: f32,
-    /// Non-zero: Mindlin stiffness `k_t = 8 G* sqrt(R* delta)`.
-    pub mindlin: u32,
-    /// Effective shear modulus `G*` (Pa) for the Mindlin stiffness.
-    pub g_eff: f32,
-    /// Non-zero: LIGGGHTS' tangential history (`form = "liggghts"`): the spring is projected
-    /// onto the tangent plane after its increment without keeping its length, and damped while
-    /// it sticks.
-    pub liggghts: u32,
-    /// Damping ratio of the sticking spring's dashpot `2 zeta_t sqrt(k_t m*) v_t`
-    /// (`form = "liggghts"`: `sqrt(5/6) |beta|` of the normal restitution).
-    pub zeta_t: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the Cundall-Strack spring.
+    pub struct CundallStrackParams {
+        /// Static friction coefficient (limit while sticking).
+        pub mu_static: f32,
+        /// Dynamic friction coefficient (limit while sliding).
+        pub mu_dynamic: f32,
+        /// `k_t = stiffness_ratio * k_n` when `mindlin == 0`.
+        pub stiffness_ratio: f32,
+        /// Non-zero: Mindlin stiffness `k_t = 8 G* sqrt(R* delta)`.
+        pub mindlin: u32,
+        /// Effective shear modulus `G*` (Pa) for the Mindlin stiffness.
+        pub g_eff: f32,
+        /// Non-zero: LIGGGHTS' tangential history (`form = "liggghts"`): the spring is projected
+        /// onto the tangent plane after its increment without keeping its length, and damped while
+        /// it sticks.
+        pub liggghts: u32,
+        /// Damping ratio of the sticking spring's dashpot `2 zeta_t sqrt(k_t m*) v_t`
+        /// (`form = "liggghts"`: `sqrt(5/6) |beta|` of the normal restitution).
+        pub zeta_t: f32,
+    }
 }
 
-/// Per-pair history of the Cundall-Strack spring.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct CundallStrackHistory {
-    /// Spring displacement (m), kept in the current tangent plane.
-    pub xi: [f32; 3],
-    /// 1 while the contact slides (dynamic friction applies), else 0.
-    pub sliding: f32,
-    /// Energy held by the spring (J): the work done on it.
-    pub stored: f32,
-    /// Tangential stiffness of the previous step (N/m).
-    pub kt_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of the Cundall-Strack spring.
+    pub struct CundallStrackHistory {
+        /// Spring displacement (m), kept in the current tangent plane.
+        pub xi: [f32; 3],
+        /// 1 while the contact slides (dynamic friction applies), else 0.
+        pub sliding: f32,
+        /// Energy held by the spring (J): the work done on it.
+        pub stored: f32,
+        /// Tangential stiffness of the previous step (N/m).
+        pub kt_prev: f32,
+    }
 }
 
 /// Tangential stiffness of the spring.
@@ -217,11 +215,6 @@ impl Law for CundallStrack {
         "form",
         "restitution",
     ];
-    // Closed form, plus the rotation and rescaling of the history vector (a normalisation):
-    // 2e-5.
-    const PARITY_TOLERANCE: f32 = 2e-5;
-    const PARAMS_STRUCT: &'static str = "CundallStrackParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("CundallStrackHistory");
     const HISTORY_WORDS: &'static [Word] = &[
         Word::Length,
         Word::Length,
@@ -276,7 +269,10 @@ impl Law for CundallStrack {
             }
             (false, false) => None,
         };
-        let liggghts = match keys.string("form", "\"cundall_strack\" or \"liggghts\"")?.as_deref() {
+        let liggghts = match keys
+            .string("form", "\"cundall_strack\" or \"liggghts\"")?
+            .as_deref()
+        {
             None | Some("cundall_strack") => None,
             Some("liggghts") => Some(required_restitution(keys)?),
             Some(other) => {
@@ -343,6 +339,12 @@ impl Law for CundallStrack {
     ) {
         law_cundall_strack(g, p, h, f)
     }
+}
+
+impl LawTwin for CundallStrack {
+    // Closed form, plus the rotation and rescaling of the history vector (a normalisation):
+    // 2e-5.
+    const PARITY_TOLERANCE: f32 = 2e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -376,25 +378,5 @@ impl Law for CundallStrack {
             },
             force,
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(CundallStrackParams {
-                mu_static,
-                mu_dynamic,
-                stiffness_ratio,
-                mindlin,
-                g_eff,
-                liggghts,
-                zeta_t
-            }),
-            crate::pod_layout!(CundallStrackHistory {
-                xi,
-                sliding,
-                stored,
-                kt_prev
-            }),
-        ]
     }
 }

@@ -10,26 +10,23 @@
 //!
 //! Scene keys: `work_of_adhesion` (J/m^2, required).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase,
-    SpringShape, Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::materials::effective_young;
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of DMT contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct DmtParams {
-    /// Effective modulus `E*` (Pa).
-    pub e_eff: f32,
-    /// Work of adhesion `W` (J/m^2).
-    pub work: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of DMT contact.
+    pub struct DmtParams {
+        /// Effective modulus `E*` (Pa).
+        pub e_eff: f32,
+        /// Work of adhesion `W` (J/m^2).
+        pub work: f32,
+    }
 }
 
 /// Scene settings of `dmt`.
@@ -62,10 +59,6 @@ impl Law for Dmt {
     const KEYWORD: &'static str = "dmt";
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = &["work_of_adhesion"];
-    // Closed form: a few f32 ulps, relative to the larger of the two terms.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "DmtParams";
-    const HISTORY_STRUCT: Option<&'static str> = None;
     const HISTORY_WORDS: &'static [Word] = &[];
     const ENERGY: &'static [&'static str] = &["elastic"];
     type Params = DmtParams;
@@ -101,6 +94,11 @@ impl Law for Dmt {
     fn apply(g: &ContactGeom, p: &DmtParams, _: &mut (), f: &mut ContactForce) {
         law_dmt(g, p, f)
     }
+}
+
+impl LawTwin for Dmt {
+    // Closed form: a few f32 ulps, relative to the larger of the two terms.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<DmtParams, ()> {
         let geom = random_geom(rng, i);
@@ -113,9 +111,5 @@ impl Law for Dmt {
             history: (),
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![crate::pod_layout!(DmtParams { e_eff, work })]
     }
 }

@@ -31,48 +31,45 @@
 //! `exponent` (n, default 1.5), `adhesion_stiffness` (k_adh, N/m^chi, default 0),
 //! `adhesion_exponent` (chi, default 1), `pull_off_force` (f0, N, default 0).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::materials::effective_young;
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of the EEPA model.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct EepaParams {
-    /// Effective modulus (Pa), for Hertz's `k1` when `stiffness` is 0.
-    pub e_eff: f32,
-    /// Loading stiffness `k1` (N/m^n); 0: `4/3 E* sqrt(R*)`.
-    pub stiffness: f32,
-    /// Exponent `n` of the loading and unloading branches.
-    pub exponent: f32,
-    /// `lambda_P = 1 - k1 / k2`, in [0, 1).
-    pub plasticity_ratio: f32,
-    /// Adhesive branch stiffness `k_adh` (N/m^chi).
-    pub adhesion_stiffness: f32,
-    /// Adhesive branch exponent `chi`.
-    pub adhesion_exponent: f32,
-    /// Constant pull-off force `f0` (N).
-    pub pull_off_force: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the EEPA model.
+    pub struct EepaParams {
+        /// Effective modulus (Pa), for Hertz's `k1` when `stiffness` is 0.
+        pub e_eff: f32,
+        /// Loading stiffness `k1` (N/m^n); 0: `4/3 E* sqrt(R*)`.
+        pub stiffness: f32,
+        /// Exponent `n` of the loading and unloading branches.
+        pub exponent: f32,
+        /// `lambda_P = 1 - k1 / k2`, in [0, 1).
+        pub plasticity_ratio: f32,
+        /// Adhesive branch stiffness `k_adh` (N/m^chi).
+        pub adhesion_stiffness: f32,
+        /// Adhesive branch exponent `chi`.
+        pub adhesion_exponent: f32,
+        /// Constant pull-off force `f0` (N).
+        pub pull_off_force: f32,
+    }
 }
 
-/// Per-pair history of the EEPA model.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct EepaHistory {
-    /// Plastic overlap `delta_p` (m); 0 while apart.
-    pub plastic_overlap: f32,
-    /// Contact force of the previous step (N, positive repulsive).
-    pub f_prev: f32,
-    /// Stored energy of the previous step (J).
-    pub e_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of the EEPA model.
+    pub struct EepaHistory {
+        /// Plastic overlap `delta_p` (m); 0 while apart.
+        pub plastic_overlap: f32,
+        /// Contact force of the previous step (N, positive repulsive).
+        pub f_prev: f32,
+        /// Stored energy of the previous step (J).
+        pub e_prev: f32,
+    }
 }
 
 /// Scene settings of `eepa`.
@@ -192,12 +189,6 @@ impl Law for Eepa {
         "adhesion_exponent",
         "pull_off_force",
     ];
-    // `pow` on both sides (exp2 of a log2 on most GPUs) and a dissipation that is a small
-    // difference of work and stored energy: 2e-4 (branch choices are exact except at the
-    // boundaries, where both branches give the same force).
-    const PARITY_TOLERANCE: f32 = 2e-4;
-    const PARAMS_STRUCT: &'static str = "EepaParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("EepaHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Length, Word::Force, Word::Energy];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = EepaParams;
@@ -210,7 +201,10 @@ impl Law for Eepa {
         let l = required(keys, "plasticity_ratio", what, l)?;
         if !(0.0..1.0).contains(&l) {
             let found = keys.found("plasticity_ratio");
-            return Err(keys.error("plasticity_ratio", format!("expected {what}, found {found}")));
+            return Err(keys.error(
+                "plasticity_ratio",
+                format!("expected {what}, found {found}"),
+            ));
         }
         Ok(EepaSpec {
             plasticity_ratio: l,
@@ -261,14 +255,33 @@ impl Law for Eepa {
     fn apply(g: &ContactGeom, p: &EepaParams, h: &mut EepaHistory, f: &mut ContactForce) {
         law_eepa(g, p, h, f)
     }
+}
+
+impl LawTwin for Eepa {
+    // `pow` on both sides (exp2 of a log2 on most GPUs) and a dissipation that is a small
+    // difference of work and stored energy: 2e-4 (branch choices are exact except at the
+    // boundaries, where both branches give the same force).
+    const PARITY_TOLERANCE: f32 = 2e-4;
 
     fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<EepaParams, EepaHistory> {
         let geom = random_geom(rng, i);
         let given = rng.chance(0.5);
-        let k1 = if given { rng.log_uniform(1e2, 1e8) } else { 0.0 };
+        let k1 = if given {
+            rng.log_uniform(1e2, 1e8)
+        } else {
+            0.0
+        };
         let e_eff = rng.log_uniform(1e6, 1e11);
-        let exponent = if given { rng.range(1.0, 2.0) as f32 } else { 1.5 };
-        let plasticity_ratio = if i.is_multiple_of(4) { 0.0 } else { rng.range(0.0, 0.95) as f32 };
+        let exponent = if given {
+            rng.range(1.0, 2.0) as f32
+        } else {
+            1.5
+        };
+        let plasticity_ratio = if i.is_multiple_of(4) {
+            0.0
+        } else {
+            rng.range(0.0, 0.95) as f32
+        };
         // A plastic overlap below, near or above the overlap, so that every branch is met.
         let d = geom.delta.max(0.0);
         let plastic_overlap = match i % 3 {
@@ -317,24 +330,5 @@ impl Law for Eepa {
             history,
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(EepaParams {
-                e_eff,
-                stiffness,
-                exponent,
-                plasticity_ratio,
-                adhesion_stiffness,
-                adhesion_exponent,
-                pull_off_force
-            }),
-            crate::pod_layout!(EepaHistory {
-                plastic_overlap,
-                f_prev,
-                e_prev
-            }),
-        ]
     }
 }

@@ -16,35 +16,33 @@
 //!
 //! Scene keys: `friction` (mu, required), `damping` (c_t, N s/m, required).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, DampingContext, FieldOffsets, Law, LawKeys, PairContext,
-    ParityCase, SpringShape, Word,
+    required, CollisionContext, DampingContext, Law, LawKeys, LawTwin, PairContext, ParityCase,
+    SpringShape, Word,
 };
 use crate::parity::{random_geom, random_prior_force, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of the viscous Coulomb laws (WGSL: `lib/viscous_coulomb.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ViscousCoulombParams {
-    /// Coulomb coefficient `mu`.
-    pub friction: f32,
-    /// Dashpot `c_t` (N s/m); 0: `mu F_n / v_reg` (regularised Coulomb).
-    pub damping: f32,
-    /// Regularisation velocity `v_reg` (m/s), used when `damping` is 0.
-    pub regularization_velocity: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the viscous Coulomb laws (WGSL: `lib/viscous_coulomb.wgsl`).
+    pub struct ViscousCoulombParams {
+        /// Coulomb coefficient `mu`.
+        pub friction: f32,
+        /// Dashpot `c_t` (N s/m); 0: `mu F_n / v_reg` (regularised Coulomb).
+        pub damping: f32,
+        /// Regularisation velocity `v_reg` (m/s), used when `damping` is 0.
+        pub regularization_velocity: f32,
+    }
 }
 
-/// Per-pair history of the viscous Coulomb laws (WGSL: `lib/viscous_coulomb.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ViscousCoulombHistory {
-    /// Tangential force of the previous step (N).
-    pub f_prev: [f32; 3],
+crate::gpu_struct! {
+    /// Per-pair history of the viscous Coulomb laws (WGSL: `lib/viscous_coulomb.wgsl`).
+    pub struct ViscousCoulombHistory {
+        /// Tangential force of the previous step (N).
+        pub f_prev: [f32; 3],
+    }
 }
 
 /// Scene settings of the viscous Coulomb laws.
@@ -135,18 +133,6 @@ pub fn viscous_coulomb_case(
     }
 }
 
-/// Rust layouts of the shared records.
-pub fn viscous_coulomb_layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-    vec![
-        crate::pod_layout!(ViscousCoulombParams {
-            friction,
-            damping,
-            regularization_velocity
-        }),
-        crate::pod_layout!(ViscousCoulombHistory { f_prev }),
-    ]
-}
-
 /// What tells the viscous Coulomb laws apart: keyword, the key of their dashpot, and their
 /// twin.
 pub trait ViscousCoulombModel {
@@ -199,10 +185,6 @@ impl<M: ViscousCoulombModel> Law for ViscousCoulomb<M> {
     const KEYWORD: &'static str = M::KEYWORD;
     const SLOT: Slot = Slot::Tangential;
     const KEYS: &'static [&'static str] = M::KEYS;
-    // A projection, a length and a division: a few ulps; 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "ViscousCoulombParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("ViscousCoulombHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Force, Word::Force, Word::Force];
     const ENERGY: &'static [&'static str] = &["friction"];
     type Params = ViscousCoulombParams;
@@ -253,15 +235,16 @@ impl<M: ViscousCoulombModel> Law for ViscousCoulomb<M> {
     ) {
         M::law(g, p, h, f)
     }
+}
+
+impl<M: ViscousCoulombModel> LawTwin for ViscousCoulomb<M> {
+    // A projection, a length and a division: a few ulps; 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
         i: usize,
     ) -> ParityCase<ViscousCoulombParams, ViscousCoulombHistory> {
         viscous_coulomb_case(rng, i, M::REGULARIZED)
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        viscous_coulomb_layouts()
     }
 }

@@ -5,23 +5,21 @@
 //!
 //! Scene keys: none.
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape, Word,
+    CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::materials::effective_young;
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of Hertz contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct HertzParams {
-    /// Effective modulus `E* = 1/((1-nu1^2)/E1 + (1-nu2^2)/E2)` (Pa).
-    pub e_eff: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of Hertz contact.
+    pub struct HertzParams {
+        /// Effective modulus `E* = 1/((1-nu1^2)/E1 + (1-nu2^2)/E2)` (Pa).
+        pub e_eff: f32,
+    }
 }
 
 /// Elastic Hertz spring.
@@ -46,10 +44,6 @@ impl Law for Hertz {
     const KEYWORD: &'static str = "hertz";
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = &[];
-    // Closed form through a power and a square root: a few f32 ulps.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "HertzParams";
-    const HISTORY_STRUCT: Option<&'static str> = None;
     const HISTORY_WORDS: &'static [Word] = &[];
     const ENERGY: &'static [&'static str] = &["elastic"];
     type Params = HertzParams;
@@ -81,6 +75,11 @@ impl Law for Hertz {
     fn apply(g: &ContactGeom, p: &HertzParams, _: &mut (), f: &mut ContactForce) {
         law_hertz(g, p, f)
     }
+}
+
+impl LawTwin for Hertz {
+    // Closed form through a power and a square root: a few f32 ulps.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<HertzParams, ()> {
         let geom = random_geom(rng, i);
@@ -95,9 +94,5 @@ impl Law for Hertz {
             history: (),
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![crate::pod_layout!(HertzParams { e_eff })]
     }
 }

@@ -9,35 +9,32 @@
 //!
 //! Scene keys: `damping_time` (s, required).
 
-use bytemuck::{Pod, Zeroable};
-
-use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::materials::effective_young;
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of damped Hertz contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct HertzDampedParams {
-    /// Effective modulus (Pa).
-    pub e_eff: f32,
-    /// Damping constant `A` (s).
-    pub damping_time: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of damped Hertz contact.
+    pub struct HertzDampedParams {
+        /// Effective modulus (Pa).
+        pub e_eff: f32,
+        /// Damping constant `A` (s).
+        pub damping_time: f32,
+    }
 }
 
-/// Per-pair history of damped Hertz contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct HertzDampedHistory {
-    /// Dashpot force applied at the previous step (N).
-    pub f_damp_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of damped Hertz contact.
+    pub struct HertzDampedHistory {
+        /// Dashpot force applied at the previous step (N).
+        pub f_damp_prev: f32,
+    }
 }
 
 /// Scene settings of `hertz_damped`.
@@ -84,12 +81,6 @@ impl Law for HertzDamped {
     const KEYWORD: &'static str = "hertz_damped";
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = &["damping_time"];
-    // Closed form, but while unloading the dashpot force nearly cancels the elastic one, so the
-    // total's rounding is relative to the larger of the two terms, not to the total the test
-    // scales by: 5e-5 (seen: 1.4e-5 in 10,000 random cases).
-    const PARITY_TOLERANCE: f32 = 5e-5;
-    const PARAMS_STRUCT: &'static str = "HertzDampedParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("HertzDampedHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Force];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = HertzDampedParams;
@@ -131,6 +122,13 @@ impl Law for HertzDamped {
     ) {
         law_hertz_damped(g, p, h, f)
     }
+}
+
+impl LawTwin for HertzDamped {
+    // Closed form, but while unloading the dashpot force nearly cancels the elastic one, so the
+    // total's rounding is relative to the larger of the two terms, not to the total the test
+    // scales by: 5e-5 (seen: 1.4e-5 in 10,000 random cases).
+    const PARITY_TOLERANCE: f32 = 5e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -153,15 +151,5 @@ impl Law for HertzDamped {
             },
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(HertzDampedParams {
-                e_eff,
-                damping_time
-            }),
-            crate::pod_layout!(HertzDampedHistory { f_damp_prev }),
-        ]
     }
 }

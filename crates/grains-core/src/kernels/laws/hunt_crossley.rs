@@ -23,47 +23,45 @@
 //! (N/m^n; default Hertz from the materials), `min_impact_velocity` (m/s, default 0),
 //! `damping` (linear contact damping `d_c`, N s/m, default 0).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::kernels::v3;
 use crate::law::{
-    required_restitution, CollisionContext, DampingContext, FieldOffsets, Law, LawKeys,
-    PairContext, ParityCase, SpringShape, Word,
+    required_restitution, CollisionContext, DampingContext, Law, LawKeys, LawTwin, PairContext,
+    ParityCase, SpringShape, Word,
 };
 use crate::materials::effective_young;
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of the impact models `hunt_crossley` and `gonthier` (WGSL:
-/// `lib/impact.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ImpactParams {
-    /// Effective modulus (Pa), for Hertz's `k` when `stiffness` is 0.
-    pub e_eff: f32,
-    /// Stiffness `k` (N/m^n); 0: `4/3 E* sqrt(R*)`.
-    pub stiffness: f32,
-    /// Exponent `n` of the spring.
-    pub exponent: f32,
-    /// `chi v0 / k` (dimensionless): the model's restitution factor.
-    pub chi_factor: f32,
-    /// Lower bound of the impact velocity `v0` (m/s).
-    pub min_impact_velocity: f32,
-    /// Linear contact damping `d_c` (N s/m).
-    pub damping: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the impact models `hunt_crossley` and `gonthier` (WGSL:
+    /// `lib/impact.wgsl`).
+    pub struct ImpactParams {
+        /// Effective modulus (Pa), for Hertz's `k` when `stiffness` is 0.
+        pub e_eff: f32,
+        /// Stiffness `k` (N/m^n); 0: `4/3 E* sqrt(R*)`.
+        pub stiffness: f32,
+        /// Exponent `n` of the spring.
+        pub exponent: f32,
+        /// `chi v0 / k` (dimensionless): the model's restitution factor.
+        pub chi_factor: f32,
+        /// Lower bound of the impact velocity `v0` (m/s).
+        pub min_impact_velocity: f32,
+        /// Linear contact damping `d_c` (N s/m).
+        pub damping: f32,
+    }
 }
 
-/// Per-pair history of the impact models (WGSL: `lib/impact.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ImpactHistory {
-    /// Impact velocity `v0` (m/s) of the current contact; 0 while apart, -1 for a contact that
-    /// began without approaching (no impact dashpot then).
-    pub impact_velocity: f32,
-    /// Dashpot force applied at the previous step (N).
-    pub f_damp_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of the impact models (WGSL: `lib/impact.wgsl`).
+    pub struct ImpactHistory {
+        /// Impact velocity `v0` (m/s) of the current contact; 0 while apart, -1 for a contact that
+        /// began without approaching (no impact dashpot then).
+        pub impact_velocity: f32,
+        /// Dashpot force applied at the previous step (N).
+        pub f_damp_prev: f32,
+    }
 }
 
 /// Scene settings shared by `hunt_crossley` and `gonthier`.
@@ -270,12 +268,6 @@ impl<M: ImpactModel> Law for Impact<M> {
         "min_impact_velocity",
         "damping",
     ];
-    // `powf` on the CPU against WGSL's `pow` (exp2 of a log2 on most drivers: a few ulps of
-    // the exponent's product, magnified by n), and a dashpot that nearly cancels the spring
-    // while unloading: 1e-4.
-    const PARITY_TOLERANCE: f32 = 1e-4;
-    const PARAMS_STRUCT: &'static str = "ImpactParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("ImpactHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Own, Word::Force];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = ImpactParams;
@@ -310,26 +302,16 @@ impl<M: ImpactModel> Law for Impact<M> {
     fn apply(g: &ContactGeom, p: &ImpactParams, h: &mut ImpactHistory, f: &mut ContactForce) {
         M::law(g, p, h, f)
     }
+}
+
+impl<M: ImpactModel> LawTwin for Impact<M> {
+    // `powf` on the CPU against WGSL's `pow` (exp2 of a log2 on most drivers: a few ulps of
+    // the exponent's product, magnified by n), and a dashpot that nearly cancels the spring
+    // while unloading: 1e-4.
+    const PARITY_TOLERANCE: f32 = 1e-4;
 
     fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<ImpactParams, ImpactHistory> {
         let e = rng.range(0.05, 1.0);
         impact_parity_case(rng, i, M::factor(e))
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(ImpactParams {
-                e_eff,
-                stiffness,
-                exponent,
-                chi_factor,
-                min_impact_velocity,
-                damping
-            }),
-            crate::pod_layout!(ImpactHistory {
-                impact_velocity,
-                f_damp_prev
-            }),
-        ]
     }
 }

@@ -37,13 +37,10 @@
 //!
 //! Scene keys: `work_of_adhesion` (J/m^2, required; `W = 2 gamma` for like surfaces).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase,
-    SpringShape, Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::materials::effective_young;
 use crate::parity::{random_geom, SplitMix};
@@ -52,28 +49,28 @@ use crate::registry::Slot;
 /// Newton iterations of the contact-radius solve.
 pub const JKR_ITERATIONS: u32 = 24;
 
-/// Per-pair parameters of JKR contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct JkrParams {
-    /// Effective modulus `E*` (Pa).
-    pub e_eff: f32,
-    /// Work of adhesion `W` (J/m^2).
-    pub work: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of JKR contact.
+    pub struct JkrParams {
+        /// Effective modulus `E*` (Pa).
+        pub e_eff: f32,
+        /// Work of adhesion `W` (J/m^2).
+        pub work: f32,
+    }
 }
 
-/// Per-pair history of JKR contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct JkrHistory {
-    /// 1 once the surfaces have touched, until the contact breaks at `delta_f`.
-    pub established: f32,
-    /// Energy the contact held at the previous step (J), booked as dissipated if it breaks.
-    pub u_prev: f32,
-    /// Overlap at the previous step (m), kept while apart too.
-    pub delta_prev: f32,
-    /// Repulsive force at the previous step (N).
-    pub f_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of JKR contact.
+    pub struct JkrHistory {
+        /// 1 once the surfaces have touched, until the contact breaks at `delta_f`.
+        pub established: f32,
+        /// Energy the contact held at the previous step (J), booked as dissipated if it breaks.
+        pub u_prev: f32,
+        /// Overlap at the previous step (m), kept while apart too.
+        pub delta_prev: f32,
+        /// Repulsive force at the previous step (N).
+        pub f_prev: f32,
+    }
 }
 
 /// Scene settings of `jkr`.
@@ -159,12 +156,6 @@ impl Law for Jkr {
     const KEYWORD: &'static str = "jkr";
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = &["work_of_adhesion"];
-    // Iterative solve: 24 Newton steps on both sides from the same start, each rounding in f32;
-    // next to the break the root is nearly double, so an ulp in `d` moves `s` by about
-    // sqrt(ulp) there: 1e-4 of the force scale (seen: 6.4e-6 on 10,000 random cases).
-    const PARITY_TOLERANCE: f32 = 1e-4;
-    const PARAMS_STRUCT: &'static str = "JkrParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("JkrHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Exact, Word::Energy, Word::Own, Word::Force];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = JkrParams;
@@ -211,6 +202,13 @@ impl Law for Jkr {
     fn apply(g: &ContactGeom, p: &JkrParams, h: &mut JkrHistory, f: &mut ContactForce) {
         law_jkr(g, p, h, f)
     }
+}
+
+impl LawTwin for Jkr {
+    // Iterative solve: 24 Newton steps on both sides from the same start, each rounding in f32;
+    // next to the break the root is nearly double, so an ulp in `d` moves `s` by about
+    // sqrt(ulp) there: 1e-4 of the force scale (seen: 6.4e-6 on 10,000 random cases).
+    const PARITY_TOLERANCE: f32 = 1e-4;
 
     fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<JkrParams, JkrHistory> {
         let mut geom = random_geom(rng, i);
@@ -235,17 +233,5 @@ impl Law for Jkr {
             },
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(JkrParams { e_eff, work }),
-            crate::pod_layout!(JkrHistory {
-                established,
-                u_prev,
-                delta_prev,
-                f_prev
-            }),
-        ]
     }
 }

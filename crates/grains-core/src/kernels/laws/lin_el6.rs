@@ -21,43 +21,40 @@
 //! Scene keys: `stiffness` (k_n, N/m, required), `shear_stiffness` (k_s, N/m, required),
 //! `length` (L, m, required).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of the six-spring model.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LinEl6Params {
-    /// Normal stiffness `k_n` (N/m).
-    pub stiffness: f32,
-    /// Shear stiffness `k_s` (N/m).
-    pub shear_stiffness: f32,
-    /// Characteristic length `L` (m).
-    pub length: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the six-spring model.
+    pub struct LinEl6Params {
+        /// Normal stiffness `k_n` (N/m).
+        pub stiffness: f32,
+        /// Shear stiffness `k_s` (N/m).
+        pub shear_stiffness: f32,
+        /// Characteristic length `L` (m).
+        pub length: f32,
+    }
 }
 
-/// Per-pair history of the six-spring model: its rest state and its displacements.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LinEl6History {
-    /// 1 once the rest state is taken.
-    pub established: u32,
-    /// Rest overlap `delta_0` (m).
-    pub rest_overlap: f32,
-    /// Twist angle `phi` (rad).
-    pub twist: f32,
-    /// Shear displacement `u` (m).
-    pub shear: [f32; 3],
-    /// Bending rotation `theta` (rad).
-    pub bend: [f32; 3],
+crate::gpu_struct! {
+    /// Per-pair history of the six-spring model: its rest state and its displacements.
+    pub struct LinEl6History {
+        /// 1 once the rest state is taken.
+        pub established: u32,
+        /// Rest overlap `delta_0` (m).
+        pub rest_overlap: f32,
+        /// Twist angle `phi` (rad).
+        pub twist: f32,
+        /// Shear displacement `u` (m).
+        pub shear: [f32; 3],
+        /// Bending rotation `theta` (rad).
+        pub bend: [f32; 3],
+    }
 }
 
 /// Scene settings of `lin_el6`.
@@ -129,10 +126,6 @@ impl Law for LinEl6 {
     const KEYWORD: &'static str = "lin_el6";
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = &["stiffness", "shear_stiffness", "length"];
-    // Projections with rescales and sums of squares: 2e-5.
-    const PARITY_TOLERANCE: f32 = 2e-5;
-    const PARAMS_STRUCT: &'static str = "LinEl6Params";
-    const HISTORY_STRUCT: Option<&'static str> = Some("LinEl6History");
     const HISTORY_WORDS: &'static [Word] = &[
         Word::Exact,
         Word::Length,
@@ -184,6 +177,11 @@ impl Law for LinEl6 {
     fn apply(g: &ContactGeom, p: &LinEl6Params, h: &mut LinEl6History, f: &mut ContactForce) {
         law_lin_el6(g, p, h, f)
     }
+}
+
+impl LawTwin for LinEl6 {
+    // Projections with rescales and sums of squares: 2e-5.
+    const PARITY_TOLERANCE: f32 = 2e-5;
 
     fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<LinEl6Params, LinEl6History> {
         let geom = random_geom(rng, i);
@@ -204,22 +202,5 @@ impl Law for LinEl6 {
             },
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(LinEl6Params {
-                stiffness,
-                shear_stiffness,
-                length
-            }),
-            crate::pod_layout!(LinEl6History {
-                established,
-                rest_overlap,
-                twist,
-                shear,
-                bend
-            }),
-        ]
     }
 }

@@ -8,26 +8,24 @@
 //!
 //! Scene keys: `stiffness` (N/m, optional).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape, Word,
+    CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of the linear spring.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LinearParams {
-    /// Normal stiffness (N/m), or 0 to derive it from the moduli and contact lengths.
-    pub stiffness: f32,
-    /// Young's modulus of body 1's material (Pa).
-    pub young1: f32,
-    /// Young's modulus of body 2's material (Pa).
-    pub young2: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the linear spring.
+    pub struct LinearParams {
+        /// Normal stiffness (N/m), or 0 to derive it from the moduli and contact lengths.
+        pub stiffness: f32,
+        /// Young's modulus of body 1's material (Pa).
+        pub young1: f32,
+        /// Young's modulus of body 2's material (Pa).
+        pub young2: f32,
+    }
 }
 
 /// Scene settings of `linear`.
@@ -71,10 +69,6 @@ impl Law for Linear {
     const KEYWORD: &'static str = "linear";
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = &["stiffness"];
-    // Closed form: a few f32 ulps.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "LinearParams";
-    const HISTORY_STRUCT: Option<&'static str> = None;
     const HISTORY_WORDS: &'static [Word] = &[];
     const ENERGY: &'static [&'static str] = &["elastic"];
     type Params = LinearParams;
@@ -116,6 +110,11 @@ impl Law for Linear {
     fn apply(g: &ContactGeom, p: &LinearParams, _: &mut (), f: &mut ContactForce) {
         law_linear(g, p, f)
     }
+}
+
+impl LawTwin for Linear {
+    // Closed form: a few f32 ulps.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<LinearParams, ()> {
         let geom = random_geom(rng, i);
@@ -136,13 +135,5 @@ impl Law for Linear {
             history: (),
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![crate::pod_layout!(LinearParams {
-            stiffness,
-            young1,
-            young2
-        })]
     }
 }

@@ -12,25 +12,22 @@
 //!
 //! Scene keys: `detach_force` (f_d, N, required), `detach_length` (d_d, m, required).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::kernels::established::{book_step, established_layout, EstablishedHistory};
+use crate::kernels::established::{book_step, EstablishedHistory};
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of linear adhesion.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LinearAdhesionParams {
-    /// Attraction at the detach length `f_d` (N).
-    pub detach_force: f32,
-    /// Detach length `d_d` (m).
-    pub detach_length: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of linear adhesion.
+    pub struct LinearAdhesionParams {
+        /// Attraction at the detach length `f_d` (N).
+        pub detach_force: f32,
+        /// Detach length `d_d` (m).
+        pub detach_length: f32,
+    }
 }
 
 /// Scene settings of `linear_adhesion`.
@@ -75,10 +72,6 @@ impl Law for LinearAdhesion {
     const KEYWORD: &'static str = "linear_adhesion";
     const SLOT: Slot = Slot::Extra;
     const KEYS: &'static [&'static str] = &["detach_force", "detach_length"];
-    // Products and a quotient, and a dissipation that is a difference: 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "LinearAdhesionParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("EstablishedHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Exact, Word::Force, Word::Energy];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = LinearAdhesionParams;
@@ -121,6 +114,11 @@ impl Law for LinearAdhesion {
     ) {
         law_linear_adhesion(g, p, h, f)
     }
+}
+
+impl LawTwin for LinearAdhesion {
+    // Products and a quotient, and a dissipation that is a difference: 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -149,15 +147,5 @@ impl Law for LinearAdhesion {
             },
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(LinearAdhesionParams {
-                detach_force,
-                detach_length
-            }),
-            established_layout(),
-        ]
     }
 }

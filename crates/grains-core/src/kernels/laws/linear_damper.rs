@@ -12,33 +12,31 @@
 //!
 //! Scene keys: `damping` (c, N s/m, required).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, DampingContext, FieldOffsets, Law, LawKeys, PairContext,
-    ParityCase, SpringShape, Word,
+    required, CollisionContext, DampingContext, Law, LawKeys, LawTwin, PairContext, ParityCase,
+    SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of the linear dashpots (WGSL: `lib/normal_dashpot.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct NormalDashpotParams {
-    /// Damping coefficient `c` (N s/m).
-    pub damping: f32,
-    /// 1: act only while the surfaces overlap; 0: always.
-    pub overlap_only: u32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the linear dashpots (WGSL: `lib/normal_dashpot.wgsl`).
+    pub struct NormalDashpotParams {
+        /// Damping coefficient `c` (N s/m).
+        pub damping: f32,
+        /// 1: act only while the surfaces overlap; 0: always.
+        pub overlap_only: u32,
+    }
 }
 
-/// Per-pair history of the linear dashpots (WGSL: `lib/normal_dashpot.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct NormalDashpotHistory {
-    /// Dashpot force of the previous step (N, positive repulsive).
-    pub f_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of the linear dashpots (WGSL: `lib/normal_dashpot.wgsl`).
+    pub struct NormalDashpotHistory {
+        /// Dashpot force of the previous step (N, positive repulsive).
+        pub f_prev: f32,
+    }
 }
 
 /// Scene settings of the linear dashpots.
@@ -113,17 +111,6 @@ pub fn dashpot_case(
     }
 }
 
-/// Rust layouts of the shared records.
-pub fn dashpot_layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-    vec![
-        crate::pod_layout!(NormalDashpotParams {
-            damping,
-            overlap_only
-        }),
-        crate::pod_layout!(NormalDashpotHistory { f_prev }),
-    ]
-}
-
 /// What tells the linear dashpots apart: keyword, where they act, and their twin.
 pub trait DashpotModel {
     /// Scene keyword.
@@ -165,10 +152,6 @@ impl<M: DashpotModel> Law for NormalDashpot<M> {
     const KEYWORD: &'static str = M::KEYWORD;
     const SLOT: Slot = Slot::Damping;
     const KEYS: &'static [&'static str] = &["damping"];
-    // A product and a dot product: a few ulps; 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "NormalDashpotParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("NormalDashpotHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Force];
     const ENERGY: &'static [&'static str] = &["damping"];
     type Params = NormalDashpotParams;
@@ -211,15 +194,16 @@ impl<M: DashpotModel> Law for NormalDashpot<M> {
     ) {
         M::law(g, p, h, f)
     }
+}
+
+impl<M: DashpotModel> LawTwin for NormalDashpot<M> {
+    // A product and a dot product: a few ulps; 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
         i: usize,
     ) -> ParityCase<NormalDashpotParams, NormalDashpotHistory> {
         dashpot_case(rng, i, M::OVERLAP_ONLY)
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        dashpot_layouts()
     }
 }

@@ -10,34 +10,31 @@
 //!
 //! Scene keys: `stiffness` (k, Pa/m, required), `damping` (c, Pa s/m, default 0).
 
-use bytemuck::{Pod, Zeroable};
-
-use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of linear pressure.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LinearPressureParams {
-    /// Pressure per unit overlap `k` (Pa/m).
-    pub stiffness: f32,
-    /// Pressure per unit approach rate `c` (Pa s/m).
-    pub damping: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of linear pressure.
+    pub struct LinearPressureParams {
+        /// Pressure per unit overlap `k` (Pa/m).
+        pub stiffness: f32,
+        /// Pressure per unit approach rate `c` (Pa s/m).
+        pub damping: f32,
+    }
 }
 
-/// Per-pair history of linear pressure.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LinearPressureHistory {
-    /// Viscous force applied at the previous step (N).
-    pub f_damp_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of linear pressure.
+    pub struct LinearPressureHistory {
+        /// Viscous force applied at the previous step (N).
+        pub f_damp_prev: f32,
+    }
 }
 
 /// Scene settings of `linear_pressure`.
@@ -81,10 +78,6 @@ impl Law for LinearPressure {
     const KEYWORD: &'static str = "linear_pressure";
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = &["stiffness", "damping"];
-    // Products; the viscous part may nearly cancel the elastic one while unloading: 5e-5.
-    const PARITY_TOLERANCE: f32 = 5e-5;
-    const PARAMS_STRUCT: &'static str = "LinearPressureParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("LinearPressureHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Force];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = LinearPressureParams;
@@ -127,6 +120,11 @@ impl Law for LinearPressure {
     ) {
         law_linear_pressure(g, p, h, f)
     }
+}
+
+impl LawTwin for LinearPressure {
+    // Products; the viscous part may nearly cancel the elastic one while unloading: 5e-5.
+    const PARITY_TOLERANCE: f32 = 5e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -138,19 +136,16 @@ impl Law for LinearPressure {
             geom,
             params: LinearPressureParams {
                 stiffness: k,
-                damping: if rng.chance(0.5) { k * rng.log_uniform(1e-6, 1e-3) } else { 0.0 },
+                damping: if rng.chance(0.5) {
+                    k * rng.log_uniform(1e-6, 1e-3)
+                } else {
+                    0.0
+                },
             },
             history: LinearPressureHistory {
                 f_damp_prev: rng.range(-1e-3, 1e-3) as f32,
             },
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(LinearPressureParams { stiffness, damping }),
-            crate::pod_layout!(LinearPressureHistory { f_damp_prev }),
-        ]
     }
 }

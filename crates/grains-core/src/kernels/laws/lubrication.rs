@@ -12,35 +12,32 @@
 //! Scene keys: `viscosity` (mu, Pa s, required), `min_gap` (m, required), `max_gap` (m,
 //! required, above `min_gap`).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of lubrication resistance.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LubricationParams {
-    /// Fluid viscosity `mu` (Pa s).
-    pub viscosity: f32,
-    /// Smallest gap (m).
-    pub min_gap: f32,
-    /// Largest gap at which it acts (m).
-    pub max_gap: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of lubrication resistance.
+    pub struct LubricationParams {
+        /// Fluid viscosity `mu` (Pa s).
+        pub viscosity: f32,
+        /// Smallest gap (m).
+        pub min_gap: f32,
+        /// Largest gap at which it acts (m).
+        pub max_gap: f32,
+    }
 }
 
-/// Per-pair history of lubrication resistance.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LubricationHistory {
-    /// Force of the previous step (N, positive repulsive).
-    pub f_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of lubrication resistance.
+    pub struct LubricationHistory {
+        /// Force of the previous step (N, positive repulsive).
+        pub f_prev: f32,
+    }
 }
 
 /// Scene settings of `lubrication`.
@@ -80,10 +77,6 @@ impl Law for Lubrication {
     const KEYWORD: &'static str = "lubrication";
     const SLOT: Slot = Slot::Extra;
     const KEYS: &'static [&'static str] = &["viscosity", "min_gap", "max_gap"];
-    // Products and a quotient: 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "LubricationParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("LubricationHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Force];
     const ENERGY: &'static [&'static str] = &["damping"];
     type Params = LubricationParams;
@@ -141,6 +134,11 @@ impl Law for Lubrication {
     ) {
         law_lubrication(g, p, h, f)
     }
+}
+
+impl LawTwin for Lubrication {
+    // Products and a quotient: 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -165,16 +163,5 @@ impl Law for Lubrication {
             },
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(LubricationParams {
-                viscosity,
-                min_gap,
-                max_gap
-            }),
-            crate::pod_layout!(LubricationHistory { f_prev }),
-        ]
     }
 }

@@ -32,13 +32,10 @@
 //! Scene keys: `work_of_adhesion` (J/m^2, required), and `lambda` (dimensionless) or
 //! `cohesive_stress` (`sigma0`, Pa), exactly one.
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase,
-    SpringShape, Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::materials::effective_young;
 use crate::parity::{random_geom, SplitMix};
@@ -53,32 +50,32 @@ pub const MD_GOLDEN_STEPS: u32 = 40;
 /// Bisection steps for the overlap.
 pub const MD_BISECTION_STEPS: u32 = 32;
 
-/// Per-pair parameters of Maugis-Dugdale contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct MaugisDugdaleParams {
-    /// Effective modulus `E*` (Pa).
-    pub e_eff: f32,
-    /// Work of adhesion `W` (J/m^2).
-    pub work: f32,
-    /// Maugis' parameter when given (> 0); 0 to derive it per pair from `cohesive_stress`.
-    pub lambda: f32,
-    /// Dugdale stress `sigma0` (Pa), used when `lambda` is 0.
-    pub cohesive_stress: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of Maugis-Dugdale contact.
+    pub struct MaugisDugdaleParams {
+        /// Effective modulus `E*` (Pa).
+        pub e_eff: f32,
+        /// Work of adhesion `W` (J/m^2).
+        pub work: f32,
+        /// Maugis' parameter when given (> 0); 0 to derive it per pair from `cohesive_stress`.
+        pub lambda: f32,
+        /// Dugdale stress `sigma0` (Pa), used when `lambda` is 0.
+        pub cohesive_stress: f32,
+    }
 }
 
-/// Per-pair history of Maugis-Dugdale contact.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct MaugisDugdaleHistory {
-    /// 1 once the surfaces have touched, until the contact breaks.
-    pub established: f32,
-    /// Work done on the contact since it formed (J).
-    pub stored: f32,
-    /// Overlap at the previous step (m).
-    pub delta_prev: f32,
-    /// Repulsive force at the previous step (N).
-    pub f_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of Maugis-Dugdale contact.
+    pub struct MaugisDugdaleHistory {
+        /// 1 once the surfaces have touched, until the contact breaks.
+        pub established: f32,
+        /// Work done on the contact since it formed (J).
+        pub stored: f32,
+        /// Overlap at the previous step (m).
+        pub delta_prev: f32,
+        /// Repulsive force at the previous step (N).
+        pub f_prev: f32,
+    }
 }
 
 /// How Maugis' parameter is set.
@@ -170,8 +167,7 @@ pub fn law_maugis_dugdale(
     let lambda = if params.lambda > 0.0 {
         params.lambda
     } else {
-        2.0 * params.cohesive_stress
-            * (geom.r_eff / (pi * params.work * k * k)).powf(1.0 / 3.0)
+        2.0 * params.cohesive_stress * (geom.r_eff / (pi * params.work * k * k)).powf(1.0 / 3.0)
     };
     let d = geom.delta / delta_s;
     let t_end = md_branch_end(lambda);
@@ -216,13 +212,6 @@ impl Law for MaugisDugdale {
     const KEYWORD: &'static str = "maugis_dugdale";
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = &["work_of_adhesion", "lambda", "cohesive_stress"];
-    // Iterative: a golden-section and a bisection search over `exp` and `atan`, whose f32
-    // results may differ by an ulp between CPU and GPU. Next to the end of the branch the
-    // overlap is stationary in `t`, so an ulp in `Delta` moves `t`, and with it `A` and the
-    // force, by about sqrt(ulp) = 3e-4: 1e-3 of the force scale.
-    const PARITY_TOLERANCE: f32 = 1e-3;
-    const PARAMS_STRUCT: &'static str = "MaugisDugdaleParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("MaugisDugdaleHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Exact, Word::Energy, Word::Own, Word::Force];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = MaugisDugdaleParams;
@@ -247,9 +236,12 @@ impl Law for MaugisDugdale {
                 ))
             }
             (true, false) => keys.positive("lambda", "")?.map(Cohesion::Lambda),
-            (false, true) => keys.positive("cohesive_stress", "Pa")?.map(Cohesion::Stress),
+            (false, true) => keys
+                .positive("cohesive_stress", "Pa")?
+                .map(Cohesion::Stress),
         };
-        let cohesion = cohesion.ok_or_else(|| keys.missing("lambda", "lambda or cohesive_stress"))?;
+        let cohesion =
+            cohesion.ok_or_else(|| keys.missing("lambda", "lambda or cohesive_stress"))?;
         Ok(MaugisDugdaleSpec {
             work_of_adhesion,
             cohesion,
@@ -283,9 +275,8 @@ impl Law for MaugisDugdale {
         let lambda = lambda_of(spec, e, r) as f32;
         let d_end = md_curve(lambda, md_branch_end(lambda).exp())[2] as f64;
         let k = 4.0 / 3.0 * e;
-        let delta_s = (std::f64::consts::PI.powi(2) * spec.work_of_adhesion.powi(2) * r
-            / (k * k))
-            .cbrt();
+        let delta_s =
+            (std::f64::consts::PI.powi(2) * spec.work_of_adhesion.powi(2) * r / (k * k)).cbrt();
         1.25 * (-d_end).max(0.0) * delta_s
     }
 
@@ -312,6 +303,14 @@ impl Law for MaugisDugdale {
     ) {
         law_maugis_dugdale(g, p, h, f)
     }
+}
+
+impl LawTwin for MaugisDugdale {
+    // Iterative: a golden-section and a bisection search over `exp` and `atan`, whose f32
+    // results may differ by an ulp between CPU and GPU. Next to the end of the branch the
+    // overlap is stationary in `t`, so an ulp in `Delta` moves `t`, and with it `A` and the
+    // force, by about sqrt(ulp) = 3e-4: 1e-3 of the force scale.
+    const PARITY_TOLERANCE: f32 = 1e-3;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -346,22 +345,5 @@ impl Law for MaugisDugdale {
             },
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(MaugisDugdaleParams {
-                e_eff,
-                work,
-                lambda,
-                cohesive_stress
-            }),
-            crate::pod_layout!(MaugisDugdaleHistory {
-                established,
-                stored,
-                delta_prev,
-                f_prev
-            }),
-        ]
     }
 }

@@ -1,5 +1,6 @@
 //! Force laws, one module each: its parameter and history structs, its scene keys, mixing,
-//! range, time-step estimate, parity inputs (the [`crate::law::Law`] trait) and its CPU twin
+//! range, time-step estimate (the [`crate::law::Law`] trait), its parity inputs and tolerance
+//! (the [`crate::law::LawTwin`] trait) and its CPU twin
 //! `law_<name>(geom, params, [history,] force)`, which only adds into the
 //! [`crate::gpu_types::ContactForce`]; a chain is the ordered list of calls. Laws are called
 //! only while the pair is within the chain's interaction range.
@@ -9,7 +10,9 @@
 //! (`crate::registry`).
 
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::law::{CollisionContext, FieldOffsets, Law, LawKeys, PairContext, SpringShape, Word};
+use crate::law::{
+    CollisionContext, FieldOffsets, Law, LawKeys, LawTwin, PairContext, SpringShape, Word,
+};
 use crate::parity::SplitMix;
 use crate::registry::{words, ParityWords, Slot};
 

@@ -11,25 +11,22 @@
 //!
 //! Scene keys: `force` (N, required, signed), `release_distance` (m, required).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
-use crate::kernels::established::{book_step, established_layout, EstablishedHistory};
+use crate::kernels::established::{book_step, EstablishedHistory};
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of the preset force.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct PresetForceParams {
-    /// The force (N), positive repulsive.
-    pub force: f32,
-    /// Separation beyond which it is released (m).
-    pub release_distance: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the preset force.
+    pub struct PresetForceParams {
+        /// The force (N), positive repulsive.
+        pub force: f32,
+        /// Separation beyond which it is released (m).
+        pub release_distance: f32,
+    }
 }
 
 /// Scene settings of `preset_force`.
@@ -54,7 +51,13 @@ pub fn law_preset_force(
         *history = EstablishedHistory::default();
         return;
     }
-    book_step(geom, history, params.force, params.force * geom.delta, force);
+    book_step(
+        geom,
+        history,
+        params.force,
+        params.force * geom.delta,
+        force,
+    );
 }
 
 /// The `preset_force` law.
@@ -64,10 +67,6 @@ impl Law for PresetForce {
     const KEYWORD: &'static str = "preset_force";
     const SLOT: Slot = Slot::Extra;
     const KEYS: &'static [&'static str] = &["force", "release_distance"];
-    // A product and a difference: 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "PresetForceParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("EstablishedHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Exact, Word::Force, Word::Energy];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = PresetForceParams;
@@ -110,6 +109,11 @@ impl Law for PresetForce {
     ) {
         law_preset_force(g, p, h, f)
     }
+}
+
+impl LawTwin for PresetForce {
+    // A product and a difference: 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -134,12 +138,5 @@ impl Law for PresetForce {
             },
             force: ContactForce::default(),
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![crate::pod_layout!(PresetForceParams {
-            force,
-            release_distance
-        }), established_layout()]
     }
 }

@@ -15,33 +15,30 @@
 //! Scene keys: `rolling_friction` (mu_r, dimensionless, required),
 //! `regularization_velocity` (w_reg, rad/s, default 1e-3).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, random_prior_force, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of constant-torque rolling resistance.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct RollingConstantTorqueParams {
-    /// Rolling friction coefficient `mu_r`.
-    pub rolling_friction: f32,
-    /// Regularisation angular velocity `w_reg` (rad/s).
-    pub regularization_velocity: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of constant-torque rolling resistance.
+    pub struct RollingConstantTorqueParams {
+        /// Rolling friction coefficient `mu_r`.
+        pub rolling_friction: f32,
+        /// Regularisation angular velocity `w_reg` (rad/s).
+        pub regularization_velocity: f32,
+    }
 }
 
-/// Per-pair history of constant-torque rolling resistance.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct RollingConstantTorqueHistory {
-    /// Torque on body 1 at the previous step (N m).
-    pub m_prev: [f32; 3],
+crate::gpu_struct! {
+    /// Per-pair history of constant-torque rolling resistance.
+    pub struct RollingConstantTorqueHistory {
+        /// Torque on body 1 at the previous step (N m).
+        pub m_prev: [f32; 3],
+    }
 }
 
 /// Scene settings of `rolling_constant_torque`.
@@ -83,10 +80,6 @@ impl Law for RollingConstantTorque {
     const KEYWORD: &'static str = "rolling_constant_torque";
     const SLOT: Slot = Slot::Rolling;
     const KEYS: &'static [&'static str] = &["rolling_friction", "regularization_velocity"];
-    // A projection, a length and a division: 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "RollingConstantTorqueParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("RollingConstantTorqueHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Moment, Word::Moment, Word::Moment];
     const ENERGY: &'static [&'static str] = &["friction"];
     type Params = RollingConstantTorqueParams;
@@ -130,6 +123,11 @@ impl Law for RollingConstantTorque {
     ) {
         law_rolling_constant_torque(g, p, h, f)
     }
+}
+
+impl LawTwin for RollingConstantTorque {
+    // A projection, a length and a division: 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -149,15 +147,5 @@ impl Law for RollingConstantTorque {
             },
             force,
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(RollingConstantTorqueParams {
-                rolling_friction,
-                regularization_velocity
-            }),
-            crate::pod_layout!(RollingConstantTorqueHistory { m_prev }),
-        ]
     }
 }

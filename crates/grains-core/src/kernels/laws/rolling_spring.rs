@@ -21,39 +21,36 @@
 //! Scene keys: `rolling_friction` (mu_r, required), `rolling_stiffness` (k_r, N m/rad),
 //! `rolling_damping` (eta_r, default 0.3).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, random_prior_force, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of spring-dashpot-slider rolling resistance.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct RollingSpringParams {
-    /// Rolling friction coefficient `mu_r`.
-    pub rolling_friction: f32,
-    /// Rolling stiffness `k_r` (N m/rad); 0: `2.25 k_n mu_r^2 R*^2`.
-    pub rolling_stiffness: f32,
-    /// Damping ratio `eta_r` of the rolling dashpot.
-    pub rolling_damping: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of spring-dashpot-slider rolling resistance.
+    pub struct RollingSpringParams {
+        /// Rolling friction coefficient `mu_r`.
+        pub rolling_friction: f32,
+        /// Rolling stiffness `k_r` (N m/rad); 0: `2.25 k_n mu_r^2 R*^2`.
+        pub rolling_stiffness: f32,
+        /// Damping ratio `eta_r` of the rolling dashpot.
+        pub rolling_damping: f32,
+    }
 }
 
-/// Per-pair history of spring-dashpot-slider rolling resistance.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct RollingSpringHistory {
-    /// Spring torque on body 1 (N m).
-    pub spring: [f32; 3],
-    /// Energy the spring holds (J).
-    pub stored: f32,
-    /// Dashpot torque on body 1 at the previous step (N m).
-    pub dashpot: [f32; 3],
+crate::gpu_struct! {
+    /// Per-pair history of spring-dashpot-slider rolling resistance.
+    pub struct RollingSpringHistory {
+        /// Spring torque on body 1 (N m).
+        pub spring: [f32; 3],
+        /// Energy the spring holds (J).
+        pub stored: f32,
+        /// Dashpot torque on body 1 at the previous step (N m).
+        pub dashpot: [f32; 3],
+    }
 }
 
 /// Scene settings of `rolling_spring`.
@@ -73,8 +70,7 @@ pub fn law_rolling_spring(
 ) {
     let w = v3(geom.wrel);
     if geom.delta <= 0.0 {
-        force.friction_dissipated +=
-            history.stored - 0.5 * v3(history.dashpot).dot(w) * geom.dt;
+        force.friction_dissipated += history.stored - 0.5 * v3(history.dashpot).dot(w) * geom.dt;
         *history = RollingSpringHistory::default();
         return;
     }
@@ -140,10 +136,6 @@ impl Law for RollingSpring {
     const SLOT: Slot = Slot::Rolling;
     const KEYS: &'static [&'static str] =
         &["rolling_friction", "rolling_stiffness", "rolling_damping"];
-    // A projection with a rescale, a length and a square root: 2e-5.
-    const PARITY_TOLERANCE: f32 = 2e-5;
-    const PARAMS_STRUCT: &'static str = "RollingSpringParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("RollingSpringHistory");
     const HISTORY_WORDS: &'static [Word] = &[
         Word::Moment,
         Word::Moment,
@@ -197,6 +189,11 @@ impl Law for RollingSpring {
     ) {
         law_rolling_spring(g, p, h, f)
     }
+}
+
+impl LawTwin for RollingSpring {
+    // A projection with a rescale, a length and a square root: 2e-5.
+    const PARITY_TOLERANCE: f32 = 2e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -224,20 +221,5 @@ impl Law for RollingSpring {
             },
             force,
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(RollingSpringParams {
-                rolling_friction,
-                rolling_stiffness,
-                rolling_damping
-            }),
-            crate::pod_layout!(RollingSpringHistory {
-                spring,
-                stored,
-                dashpot
-            }),
-        ]
     }
 }

@@ -23,50 +23,47 @@
 //! `spring_damper` adds `damping` (N s/m, required); `serial_dashpot` adds `relaxation_time`
 //! (s, required) and `slip_threshold` (default 0).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of the spring elements (WGSL: `lib/spring_element.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct SpringParams {
-    /// Stiffness while stretched (N/m).
-    pub stretch: f32,
-    /// Stiffness while compressed (N/m).
-    pub compression: f32,
-    /// Rest length `d0` (m); negative: the length at the first evaluation.
-    pub rest_length: f32,
-    /// Length beyond which the spring breaks (m); 0: never.
-    pub rupture_length: f32,
-    /// Parallel dashpot `c` (N s/m); 0 for none.
-    pub damping: f32,
-    /// Serial dashpot's relaxation time `tau = c / k` (s); 0 for none.
-    pub relaxation_time: f32,
-    /// The rest length relaxes only while `d / d0` exceeds this.
-    pub slip_threshold: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the spring elements (WGSL: `lib/spring_element.wgsl`).
+    pub struct SpringParams {
+        /// Stiffness while stretched (N/m).
+        pub stretch: f32,
+        /// Stiffness while compressed (N/m).
+        pub compression: f32,
+        /// Rest length `d0` (m); negative: the length at the first evaluation.
+        pub rest_length: f32,
+        /// Length beyond which the spring breaks (m); 0: never.
+        pub rupture_length: f32,
+        /// Parallel dashpot `c` (N s/m); 0 for none.
+        pub damping: f32,
+        /// Serial dashpot's relaxation time `tau = c / k` (s); 0 for none.
+        pub relaxation_time: f32,
+        /// The rest length relaxes only while `d / d0` exceeds this.
+        pub slip_threshold: f32,
+    }
 }
 
-/// Per-pair history of the spring elements (WGSL: `lib/spring_element.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct SpringHistory {
-    /// Current rest length (m).
-    pub rest: f32,
-    /// [`SPRING_NEW`], [`SPRING_INTACT`] or [`SPRING_BROKEN`].
-    pub state: u32,
-    /// Evaluations while intact: for a fixed pair, evaluated from step 0 on, the step at which
-    /// it broke.
-    pub age: u32,
-    /// Parallel dashpot force of the previous step (N, positive repulsive).
-    pub f_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of the spring elements (WGSL: `lib/spring_element.wgsl`).
+    pub struct SpringHistory {
+        /// Current rest length (m).
+        pub rest: f32,
+        /// [`SPRING_NEW`], [`SPRING_INTACT`] or [`SPRING_BROKEN`].
+        pub state: u32,
+        /// Evaluations while intact: for a fixed pair, evaluated from step 0 on, the step at which
+        /// it broke.
+        pub age: u32,
+        /// Parallel dashpot force of the previous step (N, positive repulsive).
+        pub f_prev: f32,
+    }
 }
 
 /// A spring not evaluated yet.
@@ -267,10 +264,6 @@ impl<M: SpringModel> Law for SpringElement<M> {
     const KEYWORD: &'static str = M::KEYWORD;
     const SLOT: Slot = Slot::Normal;
     const KEYS: &'static [&'static str] = M::KEYS;
-    // Products, a dot product and one exp: a few ulps; 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "SpringParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("SpringHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Length, Word::Exact, Word::Exact, Word::Force];
     const ENERGY: &'static [&'static str] = &["elastic", "damping"];
     type Params = SpringParams;
@@ -315,34 +308,19 @@ impl<M: SpringModel> Law for SpringElement<M> {
         M::law(g, p, h, f)
     }
 
-    fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<SpringParams, SpringHistory> {
-        spring_case(rng, i)
-    }
-
     /// A broken spring's `age` is the step it broke at (for a fixed pair, evaluated from
     /// step 0 on).
     fn broken_at(h: &SpringHistory) -> Option<u64> {
         (h.state == SPRING_BROKEN).then_some(h.age as u64)
     }
+}
 
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(SpringParams {
-                stretch,
-                compression,
-                rest_length,
-                rupture_length,
-                damping,
-                relaxation_time,
-                slip_threshold
-            }),
-            crate::pod_layout!(SpringHistory {
-                rest,
-                state,
-                age,
-                f_prev
-            }),
-        ]
+impl<M: SpringModel> LawTwin for SpringElement<M> {
+    // Products, a dot product and one exp: a few ulps; 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<SpringParams, SpringHistory> {
+        spring_case(rng, i)
     }
 }
 
@@ -398,4 +376,3 @@ pub fn spring_case(rng: &mut SplitMix, i: usize) -> ParityCase<SpringParams, Spr
         force: ContactForce::default(),
     }
 }
-

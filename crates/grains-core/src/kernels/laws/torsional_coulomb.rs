@@ -15,34 +15,31 @@
 //! Scene keys: `torsional_friction` (mu_t, required), `damping` (c_t, N s/m: torque per unit
 //! spin and area over 2 pi; required).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required, CollisionContext, FieldOffsets, Law, LawKeys, PairContext, ParityCase, SpringShape,
-    Word,
+    required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, random_prior_force, SplitMix};
 use crate::registry::Slot;
 
-/// Per-pair parameters of torsional Coulomb friction.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct TorsionalCoulombParams {
-    /// Torsional friction coefficient `mu_t`.
-    pub torsional_friction: f32,
-    /// Viscous coefficient `c_t` of the sticking regime (N s/m).
-    pub damping: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of torsional Coulomb friction.
+    pub struct TorsionalCoulombParams {
+        /// Torsional friction coefficient `mu_t`.
+        pub torsional_friction: f32,
+        /// Viscous coefficient `c_t` of the sticking regime (N s/m).
+        pub damping: f32,
+    }
 }
 
-/// Per-pair history of torsional Coulomb friction.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct TorsionalCoulombHistory {
-    /// Torque magnitude about the normal at the previous step, signed with the spin it
-    /// opposed (N m).
-    pub m_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of torsional Coulomb friction.
+    pub struct TorsionalCoulombHistory {
+        /// Torque magnitude about the normal at the previous step, signed with the spin it
+        /// opposed (N m).
+        pub m_prev: f32,
+    }
 }
 
 /// Scene settings of `torsional_coulomb`.
@@ -85,10 +82,6 @@ impl Law for TorsionalCoulomb {
     const KEYWORD: &'static str = "torsional_coulomb";
     const SLOT: Slot = Slot::Twisting;
     const KEYS: &'static [&'static str] = &["torsional_friction", "damping"];
-    // Products and a square root: a few ulps; 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "TorsionalCoulombParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("TorsionalCoulombHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Moment];
     const ENERGY: &'static [&'static str] = &["friction"];
     type Params = TorsionalCoulombParams;
@@ -132,6 +125,11 @@ impl Law for TorsionalCoulomb {
     ) {
         law_torsional_coulomb(g, p, h, f)
     }
+}
+
+impl LawTwin for TorsionalCoulomb {
+    // Products and a square root: a few ulps; 1e-5.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(
         rng: &mut SplitMix,
@@ -150,15 +148,5 @@ impl Law for TorsionalCoulomb {
             },
             force,
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(TorsionalCoulombParams {
-                torsional_friction,
-                damping
-            }),
-            crate::pod_layout!(TorsionalCoulombHistory { m_prev }),
-        ]
     }
 }

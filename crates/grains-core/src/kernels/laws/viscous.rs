@@ -24,36 +24,34 @@
 //! Scene keys: `restitution` (in (0, 1], required), `form` (`"exact"`, the default, or
 //! `"tsuji"`).
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::gpu_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
-    required_restitution, CollisionContext, DampingContext, FieldOffsets, Law, LawKeys,
-    PairContext, ParityCase, SpringShape, Word,
+    required_restitution, CollisionContext, DampingContext, Law, LawKeys, LawTwin, PairContext,
+    ParityCase, SpringShape, Word,
 };
 use crate::parity::{random_geom, random_prior_force, SplitMix};
 use crate::registry::Slot;
 use crate::restitution::zeta_for_restitution;
 
-/// Per-pair parameters of the viscous dashpot.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ViscousParams {
-    /// Damping ratio, solved at set-up so the achieved restitution is the requested one (or
-    /// LIGGGHTS' for `form = "tsuji"`).
-    pub zeta: f32,
-    /// 1: the dashpot never pulls harder than the springs push (`exact`); 0: not clipped
-    /// (`tsuji`).
-    pub clip: f32,
+crate::gpu_struct! {
+    /// Per-pair parameters of the viscous dashpot.
+    pub struct ViscousParams {
+        /// Damping ratio, solved at set-up so the achieved restitution is the requested one (or
+        /// LIGGGHTS' for `form = "tsuji"`).
+        pub zeta: f32,
+        /// 1: the dashpot never pulls harder than the springs push (`exact`); 0: not clipped
+        /// (`tsuji`).
+        pub clip: f32,
+    }
 }
 
-/// Per-pair history of the viscous dashpot.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ViscousHistory {
-    /// Dashpot force applied at the previous step (N).
-    pub f_damp_prev: f32,
+crate::gpu_struct! {
+    /// Per-pair history of the viscous dashpot.
+    pub struct ViscousHistory {
+        /// Dashpot force applied at the previous step (N).
+        pub f_damp_prev: f32,
+    }
 }
 
 /// Scene settings of `viscous`.
@@ -104,10 +102,6 @@ impl Law for Viscous {
     const KEYWORD: &'static str = "viscous";
     const SLOT: Slot = Slot::Damping;
     const KEYS: &'static [&'static str] = &["restitution", "form"];
-    // Closed form with one square root: a few f32 ulps.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-    const PARAMS_STRUCT: &'static str = "ViscousParams";
-    const HISTORY_STRUCT: Option<&'static str> = Some("ViscousHistory");
     const HISTORY_WORDS: &'static [Word] = &[Word::Force];
     const ENERGY: &'static [&'static str] = &["damping"];
     type Params = ViscousParams;
@@ -172,6 +166,11 @@ impl Law for Viscous {
     fn apply(g: &ContactGeom, p: &ViscousParams, h: &mut ViscousHistory, f: &mut ContactForce) {
         law_viscous(g, p, h, f)
     }
+}
+
+impl LawTwin for Viscous {
+    // Closed form with one square root: a few f32 ulps.
+    const PARITY_TOLERANCE: f32 = 1e-5;
 
     fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<ViscousParams, ViscousHistory> {
         let geom = random_geom(rng, i);
@@ -187,12 +186,5 @@ impl Law for Viscous {
             },
             force,
         }
-    }
-
-    fn layouts() -> Vec<(&'static str, u32, FieldOffsets)> {
-        vec![
-            crate::pod_layout!(ViscousParams { zeta, clip }),
-            crate::pod_layout!(ViscousHistory { f_damp_prev }),
-        ]
     }
 }
