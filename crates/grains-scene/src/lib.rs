@@ -26,11 +26,11 @@
 
 mod error;
 pub mod generators;
-mod insert;
 mod law_keys;
 pub mod mesh_file;
+mod messages;
 mod parse;
-mod shell;
+mod sections;
 mod walk;
 
 use std::fmt::Write as _;

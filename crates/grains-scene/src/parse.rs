@@ -7,20 +7,22 @@ use std::path::{Path, PathBuf};
 use grains_core::gpu_types::Wall;
 use grains_core::materials::{Interaction, Material};
 use grains_core::timestep::{timestep_report, TimestepReport};
-use grains_core::units::{qty, sig4};
+use grains_core::units::qty;
 use grains_core::{CoreError, Domain, LawKind, LawSpec, Particles, Slot, World};
 use toml::de::DeTable;
 
 use crate::error::SceneError;
 use crate::generators::{parse_pack, Lattice};
 use crate::law_keys::SlotKeys;
+use crate::messages::{point3, vec3, MaxByStart};
+use crate::sections::domain::check_box;
+use crate::sections::material::material_of;
 use crate::walk::{Ctx, Table, Value};
 use crate::BackendChoice;
 
 /// Most particles a scene may hold: indices are u32 on the GPU, and this keeps a typo in a
 /// lattice count from exhausting memory before it can be reported.
 const MAX_PARTICLES: u64 = 1 << 28;
-use crate::MAX_STEPS;
 
 /// Everything `parse_scene` needs to build a `Scene`.
 pub(crate) struct Parsed {
@@ -41,11 +43,6 @@ pub(crate) struct Parsed {
     pub overlaps: grains_core::overlaps::OverlapReport,
     /// What the scene holds that it should be told about (located, as errors).
     pub warnings: Vec<String>,
-}
-
-enum Length {
-    Duration(f64, Range<usize>),
-    Steps(u64),
 }
 
 enum Every {
@@ -101,209 +98,9 @@ pub(crate) fn parse(
         "output",
     ])?;
 
-    // [simulation]
-    let sim = ctx.table(
-        root.req("simulation", "a [simulation] table")?,
-        "simulation",
-        "a [simulation] table",
-    )?;
-    sim.deny_unknown(&[
-        "duration",
-        "steps",
-        "dt",
-        "gravity",
-        "backend",
-        "skin",
-        "max_initial_overlap",
-        "lost_particles",
-        "sphere_orientation",
-    ])?;
-    let length = match (sim.get("duration"), sim.get("steps")) {
-        (Some(_), Some(_)) => {
-            let second = if sim.key_span("steps").start > sim.key_span("duration").start {
-                "steps"
-            } else {
-                "duration"
-            };
-            return Err(ctx.err(
-                &sim.key_span(second),
-                &sim.key(second),
-                "give either `duration` (s) or `steps`, not both",
-            ));
-        }
-        (None, None) => {
-            return Err(ctx.err(
-                &sim.span,
-                &sim.key("duration"),
-                "missing the run length: expected `duration` (s) or `steps` (a positive integer)",
-            ))
-        }
-        (Some(d), None) => Length::Duration(ctx.positive(d, &sim.key("duration"), "s")?, d.span()),
-        (None, Some(n)) => {
-            let steps = ctx.integer(n, &sim.key("steps"), 1)?;
-            if steps > MAX_STEPS {
-                return Err(ctx.err(
-                    &n.span(),
-                    &sim.key("steps"),
-                    format!("expected at most {} steps (1e15), found {steps}", MAX_STEPS),
-                ));
-            }
-            Length::Steps(steps)
-        }
-    };
-    let max_initial_overlap = match sim.get("max_initial_overlap") {
-        Some(v) => ctx.positive(
-            v,
-            &sim.key("max_initial_overlap"),
-            "fraction of the smaller radius",
-        )?,
-        None => crate::DEFAULT_MAX_INITIAL_OVERLAP,
-    };
-    let lost = match sim.get("lost_particles") {
-        None => crate::LostParticles::Error,
-        Some(v) => {
-            let what = "\"error\" (stop the run) or \"delete\" (remove them and count them)";
-            match ctx.string(v, &sim.key("lost_particles"), what)? {
-                "error" => crate::LostParticles::Error,
-                "delete" => crate::LostParticles::Delete,
-                _ => {
-                    return Err(ctx.err(
-                        &v.span(),
-                        &sim.key("lost_particles"),
-                        format!("expected {what}, found {}", ctx.found(v)),
-                    ))
-                }
-            }
-        }
-    };
-    let dt_given = match sim.get("dt") {
-        None => None,
-        Some(v) => {
-            let what = "\"auto\" or a positive number of seconds";
-            match v.get_ref().as_str() {
-                Some("auto") => None,
-                Some(_) => {
-                    return Err(ctx.err(
-                        &v.span(),
-                        &sim.key("dt"),
-                        format!("expected {what}, found {}", ctx.found(v)),
-                    ))
-                }
-                None => {
-                    let dt = ctx.number(v, &sim.key("dt"), what)?;
-                    if dt <= 0.0 || (dt as f32) <= 0.0 {
-                        return Err(ctx.err(
-                            &v.span(),
-                            &sim.key("dt"),
-                            format!("expected {what}, found {}", ctx.found(v)),
-                        ));
-                    }
-                    Some(dt)
-                }
-            }
-        }
-    };
-    let gravity = match sim.get("gravity") {
-        Some(v) => ctx.vec3(v, &sim.key("gravity"), "m/s^2")?,
-        None => [0.0; 3],
-    };
-    let backend = match sim.get("backend") {
-        None => BackendChoice::Auto,
-        Some(v) => {
-            let what = "one of \"auto\", \"gpu\", \"cpu\"";
-            match ctx.string(v, &sim.key("backend"), what)? {
-                "auto" => BackendChoice::Auto,
-                "gpu" => BackendChoice::Gpu,
-                "cpu" => BackendChoice::Cpu,
-                _ => {
-                    return Err(ctx.err(
-                        &v.span(),
-                        &sim.key("backend"),
-                        format!("expected {what}, found {}", ctx.found(v)),
-                    ))
-                }
-            }
-        }
-    };
-    let sphere_orientation = match sim.get("sphere_orientation") {
-        Some(v) => ctx.boolean(v, &sim.key("sphere_orientation"))?,
-        None => false,
-    };
-    let skin = match sim.get("skin") {
-        Some(v) => Some(ctx.positive(v, &sim.key("skin"), "m")?),
-        None => None,
-    };
-
-    // [domain]
-    let dom_value = root.req("domain", "a [domain] table with min and max")?;
-    let dom = ctx.table(dom_value, "domain", "a [domain] table")?;
-    dom.deny_unknown(&["min", "max", "periodic"])?;
-    let dmin = ctx.vec3(dom.req("min", "[x, y, z] (m)")?, "domain.min", "m")?;
-    let max_v = dom.req("max", "[x, y, z] (m)")?;
-    let dmax = ctx.vec3(max_v, "domain.max", "m")?;
-    check_box(&ctx, &dmin, &dmax, max_v, "domain.max", "domain.min")?;
-    let periodic = match dom.get("periodic") {
-        Some(v) => ctx.bool3(v, "domain.periodic")?,
-        None => [false; 3],
-    };
-    let domain = Domain {
-        min: dmin,
-        max: dmax,
-        periodic,
-    };
-
-    // [[material]]
-    let mats = ctx.tables(
-        root.req("material", "at least one [[material]] block")?,
-        "material",
-    )?;
-    let mut materials: Vec<Material> = Vec::new();
-    let mut material_spans: Vec<Range<usize>> = Vec::new();
-    for m in &mats {
-        m.deny_unknown(&["name", "density", "young", "poisson"])?;
-        let name_v = m.req("name", "a string")?;
-        let name = ctx.string(name_v, &m.key("name"), "a material name (a string)")?;
-        if name.is_empty() {
-            return Err(ctx.err(&name_v.span(), &m.key("name"), "expected a non-empty name"));
-        }
-        if let Some(k) = materials.iter().position(|x| x.name == name) {
-            let (line, _) = ctx.line_col(material_spans.get(k).map(|s| s.start).unwrap_or(0));
-            return Err(ctx.err(
-                &name_v.span(),
-                &m.key("name"),
-                format!("duplicate material name \"{name}\": material[{k}] (line {line}) already has it; names must be unique"),
-            ));
-        }
-        let density = ctx.positive(
-            m.req("density", "a positive number (kg/m^3)")?,
-            &m.key("density"),
-            "kg/m^3",
-        )?;
-        let young = ctx.positive(
-            m.req("young", "a positive number (Pa)")?,
-            &m.key("young"),
-            "Pa",
-        )?;
-        let pv = m.req("poisson", "a number in (-1, 0.5)")?;
-        let poisson = ctx.number(pv, &m.key("poisson"), "a number in (-1, 0.5)")?;
-        if !(poisson > -1.0 && poisson < 0.5) {
-            return Err(ctx.err(
-                &pv.span(),
-                &m.key("poisson"),
-                format!(
-                    "expected a Poisson's ratio in (-1, 0.5), found {}",
-                    ctx.found(pv)
-                ),
-            ));
-        }
-        materials.push(Material {
-            name: name.to_string(),
-            density,
-            young,
-            poisson,
-        });
-        material_spans.push(name_v.span());
-    }
+    let sim = crate::sections::simulation::read(&ctx, &root)?;
+    let (domain, domain_span) = crate::sections::domain::read(&ctx, &root)?;
+    let materials = crate::sections::material::read(&ctx, &root)?;
     let material_index = |v: &Value<'_>, key: &str| -> Result<usize, SceneError> {
         material_of(&ctx, &materials, v, key)
     };
@@ -354,8 +151,10 @@ pub(crate) fn parse(
 
     // [[insert]]: dormant particles after the [[particles]] blocks; then [[shell]], whose
     // nodes are the last particles.
-    let inserts = crate::insert::parse_inserts(&ctx, &root, &materials, &domain, &mut particles)?;
-    let shells = crate::shell::parse_shells(&ctx, &root, &materials, &domain, &mut particles)?;
+    let inserts =
+        crate::sections::insert::parse_inserts(&ctx, &root, &materials, &domain, &mut particles)?;
+    let shells =
+        crate::sections::shell::parse_shells(&ctx, &root, &materials, &domain, &mut particles)?;
     for block in ["insert", "shell"] {
         let Some(v) = root.get(block) else { continue };
         for b in ctx.tables(v, block)? {
@@ -649,7 +448,7 @@ pub(crate) fn parse(
             let movable = &particles.pos[..first_triangle.unwrap_or(particles.len())];
             for (k, x) in movable.iter().enumerate().filter(|(_, x)| x[3] > 0.0) {
                 let (_, rho) = grains_core::kernels::resolvers::sphere_cylinder::cylinder_radial(
-                    glam_free(x),
+                    particle_centre(x),
                     w,
                 );
                 if (w.hollow != 0) != (rho < w.radius) {
@@ -843,9 +642,9 @@ pub(crate) fn parse(
                 .flat_map(|b| b.insertion.radii.iter().map(|&r| r as f64)),
         )
         .fold(0.0, f64::max);
-    let skin = skin.unwrap_or(0.5 * rmax);
+    let skin = sim.skin.unwrap_or(0.5 * rmax);
     let core_err = |e: CoreError| {
-        let (line, column) = ctx.line_col(dom_value.span().start);
+        let (line, column) = ctx.line_col(domain_span.start);
         SceneError::Core {
             file: path.to_path_buf(),
             line,
@@ -860,12 +659,14 @@ pub(crate) fn parse(
         materials,
         interactions,
         domain,
-        gravity,
-        dt_given.unwrap_or(1.0),
+        sim.gravity,
+        sim.dt_given.unwrap_or(1.0),
         skin,
     )
     .map_err(core_err)?;
-    world.particles.set_sphere_orientation(sphere_orientation);
+    world
+        .particles
+        .set_sphere_orientation(sim.sphere_orientation);
     if !bond_pairs.is_empty() {
         world = world
             .with_fixed_pairs(bond_pairs, bond_interactions)
@@ -896,24 +697,7 @@ pub(crate) fn parse(
             .map_err(core_err)?;
     }
     let timestep = timestep_report(&world);
-    let dt = match dt_given {
-        Some(dt) => dt,
-        None => {
-            let dt = timestep.auto_dt;
-            if !(dt.is_finite() && dt > 0.0 && (dt as f32) > 0.0) {
-                let span = sim.get("dt").map(|v| v.span()).unwrap_or(sim.span.clone());
-                return Err(ctx.err(
-                    &span,
-                    &sim.key("dt"),
-                    format!(
-                        "dt = \"auto\" found no usable time step (got {}); give dt in seconds",
-                        qty(dt, "s")
-                    ),
-                ));
-            }
-            dt
-        }
-    };
+    let dt = sim.time_step(&ctx, timestep.auto_dt)?;
     world.dt = dt;
     if !world.insertions.is_empty() {
         world.insert_every = ((insert_every / dt).round() as u64).max(1);
@@ -928,30 +712,7 @@ pub(crate) fn parse(
             .max(grains_core::world::SPEED_LIMIT_FACTOR * v);
     }
 
-    let steps = match length {
-        Length::Steps(n) => n,
-        Length::Duration(d, span) => {
-            let n = d / dt;
-            // duration = 0.05 with dt = 1e-5 is 5000 steps, not 5001 by a rounding ulp.
-            let r = n.round();
-            let n = if (n - r).abs() <= 1e-9 * r.max(1.0) {
-                r
-            } else {
-                n.ceil()
-            };
-            if !(1.0..=MAX_STEPS as f64).contains(&n) {
-                return Err(ctx.err(
-                    &span,
-                    &sim.key("duration"),
-                    format!(
-                        "duration / dt = {} steps; expected between 1 and 1e15 steps",
-                        sig4(n)
-                    ),
-                ));
-            }
-            n as u64
-        }
-    };
+    let steps = sim.steps(&ctx, dt)?;
 
     // [output]
     let mut dir = PathBuf::from("out");
@@ -1058,9 +819,9 @@ pub(crate) fn parse(
     Ok(Parsed {
         world,
         timestep,
-        dt_auto: dt_given.is_none(),
+        dt_auto: sim.dt_given.is_none(),
         steps,
-        backend,
+        backend: sim.backend,
         dir,
         every_steps,
         checkpoint_every_steps,
@@ -1068,52 +829,11 @@ pub(crate) fn parse(
         csv,
         contacts,
         energy,
-        max_initial_overlap,
-        lost,
+        max_initial_overlap: sim.max_initial_overlap,
+        lost: sim.lost,
         overlaps,
         warnings: ctx.warnings.take(),
     })
-}
-
-pub(crate) trait MaxByStart {
-    fn max_by_start(self, other: Range<usize>) -> Range<usize>;
-}
-
-impl MaxByStart for Range<usize> {
-    /// The later of two spans: "not both" errors point at the second key written.
-    fn max_by_start(self, other: Range<usize>) -> Range<usize> {
-        if other.start > self.start {
-            other
-        } else {
-            self
-        }
-    }
-}
-
-/// `min < max` on every axis; the error points at `max`.
-fn check_box(
-    ctx: &Ctx<'_>,
-    lo: &[f64; 3],
-    hi: &[f64; 3],
-    hi_v: &Value<'_>,
-    hi_key: &str,
-    lo_key: &str,
-) -> Result<(), SceneError> {
-    for k in 0..3 {
-        if hi[k] <= lo[k] {
-            return Err(ctx.err(
-                &hi_v.span(),
-                hi_key,
-                format!(
-                    "expected {hi_key} > {lo_key} on every axis; on {} it is {} <= {}",
-                    ["x", "y", "z"][k],
-                    hi[k],
-                    lo[k]
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// A list with one entry per particle of the block; `what` describes an entry.
@@ -1812,59 +1532,9 @@ fn law_table(ctx: &Ctx<'_>, v: &Value<'_>, path: &str, slot: Slot) -> Result<Law
     law.parse(&SlotKeys { t: &t })
 }
 
-/// The index of the material named by `v` (at key path `key`), or the error listing the
-/// defined materials.
-pub(crate) fn material_of(
-    ctx: &Ctx<'_>,
-    materials: &[Material],
-    v: &Value<'_>,
-    key: &str,
-) -> Result<usize, SceneError> {
-    let name = ctx.string(v, key, "a material name (a string)")?;
-    materials
-        .iter()
-        .position(|m| m.name == name)
-        .ok_or_else(|| {
-            let names: Vec<String> = materials
-                .iter()
-                .map(|m| format!("\"{}\"", m.name))
-                .collect();
-            ctx.err(
-                &v.span(),
-                key,
-                format!(
-                    "unknown material \"{name}\"; defined materials: {}",
-                    names.join(", ")
-                ),
-            )
-        })
-}
-
-/// The centre of a particle as the resolvers' vector type.
-fn glam_free(x: &[f32; 4]) -> grains_core::kernels::resolvers::Vec3 {
+/// The centre of a particle (its position row) as the resolvers' vector type.
+fn particle_centre(x: &[f32; 4]) -> grains_core::kernels::resolvers::Vec3 {
     grains_core::kernels::resolvers::Vec3::new(x[0], x[1], x[2])
-}
-
-/// A point for messages: `(x, y, z) m`, four significant digits each.
-pub(crate) fn point3<T: Copy + Into<f64>>(x: &[T]) -> String {
-    format!("{} m", vec3(x))
-}
-
-/// [`sig4`] of a value that may be an f32 widened to f64: read at the f32's shortest form
-/// when it is one exactly, so `0.01f32` prints `0.01000`.
-fn shortest(v: f64) -> String {
-    let f = v as f32;
-    if f as f64 == v {
-        grains_core::units::sig4_f32(f)
-    } else {
-        sig4(v)
-    }
-}
-
-/// A vector for messages: `(x, y, z)`, four significant digits each.
-pub(crate) fn vec3<T: Copy + Into<f64>>(x: &[T]) -> String {
-    let c: Vec<String> = x.iter().take(3).map(|&v| shortest(v.into())).collect();
-    format!("({})", c.join(", "))
 }
 
 /// What a bond may join: the scene's particles, with the id ranges of the `[[insert]]` blocks'

@@ -24,7 +24,7 @@ use grains_core::{Domain, Particles};
 
 use crate::error::SceneError;
 use crate::law_keys::SlotKeys;
-use crate::parse::point3;
+use crate::messages::point3;
 use crate::walk::{Ctx, Table};
 
 /// Largest icosphere subdivision (10 * 4^7 + 2 = 163842 nodes).
@@ -59,7 +59,8 @@ pub(crate) fn parse_shells(
         accepted.extend(ShellSlot::ALL.iter().map(|s| s.key()));
         b.deny_unknown(&accepted)?;
         let mv = b.req("material", "a material name")?;
-        let material = crate::parse::material_of(ctx, materials, mv, &b.key("material"))?;
+        let material =
+            crate::sections::material::material_of(ctx, materials, mv, &b.key("material"))?;
         if particles.material[..spheres].contains(&(material as u32)) {
             return Err(ctx.err(
                 &mv.span(),

@@ -21,7 +21,7 @@ use grains_core::parity::SplitMix;
 use grains_core::{Domain, Particles};
 
 use crate::error::SceneError;
-use crate::parse::MaxByStart;
+use crate::messages::MaxByStart;
 use crate::walk::{Ctx, Table, Value};
 
 /// A block as parsed, before the time step is known.
@@ -62,7 +62,7 @@ pub(crate) fn parse_inserts(
             "every",
         ])?;
         let mv = b.req("material", "a material name")?;
-        let mi = crate::parse::material_of(ctx, materials, mv, &b.key("material"))?;
+        let mi = crate::sections::material::material_of(ctx, materials, mv, &b.key("material"))?;
         let mat = &materials[mi];
         let region = region_of(ctx, &b)?;
         region_within(ctx, &b, &region, domain)?;

@@ -1,0 +1,59 @@
+//! The `[domain]` table: the box particles live in, and which axes wrap around.
+
+use std::ops::Range;
+
+use grains_core::Domain;
+
+use crate::error::SceneError;
+use crate::walk::{Ctx, Table, Value};
+
+/// Read the required `[domain]` table; with the domain, the table's span, where errors of the
+/// world as a whole point.
+pub(crate) fn read(
+    ctx: &Ctx<'_>,
+    root: &Table<'_, '_>,
+) -> Result<(Domain, Range<usize>), SceneError> {
+    let dom_value = root.req("domain", "a [domain] table with min and max")?;
+    let dom = ctx.table(dom_value, "domain", "a [domain] table")?;
+    dom.deny_unknown(&["min", "max", "periodic"])?;
+    let dmin = ctx.vec3(dom.req("min", "[x, y, z] (m)")?, "domain.min", "m")?;
+    let max_v = dom.req("max", "[x, y, z] (m)")?;
+    let dmax = ctx.vec3(max_v, "domain.max", "m")?;
+    check_box(ctx, &dmin, &dmax, max_v, "domain.max", "domain.min")?;
+    let periodic = match dom.get("periodic") {
+        Some(v) => ctx.bool3(v, "domain.periodic")?,
+        None => [false; 3],
+    };
+    let domain = Domain {
+        min: dmin,
+        max: dmax,
+        periodic,
+    };
+    Ok((domain, dom_value.span()))
+}
+
+/// `min < max` on every axis; the error points at `max`.
+pub(crate) fn check_box(
+    ctx: &Ctx<'_>,
+    lo: &[f64; 3],
+    hi: &[f64; 3],
+    hi_v: &Value<'_>,
+    hi_key: &str,
+    lo_key: &str,
+) -> Result<(), SceneError> {
+    for k in 0..3 {
+        if hi[k] <= lo[k] {
+            return Err(ctx.err(
+                &hi_v.span(),
+                hi_key,
+                format!(
+                    "expected {hi_key} > {lo_key} on every axis; on {} it is {} <= {}",
+                    ["x", "y", "z"][k],
+                    hi[k],
+                    lo[k]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
