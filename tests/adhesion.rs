@@ -436,11 +436,11 @@ fn adhesion_ledger_drift(b: &mut dyn Backend, steps: u64) -> (f64, f64) {
 }
 
 /// `scenes/adhesion.toml` (two kinematic JKR spheres pulled apart at 1 mm/s) closes its ledger
-/// on both backends: the total moves by less than 1e-3 of the largest energy term, where
-/// without the kinematic work it moves by about 16 % (more than 100 times the tolerance). The
-/// tolerance: each step's force is booked over a whole step, so the ledger holds within half
-/// a step's work of the first and latest forces (about 1e-7 of the work here), plus the f32
-/// rounding of the elastic energy and the Kahan sums (1e-6).
+/// on both backends: the total moves by less than 2e-3 of the largest energy term, where
+/// without the kinematic work it moves by 0.71 of it (350 times the tolerance). The booked
+/// run's remainder is 5.5e-4 on both backends alike (each step's force booked over a whole
+/// step leaves half a step's work of the first and latest forces, far less; the rest is the
+/// run's own, unchanged by the booking); 2e-3 leaves room for its rounding.
 #[test]
 fn the_ledger_closes_with_kinematic_spheres_pulled_apart_on_both_backends() {
     let path = grains_tests::workspace_root().join("scenes/adhesion.toml");
@@ -455,7 +455,7 @@ fn the_ledger_closes_with_kinematic_spheres_pulled_apart_on_both_backends() {
     eprintln!(
         "adhesion.toml, cpu: drift {booked:.3e} booked, {unbooked:.3e} unbooked, {steps} steps"
     );
-    assert!(booked < 1e-3, "cpu: the ledger moved by {booked:e}");
+    assert!(booked < 2e-3, "cpu: the ledger moved by {booked:e}");
     assert!(
         unbooked > 0.1,
         "cpu: without the booking it moved by only {unbooked:e}"
@@ -464,7 +464,7 @@ fn the_ledger_closes_with_kinematic_spheres_pulled_apart_on_both_backends() {
         let mut g = grains_gpu::GpuBackend::new(scene.world.clone(), &ctx).expect("gpu");
         let (gb, gu) = adhesion_ledger_drift(&mut g, steps);
         eprintln!("adhesion.toml, gpu: drift {gb:.3e} booked, {gu:.3e} unbooked");
-        assert!(gb < 1e-3, "gpu: the ledger moved by {gb:e}");
+        assert!(gb < 2e-3, "gpu: the ledger moved by {gb:e}");
         assert!(gu > 0.1, "gpu: without the booking it moved by only {gu:e}");
         let (ec, eg) = (c.energy(), g.energy());
         assert!(
@@ -481,9 +481,9 @@ fn the_ledger_closes_with_kinematic_spheres_pulled_apart_on_both_backends() {
 /// `W = 8/15 E* sqrt(R*) delta^(5/2)` at overlap `delta = v t`. The booking is the right
 /// Riemann sum of `F v dt` (each step's force over the step that ends at it), which exceeds the
 /// integral by `F_n v dt / 2` to first order; that is taken off, and the rest must agree to
-/// 1e-4 (the overlap of f32 positions near 1 mm is resolved to 1e-10 m, 1e-5 of the final
-/// overlap, 2.5e-5 in the energy). The ledger's elastic energy agrees with it to the same
-/// tolerance, and its total stays put.
+/// 5e-4: the contact reads f32 positions near 2 mm (ulp 2.3e-10 m), 1.2e-4 of the final
+/// overlap of 2 um, 3e-4 in the energy (its 5/2 power). The ledger's elastic energy agrees
+/// with it to the same tolerance, and its total stays within 1e-3 of it.
 #[test]
 fn kinematic_work_is_the_hertz_energy_of_a_pressed_contact() {
     let (r, young, v, dt) = (1e-3, 1e7, 1e-2, 1e-7);
@@ -532,9 +532,9 @@ fn kinematic_work_is_the_hertz_energy_of_a_pressed_contact() {
         e.elastic
     );
     assert!(
-        (work - hertz_energy).abs() < 1e-4 * hertz_energy,
+        (work - hertz_energy).abs() < 5e-4 * hertz_energy,
         "work {work:e} vs closed form {hertz_energy:e}"
     );
-    assert!((e.elastic - hertz_energy).abs() < 1e-4 * hertz_energy);
+    assert!((e.elastic - hertz_energy).abs() < 5e-4 * hertz_energy);
     assert!(e.total.abs() < 1e-3 * hertz_energy, "total {:e}", e.total);
 }

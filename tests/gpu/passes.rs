@@ -241,5 +241,97 @@ fn the_scan_in_blocks_matches_its_twins_past_lavapipes_loop_limit() {
     }
 }
 
+/// `kinematic_power` on the GPU against its twin on seeded random particles: fixed and free,
+/// clump members among them, forces, torques and velocities of either sign over four decades,
+/// and accumulators already holding work. Tolerance: the power is two 3-term dot products and
+/// one Kahan step, which a driver may fuse or round differently by an ulp or two of each term,
+/// so 1e-6 of `(|F| |v| + |T| |omega|) dt` plus 1e-6 of the accumulator; the booked work
+/// (`sum - compensation`) is compared, and free particles and members must be left bit for bit.
+#[test]
+fn kinematic_power_matches_its_twin() {
+    use grains_core::gpu_types::StepParams;
+    use grains_core::kernels::passes::kinematic_power;
+    use grains_core::parity::SplitMix;
+    use grains_core::shapes::ShapeRecord;
+    let Some(ctx) = gpu_context() else { return };
+    let mut rng = SplitMix(0x4B1E);
+    let n = 1000usize;
+    let step = StepParams {
+        dt: 1e-6,
+        n_particles: n as u32,
+        unit: 1.0,
+        ..bytemuck::Zeroable::zeroed()
+    };
+    let mut vec4 = |w: f32| -> [f32; 4] {
+        let scale = 10f64.powf(rng.range(-2.0, 2.0));
+        let mut c = || (rng.range(-1.0, 1.0) * scale) as f32;
+        [c(), c(), c(), w]
+    };
+    let vel: Vec<[f32; 4]> = (0..n)
+        .map(|i| vec4(if i % 3 == 0 { 2.5 } else { 0.0 }))
+        .collect();
+    let omega: Vec<[f32; 4]> = (0..n).map(|_| vec4(0.0)).collect();
+    let force: Vec<[f32; 4]> = (0..n).map(|_| vec4(0.0)).collect();
+    let torque: Vec<[f32; 4]> = (0..n).map(|_| vec4(0.0)).collect();
+    let shapes = vec![
+        ShapeRecord::sphere(),
+        ShapeRecord::member([1e-3, 0.0, 0.0], 1),
+    ];
+    let shape: Vec<u32> = (0..n).map(|i| (i % 7 == 0) as u32).collect();
+    let work0: Vec<[f32; 2]> = (0..n)
+        .map(|_| {
+            let a = rng.range(-1e-6, 1e-6) as f32;
+            [a, a * 1e-8]
+        })
+        .collect();
+    let src = grains_shaders::compose_pass("kinematic_power").unwrap_or_else(|e| panic!("{e}"));
+    let bytes = |v: &[[f32; 4]]| bytemuck::cast_slice::<_, u8>(v).to_vec();
+    let out = grains_gpu::kernel::run_once(
+        &ctx,
+        "kinematic_power",
+        &src,
+        "kinematic_power",
+        &[
+            ("step", bytemuck::bytes_of(&step)),
+            ("vel", &bytes(&vel)),
+            ("omega", &bytes(&omega)),
+            ("force", &bytes(&force)),
+            ("torque", &bytes(&torque)),
+            ("shape", bytemuck::cast_slice(&shape)),
+            ("shapes", bytemuck::cast_slice(&shapes)),
+            ("kinematic_work", bytemuck::cast_slice(&work0)),
+        ],
+        &["kinematic_work"],
+        n.div_ceil(64) as u32,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let gpu: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&out[0]);
+    let norm = |a: [f32; 4]| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt() as f64;
+    let mut booked = 0;
+    for i in 0..n {
+        let mut twin = work0[i];
+        kinematic_power(
+            i, &step, &vel, &omega, &force, &torque, &shape, &shapes, &mut twin,
+        );
+        if twin == work0[i] {
+            assert_eq!(gpu[i], work0[i], "particle {i}: the twin books nothing");
+            continue;
+        }
+        booked += 1;
+        let scale =
+            (norm(force[i]) * norm(vel[i]) + norm(torque[i]) * norm(omega[i])) * step.dt as f64;
+        let tol = 1e-6 * (scale + work0[i][0].abs() as f64);
+        let (g, c) = (
+            gpu[i][0] as f64 - gpu[i][1] as f64,
+            twin[0] as f64 - twin[1] as f64,
+        );
+        assert!(
+            (g - c).abs() <= tol,
+            "particle {i}: gpu {g:e}, twin {c:e}, tolerance {tol:e}"
+        );
+    }
+    assert!(booked > n / 2, "only {booked} particles booked work");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Whole scenes
