@@ -568,9 +568,18 @@ fn readme_tables() -> BTreeMap<String, Vec<(u32, String, String, String)>> {
     out
 }
 
-/// A law harness binds the law's own records (naga resolves the aliases): the README names
-/// them by their aliases `HarnessParams` and `HarnessHistory`.
-fn law_neutral(label: &str, type_name: String) -> String {
+/// A harness binds the records of the element it runs (naga resolves the aliases): the README
+/// names them by their aliases, `HarnessParams` and `HarnessHistory` for a law's, `HarnessBody1`
+/// and `HarnessBody2` for the bodies `b1` and `b2` of a resolver's.
+fn harness_neutral(label: &str, binding: &str, type_name: String) -> String {
+    if let Some(r) = ResolverKind::ALL.iter().find(|r| r.harness() == label) {
+        let (body1, body2) = r.harness_bodies();
+        return match binding {
+            "b1" => type_name.replace(body1, "HarnessBody1"),
+            "b2" => type_name.replace(body2, "HarnessBody2"),
+            _ => type_name,
+        };
+    }
     let Some(law) = label
         .strip_prefix("harness_law_")
         .and_then(|stem| LawKind::ALL.iter().find(|l| l.stem() == stem))
@@ -615,6 +624,8 @@ fn readme_binding_tables_match_reflection() {
     for (name, entry) in harnesses() {
         let table = if name.starts_with("harness_law_") {
             "harness_law_<stem>".to_string()
+        } else if name.starts_with("harness_resolve_") {
+            "harness_resolve_<stem>".to_string()
         } else {
             name.clone()
         };
@@ -642,12 +653,8 @@ fn readme_binding_tables_match_reflection() {
                     BindingKind::StorageRead | BindingKind::TextureRead => "read",
                     BindingKind::StorageReadWrite | BindingKind::TextureReadWrite => "read_write",
                 };
-                (
-                    b.binding,
-                    b.name,
-                    access.to_string(),
-                    law_neutral(label, b.type_name),
-                )
+                let type_name = harness_neutral(label, &b.name, b.type_name);
+                (b.binding, b.name, access.to_string(), type_name)
             })
             .collect();
         // A chain's bindings 20 to 23 are those of shapes beyond the sphere: each must be a

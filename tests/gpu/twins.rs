@@ -6,12 +6,8 @@ use super::*;
 // ---------------------------------------------------------------------------------------------
 // Elements through their harness kernels
 
-use grains_core::gpu_types::{CapsuleBody, ContactForce, ContactGeom, SphereBody, Triangle, Wall};
-use grains_core::kernels::resolvers::{
-    resolve_capsule_capsule, resolve_capsule_plane, resolve_capsule_sphere,
-    resolve_capsule_triangle, resolve_sphere_cone, resolve_sphere_cylinder, resolve_sphere_disk,
-    resolve_sphere_plane, resolve_sphere_point, resolve_sphere_sphere, resolve_sphere_triangle,
-};
+use grains_core::gpu_types::{ContactForce, ContactGeom, Triangle};
+use grains_core::parity::{resolver_domain, ulp_rounder, RESOLVER_DT};
 use grains_core::{LawKind, ResolverKind};
 
 const N_RANDOM: usize = 10_000;
@@ -73,83 +69,14 @@ fn check_slack(
     }
 }
 
-/// How far a wall resolver's twin moves when the geometry it reads (the sphere's centre and
-/// radius; the wall's point, axis, radius and slope) is rounded by 4 ulp, each float up or down
-/// (signs from a generator seeded by the inputs), three times: the largest change of the normal
-/// (per component), the overlap, the arms and the contact point from the twin's outputs `a`. Where the sphere's
-/// centre is near a cone's or a cylinder's axis, the radial direction amplifies the rounding of
-/// the centre by the ratio of the wall's radius to that distance: an H200 turned a sphere-cone
-/// normal by 1.5e-5 there, which `compare_geom`'s fixed 16 ulp of the positions did not cover,
-/// and moved the contact point, which lies along that normal, by 3.8e-7 m (1.1e-5 of the
-/// positions).
-fn wall_spread(
-    twin: impl Fn(&SphereBody, &Wall) -> ContactGeom,
-    a: &ContactGeom,
-    b: &SphereBody,
-    w: &Wall,
-) -> [f32; 4] {
-    let mut bump = ulp_rounder(0x5EED_0004, bytemuck::cast_slice(std::slice::from_ref(w)));
-    let mut out = [0.0f32; 4];
-    for _ in 0..3 {
-        let (mut b, mut w) = (*b, *w);
-        b.pos.iter_mut().for_each(&mut bump);
-        bump(&mut b.radius);
-        w.point.iter_mut().for_each(&mut bump);
-        w.normal.iter_mut().for_each(&mut bump);
-        bump(&mut w.radius);
-        bump(&mut w.slope);
-        let g = twin(&b, &w);
-        let most =
-            |x: [f32; 3], y: [f32; 3]| (0..3).fold(0.0f32, |m, k| m.max((x[k] - y[k]).abs()));
-        out[0] = out[0].max(most(a.normal, g.normal));
-        out[1] = out[1].max((a.delta - g.delta).abs());
-        out[2] = out[2].max(most(a.arm1, g.arm1)).max(most(a.arm2, g.arm2));
-        out[3] = out[3].max(most(a.point, g.point));
-    }
-    out
-}
-
-/// A random pair of spheres touching, nearly touching or apart, with edge cases first:
-/// coincident centres, exactly touching, a fixed body.
-fn sphere_pairs(rng: &mut SplitMix) -> Vec<(SphereBody, SphereBody)> {
-    let mut out = Vec::new();
-    for i in 0..N_RANDOM {
-        let r1 = rng.log_uniform(1e-4, 1e-2);
-        let r2 = rng.log_uniform(1e-4, 1e-2);
-        let p1 = rng.vec3(0.05);
-        let n = rng.unit();
-        let gap = match i {
-            0 => 0.0,              // coincident centres
-            1 => (r1 + r2) as f64, // exactly touching (zero overlap)
-            _ => (r1 + r2) as f64 * rng.range(0.8, 1.1),
-        };
-        let p2 = std::array::from_fn(|k| p1[k] + n[k] * gap as f32);
-        let body = |rng: &mut SplitMix, pos: [f32; 3], radius: f32, fixed: bool| SphereBody {
-            pos,
-            radius,
-            vel: rng.vec3(1.0),
-            inv_mass: if fixed {
-                0.0
-            } else {
-                rng.log_uniform(1e1, 1e6)
-            },
-            omega: rng.vec3(100.0),
-            _pad: 0.0,
-        };
-        let b1 = body(rng, p1, r1, false);
-        let b2 = body(rng, p2, r2, i == 2);
-        out.push((b1, b2));
-    }
-    out
-}
-
 /// Resolver outputs: directions to `tol` absolute (unit vectors), lengths to `tol` of the
 /// pair's size (the overlap is a difference of nearly equal lengths, so relative to itself
 /// it would be ill-conditioned), velocities to `tol` of the pair's largest surface speed,
 /// masses, radii and pass-through values relative to themselves.
 ///
-/// `spread` is the twin's own movement under input rounding ([`wall_spread`]: normal, overlap,
-/// arms, point; zero where not measured), four times of which each bound adds.
+/// `spread` is the twin's own movement under input rounding
+/// ([`grains_core::kernels::resolvers::Resolver::rounding_spread`]: normal, overlap, arms,
+/// point; zero where not measured), four times of which each bound adds.
 #[allow(clippy::too_many_arguments)]
 fn compare_geom(
     what: &str,
@@ -206,293 +133,60 @@ fn compare_geom(
     check(what, i, "wrel", &a.wrel, &b.wrel, tol, spin);
 }
 
+/// Every resolver of the registry through its harness kernel, on 10,000 random cases its own
+/// module generates (edge cases first), against its CPU twin, within the tolerance it declares;
+/// lengths, speeds and positions at the scales of its case ([`compare_geom`]).
 #[test]
 fn resolvers_match_their_twins() {
     let Some(ctx) = gpu_context() else { return };
     let mut rng = SplitMix(0x5EED_0001);
-    let dt = 1e-6f32;
+    let (domain, dt) = (resolver_domain(), RESOLVER_DT);
     for &r in ResolverKind::ALL {
         let tol = r.parity_tolerance();
-        let pairs = sphere_pairs(&mut rng);
-        let b1: Vec<SphereBody> = pairs.iter().map(|p| p.0).collect();
-        let n = b1.len();
+        let cases: Vec<_> = (0..N_RANDOM).map(|i| r.parity_case(&mut rng, i)).collect();
+        let n = cases.len();
+        let b1: Vec<u32> = cases.iter().flat_map(|c| c.b1.clone()).collect();
+        let b2: Vec<u32> = cases.iter().flat_map(|c| c.b2.clone()).collect();
+        let tris: Vec<Triangle> = cases.iter().map(|c| c.triangle).collect();
         let zero_geom = vec![ContactGeom::default(); n];
-        let name = format!("harness_resolve_{}", r.stem());
-        match r {
-            ResolverKind::SphereSphere | ResolverKind::SpherePoint => {
-                let twin = match r {
-                    ResolverKind::SpherePoint => resolve_sphere_point,
-                    _ => resolve_sphere_sphere,
-                };
-                let b2: Vec<SphereBody> = pairs.iter().map(|p| p.1).collect();
-                // Periodic in x only, over a box the pairs straddle.
-                let domain = Domain {
-                    min: [-0.06; 3],
-                    max: [0.06; 3],
-                    periodic: [true, false, false],
-                }
-                .params();
-                let out = harness(
-                    &ctx,
-                    &name,
-                    &[
-                        ("b1", bytemuck::cast_slice(&b1)),
-                        ("b2", bytemuck::cast_slice(&b2)),
-                        ("domain", bytemuck::bytes_of(&domain)),
-                        ("dt", bytemuck::bytes_of(&dt)),
-                        ("geom", bytemuck::cast_slice(&zero_geom)),
-                    ],
-                    &["geom"],
-                    n,
-                );
-                let gpu: Vec<ContactGeom> = bytemuck::pod_collect_to_vec(&out[0]);
-                for i in 0..n {
-                    let c = twin(&b1[i], &b2[i], &domain, dt);
-                    let size = b1[i].radius + b2[i].radius;
-                    let speed = norm(b1[i].vel)
-                        + norm(b2[i].vel)
-                        + norm(b1[i].omega) * b1[i].radius
-                        + norm(b2[i].omega) * b2[i].radius;
-                    let pos_scale = norm(b1[i].pos).max(size);
-                    // Measured for the wall resolvers alone, where a radial direction amplifies rounding.
-                    let spread = [0.0; 4];
-                    compare_geom(&name, i, &c, &gpu[i], tol, size, speed, pos_scale, spread);
-                }
-            }
-            ResolverKind::SpherePlane
-            | ResolverKind::SphereCylinder
-            | ResolverKind::SphereDisk
-            | ResolverKind::SphereCone => {
-                let twin = match r {
-                    ResolverKind::SphereCone => resolve_sphere_cone,
-                    ResolverKind::SphereCylinder => resolve_sphere_cylinder,
-                    ResolverKind::SphereDisk => resolve_sphere_disk,
-                    _ => resolve_sphere_plane,
-                };
-                let walls: Vec<Wall> = (0..n)
-                    .map(|i| random_wall(r, &b1[i], &mut rng, i))
-                    .collect();
-                let out = harness(
-                    &ctx,
-                    &name,
-                    &[
-                        ("b1", bytemuck::cast_slice(&b1)),
-                        ("w", bytemuck::cast_slice(&walls)),
-                        ("dt", bytemuck::bytes_of(&dt)),
-                        ("geom", bytemuck::cast_slice(&zero_geom)),
-                    ],
-                    &["geom"],
-                    n,
-                );
-                let gpu: Vec<ContactGeom> = bytemuck::pod_collect_to_vec(&out[0]);
-                for i in 0..n {
-                    let c = twin(&b1[i], &walls[i], dt);
-                    let size = b1[i].radius;
-                    let wall_speed = norm(walls[i].velocity)
-                        + norm(walls[i].omega) * (norm(b1[i].pos) + norm(walls[i].center));
-                    let speed = norm(b1[i].vel) + norm(b1[i].omega) * b1[i].radius + wall_speed;
-                    let pos_scale = norm(b1[i].pos).max(norm(walls[i].point)).max(size);
-                    let spread = wall_spread(|b, w| twin(b, w, dt), &c, &b1[i], &walls[i]);
-                    compare_geom(&name, i, &c, &gpu[i], tol, size, speed, pos_scale, spread);
-                }
-            }
-            ResolverKind::CapsuleSphere
-            | ResolverKind::CapsuleCapsule
-            | ResolverKind::CapsulePlane
-            | ResolverKind::SphereTriangle
-            | ResolverKind::CapsuleTriangle => {
-                let domain = Domain {
-                    min: [-0.06; 3],
-                    max: [0.06; 3],
-                    periodic: [true, false, false],
-                }
-                .params();
-                let b2: Vec<SphereBody> = pairs.iter().map(|p| p.1).collect();
-                let c1: Vec<CapsuleBody> =
-                    (0..n).map(|i| capsule_of(&b1[i], &mut rng, i)).collect();
-                let c2: Vec<CapsuleBody> = (0..n)
-                    .map(|i| capsule_of(&b2[i], &mut rng, i + 1))
-                    .collect();
-                let tris: Vec<Triangle> = (0..n)
-                    .map(|i| triangle_near(&b1[i], &b2[i], &mut rng, i))
-                    .collect();
-                let walls: Vec<Wall> = (0..n)
-                    .map(|i| random_wall(ResolverKind::SpherePlane, &b1[i], &mut rng, i))
-                    .collect();
-                let mut inputs: Vec<(&str, &[u8])> = match r {
-                    ResolverKind::CapsuleSphere => vec![
-                        ("b1", bytemuck::cast_slice(&c1)),
-                        ("b2", bytemuck::cast_slice(&b2)),
-                    ],
-                    ResolverKind::CapsuleCapsule => vec![
-                        ("b1", bytemuck::cast_slice(&c1)),
-                        ("b2", bytemuck::cast_slice(&c2)),
-                    ],
-                    ResolverKind::CapsulePlane => vec![
-                        ("b1", bytemuck::cast_slice(&c1)),
-                        ("w", bytemuck::cast_slice(&walls)),
-                    ],
-                    ResolverKind::SphereTriangle => vec![
-                        ("b1", bytemuck::cast_slice(&b1)),
-                        ("b2", bytemuck::cast_slice(&b2)),
-                        ("t", bytemuck::cast_slice(&tris)),
-                    ],
-                    _ => vec![
-                        ("b1", bytemuck::cast_slice(&c1)),
-                        ("b2", bytemuck::cast_slice(&b2)),
-                        ("t", bytemuck::cast_slice(&tris)),
-                    ],
-                };
-                if r != ResolverKind::CapsulePlane {
-                    inputs.push(("domain", bytemuck::bytes_of(&domain)));
-                }
-                inputs.push(("dt", bytemuck::bytes_of(&dt)));
-                inputs.push(("geom", bytemuck::cast_slice(&zero_geom)));
-                let out = harness(&ctx, &name, &inputs, &["geom"], n);
-                let gpu: Vec<ContactGeom> = bytemuck::pod_collect_to_vec(&out[0]);
-                for i in 0..n {
-                    let c = match r {
-                        ResolverKind::CapsuleSphere => {
-                            resolve_capsule_sphere(&c1[i], &b2[i], &domain, dt)
-                        }
-                        ResolverKind::CapsuleCapsule => {
-                            resolve_capsule_capsule(&c1[i], &c2[i], &domain, dt)
-                        }
-                        ResolverKind::CapsulePlane => resolve_capsule_plane(&c1[i], &walls[i], dt),
-                        ResolverKind::SphereTriangle => {
-                            resolve_sphere_triangle(&b1[i], &b2[i], &tris[i], &domain, dt)
-                        }
-                        _ => resolve_capsule_triangle(&c1[i], &b2[i], &tris[i], &domain, dt),
-                    };
-                    let size = b1[i].radius + b2[i].radius + c1[i].half_length + c2[i].half_length;
-                    let speed = norm(b1[i].vel)
-                        + norm(b2[i].vel)
-                        + (norm(b1[i].omega) + norm(b2[i].omega)) * size
-                        + norm(walls[i].velocity)
-                        + norm(walls[i].omega) * (norm(b1[i].pos) + norm(walls[i].center));
-                    let pos_scale = norm(b1[i].pos).max(norm(walls[i].point)).max(size);
-                    // Measured for the wall resolvers alone, where a radial direction amplifies rounding.
-                    let spread = [0.0; 4];
-                    compare_geom(&name, i, &c, &gpu[i], tol, size, speed, pos_scale, spread);
-                }
-            }
+        let name = r.harness();
+        let out = harness(
+            &ctx,
+            name,
+            &[
+                ("b1", bytemuck::cast_slice(&b1)),
+                ("b2", bytemuck::cast_slice(&b2)),
+                ("t", bytemuck::cast_slice(&tris)),
+                ("domain", bytemuck::bytes_of(&domain)),
+                ("dt", bytemuck::bytes_of(&dt)),
+                ("geom", bytemuck::cast_slice(&zero_geom)),
+            ],
+            &["geom"],
+            n,
+        );
+        let gpu: Vec<ContactGeom> = bytemuck::pod_collect_to_vec(&out[0]);
+        for (i, c) in cases.iter().enumerate() {
+            let a = r.parity_twin(c, &domain, dt);
+            let spread = r.rounding_spread(c, &domain, dt);
+            compare_geom(
+                name,
+                i,
+                &a,
+                &gpu[i],
+                tol,
+                c.size,
+                c.speed,
+                c.pos_scale,
+                spread,
+            );
         }
         eprintln!("{name}: {n} inputs within {tol}");
     }
 }
 
-/// Sphere `b` as a capsule: its centre and radius, a random axis and a half-length of up to
-/// twice its radius (zero in every fourth case, where a capsule is a sphere).
-fn capsule_of(b: &SphereBody, rng: &mut SplitMix, i: usize) -> CapsuleBody {
-    CapsuleBody {
-        pos: b.pos,
-        radius: b.radius,
-        vel: b.vel,
-        inv_mass: b.inv_mass,
-        omega: b.omega,
-        half_length: if i.is_multiple_of(4) {
-            0.0
-        } else {
-            b.radius * rng.range(0.0, 2.0) as f32
-        },
-        axis: rng.unit(),
-        _pad: 0.0,
-    }
-}
-
-/// A triangle carried by `b2`, about the size of `b1`, near the segment between them: some
-/// reach `b1`, some miss it.
-fn triangle_near(b1: &SphereBody, b2: &SphereBody, rng: &mut SplitMix, i: usize) -> Triangle {
-    let size = b1.radius * rng.range(0.5, 3.0) as f32;
-    let towards: [f32; 3] = std::array::from_fn(|k| (b1.pos[k] - b2.pos[k]) * 0.5);
-    let corner = |rng: &mut SplitMix| {
-        let u = rng.unit();
-        std::array::from_fn(|k| towards[k] * (i % 3) as f32 * 0.5 + u[k] * size)
-    };
-    Triangle {
-        a: corner(rng),
-        b: corner(rng),
-        c: corner(rng),
-        ..Default::default()
-    }
-}
-
-/// A wall of the resolver's kind placed at a random distance around sphere `b` (touching in
-/// about half the cases), moving in half of them.
-fn random_wall(r: ResolverKind, b: &SphereBody, rng: &mut SplitMix, i: usize) -> Wall {
-    let normal = rng.unit();
-    let rad = b.radius;
-    let d = if i == 1 {
-        rad
-    } else {
-        rad * rng.range(0.5, 1.2) as f32
-    };
-    let x = b.pos;
-    let across = {
-        let a = rng.unit();
-        let c = [
-            a[1] * normal[2] - a[2] * normal[1],
-            a[2] * normal[0] - a[0] * normal[2],
-            a[0] * normal[1] - a[1] * normal[0],
-        ];
-        let l = norm(c).max(1e-6);
-        c.map(|v| v / l)
-    };
-    let mut w = Wall::plane(std::array::from_fn(|k| x[k] - normal[k] * d), normal, 0);
-    match r {
-        ResolverKind::SphereCylinder => {
-            // The axis along `normal`, the centre `rho` from it along `across`.
-            let big = rad * rng.range(3.0, 10.0) as f32;
-            w.kind = grains_core::gpu_types::WALL_CYLINDER;
-            w.radius = big;
-            w.hollow = (i % 2) as u32;
-            let rho = if w.hollow == 1 { big - d } else { big + d };
-            w.point = std::array::from_fn(|k| x[k] - across[k] * rho + normal[k] * rad);
-        }
-        ResolverKind::SphereCone => {
-            // The orifice below the sphere (the rim) or beside it (the slanted wall).
-            let r0 = rad * rng.range(2.0, 6.0) as f32;
-            w.kind = grains_core::gpu_types::WALL_CONE;
-            w.radius = r0;
-            w.slope = rng.range(0.2, 1.5) as f32;
-            let rho = r0 * rng.range(0.0, 1.4) as f32;
-            let h = rad * rng.range(-1.5, 4.0) as f32;
-            w.point = std::array::from_fn(|k| x[k] - across[k] * rho - normal[k] * h);
-        }
-        ResolverKind::SphereDisk => {
-            // The centre projected `d` below, offset across by up to 1.5 disk radii (the rim).
-            let big = rad * rng.range(1.0, 4.0) as f32;
-            let off = big * rng.range(0.0, 1.5) as f32;
-            w.kind = grains_core::gpu_types::WALL_DISK;
-            w.radius = big;
-            w.point = std::array::from_fn(|k| x[k] - normal[k] * d - across[k] * off);
-        }
-        _ => {}
-    }
-    if i % 2 == 1 {
-        w.velocity = rng.unit().map(|v| v * 0.3);
-        w.omega = rng.unit().map(|v| v * 20.0);
-        w.center = std::array::from_fn(|k| w.point[k] + across[k] * 0.01);
-        w.moving = 1;
-    }
-    w
-}
-
-/// A rounding of floats by 4 ulp, up or down, the signs drawn from a generator seeded by `tag`
-/// and the bits of `words` (a case's inputs), so that a case always gets the same roundings:
-/// the input rounding of [`rounding_spread`] and [`wall_spread`].
-fn ulp_rounder(tag: u64, words: &[u32]) -> impl FnMut(&mut f32) {
-    let seed = words.iter().fold(tag, |a, &x| a.rotate_left(5) ^ x as u64);
-    let mut rng = SplitMix(seed);
-    move |x: &mut f32| {
-        let s = if rng.uniform() < 0.5 { -1.0 } else { 1.0 };
-        *x *= 1.0 + s * 4.0 * f32::EPSILON;
-    }
-}
-
 /// How far a law's twin moves under the rounding of its inputs: every float of the geometry
 /// and the incoming force, and every history word that is not exact, scaled by 1 + 4 ulp or
-/// 1 - 4 ulp (signs from a generator seeded by the inputs), three times; per output lane (the
+/// 1 - 4 ulp (signs from a generator seeded by the inputs, [`ulp_rounder`]), three times; per output lane (the
 /// `ContactForce`'s 16 floats, then the history words) the largest change from the twin's
 /// outputs on the inputs as they are, `(f0, h0)`. A GPU whose compiler fuses multiply-adds and whose divisions and square roots round
 /// to 2.5 ulp (both within WGSL's accuracy rules) differs from the twin by about this where a

@@ -43,7 +43,8 @@ macro_rules! resolvers {
                 }
             }
 
-            /// Name (and entry point) of its parity harness, `shaders/testing/<name>.wgsl`.
+            /// Name of its parity harness: the generic `shaders/testing/harness_resolve.wgsl`
+            /// with this resolver inserted.
             pub fn harness(self) -> &'static str {
                 match self {
                     $(ResolverKind::$variant => concat!("harness_resolve_", stringify!($module)),)*
@@ -54,6 +55,53 @@ macro_rules! resolvers {
             pub fn parity_tolerance(self) -> f32 {
                 match self {
                     $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::PARITY_TOLERANCE,)*
+                }
+            }
+
+            /// WGSL names of the records its harness reads as `b1` and `b2`
+            /// ([`crate::kernels::resolvers::Resolver::Body1`], `Body2`).
+            pub fn harness_bodies(self) -> (&'static str, &'static str) {
+                match self {
+                    $(ResolverKind::$variant => {
+                        type R = crate::kernels::resolvers::$module::$ty;
+                        (<<R as Resolver>::Body1 as HarnessRecord>::WGSL, <<R as Resolver>::Body2 as HarnessRecord>::WGSL)
+                    })*
+                }
+            }
+
+            /// The arguments of `resolve_<stem>` in WGSL, from the harness's inputs
+            /// ([`crate::kernels::resolvers::Resolver::TWIN_ARGS`]).
+            pub fn twin_args(self) -> &'static str {
+                match self {
+                    $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::TWIN_ARGS,)*
+                }
+            }
+
+            /// Random parity case `i`, its bodies as words.
+            pub fn parity_case(self, rng: &mut SplitMix, i: usize) -> ResolverCase<Vec<u32>, Vec<u32>> {
+                match self {
+                    $(ResolverKind::$variant => <crate::kernels::resolvers::$module::$ty as Resolver>::parity_case(rng, i).to_words(),)*
+                }
+            }
+
+            /// The CPU twin on a parity case ([`ResolverKind::parity_case`]).
+            pub fn parity_twin(self, case: &ResolverCase<Vec<u32>, Vec<u32>>, domain: &DomainParams, dt: f32) -> ContactGeom {
+                match self {
+                    $(ResolverKind::$variant => {
+                        type R = crate::kernels::resolvers::$module::$ty;
+                        <R as Resolver>::twin(&case.typed(), domain, dt)
+                    })*
+                }
+            }
+
+            /// How far the twin moves under the rounding of a parity case's inputs
+            /// ([`crate::kernels::resolvers::Resolver::rounding_spread`]).
+            pub fn rounding_spread(self, case: &ResolverCase<Vec<u32>, Vec<u32>>, domain: &DomainParams, dt: f32) -> [f32; 4] {
+                match self {
+                    $(ResolverKind::$variant => {
+                        type R = crate::kernels::resolvers::$module::$ty;
+                        <R as Resolver>::rounding_spread(&case.typed(), domain, dt)
+                    })*
                 }
             }
 

@@ -40,6 +40,7 @@ fn slot_hint(slot: &str) -> String {
     match slot {
         "chain" | "source" => "compose it with compose_chain".to_string(),
         "law" => "compose it with compose_harness(\"harness_law_<stem>\")".to_string(),
+        "resolver" => "compose it with compose_harness(\"harness_resolve_<stem>\")".to_string(),
         _ => "no API fills this slot".to_string(),
     }
 }

@@ -5,7 +5,8 @@
 //! - [`compose_chain`]: the contact kernel of one [`ChainSpec`]: the one `contact` template with
 //!   the chain's pair source, its resolver (with generated `pair_overlap` and `pair_geom`), laws,
 //!   generated parameter and history records and a generated `apply_chain`.
-//! - [`compose_harness`]: the parity harnesses of `shaders/testing/`.
+//! - [`compose_harness`]: a parity harness: one of the templates of `shaders/testing/` with one
+//!   law or resolver inserted.
 //! - [`validate`], [`reflect_bindings`], [`struct_layout`]: naga's view of a composed module.
 //!
 //! The preprocessor's directives (`//!include PATH`, `//!slot NAME`) are described in the
@@ -41,6 +42,9 @@ pub const CHAIN_TEMPLATE: &str = "contact";
 
 /// Entry point of every law harness (`shaders/testing/harness_law.wgsl`).
 pub const LAW_HARNESS_ENTRY_POINT: &str = "harness_law";
+
+/// Entry point of every resolver harness (`shaders/testing/harness_resolve.wgsl`).
+pub const RESOLVER_HARNESS_ENTRY_POINT: &str = "harness_resolve";
 
 /// The GPU backend's control kernels (`shaders/control/control.wgsl`): no CPU twin and no
 /// composition; the backend splits the file at its `//!entry` markers.
@@ -429,14 +433,12 @@ pub fn compose_chain(
 }
 
 /// Every parity harness as `(name, entry point)`: `harness_resolve_<stem>` for each resolver
-/// (entry point of the same name) and `harness_law_<stem>` for each law (entry point
-/// [`LAW_HARNESS_ENTRY_POINT`]), in registry order.
+/// (entry point [`RESOLVER_HARNESS_ENTRY_POINT`]) and `harness_law_<stem>` for each law (entry
+/// point [`LAW_HARNESS_ENTRY_POINT`]), in registry order.
 pub fn harnesses() -> Vec<(String, &'static str)> {
     let mut out = Vec::new();
     for &r in ResolverKind::ALL {
-        let name = r.harness().to_string();
-        let entry = r.harness();
-        out.push((name, entry));
+        out.push((r.harness().to_string(), RESOLVER_HARNESS_ENTRY_POINT));
     }
     for l in LawKind::ALL {
         out.push((format!("harness_law_{}", l.stem()), LAW_HARNESS_ENTRY_POINT));
@@ -444,34 +446,22 @@ pub fn harnesses() -> Vec<(String, &'static str)> {
     out
 }
 
-/// Compose harness `name`: a file `shaders/testing/<name>.wgsl`, or `harness_law_<stem>` for a
+/// Compose harness `name`: `harness_resolve_<stem>` for a resolver of the registry (the generic
+/// `testing/harness_resolve.wgsl` with that resolver inserted), or `harness_law_<stem>` for a
 /// law of the registry (the generic `testing/harness_law.wgsl` with that law inserted).
 pub fn compose_harness(name: &str) -> Result<String, ShaderError> {
-    if let Some(stem) = name.strip_prefix("harness_law_") {
-        if let Some(law) = LawKind::ALL.iter().copied().find(|l| l.stem() == stem) {
-            let (history_type, history_arg) = match law.history_struct() {
-                Some(h) => (format!("alias HarnessHistory = {h};\n"), "history, "),
-                None => (
-                    "struct HarnessHistory {\n    unused: f32,\n}\n".to_string(),
-                    "",
-                ),
-            };
-            let call = format!(
-                "// Generated: the law under test and its records.\nalias HarnessParams = {};\n{history_type}fn harness_apply(geom: ContactGeom, params: HarnessParams, history: ptr<function, HarnessHistory>, force: ptr<function, ContactForce>) {{\n    law_{}(geom, params, {history_arg}force);\n}}\n",
-                law.params_struct(),
-                law.stem(),
-            );
-            let pieces = vec![
-                Piece::File(format!("laws/{}.wgsl", law.stem())),
-                Piece::Text(call),
-            ];
-            let slots = BTreeMap::from([("law".to_string(), pieces)]);
-            return Composer::new(name, slots).run("testing/harness_law.wgsl");
-        }
+    if let Some(r) = ResolverKind::ALL
+        .iter()
+        .copied()
+        .find(|r| r.harness() == name)
+    {
+        return compose_resolver_harness(name, r);
     }
-    let path = format!("testing/{name}.wgsl");
-    if name != "harness_law" && compose::file(&path).is_some() {
-        return Composer::new(name, BTreeMap::new()).run(&path);
+    let law = name
+        .strip_prefix("harness_law_")
+        .and_then(|stem| LawKind::ALL.iter().copied().find(|l| l.stem() == stem));
+    if let Some(law) = law {
+        return compose_law_harness(name, law);
     }
     Err(ShaderError::UnknownHarness {
         name: name.to_string(),
@@ -481,6 +471,46 @@ pub fn compose_harness(name: &str) -> Result<String, ShaderError> {
             .collect::<Vec<_>>()
             .join(", "),
     })
+}
+
+/// The resolver harness of `resolver`: its file, the aliases of the two records its twin reads
+/// and a `harness_apply` that passes the template's inputs to `resolve_<stem>` as it takes them.
+fn compose_resolver_harness(name: &str, resolver: ResolverKind) -> Result<String, ShaderError> {
+    let (body1, body2) = resolver.harness_bodies();
+    let call = format!(
+        "// Generated: the resolver under test and its records.\nalias HarnessBody1 = {body1};\nalias HarnessBody2 = {body2};\nfn harness_apply(b1: HarnessBody1, b2: HarnessBody2, t: Triangle, domain: DomainParams, dt: f32) -> ContactGeom {{\n    return resolve_{}({});\n}}\n",
+        resolver.stem(),
+        resolver.twin_args(),
+    );
+    let pieces = vec![
+        Piece::File(format!("resolvers/{}.wgsl", resolver.stem())),
+        Piece::Text(call),
+    ];
+    let slots = BTreeMap::from([("resolver".to_string(), pieces)]);
+    Composer::new(name, slots).run("testing/harness_resolve.wgsl")
+}
+
+/// The law harness of `law`: its file, the aliases of its records and a `harness_apply` that
+/// calls `law_<stem>`.
+fn compose_law_harness(name: &str, law: LawKind) -> Result<String, ShaderError> {
+    let (history_type, history_arg) = match law.history_struct() {
+        Some(h) => (format!("alias HarnessHistory = {h};\n"), "history, "),
+        None => (
+            "struct HarnessHistory {\n    unused: f32,\n}\n".to_string(),
+            "",
+        ),
+    };
+    let call = format!(
+        "// Generated: the law under test and its records.\nalias HarnessParams = {};\n{history_type}fn harness_apply(geom: ContactGeom, params: HarnessParams, history: ptr<function, HarnessHistory>, force: ptr<function, ContactForce>) {{\n    law_{}(geom, params, {history_arg}force);\n}}\n",
+        law.params_struct(),
+        law.stem(),
+    );
+    let pieces = vec![
+        Piece::File(format!("laws/{}.wgsl", law.stem())),
+        Piece::Text(call),
+    ];
+    let slots = BTreeMap::from([("law".to_string(), pieces)]);
+    Composer::new(name, slots).run("testing/harness_law.wgsl")
 }
 
 /// Parse `source` and run naga's validator on it. Errors carry naga's rendering (with the
@@ -554,6 +584,7 @@ mod harness_tests {
             assert!(m.entry_points.iter().any(|e| e.name == entry), "{name}");
         }
         assert!(compose_harness("harness_law").is_err());
+        assert!(compose_harness("harness_resolve").is_err());
         assert!(compose_harness("nope").is_err());
     }
 }

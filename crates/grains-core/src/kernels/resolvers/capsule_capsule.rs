@@ -13,12 +13,15 @@
 use crate::kernels::resolvers::{body_contact, capsule_kinematics};
 use glam::{Vec2, Vec3};
 
+use crate::gpu_types::SourcePair;
 use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams};
 use crate::kernels::resolvers::sphere_sphere::min_image;
-use crate::kernels::{v3, v4xyz};
-use crate::kernels::resolvers::{Bodies, Resolver, load_capsule_at};
+use crate::kernels::resolvers::ResolverCase;
+use crate::kernels::resolvers::{load_capsule_at, Bodies, Resolver};
 use crate::kernels::sources::SourceKind;
-use crate::gpu_types::SourcePair;
+use crate::kernels::{v3, v4xyz};
+use crate::parity::shape_inputs;
+use crate::parity::SplitMix;
 
 /// Below this `|u x v|^2 = sin^2 theta` (angle between the axes under 1e-3 rad) the segments
 /// count as parallel.
@@ -156,6 +159,23 @@ fn pair_overlap(pr: SourcePair) -> f32 {
             b.domain,
             b.step.dt,
         )
+    }
+
+    type Body1 = CapsuleBody;
+    type Body2 = CapsuleBody;
+    const TWIN_ARGS: &'static str = "b1, b2, domain, dt";
+
+    fn twin(
+        c: &ResolverCase<CapsuleBody, CapsuleBody>,
+        domain: &DomainParams,
+        dt: f32,
+    ) -> ContactGeom {
+        resolve_capsule_capsule(&c.b1, &c.b2, domain, dt)
+    }
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ResolverCase<CapsuleBody, CapsuleBody> {
+        let s = shape_inputs(rng, i);
+        s.case(s.capsules.0, s.capsules.1)
     }
 }
 

@@ -10,15 +10,19 @@
 //! into the wall, the contact point in the middle of the overlap, Woo's lengths `l1 = l2 = R`.
 //! A capsule lying exactly flat is held at its first end only.
 
-use crate::kernels::resolvers::{capsule_kinematics};
+use crate::kernels::resolvers::capsule_kinematics;
 use glam::Vec4;
 
+use crate::gpu_types::DomainParams;
+use crate::gpu_types::SourcePair;
 use crate::gpu_types::{CapsuleBody, ContactGeom, Wall};
 use crate::kernels::resolvers::sphere_plane::wall_geom_arm;
-use crate::kernels::{v3, v4xyz};
-use crate::kernels::resolvers::{Bodies, Resolver, load_capsule_at};
+use crate::kernels::resolvers::ResolverCase;
+use crate::kernels::resolvers::{load_capsule_at, Bodies, Resolver};
 use crate::kernels::sources::SourceKind;
-use crate::gpu_types::SourcePair;
+use crate::kernels::{v3, v4xyz};
+use crate::parity::shape_inputs;
+use crate::parity::SplitMix;
 
 /// The end of the capsule at `x` (centre xyz, swept radius w) with unit axis `axis` (xyz,
 /// half-length w) that overlaps plane wall `w` more: its offset from the centre (xyz, m) and its
@@ -78,7 +82,24 @@ fn pair_overlap(pr: SourcePair) -> f32 {
 
     #[inline]
     fn resolve(pr: &SourcePair, b: &Bodies<'_>) -> ContactGeom {
-        resolve_capsule_plane(&load_capsule_at(pr.p as usize, b), &b.walls[pr.q as usize], b.step.dt)
+        resolve_capsule_plane(
+            &load_capsule_at(pr.p as usize, b),
+            &b.walls[pr.q as usize],
+            b.step.dt,
+        )
+    }
+
+    type Body1 = CapsuleBody;
+    type Body2 = Wall;
+    const TWIN_ARGS: &'static str = "b1, b2, dt";
+
+    fn twin(c: &ResolverCase<CapsuleBody, Wall>, _: &DomainParams, dt: f32) -> ContactGeom {
+        resolve_capsule_plane(&c.b1, &c.b2, dt)
+    }
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ResolverCase<CapsuleBody, Wall> {
+        let s = shape_inputs(rng, i);
+        s.case(s.capsules.0, s.plane)
     }
 }
 

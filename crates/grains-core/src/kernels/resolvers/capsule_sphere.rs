@@ -10,14 +10,17 @@
 use crate::kernels::resolvers::{body_contact, capsule_kinematics};
 use glam::Vec3;
 
-use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams, SphereBody};
-use crate::kernels::resolvers::sphere_sphere::min_image;
-use crate::kernels::{v3, v4xyz};
-use crate::kernels::load_sphere;
-use crate::shapes::{KIND_CAPSULE};
-use crate::kernels::resolvers::{Bodies, Resolver, flip_geom, load_capsule_at, ordered};
-use crate::kernels::sources::SourceKind;
 use crate::gpu_types::SourcePair;
+use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams, SphereBody};
+use crate::kernels::load_sphere;
+use crate::kernels::resolvers::sphere_sphere::min_image;
+use crate::kernels::resolvers::ResolverCase;
+use crate::kernels::resolvers::{flip_geom, load_capsule_at, ordered, Bodies, Resolver};
+use crate::kernels::sources::SourceKind;
+use crate::kernels::{v3, v4xyz};
+use crate::parity::shape_inputs;
+use crate::parity::SplitMix;
+use crate::shapes::KIND_CAPSULE;
 
 /// The point of the segment `[-h axis, h axis]` nearest `d` (m), both relative to the
 /// segment's centre: `axis` times the projection of `d` on the unit `axis`, clamped to
@@ -128,6 +131,23 @@ fn pair_overlap(pr: SourcePair) -> f32 {
         } else {
             g
         }
+    }
+
+    type Body1 = CapsuleBody;
+    type Body2 = SphereBody;
+    const TWIN_ARGS: &'static str = "b1, b2, domain, dt";
+
+    fn twin(
+        c: &ResolverCase<CapsuleBody, SphereBody>,
+        domain: &DomainParams,
+        dt: f32,
+    ) -> ContactGeom {
+        resolve_capsule_sphere(&c.b1, &c.b2, domain, dt)
+    }
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ResolverCase<CapsuleBody, SphereBody> {
+        let s = shape_inputs(rng, i);
+        s.case(s.capsules.0, s.spheres.1)
     }
 }
 

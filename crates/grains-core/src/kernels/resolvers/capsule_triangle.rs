@@ -10,15 +10,20 @@
 use crate::kernels::resolvers::{body_contact, capsule_kinematics};
 use glam::{Vec3, Vec4};
 
+use crate::gpu_types::SourcePair;
 use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams, SphereBody, Triangle};
+use crate::kernels::load_sphere;
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::resolvers::sphere_triangle::{sphere_triangle_contact, triangle_normal};
-use crate::kernels::{v3, v4xyz};
-use crate::kernels::load_sphere;
-use crate::shapes::{KIND_TRIANGLE};
-use crate::kernels::resolvers::{Bodies, Resolver, flip_geom, load_capsule_at, ordered, triangle_index};
+use crate::kernels::resolvers::ResolverCase;
+use crate::kernels::resolvers::{
+    flip_geom, load_capsule_at, ordered, triangle_index, Bodies, Resolver,
+};
 use crate::kernels::sources::SourceKind;
-use crate::gpu_types::SourcePair;
+use crate::kernels::{v3, v4xyz};
+use crate::parity::shape_inputs;
+use crate::parity::SplitMix;
+use crate::shapes::KIND_TRIANGLE;
 
 /// The offset (m) from the capsule's centre of its end (`x1`: centre xyz, swept radius w;
 /// `axis1`: unit axis xyz, half-length w) nearer the plane of triangle `t` of the particle at
@@ -154,6 +159,23 @@ fn pair_overlap(pr: SourcePair) -> f32 {
         } else {
             flip_geom(&g)
         }
+    }
+
+    type Body1 = CapsuleBody;
+    type Body2 = SphereBody;
+    const TWIN_ARGS: &'static str = "b1, b2, t, domain, dt";
+
+    fn twin(
+        c: &ResolverCase<CapsuleBody, SphereBody>,
+        domain: &DomainParams,
+        dt: f32,
+    ) -> ContactGeom {
+        resolve_capsule_triangle(&c.b1, &c.b2, &c.triangle, domain, dt)
+    }
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ResolverCase<CapsuleBody, SphereBody> {
+        let s = shape_inputs(rng, i);
+        s.case(s.capsules.0, s.spheres.1)
     }
 }
 

@@ -4,8 +4,9 @@
 //! its variant, its module (also the stem of its WGSL file and of `resolve_<stem>`) and the type
 //! in it that implements [`Resolver`]. From that table `crate::registry` generates
 //! [`crate::ResolverKind`] and every dispatch over it (the CPU contact pass, the composer's
-//! adapter, the pair table's ranges, the harness list). A new resolver is its module, its WGSL
-//! file, its parity harness and one line here.
+//! adapter, the pair table's ranges, the harness list, the parity test). A new resolver is its
+//! module (with its parity cases), its WGSL file and one line here; its parity harness is the
+//! generic `shaders/testing/harness_resolve.wgsl` with the resolver inserted.
 
 crate::registry::resolvers! {
     SphereSphere => sphere_sphere::SphereSphereResolver,
@@ -35,11 +36,83 @@ pub use sphere_triangle::resolve_sphere_triangle;
 
 pub use glam::Vec3;
 
+use bytemuck::Pod;
+
 use crate::gpu_types::{
-    ContactGeom, DomainParams, SourcePair, SphereBody, StepParams, Wall, WALL_CONE, WALL_CYLINDER,
-    WALL_DISK,
+    CapsuleBody, ContactGeom, DomainParams, SourcePair, SphereBody, StepParams, Triangle, Wall,
+    WALL_CONE, WALL_CYLINDER, WALL_DISK,
 };
 use crate::kernels::sources::SourceKind;
+use crate::parity::SplitMix;
+
+/// A record a resolver's harness reads for a body, declared under the same name in
+/// `shaders/lib/types.wgsl`.
+pub trait HarnessRecord: Pod + std::fmt::Debug {
+    /// Its WGSL name.
+    const WGSL: &'static str;
+}
+
+impl HarnessRecord for SphereBody {
+    const WGSL: &'static str = "SphereBody";
+}
+
+impl HarnessRecord for CapsuleBody {
+    const WGSL: &'static str = "CapsuleBody";
+}
+
+impl HarnessRecord for Wall {
+    const WGSL: &'static str = "Wall";
+}
+
+/// One random parity case of a resolver: the records its twin reads (the harness's `b1`, `b2`
+/// and `t`) and the scales its outputs are compared at.
+#[derive(Clone, Debug)]
+pub struct ResolverCase<B1, B2> {
+    /// Body 1.
+    pub b1: B1,
+    /// Body 2: a particle or a wall.
+    pub b2: B2,
+    /// The triangle carried by body 2, relative to its centre (read by the triangle resolvers
+    /// alone; the others get it too, so every harness binds the same inputs).
+    pub triangle: Triangle,
+    /// Length scale (m): the overlap and the arms are compared relative to it (the overlap is
+    /// a difference of nearly equal lengths, so relative to itself it would be
+    /// ill-conditioned).
+    pub size: f32,
+    /// Speed scale (m/s): the largest surface speed of the pair, for the relative velocity.
+    pub speed: f32,
+    /// Position scale (m): the largest position the twin reads, whose rounding every length it
+    /// computes carries.
+    pub pos_scale: f32,
+}
+
+impl<B1: Pod, B2: Pod> ResolverCase<B1, B2> {
+    /// The case with its bodies as words, as the registry hands it to a generic test.
+    pub fn to_words(&self) -> ResolverCase<Vec<u32>, Vec<u32>> {
+        ResolverCase {
+            b1: bytemuck::cast_slice(bytemuck::bytes_of(&self.b1)).to_vec(),
+            b2: bytemuck::cast_slice(bytemuck::bytes_of(&self.b2)).to_vec(),
+            triangle: self.triangle,
+            size: self.size,
+            speed: self.speed,
+            pos_scale: self.pos_scale,
+        }
+    }
+}
+
+impl ResolverCase<Vec<u32>, Vec<u32>> {
+    /// The case with its bodies read back from words ([`ResolverCase::to_words`]).
+    pub fn typed<B1: Pod, B2: Pod>(&self) -> ResolverCase<B1, B2> {
+        ResolverCase {
+            b1: bytemuck::pod_read_unaligned(bytemuck::cast_slice(&self.b1)),
+            b2: bytemuck::pod_read_unaligned(bytemuck::cast_slice(&self.b2)),
+            triangle: self.triangle,
+            size: self.size,
+            speed: self.speed,
+            pos_scale: self.pos_scale,
+        }
+    }
+}
 
 /// One geometry resolver: what the registry, the composer and the pair table need of it.
 pub trait Resolver {
@@ -64,6 +137,32 @@ pub trait Resolver {
     #[inline]
     fn overlap(pr: &SourcePair, b: &Bodies<'_>) -> f32 {
         Self::resolve(pr, b).delta
+    }
+
+    /// Body 1 of its twin `resolve_<stem>`, the harness's `b1`.
+    type Body1: HarnessRecord;
+    /// Body 2 of its twin, the harness's `b2`: a particle or a wall.
+    type Body2: HarnessRecord;
+    /// The arguments of its WGSL twin `resolve_<stem>`, from the harness's `b1`, `b2`, `t`
+    /// (the triangle), `domain` and `dt`.
+    const TWIN_ARGS: &'static str;
+    /// Its CPU twin on the records of a parity case.
+    fn twin(
+        case: &ResolverCase<Self::Body1, Self::Body2>,
+        domain: &DomainParams,
+        dt: f32,
+    ) -> ContactGeom;
+    /// Random parity case `i` (the first few indices are edge cases).
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ResolverCase<Self::Body1, Self::Body2>;
+    /// How far its twin moves when its inputs are rounded (normal, overlap, arms, point), where
+    /// a direction amplifies that rounding beyond the fixed allowance of the parity test; zero
+    /// (the default) where it does not.
+    fn rounding_spread(
+        _case: &ResolverCase<Self::Body1, Self::Body2>,
+        _domain: &DomainParams,
+        _dt: f32,
+    ) -> [f32; 4] {
+        [0.0; 4]
     }
 }
 

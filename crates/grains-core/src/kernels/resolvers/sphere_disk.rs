@@ -9,13 +9,19 @@
 
 use glam::Vec3;
 
+use crate::gpu_types::DomainParams;
+use crate::gpu_types::SourcePair;
+use crate::gpu_types::WALL_DISK;
 use crate::gpu_types::{ContactGeom, SphereBody, Wall};
-use crate::kernels::resolvers::sphere_plane::wall_geom;
-use crate::kernels::v3;
 use crate::kernels::load_sphere;
+use crate::kernels::resolvers::sphere_plane::wall_geom;
+use crate::kernels::resolvers::ResolverCase;
 use crate::kernels::resolvers::{Bodies, Resolver};
 use crate::kernels::sources::SourceKind;
-use crate::gpu_types::SourcePair;
+use crate::kernels::v3;
+use crate::parity::sphere_wall_case;
+use crate::parity::wall_spread;
+use crate::parity::SplitMix;
 
 /// The vector from `x` to the disk's nearest point (m).
 pub fn disk_nearest(x: Vec3, w: &Wall) -> Vec3 {
@@ -44,7 +50,6 @@ pub fn resolve_sphere_disk(b1: &SphereBody, w: &Wall, dt: f32) -> ContactGeom {
     let n = if dist > 0.0 { v / dist } else { -v3(w.normal) };
     wall_geom(b1, w, n, b1.radius - dist, dt)
 }
-
 
 /// The registry's entry (`kernels/resolvers/mod.rs`).
 pub struct SphereDiskResolver;
@@ -80,5 +85,23 @@ fn pair_geom(pr: SourcePair) -> ContactGeom {
     #[inline]
     fn overlap(pr: &SourcePair, b: &Bodies<'_>) -> f32 {
         sphere_disk_overlap(b.pos[pr.p as usize], &b.walls[pr.q as usize])
+    }
+
+    type Body1 = SphereBody;
+    type Body2 = Wall;
+    const TWIN_ARGS: &'static str = "b1, b2, dt";
+
+    fn twin(c: &ResolverCase<SphereBody, Wall>, _: &DomainParams, dt: f32) -> ContactGeom {
+        resolve_sphere_disk(&c.b1, &c.b2, dt)
+    }
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ResolverCase<SphereBody, Wall> {
+        sphere_wall_case(WALL_DISK, rng, i)
+    }
+
+    /// The normal comes from the wall's geometry (a curved wall's radial direction amplifies
+    /// the rounding of the sphere's centre): measured, as [`wall_spread`] describes.
+    fn rounding_spread(c: &ResolverCase<SphereBody, Wall>, _: &DomainParams, dt: f32) -> [f32; 4] {
+        wall_spread(|b, w| resolve_sphere_disk(b, w, dt), &c.b1, &c.b2)
     }
 }

@@ -8,12 +8,15 @@
 //! the last particles of a world, so the owning entry of a sphere-node pair has the sphere
 //! first.
 
+use crate::gpu_types::SourcePair;
 use crate::gpu_types::{ContactGeom, DomainParams, SphereBody};
-use crate::kernels::resolvers::sphere_sphere::resolve_sphere_sphere;
 use crate::kernels::load_sphere;
+use crate::kernels::resolvers::sphere_sphere::resolve_sphere_sphere;
+use crate::kernels::resolvers::ResolverCase;
 use crate::kernels::resolvers::{Bodies, Resolver};
 use crate::kernels::sources::SourceKind;
-use crate::gpu_types::SourcePair;
+use crate::parity::sphere_pair_case;
+use crate::parity::SplitMix;
 
 /// Overlap (m) of sphere `x1` and node `x2` (`w`: radius, contact radius), as
 /// [`resolve_sphere_point`] computes `delta`.
@@ -34,7 +37,6 @@ pub fn resolve_sphere_point(
     g.arm2 = [0.0; 3];
     g
 }
-
 
 /// The registry's entry (`kernels/resolvers/mod.rs`).
 pub struct SpherePointResolver;
@@ -73,5 +75,21 @@ fn pair_geom(pr: SourcePair) -> ContactGeom {
     #[inline]
     fn overlap(pr: &SourcePair, b: &Bodies<'_>) -> f32 {
         sphere_point_overlap(b.pos[pr.p as usize], b.pos[pr.q as usize], b.domain)
+    }
+
+    type Body1 = SphereBody;
+    type Body2 = SphereBody;
+    const TWIN_ARGS: &'static str = "b1, b2, domain, dt";
+
+    fn twin(
+        c: &ResolverCase<SphereBody, SphereBody>,
+        domain: &DomainParams,
+        dt: f32,
+    ) -> ContactGeom {
+        resolve_sphere_point(&c.b1, &c.b2, domain, dt)
+    }
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ResolverCase<SphereBody, SphereBody> {
+        sphere_pair_case(rng, i)
     }
 }

@@ -3,14 +3,17 @@
 //! Contact point in the middle of the overlap, lever arms `R_i - delta/2` along the normal
 //! (as LIGGGHTS' granular pair styles use), minimum-image separation on periodic axes.
 
-use crate::kernels::resolvers::{body_contact};
+use crate::gpu_types::SourcePair;
 use crate::gpu_types::{ContactGeom, DomainParams, SphereBody};
-use crate::kernels::v3;
-use glam::Vec3A;
 use crate::kernels::load_sphere;
+use crate::kernels::resolvers::body_contact;
+use crate::kernels::resolvers::ResolverCase;
 use crate::kernels::resolvers::{Bodies, Resolver};
 use crate::kernels::sources::SourceKind;
-use crate::gpu_types::SourcePair;
+use crate::kernels::v3;
+use crate::parity::sphere_pair_case;
+use crate::parity::SplitMix;
+use glam::Vec3A;
 
 /// Minimum-image separation vector `x2 - x1` (m) on the periodic axes of `domain`.
 ///
@@ -106,7 +109,6 @@ pub fn resolve_sphere_sphere(
     )
 }
 
-
 /// The registry's entry (`kernels/resolvers/mod.rs`).
 pub struct SphereSphereResolver;
 
@@ -148,6 +150,22 @@ fn pair_geom(pr: SourcePair) -> ContactGeom {
     fn overlap(pr: &SourcePair, b: &Bodies<'_>) -> f32 {
         sphere_sphere_overlap(b.pos[pr.p as usize], b.pos[pr.q as usize], b.domain)
     }
+
+    type Body1 = SphereBody;
+    type Body2 = SphereBody;
+    const TWIN_ARGS: &'static str = "b1, b2, domain, dt";
+
+    fn twin(
+        c: &ResolverCase<SphereBody, SphereBody>,
+        domain: &DomainParams,
+        dt: f32,
+    ) -> ContactGeom {
+        resolve_sphere_sphere(&c.b1, &c.b2, domain, dt)
+    }
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ResolverCase<SphereBody, SphereBody> {
+        sphere_pair_case(rng, i)
+    }
 }
 
 #[cfg(test)]
@@ -169,11 +187,20 @@ mod tests {
                 ..Default::default()
             };
             let (r1, r2) = (rng.range(1e-4, 2e-3) as f32, rng.range(1e-4, 2e-3) as f32);
-            let range = if i % 3 == 0 { 0.0 } else { rng.range(0.0, 1e-3) as f32 };
+            let range = if i % 3 == 0 {
+                0.0
+            } else {
+                rng.range(0.0, 1e-3) as f32
+            };
             let reach = (r1 + r2 + range) as f64;
             let dist = reach * (1.0 + rng.range(-0.03, 0.03) * 10f64.powi(-(i % 6)));
             let dir = rng.vec3(1.0);
-            let len = dir.iter().map(|c| (*c as f64).powi(2)).sum::<f64>().sqrt().max(1e-12);
+            let len = dir
+                .iter()
+                .map(|c| (*c as f64).powi(2))
+                .sum::<f64>()
+                .sqrt()
+                .max(1e-12);
             let x1 = [0.05, 0.05, 0.05, r1];
             let x2 = [0, 1, 2].map(|c| (0.05 + dir[c] as f64 / len * dist) as f32);
             let x2 = [x2[0], x2[1], x2[2], r2];
@@ -185,6 +212,9 @@ mod tests {
                 );
             }
         }
-        assert!(apart > 50_000, "too few pairs called apart to test anything: {apart}");
+        assert!(
+            apart > 50_000,
+            "too few pairs called apart to test anything: {apart}"
+        );
     }
 }

@@ -16,17 +16,20 @@
 //! is in the middle of the overlap below the centre (as `sphere_plane`); `r_eff = R` and
 //! Woo's lengths `l1 = l2 = R` (a flat facet).
 
-use crate::kernels::resolvers::{body_contact};
+use crate::kernels::resolvers::body_contact;
 use glam::{Vec2, Vec3, Vec4};
 
-use crate::gpu_types::{ContactGeom, DomainParams, SphereBody, Triangle};
-use crate::kernels::resolvers::sphere_sphere::min_image;
-use crate::kernels::{v3, v4xyz};
-use crate::kernels::load_sphere;
-use crate::shapes::{KIND_TRIANGLE};
-use crate::kernels::resolvers::{Bodies, Resolver, flip_geom, ordered, triangle_index};
-use crate::kernels::sources::SourceKind;
 use crate::gpu_types::SourcePair;
+use crate::gpu_types::{ContactGeom, DomainParams, SphereBody, Triangle};
+use crate::kernels::load_sphere;
+use crate::kernels::resolvers::sphere_sphere::min_image;
+use crate::kernels::resolvers::ResolverCase;
+use crate::kernels::resolvers::{flip_geom, ordered, triangle_index, Bodies, Resolver};
+use crate::kernels::sources::SourceKind;
+use crate::kernels::{v3, v4xyz};
+use crate::parity::shape_inputs;
+use crate::parity::SplitMix;
+use crate::shapes::KIND_TRIANGLE;
 
 /// The angle (rad, in (-pi, pi]) turning 2D vector `u` to `v`; neither may be zero.
 pub fn disk_angle(u: Vec2, v: Vec2) -> f32 {
@@ -272,6 +275,23 @@ fn pair_overlap(pr: SourcePair) -> f32 {
         } else {
             flip_geom(&g)
         }
+    }
+
+    type Body1 = SphereBody;
+    type Body2 = SphereBody;
+    const TWIN_ARGS: &'static str = "b1, b2, t, domain, dt";
+
+    fn twin(
+        c: &ResolverCase<SphereBody, SphereBody>,
+        domain: &DomainParams,
+        dt: f32,
+    ) -> ContactGeom {
+        resolve_sphere_triangle(&c.b1, &c.b2, &c.triangle, domain, dt)
+    }
+
+    fn parity_case(rng: &mut SplitMix, i: usize) -> ResolverCase<SphereBody, SphereBody> {
+        let s = shape_inputs(rng, i);
+        s.case(s.spheres.0, s.spheres.1)
     }
 }
 
