@@ -742,7 +742,18 @@ positions = [[0.005, 0.005, 0.005], [0.002, 0.002, 0.002]]
         .replace("periodic = [true, true, true]\n", "")
         .replace("steps = 10", "steps = 10\ndt = 1.0");
     let path = scene_file("coarse", &coarse);
+    // `check` refuses it as `run` does, saying the cause once; with `--allow-unstable` it is
+    // the report's one warning.
     let r = check_report(&path, None).expect("parses");
+    let refusal = format!("{:#}", r.refusal.expect("refused"));
+    assert_eq!(refusal.matches("Rayleigh time").count(), 1, "{refusal}");
+    assert!(
+        refusal.contains("dt = 1.000 s exceeds 20% of the Rayleigh time"),
+        "{refusal}"
+    );
+    assert_eq!(r.text.matches("warning").count(), 0, "{}", r.text);
+    let r = grains_cli::check_report_allowing(&path, None, true).expect("parses");
+    assert!(r.refusal.is_none());
     assert_eq!(r.text.matches("warning").count(), 1, "{}", r.text);
     assert!(
         r.text

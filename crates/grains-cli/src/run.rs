@@ -92,16 +92,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     // scene (a few MiB, which the scene's estimate does not count).
     let program = preflight::resident();
     let budget = memory_budget(args.memory_limit);
-    let mut scene = grains_scene::load_scene_within(&args.scene, budget.as_ref())?;
-    for w in &scene.warnings {
-        eprintln!("warning: {w}");
-    }
-    if let Some(n) = args.steps {
-        if !(1..=grains_scene::MAX_STEPS).contains(&n) {
-            bail!("--steps {n}: expected between 1 and 1e15 steps");
-        }
-        scene = scene.with_steps(n);
-    }
+    let mut scene = scene_to_run(args, budget.as_ref())?;
     let out = args.out.clone().unwrap_or_else(|| scene.output.dir.clone());
     let choice = args.backend.unwrap_or(match scene.run.backend {
         BackendChoice::Auto => BackendArg::Auto,
@@ -113,55 +104,29 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             eprintln!("{s}");
         }
     };
-    let dt = scene.world.dt;
-    if !args.allow_unstable {
-        preflight::check_stability(&scene)?;
-    } else if let Some(w) = scene.timestep.warning(dt) {
-        eprintln!("warning: {w} (running anyway: --allow-unstable)");
-    }
-    let particles = scene.world.particles.len();
-    let steps = scene.run.steps;
+    let (particles, steps) = (scene.world.particles.len(), scene.run.steps);
     let every = scene.output.every_steps.max(1);
     let fingerprint = scene.world.fingerprint();
-    let checkpoint_path = out.join(CHECKPOINT_FILE);
+    let saving = Checkpointing {
+        path: out.join(CHECKPOINT_FILE),
+        fingerprint,
+        resume: resume_command(args),
+    };
     // The memory estimates, from the scene's positions (their radii size the broad phase's
     // cells), before a resumed run lets those go.
-    let estimates = (scene.cpu_memory_estimate(), scene.gpu_memory_estimate());
-    let cpu_model = scene.cpu_memory_model();
-    let gpu_model = scene.gpu_memory_model();
+    let memory = HeldMemory {
+        program,
+        estimates: (scene.cpu_memory_estimate(), scene.gpu_memory_estimate()),
+        cpu_model: scene.cpu_memory_model(),
+        gpu_model: scene.gpu_memory_model(),
+    };
     // One run a directory: held until this function returns, however it returns.
     let _lock = OutputLock::take(&out, &args.scene)?;
-    let (state, start) = if args.resume {
-        // The state replaces the scene's initial positions, velocities, spins and orientations
-        // (64 bytes a particle): they go before it is read, so that resuming never holds both.
-        // The backends take the positions from the state.
-        let p = &mut scene.world.particles;
-        (p.pos, p.vel, p.omega, p.quat) = Default::default();
-        let ck = open_checkpoint(&checkpoint_path).with_context(|| {
-            format!(
-                "cannot resume from {}; run without --resume to start over",
-                checkpoint_path.display()
-            )
-        })?;
-        if ck.fingerprint != fingerprint {
-            bail!(
-                "{} was written for a different scene (particles, materials, walls, laws, domain, \
-                 dt or skin differ): resume it with the scene that wrote it, or run without --resume",
-                checkpoint_path.display()
-            );
-        }
-        let step = ck.header.step;
-        (Some(Resume::File(ck)), step)
-    } else {
-        // A resumed run's particles have moved on from the scene's initial state.
-        check_overlaps(&scene)?;
-        (None, 0)
-    };
+    let (state, start) = initial_state(args, &mut scene, &saving)?;
     let opts = preflight::output_options(&scene, &out);
-    let volume = output_estimate(&scene, &opts, start, estimates.0);
+    let volume = output_estimate(&scene, &opts, start, memory.estimates.0);
     check_disk(&scene, &out, &volume)?;
-    // Bonds are logged when they break: which are broken already (a resumed run's), and the
-    // particles' materials, which name each bond's chain.
+    // Bonds are logged when they break: the particles' materials name each bond's chain.
     // Kept only where there are bonds to log (4 bytes a particle, held for the whole run).
     let material = if scene.world.fixed_pairs.is_empty() {
         Vec::new()
@@ -169,83 +134,300 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         scene.world.particles.material.clone()
     };
     let (mut backend, message) =
-        make_backend_within(&mut scene, choice, state, budget.as_ref(), estimates)?;
-    let writer = if args.resume {
-        // The rows of particles.csv the frame of the checkpoint's step holds (or would).
-        let frame_rows = (backend.snapshot().pos.len() - scene.world.triangle_tail()) as u64;
-        let at = ResumePoint {
-            step: start,
-            every,
-            last: steps,
-            frame_rows,
-            rows_every_frame: scene.world.insertions.is_empty(),
-        };
-        OutputWriter::resume(&opts, &at)
-    } else {
-        OutputWriter::create(&opts).map(|writer| grains_io::Resumed {
-            writer,
-            rewrite_frame: true,
-            bonds_through: None,
-        })
-    }
-    .with_context(|| format!("cannot write output to {}", out.display()))?;
-    // The bonds the resumed state holds broken, from the backend that took it up, less those
-    // the output is to log again (with a frame written again).
-    let mut broken: std::collections::HashSet<usize> = if args.resume {
-        grains_core::kernels::sources::fixed::broken_fixed_pairs(
-            &scene.world.table,
-            &scene.world.fixed_pairs,
-            &material,
-            &backend.fixed_history(),
-        )
-        .into_iter()
-        .filter(|&(_, step)| writer.bonds_through.is_some_and(|t| step <= t))
-        .map(|(k, _)| k)
-        .collect()
-    } else {
-        Default::default()
-    };
+        make_backend_within(&mut scene, choice, state, budget.as_ref(), memory.estimates)?;
+    let resumed = open_output(args, &scene, &opts, &mut backend, start)
+        .with_context(|| format!("cannot write output to {}", out.display()))?;
     if args.resume {
         say(&format!(
             "resuming at step {start} from {}",
-            checkpoint_path.display()
+            saving.path.display()
         ));
     }
     say(&format!(
         "{message}; {particles} particles, {steps} steps of {}, output every {every} steps to {} \
          (about {} in {} frames)",
-        qty(dt, "s"),
+        qty(scene.world.dt, "s"),
         out.display(),
         grains_scene::bytes(volume.bytes),
         volume.frames
     ));
-    let (rewrite_frame, mut writer) = (writer.rewrite_frame, writer.writer);
-    let frames_on = scene.output.vtk || scene.output.csv;
-    // The ledger's total at the first energy line of this process, and the largest relative
-    // departure from it since: reported at the end as the run's energy audit.
-    let mut audit: Option<(f64, f64)> = None;
-    let quiet = args.quiet;
-    let world = &scene.world;
-    let mut output = |b: &mut Box<dyn Backend>, w: &mut OutputWriter| -> Result<()> {
-        if !world.fixed_pairs.is_empty() {
-            let now = grains_core::kernels::sources::fixed::broken_fixed_pairs(
-                &world.table,
-                &world.fixed_pairs,
-                &material,
-                &b.fixed_history(),
-            );
-            let mut rows = Vec::new();
-            for (k, step) in now {
-                if broken.insert(k) {
-                    let [i, j] = world.fixed_pairs[k];
-                    if !quiet {
-                        eprintln!("bond {k} (particles {i} and {j}) broke at step {step}");
-                    }
-                    rows.push((step, step as f64 * world.dt, k, i, j));
-                }
+    let mut output = RunOutput::new(&scene, material, args, resumed, backend.as_mut());
+    let mut given_up = 0u64;
+    if !args.resume && scene.world.insert_every > 0 {
+        given_up += insert_batch(&scene.world, &mut backend, 0)?;
+    }
+    if output.rewrite_frame {
+        // A fresh run's first frame, or a resumed run's frame that was cut short.
+        if let Err(e) = output.write(&mut backend) {
+            return Err(saving.stopped(e, &mut backend));
+        }
+    }
+    let bar = progress_bar(args.quiet, steps);
+    let stepped = step_until_done(
+        args,
+        &scene,
+        &mut backend,
+        &mut output,
+        &saving,
+        &bar,
+        start,
+    );
+    bar.finish_and_clear();
+    let stepped = stepped?;
+    given_up += stepped.given_up;
+    let done = stepped.done;
+    if done < steps {
+        // Interrupted: the state of this step on disk, output and checkpoint both.
+        // (Off the cadence, this frame is removed when the run resumes.)
+        if !done.is_multiple_of(every) {
+            if let Err(e) = output.write(&mut backend) {
+                return Err(saving.stopped(e, &mut backend));
             }
-            rows.sort_by_key(|r| (r.0, r.2));
-            w.write_broken_bonds(&rows)?;
+        }
+        output.writer.finish()?;
+        saving.save(&mut backend)?;
+        return Err(Interrupted {
+            step: done,
+            resume: saving.resume,
+        }
+        .into());
+    }
+    output.writer.finish()?;
+    let counters = backend.counters();
+    let report = RunReport {
+        backend: backend.name(),
+        steps: done - start,
+        particles,
+        seconds: stepped.seconds,
+        rebuilds: counters.rebuilds,
+        frames: output.writer.frames_written(),
+        out,
+        energy_drift: output.audit.map(|(_, worst)| worst),
+        removed: counters.removed,
+    };
+    if !args.quiet {
+        let ending = Ending {
+            given_up,
+            removed_here: stepped.removed_here,
+        };
+        for line in summary_lines(&scene, &report, backend.as_mut(), &memory, &ending) {
+            eprintln!("{line}");
+        }
+    }
+    if let Some((_, worst)) = output.audit.filter(|(_, w)| *w > AUDIT_WARNING) {
+        eprintln!("warning: {}", preflight::ledger_warning(&scene, worst));
+    }
+    Ok(report)
+}
+
+/// The scene of `args`, read within the memory `budget`, its warnings printed, `--steps`
+/// applied and its stability checked (refused unless `--allow-unstable`).
+fn scene_to_run(
+    args: &RunArgs,
+    budget: Option<&grains_scene::MemoryBudget>,
+) -> Result<grains_scene::Scene> {
+    let mut scene = grains_scene::load_scene_within(&args.scene, budget)?;
+    for w in &scene.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(n) = args.steps {
+        if !(1..=grains_scene::MAX_STEPS).contains(&n) {
+            bail!("--steps {n}: expected between 1 and 1e15 steps");
+        }
+        scene = scene.with_steps(n);
+    }
+    if !args.allow_unstable {
+        preflight::check_stability(&scene)?;
+    } else if let Some(w) = scene.timestep.warning(scene.world.dt) {
+        eprintln!("warning: {w} (running anyway: --allow-unstable)");
+    }
+    Ok(scene)
+}
+
+/// The state a run starts from and its step: a resumed run's checkpoint (checked to be the
+/// scene's), or the scene's own particles (checked for deep initial overlaps) at step 0.
+fn initial_state(
+    args: &RunArgs,
+    scene: &mut grains_scene::Scene,
+    saving: &Checkpointing,
+) -> Result<(Option<Resume>, u64)> {
+    if !args.resume {
+        // A resumed run's particles have moved on from the scene's initial state.
+        check_overlaps(scene)?;
+        return Ok((None, 0));
+    }
+    // The state replaces the scene's initial positions, velocities, spins and orientations
+    // (64 bytes a particle): they go before it is read, so that resuming never holds both.
+    // The backends take the positions from the state.
+    let p = &mut scene.world.particles;
+    (p.pos, p.vel, p.omega, p.quat) = Default::default();
+    let path = &saving.path;
+    let ck = open_checkpoint(path).with_context(|| {
+        format!(
+            "cannot resume from {}; run without --resume to start over",
+            path.display()
+        )
+    })?;
+    if ck.fingerprint != saving.fingerprint {
+        bail!(
+            "{} was written for a different scene (particles, materials, walls, laws, domain, \
+             dt or skin differ): resume it with the scene that wrote it, or run without --resume",
+            path.display()
+        );
+    }
+    let step = ck.header.step;
+    Ok((Some(Resume::File(ck)), step))
+}
+
+/// The output writer of a run starting at `start`: a fresh run's, or a resumed run's with its
+/// output checked against the checkpoint and cut back to it.
+fn open_output(
+    args: &RunArgs,
+    scene: &grains_scene::Scene,
+    opts: &grains_io::OutputOptions,
+    backend: &mut Box<dyn Backend>,
+    start: u64,
+) -> Result<grains_io::Resumed, grains_io::IoError> {
+    if !args.resume {
+        return OutputWriter::create(opts).map(|writer| grains_io::Resumed {
+            writer,
+            rewrite_frame: true,
+            bonds_through: None,
+        });
+    }
+    // The rows of particles.csv the frame of the checkpoint's step holds (or would).
+    let frame_rows = (backend.snapshot().pos.len() - scene.world.triangle_tail()) as u64;
+    let at = ResumePoint {
+        step: start,
+        every: scene.output.every_steps.max(1),
+        last: scene.run.steps,
+        frame_rows,
+        rows_every_frame: scene.world.insertions.is_empty(),
+    };
+    OutputWriter::resume(opts, &at)
+}
+
+/// Where a run's checkpoint goes, the scene it belongs to, and the command that resumes it.
+struct Checkpointing {
+    path: PathBuf,
+    fingerprint: u64,
+    resume: String,
+}
+
+impl Checkpointing {
+    /// Write the backend's state.
+    fn save(&self, b: &mut Box<dyn Backend>) -> Result<()> {
+        write_backend_checkpoint(&self.path, self.fingerprint, b.as_mut())?;
+        Ok(())
+    }
+
+    /// Output that cannot be written (a full disk, a file-size limit) stops the run with the
+    /// state of its step saved: its resume writes that step's frame again.
+    fn stopped(&self, e: anyhow::Error, b: &mut Box<dyn Backend>) -> anyhow::Error {
+        let step = b.counters().steps;
+        match self.save(b) {
+            Ok(()) => anyhow::anyhow!(
+                "{e:#}; the run stopped at step {step}, its state saved in {}: once the cause is \
+                 fixed, resume with: {}",
+                self.path.display(),
+                self.resume
+            ),
+            Err(c) => anyhow::anyhow!(
+                "{e:#}; the run stopped at step {step}, and its checkpoint could not be written \
+                 either: {c:#}"
+            ),
+        }
+    }
+
+    /// A checkpoint that could not be written stops the run, the one before it kept.
+    fn failed(e: anyhow::Error, step: u64) -> anyhow::Error {
+        anyhow::anyhow!(
+            "{e:#}; the run stopped at step {step}, with its output written up to it and the \
+             checkpoint before it kept"
+        )
+    }
+}
+
+/// What a run writes at each output step, and what it keeps between them: the bonds already
+/// logged broken, and the energy audit (the ledger's total at this process's first energy
+/// line, and the largest relative departure from it since).
+struct RunOutput<'a> {
+    scene: &'a grains_scene::Scene,
+    writer: OutputWriter,
+    /// Whether the frame of the first step is to be written (a fresh run's, or a resumed
+    /// frame that was cut short).
+    rewrite_frame: bool,
+    material: Vec<u32>,
+    broken: std::collections::HashSet<usize>,
+    audit: Option<(f64, f64)>,
+    quiet: bool,
+}
+
+impl<'a> RunOutput<'a> {
+    /// The output of a run whose writer is `resumed`; a resumed run's bonds broken before the
+    /// output it keeps are known as logged already.
+    fn new(
+        scene: &'a grains_scene::Scene,
+        material: Vec<u32>,
+        args: &RunArgs,
+        resumed: grains_io::Resumed,
+        backend: &mut dyn Backend,
+    ) -> RunOutput<'a> {
+        let broken = if args.resume {
+            grains_core::kernels::sources::fixed::broken_fixed_pairs(
+                &scene.world.table,
+                &scene.world.fixed_pairs,
+                &material,
+                &backend.fixed_history(),
+            )
+            .into_iter()
+            .filter(|&(_, step)| resumed.bonds_through.is_some_and(|t| step <= t))
+            .map(|(k, _)| k)
+            .collect()
+        } else {
+            Default::default()
+        };
+        RunOutput {
+            scene,
+            writer: resumed.writer,
+            rewrite_frame: resumed.rewrite_frame,
+            material,
+            broken,
+            audit: None,
+            quiet: args.quiet,
+        }
+    }
+
+    /// Log the bonds that broke since the last output step.
+    fn write_broken_bonds(&mut self, b: &mut Box<dyn Backend>) -> Result<()> {
+        let world = &self.scene.world;
+        let now = grains_core::kernels::sources::fixed::broken_fixed_pairs(
+            &world.table,
+            &world.fixed_pairs,
+            &self.material,
+            &b.fixed_history(),
+        );
+        let mut rows = Vec::new();
+        for (k, step) in now {
+            if self.broken.insert(k) {
+                let [i, j] = world.fixed_pairs[k];
+                if !self.quiet {
+                    eprintln!("bond {k} (particles {i} and {j}) broke at step {step}");
+                }
+                rows.push((step, step as f64 * world.dt, k, i, j));
+            }
+        }
+        rows.sort_by_key(|r| (r.0, r.2));
+        self.writer.write_broken_bonds(&rows)?;
+        Ok(())
+    }
+
+    /// Write the output of the backend's current step: broken bonds, the frame, wall loads,
+    /// shells, contacts and the energy line (with the audit).
+    fn write(&mut self, b: &mut Box<dyn Backend>) -> Result<()> {
+        let (scene, world) = (self.scene, &self.scene.world);
+        if !world.fixed_pairs.is_empty() {
+            self.write_broken_bonds(b)?;
         }
         // What the writers need besides the particles, read before the snapshot, which borrows
         // the backend's own arrays where it can (the CPU's) rather than copying them.
@@ -256,9 +438,10 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             .then(|| b.wall_loads());
         let shell_forces = (scene.output.vtk && !world.shells.is_empty()).then(|| b.shell_forces());
         let records = scene.output.contacts.then(|| b.contact_records());
+        let w = &mut self.writer;
         let snap = b.snapshot();
         let (step, time) = (snap.step, snap.time);
-        if frames_on {
+        if scene.output.vtk || scene.output.csv {
             // Mesh walls' triangles are fixed particles of the solver, not particles of the
             // scene: frames hold the scene's particles.
             let tail = world.triangle_tail();
@@ -281,7 +464,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         if scene.output.energy {
             let e = b.energy();
             w.write_energy(step, time, &e)?;
-            let (e0, worst) = audit.get_or_insert((e.total, 0.0));
+            let (e0, worst) = self.audit.get_or_insert((e.total, 0.0));
             // Measured against what the run holds: its starting total, or the work moving
             // walls and kinematic particles have put in, if larger.
             let scale = e0
@@ -294,152 +477,160 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
             }
         }
         Ok(())
-    };
-    let insert_every = scene.world.insert_every;
-    let mut given_up = 0u64;
-    if !args.resume && insert_every > 0 {
-        given_up += insert_batch(&scene.world, &mut backend, 0)?;
     }
-    let checkpoint_every = scene.output.checkpoint_every_steps;
-    let checkpoint = |b: &mut Box<dyn Backend>| -> Result<()> {
-        write_backend_checkpoint(&checkpoint_path, fingerprint, b.as_mut())?;
-        Ok(())
-    };
-    let resume = resume_command(args);
-    // Output that cannot be written (a full disk, a file-size limit) stops the run with the
-    // state of its step saved: its resume writes that step's frame again.
-    let stopped = |e: anyhow::Error, b: &mut Box<dyn Backend>| -> anyhow::Error {
-        let step = b.counters().steps;
-        match checkpoint(b) {
-            Ok(()) => anyhow::anyhow!(
-                "{e:#}; the run stopped at step {step}, its state saved in {}: once the cause is \
-                 fixed, resume with: {resume}",
-                checkpoint_path.display()
-            ),
-            Err(c) => anyhow::anyhow!(
-                "{e:#}; the run stopped at step {step}, and its checkpoint could not be written \
-                 either: {c:#}"
-            ),
-        }
-    };
-    let failed_checkpoint = |e: anyhow::Error, step: u64| {
-        anyhow::anyhow!(
-            "{e:#}; the run stopped at step {step}, with its output written up to it and the \
-             checkpoint before it kept"
-        )
-    };
-    if rewrite_frame {
-        // A fresh run's first frame, or a resumed run's frame that was cut short.
-        if let Err(e) = output(&mut backend, &mut writer) {
-            return Err(stopped(e, &mut backend));
-        }
-    }
+}
 
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} steps  {rate}  elapsed {elapsed_precise}  ETA {eta_precise}",
-        )
-        .map(|s| {
-            s.with_key("rate", |st: &ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.0} steps/s", st.per_sec());
-            })
+/// The progress bar of a run of `steps` steps (hidden with `-q`).
+fn progress_bar(quiet: bool, steps: u64) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} steps  {rate}  elapsed {elapsed_precise}  ETA {eta_precise}",
+    )
+    .map(|s| {
+        s.with_key("rate", |st: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.0} steps/s", st.per_sec());
         })
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-        bar.set_style(style);
-        bar
-    };
+    })
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+/// Where the stepping of a run ended.
+struct Stepped {
+    /// The step it reached: the last, or where it was interrupted.
+    done: u64,
+    /// Wall-clock seconds of stepping (output excluded).
+    seconds: f64,
+    /// Lost particles deleted in this process.
+    removed_here: u64,
+    /// Inserted particles that found no free place.
+    given_up: u64,
+}
+
+/// Step the backend from `start` to the scene's last step (or until interrupted), in batches
+/// that end at each output, checkpoint and insertion step: a fault stops the run (or deletes
+/// the lost particles, where the scene says so), and output or a checkpoint that cannot be
+/// written stops it with what is saved.
+fn step_until_done(
+    args: &RunArgs,
+    scene: &grains_scene::Scene,
+    backend: &mut Box<dyn Backend>,
+    output: &mut RunOutput<'_>,
+    saving: &Checkpointing,
+    bar: &ProgressBar,
+    start: u64,
+) -> Result<Stepped> {
+    let (steps, every) = (scene.run.steps, scene.output.every_steps.max(1));
+    let insert_every = scene.world.insert_every;
+    let checkpoint_every = scene.output.checkpoint_every_steps;
     let interrupted = || {
         args.interrupt
             .as_ref()
             .is_some_and(|f| f.load(Ordering::SeqCst))
     };
     let batch = backend.batch().clamp(1, PROGRESS_CHUNK);
-    let mut stepping = 0.0f64;
-    let mut done = start;
-    let mut removed_here = 0u64;
-    bar.set_position(done);
-    while done < steps && !interrupted() {
-        let next_output = ((done / every) + 1) * every;
-        let next_checkpoint = checkpoint_every
-            .map(|c| (done / c.max(1) + 1) * c.max(1))
-            .unwrap_or(u64::MAX);
-        let next_insert = done
-            .checked_div(insert_every)
-            .map_or(u64::MAX, |k| (k + 1) * insert_every);
-        let target = next_output
-            .min(next_checkpoint)
-            .min(next_insert)
+    let mut s = Stepped {
+        done: start,
+        seconds: 0.0,
+        removed_here: 0,
+        given_up: 0,
+    };
+    bar.set_position(s.done);
+    while s.done < steps && !interrupted() {
+        let done = s.done;
+        let next = |period: u64| (done / period + 1) * period;
+        let target = next(every)
+            .min(checkpoint_every.map_or(u64::MAX, |c| next(c.max(1))))
+            .min(if insert_every > 0 {
+                next(insert_every)
+            } else {
+                u64::MAX
+            })
             .min(steps)
             .min(done + batch);
         let t0 = Instant::now();
         let fault = backend.run_guarded(target - done)?;
-        stepping += t0.elapsed().as_secs_f64();
-        done = backend.counters().steps;
+        s.seconds += t0.elapsed().as_secs_f64();
+        s.done = backend.counters().steps;
         if let Some(f) = fault {
-            let snap = backend.snapshot();
-            let lost = lost_particles(&scene, &snap);
-            let deletable = scene.guards.lost == LostParticles::Delete
-                && lost.contains(&f.particle)
-                && lost.iter().all(|&i| healthy(&scene, &snap, i));
-            if !deletable {
-                // Everything up to the last good frame is on disk; nothing of this step is.
-                bar.finish_and_clear();
-                writer.finish()?;
-                bail!("{}", fault_message(&scene, &snap, f.particle));
-            }
-            backend.remove_particles(&lost)?;
-            removed_here += lost.len() as u64;
+            s.removed_here += delete_lost_or_stop(scene, backend, output, f)?;
         }
-        bar.set_position(done);
-        if insert_every > 0 && done.is_multiple_of(insert_every) {
-            given_up += insert_batch(&scene.world, &mut backend, done)?;
+        bar.set_position(s.done);
+        if insert_every > 0 && s.done.is_multiple_of(insert_every) {
+            s.given_up += insert_batch(&scene.world, backend, s.done)?;
         }
-        if done.is_multiple_of(every) || done == steps {
-            if let Err(e) = output(&mut backend, &mut writer) {
-                bar.finish_and_clear();
-                return Err(stopped(e, &mut backend));
-            }
+        if s.done.is_multiple_of(every) || s.done == steps {
+            output
+                .write(backend)
+                .map_err(|e| saving.stopped(e, backend))?;
         }
         if let Some(c) = checkpoint_every {
-            if done.is_multiple_of(c.max(1)) || done == steps {
-                if let Err(e) = checkpoint(&mut backend) {
-                    bar.finish_and_clear();
-                    return Err(failed_checkpoint(e, done));
-                }
+            if s.done.is_multiple_of(c.max(1)) || s.done == steps {
+                saving
+                    .save(backend)
+                    .map_err(|e| Checkpointing::failed(e, s.done))?;
             }
         }
     }
-    bar.finish_and_clear();
-    if done < steps {
-        // Interrupted: the state of this step on disk, output and checkpoint both.
-        // (Off the cadence, this frame is removed when the run resumes.)
-        if !done.is_multiple_of(every) {
-            if let Err(e) = output(&mut backend, &mut writer) {
-                return Err(stopped(e, &mut backend));
-            }
-        }
-        writer.finish()?;
-        checkpoint(&mut backend)?;
-        return Err(Interrupted { step: done, resume }.into());
+    Ok(s)
+}
+
+/// A fault at the end of a batch: the lost particles deleted where the scene says so and they
+/// are healthy (returns how many), or the run stopped with the fault's message, everything up
+/// to the last good frame on disk and nothing of this step.
+fn delete_lost_or_stop(
+    scene: &grains_scene::Scene,
+    backend: &mut Box<dyn Backend>,
+    output: &mut RunOutput<'_>,
+    f: grains_core::Fault,
+) -> Result<u64> {
+    let snap = backend.snapshot();
+    let lost = lost_particles(scene, &snap);
+    let deletable = scene.guards.lost == LostParticles::Delete
+        && lost.contains(&f.particle)
+        && lost.iter().all(|&i| healthy(scene, &snap, i));
+    if !deletable {
+        let message = fault_message(scene, &snap, f.particle);
+        drop(snap);
+        output.writer.finish()?;
+        bail!("{message}");
     }
-    writer.finish()?;
+    drop(snap);
+    backend.remove_particles(&lost)?;
+    Ok(lost.len() as u64)
+}
+
+/// What the end-of-run memory line compares: the program's own resident set, and the
+/// estimates and models of both backends from the scene.
+struct HeldMemory {
+    program: Option<u64>,
+    estimates: (u64, u64),
+    cpu_model: grains_scene::CpuMemoryModel,
+    gpu_model: grains_scene::GpuMemoryModel,
+}
+
+/// Counts of a run's end that its report does not carry.
+struct Ending {
+    given_up: u64,
+    removed_here: u64,
+}
+
+/// The lines a finished run prints: steps and throughput, memory held against the estimate,
+/// lost and inserted particles, and the energy audit when it held.
+fn summary_lines(
+    scene: &grains_scene::Scene,
+    report: &RunReport,
+    backend: &mut dyn Backend,
+    memory: &HeldMemory,
+    ending: &Ending,
+) -> Vec<String> {
     let counters = backend.counters();
     let contacts = backend.contacts();
-    let report = RunReport {
-        backend: backend.name(),
-        steps: done - start,
-        particles,
-        seconds: stepping,
-        rebuilds: counters.rebuilds,
-        frames: writer.frames_written(),
-        out,
-        energy_drift: audit.map(|(_, worst)| worst),
-        removed: counters.removed,
-    };
-    say(&format!(
+    let mut lines = vec![format!(
         "done: {} steps in {} ({} particle-steps/s), {} broad-phase rebuilds, {} contacts per \
          particle and {} wall contacts at the end, {} frames in {}",
         report.steps,
@@ -450,37 +641,73 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         contacts.walls,
         report.frames,
         report.out.display()
-    ));
-    // What the run held, beside what `check` estimated: the host's peak resident set, and on
-    // the GPU backend its buffers.
+    )];
+    lines.push(memory_line(backend, memory, &counters, &contacts));
+    if counters.removed > 0 {
+        lines.push(format!(
+            "lost particles: {} left the domain and were deleted ({} in this run); the energy \
+             they carried is the ledger's `removed` column",
+            counters.removed, ending.removed_here
+        ));
+    }
+    if !scene.world.insertions.is_empty() {
+        let mut line = format!(
+            "insertion: {} particles inserted; the energy they brought is the ledger's \
+             `inserted` column",
+            counters.inserted
+        );
+        if ending.given_up > 0 {
+            line.push_str(&format!(
+                "; {} found no free place in their region and were not inserted (a larger \
+                 region or a lower rate would take them)",
+                ending.given_up
+            ));
+        }
+        lines.push(line);
+    }
+    if let Some(worst) = report.energy_drift.filter(|&w| w <= AUDIT_WARNING) {
+        lines.push(format!(
+            "energy audit: the ledger's total stayed within {} of its start",
+            sig4(worst)
+        ));
+    }
+    lines
+}
+
+/// What the run held, beside what `check` estimated: the host's peak resident set, and on the
+/// GPU backend its buffers.
+fn memory_line(
+    backend: &mut dyn Backend,
+    memory: &HeldMemory,
+    counters: &grains_core::Counters,
+    contacts: &grains_core::ContactCount,
+) -> String {
     // The pairs are about half the entries (each is listed from both sides; walls once).
     let (entries, pairs, slots) = (
         counters.neighbour_entries as usize,
         counters.neighbour_entries as usize / 2,
         (contacts.pairs + contacts.walls) as usize,
     );
-    let memory = match backend.device_bytes() {
+    let peak = preflight::peak_resident()
+        .map(grains_scene::bytes)
+        .unwrap_or_else(|| "unknown".into());
+    match backend.device_bytes() {
         // The GPU's buffers hold a share more than the list they last grew to (`grown_to`).
         Some(device) => format!(
             "memory: {} in device buffers (estimate {} for a dense pack, {} for the list the \
-             run ended with), peak resident set {}{}",
+             run ended with), peak resident set {peak}{}",
             grains_scene::bytes(device),
-            grains_scene::bytes(estimates.1),
-            grains_scene::bytes(gpu_model.grown_to(entries, pairs, slots).total()),
-            preflight::peak_resident()
-                .map(grains_scene::bytes)
-                .unwrap_or_else(|| "unknown".into()),
+            grains_scene::bytes(memory.estimates.1),
+            grains_scene::bytes(memory.gpu_model.grown_to(entries, pairs, slots).total()),
             crate::texture_note(&backend.texture_arrays())
         ),
         None => format!(
-            "memory: peak resident set {} (estimate {} for a dense pack, {} for the list the run \
-             ended with{}{})",
-            preflight::peak_resident()
-                .map(grains_scene::bytes)
-                .unwrap_or_else(|| "unknown".into()),
-            grains_scene::bytes(estimates.0),
-            grains_scene::bytes(cpu_model.at(entries, pairs, slots)),
-            program
+            "memory: peak resident set {peak} (estimate {} for a dense pack, {} for the list the \
+             run ended with{}{})",
+            grains_scene::bytes(memory.estimates.0),
+            grains_scene::bytes(memory.cpu_model.at(entries, pairs, slots)),
+            memory
+                .program
                 .map(|b| format!(", plus {} of the program itself", grains_scene::bytes(b)))
                 .unwrap_or_default(),
             // The CPU backend chosen after looking for a hardware GPU: the drivers that look
@@ -493,40 +720,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
                 _ => String::new(),
             }
         ),
-    };
-    say(&memory);
-    if counters.removed > 0 {
-        say(&format!(
-            "lost particles: {} left the domain and were deleted ({removed_here} in this run); \
-             the energy they carried is the ledger's `removed` column",
-            counters.removed
-        ));
     }
-    if !scene.world.insertions.is_empty() {
-        let inserted = counters.inserted;
-        let mut line = format!(
-            "insertion: {inserted} particles inserted; the energy they brought is the ledger's \
-             `inserted` column"
-        );
-        if given_up > 0 {
-            line.push_str(&format!(
-                "; {given_up} found no free place in their region and were not inserted \
-                 (a larger region or a lower rate would take them)"
-            ));
-        }
-        say(&line);
-    }
-    if let Some((_, worst)) = audit {
-        if worst > AUDIT_WARNING {
-            eprintln!("warning: {}", preflight::ledger_warning(&scene, worst));
-        } else {
-            say(&format!(
-                "energy audit: the ledger's total stayed within {} of its start",
-                sig4(worst)
-            ));
-        }
-    }
-    Ok(report)
 }
 
 /// The command that resumes the run of `args`: its scene, and the flags it was given.
