@@ -1246,3 +1246,87 @@ tangential = { law = "cundall_strack", friction = 0.5 }
         );
     }
 }
+
+/// A frame shows only the particles a glyph can draw: a dormant `[[insert]]` particle or a
+/// deleted one (radius `REMOVED_RADIUS`) and a clump's body (`CLUMP_BODY_RADIUS`) are left out
+/// of the `.vtu`, every array alike, and the ones shown keep their ids; ParaView's Glyph by
+/// `radius` drew one sphere of 1e30 over the scene. `particles.csv` keeps every row, the
+/// hidden ones marked by their negative radius.
+#[test]
+fn frames_leave_out_the_particles_no_glyph_can_draw() -> anyhow::Result<()> {
+    use grains_core::backend::REMOVED_RADIUS;
+    use grains_core::shapes::CLUMP_BODY_RADIUS;
+    let dir = scratch("vtu-hidden");
+    let mut snap = snapshot(10, 1e-3, 0.0);
+    let mut more = |p: [f32; 4], m: u32| {
+        snap.pos.to_mut().push(p);
+        for a in [
+            &mut snap.vel,
+            &mut snap.omega,
+            &mut snap.force,
+            &mut snap.torque,
+        ] {
+            a.to_mut().push([m as f32, 0.0, 0.0, 0.0]);
+        }
+        snap.quat.to_mut().push([0.0, 0.0, 0.0, 1.0]);
+        snap.material.to_mut().push(m);
+    };
+    more([0.0, 0.0, 0.0, REMOVED_RADIUS], 11);
+    more([1.0, 2.0, 3.0, 0.002], 12);
+    more([4.0, 5.0, 6.0, CLUMP_BODY_RADIUS], 13);
+    let ids: Vec<u64> = (0..snap.pos.len() as u64).map(|i| 100 + i).collect();
+    let mut w = OutputWriter::create(&options(&dir))?;
+    w.write_frame(&snap, Some(&ids))?;
+    w.finish()?;
+    let vtu = read_vtu(&dir.join(frame_file_name(10)))?;
+    let piece = tag_attributes(&vtu.header, "Piece");
+    assert_eq!(piece["NumberOfPoints"], "4");
+    assert_eq!(vtu.i64s("id"), vec![100, 101, 102, 104]);
+    let radius = vtu.f32s("radius");
+    assert!(radius.iter().all(|&r| r > 0.0), "{radius:?}");
+    assert_eq!(radius[3], 0.002);
+    assert_eq!(vtu.f32s("Points")[9..12], [1.0, 2.0, 3.0]);
+    assert_eq!(vtu.f32s("velocity")[9], 12.0);
+    assert_eq!(vtu.block("material")[12..16], 12u32.to_le_bytes());
+    assert_eq!(vtu.i64s("connectivity"), vec![0, 1, 2, 3]);
+    let rows = grains_tests::csv_rows(&dir.join("particles.csv"));
+    assert_eq!(rows.len(), 6, "particles.csv keeps every particle");
+    assert_eq!(rows[3][18] as f32, REMOVED_RADIUS);
+    Ok(())
+}
+
+/// The pour's frames (an `[[insert]]` block, most of its particles dormant at first) hold
+/// only particles with a positive radius, the ones inserted, so ParaView's Glyph by `radius`
+/// draws the scene.
+#[test]
+fn the_pours_frames_hold_only_glyphable_particles() -> anyhow::Result<()> {
+    let dir = scratch("pour-frames");
+    let scene = grains_tests::workspace_root().join("scenes/pour.toml");
+    let args = [
+        "grains",
+        "run",
+        &scene.to_string_lossy(),
+        "--backend",
+        "cpu",
+    ];
+    let out = dir.to_string_lossy().into_owned();
+    grains_cli::main_with_args(
+        args.into_iter()
+            .chain(["--out", &out, "-q", "--steps", "1"]),
+    )?;
+    let rows = grains_tests::csv_rows(&dir.join("particles.csv"));
+    let dormant = rows.iter().filter(|r| r[18] < 0.0).count();
+    assert!(dormant > 0, "dormant particles at the start of the pour");
+    for step in [0, 1] {
+        let vtu = read_vtu(&dir.join(frame_file_name(step)))?;
+        let radius = vtu.f32s("radius");
+        let listed = rows.iter().filter(|r| r[0] == step as f64).count();
+        let live = rows
+            .iter()
+            .filter(|r| r[0] == step as f64 && r[18] > 0.0)
+            .count();
+        assert_eq!(radius.len(), live, "step {step}: {listed} rows");
+        assert!(radius.iter().all(|&r| r > 0.0), "step {step}: {radius:?}");
+    }
+    Ok(())
+}

@@ -67,34 +67,38 @@ impl Array<'_> {
         )
     }
 
-    fn write_block(&self, w: &mut impl Write, n: usize) -> io::Result<()> {
+    /// Write the array's block: its rows, or only those `live` names (then `n` of them).
+    fn write_block(&self, w: &mut impl Write, n: usize, live: Option<&[u32]>) -> io::Result<()> {
         w.write_all(&(self.byte_len(n) as u64).to_le_bytes())?;
+        let xyz = |w: &mut dyn Write, r: &[f32; 4]| {
+            w.write_all(&r[0].to_le_bytes())?;
+            w.write_all(&r[1].to_le_bytes())?;
+            w.write_all(&r[2].to_le_bytes())
+        };
         match self.block {
             // Ids are written as Int64 because ParaView handles it everywhere; the bits of a
             // u64 above i64::MAX are kept, only their reading changes.
-            Block::Ids(Some(ids)) => ids.iter().try_for_each(|&v| w.write_all(&v.to_le_bytes())),
-            Block::Ids(None) | Block::Iota => {
-                (0..n as u64).try_for_each(|v| w.write_all(&v.to_le_bytes()))
-            }
+            Block::Ids(Some(ids)) => each(ids, live, |&v| w.write_all(&v.to_le_bytes())),
+            // Without ids a particle's id is its index.
+            Block::Ids(None) => match live {
+                Some(live) => live
+                    .iter()
+                    .try_for_each(|&i| w.write_all(&(i as u64).to_le_bytes())),
+                None => (0..n as u64).try_for_each(|v| w.write_all(&v.to_le_bytes())),
+            },
+            Block::Iota => (0..n as u64).try_for_each(|v| w.write_all(&v.to_le_bytes())),
             Block::IotaPlusOne => (1..=n as u64).try_for_each(|v| w.write_all(&v.to_le_bytes())),
-            Block::W(rows) => rows
-                .iter()
-                .try_for_each(|r| w.write_all(&r[3].to_le_bytes())),
-            Block::Xyz(rows) => rows.iter().try_for_each(|r| {
-                w.write_all(&r[0].to_le_bytes())?;
-                w.write_all(&r[1].to_le_bytes())?;
-                w.write_all(&r[2].to_le_bytes())
-            }),
+            Block::W(rows) => each(rows, live, |r| w.write_all(&r[3].to_le_bytes())),
+            Block::Xyz(rows) => each(rows, live, |r| xyz(w, r)),
             Block::Xyzw([]) => (0..n).try_for_each(|_| {
                 grains_core::shapes::IDENTITY
                     .iter()
                     .try_for_each(|x| w.write_all(&x.to_le_bytes()))
             }),
-            Block::Xyzw(rows) => rows
-                .iter()
-                .flatten()
-                .try_for_each(|x| w.write_all(&x.to_le_bytes())),
-            Block::U32(v) => v.iter().try_for_each(|x| w.write_all(&x.to_le_bytes())),
+            Block::Xyzw(rows) => each(rows, live, |r| {
+                r.iter().try_for_each(|x| w.write_all(&x.to_le_bytes()))
+            }),
+            Block::U32(v) => each(v, live, |x| w.write_all(&x.to_le_bytes())),
             Block::Types => {
                 let chunk = [VTK_VERTEX; 4096];
                 let mut left = n;
@@ -109,13 +113,44 @@ impl Array<'_> {
     }
 }
 
-/// Writes the whole `.vtu` of `snap` to `w`. Lengths have been checked by the caller.
+/// `f` over `rows`, or over the rows `live` names.
+fn each<T>(
+    rows: &[T],
+    live: Option<&[u32]>,
+    mut f: impl FnMut(&T) -> io::Result<()>,
+) -> io::Result<()> {
+    match live {
+        Some(live) => live.iter().try_for_each(|&i| f(&rows[i as usize])),
+        None => rows.iter().try_for_each(f),
+    }
+}
+
+/// The particles a frame shows, where some are not to be: those with a positive radius. A
+/// dormant particle of an `[[insert]]` block and a deleted lost particle have the radius
+/// [`grains_core::backend::REMOVED_RADIUS`], a clump's body
+/// [`grains_core::shapes::CLUMP_BODY_RADIUS`] (its member spheres are drawn): a glyph scaled
+/// by such a radius would hide the whole scene. `None` when every particle is shown.
+fn shown(snap: &Snapshot) -> Option<Vec<u32>> {
+    let live = |p: &[f32; 4]| p[3] > 0.0;
+    if snap.pos.iter().all(live) {
+        return None;
+    }
+    Some(
+        (0..snap.pos.len() as u32)
+            .filter(|&i| live(&snap.pos[i as usize]))
+            .collect(),
+    )
+}
+
+/// Writes the whole `.vtu` of `snap` to `w`: the particles it shows ([`shown`]), each with its
+/// `id`. Lengths have been checked by the caller.
 pub(crate) fn write_vtu(
     w: &mut impl Write,
     snap: &Snapshot,
     ids: Option<&[u64]>,
 ) -> io::Result<()> {
-    let n = snap.pos.len();
+    let live = shown(snap);
+    let n = live.as_ref().map_or(snap.pos.len(), Vec::len);
     let arr = |name, vtk_type, components, block| Array {
         name,
         vtk_type,
@@ -174,7 +209,7 @@ pub(crate) fn write_vtu(
          \x20 <AppendedData encoding=\"raw\">\n_"
     )?;
     for a in point_data.iter().chain(&points).chain(&cells) {
-        a.write_block(w, n)?;
+        a.write_block(w, n, live.as_deref())?;
     }
     w.write_all(b"\n  </AppendedData>\n</VTKFile>\n")
 }
