@@ -84,3 +84,36 @@ fn viscous_coulomb_laws_roll_at_the_closed_form_time() {
         assert!(drift < 2e-3, "{name}: ledger drift {drift:e}");
     }
 }
+
+/// `contacts.csv`'s tangential force vector (`ContactRecord::tangential`): a sphere sliding
+/// along +x and +y on a floor, Cundall-Strack at mu = 0.3 in its sliding regime, feels
+/// friction `mu N` against its slip: the vector lies in the floor's plane, opposes the slip
+/// direction (1, 1, 0)/sqrt 2 to 1e-3 rad, and has the record's magnitude and `mu` times the
+/// normal force (1e-3: the slide is Coulomb's once the spring has reached its limit).
+#[test]
+fn contact_records_carry_the_tangential_force_vector() {
+    use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
+    let (r, mu, dt) = (0.01, 0.3, 2e-6);
+    let laws = vec![
+        hertz(),
+        viscous(0.3),
+        cundall_strack(mu, mu, TangentialStiffness::Mindlin),
+    ];
+    let (w, _) = sphere_on_floor(r, 1e8, [0.3, 0.3, 0.0], [0.0; 3], laws, dt);
+    let mut b = CpuBackend::new(w).unwrap_or_else(|e| panic!("{e}"));
+    b.run(200);
+    let records = b.contact_records();
+    let c = records.iter().find(|c| c.j < 0).expect("a floor contact");
+    let t = c.tangential.map(|x| x as f64);
+    let mag = (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt();
+    assert!(
+        (mag - c.tangential_force as f64).abs() <= 1e-6 * mag,
+        "{t:?} vs {}",
+        c.tangential_force
+    );
+    assert!(t[2].abs() <= 1e-6 * mag, "in the floor's plane: {t:?}");
+    let along = -(t[0] + t[1]) / (2f64.sqrt() * mag);
+    assert!(along > 1.0 - 5e-7, "against the slip: cos {along}");
+    let want = mu * c.normal_force as f64;
+    assert!((mag - want).abs() <= 1e-3 * want, "{mag} vs mu N = {want}");
+}

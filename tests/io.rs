@@ -665,6 +665,7 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
             overlap: 1e-6,
             normal_force: 2.5,
             tangential_force: 0.5,
+            tangential: [0.0, 0.3, -0.4],
             normal: [1.0, 0.0, 0.0],
             point: [0.5, 0.0, 0.0],
             bond: true,
@@ -675,6 +676,7 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
             overlap: -2e-7,
             normal_force: -0.125,
             tangential_force: 0.0,
+            tangential: [0.0, 0.0, 0.0],
             normal: [0.0, 0.0, -1.0],
             point: [0.0, 0.0, -1.0],
             bond: false,
@@ -685,9 +687,9 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
     let csv = fs::read_to_string(dir.join("contacts.csv"))?;
     assert_eq!(
         csv,
-        "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond\n\
-         7,0.5,0,1,1e-6,2.5,0.5,1,0,0,1\n\
-         7,0.5,2,-4,-2e-7,-0.125,0,0,0,-1,0\n"
+        "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond,ftx,fty,ftz\n\
+         7,0.5,0,1,1e-6,2.5,0.5,1,0,0,1,0,0.3,-0.4\n\
+         7,0.5,2,-4,-2e-7,-0.125,0,0,0,-1,0,0,0,0\n"
     );
     let vtp = fs::read_to_string(dir.join("contacts_00000007.vtp"))?;
     assert!(

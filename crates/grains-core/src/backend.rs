@@ -319,6 +319,8 @@ pub struct ContactRecord {
     pub normal_force: f32,
     /// Magnitude of the tangential force (N).
     pub tangential_force: f32,
+    /// The tangential force on `i` (N): the contact's force on `i` less its normal part.
+    pub tangential: [f32; 3],
     /// Unit normal from `i` towards `j` (into the wall).
     pub normal: [f32; 3],
     /// Contact point (m), in the middle of the overlap.
@@ -365,13 +367,14 @@ pub fn contact_records(
                 crate::kernels::resolvers::wall_contact(a, &slots.walls[(-1 - j) as usize])
             };
             let arm = a[3] - 0.5 * overlap;
-            let (normal_force, tangential_force) = split(s.force, n);
+            let (normal_force, tangential_force, tangential) = split(s.force, n);
             out.push(ContactRecord {
                 i,
                 j,
                 overlap,
                 normal_force,
                 tangential_force,
+                tangential,
                 normal: n,
                 point: [a[0] + n[0] * arm, a[1] + n[1] * arm, a[2] + n[2] * arm],
                 bond: src == SourceKind::Fixed,

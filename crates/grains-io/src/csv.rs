@@ -14,8 +14,9 @@ pub const ENERGY_HEADER: &str =
 /// Header of `contacts.csv`: one row per active contact per output step; `j = -1 - w` for wall
 /// `w`; `fn` is the normal force (N, positive when repulsive), `ft` the tangential force's
 /// magnitude (N), `n` the unit normal from `i` to `j`; `bond` is 1 for a bond (a `[[bond]]`
-/// pair, which acts at any distance), 0 for a contact.
-pub const CONTACTS_HEADER: &str = "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond";
+/// pair, which acts at any distance), 0 for a contact; `ft` the tangential force on `i` as a
+/// vector (N).
+pub const CONTACTS_HEADER: &str = "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond,ftx,fty,ftz";
 
 /// Appends one `contacts.csv` row per record.
 pub(crate) fn contact_rows(out: &mut String, step: u64, time: f64, records: &[ContactRecord]) {
@@ -28,7 +29,12 @@ pub(crate) fn contact_rows(out: &mut String, step: u64, time: f64, records: &[Co
             out.push(',');
             push_f32(out, v);
         }
-        out.push_str(if r.bond { ",1\n" } else { ",0\n" });
+        out.push_str(if r.bond { ",1" } else { ",0" });
+        for v in r.tangential {
+            out.push(',');
+            push_f32(out, v);
+        }
+        out.push('\n');
     }
 }
 
