@@ -24,6 +24,7 @@
 //! - A particle's velocity is, by priority: its `velocities` entry, its pack-file line's
 //!   velocity, the block's `velocity`, zero.
 
+mod checks;
 mod error;
 pub mod generators;
 mod law_keys;

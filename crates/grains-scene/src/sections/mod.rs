@@ -5,5 +5,6 @@
 pub(crate) mod domain;
 pub(crate) mod insert;
 pub(crate) mod material;
+pub(crate) mod particles;
 pub(crate) mod shell;
 pub(crate) mod simulation;
