@@ -4,10 +4,15 @@
 
 use std::ops::Range;
 
+use grains_core::gpu_types::{Wall, WALL_CYLINDER, WALL_PLANE};
 use grains_core::materials::{Interaction, Material};
+use grains_core::units::qty;
+use grains_core::Particles;
 
 use crate::error::SceneError;
+use crate::messages::{point3, vec3};
 use crate::sections::material::material_of;
+use crate::sections::wall::Walls;
 use crate::walk::{Ctx, Table};
 
 /// Where each material is first used by a block that makes particles (`[[particles]]`,
@@ -143,4 +148,74 @@ fn defined_pairs(materials: &[Material], interactions: &[Interaction]) -> String
         .map(|i| format!("[\"{}\", \"{}\"]", n(i.between.0), n(i.between.1)))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Every moving particle's centre lies on the open side of every plane and cylinder: one that
+/// starts behind a wall would be shot out by a huge overlap. Dormant particles (to insert) are
+/// not in the run yet, and mesh triangles are walls themselves.
+pub(crate) fn particles_in_front_of_walls(
+    ctx: &Ctx<'_>,
+    walls: &Walls,
+    particles: &Particles,
+) -> Result<(), SceneError> {
+    let movable = walls.movable(particles);
+    for (i, (w, (span, key))) in walls.walls.iter().zip(&walls.sources).enumerate() {
+        let refusal = match w.kind {
+            WALL_CYLINDER => centre_on_wrong_side_of_cylinder(i, w, movable),
+            WALL_PLANE => centre_behind_plane(i, w, movable),
+            _ => None,
+        };
+        if let Some(message) = refusal {
+            return Err(ctx.err(span, key, message));
+        }
+    }
+    Ok(())
+}
+
+/// The first live particle of `movable` inside solid cylinder `i` (or outside it, hollow).
+fn centre_on_wrong_side_of_cylinder(i: usize, w: &Wall, movable: &[[f32; 4]]) -> Option<String> {
+    let hollow = w.hollow != 0;
+    movable
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x[3] > 0.0)
+        .find_map(|(k, x)| {
+            let (_, rho) = grains_core::kernels::resolvers::sphere_cylinder::cylinder_radial(
+                particle_centre(x),
+                w,
+            );
+            (hollow != (rho < w.radius)).then(|| {
+                format!(
+                    "particle {k} at {} lies {} cylinder {i} (radius {}); expected every particle centre {} it",
+                    point3(x),
+                    if hollow { "outside hollow" } else { "inside solid" },
+                    qty(w.radius as f64, "m"),
+                    if hollow { "inside" } else { "outside" }
+                )
+            })
+        })
+}
+
+/// The first live particle of `movable` behind plane `i`.
+fn centre_behind_plane(i: usize, w: &Wall, movable: &[[f32; 4]]) -> Option<String> {
+    movable
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x[3] > 0.0)
+        .find_map(|(k, x)| {
+            let side: f64 = (0..3)
+                .map(|c| (x[c] as f64 - w.point[c] as f64) * w.normal[c] as f64)
+                .sum();
+            (side < 0.0).then(|| {
+                format!(
+                    "particle {k} at {} lies {} behind plane {i} (point {}, normal {}); expected every particle centre on the side the normal points to",
+                    point3(x), qty(-side, "m"), point3(&w.point), vec3(&w.normal)
+                )
+            })
+        })
+}
+
+/// The centre of a particle (its position row) as the resolvers' vector type.
+fn particle_centre(x: &[f32; 4]) -> grains_core::kernels::resolvers::Vec3 {
+    grains_core::kernels::resolvers::Vec3::new(x[0], x[1], x[2])
 }

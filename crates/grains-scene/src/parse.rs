@@ -4,7 +4,6 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use grains_core::gpu_types::Wall;
 use grains_core::materials::{Interaction, Material};
 use grains_core::timestep::{timestep_report, TimestepReport};
 use grains_core::units::qty;
@@ -14,8 +13,7 @@ use toml::de::DeTable;
 use crate::checks::MaterialUses;
 use crate::error::SceneError;
 use crate::law_keys::SlotKeys;
-use crate::messages::{point3, vec3, MaxByStart};
-use crate::sections::domain::check_box;
+use crate::messages::MaxByStart;
 use crate::sections::material::material_of;
 use crate::walk::{Ctx, Table, Value};
 use crate::BackendChoice;
@@ -98,325 +96,8 @@ pub(crate) fn parse(
         crate::sections::shell::parse_shells(&ctx, &root, &materials, &domain, &mut particles)?;
     uses.note_blocks(&ctx, &root, &materials, &["insert", "shell"])?;
 
-    // [[wall]]
-    let mut walls = Vec::new();
-    // Mesh walls: their triangles' table, and the first triangle particle.
-    let mut triangles = Vec::new();
-    let mut first_triangle: Option<usize> = None;
-    let mut wall_used: Vec<(usize, Range<usize>, String)> = Vec::new();
-    // Where each plane came from, for messages about particles behind it.
-    let mut wall_src: Vec<(Range<usize>, String)> = Vec::new();
-    if let Some(v) = root.get("wall") {
-        for w in ctx.tables(v, "wall")? {
-            w.deny_unknown(&[
-                "plane", "box", "cylinder", "disk", "cone", "mesh", "material", "motion",
-            ])?;
-            let mat_v = w.req("material", "a material name")?;
-            let mi = material_index(mat_v, &w.key("material"))?;
-            wall_used.push((mi, mat_v.span(), w.key("material")));
-            let shapes: Vec<&str> = ["plane", "box", "cylinder", "disk", "cone", "mesh"]
-                .into_iter()
-                .filter(|k| w.get(k).is_some())
-                .collect();
-            if shapes.len() != 1 {
-                let (span, key) = match shapes.get(1) {
-                    Some(k) => (w.key_span(k), w.key(k)),
-                    None => (w.span.clone(), w.key("plane")),
-                };
-                return Err(ctx.err(
-                    &span,
-                    &key,
-                    format!(
-                        "expected exactly one wall shape: `plane = {{ point, normal }}`, `box = {{ min, max }}`, `cylinder = {{ point, axis, radius, hollow }}`, `disk = {{ center, normal, radius }}`, `cone = {{ point, axis, radius, half_angle }}` or `mesh = {{ file, scale, translate, rotate }}`; found {}",
-                        if shapes.is_empty() { "none".to_string() } else { shapes.join(" and ") }
-                    ),
-                ));
-            }
-            let unit = |t: &crate::walk::Table<'_, '_>,
-                        k: &str,
-                        what: &str|
-             -> Result<[f64; 3], SceneError> {
-                let nv = t.req(k, what)?;
-                let n = ctx.vec3(nv, &t.key(k), "unit vector")?;
-                let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-                if len.is_nan() || len <= 1e-12 || !len.is_finite() {
-                    return Err(ctx.err(
-                        &nv.span(),
-                        &t.key(k),
-                        format!("expected a non-zero vector: {what}"),
-                    ));
-                }
-                Ok(n.map(|x| x / len))
-            };
-            let f32s = |v: [f64; 3]| v.map(|x| x as f32);
-            let mut made: Vec<Wall> = Vec::new();
-            if shapes[0] == "mesh" {
-                // Triangles become fixed particles after every other particle, split to the
-                // size of the largest particle (grains_core::mesh_walls).
-                let mv = w.get("mesh").unwrap_or_else(|| unreachable!());
-                let t = ctx.table(
-                    mv,
-                    &w.key("mesh"),
-                    "a table { file = \"floor.stl\", scale, translate = [x, y, z], rotate = [w, x, y, z] }",
-                )?;
-                t.deny_unknown(&["file", "scale", "translate", "rotate"])?;
-                t.req("file", "a path to a .obj or .stl file")?;
-                if let Some(m) = w.get("motion") {
-                    return Err(ctx.err(
-                        &m.span(),
-                        &w.key("motion"),
-                        "mesh walls do not move yet; give the motion to plane, box, cylinder, disk or cone walls",
-                    ));
-                }
-                let mesh = crate::mesh_file::wall_mesh(&ctx, &t)?;
-                let first = *first_triangle.get_or_insert(particles.len());
-                let largest = particles.pos[..first]
-                    .iter()
-                    .map(|p| p[3] as f64)
-                    .chain(
-                        inserts
-                            .iter()
-                            .flat_map(|b| b.insertion.radii.iter().map(|&r| r as f64)),
-                    )
-                    .fold(0.0, f64::max);
-                grains_core::mesh_walls::add_mesh_wall(
-                    &mut particles,
-                    &mut triangles,
-                    &mesh,
-                    mi as u32,
-                    grains_core::mesh_walls::SIZE_FACTOR * largest,
-                )
-                .map_err(|e| ctx.err(&mv.span(), &w.key("mesh"), e.to_string()))?;
-                continue;
-            }
-            match shapes[0] {
-                "plane" => {
-                    let p = w.get("plane").unwrap_or_else(|| unreachable!());
-                    let t = ctx.table(
-                        p,
-                        &w.key("plane"),
-                        "a table { point = [x, y, z], normal = [x, y, z] }",
-                    )?;
-                    t.deny_unknown(&["point", "normal"])?;
-                    let point = ctx.vec3(t.req("point", "[x, y, z] (m)")?, &t.key("point"), "m")?;
-                    let n = unit(&t, "normal", "[x, y, z], pointing into the domain")?;
-                    made.push(Wall::plane(f32s(point), f32s(n), mi as u32));
-                }
-                "box" => {
-                    let bv = w.get("box").unwrap_or_else(|| unreachable!());
-                    let t = ctx.table(
-                        bv,
-                        &w.key("box"),
-                        "a table { min = [x, y, z], max = [x, y, z] }",
-                    )?;
-                    t.deny_unknown(&["min", "max"])?;
-                    let lo = ctx.vec3(t.req("min", "[x, y, z] (m)")?, &t.key("min"), "m")?;
-                    let hv = t.req("max", "[x, y, z] (m)")?;
-                    let hi = ctx.vec3(hv, &t.key("max"), "m")?;
-                    check_box(&ctx, &lo, &hi, hv, &t.key("max"), &t.key("min"))?;
-                    for k in 0..3 {
-                        let mut n = [0.0; 3];
-                        n[k] = 1.0;
-                        made.push(Wall::plane(f32s(lo), f32s(n), mi as u32));
-                        n[k] = -1.0;
-                        made.push(Wall::plane(f32s(hi), f32s(n), mi as u32));
-                    }
-                }
-                "cylinder" => {
-                    let cv = w.get("cylinder").unwrap_or_else(|| unreachable!());
-                    let t = ctx.table(
-                        cv,
-                        &w.key("cylinder"),
-                        "a table { point, axis, radius, hollow }",
-                    )?;
-                    t.deny_unknown(&["point", "axis", "radius", "hollow"])?;
-                    let point = ctx.vec3(
-                        t.req("point", "a point on the axis [x, y, z] (m)")?,
-                        &t.key("point"),
-                        "m",
-                    )?;
-                    let axis = unit(&t, "axis", "the axis direction [x, y, z]")?;
-                    let radius = ctx.positive(
-                        t.req("radius", "a positive number (m)")?,
-                        &t.key("radius"),
-                        "m",
-                    )?;
-                    let hollow = match t.get("hollow") {
-                        Some(h) => ctx.boolean(h, &t.key("hollow"))?,
-                        None => false,
-                    };
-                    let mut c = Wall::plane(f32s(point), f32s(axis), mi as u32);
-                    c.kind = grains_core::gpu_types::WALL_CYLINDER;
-                    c.radius = radius as f32;
-                    c.hollow = hollow as u32;
-                    made.push(c);
-                }
-                "cone" => {
-                    let cv = w.get("cone").unwrap_or_else(|| unreachable!());
-                    let t = ctx.table(
-                        cv,
-                        &w.key("cone"),
-                        "a table { point, axis, radius, half_angle }",
-                    )?;
-                    t.deny_unknown(&["point", "axis", "radius", "half_angle"])?;
-                    let point = ctx.vec3(
-                        t.req("point", "the orifice's centre [x, y, z] (m)")?,
-                        &t.key("point"),
-                        "m",
-                    )?;
-                    let axis = unit(
-                        &t,
-                        "axis",
-                        "the axis, pointing up into the hopper [x, y, z]",
-                    )?;
-                    let radius = ctx.positive(
-                        t.req("radius", "the orifice's radius, a positive number (m)")?,
-                        &t.key("radius"),
-                        "m",
-                    )?;
-                    let av = t.req(
-                        "half_angle",
-                        "the angle between the wall and the axis, in degrees (0 < angle < 90)",
-                    )?;
-                    let angle = ctx.positive(av, &t.key("half_angle"), "degrees")?;
-                    if angle >= 90.0 {
-                        return Err(ctx.err(&av.span(), &t.key("half_angle"), format!("expected an angle below 90 degrees between the wall and the axis, found {}", ctx.found(av))));
-                    }
-                    let mut c = Wall::plane(f32s(point), f32s(axis), mi as u32);
-                    c.kind = grains_core::gpu_types::WALL_CONE;
-                    c.radius = radius as f32;
-                    c.slope = angle.to_radians().tan() as f32;
-                    made.push(c);
-                }
-                _ => {
-                    let dv = w.get("disk").unwrap_or_else(|| unreachable!());
-                    let t = ctx.table(dv, &w.key("disk"), "a table { center, normal, radius }")?;
-                    t.deny_unknown(&["center", "normal", "radius"])?;
-                    let center =
-                        ctx.vec3(t.req("center", "[x, y, z] (m)")?, &t.key("center"), "m")?;
-                    let n = unit(&t, "normal", "the disk's normal [x, y, z]")?;
-                    let radius = ctx.positive(
-                        t.req("radius", "a positive number (m)")?,
-                        &t.key("radius"),
-                        "m",
-                    )?;
-                    let mut d = Wall::plane(f32s(center), f32s(n), mi as u32);
-                    d.kind = grains_core::gpu_types::WALL_DISK;
-                    d.radius = radius as f32;
-                    made.push(d);
-                }
-            }
-            if let Some(mv) = w.get("motion") {
-                let t = ctx.table(
-                    mv,
-                    &w.key("motion"),
-                    "a table { velocity, angular_velocity, center, start, stop }",
-                )?;
-                t.deny_unknown(&["velocity", "angular_velocity", "center", "start", "stop"])?;
-                if t.get("velocity").is_none() && t.get("angular_velocity").is_none() {
-                    return Err(ctx.err(&t.span, &t.key("velocity"), "a motion needs `velocity = [vx, vy, vz]` (m/s), `angular_velocity = [wx, wy, wz]` (rad/s), or both"));
-                }
-                let velocity = t
-                    .get("velocity")
-                    .map(|v| ctx.vec3(v, &t.key("velocity"), "m/s"))
-                    .transpose()?
-                    .unwrap_or([0.0; 3]);
-                let omega = t
-                    .get("angular_velocity")
-                    .map(|v| ctx.vec3(v, &t.key("angular_velocity"), "rad/s"))
-                    .transpose()?
-                    .unwrap_or([0.0; 3]);
-                let center = t
-                    .get("center")
-                    .map(|v| ctx.vec3(v, &t.key("center"), "m"))
-                    .transpose()?;
-                let start = t
-                    .get("start")
-                    .map(|v| ctx.non_negative(v, &t.key("start"), "s"))
-                    .transpose()?
-                    .unwrap_or(0.0);
-                let stop = t
-                    .get("stop")
-                    .map(|v| ctx.positive(v, &t.key("stop"), "s"))
-                    .transpose()?
-                    .unwrap_or(f64::INFINITY);
-                if stop <= start {
-                    let sv = t.get("stop").map(|v| v.span()).unwrap_or(t.span.clone());
-                    return Err(ctx.err(
-                        &sv,
-                        &t.key("stop"),
-                        format!(
-                            "the motion stops at {} before it starts at {}",
-                            qty(stop, "s"),
-                            qty(start, "s")
-                        ),
-                    ));
-                }
-                // A box turns as one, about its centre: the mean of its faces' points.
-                let mean = [0, 1, 2].map(|k| {
-                    made.iter().map(|m| m.point[k] as f64).sum::<f64>() / made.len() as f64
-                });
-                for m in &mut made {
-                    m.velocity = f32s(velocity);
-                    m.omega = f32s(omega);
-                    m.center = f32s(center.unwrap_or(mean));
-                    m.start = start as f32;
-                    m.stop = stop as f32;
-                }
-            }
-            for m in made {
-                wall_src.push((w.span.clone(), w.path.clone()));
-                walls.push(m);
-            }
-        }
-    }
-
-    // A particle whose centre starts behind a wall would be shot out by a huge overlap.
-    for (i, (w, (span, key))) in walls.iter().zip(&wall_src).enumerate() {
-        if w.kind == grains_core::gpu_types::WALL_CYLINDER {
-            // Dormant particles (to insert) are not in the run yet; mesh triangles are walls.
-            let movable = &particles.pos[..first_triangle.unwrap_or(particles.len())];
-            for (k, x) in movable.iter().enumerate().filter(|(_, x)| x[3] > 0.0) {
-                let (_, rho) = grains_core::kernels::resolvers::sphere_cylinder::cylinder_radial(
-                    particle_centre(x),
-                    w,
-                );
-                if (w.hollow != 0) != (rho < w.radius) {
-                    return Err(ctx.err(
-                        span,
-                        key,
-                        format!(
-                            "particle {k} at {} lies {} cylinder {i} (radius {}); expected every particle centre {} it",
-                            point3(x),
-                            if w.hollow != 0 { "outside hollow" } else { "inside solid" },
-                            qty(w.radius as f64, "m"),
-                            if w.hollow != 0 { "inside" } else { "outside" }
-                        ),
-                    ));
-                }
-            }
-            continue;
-        }
-        if w.kind != grains_core::gpu_types::WALL_PLANE {
-            continue;
-        }
-        let movable = &particles.pos[..first_triangle.unwrap_or(particles.len())];
-        for (k, x) in movable.iter().enumerate().filter(|(_, x)| x[3] > 0.0) {
-            let side: f64 = (0..3)
-                .map(|c| (x[c] as f64 - w.point[c] as f64) * w.normal[c] as f64)
-                .sum();
-            if side < 0.0 {
-                return Err(ctx.err(
-                    span,
-                    key,
-                    format!(
-                        "particle {k} at {} lies {} behind plane {i} (point {}, normal {}); expected every particle centre on the side the normal points to",
-                        point3(x), qty(-side, "m"), point3(&w.point), vec3(&w.normal)
-                    ),
-                ));
-            }
-        }
-    }
+    let walls = crate::sections::wall::read(&ctx, &root, &materials, &inserts, &mut particles)?;
+    crate::checks::particles_in_front_of_walls(&ctx, &walls, &particles)?;
 
     // [[interaction]]
     let mut interactions: Vec<Interaction> = Vec::new();
@@ -480,7 +161,7 @@ pub(crate) fn parse(
         &materials,
         &interactions,
         &uses,
-        &wall_used,
+        &walls.materials_used,
         &particles.material,
     )?;
 
@@ -502,7 +183,8 @@ pub(crate) fn parse(
 
     // The world, with a provisional dt when it is to be chosen from the world itself.
     // Mesh triangles are walls: the skin is sized by the particles.
-    let rmax = particles.pos[..first_triangle.unwrap_or(particles.len())]
+    let rmax = walls
+        .movable(&particles)
         .iter()
         .map(|p| p[3] as f64)
         .chain(
@@ -524,7 +206,7 @@ pub(crate) fn parse(
     };
     let mut world = World::new(
         particles,
-        walls,
+        walls.walls,
         materials,
         interactions,
         domain,
@@ -553,8 +235,8 @@ pub(crate) fn parse(
     if !shells.is_empty() {
         world = world.with_shells(shells).map_err(core_err)?;
     }
-    if !triangles.is_empty() {
-        world = world.with_triangles(triangles).map_err(core_err)?;
+    if !walls.triangles.is_empty() {
+        world = world.with_triangles(walls.triangles).map_err(core_err)?;
     }
     let insert_every = inserts
         .iter()
@@ -810,11 +492,6 @@ fn law_table(ctx: &Ctx<'_>, v: &Value<'_>, path: &str, slot: Slot) -> Result<Law
     accepted.extend_from_slice(law.keys());
     t.deny_unknown(&accepted)?;
     law.parse(&SlotKeys { t: &t })
-}
-
-/// The centre of a particle (its position row) as the resolvers' vector type.
-fn particle_centre(x: &[f32; 4]) -> grains_core::kernels::resolvers::Vec3 {
-    grains_core::kernels::resolvers::Vec3::new(x[0], x[1], x[2])
 }
 
 /// What a bond may join: the scene's particles, with the id ranges of the `[[insert]]` blocks'

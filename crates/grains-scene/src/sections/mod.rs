@@ -8,3 +8,4 @@ pub(crate) mod material;
 pub(crate) mod particles;
 pub(crate) mod shell;
 pub(crate) mod simulation;
+pub(crate) mod wall;

@@ -1,0 +1,412 @@
+//! The `[[wall]]` blocks: analytic walls (plane, box, cylinder, disk, cone), optionally
+//! moving, and mesh walls, whose triangles become fixed particles after every other particle.
+
+use std::ops::Range;
+
+use grains_core::gpu_types::{Triangle, Wall};
+use grains_core::materials::Material;
+use grains_core::units::qty;
+use grains_core::Particles;
+
+use crate::error::SceneError;
+use crate::sections::domain::check_box;
+use crate::sections::insert::InsertBlock;
+use crate::sections::material::material_of;
+use crate::walk::{Ctx, Table, Value};
+
+/// The walls of a scene as read.
+pub(crate) struct Walls {
+    /// The analytic walls (a box is six planes).
+    pub walls: Vec<Wall>,
+    /// Where each of `walls` came from (its block's span and key path), for messages about
+    /// particles behind it.
+    pub sources: Vec<(Range<usize>, String)>,
+    /// The mesh walls' triangles table.
+    pub triangles: Vec<Triangle>,
+    /// The first triangle particle of the mesh walls: particles from here on are walls.
+    pub first_triangle: Option<usize>,
+    /// Each block's material, with its span and key path.
+    pub materials_used: Vec<(usize, Range<usize>, String)>,
+}
+
+impl Walls {
+    /// The particles before the mesh walls' triangles: those that move.
+    pub(crate) fn movable<'p>(&self, particles: &'p Particles) -> &'p [[f32; 4]] {
+        &particles.pos[..self.first_triangle.unwrap_or(particles.len())]
+    }
+}
+
+/// The shapes a wall block may give, exactly one each.
+const SHAPES: [&str; 6] = ["plane", "box", "cylinder", "disk", "cone", "mesh"];
+
+/// Read every `[[wall]]` block. Mesh walls append their triangles to `particles`, split to the
+/// size of the largest particle, dormant ones of `inserts` included.
+pub(crate) fn read(
+    ctx: &Ctx<'_>,
+    root: &Table<'_, '_>,
+    materials: &[Material],
+    inserts: &[InsertBlock],
+    particles: &mut Particles,
+) -> Result<Walls, SceneError> {
+    let mut out = Walls {
+        walls: Vec::new(),
+        sources: Vec::new(),
+        triangles: Vec::new(),
+        first_triangle: None,
+        materials_used: Vec::new(),
+    };
+    let Some(v) = root.get("wall") else {
+        return Ok(out);
+    };
+    for w in ctx.tables(v, "wall")? {
+        w.deny_unknown(&[
+            "plane", "box", "cylinder", "disk", "cone", "mesh", "material", "motion",
+        ])?;
+        let mat_v = w.req("material", "a material name")?;
+        let mi = material_of(ctx, materials, mat_v, &w.key("material"))?;
+        out.materials_used
+            .push((mi, mat_v.span(), w.key("material")));
+        let (shape, sv) = one_shape(ctx, &w)?;
+        let material = mi as u32;
+        let mut made: Vec<Wall> = Vec::new();
+        match shape {
+            "mesh" => {
+                mesh_wall(ctx, &w, sv, material, inserts, particles, &mut out)?;
+                continue;
+            }
+            "plane" => made.push(plane(ctx, &w, sv, material)?),
+            "box" => made.extend(box_planes(ctx, &w, sv, material)?),
+            "cylinder" => made.push(cylinder(ctx, &w, sv, material)?),
+            "cone" => made.push(cone(ctx, &w, sv, material)?),
+            _ => made.push(disk(ctx, &w, sv, material)?),
+        }
+        if let Some(mv) = w.get("motion") {
+            set_motion(ctx, &w, mv, &mut made)?;
+        }
+        for m in made {
+            out.sources.push((w.span.clone(), w.path.clone()));
+            out.walls.push(m);
+        }
+    }
+    Ok(out)
+}
+
+/// The block's one shape: its key and value.
+fn one_shape<'a, 'i>(
+    ctx: &Ctx<'_>,
+    w: &Table<'a, 'i>,
+) -> Result<(&'static str, &'a Value<'i>), SceneError> {
+    let shapes: Vec<&str> = SHAPES.into_iter().filter(|k| w.get(k).is_some()).collect();
+    if shapes.len() != 1 {
+        let (span, key) = match shapes.get(1) {
+            Some(k) => (w.key_span(k), w.key(k)),
+            None => (w.span.clone(), w.key("plane")),
+        };
+        return Err(ctx.err(
+            &span,
+            &key,
+            format!(
+                "expected exactly one wall shape: `plane = {{ point, normal }}`, `box = {{ min, max }}`, `cylinder = {{ point, axis, radius, hollow }}`, `disk = {{ center, normal, radius }}`, `cone = {{ point, axis, radius, half_angle }}` or `mesh = {{ file, scale, translate, rotate }}`; found {}",
+                if shapes.is_empty() { "none".to_string() } else { shapes.join(" and ") }
+            ),
+        ));
+    }
+    let shape = shapes[0];
+    match w.get(shape) {
+        Some(v) => Ok((shape, v)),
+        None => Err(ctx.err(&w.span, &w.key(shape), "missing the wall shape")),
+    }
+}
+
+/// A non-zero vector at key `k` of `t`, normalised.
+fn unit_vector(
+    ctx: &Ctx<'_>,
+    t: &Table<'_, '_>,
+    k: &str,
+    what: &str,
+) -> Result<[f64; 3], SceneError> {
+    let nv = t.req(k, what)?;
+    let n = ctx.vec3(nv, &t.key(k), "unit vector")?;
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    if len.is_nan() || len <= 1e-12 || !len.is_finite() {
+        return Err(ctx.err(
+            &nv.span(),
+            &t.key(k),
+            format!("expected a non-zero vector: {what}"),
+        ));
+    }
+    Ok(n.map(|x| x / len))
+}
+
+fn f32s(v: [f64; 3]) -> [f32; 3] {
+    v.map(|x| x as f32)
+}
+
+/// `mesh = { file, scale, translate, rotate }`: the triangles become fixed particles after
+/// every other particle, split to the size of the largest particle
+/// (grains_core::mesh_walls). Mesh walls do not move.
+fn mesh_wall(
+    ctx: &Ctx<'_>,
+    w: &Table<'_, '_>,
+    mv: &Value<'_>,
+    material: u32,
+    inserts: &[InsertBlock],
+    particles: &mut Particles,
+    out: &mut Walls,
+) -> Result<(), SceneError> {
+    let t = ctx.table(
+        mv,
+        &w.key("mesh"),
+        "a table { file = \"floor.stl\", scale, translate = [x, y, z], rotate = [w, x, y, z] }",
+    )?;
+    t.deny_unknown(&["file", "scale", "translate", "rotate"])?;
+    t.req("file", "a path to a .obj or .stl file")?;
+    if let Some(m) = w.get("motion") {
+        return Err(ctx.err(
+            &m.span(),
+            &w.key("motion"),
+            "mesh walls do not move yet; give the motion to plane, box, cylinder, disk or cone walls",
+        ));
+    }
+    let mesh = crate::mesh_file::wall_mesh(ctx, &t)?;
+    let first = *out.first_triangle.get_or_insert(particles.len());
+    let largest = particles.pos[..first]
+        .iter()
+        .map(|p| p[3] as f64)
+        .chain(
+            inserts
+                .iter()
+                .flat_map(|b| b.insertion.radii.iter().map(|&r| r as f64)),
+        )
+        .fold(0.0, f64::max);
+    grains_core::mesh_walls::add_mesh_wall(
+        particles,
+        &mut out.triangles,
+        &mesh,
+        material,
+        grains_core::mesh_walls::SIZE_FACTOR * largest,
+    )
+    .map_err(|e| ctx.err(&mv.span(), &w.key("mesh"), e.to_string()))?;
+    Ok(())
+}
+
+/// `plane = { point, normal }`, the normal pointing into the domain.
+fn plane(
+    ctx: &Ctx<'_>,
+    w: &Table<'_, '_>,
+    v: &Value<'_>,
+    material: u32,
+) -> Result<Wall, SceneError> {
+    let t = ctx.table(
+        v,
+        &w.key("plane"),
+        "a table { point = [x, y, z], normal = [x, y, z] }",
+    )?;
+    t.deny_unknown(&["point", "normal"])?;
+    let point = ctx.vec3(t.req("point", "[x, y, z] (m)")?, &t.key("point"), "m")?;
+    let n = unit_vector(ctx, &t, "normal", "[x, y, z], pointing into the domain")?;
+    Ok(Wall::plane(f32s(point), f32s(n), material))
+}
+
+/// `box = { min, max }`: six planes facing inwards, a pair per axis.
+fn box_planes(
+    ctx: &Ctx<'_>,
+    w: &Table<'_, '_>,
+    v: &Value<'_>,
+    material: u32,
+) -> Result<Vec<Wall>, SceneError> {
+    let t = ctx.table(
+        v,
+        &w.key("box"),
+        "a table { min = [x, y, z], max = [x, y, z] }",
+    )?;
+    t.deny_unknown(&["min", "max"])?;
+    let lo = ctx.vec3(t.req("min", "[x, y, z] (m)")?, &t.key("min"), "m")?;
+    let hv = t.req("max", "[x, y, z] (m)")?;
+    let hi = ctx.vec3(hv, &t.key("max"), "m")?;
+    check_box(ctx, &lo, &hi, hv, &t.key("max"), &t.key("min"))?;
+    let mut planes = Vec::with_capacity(6);
+    for k in 0..3 {
+        let mut n = [0.0; 3];
+        n[k] = 1.0;
+        planes.push(Wall::plane(f32s(lo), f32s(n), material));
+        n[k] = -1.0;
+        planes.push(Wall::plane(f32s(hi), f32s(n), material));
+    }
+    Ok(planes)
+}
+
+/// `cylinder = { point, axis, radius, hollow }`: solid (particles outside) unless hollow.
+fn cylinder(
+    ctx: &Ctx<'_>,
+    w: &Table<'_, '_>,
+    v: &Value<'_>,
+    material: u32,
+) -> Result<Wall, SceneError> {
+    let t = ctx.table(
+        v,
+        &w.key("cylinder"),
+        "a table { point, axis, radius, hollow }",
+    )?;
+    t.deny_unknown(&["point", "axis", "radius", "hollow"])?;
+    let point = ctx.vec3(
+        t.req("point", "a point on the axis [x, y, z] (m)")?,
+        &t.key("point"),
+        "m",
+    )?;
+    let axis = unit_vector(ctx, &t, "axis", "the axis direction [x, y, z]")?;
+    let radius = ctx.positive(
+        t.req("radius", "a positive number (m)")?,
+        &t.key("radius"),
+        "m",
+    )?;
+    let hollow = match t.get("hollow") {
+        Some(h) => ctx.boolean(h, &t.key("hollow"))?,
+        None => false,
+    };
+    let mut c = Wall::plane(f32s(point), f32s(axis), material);
+    c.kind = grains_core::gpu_types::WALL_CYLINDER;
+    c.radius = radius as f32;
+    c.hollow = hollow as u32;
+    Ok(c)
+}
+
+/// `cone = { point, axis, radius, half_angle }`: a hopper's cone, opening up the axis from an
+/// orifice of `radius` at `point`.
+fn cone(
+    ctx: &Ctx<'_>,
+    w: &Table<'_, '_>,
+    v: &Value<'_>,
+    material: u32,
+) -> Result<Wall, SceneError> {
+    let t = ctx.table(
+        v,
+        &w.key("cone"),
+        "a table { point, axis, radius, half_angle }",
+    )?;
+    t.deny_unknown(&["point", "axis", "radius", "half_angle"])?;
+    let point = ctx.vec3(
+        t.req("point", "the orifice's centre [x, y, z] (m)")?,
+        &t.key("point"),
+        "m",
+    )?;
+    let axis = unit_vector(
+        ctx,
+        &t,
+        "axis",
+        "the axis, pointing up into the hopper [x, y, z]",
+    )?;
+    let radius = ctx.positive(
+        t.req("radius", "the orifice's radius, a positive number (m)")?,
+        &t.key("radius"),
+        "m",
+    )?;
+    let av = t.req(
+        "half_angle",
+        "the angle between the wall and the axis, in degrees (0 < angle < 90)",
+    )?;
+    let angle = ctx.positive(av, &t.key("half_angle"), "degrees")?;
+    if angle >= 90.0 {
+        return Err(ctx.err(
+            &av.span(),
+            &t.key("half_angle"),
+            format!(
+                "expected an angle below 90 degrees between the wall and the axis, found {}",
+                ctx.found(av)
+            ),
+        ));
+    }
+    let mut c = Wall::plane(f32s(point), f32s(axis), material);
+    c.kind = grains_core::gpu_types::WALL_CONE;
+    c.radius = radius as f32;
+    c.slope = angle.to_radians().tan() as f32;
+    Ok(c)
+}
+
+/// `disk = { center, normal, radius }`.
+fn disk(
+    ctx: &Ctx<'_>,
+    w: &Table<'_, '_>,
+    v: &Value<'_>,
+    material: u32,
+) -> Result<Wall, SceneError> {
+    let t = ctx.table(v, &w.key("disk"), "a table { center, normal, radius }")?;
+    t.deny_unknown(&["center", "normal", "radius"])?;
+    let center = ctx.vec3(t.req("center", "[x, y, z] (m)")?, &t.key("center"), "m")?;
+    let n = unit_vector(ctx, &t, "normal", "the disk's normal [x, y, z]")?;
+    let radius = ctx.positive(
+        t.req("radius", "a positive number (m)")?,
+        &t.key("radius"),
+        "m",
+    )?;
+    let mut d = Wall::plane(f32s(center), f32s(n), material);
+    d.kind = grains_core::gpu_types::WALL_DISK;
+    d.radius = radius as f32;
+    Ok(d)
+}
+
+/// `motion = { velocity, angular_velocity, center, start, stop }`, given to every wall the
+/// block made (a box turns as one, about its centre by default).
+fn set_motion(
+    ctx: &Ctx<'_>,
+    w: &Table<'_, '_>,
+    mv: &Value<'_>,
+    made: &mut [Wall],
+) -> Result<(), SceneError> {
+    let t = ctx.table(
+        mv,
+        &w.key("motion"),
+        "a table { velocity, angular_velocity, center, start, stop }",
+    )?;
+    t.deny_unknown(&["velocity", "angular_velocity", "center", "start", "stop"])?;
+    if t.get("velocity").is_none() && t.get("angular_velocity").is_none() {
+        return Err(ctx.err(&t.span, &t.key("velocity"), "a motion needs `velocity = [vx, vy, vz]` (m/s), `angular_velocity = [wx, wy, wz]` (rad/s), or both"));
+    }
+    let velocity = t
+        .get("velocity")
+        .map(|v| ctx.vec3(v, &t.key("velocity"), "m/s"))
+        .transpose()?
+        .unwrap_or([0.0; 3]);
+    let omega = t
+        .get("angular_velocity")
+        .map(|v| ctx.vec3(v, &t.key("angular_velocity"), "rad/s"))
+        .transpose()?
+        .unwrap_or([0.0; 3]);
+    let center = t
+        .get("center")
+        .map(|v| ctx.vec3(v, &t.key("center"), "m"))
+        .transpose()?;
+    let start = t
+        .get("start")
+        .map(|v| ctx.non_negative(v, &t.key("start"), "s"))
+        .transpose()?
+        .unwrap_or(0.0);
+    let stop = t
+        .get("stop")
+        .map(|v| ctx.positive(v, &t.key("stop"), "s"))
+        .transpose()?
+        .unwrap_or(f64::INFINITY);
+    if stop <= start {
+        let sv = t.get("stop").map(|v| v.span()).unwrap_or(t.span.clone());
+        return Err(ctx.err(
+            &sv,
+            &t.key("stop"),
+            format!(
+                "the motion stops at {} before it starts at {}",
+                qty(stop, "s"),
+                qty(start, "s")
+            ),
+        ));
+    }
+    // A box turns as one, about its centre: the mean of its faces' points.
+    let mean =
+        [0, 1, 2].map(|k| made.iter().map(|m| m.point[k] as f64).sum::<f64>() / made.len() as f64);
+    for m in made {
+        m.velocity = f32s(velocity);
+        m.omega = f32s(omega);
+        m.center = f32s(center.unwrap_or(mean));
+        m.start = start as f32;
+        m.stop = stop as f32;
+    }
+    Ok(())
+}
