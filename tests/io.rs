@@ -832,13 +832,44 @@ fn resuming_keeps_the_rows_up_to_the_checkpoint_and_refuses_an_unreadable_table(
     Ok(())
 }
 
-/// Frames 0, 100, 200 and 300 of three particles in every format, the directory's files after
-/// them read back by name.
+/// A bead in a box: a world with walls to draw.
+fn boxed_world() -> grains_core::World {
+    grains_tests::test_world(
+        r#"
+[simulation]
+duration = 0.01
+dt = 1e-5
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.01, 0.01, 0.01]
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+[[particles]]
+material = "glass"
+radius = 0.001
+positions = [[0.005, 0.005, 0.005]]
+[[wall]]
+material = "glass"
+box = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+"#,
+    )
+}
+
+/// Frames 0, 100, 200 and 300 of three particles in every format (the walls of
+/// [`boxed_world`]), the directory's files after them read back by name.
 fn four_frames(dir: &Path) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
+    let world = boxed_world();
     let mut w = OutputWriter::create(&options(dir))?;
     for step in [0, 100, 200, 300] {
         let time = step as f64 * 1e-5;
         w.write_frame(&snapshot(step, time, step as f32), None)?;
+        w.write_wall_surfaces(step, time, &world, &world.walls, &world.particles.pos)?;
         w.write_energy(step, time, &EnergyReport::default())?;
         w.write_walls(step, time, &[Default::default()])?;
     }
@@ -902,11 +933,15 @@ fn a_resume_cuts_the_output_back_to_its_checkpoint_or_says_what_is_lost() -> any
         !cut.contains_key("frame_00000300.vtu"),
         "the frame after the checkpoint stays"
     );
+    assert!(
+        cut.contains_key("walls_00000200.vtp") && !cut.contains_key("walls_00000300.vtp"),
+        "the walls are cut back with the frames"
+    );
     assert_eq!(
         cut.keys().collect::<Vec<_>>(),
         at200
             .keys()
-            .filter(|k| !k.ends_with("300.vtu"))
+            .filter(|k| !k.ends_with("300.vtu") && !k.ends_with("300.vtp"))
             .collect::<Vec<_>>()
     );
     let pvd = String::from_utf8_lossy(&cut["particles.pvd"]).into_owned();
@@ -963,6 +998,12 @@ fn a_resume_cuts_the_output_back_to_its_checkpoint_or_says_what_is_lost() -> any
         &["particles.pvd", "frame_00000100.vtu", "is missing"],
     );
     refused(
+        "resume-missing-walls",
+        &|d| fs::remove_file(d.join("walls_00000100.vtp")).expect("remove"),
+        at(300, 100, 3),
+        &["particles.pvd", "walls_00000100.vtp", "is missing"],
+    );
+    refused(
         "resume-missing-table",
         &|d| fs::remove_file(d.join("walls.csv")).expect("remove"),
         at(300, 100, 3),
@@ -989,7 +1030,7 @@ fn a_resume_cuts_the_output_back_to_its_checkpoint_or_says_what_is_lost() -> any
     for m in [&mut now, &mut then] {
         // Rewritten on every frame: the series' bytes are compared through its frames.
         m.remove("particles.pvd");
-        m.retain(|k, _| !k.ends_with("300.vtu"));
+        m.retain(|k, _| !k.ends_with("300.vtu") && !k.ends_with("300.vtp"));
     }
     let rows_to_200 = |b: &[u8]| {
         String::from_utf8_lossy(b)
@@ -1020,6 +1061,7 @@ fn a_fresh_writer_clears_an_earlier_runs_files_and_nothing_else() -> anyhow::Res
     }
     fs::write(dir.join("checkpoint.bin"), "an earlier run's")?;
     fs::write(dir.join("shells_00000300.vtp"), "an earlier run's")?;
+    fs::write(dir.join("walls_00000300.vtp"), "an earlier run's")?;
     let mut w = OutputWriter::create(&options(&dir))?;
     w.write_frame(&snapshot(0, 0.0, 0.0), None)?;
     w.finish()?;
@@ -1135,6 +1177,11 @@ max = [0.0388, 0.0388, 0.0388]
 [[material]]
 name = "glass"
 density = 2500.0
+young = 5.0e6
+poisson = 0.3
+[[material]]
+name = "steel"
+density = 7800.0
 young = 5.0e6
 poisson = 0.3
 [[particles]]
@@ -1330,5 +1377,206 @@ fn the_pours_frames_hold_only_glyphable_particles() -> anyhow::Result<()> {
         assert_eq!(radius.len(), live, "step {step}: {listed} rows");
         assert!(radius.iter().all(|&r| r > 0.0), "step {step}: {radius:?}");
     }
+    Ok(())
+}
+
+/// The ASCII polydata of a `walls_*.vtp`: its points, polygons and cell columns.
+pub(crate) struct WallVtp {
+    pub points: Vec<[f64; 3]>,
+    pub polys: Vec<Vec<usize>>,
+    pub wall: Vec<i64>,
+    pub kind: Vec<i64>,
+}
+
+/// The numbers of the first `<DataArray ...>` after `after` (and named `name` where given).
+fn ascii_array(xml: &str, after: &str, name: Option<&str>) -> Vec<f64> {
+    let from = xml.find(after).unwrap_or_else(|| panic!("no {after}"));
+    let rest = &xml[from..];
+    let tag = match name {
+        Some(n) => rest.find(&format!("Name=\"{n}\"")),
+        None => rest.find("<DataArray"),
+    }
+    .unwrap_or_else(|| panic!("no array {name:?} after {after}"));
+    let body = &rest[tag..];
+    let start = body.find('>').expect("tag end") + 1;
+    let end = body.find("</DataArray>").expect("array end");
+    body[start..end]
+        .split_whitespace()
+        .map(|x| x.parse().expect("number"))
+        .collect()
+}
+
+/// Read a `walls_*.vtp`, checking that its counts agree with its arrays.
+pub(crate) fn read_wall_vtp(path: &Path) -> anyhow::Result<WallVtp> {
+    let xml = fs::read_to_string(path)?;
+    let piece = tag_attributes(&xml, "Piece");
+    let n_points: usize = piece["NumberOfPoints"].parse()?;
+    let n_polys: usize = piece["NumberOfPolys"].parse()?;
+    let xyz = ascii_array(&xml, "<Points>", None);
+    assert_eq!(xyz.len(), 3 * n_points, "{}", path.display());
+    let points = xyz.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+    let conn = ascii_array(&xml, "<Polys>", Some("connectivity"));
+    let offsets = ascii_array(&xml, "<Polys>", Some("offsets"));
+    assert_eq!(offsets.len(), n_polys);
+    let mut polys = Vec::new();
+    let mut at = 0;
+    for &o in &offsets {
+        let ids: Vec<usize> = conn[at..o as usize].iter().map(|&i| i as usize).collect();
+        assert!(ids.len() >= 3 && ids.iter().all(|&i| i < n_points));
+        polys.push(ids);
+        at = o as usize;
+    }
+    assert_eq!(at, conn.len());
+    let column = |name| -> Vec<i64> {
+        let v = ascii_array(&xml, "<CellData", Some(name));
+        assert_eq!(v.len(), n_polys, "{name}");
+        v.into_iter().map(|x| x as i64).collect()
+    };
+    Ok(WallVtp {
+        points,
+        polys,
+        wall: column("wall"),
+        kind: column("kind"),
+    })
+}
+
+impl WallVtp {
+    /// The points of the polygons of wall `w` (cell value `wall`), each once, in order.
+    pub fn wall_points(&self, w: i64) -> Vec<[f64; 3]> {
+        let mut ids: Vec<usize> = (0..self.polys.len())
+            .filter(|&c| self.wall[c] == w)
+            .flat_map(|c| self.polys[c].clone())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter().map(|i| self.points[i]).collect()
+    }
+}
+
+/// A world of every wall kind in the domain [-0.06, 0.06] x [-0.06, 0.06] x [-0.02, 0.08]: the
+/// domain's box (walls 0-5), a plane through its centre across the diagonal (6), a hollow
+/// cylinder of 3 cm about z (7), a disk of 2 cm at z = -1 cm (8), the hopper's cone of 6 mm
+/// orifice and 30° (9), and the STL hopper as a mesh wall.
+fn every_wall_world() -> grains_core::World {
+    let text = r#"
+[simulation]
+duration = 0.01
+dt = 1e-5
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [-0.06, -0.06, -0.02]
+max = [0.06, 0.06, 0.08]
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+[[material]]
+name = "steel"
+density = 7800.0
+young = 5.0e6
+poisson = 0.3
+[[particles]]
+material = "glass"
+radius = 0.001
+positions = [[0.0, 0.0, 0.05]]
+[[wall]]
+material = "glass"
+box = { min = [-0.06, -0.06, -0.02], max = [0.06, 0.06, 0.08] }
+[[wall]]
+material = "glass"
+plane = { point = [0.0, 0.0, 0.03], normal = [1.0, 1.0, 1.0] }
+[[wall]]
+material = "glass"
+cylinder = { point = [0.0, 0.0, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.03, hollow = true }
+[[wall]]
+material = "glass"
+disk = { center = [0.0, 0.0, -0.01], normal = [0.0, 0.0, 1.0], radius = 0.02 }
+[[wall]]
+material = "glass"
+cone = { point = [0.0, 0.0, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.006, half_angle = 30.0 }
+[[wall]]
+material = "steel"
+mesh = { file = "hopper_cone.stl" }
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+[[interaction]]
+between = ["glass", "steel"]
+normal = { law = "hertz" }
+"#;
+    let file = grains_tests::workspace_root().join("scenes/every_wall.toml");
+    grains_tests::scene_world(text, &file)
+}
+
+/// The walls of a world as `walls_<step>.vtp`, part 3 of the series: the box's faces and a
+/// diagonal plane clipped to the domain (a hexagon through its centre), the cylinder's points
+/// at its radius from its axis over the domain's height, the disk's within its radius on its
+/// plane, the cone's at its radius for their height, and the mesh's every triangle.
+#[test]
+fn walls_are_written_as_surfaces_in_the_domain() -> anyhow::Result<()> {
+    let dir = scratch("wall-surfaces");
+    let world = every_wall_world();
+    assert_eq!(world.walls.len(), 10);
+    let mut w = OutputWriter::create(&options(&dir))?;
+    w.write_frame(&snapshot(0, 0.0, 0.0), None)?;
+    w.write_wall_surfaces(0, 0.0, &world, &world.walls, &world.particles.pos)?;
+    w.finish()?;
+    let pvd = fs::read_to_string(dir.join("particles.pvd"))?;
+    assert!(
+        pvd.contains("part=\"3\" file=\"walls_00000000.vtp\""),
+        "{pvd}"
+    );
+    let vtp = read_wall_vtp(&dir.join("walls_00000000.vtp"))?;
+    let (lo, hi) = ([-0.06, -0.06, -0.02], [0.06, 0.06, 0.08]);
+    let inside = |x: &[f64; 3]| (0..3).all(|k| x[k] >= lo[k] - 1e-7 && x[k] <= hi[k] + 1e-7);
+    for plane in 0..7 {
+        let pts = vtp.wall_points(plane);
+        let wall = &world.walls[plane as usize];
+        assert!(pts.len() >= 3, "wall {plane}: {pts:?}");
+        for x in &pts {
+            assert!(inside(x), "wall {plane}: {x:?} outside the domain");
+            let d: f64 = (0..3)
+                .map(|k| (x[k] - wall.point[k] as f64) * wall.normal[k] as f64)
+                .sum();
+            assert!(d.abs() < 1e-7, "wall {plane}: {x:?} off its plane by {d}");
+        }
+        if plane < 6 {
+            // A face of the domain's box is the whole face.
+            assert_eq!(pts.len(), 4, "wall {plane}: {pts:?}");
+        }
+    }
+    assert_eq!(vtp.wall_points(6).len(), 6, "a hexagon through the centre");
+    let rho = |x: &[f64; 3]| x[0].hypot(x[1]);
+    let cylinder = vtp.wall_points(7);
+    assert_eq!(cylinder.len(), 2 * grains_io::SEGMENTS);
+    for x in &cylinder {
+        assert!((rho(x) - 0.03).abs() < 1e-7, "cylinder: {x:?}");
+    }
+    let heights: Vec<f64> = cylinder.iter().map(|x| x[2]).collect();
+    assert!(heights
+        .iter()
+        .all(|&z| (z + 0.02).abs() < 1e-7 || (z - 0.08).abs() < 1e-7));
+    let disk = vtp.wall_points(8);
+    assert_eq!(disk.len(), grains_io::SEGMENTS);
+    for x in &disk {
+        assert!(
+            rho(x) <= 0.02 + 1e-7 && (x[2] + 0.01).abs() < 1e-7,
+            "disk: {x:?}"
+        );
+    }
+    let slope = (30.0f64).to_radians().tan();
+    for x in &vtp.wall_points(9) {
+        assert!(
+            x[2] > -1e-7 && x[2] <= 0.08 + 1e-7 && (rho(x) - 0.006 - slope * x[2]).abs() < 1e-6,
+            "cone: {x:?}"
+        );
+    }
+    let mesh = (0..vtp.kind.len())
+        .filter(|&c| vtp.kind[c] == grains_io::KIND_MESH as i64)
+        .count();
+    assert!(mesh > 2000, "the hopper's facets, split: {mesh}");
+    assert_eq!(mesh, world.triangle_tail());
+    fs::remove_dir_all(&dir)?;
     Ok(())
 }

@@ -541,3 +541,57 @@ pub fn discharge_rate(csv: &Path, count: u32) -> (f64, f64, f64) {
         (b.1 - m.1) as f64 / (b.0 - m.0),
     )
 }
+
+/// The drum in the output: `scenes/drum.toml` turning from the start, run on the CPU for three
+/// output steps, writes a `walls_*.vtp` per step, listed as part 3 of `particles.pvd`, and the
+/// drum's drawn points turn between two frames by its angular speed (2 rad/s about y) times
+/// the time between them, to 1e-4 rad (f32 points 5 cm from the axis: a few 1e-7 rad).
+#[test]
+fn the_drums_walls_turn_with_it_in_the_output() {
+    let text = std::fs::read_to_string(workspace_root().join("scenes/drum.toml")).expect("drum");
+    let text = text
+        .replace("start = 0.3", "start = 0.0")
+        .replace("duration = 2.5", "duration = 0.1");
+    let dir = std::env::temp_dir().join(format!("grains-drum-walls-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let scene = dir.join("drum.toml");
+    std::fs::write(&scene, text).expect("scene");
+    let out = dir.join("out");
+    run_scene_file(&scene, "cpu", &out);
+    let pvd = std::fs::read_to_string(out.join("particles.pvd")).expect("pvd");
+    let walls: Vec<(f64, String)> = pvd
+        .lines()
+        .filter(|l| l.contains("part=\"3\""))
+        .map(|l| {
+            let attr = |k: &str| {
+                let at = l.find(&format!("{k}=\"")).expect(k) + k.len() + 2;
+                l[at..at + l[at..].find('"').expect("quote")].to_string()
+            };
+            (attr("timestep").parse().expect("time"), attr("file"))
+        })
+        .collect();
+    assert_eq!(walls.len(), 3, "{pvd}");
+    assert!(walls.iter().all(|(_, f)| f.starts_with("walls_")), "{pvd}");
+    let read = |k: usize| crate::io::read_wall_vtp(&out.join(&walls[k].1)).expect("walls");
+    let (a, b) = (read(1), read(2));
+    // The drum (wall 0) and its two end disks (1, 2) turn about y through the origin.
+    for wall in 0..3 {
+        let (pa, pb) = (a.wall_points(wall), b.wall_points(wall));
+        assert_eq!(pa.len(), pb.len());
+        let want = 2.0 * (walls[2].0 - walls[1].0);
+        for (x, y) in pa.iter().zip(&pb) {
+            // Signed angle about +y from x's (x, z) to y's.
+            let turned = (x[2] * y[0] - x[0] * y[2]).atan2(x[0] * y[0] + x[2] * y[2]);
+            assert!(
+                (turned - want).abs() < 1e-4,
+                "wall {wall}: {x:?} -> {y:?} turned {turned} rad, not {want}"
+            );
+            assert!(
+                (x[1] - y[1]).abs() < 1e-7,
+                "wall {wall}: moved along the axis"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -423,7 +423,7 @@ impl<'a> RunOutput<'a> {
     }
 
     /// Write the output of the backend's current step: broken bonds, the frame, wall loads,
-    /// shells, contacts and the energy line (with the audit).
+    /// the walls' surfaces, shells, contacts and the energy line (with the audit).
     fn write(&mut self, b: &mut Box<dyn Backend>) -> Result<()> {
         let (scene, world) = (self.scene, &self.scene.world);
         if !world.fixed_pairs.is_empty() {
@@ -436,6 +436,8 @@ impl<'a> RunOutput<'a> {
             .iter()
             .any(|w| w.moves())
             .then(|| b.wall_loads());
+        let has_walls = !world.walls.is_empty() || world.triangle_tail() > 0;
+        let walls = (scene.output.vtk && has_walls).then(|| b.walls());
         let shell_forces = (scene.output.vtk && !world.shells.is_empty()).then(|| b.shell_forces());
         let records = scene.output.contacts.then(|| b.contact_records());
         let w = &mut self.writer;
@@ -453,6 +455,9 @@ impl<'a> RunOutput<'a> {
         }
         if let Some(loads) = wall_loads {
             w.write_walls(step, time, &loads)?;
+        }
+        if let Some(walls) = walls {
+            w.write_wall_surfaces(step, time, world, &walls, &snap.pos)?;
         }
         if let Some(forces) = shell_forces {
             w.write_shells(&snap, &world.shells, &forces)?;

@@ -343,7 +343,7 @@ pub fn contact_records(
         let fnn = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
         let t = [f[0] - fnn * n[0], f[1] - fnn * n[1], f[2] - fnn * n[2]];
         // The force is on body 1; along +n it pulls body 1 towards body 2.
-        (-fnn, (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt())
+        (-fnn, (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt(), t)
     };
     let mut out = Vec::new();
     for src in SourceKind::ALL {
@@ -606,6 +606,9 @@ pub trait Backend {
     fn shell_forces(&mut self) -> Vec<[f32; 4]>;
     /// The load on each wall now ([`wall_loads`]).
     fn wall_loads(&mut self) -> Vec<WallLoad>;
+    /// The walls as they stand now (a moving wall where its motion has carried it), in the
+    /// world's order: what output draws.
+    fn walls(&mut self) -> Vec<crate::gpu_types::Wall>;
     /// Bring dormant particles into the run ([`crate::insert`]): particle `id` at `pos` (m)
     /// moving at `vel` (m/s), with its insertion radius, mass and inertia, at rest in spin.
     fn insert_particles(

@@ -1942,6 +1942,10 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    fn walls(&mut self) -> Vec<crate::gpu_types::Wall> {
+        self.walls.clone()
+    }
+
     fn wall_loads(&mut self) -> Vec<crate::backend::WallLoad> {
         crate::backend::wall_loads(
             &self.walls,

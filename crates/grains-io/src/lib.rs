@@ -5,6 +5,8 @@
 //! - `DIR/frame_XXXXXXXX.vtu` and `DIR/particles.pvd`: the same frames for ParaView.
 //! - `DIR/contacts.csv`: one row per active contact per output frame; with VTK on, also
 //!   `DIR/contacts_XXXXXXXX.vtp` (contact lines, the force network) as part 1 of the series.
+//! - `DIR/shells_XXXXXXXX.vtp`: the shells of a scene with shells, part 2 of the series.
+//! - `DIR/walls_XXXXXXXX.vtp`: the walls of a scene with walls as surfaces, part 3 of the series.
 //!
 //! Everything is written so that a run killed at any moment leaves readable files: CSV files are
 //! flushed per frame or line, and the `.pvd` is replaced atomically after each complete frame.
@@ -18,6 +20,7 @@ mod error;
 mod lock;
 mod resume;
 mod vtk;
+mod walls;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -34,6 +37,7 @@ pub use error::IoError;
 pub use lock::{OutputLock, LOCK_FILE};
 pub use resume::{ResumePoint, Resumed};
 pub use vtk::frame_file_name;
+pub use walls::{walls_file_name, KIND_MESH, SEGMENTS};
 
 /// Name of the particle table in the output directory.
 pub const PARTICLES_CSV: &str = "particles.csv";
@@ -389,6 +393,38 @@ impl OutputWriter {
         match self.frames.iter_mut().find(|(_, f)| *f == name) {
             Some(entry) => entry.0 = snap.time,
             None => self.frames.push((snap.time, name)),
+        }
+        self.write_pvd()
+    }
+
+    /// Writes the walls of a frame as `walls_<step>.vtp`, listed in `particles.pvd` as part 3
+    /// of the step: `walls` (the world's walls where the backend holds them at `step`) and the
+    /// world's mesh walls, whose triangles' particles are at `pos` (the solver's particles, the
+    /// triangles last). Nothing with VTK off or in a world without walls. Written at every
+    /// output step, moving walls or not: the file is small, and every step of the series then
+    /// shows its walls, a resume cutting them back with the frames.
+    pub fn write_wall_surfaces(
+        &mut self,
+        step: u64,
+        time: f64,
+        world: &grains_core::World,
+        walls: &[grains_core::gpu_types::Wall],
+        pos: &[[f32; 4]],
+    ) -> Result<(), IoError> {
+        if !self.vtk || (walls.is_empty() && world.triangle_tail() == 0) {
+            return Ok(());
+        }
+        let surfaces = walls::surfaces(world, walls, pos);
+        let name = walls_file_name(step);
+        let path = self.dir.join(&name);
+        let file = File::create(&path).map_err(IoError::create(&path))?;
+        let mut out = BufWriter::new(file);
+        walls::write_surfaces(&mut out, &surfaces)
+            .and_then(|()| out.flush())
+            .map_err(IoError::write(&path))?;
+        match self.frames.iter_mut().find(|(_, f)| *f == name) {
+            Some(entry) => entry.0 = time,
+            None => self.frames.push((time, name)),
         }
         self.write_pvd()
     }

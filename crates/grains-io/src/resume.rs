@@ -265,7 +265,8 @@ fn scan_table(
 /// A file grains writes in the output directory, by its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Written {
-    /// A frame's file (`frame_*.vtu`, `contacts_*.vtp`, `shells_*.vtp`) of this step.
+    /// A frame's file (`frame_*.vtu`, `contacts_*.vtp`, `shells_*.vtp`, `walls_*.vtp`) of this
+    /// step.
     Frame(u64),
     /// A table, the series, the checkpoint, or the copy of one being written.
     Other,
@@ -291,7 +292,7 @@ fn written(name: &str) -> Option<Written> {
 }
 
 /// The step of a frame's file name: `frame_<step>.vtu`, `contacts_<step>.vtp`,
-/// `shells_<step>.vtp`.
+/// `shells_<step>.vtp`, `walls_<step>.vtp`.
 pub(crate) fn frame_step(name: &str) -> Option<u64> {
     let digits = name
         .strip_prefix("frame_")
@@ -299,6 +300,7 @@ pub(crate) fn frame_step(name: &str) -> Option<u64> {
         .or_else(|| {
             name.strip_prefix("contacts_")
                 .or_else(|| name.strip_prefix("shells_"))
+                .or_else(|| name.strip_prefix("walls_"))
                 .and_then(|s| s.strip_suffix(".vtp"))
         })?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {

@@ -382,7 +382,8 @@ pub(crate) fn write_shells(
 }
 
 /// Writes a `.pvd` collection of `(time, file)` frames to `w`: particle frames as part 0,
-/// contact-line frames as part 1 and shell frames as part 2 of the same time step.
+/// contact-line frames as part 1, shell frames as part 2 and wall frames as part 3 of the
+/// same time step.
 pub(crate) fn write_pvd(w: &mut impl Write, frames: &[(f64, String)]) -> io::Result<()> {
     w.write_all(
         b"<?xml version=\"1.0\"?>\n\
@@ -394,6 +395,8 @@ pub(crate) fn write_pvd(w: &mut impl Write, frames: &[(f64, String)]) -> io::Res
             1
         } else if file.starts_with("shells_") {
             2
+        } else if file.starts_with("walls_") {
+            3
         } else {
             0
         };

@@ -1169,6 +1169,14 @@ impl Backend for GpuBackend {
         self.read_pod("fixed_history", words as u64)
     }
 
+    fn walls(&mut self) -> Vec<Wall> {
+        // No read for no walls: the buffer bound in their place holds nothing of theirs.
+        if self.n_walls == 0 {
+            return Vec::new();
+        }
+        self.read_pod("walls", self.n_walls as u64)
+    }
+
     fn wall_loads(&mut self) -> Vec<grains_core::backend::WallLoad> {
         let n = self.n as u64;
         let nw = self.n_walls as u64;
