@@ -403,6 +403,11 @@ fn the_ledger_warning_never_proposes_a_larger_step() {
     let scene = grains_scene::load_scene(&path).expect("scene");
     let w = grains_cli::preflight::ledger_warning(&scene, 0.1584);
     assert!(w.contains("moved by 15.84%"), "{w}");
+    // The figure says what it is relative to.
+    assert!(
+        w.contains("15.84% of the larger of its starting total and the work"),
+        "{w}"
+    );
     assert!(!w.contains("not booked"), "{w}");
     let dt = scene.world.dt;
     let proposed = scene.timestep.suggested(dt);

@@ -672,8 +672,9 @@ fn summary_lines(
     }
     if let Some(worst) = report.energy_drift.filter(|&w| w <= AUDIT_WARNING) {
         lines.push(format!(
-            "energy audit: the ledger's total stayed within {} of its start",
-            sig4(worst)
+            "energy audit: the ledger's total stayed within {} {} of its start",
+            sig4(worst),
+            preflight::AUDIT_SCALE
         ));
     }
     lines
