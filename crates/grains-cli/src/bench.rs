@@ -593,6 +593,10 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 Err((name, why)) => out!("{n:>9}  {name:<36} skipped: {why}"),
             }
         }
+        let medians: Vec<BenchRow> = rows.iter().flatten().filter_map(|r| median(r)).collect();
+        for note in size_notes(n, args.steps, &medians) {
+            out!("{n:>9}  note: {note}");
+        }
         if args.profile && !cpu_only && args.backends.iter().any(|b| b == "gpu") {
             match bench_world(&args.scene, n).and_then(|w| profile_gpu(w, args.steps)) {
                 Ok((adapter, p)) => print_profile(&adapter, &p)?,
@@ -603,9 +607,58 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// Below this many particle contacts per particle at the end of a timed run, its steps timed
+/// particles before most touch (the settle's lattice falls for its first few hundred steps).
+const FREE_FALL_CONTACTS: f64 = 0.5;
+
+/// What a size's rows need said: the particle count the scene ran where it is not the size
+/// asked (the settle is whole lattice columns), and, where a row ended with its particles
+/// barely touching, that its steps timed free fall rather than contacts.
+fn size_notes(asked: u64, steps: u64, rows: &[BenchRow]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(ran) = rows
+        .first()
+        .map(|r| r.particles as u64)
+        .filter(|&p| p != asked)
+    {
+        notes.push(format!(
+            "{asked} particles asked, {ran} run: the scene is built of whole lattice columns"
+        ));
+    }
+    let touching = rows
+        .iter()
+        .filter(|r| r.bytes_per_particle.is_some())
+        .map(|r| r.contacts_per_particle)
+        .fold(f64::INFINITY, f64::min);
+    if touching < FREE_FALL_CONTACTS {
+        notes.push(format!(
+            "{touching:.3} contacts per particle at the end: these {steps} steps timed \
+             particles falling before they touch, not contacts; more --steps (the peer kit's \
+             settle runs 4980) time the settling bed"
+        ));
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{median, sort_runs, BenchRow};
+    use super::{median, size_notes, sort_runs, BenchRow};
+
+    /// The notes of a size: the count run where it is not the one asked, and free fall.
+    #[test]
+    fn a_size_says_what_it_ran_and_whether_it_timed_free_fall() {
+        let row = |particles: usize, contacts: f64| BenchRow {
+            particles,
+            contacts_per_particle: contacts,
+            bytes_per_particle: Some(100.0),
+            ..run(1.0)
+        };
+        let notes = size_notes(20_000, 200, &[row(20_800, 0.0)]);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].contains("20000 particles asked, 20800 run"));
+        assert!(notes[1].contains("200 steps timed particles falling"));
+        assert!(size_notes(20_800, 5000, &[row(20_800, 2.9)]).is_empty());
+    }
 
     fn run(rate: f64) -> BenchRow {
         BenchRow {
