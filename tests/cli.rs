@@ -334,7 +334,10 @@ fn readme_scene_is_valid() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.world.particles.len(), 20 * 20 * 5);
     let particle_steps = scene.world.particles.len() as u64 * scene.run.steps;
-    assert!(particle_steps < 100_000_000, "{particle_steps} particle-steps");
+    assert!(
+        particle_steps < 100_000_000,
+        "{particle_steps} particle-steps"
+    );
     let o = &scene.overlaps;
     assert_eq!((o.pairs, o.wall_contacts), (0, 0), "{o:?}");
 }
