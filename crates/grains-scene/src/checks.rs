@@ -1,6 +1,6 @@
 //! The checks that need several blocks at once: materials that meet need an interaction,
 //! particle centres lie on the open side of every wall, and bonds join only particles that
-//! can hold one.
+//! can hold one ([`Bondable`]).
 
 use std::ops::Range;
 
@@ -218,4 +218,71 @@ fn centre_behind_plane(i: usize, w: &Wall, movable: &[[f32; 4]]) -> Option<Strin
 /// The centre of a particle (its position row) as the resolvers' vector type.
 fn particle_centre(x: &[f32; 4]) -> grains_core::kernels::resolvers::Vec3 {
     grains_core::kernels::resolvers::Vec3::new(x[0], x[1], x[2])
+}
+
+/// What a bond may join: the scene's particles, with the id ranges of the `[[insert]]` blocks'
+/// dormant particles (first id, count).
+pub(crate) struct Bondable<'a> {
+    pub particles: &'a Particles,
+    pub inserted: &'a [(u32, usize)],
+}
+
+impl Bondable<'_> {
+    /// Why particle `id` cannot take a bond, if it cannot: a dormant particle of an `[[insert]]`
+    /// block (its rest length would be taken where it waits, out of the domain), a triangle of
+    /// a mesh wall (fixed, not a particle), or a clump's body (its members are its surface).
+    pub(crate) fn refusal(&self, id: u32) -> Option<String> {
+        let p = self.particles;
+        if let Some((k, &(first, count))) = self
+            .inserted
+            .iter()
+            .enumerate()
+            .find(|(_, &(first, count))| id >= first && ((id - first) as usize) < count)
+        {
+            return Some(format!(
+                "particle {id} is a dormant particle of insert[{k}] (ids {first} to {}): it is \
+                 placed only during the run, while a bond takes its rest length at the start; \
+                 expected a particle of a [[particles]] block or a shell node",
+                first as usize + count - 1
+            ));
+        }
+        let shape = p.shape_of(id as usize);
+        match shape.kind {
+            grains_core::shapes::KIND_TRIANGLE => Some(format!(
+                "particle {id} is a triangle of a mesh wall, not a particle: a bond joins two \
+                 particles; expected a particle of a [[particles]] block or a shell node"
+            )),
+            grains_core::shapes::KIND_CLUMP => {
+                let members = shape.data[0].to_bits();
+                Some(format!(
+                    "particle {id} is the body of a clump, which touches nothing (its member \
+                     spheres, particles {} to {}, are its surface); expected one of its members",
+                    id + 1,
+                    id + members
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// The clump body particle `i` is a member of, if it is one.
+    fn clump_of(&self, i: u32) -> Option<u32> {
+        let shape = self.particles.shape_of(i as usize);
+        (shape.kind == grains_core::shapes::KIND_MEMBER)
+            .then(|| i.checked_sub(shape.data[3].to_bits()))
+            .flatten()
+    }
+
+    /// Why pair `ij` cannot take a bond, if it cannot: two members of one clump move as one
+    /// rigid body, and a bond inside it has nothing to hold.
+    pub(crate) fn pair_refusal(&self, [i, j]: [u32; 2]) -> Option<String> {
+        match (self.clump_of(i), self.clump_of(j)) {
+            (Some(a), Some(b)) if a == b && i != j => Some(format!(
+                "particles {i} and {j} are members of one clump (body {a}): they move as one rigid \
+                 body, so a bond between them has nothing to hold; expected particles of \
+                 different bodies"
+            )),
+            _ => None,
+        }
+    }
 }

@@ -35,7 +35,7 @@ pub(crate) struct InsertBlock {
 const MAX_COUNT: u64 = 100_000_000;
 
 /// Parse every `[[insert]]` block, appending its dormant particles to `particles`.
-pub(crate) fn parse_inserts(
+pub(crate) fn read(
     ctx: &Ctx<'_>,
     root: &Table<'_, '_>,
     materials: &[Material],

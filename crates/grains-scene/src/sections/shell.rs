@@ -31,7 +31,7 @@ use crate::walk::{Ctx, Table};
 const MAX_SUBDIVISIONS: u64 = 7;
 
 /// Parse every `[[shell]]` block, appending its nodes to `particles`.
-pub(crate) fn parse_shells(
+pub(crate) fn read(
     ctx: &Ctx<'_>,
     root: &Table<'_, '_>,
     materials: &[Material],
