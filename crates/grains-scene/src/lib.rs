@@ -592,9 +592,21 @@ impl Scene {
     /// A multi-line human summary: counts, domain, time step and its limits, steps, memory,
     /// and the scene's [`warnings`](Scene::warnings).
     pub fn summary(&self) -> String {
-        let w = &self.world;
         let mut s = String::new();
         let _ = writeln!(s, "scene       {}", self.path.display());
+        self.summarise_particles(&mut s);
+        self.summarise_walls_and_blocks(&mut s);
+        self.summarise_run(&mut s);
+        self.summarise_memory(&mut s);
+        for warning in &self.warnings {
+            let _ = write!(s, "\nwarning: {warning}");
+        }
+        s
+    }
+
+    /// The summary's particle lines: counts by shape, radii, orientation, materials.
+    fn summarise_particles(&self, s: &mut String) {
+        let w = &self.world;
         let tris = w.triangle_tail();
         let n = w.particles.len() - tris;
         let count = |k: u32| {
@@ -654,6 +666,12 @@ impl Scene {
             w.materials.len(),
             names.join(", ")
         );
+    }
+
+    /// The summary's wall, bond, insertion, shell and chain lines.
+    fn summarise_walls_and_blocks(&self, s: &mut String) {
+        let w = &self.world;
+        let tris = w.triangle_tail();
         let kinds = |k: u32| w.walls.iter().filter(|x| x.kind == k).count();
         let mut what: Vec<String> = [
             (grains_core::gpu_types::WALL_PLANE, "plane"),
@@ -707,6 +725,11 @@ impl Scene {
         for c in &w.table.chains {
             let _ = writeln!(s, "            {}", c.name());
         }
+    }
+
+    /// The summary's domain, gravity, time-step, step-count, backend and output lines.
+    fn summarise_run(&self, s: &mut String) {
+        let w = &self.world;
         let per: Vec<&str> = w
             .domain
             .periodic
@@ -784,6 +807,11 @@ impl Scene {
                 formats.join(", ")
             }
         );
+    }
+
+    /// The summary's memory lines: the CPU and GPU estimates and where their bytes go.
+    fn summarise_memory(&self, s: &mut String) {
+        let w = &self.world;
         // Beside the dense pack the estimate assumes (and a settled bed reaches), the list the
         // run starts from: a falling or loose start holds less until it packs.
         let start = grains_core::overlaps::initial_list(w);
@@ -834,9 +862,5 @@ impl Scene {
             per(gpu.contacts),
             per(gpu.other),
         );
-        for warning in &self.warnings {
-            let _ = write!(s, "\nwarning: {warning}");
-        }
-        s
     }
 }
