@@ -36,7 +36,7 @@ impl Walls {
     }
 }
 
-/// The shapes a wall block may give, exactly one each.
+/// The shape keys of a wall block, which gives exactly one of them.
 const SHAPES: [&str; 6] = ["plane", "box", "cylinder", "disk", "cone", "mesh"];
 
 /// Read every `[[wall]]` block. Mesh walls append their triangles to `particles`, split to the
