@@ -167,7 +167,7 @@ fn cpu_slot_layouts_do_not_change_the_run() {
 }
 
 /// The contact sweep skips sphere pairs it found apart until the fastest particle could have
-/// closed the gap (`ApartSkip` in `cpu.rs`): a skipped pair must be one the exact test would
+/// closed the gap (`ApartSkip` in `cpu/skip.rs`): a skipped pair must be one the exact test would
 /// find apart, so runs with and without the skipping end in the same state, bit for bit. The
 /// gather likewise skips particles whose stored force, torque and dissipation are already what
 /// a step without contacts stores: a particle leaving contact must be gathered until they are.
