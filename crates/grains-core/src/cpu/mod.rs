@@ -1420,11 +1420,11 @@ impl CpuBackend {
         }
     }
 
-    /// One step; the lowest faulty particle of its first half, if any. With `more`, the caller
+    /// One step; the lowest faulty particle of its first half, if any. With `next_follows`, the caller
     /// takes the next step at once, so its first half may run inside this step's gather
     /// ([`CpuBackend::forces`]); the state is then between steps until that step is taken, so
     /// only `run` and `run_guarded` pass it, and never for their last step.
-    fn step_checked(&mut self, more: bool) -> Option<u32> {
+    fn step_checked(&mut self, next_follows: bool) -> Option<u32> {
         let Drift { disp, fault, speed } = match self.next_first_half.take() {
             Some(done) => done,
             None => self.first_half(),
@@ -1443,7 +1443,7 @@ impl CpuBackend {
         if disp > 0.5 * self.step.skin {
             self.rebuild();
         }
-        self.next_first_half = self.forces(true, more && fault.is_none());
+        self.next_first_half = self.forces(true, next_follows && fault.is_none());
         fault
     }
 }

@@ -470,7 +470,7 @@ impl GpuBackend {
         b.create_buffers(&grid)?;
         b.build_ops()?;
         b.record_from(true, 0);
-        b.settle(false)?;
+        b.finish_batch(false)?;
         Ok(b)
     }
 
@@ -737,7 +737,7 @@ impl GpuBackend {
     /// the frozen step up again where it stopped, until a batch ends unfrozen; then record the
     /// rebuilds and list sizes. Returns the fault that stopped a guarded run: the state is the
     /// state after its step. Unguarded, a fault flag is cleared and ignored.
-    fn settle(&mut self, guarded: bool) -> Result<Option<Fault>, GpuError> {
+    fn finish_batch(&mut self, guarded: bool) -> Result<Option<Fault>, GpuError> {
         loop {
             let mut words = crate::device::read_back(
                 &self.ctx,
@@ -1080,7 +1080,7 @@ impl GpuBackend {
     }
 
     /// Advance `n` steps: submissions of at most `check_every` steps, each followed by a
-    /// read-back of the control words ([`GpuBackend::settle`]), so that counters and the
+    /// read-back of the control words ([`GpuBackend::finish_batch`]), so that counters and the
     /// rebuild log are current when it returns.
     ///
     /// `guarded`: stop after the first step with a faulty particle. The device freezes the
@@ -1092,7 +1092,7 @@ impl GpuBackend {
         while self.steps < target {
             let k = (target - self.steps).min(self.opts.check_every as u64);
             self.submit_steps(k);
-            if let Some(fault) = self.settle(guarded)? {
+            if let Some(fault) = self.finish_batch(guarded)? {
                 return Ok(Some(fault));
             }
         }
