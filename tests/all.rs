@@ -16,6 +16,8 @@
 //! - `broad_phase`: candidate list against brute force, no missed contacts, history carry-over.
 //! - `determinism`: bitwise identical output run to run.
 //! - `scene_errors`: every kind of broken scene gives its precise message.
+//! - `scene_reference`: `docs/scenes.md` lists exactly the keys the parser accepts, table by
+//!   table; every contact law has its row in `scenes/README.md`.
 //! - `io`: VTK, PVD and CSV output.
 //! - `shaders`: composition, naga validation, WGSL/Rust twin pairing, struct layouts.
 //! - `gpu`: CPU/GPU parity of every element, pass and scene; GPU determinism.
@@ -49,6 +51,7 @@ mod restitution;
 mod resume;
 mod rolling;
 mod scene_errors;
+mod scene_reference;
 mod shaders;
 mod shells;
 mod sources;
