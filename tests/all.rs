@@ -17,7 +17,7 @@
 //! - `determinism`: bitwise identical output run to run.
 //! - `scene_errors`: every kind of broken scene gives its precise message.
 //! - `scene_reference`: `docs/scenes.md` lists exactly the keys the parser accepts, table by
-//!   table; every contact law has its row in `scenes/README.md`.
+//!   table; every contact and shell law has its row in `scenes/README.md`.
 //! - `io`: VTK, PVD and CSV output.
 //! - `shaders`: composition, naga validation, WGSL/Rust twin pairing, struct layouts.
 //! - `gpu`: CPU/GPU parity of every element, pass and scene; GPU determinism.
