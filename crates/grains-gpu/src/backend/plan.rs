@@ -576,73 +576,121 @@ impl GpuBackend {
         }
     }
 
-    /// [`GpuBackend::build_ops`] with the arrays where they are now.
+    /// [`GpuBackend::build_ops`] with the arrays where they are now: the step's dispatches
+    /// (the first half and what follows it, the rebuild, the contact chains, the gather and
+    /// the passes after it, the second half) and the start's (the rebuild, the chains and the
+    /// gather), sharing their bind groups, with the every-step slots' sizes.
     fn build_ops_once(&mut self) -> Result<(), GpuError> {
-        use Size::{Direct, Indirect};
-        let n = self.n as u64;
-        let base = self.every_base();
-        // Workgroups of each every-step slot, in slot order.
-        let mut every: Vec<u32> = Vec::new();
-        let slot_of = |every: &mut Vec<u32>, g: u32| {
-            every.push(g);
-            Indirect(base + every.len() as u32 - 1)
+        let mut every = EverySlots {
+            base: self.every_base(),
+            groups: Vec::new(),
         };
+        let head = self.head_ops(&mut every)?;
+        let every_pre = every.groups.len();
+        let rebuild = self.rebuild_op_list()?;
+        let forces = self.force_ops(&mut every)?;
+        let (gathered, end) = self.gather_ops(&mut every)?;
+        // The same bind groups serve both sequences.
+        let guard = self.ids.guard;
+        let guard_at = rebuild
+            .iter()
+            .position(|op| op.kernel == guard)
+            .unwrap_or(0);
+        let chains_at = rebuild.len();
+        self.init_ops = rebuild
+            .iter()
+            .chain(&forces)
+            .chain(&gathered)
+            .map(dup)
+            .collect();
+        self.init_resume = (guard_at, chains_at);
+        self.rebuild_ops = head.len()..head.len() + rebuild.len();
+        self.step_resume = (head.len() + guard_at, head.len() + chains_at);
+        self.step_ops = head
+            .iter()
+            .chain(&rebuild)
+            .chain(&forces)
+            .chain(&end)
+            .map(dup)
+            .collect();
+        self.every = every.groups;
+        self.every_pre = every_pre;
+        self.write_plan()?;
+        self.write_plan_args(self.every_slots());
+        Ok(())
+    }
+
+    /// The step's first dispatches: the first half, then the clumps' members placed with
+    /// their bodies and the walls moved, where the world has them.
+    fn head_ops(&self, every: &mut EverySlots) -> Result<Vec<Op>, GpuError> {
+        let n = self.n as u64;
         let g1 = self.check_groups(
             "integrate_first_half",
             groups(n, self.threads(self.ids.integrate_first_half)),
         )?;
-        let mut head =
-            vec![self.op(self.ids.integrate_first_half, &[], slot_of(&mut every, g1))?];
+        let mut head = vec![self.op(self.ids.integrate_first_half, &[], every.slot(g1))?];
         if let Some([place, _]) = self.ids.clumps {
             // Members follow their bodies after the drift, before any rebuild or contact.
             let g = self.check_groups("clump_place", groups(n, self.threads(place)))?;
-            head.push(self.op(place, &[], slot_of(&mut every, g))?);
+            head.push(self.op(place, &[], every.slot(g))?);
         }
         if let Some([wall_motion, _]) = self.ids.moving {
             let g = self.check_groups("wall_motion", groups(self.n_walls as u64, 64))?;
-            head.push(self.op(wall_motion, &[], slot_of(&mut every, g))?);
+            head.push(self.op(wall_motion, &[], every.slot(g))?);
         }
-        let every_pre = every.len();
+        Ok(head)
+    }
+
+    /// An exclusive scan of `counts` into `out` over `len` (a uniform) elements: each block
+    /// scanned (`slot` sizes its workgroups), the blocks' sums scanned by one workgroup
+    /// (`one`), each block's start added.
+    fn scan_ops(
+        &self,
+        counts: &'static str,
+        out: &'static str,
+        [len, blocks]: [&'static str; 2],
+        [slot, one]: [u32; 2],
+    ) -> Result<[Op; 3], GpuError> {
         let ids = &self.ids;
-        // An exclusive scan of `counts` into `out` over `len` (a uniform) elements: each block
-        // scanned (`slot` sizes its workgroups), the blocks' sums scanned by one workgroup
-        // (`one`), each block's start added.
-        let scan = |counts: &'static str,
-                    out: &'static str,
-                    [len, blocks]: [&'static str; 2],
-                    [slot, one]: [u32; 2]|
-         -> Result<[Op; 3], GpuError> {
-            Ok([
-                self.op(
-                    ids.scan_blocks,
-                    &[
-                        ("counts", counts),
-                        ("out", out),
-                        ("scan_len", len),
-                        ("block_sums", "scan_sums"),
-                    ],
-                    Indirect(slot),
-                )?,
-                self.op(
-                    ids.prefix_sum,
-                    &[
-                        ("counts", "scan_sums"),
-                        ("out", "scan_starts"),
-                        ("scan_len", blocks),
-                    ],
-                    Indirect(one),
-                )?,
-                self.op(
-                    ids.scan_add,
-                    &[
-                        ("out", out),
-                        ("scan_len", len),
-                        ("block_start", "scan_starts"),
-                    ],
-                    Indirect(slot),
-                )?,
-            ])
-        };
+        Ok([
+            self.op(
+                ids.scan_blocks,
+                &[
+                    ("counts", counts),
+                    ("out", out),
+                    ("scan_len", len),
+                    ("block_sums", "scan_sums"),
+                ],
+                Size::Indirect(slot),
+            )?,
+            self.op(
+                ids.prefix_sum,
+                &[
+                    ("counts", "scan_sums"),
+                    ("out", "scan_starts"),
+                    ("scan_len", blocks),
+                ],
+                Size::Indirect(one),
+            )?,
+            self.op(
+                ids.scan_add,
+                &[
+                    ("out", out),
+                    ("scan_len", len),
+                    ("block_start", "scan_starts"),
+                ],
+                Size::Indirect(slot),
+            )?,
+        ])
+    }
+
+    /// The rebuild's dispatches, each sized on the device (a step that does not rebuild runs
+    /// none of them): the decision, the cells counted, scanned and filled, the candidates
+    /// counted and scanned, the guard, the new list filled over the old one, its records, and
+    /// the slots carried to them.
+    fn rebuild_op_list(&self) -> Result<Vec<Op>, GpuError> {
+        use Size::{Direct, Indirect};
+        let ids = &self.ids;
         let cells = ["scan_len_cells", "scan_blocks_cells"];
         let list = ["scan_len_nbr", "scan_blocks_nbr"];
         let mut rebuild = vec![
@@ -650,7 +698,7 @@ impl GpuBackend {
             self.op(ids.zero_cells, &[], Indirect(S_ZERO_CELLS))?,
             self.op(ids.cell_count, &[], Indirect(S_CELL_COUNT))?,
         ];
-        rebuild.extend(scan(
+        rebuild.extend(self.scan_ops(
             "cell_counts",
             "cell_start",
             cells,
@@ -661,19 +709,10 @@ impl GpuBackend {
             self.op(ids.cell_scatter, &[], Indirect(S_CELL_SCATTER))?,
             self.op(ids.pair_count, &[], Indirect(S_PAIR_COUNT))?,
         ]);
-        rebuild.extend(scan(
-            "nbr_count",
-            "new_start",
-            list,
-            [S_SCAN_NBR, S_PREFIX_NBR],
-        )?);
+        let nbr = [S_SCAN_NBR, S_PREFIX_NBR];
+        rebuild.extend(self.scan_ops("nbr_count", "new_start", list, nbr)?);
         // The owning counts' scan: where each particle's records start.
-        rebuild.extend(scan(
-            "own_count",
-            "new_pair_start",
-            list,
-            [S_SCAN_NBR, S_PREFIX_NBR],
-        )?);
+        rebuild.extend(self.scan_ops("own_count", "new_pair_start", list, nbr)?);
         rebuild.extend([
             self.op(ids.guard, &[], Direct(1))?,
             // The new list goes over the old one: each slot in use keeps its pair, by which
@@ -696,11 +735,15 @@ impl GpuBackend {
             )?,
             self.op(ids.commit_particles, &[], Indirect(S_COMMIT_PARTICLES))?,
         ]);
+        Ok(rebuild)
+    }
+
+    /// The contact chains' dispatches. The list's chains come first, then `slot_guard`, then
+    /// the chains of sources that keep a history per pair (which a step whose list's chains
+    /// run again after a slot overflow must not run twice); each chain writes slots of its
+    /// own, so their order does not change what the gather sums.
+    fn force_ops(&self, every: &mut EverySlots) -> Result<Vec<Op>, GpuError> {
         let ids = &self.ids;
-        // The list's chains come first, then `slot_guard`, then the chains of sources that
-        // keep a history per pair (which a step whose list's chains run again after a slot
-        // overflow must not run twice); each chain writes slots of its own, so their order
-        // does not change what the gather sums.
         let mut forces = Vec::new();
         // Nothing on the device is sized by the list's entries.
         let sizes = Sizes::of(
@@ -714,20 +757,17 @@ impl GpuBackend {
         let listed = chains.iter().filter(|c| c.1.in_list()).count();
         for (at, &(k, src, slot)) in chains.iter().enumerate() {
             if at == listed {
-                forces.push(self.op(ids.slot_guard, &[], Direct(1))?);
+                forces.push(self.op(ids.slot_guard, &[], Size::Direct(1))?);
             }
             let size = match slot {
-                Some(slot) => Indirect(slot),
+                Some(slot) => Size::Indirect(slot),
                 None => {
                     let items = if src.per_particle() {
                         self.world.particles.len()
                     } else {
                         sizes.slots(src)
                     };
-                    slot_of(
-                        &mut every,
-                        self.check_groups("contact", groups(items as u64, self.threads(k)))?,
-                    )
+                    every.slot(self.check_groups("contact", groups(items as u64, self.threads(k)))?)
                 }
             };
             // The template's generic bindings, bound to the source's own arrays.
@@ -741,11 +781,19 @@ impl GpuBackend {
             forces.push(self.op(k, &alias, size)?);
         }
         if listed == chains.len() {
-            forces.push(self.op(ids.slot_guard, &[], Direct(1))?);
+            forces.push(self.op(ids.slot_guard, &[], Size::Direct(1))?);
         }
+        Ok(forces)
+    }
+
+    /// After the contact passes: the gather and the passes that read this step's flags after
+    /// it (shells, clump bodies, moving walls' power), where the initial forces end; and the
+    /// step's end: those again, the kinematic work and the second half, or, in a step with
+    /// nothing between the gather and the kick, the fused pass.
+    fn gather_ops(&self, every: &mut EverySlots) -> Result<(Vec<Op>, Vec<Op>), GpuError> {
+        let (ids, n) = (&self.ids, self.n as u64);
         let g = self.check_groups("gather", groups(n, self.threads(ids.gather)))?;
-        let gather = slot_of(&mut every, g);
-        // The passes after the contact passes and the gather read this step's flags.
+        let gather = every.slot(g);
         let mut tail = Vec::new();
         if let Some([volume, edges, gather]) = ids.shell {
             let sh = &self.world.shells;
@@ -756,35 +804,33 @@ impl GpuBackend {
             ];
             for (what, k, count) in counts {
                 let g = self.check_groups(what, groups(count, self.threads(k)))?;
-                tail.push((k, slot_of(&mut every, g)));
+                tail.push((k, every.slot(g)));
             }
         }
         if let Some([_, gather]) = ids.clumps {
             // Bodies take their members' forces after the gather.
             let g = self.check_groups("clump_gather", groups(n, self.threads(gather)))?;
-            tail.push((gather, slot_of(&mut every, g)));
+            tail.push((gather, every.slot(g)));
         }
         if let Some([_, wall_power]) = ids.moving {
             let g = self.check_groups("wall_power", groups(n, self.threads(wall_power)))?;
-            tail.push((wall_power, slot_of(&mut every, g)));
+            tail.push((wall_power, every.slot(g)));
         }
         let g2 = self.check_groups(
             "integrate_second_half",
             groups(n, self.threads(ids.integrate_second_half)),
         )?;
-        let second_half = slot_of(&mut every, g2);
+        let second_half = every.slot(g2);
         // Last after the gather, once the force and torque on every body are complete; in the
         // steps only: the initial forces are not booked (see `kinematic_power`).
         let kinematic = match ids.kinematic {
             Some(k) => {
                 let g = self.check_groups("kinematic_power", groups(n, self.threads(k)))?;
-                Some((k, slot_of(&mut every, g)))
+                Some((k, every.slot(g)))
             }
             None => None,
         };
-        let fused = ids.gather_kick.map(|k| (k, slot_of(&mut every, g)));
-        // After the contact passes: the gather and what follows it (the initial forces end
-        // there), then the second half; or, in a step with nothing between them, the fused pass.
+        let fused = ids.gather_kick.map(|k| (k, every.slot(g)));
         let mut gathered = vec![self.op(ids.gather, &[], gather)?];
         for &(k, size) in &tail {
             gathered.push(self.op(k, &[], size)?);
@@ -800,33 +846,22 @@ impl GpuBackend {
                 end.push(self.op(ids.integrate_second_half, &[], second_half)?);
             }
         }
-        // The same bind groups serve both sequences.
-        let guard_at = rebuild
-            .iter()
-            .position(|op| op.kernel == ids.guard)
-            .unwrap_or(0);
-        let chains_at = rebuild.len();
-        self.init_ops = rebuild
-            .iter()
-            .chain(&forces)
-            .chain(&gathered)
-            .map(dup)
-            .collect();
-        self.init_resume = (guard_at, chains_at);
-        self.rebuild_ops = head.len()..head.len() + rebuild.len();
-        self.step_resume = (head.len() + guard_at, head.len() + chains_at);
-        self.step_ops = head
-            .iter()
-            .chain(&rebuild)
-            .chain(&forces)
-            .chain(&end)
-            .map(dup)
-            .collect();
-        self.every = every;
-        self.every_pre = every_pre;
-        self.write_plan()?;
-        self.write_plan_args(self.every_slots());
-        Ok(())
+        Ok((gathered, end))
+    }
+}
+
+/// The every-step dispatch slots of a plan as it is built: each one's workgroups, in slot
+/// order after `base`.
+struct EverySlots {
+    base: u32,
+    groups: Vec<u32>,
+}
+
+impl EverySlots {
+    /// A new every-step slot of `g` workgroups.
+    fn slot(&mut self, g: u32) -> Size {
+        self.groups.push(g);
+        Size::Indirect(self.base + self.groups.len() as u32 - 1)
     }
 }
 
