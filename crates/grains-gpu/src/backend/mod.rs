@@ -311,126 +311,7 @@ impl GpuBackend {
                 .max(64)
         };
 
-        let mut kernels = Vec::new();
-        let mut add = |k: Kernel| {
-            kernels.push(k);
-            kernels.len() - 1
-        };
-        let ctl = |name: &str| Kernel::new(&ctx, name, &control_source(name)?, name);
-        let integrate_first_half = add(pass_kernel(&ctx, "integrate_first_half")?);
-        let decide = add(ctl("decide")?);
-        let zero_cells = add(ctl("zero_cells")?);
-        let cell_count = add(pass_kernel(&ctx, "cell_count")?);
-        let scan_blocks = add(pass_kernel(&ctx, "scan_blocks")?);
-        let prefix_sum = add(pass_kernel(&ctx, "prefix_sum")?);
-        let scan_add = add(pass_kernel(&ctx, "scan_add")?);
-        let cursor = add(ctl("cursor")?);
-        let cell_scatter = add(pass_kernel(&ctx, "cell_scatter")?);
-        let pair_count = add(pass_kernel(&ctx, "pair_count")?);
-        let guard = add(ctl("guard")?);
-        let slot_guard = add(ctl("slot_guard")?);
-        let pair_fill = add(pass_kernel(&ctx, "pair_fill")?);
-        let pair_record = add(pass_kernel(&ctx, "pair_record")?);
-        let clear_flags = add(ctl("clear_flags")?);
-        let slot_carry = add(pass_kernel(&ctx, "slot_carry")?);
-        let commit_particles = add(ctl("commit_particles")?);
-        let mut contact = Vec::new();
-        let mut n_indirect = 0u32;
-        for (cid, chain) in world.table.chains.iter().enumerate() {
-            let label = format!("chain {cid} {}", chain.name());
-            let binding = grains_shaders::ChainBinding::of(&world.table, cid);
-            let src = grains_shaders::compose_chain(chain, cid as u32, &binding)
-                .map_err(|e| shader_err(&label, e))?;
-            let entry = entry_of(&label, &src, grains_shaders::CHAIN_TEMPLATE)?;
-            let k = add(Kernel::new(&ctx, &label, &src, &entry)?);
-            // A rebuilt source's size is known on the device only: an indirect slot, set by
-            // the guard kernel. Fixed-slot sources, and those run per particle, are sized on
-            // the host.
-            let slot = (chain.source.rebuilt() && !chain.source.per_particle()).then(|| {
-                n_indirect += 1;
-                S_CONTACT + n_indirect - 1
-            });
-            contact.push((k, chain.source, slot));
-        }
-        let gather = add(pass_kernel(&ctx, "gather")?);
-        // The shell passes, only in a world with shells.
-        let shell = if world.shells.is_empty() {
-            None
-        } else {
-            Some([
-                add(pass_kernel(&ctx, "shell_volume")?),
-                add(pass_kernel(&ctx, "shell_edges")?),
-                add(pass_kernel(&ctx, "shell_gather")?),
-            ])
-        };
-        // The wall passes, only in a world with a moving wall.
-        let moving = if world.walls.iter().any(|w| w.moves()) {
-            Some([
-                add(pass_kernel(&ctx, "wall_motion")?),
-                add(pass_kernel(&ctx, "wall_power")?),
-            ])
-        } else {
-            None
-        };
-        // The clump passes, only in a world with clumps.
-        let clumps = if world
-            .particles
-            .shape_table()
-            .iter()
-            .any(|s| s.kind == grains_core::shapes::KIND_CLUMP)
-        {
-            Some([
-                add(pass_kernel(&ctx, "clump_place")?),
-                add(pass_kernel(&ctx, "clump_gather")?),
-            ])
-        } else {
-            None
-        };
-        // The kinematic work, only in a world where a kinematic particle moves.
-        let kinematic = if world.kinematic {
-            Some(add(pass_kernel(&ctx, "kinematic_power")?))
-        } else {
-            None
-        };
-        let integrate_second_half = add(pass_kernel(&ctx, "integrate_second_half")?);
-        let fused = opts.fuse_gather_kick
-            && shell.is_none()
-            && moving.is_none()
-            && clumps.is_none()
-            && kinematic.is_none();
-        let gather_kick = if fused {
-            Some(add(pass_kernel(&ctx, "gather_kick")?))
-        } else {
-            None
-        };
-        let ids = KernelIds {
-            integrate_first_half,
-            decide,
-            zero_cells,
-            cell_count,
-            scan_blocks,
-            prefix_sum,
-            scan_add,
-            cursor,
-            cell_scatter,
-            pair_count,
-            guard,
-            slot_guard,
-            pair_fill,
-            pair_record,
-            clear_flags,
-            slot_carry,
-            commit_particles,
-            contact,
-            gather,
-            shell,
-            moving,
-            clumps,
-            kinematic,
-            integrate_second_half,
-            gather_kick,
-        };
-
+        let (kernels, ids) = compile_kernels(&ctx, &world, &opts)?;
         let mut b = GpuBackend {
             ctx,
             opts,
@@ -1388,4 +1269,134 @@ impl ReadSlots {
             walls: &self.walls,
         }
     }
+}
+
+/// Every kernel a run of `world` dispatches, compiled: the passes, the control kernels, one
+/// per contact chain, and the shell, wall, clump and kinematic passes where the world has
+/// them (the fused gather and kick where nothing comes between them), with their ids.
+fn compile_kernels(
+    ctx: &GpuContext,
+    world: &World,
+    opts: &GpuOptions,
+) -> Result<(Vec<Kernel>, KernelIds), GpuError> {
+    let mut kernels = Vec::new();
+    let mut add = |k: Kernel| {
+        kernels.push(k);
+        kernels.len() - 1
+    };
+    let ctl = |name: &str| Kernel::new(ctx, name, &control_source(name)?, name);
+    let integrate_first_half = add(pass_kernel(ctx, "integrate_first_half")?);
+    let decide = add(ctl("decide")?);
+    let zero_cells = add(ctl("zero_cells")?);
+    let cell_count = add(pass_kernel(ctx, "cell_count")?);
+    let scan_blocks = add(pass_kernel(ctx, "scan_blocks")?);
+    let prefix_sum = add(pass_kernel(ctx, "prefix_sum")?);
+    let scan_add = add(pass_kernel(ctx, "scan_add")?);
+    let cursor = add(ctl("cursor")?);
+    let cell_scatter = add(pass_kernel(ctx, "cell_scatter")?);
+    let pair_count = add(pass_kernel(ctx, "pair_count")?);
+    let guard = add(ctl("guard")?);
+    let slot_guard = add(ctl("slot_guard")?);
+    let pair_fill = add(pass_kernel(ctx, "pair_fill")?);
+    let pair_record = add(pass_kernel(ctx, "pair_record")?);
+    let clear_flags = add(ctl("clear_flags")?);
+    let slot_carry = add(pass_kernel(ctx, "slot_carry")?);
+    let commit_particles = add(ctl("commit_particles")?);
+    let mut contact = Vec::new();
+    let mut n_indirect = 0u32;
+    for (cid, chain) in world.table.chains.iter().enumerate() {
+        let label = format!("chain {cid} {}", chain.name());
+        let binding = grains_shaders::ChainBinding::of(&world.table, cid);
+        let src = grains_shaders::compose_chain(chain, cid as u32, &binding)
+            .map_err(|e| shader_err(&label, e))?;
+        let entry = entry_of(&label, &src, grains_shaders::CHAIN_TEMPLATE)?;
+        let k = add(Kernel::new(ctx, &label, &src, &entry)?);
+        // A rebuilt source's size is known on the device only: an indirect slot, set by
+        // the guard kernel. Fixed-slot sources, and those run per particle, are sized on
+        // the host.
+        let slot = (chain.source.rebuilt() && !chain.source.per_particle()).then(|| {
+            n_indirect += 1;
+            S_CONTACT + n_indirect - 1
+        });
+        contact.push((k, chain.source, slot));
+    }
+    let gather = add(pass_kernel(ctx, "gather")?);
+    // The shell passes, only in a world with shells.
+    let shell = if world.shells.is_empty() {
+        None
+    } else {
+        Some([
+            add(pass_kernel(ctx, "shell_volume")?),
+            add(pass_kernel(ctx, "shell_edges")?),
+            add(pass_kernel(ctx, "shell_gather")?),
+        ])
+    };
+    // The wall passes, only in a world with a moving wall.
+    let moving = if world.walls.iter().any(|w| w.moves()) {
+        Some([
+            add(pass_kernel(ctx, "wall_motion")?),
+            add(pass_kernel(ctx, "wall_power")?),
+        ])
+    } else {
+        None
+    };
+    // The clump passes, only in a world with clumps.
+    let clumps = if world
+        .particles
+        .shape_table()
+        .iter()
+        .any(|s| s.kind == grains_core::shapes::KIND_CLUMP)
+    {
+        Some([
+            add(pass_kernel(ctx, "clump_place")?),
+            add(pass_kernel(ctx, "clump_gather")?),
+        ])
+    } else {
+        None
+    };
+    // The kinematic work, only in a world where a kinematic particle moves.
+    let kinematic = if world.kinematic {
+        Some(add(pass_kernel(ctx, "kinematic_power")?))
+    } else {
+        None
+    };
+    let integrate_second_half = add(pass_kernel(ctx, "integrate_second_half")?);
+    let fused = opts.fuse_gather_kick
+        && shell.is_none()
+        && moving.is_none()
+        && clumps.is_none()
+        && kinematic.is_none();
+    let gather_kick = if fused {
+        Some(add(pass_kernel(ctx, "gather_kick")?))
+    } else {
+        None
+    };
+    let ids = KernelIds {
+        integrate_first_half,
+        decide,
+        zero_cells,
+        cell_count,
+        scan_blocks,
+        prefix_sum,
+        scan_add,
+        cursor,
+        cell_scatter,
+        pair_count,
+        guard,
+        slot_guard,
+        pair_fill,
+        pair_record,
+        clear_flags,
+        slot_carry,
+        commit_particles,
+        contact,
+        gather,
+        shell,
+        moving,
+        clumps,
+        kinematic,
+        integrate_second_half,
+        gather_kick,
+    };
+    Ok((kernels, ids))
 }
