@@ -226,7 +226,7 @@ fn deep_initial_overlaps_are_reported_and_refused() {
 steps = 10
 [domain]
 min = [0.0, 0.0, 0.0]
-max = [0.02, 0.02, 0.02]
+max = [0.5, 0.5, 0.5]
 [[particles]]
 material = "glass"
 radius = 0.05

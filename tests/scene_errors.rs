@@ -877,7 +877,8 @@ fn valid_scene_builds_the_world() {
     let summary = scene.summary();
     for part in [
         "particles   2",
-        "walls       7",
+        "counts      2 particles, 0 mesh triangles, 2 walls",
+        "walls       2 (7 planes)",
         "chains      2",
         "dt          1.000e-5 s (given)",
         "MiB",
@@ -1503,4 +1504,108 @@ fn size_table_fractions_must_add_to_one() {
         "insert[0].radii.table",
         &["the mass fractions add to 0.9; they must add to 1"],
     );
+}
+
+/// Values off by a thousand (millimetres for metres) are refused where they are written, each
+/// message naming the likely slip: radii larger than the domain, an `[[insert]]` block's radii
+/// likewise, an insertion region smaller than its particles, and a mesh file in millimetres.
+#[test]
+fn unit_slips_are_refused_with_their_hint() {
+    let insert = |block: &str| {
+        format!("{VALID}\n[[insert]]\nmaterial = \"glass\"\n{block}\ncount = 10\nrate = 100.0\n")
+    };
+    let cases: [(&str, String, usize, usize, &str, &[&str]); 4] = [
+        (
+            "radius-mm",
+            edit("radius = 0.001", "radius = 1.0"),
+            18,
+            10,
+            "particles[0].radius",
+            &[
+                "radius 1.000 m in a domain 0.01000 m across: were the radii given in mm? (SI \
+               units: m)",
+            ],
+        ),
+        (
+            "insert-radius-mm",
+            insert("box = { min = [0.0, 0.0, 0.006], max = [0.01, 0.01, 0.01] }\nradius = 2.0"),
+            31,
+            10,
+            "insert[0].radius",
+            &["radius 2.000 m in a domain 0.01000 m across: were the radii given in mm?"],
+        ),
+        (
+            "insert-region-small",
+            insert("box = { min = [0.0, 0.0, 0.009], max = [0.01, 0.01, 0.0095] }\nradius = 0.001"),
+            30,
+            1,
+            "insert[0].box",
+            &[
+                "a particle of radius 1.000e-3 m cannot fit in the region, which is 5.000e-4 m \
+                 across (along z), so the block would insert nothing",
+                "expected a region at least one diameter (2.000e-3 m) across on every side",
+            ],
+        ),
+        (
+            "insert-region-mm",
+            insert(
+                "box = { min = [0.0, 0.0, 0.009], max = [0.01, 0.01, 0.00905] }\nradius = 0.001",
+            ),
+            30,
+            1,
+            "insert[0].box",
+            &[
+                "cannot fit in the region",
+                "were the radii given in mm? (SI units: m)",
+            ],
+        ),
+    ];
+    for (tag, text, line, col, key, parts) in &cases {
+        expect_error(tag, text, *line, *col, key, parts);
+    }
+}
+
+/// A mesh wall from a file in millimetres (93 m across in a domain of 0.017 m) is
+/// refused at its `file` (or `scale`) with the factor that would fix it.
+#[test]
+fn a_mesh_in_millimetres_is_refused_with_its_scale() {
+    let dir = temp_dir("mesh-mm");
+    // A square of 66 mm a side read as metres: 93 m across.
+    std::fs::write(
+        dir.join("floor.obj"),
+        "v 0 0 0\nv 66 0 0\nv 66 66 0\nv 0 66 0\nf 1 2 3\nf 1 3 4\n",
+    )
+    .expect("write mesh");
+    let cases = [
+        (
+            "mesh = { file = \"floor.obj\" }",
+            30,
+            17,
+            "wall[0].mesh.file",
+            "0.001",
+        ),
+        (
+            "mesh = { file = \"floor.obj\", scale = 0.5 }",
+            30,
+            38,
+            "wall[0].mesh.scale",
+            "0.0005",
+        ),
+    ];
+    for (mesh, line, col, key, scale) in cases {
+        let text = format!("{VALID}\n[[wall]]\nmaterial = \"glass\"\n{mesh}\n");
+        let path = dir.join("scene.toml");
+        std::fs::write(&path, &text).expect("write scene");
+        let e = load_scene(&path).expect_err("refused");
+        let m = e.to_string();
+        assert!(
+            m.starts_with(&format!("{}:{line}:{col}: {key}: ", path.display())),
+            "{m}"
+        );
+        assert!(
+            m.contains("domain (diagonals): is the file in mm? give `scale = ")
+                && m.contains(&format!("`scale = {scale}` (SI units: m)")),
+            "{m}"
+        );
+    }
 }

@@ -251,7 +251,11 @@ pub fn output_estimate(
     let every = scene.output.every_steps.max(1);
     // Mesh walls' triangles are not written as particles.
     let n = (scene.world.particles.len() - scene.world.triangle_tail()) as u64;
-    let from_here = steps.saturating_sub(start) / every + u64::from(start == 0);
+    // As a run writes them: the first frame (of a fresh run), every multiple of `every` after
+    // `start`, and the last step when it is not one.
+    let from_here = (steps / every).saturating_sub(start / every)
+        + u64::from(steps > start && !steps.is_multiple_of(every))
+        + u64::from(start == 0);
     let sh = &scene.world.shells;
     let shells = if opts.vtk {
         grains_io::shell_frame_bytes_estimate(
@@ -383,12 +387,26 @@ pub fn ledger_warning(scene: &Scene, worst: f64) -> String {
 }
 
 /// Refuse a scene whose expected impacts overlap deeper than the particles' radius: outside
-/// what the contact laws describe ([`grains_core::timestep::TimestepReport::overlap_refusal`]).
+/// what the contact laws describe ([`grains_core::timestep::TimestepReport::overlap_refusal`]),
+/// located at the material's `young`.
 pub fn check_impact_overlap(scene: &Scene) -> Result<()> {
-    match scene.timestep.overlap_refusal() {
-        Some(m) => bail!("{}: {m}", scene.path.display()),
-        None => Ok(()),
-    }
+    let Some(m) = scene.timestep.overlap_refusal() else {
+        return Ok(());
+    };
+    let place = scene
+        .timestep
+        .impact_overlap
+        .as_ref()
+        .and_then(|o| {
+            let k = scene
+                .world
+                .materials
+                .iter()
+                .position(|x| x.name == o.material)?;
+            scene.places.young.get(k).cloned()
+        })
+        .unwrap_or_else(|| scene.path.display().to_string());
+    bail!("{place}: {m}")
 }
 
 /// The refusals of a scene outside the contact laws' validity or the integrator's stability,

@@ -45,6 +45,9 @@ pub struct RunReport {
     pub backend: String,
     pub steps: u64,
     pub particles: usize,
+    /// Particles, mesh triangles and wall blocks, as `grains check` states them
+    /// ([`grains_scene::Scene::counts`]).
+    pub counts: String,
     /// Wall-clock seconds of stepping (output excluded).
     pub seconds: f64,
     pub rebuilds: u64,
@@ -105,6 +108,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         }
     };
     let (particles, steps) = (scene.world.particles.len(), scene.run.steps);
+    let counts = scene.counts();
     let every = scene.output.every_steps.max(1);
     let fingerprint = scene.world.fingerprint();
     let saving = Checkpointing {
@@ -144,8 +148,8 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         ));
     }
     say(&format!(
-        "{message}; {particles} particles, {steps} steps of {}, output every {every} steps to {} \
-         (about {} in {} frames)",
+        "{message}; {counts}, {steps} steps of {}, output every {every} steps to {} (about {} \
+         in {} frames)",
         qty(scene.world.dt, "s"),
         out.display(),
         grains_scene::bytes(volume.bytes),
@@ -154,7 +158,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let mut output = RunOutput::new(&scene, material, args, resumed, backend.as_mut());
     let mut given_up = 0u64;
     if !args.resume && scene.world.insert_every > 0 {
-        given_up += insert_batch(&scene.world, &mut backend, 0)?;
+        given_up += insert_batch(&scene, &mut backend, 0)?;
     }
     if output.rewrite_frame {
         // A fresh run's first frame, or a resumed run's frame that was cut short.
@@ -198,6 +202,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         backend: backend.name(),
         steps: done - start,
         particles,
+        counts,
         seconds: stepped.seconds,
         rebuilds: counters.rebuilds,
         frames: output.writer.frames_written(),
@@ -566,7 +571,7 @@ fn step_until_done(
         }
         bar.set_position(s.done);
         if insert_every > 0 && s.done.is_multiple_of(insert_every) {
-            s.given_up += insert_batch(&scene.world, backend, s.done)?;
+            s.given_up += insert_batch(scene, backend, s.done)?;
         }
         if s.done.is_multiple_of(every) || s.done == steps {
             output
@@ -757,14 +762,16 @@ fn resume_command(args: &RunArgs) -> String {
 
 /// The insertion batch at `step`: each block's particles due since the previous batch
 /// (`step - world.insert_every`), placed among the particles now in the run. Returns how many
-/// could not be placed.
-fn insert_batch(world: &grains_core::World, b: &mut Box<dyn Backend>, step: u64) -> Result<u64> {
+/// could not be placed; a block that has placed none of its particles and finds no place for
+/// any due now stops the run ([`nothing_placed`]): it would insert nothing.
+fn insert_batch(scene: &grains_scene::Scene, b: &mut Box<dyn Backend>, step: u64) -> Result<u64> {
+    let world = &scene.world;
     let every = world.insert_every.max(1);
     let t = |s: u64| s as f64 * world.dt;
     let mut pos = b.snapshot().pos.into_owned();
     let mut placed = Vec::new();
     let mut given_up = 0u64;
-    for ins in &world.insertions {
+    for (k, ins) in world.insertions.iter().enumerate() {
         let from = if step >= every {
             ins.due(t(step - every))
         } else {
@@ -773,6 +780,10 @@ fn insert_batch(world: &grains_core::World, b: &mut Box<dyn Backend>, step: u64)
         let to = ins.due(t(step));
         if to > from {
             let p = grains_core::insert::place(world, ins, &pos, from, to);
+            let mine = ins.first as usize..ins.first as usize + ins.radii.len();
+            if p.particles.is_empty() && pos[mine].iter().all(|x| x[3] <= 0.0) {
+                bail!("{}", nothing_placed(scene, k, to));
+            }
             given_up += p.given_up as u64;
             let v = ins.velocity.map(|x| x as f32);
             // Later blocks of this batch see these particles.
@@ -788,4 +799,46 @@ fn insert_batch(world: &grains_core::World, b: &mut Box<dyn Backend>, step: u64)
         b.insert_particles(&placed)?;
     }
     Ok(given_up)
+}
+
+/// Why block `k` of the scene, `due` of whose particles are due and none placed, stops the run:
+/// where its region is, its size and the particles' radii.
+fn nothing_placed(scene: &grains_scene::Scene, k: usize, due: u32) -> String {
+    let ins = &scene.world.insertions[k];
+    let place = scene
+        .places
+        .inserts
+        .get(k)
+        .cloned()
+        .unwrap_or_else(|| format!("{}: insert[{k}]", scene.path.display()));
+    let (lo, hi) = ins
+        .radii
+        .iter()
+        .fold((f32::INFINITY, 0.0f32), |(a, b), &r| (a.min(r), b.max(r)));
+    let v = |x: [f64; 3]| format!("[{}, {}, {}]", sig4(x[0]), sig4(x[1]), sig4(x[2]));
+    let region = match ins.region {
+        grains_core::insert::Region::Box { min, max } => {
+            format!("the box from {} to {} m", v(min), v(max))
+        }
+        grains_core::insert::Region::Cylinder {
+            center,
+            radius,
+            height,
+            ..
+        } => format!(
+            "the cylinder at {} m of radius {} and height {}",
+            v(center),
+            qty(radius, "m"),
+            qty(height, "m")
+        ),
+    };
+    format!(
+        "{place}: insert[{k}] found no place for any of the {due} particle(s) due so far (radius {} to {}) \
+         in {region}: every try ({} per particle) met a wall, another particle or the domain's \
+         edge, so the block would insert nothing; expected a region clear of the walls with \
+         room for its particles (larger, or moved off the walls)",
+        qty(lo as f64, "m"),
+        qty(hi as f64, "m"),
+        grains_core::insert::ATTEMPTS
+    )
 }

@@ -88,9 +88,12 @@ pub fn split_triangles(mesh: &Mesh, max_radius: f64) -> Result<Vec<[[f64; 3]; 3]
         }
         if out.len() + stack.len() > MAX_TRIANGLES {
             return Err(CoreError::BadShape(format!(
-                "the mesh wall would need more than {MAX_TRIANGLES} triangles to have none \
-                 larger than the largest particle (radius {max_radius:.3e} m); use a coarser \
-                 scale or larger particles"
+                "the mesh wall would need more than {MAX_TRIANGLES} triangles for each to lie \
+                 within {} of its centroid ({SIZE_FACTOR} times the largest particle's radius, \
+                 {}): the mesh is too large for particles this small; check the mesh's units \
+                 (`scale`), or use larger particles",
+                crate::units::qty(max_radius, "m"),
+                crate::units::qty(max_radius / SIZE_FACTOR, "m")
             )));
         }
     }

@@ -77,7 +77,13 @@ pub struct ImpactOverlap {
     pub radius: f64,
     /// The overlap (m).
     pub overlap: f64,
+    /// The material's Young's modulus (Pa).
+    pub young: f64,
 }
+
+/// Below this Young's modulus (Pa) no solid grain is this soft (rubber is about 1e6 Pa, gels
+/// 1e3-1e5): a refusal for deep impacts suspects the modulus was written in MPa.
+pub const IMPLAUSIBLE_YOUNG: f64 = 1e4;
 
 /// Derived time-step figures of a world.
 #[derive(Clone, Debug, PartialEq)]
@@ -167,9 +173,17 @@ impl TimestepReport {
             format!(
                 "two \"{m}\" particles of radius {r} meeting at the expected impact speed {v} \
                  would overlap by {d} (Hertz: delta_max = (15 m* v^2 / (16 E* sqrt(R*)))^(2/5)), \
-                 more than their radius: the contact law does not hold there; use a stiffer \
-                 material (larger `young`) or lower speeds, or give --allow-unstable to run \
-                 anyway",
+                 more than their radius: the contact law does not hold there{hint}; use a \
+                 stiffer material (larger `young`) or lower speeds, or give --allow-unstable to \
+                 run anyway",
+                hint = if o.young < IMPLAUSIBLE_YOUNG {
+                    format!(
+                        "; young = {}: MPa meant? (SI units: Pa)",
+                        qty(o.young, "Pa")
+                    )
+                } else {
+                    String::new()
+                },
                 m = o.material,
                 r = qty(o.radius, "m"),
                 v = qty(self.impact_speed, "m/s"),
@@ -334,6 +348,7 @@ pub fn timestep_report(world: &World) -> TimestepReport {
                     material: mat.name.clone(),
                     radius: rmin,
                     overlap,
+                    young: mat.young,
                 });
             }
         }

@@ -286,3 +286,91 @@ impl Bondable<'_> {
         }
     }
 }
+
+/// The largest a particle's diameter may be against the domain's smallest open (non-periodic)
+/// extent: past half, two particles cannot pass each other across it, and the likeliest cause
+/// is radii in millimetres where the scene's unit is the metre.
+pub(crate) const DOMAIN_FRACTION: f64 = 0.5;
+
+/// The domain's smallest extent along an open axis, and that axis; infinite when all three
+/// are periodic (a periodic axis's length has its own check, against the broad phase's cells).
+pub(crate) fn smallest_extent(domain: &grains_core::Domain) -> (f64, usize) {
+    (0..3)
+        .filter(|&k| !domain.periodic[k])
+        .map(|k| (domain.max[k] - domain.min[k], k))
+        .fold((f64::INFINITY, 0), |a, b| if b.0 < a.0 { b } else { a })
+}
+
+/// Refuse, at `span` on `key`, a particle of `radius` whose diameter is more than
+/// [`DOMAIN_FRACTION`] of the domain's smallest open extent: most likely radii given in mm.
+pub(crate) fn radius_fits_domain(
+    ctx: &Ctx<'_>,
+    domain: &grains_core::Domain,
+    radius: f64,
+    span: &Range<usize>,
+    key: &str,
+) -> Result<(), SceneError> {
+    let (extent, axis) = smallest_extent(domain);
+    if 2.0 * radius <= DOMAIN_FRACTION * extent {
+        return Ok(());
+    }
+    Err(ctx.err(
+        span,
+        key,
+        format!(
+            "radius {} in a domain {} across: were the radii given in mm? (SI units: m); \
+             expected a diameter of at most half the domain's smallest open extent \
+             (along {}), so that particles can pass each other",
+            qty(radius, "m"),
+            qty(extent, "m"),
+            ["x", "y", "z"][axis]
+        ),
+    ))
+}
+
+/// How much larger than the domain's diagonal a mesh may be across before it is taken for a
+/// file in other units (mm for m): a hopper or drum larger than its domain by a few times is
+/// cut by it on purpose, by a hundred times it is a unit slip.
+pub(crate) const MESH_DOMAIN_FACTOR: f64 = 100.0;
+
+/// Refuse, at `span` on `key`, a mesh (placed, in m) whose bounding box's diagonal exceeds
+/// [`MESH_DOMAIN_FACTOR`] times the domain's: most likely a file in mm. `scale` is the factor
+/// the block gave (1 by default), to which the suggestion applies a thousandth.
+pub(crate) fn mesh_fits_domain(
+    ctx: &Ctx<'_>,
+    domain: &grains_core::Domain,
+    vertices: &[[f64; 3]],
+    scale: f64,
+    span: &Range<usize>,
+    key: &str,
+) -> Result<(), SceneError> {
+    let diagonal =
+        |lo: [f64; 3], hi: [f64; 3]| (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt();
+    let (lo, hi) = vertices.iter().fold(
+        ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+        |(lo, hi), v| {
+            (
+                [0, 1, 2].map(|k| lo[k].min(v[k])),
+                [0, 1, 2].map(|k| hi[k].max(v[k])),
+            )
+        },
+    );
+    if vertices.is_empty() {
+        return Ok(());
+    }
+    let (across, room) = (diagonal(lo, hi), diagonal(domain.min, domain.max));
+    if across.is_nan() || across <= MESH_DOMAIN_FACTOR * room {
+        return Ok(());
+    }
+    Err(ctx.err(
+        span,
+        key,
+        format!(
+            "the mesh is {} across in a {} domain (diagonals): is the file in mm? give \
+             `scale = {}` (SI units: m)",
+            qty(across, "m"),
+            qty(room, "m"),
+            (scale * 1e-3) as f32
+        ),
+    ))
+}

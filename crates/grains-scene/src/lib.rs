@@ -148,8 +148,23 @@ pub struct Scene {
     /// degenerate triangles left out, its needles), each `file:line:column: key: message`;
     /// [`Scene::summary`] lists them.
     pub warnings: Vec<String>,
+    /// Where the keys that checks after parsing name are (`file:line:column: key`).
+    pub places: Places,
+    /// Wall blocks (`[[wall]]`): a box is one block of six planes, a mesh one of many
+    /// triangles.
+    pub wall_blocks: usize,
     /// Whether `output.every_steps` was the default (so a step override rescales it).
     every_default: bool,
+}
+
+/// `file:line:column: key` of the scene's keys that the run's checks name, as a located
+/// error starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Places {
+    /// Each material's `young`, in `[[material]]` order.
+    pub young: Vec<String>,
+    /// Each `[[insert]]` block's region (`box` or `cylinder`), in block order.
+    pub inserts: Vec<String>,
 }
 
 /// The memory a scene may take (bytes), and how to name that budget in a refusal.
@@ -218,6 +233,8 @@ pub fn parse_scene_within(
         },
         overlaps: p.overlaps,
         warnings: p.warnings,
+        places: p.places,
+        wall_blocks: p.wall_blocks,
         every_default,
     })
 }
@@ -604,8 +621,22 @@ impl Scene {
         s
     }
 
-    /// The summary's particle lines: counts by shape, radii, orientation, materials.
+    /// The scene's bodies as `grains check` and `grains run` both state them: its particles
+    /// (those an `[[insert]]` block will place included), its mesh walls' triangles (which
+    /// the solver holds as fixed particles) and its `[[wall]]` blocks.
+    pub fn counts(&self) -> String {
+        let tris = self.world.triangle_tail();
+        let n = self.world.particles.len() - tris;
+        format!(
+            "{n} particles, {tris} mesh triangles, {} walls",
+            self.wall_blocks
+        )
+    }
+
+    /// The summary's particle lines: counts of bodies, particles by shape, radii,
+    /// orientation, materials.
     fn summarise_particles(&self, s: &mut String) {
+        let _ = writeln!(s, "counts      {}", self.counts());
         let w = &self.world;
         let tris = w.triangle_tail();
         let n = w.particles.len() - tris;
@@ -668,7 +699,8 @@ impl Scene {
         );
     }
 
-    /// The summary's wall, bond, insertion, shell and chain lines.
+    /// The summary's wall (by block, with what they hold), bond, insertion, shell and chain
+    /// lines.
     fn summarise_walls_and_blocks(&self, s: &mut String) {
         let w = &self.world;
         let tris = w.triangle_tail();
@@ -691,9 +723,9 @@ impl Scene {
             what.push(format!("mesh walls of {tris} triangles"));
         }
         let _ = if what.is_empty() {
-            writeln!(s, "walls       0")
+            writeln!(s, "walls       {}", self.wall_blocks)
         } else {
-            writeln!(s, "walls       {} ({})", w.walls.len(), what.join(", "))
+            writeln!(s, "walls       {} ({})", self.wall_blocks, what.join(", "))
         };
         if !w.fixed_pairs.is_empty() {
             let _ = writeln!(s, "bonds       {}", w.fixed_pairs.len());

@@ -96,15 +96,23 @@ pub fn triangle_shape(t: &[[f64; 3]; 3]) -> TriangleShape {
 
 /// The mesh a table's `file` names (relative to the scene), scaled by `scale`, rotated by
 /// `rotate = [w, x, y, z]` and moved by `translate`: a `[[shell]]` block's.
-pub(crate) fn placed_mesh(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<Mesh, SceneError> {
-    Ok(placed(ctx, b)?.0.mesh)
+pub(crate) fn placed_mesh(
+    ctx: &Ctx<'_>,
+    b: &Table<'_, '_>,
+    domain: &grains_core::Domain,
+) -> Result<Mesh, SceneError> {
+    Ok(placed(ctx, b, domain)?.0.mesh)
 }
 
 /// As [`placed_mesh`], for a mesh wall: its degenerate triangles left out and counted (a
 /// warning naming the file and the count, and the needles kept), refused when more than
 /// [`MAX_DEGENERATE_SHARE`] of them are degenerate.
-pub(crate) fn wall_mesh(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<Mesh, SceneError> {
-    let (located, full) = placed(ctx, b)?;
+pub(crate) fn wall_mesh(
+    ctx: &Ctx<'_>,
+    b: &Table<'_, '_>,
+    domain: &grains_core::Domain,
+) -> Result<Mesh, SceneError> {
+    let (located, full) = placed(ctx, b, domain)?;
     let Located { mut mesh, lines } = located;
     let total = mesh.triangles.len();
     let mut degenerate: Vec<usize> = Vec::new();
@@ -192,8 +200,13 @@ pub(crate) fn wall_mesh(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<Mesh, SceneE
     Ok(mesh)
 }
 
-/// The mesh of `b.file`, placed, and the file's path.
-fn placed(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Located, PathBuf), SceneError> {
+/// The mesh of `b.file`, placed, and the file's path; refused when it is larger than the
+/// domain by orders of magnitude ([`crate::checks::mesh_fits_domain`]).
+fn placed(
+    ctx: &Ctx<'_>,
+    b: &Table<'_, '_>,
+    domain: &grains_core::Domain,
+) -> Result<(Located, PathBuf), SceneError> {
     let fv = b.get("file").unwrap_or_else(|| unreachable!());
     let name = ctx.string(fv, &b.key("file"), "a path to a .obj or .stl file")?;
     let base = ctx.file.parent().unwrap_or(Path::new(""));
@@ -239,6 +252,13 @@ fn placed(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Located, PathBuf), SceneE
         None => [1.0, 0.0, 0.0, 0.0],
     };
     located.mesh.transform(scale, rotate, translate);
+    let k = if b.get("scale").is_some() {
+        "scale"
+    } else {
+        "file"
+    };
+    let span = b.get(k).map(|v| v.span()).unwrap_or(b.span.clone());
+    crate::checks::mesh_fits_domain(ctx, domain, &located.mesh.vertices, scale, &span, &b.key(k))?;
     Ok((located, full))
 }
 

@@ -61,6 +61,10 @@ pub(crate) struct Parsed {
     pub overlaps: OverlapReport,
     /// What the scene holds that it should be told about (located, as errors).
     pub warnings: Vec<String>,
+    /// Where the keys that checks after parsing name are.
+    pub places: crate::Places,
+    /// `[[wall]]` blocks.
+    pub wall_blocks: usize,
 }
 
 /// What the sections from `[domain]` to `[[bond]]` build, checked against each other: the
@@ -111,6 +115,11 @@ pub(crate) fn parse(
     let every_steps = output.every.map(|e| e.steps(world.dt));
     let checkpoint_every_steps = output.checkpoint_every.map(|e| e.steps(world.dt));
     world.particles.shrink_to_fit();
+    let places = places(&ctx, &root)?;
+    let wall_blocks = match root.get("wall") {
+        Some(v) => ctx.tables(v, "wall")?.len(),
+        None => 0,
+    };
 
     Ok(Parsed {
         world,
@@ -129,7 +138,35 @@ pub(crate) fn parse(
         lost: sim.lost,
         overlaps,
         warnings: ctx.warnings.take(),
+        places,
+        wall_blocks,
     })
+}
+
+/// `file:line:column: key` of what the checks after parsing name: each material's `young`
+/// and each `[[insert]]` block's region.
+fn places(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<crate::Places, SceneError> {
+    let at = |span: std::ops::Range<usize>, key: String| {
+        let (line, column) = ctx.line_col(span.start);
+        format!("{}:{line}:{column}: {key}", ctx.file.display())
+    };
+    let mut places = crate::Places::default();
+    if let Some(v) = root.get("material") {
+        for m in ctx.tables(v, "material")? {
+            places.young.push(at(m.key_span("young"), m.key("young")));
+        }
+    }
+    if let Some(v) = root.get("insert") {
+        for b in ctx.tables(v, "insert")? {
+            let k = if b.get("cylinder").is_some() {
+                "cylinder"
+            } else {
+                "box"
+            };
+            places.inserts.push(at(b.key_span(k), b.key(k)));
+        }
+    }
+    Ok(places)
 }
 
 /// Read the sections that build the world, each checked against those before it.
@@ -145,7 +182,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
     let shells = shell::read(ctx, root, &materials, &domain, &mut particles)?;
     uses.note_blocks(ctx, root, &materials, &["insert", "shell"])?;
 
-    let walls = wall::read(ctx, root, &materials, &inserts, &mut particles)?;
+    let walls = wall::read(ctx, root, &materials, &domain, &inserts, &mut particles)?;
     crate::checks::particles_in_front_of_walls(ctx, &walls, &particles)?;
 
     let interactions = interaction::read(ctx, root, &materials)?;

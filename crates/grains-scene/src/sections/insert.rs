@@ -85,6 +85,15 @@ pub(crate) fn read(
             .transpose()?
             .unwrap_or(0);
         let radii = radii_of(ctx, &b, count as usize, seed)?;
+        let largest = radii.iter().copied().fold(0.0f32, f32::max) as f64;
+        let k = if b.get("radii").is_some() {
+            "radii"
+        } else {
+            "radius"
+        };
+        let span = b.get(k).map(|v| v.span()).unwrap_or(b.span.clone());
+        crate::checks::radius_fits_domain(ctx, domain, largest, &span, &b.key(k))?;
+        particle_fits_region(ctx, &b, &region, largest)?;
         let mass = |r: f32| mat.density * 4.0 / 3.0 * std::f64::consts::PI * (r as f64).powi(3);
         let mean_mass = radii.iter().map(|&r| mass(r)).sum::<f64>() / radii.len() as f64;
         let rate = match (b.get("rate"), b.get("mass_rate")) {
@@ -223,7 +232,9 @@ fn region_within(
                 &span,
                 &b.key(key),
                 format!(
-                    "the region reaches {axis} = {}, {dir} the domain's {bound} {axis} = {}:                      particles are placed only inside the domain, so it would insert fewer than                      `count`; expected a region within the domain on every side",
+                    "the region reaches {axis} = {}, {dir} the domain's {bound} {axis} = {}: \
+                     particles are placed only inside the domain, so it would insert fewer \
+                     than `count`; expected a region within the domain on every side",
                     grains_core::units::qty(reach, "m"),
                     grains_core::units::qty(limit, "m"),
                 ),
@@ -231,6 +242,51 @@ fn region_within(
         }
     }
     Ok(())
+}
+
+/// Refuse a region too small for the block's largest particle (`radius`, m): a box narrower
+/// than its diameter on some axis, a cylinder whose diameter or height is. No such particle
+/// could be placed inside it, so the block would insert nothing.
+fn particle_fits_region(
+    ctx: &Ctx<'_>,
+    b: &Table<'_, '_>,
+    region: &Region,
+    radius: f64,
+) -> Result<(), SceneError> {
+    let (key, narrowest, what) = match *region {
+        Region::Box { min, max } => {
+            let (w, k) = (0..3)
+                .map(|k| (max[k] - min[k], k))
+                .fold((f64::INFINITY, 0), |a, c| if c.0 < a.0 { c } else { a });
+            ("box", w, format!("along {}", ["x", "y", "z"][k]))
+        }
+        Region::Cylinder {
+            radius: r, height, ..
+        } if 2.0 * r <= height => ("cylinder", 2.0 * r, "its diameter".to_string()),
+        Region::Cylinder { height, .. } => ("cylinder", height, "its height".to_string()),
+    };
+    if 2.0 * radius <= narrowest {
+        return Ok(());
+    }
+    // A region smaller than a particle by a factor of ten or more is a unit slip, not a tight
+    // fit.
+    let hint = if 2.0 * radius >= 10.0 * narrowest {
+        ": were the radii given in mm? (SI units: m)"
+    } else {
+        ""
+    };
+    Err(ctx.err(
+        &b.key_span(key),
+        &b.key(key),
+        format!(
+            "a particle of radius {} cannot fit in the region, which is {} across ({what}), so \
+             the block would insert nothing{hint}; expected a region at least one diameter ({}) \
+             across on every side",
+            grains_core::units::qty(radius, "m"),
+            grains_core::units::qty(narrowest, "m"),
+            grains_core::units::qty(2.0 * radius, "m"),
+        ),
+    ))
 }
 
 /// The radii of a block's `count` particles.

@@ -140,7 +140,18 @@ pub(crate) fn read(
         let mi = material_of(ctx, materials, mat_v, &b.key("material"))?;
         uses.note(mi, mat_v.span(), b.key("material"));
         let density = materials.get(mi).map(|m| m.density).unwrap_or(0.0);
+        let before = particles.len();
         add_block(ctx, b, domain, mi as u32, density, particles)?;
+        let largest = particles.pos[before..]
+            .iter()
+            .map(|p| p[3] as f64)
+            .fold(0.0, f64::max);
+        let k = ["radius", "radii", "members", "file", "lattice", "positions"]
+            .into_iter()
+            .find(|k| b.get(k).is_some())
+            .unwrap_or("radius");
+        let span = b.get(k).map(|v| v.span()).unwrap_or(b.span.clone());
+        crate::checks::radius_fits_domain(ctx, domain, largest, &span, &b.key(k))?;
     }
     Ok(())
 }

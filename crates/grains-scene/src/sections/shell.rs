@@ -76,7 +76,7 @@ pub(crate) fn read(
             &b.key("thickness"),
             "m",
         )?;
-        let (mesh, mesh_key) = mesh_of(ctx, &b)?;
+        let (mesh, mesh_key) = mesh_of(ctx, &b, domain)?;
         let contact_radius = b
             .get("contact_radius")
             .map(|v| ctx.positive(v, &b.key("contact_radius"), "m"))
@@ -171,7 +171,11 @@ pub(crate) fn read(
 }
 
 /// The block's mesh and the key it came from.
-fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), SceneError> {
+fn mesh_of(
+    ctx: &Ctx<'_>,
+    b: &Table<'_, '_>,
+    domain: &Domain,
+) -> Result<(Mesh, &'static str), SceneError> {
     let given: Vec<&str> = ["icosphere", "sheet", "file"]
         .into_iter()
         .filter(|k| b.get(k).is_some())
@@ -280,6 +284,6 @@ fn mesh_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<(Mesh, &'static str), Sce
             ctx.check_memory(nodes, &dv.span(), &t.key("divisions"))?;
             Ok((Mesh::sheet(corner, size, d), "sheet"))
         }
-        _ => Ok((crate::mesh_file::placed_mesh(ctx, b)?, "file")),
+        _ => Ok((crate::mesh_file::placed_mesh(ctx, b, domain)?, "file")),
     }
 }

@@ -6,7 +6,7 @@ use std::ops::Range;
 use grains_core::gpu_types::{Triangle, Wall};
 use grains_core::materials::Material;
 use grains_core::units::qty;
-use grains_core::Particles;
+use grains_core::{Domain, Particles};
 
 use crate::error::SceneError;
 use crate::sections::domain::check_box;
@@ -45,6 +45,7 @@ pub(crate) fn read(
     ctx: &Ctx<'_>,
     root: &Table<'_, '_>,
     materials: &[Material],
+    domain: &Domain,
     inserts: &[InsertBlock],
     particles: &mut Particles,
 ) -> Result<Walls, SceneError> {
@@ -71,7 +72,15 @@ pub(crate) fn read(
         let mut made: Vec<Wall> = Vec::new();
         match shape {
             "mesh" => {
-                mesh_wall(ctx, &w, sv, material, inserts, particles, &mut out)?;
+                mesh_wall(
+                    ctx,
+                    &w,
+                    sv,
+                    material,
+                    (domain, inserts),
+                    particles,
+                    &mut out,
+                )?;
                 continue;
             }
             "plane" => made.push(plane(ctx, &w, sv, material)?),
@@ -143,14 +152,15 @@ fn f32s(v: [f64; 3]) -> [f32; 3] {
 }
 
 /// `mesh = { file, scale, translate, rotate }`: the triangles become fixed particles after
-/// every other particle, split to the size of the largest particle
-/// (grains_core::mesh_walls). Mesh walls do not move.
+/// every other particle, split to the size of the largest particle, of those placed and those
+/// `inserts` will place (grains_core::mesh_walls). A mesh larger than the domain by orders of
+/// magnitude is refused as a unit slip. Mesh walls do not move.
 fn mesh_wall(
     ctx: &Ctx<'_>,
     w: &Table<'_, '_>,
     mv: &Value<'_>,
     material: u32,
-    inserts: &[InsertBlock],
+    (domain, inserts): (&Domain, &[InsertBlock]),
     particles: &mut Particles,
     out: &mut Walls,
 ) -> Result<(), SceneError> {
@@ -168,7 +178,7 @@ fn mesh_wall(
             "mesh walls do not move yet; give the motion to plane, box, cylinder, disk or cone walls",
         ));
     }
-    let mesh = crate::mesh_file::wall_mesh(ctx, &t)?;
+    let mesh = crate::mesh_file::wall_mesh(ctx, &t, domain)?;
     let first = *out.first_triangle.get_or_insert(particles.len());
     let largest = particles.pos[..first]
         .iter()
