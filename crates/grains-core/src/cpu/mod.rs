@@ -185,6 +185,57 @@ struct Drift {
 /// values for non-negative floats), and whether it is a fault.
 type DriftBits = (u32, u32, Option<u32>);
 
+/// Each particle's records in contact before a rebuild, as starts, partners and flags (the
+/// carry reads only these: a record out of contact carries flag 0, as one not found does).
+fn kept_in_contact(old: &NeighbourList, flags: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let kept = flags.iter().filter(|&&a| a != 0).count();
+    let (mut start, mut j, mut flag) = (
+        Vec::with_capacity(old.pair_start.len()),
+        Vec::with_capacity(kept),
+        Vec::with_capacity(kept),
+    );
+    start.push(0u32);
+    for w in old.pair_start.windows(2) {
+        let range = w[0] as usize..w[1] as usize;
+        for (&q, &a) in old.pair_j[range.clone()].iter().zip(&flags[range]) {
+            if a != 0 {
+                j.push(q);
+                flag.push(a);
+            }
+        }
+        start.push(j.len() as u32);
+    }
+    (start, j, flag)
+}
+
+/// Each particle's head: the records that name it, in their owners' order (the head's partner
+/// order), for the rebuilt list whose starts are `ns` (candidates) and `ps` (records), its
+/// records' partners `pair_j`, and `count` each particle's candidates.
+fn transposed_heads(
+    ns: &[u32],
+    ps: &[u32],
+    pair_j: &[u32],
+    count: Vec<u32>,
+    len: usize,
+) -> Vec<u32> {
+    let n = ps.len() - 1;
+    let mut head_pair = vec![0u32; len];
+    let mut cursor = count;
+    for (c, p) in cursor.iter_mut().zip(0..n) {
+        *c = ns[p] - ps[p];
+    }
+    for p in 0..n {
+        for r in ps[p]..ps[p + 1] {
+            let q = pair_j[r as usize] as usize;
+            if q < n {
+                head_pair[cursor[q] as usize] = r;
+                cursor[q] += 1;
+            }
+        }
+    }
+    head_pair
+}
+
 /// [`CpuBackend`]'s `touched` bit: one of the particle's records is in contact this step.
 const IN_CONTACT: u8 = 1;
 /// [`CpuBackend`]'s `touched` bit: the particle's stored force, torque or dissipation may not
@@ -554,27 +605,7 @@ impl CpuBackend {
         self.list.head_pair = Vec::new();
         self.list.head_orphans = Vec::new();
         self.apart = Vec::new();
-        let (kept_start, kept_j, kept_flag) = {
-            let (old, flags) = (&self.list, &self.nbr_slot);
-            let kept = flags.iter().filter(|&&a| a != 0).count();
-            let (mut start, mut j, mut flag) = (
-                Vec::with_capacity(old.pair_start.len()),
-                Vec::with_capacity(kept),
-                Vec::with_capacity(kept),
-            );
-            start.push(0u32);
-            for w in old.pair_start.windows(2) {
-                let range = w[0] as usize..w[1] as usize;
-                for (&q, &a) in old.pair_j[range.clone()].iter().zip(&flags[range]) {
-                    if a != 0 {
-                        j.push(q);
-                        flag.push(a);
-                    }
-                }
-                start.push(j.len() as u32);
-            }
-            (start, j, flag)
-        };
+        let (kept_start, kept_j, kept_flag) = kept_in_contact(&self.list, &self.nbr_slot);
         self.list = NeighbourList::default();
         self.nbr_slot = Vec::new();
         self.cell_counts.iter_mut().for_each(|c| *c = 0);
@@ -671,21 +702,7 @@ impl CpuBackend {
             });
         }
         drop((kept_start, kept_j, kept_flag));
-        let mut head_pair = vec![0u32; total - records];
-        let mut cursor = count;
-        for (c, p) in cursor.iter_mut().zip(0..n) {
-            *c = ns[p] - ps[p];
-        }
-        for p in 0..n {
-            for r in ps[p]..ps[p + 1] {
-                let q = pair_j[r as usize] as usize;
-                if q < n {
-                    head_pair[cursor[q] as usize] = r;
-                    cursor[q] += 1;
-                }
-            }
-        }
-        drop(cursor);
+        let head_pair = transposed_heads(ns, ps, &pair_j, count, total - records);
         let head_orphans = Vec::new();
         self.list = NeighbourList {
             nbr_start,
