@@ -849,3 +849,54 @@ fn check_refuses_what_run_refuses_with_the_same_message() {
         }
     }
 }
+
+/// `check` and `run` state the same counts: the hopper's 1500 beads, the 8000 triangles its
+/// mesh wall becomes (fixed particles of the solver, but not particles of the scene) and its
+/// two `[[wall]]` blocks, in `check`'s report and in the run's.
+#[test]
+fn check_and_run_count_the_hopper_alike() {
+    let path = workspace_root().join("scenes/hopper.toml");
+    let text = grains_cli::check_report(&path, None).expect("check").text;
+    let counts = "1500 particles, 8000 mesh triangles, 2 walls";
+    assert!(text.contains(&format!("counts      {counts}\n")), "{text}");
+    assert!(text.contains("walls       2 ("), "{text}");
+    let out = temp_dir("hopper-counts");
+    let report = grains_cli::run::run(&grains_cli::run::RunArgs {
+        scene: path,
+        backend: Some(grains_cli::BackendArg::Cpu),
+        out: Some(out.clone()),
+        steps: Some(2),
+        quiet: true,
+        ..Default::default()
+    })
+    .expect("run");
+    assert_eq!(report.counts, counts);
+    let _ = std::fs::remove_dir_all(out);
+}
+
+/// The frames `check` estimates are those a run writes: the first, every `every_steps`, and
+/// the last step where it is not a multiple (10 steps every 3: steps 0, 3, 6, 9 and 10).
+#[test]
+fn check_estimates_the_frames_a_run_writes() {
+    let dir = temp_dir("frames");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("scene.toml");
+    let text = std::fs::read_to_string(scene("two_spheres_head_on.toml"))
+        .expect("scene")
+        .replace("duration = 0.004", "steps = 10")
+        .replace("every_steps = 10", "every_steps = 3");
+    std::fs::write(&path, text).expect("write");
+    let out = dir.join("out");
+    let check = grains_cli::check_report(&path, None).expect("check").text;
+    let report = grains_cli::run::run(&grains_cli::run::RunArgs {
+        scene: path,
+        backend: Some(grains_cli::BackendArg::Cpu),
+        out: Some(out.clone()),
+        quiet: true,
+        ..Default::default()
+    })
+    .expect("run");
+    assert_eq!(report.frames, 5);
+    assert!(check.contains(" in 5 frames to "), "{check}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1333,3 +1333,41 @@ fn available_memory_heeds_the_containers_limit() {
     let bare = memory_root("mem-bare", None, &[]);
     assert_eq!(available_memory_in(&bare), None);
 }
+
+/// A Young's modulus written in MPa where pascals are meant (`young = 5.0`) lets the expected
+/// impacts overlap far deeper than the radius: `check` and `run` refuse it alike, located at
+/// the material's `young`, naming the likely slip.
+#[test]
+fn a_young_modulus_in_mpa_is_refused_with_its_hint() {
+    let text = format!(
+        r#"[simulation]
+steps = 10
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.02, 0.02, 0.02]
+[[particles]]
+material = "glass"
+radius = 0.001
+lattice = {{ spacing = 0.004, count = [2, 2, 2] }}
+{}"#,
+        GLASS.replace("young = 1.0e7", "young = 5.0")
+    );
+    let path = scene_file("young-mpa", &text);
+    let r = check_report(&path, None).expect("parses");
+    let refusal = format!("{:#}", r.refusal.expect("refused"));
+    assert!(
+        refusal.starts_with(&format!("{}:15:1: material[0].young: ", path.display())),
+        "{refusal}"
+    );
+    assert!(
+        refusal.contains(
+            "more than their radius: the contact law does not hold there; young = 5.000 Pa: MPa \
+             meant? (SI units: Pa); use a stiffer material"
+        ),
+        "{refusal}"
+    );
+    let out = path.with_file_name("out");
+    let e = run(&args(&path, "cpu", &out)).expect_err("refused");
+    assert_eq!(format!("{e:#}"), refusal, "run and check say the same");
+}

@@ -270,3 +270,47 @@ fn insert_blocks_refuse_bad_input_with_its_place() {
     let e = bad("radius = 0.001", "cylinder = { center = [0.0, 0.0, 0.03], axis = [0.0, 0.0, 1.0], radius = 0.01, height = 0.01 }");
     assert!(e.contains("give either `box` or `cylinder`"), "{e}");
 }
+
+/// A block whose region has no room for any of its particles (here, behind a wall) stops the
+/// run at its first batch, located at its region, naming the region and the particles' size:
+/// it would otherwise run to its end having inserted nothing.
+#[test]
+fn an_insertion_that_places_nothing_stops_the_run() {
+    let text = scene("radius = 0.001")
+        .replace(
+            "[[particles]]\nmaterial = \"glass\"\nradius = 0.002\npositions = [[0.0, 0.0, 0.002]]\n",
+            "",
+        )
+        .replace(
+            "[[interaction]]",
+            "[[wall]]\nmaterial = \"glass\"\nplane = { point = [0.0, 0.0, 0.055], normal = [0.0, 0.0, 1.0] }\n[[interaction]]",
+        );
+    let dir = std::env::temp_dir().join(format!("grains-insert-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("pour.toml");
+    std::fs::write(&path, &text).expect("write");
+    let r = grains_cli::check_report(&path, None).expect("parses");
+    assert!(r.refusal.is_none(), "check cannot know the walls' reach");
+    let out = dir.join("out");
+    let e = grains_cli::main_with_args([
+        "grains",
+        "run",
+        &path.to_string_lossy(),
+        "--backend",
+        "cpu",
+        "--out",
+        &out.to_string_lossy(),
+        "-q",
+    ])
+    .expect_err("stopped");
+    let m = format!("{e:#}");
+    assert!(
+        m.starts_with(&format!(
+            "{}:16:1: insert[0].box: insert[0] found no place for any of the 1 particle(s) due so \
+             far (radius 1.000e-3 m to 1.000e-3 m) in the box from [-0.01200, -0.01200, 0.03000] \
+             to [0.01200, 0.01200, 0.05000] m",
+            path.display()
+        )),
+        "{m}"
+    );
+}
