@@ -1514,7 +1514,9 @@ fn unit_slips_are_refused_with_their_hint() {
     let insert = |block: &str| {
         format!("{VALID}\n[[insert]]\nmaterial = \"glass\"\n{block}\ncount = 10\nrate = 100.0\n")
     };
-    let cases: [(&str, String, usize, usize, &str, &[&str]); 4] = [
+    // (tag, scene, line, column, key, words the message holds)
+    type Case<'a> = (&'a str, String, usize, usize, &'a str, &'a [&'a str]);
+    let cases: [Case; 4] = [
         (
             "radius-mm",
             edit("radius = 0.001", "radius = 1.0"),
