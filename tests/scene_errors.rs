@@ -1611,3 +1611,44 @@ fn a_mesh_in_millimetres_is_refused_with_its_scale() {
         );
     }
 }
+
+/// A thin domain is a scene, not a unit slip: a monolayer of 2 mm beads between two plates
+/// 2.4 mm apart parses (the size check refuses only a particle wider than the domain), where a
+/// bead wider than the gap is refused without the millimetre hint it gives a thousandfold slip.
+#[test]
+fn a_monolayer_between_close_plates_is_accepted() {
+    let scene = |gap: f64| {
+        format!(
+            r#"
+[simulation]
+steps = 10
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.02, 0.02, {gap}]
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+[[particles]]
+material = "glass"
+radius = 0.001
+lattice = {{ spacing = 0.0025, count = [6, 6, 1], origin = [0.002, 0.002, 0.0012] }}
+[[wall]]
+box = {{ min = [0.0, 0.0, 0.0], max = [0.02, 0.02, {gap}] }}
+material = "glass"
+[[interaction]]
+between = ["glass", "glass"]
+normal = {{ law = "hertz" }}
+"#
+        )
+    };
+    let ok = grains_scene::parse_scene(&scene(0.0024), Path::new("mono.toml"));
+    assert!(ok.is_ok(), "{:?}", ok.err().map(|e| e.to_string()));
+    let e = grains_scene::parse_scene(&scene(0.0019), Path::new("mono.toml"))
+        .err()
+        .expect("a bead wider than the gap")
+        .to_string();
+    assert!(e.contains("which the particle must fit in"), "{e}");
+    assert!(!e.contains("mm?"), "{e}");
+}

@@ -288,9 +288,14 @@ impl Bondable<'_> {
 }
 
 /// The largest a particle's diameter may be against the domain's smallest open (non-periodic)
-/// extent: past half, two particles cannot pass each other across it, and the likeliest cause
-/// is radii in millimetres where the scene's unit is the metre.
-pub(crate) const DOMAIN_FRACTION: f64 = 0.5;
+/// extent: the particle must fit in it. Thin domains are legitimate (a monolayer between two
+/// plates a little more than a diameter apart), so the bound is the extent itself; radii in
+/// millimetres where the scene's unit is the metre exceed it a thousandfold.
+pub(crate) const DOMAIN_FRACTION: f64 = 1.0;
+
+/// How many times too large a particle is before the refusal names millimetres as the likely
+/// cause.
+const UNIT_SLIP_RATIO: f64 = 10.0;
 
 /// The domain's smallest extent along an open axis, and that axis; infinite when all three
 /// are periodic (a periodic axis's length has its own check, against the broad phase's cells).
@@ -302,7 +307,8 @@ pub(crate) fn smallest_extent(domain: &grains_core::Domain) -> (f64, usize) {
 }
 
 /// Refuse, at `span` on `key`, a particle of `radius` whose diameter is more than
-/// [`DOMAIN_FRACTION`] of the domain's smallest open extent: most likely radii given in mm.
+/// [`DOMAIN_FRACTION`] of the domain's smallest open extent, naming millimetres where it is
+/// [`UNIT_SLIP_RATIO`] times too large or more.
 pub(crate) fn radius_fits_domain(
     ctx: &Ctx<'_>,
     domain: &grains_core::Domain,
@@ -311,16 +317,21 @@ pub(crate) fn radius_fits_domain(
     key: &str,
 ) -> Result<(), SceneError> {
     let (extent, axis) = smallest_extent(domain);
-    if 2.0 * radius <= DOMAIN_FRACTION * extent {
+    let allowed = DOMAIN_FRACTION * extent;
+    if 2.0 * radius <= allowed {
         return Ok(());
     }
+    let slip = if 2.0 * radius >= UNIT_SLIP_RATIO * allowed {
+        ": were the radii given in mm? (SI units: m)"
+    } else {
+        ""
+    };
     Err(ctx.err(
         span,
         key,
         format!(
-            "radius {} in a domain {} across: were the radii given in mm? (SI units: m); \
-             expected a diameter of at most half the domain's smallest open extent \
-             (along {}), so that particles can pass each other",
+            "radius {} in a domain {} across{slip}; expected a diameter of at most the domain's \
+             smallest open extent (along {}), which the particle must fit in",
             qty(radius, "m"),
             qty(extent, "m"),
             ["x", "y", "z"][axis]
