@@ -405,7 +405,9 @@ fn the_ledger_warning_never_proposes_a_larger_step() {
     assert!(w.contains("moved by 15.84%"), "{w}");
     // The figure says what it is relative to.
     assert!(
-        w.contains("15.84% of the larger of its starting total and the work"),
+        w.contains(
+            "15.84% during the run (relative to the larger of its starting total and the work"
+        ),
         "{w}"
     );
     assert!(!w.contains("not booked"), "{w}");

@@ -366,9 +366,8 @@ pub fn timestep_line(scene: &Scene) -> String {
 }
 
 /// What the energy audit's figure is relative to, as the run measures it.
-pub const AUDIT_SCALE: &str =
-    "of the larger of its starting total and the work walls, kinematic particles and insertion \
-     put in";
+pub const AUDIT_SCALE: &str = "relative to the larger of its starting total and the work walls, \
+     kinematic particles and insertion put in";
 
 /// The warning when the energy ledger's total moved by `worst` (relative) during a run: the
 /// ledger books every energy that enters or leaves (moving walls', kinematic particles' and
@@ -379,7 +378,7 @@ pub fn ledger_warning(scene: &Scene, worst: f64) -> String {
     let dt = scene.world.dt;
     let smaller = qty(scene.timestep.suggested(dt), "s");
     format!(
-        "the energy ledger's total moved by {}% {AUDIT_SCALE} during the run: if the time \
+        "the energy ledger's total moved by {}% during the run ({AUDIT_SCALE}): if the time \
          step ({}) is too large for these contacts, a smaller one such as {smaller} closes it",
         sig4(100.0 * worst),
         qty(dt, "s")

@@ -677,7 +677,7 @@ fn summary_lines(
     }
     if let Some(worst) = report.energy_drift.filter(|&w| w <= AUDIT_WARNING) {
         lines.push(format!(
-            "energy audit: the ledger's total stayed within {} {} of its start",
+            "energy audit: the ledger's total stayed within {} of its start ({})",
             sig4(worst),
             preflight::AUDIT_SCALE
         ));

@@ -95,7 +95,8 @@ pub fn frame_bytes_estimate(opts: &OutputOptions, particles: u64) -> u64 {
     if opts.vtk {
         let size = |k: usize| {
             let snap = Snapshot {
-                pos: vec![[0.0; 4]; k].into(),
+                // A positive radius: frames leave out particles without one.
+                pos: vec![[0.0, 0.0, 0.0, 1.0]; k].into(),
                 vel: vec![[0.0; 4]; k].into(),
                 omega: vec![[0.0; 4]; k].into(),
                 quat: vec![[0.0; 4]; k].into(),

@@ -627,9 +627,13 @@ impl Scene {
     pub fn counts(&self) -> String {
         let tris = self.world.triangle_tail();
         let n = self.world.particles.len() - tris;
+        let plural =
+            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
         format!(
-            "{n} particles, {tris} mesh triangles, {} walls",
-            self.wall_blocks
+            "{}, {}, {}",
+            plural(n, "particle", "particles"),
+            plural(tris, "mesh triangle", "mesh triangles"),
+            plural(self.wall_blocks, "wall", "walls")
         )
     }
 
