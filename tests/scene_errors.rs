@@ -1646,8 +1646,7 @@ normal = {{ law = "hertz" }}
     let ok = grains_scene::parse_scene(&scene(0.0024), Path::new("mono.toml"));
     assert!(ok.is_ok(), "{:?}", ok.err().map(|e| e.to_string()));
     let e = grains_scene::parse_scene(&scene(0.0019), Path::new("mono.toml"))
-        .err()
-        .expect("a bead wider than the gap")
+        .expect_err("a bead wider than the gap")
         .to_string();
     assert!(e.contains("which the particle must fit in"), "{e}");
     assert!(!e.contains("mm?"), "{e}");
