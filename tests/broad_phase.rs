@@ -360,7 +360,7 @@ fn the_gpu_twins_build_the_list_the_cpu_keeps_and_agree_with_it() {
     let (mut carried, mut gathered, mut torques) = (0, 0, 0);
     // The GPU's rebuild, pass by pass, at the backend's positions: the list's starts, each
     // record's owner and partner, and each head element's record.
-    let build = |pos: &[[f32; 4]], walls: &[grains_core::gpu_types::Wall]| {
+    let build = |pos: &[[f32; 4]], walls: &[grains_core::kernel_types::Wall]| {
         let cells = grid.n_cells as usize;
         let (mut particle_cell, mut counts) = (vec![0u32; n], vec![0u32; cells]);
         for gid in 0..n {

@@ -310,7 +310,7 @@ fn compiled_chains_give_the_dispatch_bits() {
             let f_dispatch = apply_chain(&run, &geom, &params, &mut h_dispatch);
             let (mut h_whole, mut f_whole) = (history, Default::default());
             apply(&geom, &params, &mut h_whole, &mut f_whole);
-            let bits = |f: &grains_core::gpu_types::ContactForce| bytemuck::bytes_of(f).to_vec();
+            let bits = |f: &grains_core::kernel_types::ContactForce| bytemuck::bytes_of(f).to_vec();
             assert_eq!(
                 bits(&f_dispatch),
                 bits(&f_whole),

@@ -2,7 +2,7 @@
 //! closed-form restitution, and the energy ledger (CPU; the GPU runs it through the parity
 //! harness in `gpu`).
 
-use grains_core::gpu_types::{ContactForce, ContactGeom};
+use grains_core::kernel_types::{ContactForce, ContactGeom};
 use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
 use grains_core::kernels::laws::eepa::{law_eepa, EepaHistory, EepaParams, EepaSpec};
 use grains_core::{Backend, CpuBackend, LawSpec, Particles};

@@ -563,7 +563,7 @@ fn with_owners(bytes: &[u8], state: &grains_core::BackendState) -> Vec<u8> {
 /// truncated, foreign or older file is an error naming it.
 #[test]
 fn checkpoint_round_trips_and_refuses_damage() {
-    use grains_core::gpu_types::PairSlot;
+    use grains_core::kernel_types::PairSlot;
     use grains_core::BackendState;
     let dir = std::env::temp_dir().join(format!("grains-io-ck-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
@@ -600,7 +600,7 @@ fn checkpoint_round_trips_and_refuses_damage() {
         shell_rest: vec![1e-3, 2e-3],
         shell_forces: vec![[0.5, -1.0, 2.0, 1e-6]; 8],
         shell_volumes: vec![[1e-6, -3.0, 1e-9, 0.0]],
-        walls: vec![grains_core::gpu_types::Wall::plane(
+        walls: vec![grains_core::kernel_types::Wall::plane(
             [0.0; 3],
             [0.0, 0.0, 1.0],
             0,

@@ -508,7 +508,7 @@ fn degenerate_triangles_are_counted_and_needles_kept() {
         s.summary()
     );
     // The needles are kept whole: the wall's triangles cover the sheet and the needles.
-    let area = |t: &grains_core::gpu_types::Triangle| {
+    let area = |t: &grains_core::kernel_types::Triangle| {
         let (a, b, c) = (t.a.map(f64::from), t.b.map(f64::from), t.c.map(f64::from));
         let (u, v) = (
             [0, 1, 2].map(|k| b[k] - a[k]),

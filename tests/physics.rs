@@ -5,7 +5,7 @@
 //! and (b) f32 rounding of positions, kept small by putting bodies near the origin and
 //! choosing stiffness so the overlap is a percent-scale fraction of the radius.
 
-use grains_core::gpu_types::ContactGeom;
+use grains_core::kernel_types::ContactGeom;
 use grains_core::kernels::laws::cundall_strack::{
     law_cundall_strack, CundallStrackHistory, CundallStrackParams, TangentialStiffness,
 };
@@ -223,7 +223,7 @@ fn coulomb_sliding_onset_at_mu_n() {
     let mut onset = None;
     let mut prev = 0.0f32;
     for step in 0..2000 {
-        let mut f = grains_core::gpu_types::ContactForce {
+        let mut f = grains_core::kernel_types::ContactForce {
             normal_force: n_force,
             stiffness: kt,
             ..Default::default()

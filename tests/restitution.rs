@@ -183,7 +183,7 @@ fn restitution_scene(backend: &str) {
 /// is clipped. Tolerances: f32 arithmetic of one law call (1e-6 relative).
 #[test]
 fn tsuji_form_is_liggghts_dashpot_unclipped() {
-    use grains_core::gpu_types::{ContactForce, ContactGeom};
+    use grains_core::kernel_types::{ContactForce, ContactGeom};
     use grains_core::kernels::laws::viscous::{
         law_viscous, tsuji_zeta, ViscousHistory, ViscousParams,
     };
@@ -239,7 +239,7 @@ fn tsuji_form_is_liggghts_dashpot_unclipped() {
 /// (1e-6 relative).
 #[test]
 fn liggghts_tangential_form_is_its_damped_history() {
-    use grains_core::gpu_types::{ContactForce, ContactGeom};
+    use grains_core::kernel_types::{ContactForce, ContactGeom};
     use grains_core::kernels::laws::cundall_strack::{
         law_cundall_strack, CundallStrackHistory, CundallStrackParams,
     };

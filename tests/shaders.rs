@@ -1,11 +1,11 @@
 //! Shaders without a device: every pass, chain and harness composes and passes naga's
-//! validator; WGSL files and CPU twins pair up; struct layouts agree with `gpu_types.rs`; the
+//! validator; WGSL files and CPU twins pair up; struct layouts agree with `kernel_types.rs`; the
 //! registry's stems have files; the binding table of shaders/README.md is what naga reflects.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use grains_core::gpu_types::*;
+use grains_core::kernel_types::*;
 use grains_core::kernels::sources::neighbour::FarSlot;
 use grains_core::shapes::ShapeRecord;
 use grains_core::{ChainSpec, LawKind, ResolverKind, Slot};
@@ -353,7 +353,7 @@ macro_rules! rust_layout {
 }
 
 #[test]
-fn struct_layouts_match_gpu_types() {
+fn struct_layouts_match_kernel_types() {
     let (_, types) = wgsl_files()
         .into_iter()
         .find(|(p, _)| *p == "lib/types.wgsl")

@@ -242,7 +242,7 @@ fn bad_fixed_pairs_are_refused_with_a_reason() {
 /// walls only, none for an empty range.
 #[test]
 fn the_wall_source_range_is_the_tail_of_walls() {
-    use grains_core::gpu_types::StepParams;
+    use grains_core::kernel_types::StepParams;
     use grains_core::kernels::sources::wall::source_range;
     let step = StepParams {
         n_particles: 10,

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use glam::Vec3;
-use grains_core::gpu_types::{SphereBody, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
+use grains_core::kernel_types::{SphereBody, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
 use grains_core::kernels::resolvers::{
     resolve_sphere_cone, resolve_sphere_cylinder, resolve_sphere_disk,
 };

@@ -1,4 +1,4 @@
-// WGSL twins of the Pod structs in crates/grains-core/src/gpu_types.rs.
+// WGSL twins of the Pod structs in crates/grains-core/src/kernel_types.rs.
 //
 // Field names and order match the Rust structs exactly: a `[f32; 3]` followed by a scalar is a
 // `vec3<f32>` whose fourth lane the scalar fills, so both sides pack identically in storage

@@ -2,7 +2,7 @@
 //!include lib/types.wgsl
 
 // Velocity of the wall's surface at `x`: zero unless the wall moves during this step.
-// CPU twin: `Wall::velocity_at` in crates/grains-core/src/gpu_types.rs.
+// CPU twin: `Wall::velocity_at` in crates/grains-core/src/kernel_types.rs.
 fn wall_velocity_at(w: Wall, x: vec3<f32>) -> vec3<f32> {
     if (w.moving == 0u) {
         return vec3<f32>(0.0, 0.0, 0.0);

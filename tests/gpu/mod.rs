@@ -19,7 +19,7 @@ mod twins;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use grains_core::gpu_types::PairSlot;
+use grains_core::kernel_types::PairSlot;
 use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
 use grains_core::law::Word;
 use grains_core::{Backend, CpuBackend, Domain, Particles, World};

@@ -249,7 +249,7 @@ fn the_scan_in_blocks_matches_its_twins_past_lavapipes_loop_limit() {
 /// (`sum - compensation`) is compared, and free particles and members must be left bit for bit.
 #[test]
 fn kinematic_power_matches_its_twin() {
-    use grains_core::gpu_types::StepParams;
+    use grains_core::kernel_types::StepParams;
     use grains_core::kernels::passes::kinematic_power;
     use grains_core::parity::SplitMix;
     use grains_core::shapes::ShapeRecord;

@@ -6,7 +6,7 @@ use super::*;
 // ---------------------------------------------------------------------------------------------
 // Elements through their harness kernels
 
-use grains_core::gpu_types::{ContactForce, ContactGeom, Triangle};
+use grains_core::kernel_types::{ContactForce, ContactGeom, Triangle};
 use grains_core::parity::{resolver_domain, ulp_rounder, RESOLVER_DT};
 use grains_core::{LawKind, ResolverKind};
 

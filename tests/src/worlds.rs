@@ -1,7 +1,7 @@
 //! Small worlds built directly with grains-core's API, for tests that should not depend on the
 //! scene parser.
 
-use grains_core::gpu_types::Wall;
+use grains_core::kernel_types::Wall;
 use grains_core::kernels::laws::cundall_strack::{CundallStrackSpec, TangentialStiffness};
 use grains_core::kernels::laws::hertz_damped::HertzDampedSpec;
 use grains_core::kernels::laws::linear::LinearSpec;

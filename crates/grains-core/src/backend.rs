@@ -1,6 +1,6 @@
 //! What every backend offers the CLI, tests and benches.
 
-use crate::gpu_types::PairSlot;
+use crate::kernel_types::PairSlot;
 use crate::kernels::sources::neighbour::FarSlot;
 use crate::kernels::sources::SourceKind;
 use crate::world::World;
@@ -110,7 +110,7 @@ pub struct WallLoad {
 /// records as both backends keep them, [`crate::cpu::NeighbourList`]'s `pair_start` and
 /// `pair_j`).
 pub fn wall_loads(
-    walls: &[crate::gpu_types::Wall],
+    walls: &[crate::kernel_types::Wall],
     pos: &[[f32; 4]],
     pair_start: &[u32],
     pair_j: &[u32],
@@ -254,7 +254,7 @@ pub struct SourceSlots<'a> {
     pub slots: PackedSlots<'a>,
     pub fixed_slots: &'a [PairSlot],
     /// The walls as they stand.
-    pub walls: &'a [crate::gpu_types::Wall],
+    pub walls: &'a [crate::kernel_types::Wall],
     /// The shell edges' records (`shell_forces`) and the shells' `shell_volumes`.
     pub shell_forces: &'a [[f32; 4]],
     pub shell_volumes: &'a [[f32; 4]],
@@ -608,7 +608,7 @@ pub trait Backend {
     fn wall_loads(&mut self) -> Vec<WallLoad>;
     /// The walls as they stand now (a moving wall where its motion has carried it), in the
     /// world's order: what output draws.
-    fn walls(&mut self) -> Vec<crate::gpu_types::Wall>;
+    fn walls(&mut self) -> Vec<crate::kernel_types::Wall>;
     /// Bring dormant particles into the run ([`crate::insert`]): particle `id` at `pos` (m)
     /// moving at `vel` (m/s), with its insertion radius, mass and inertia, at rest in spin.
     fn insert_particles(

@@ -18,7 +18,7 @@
 
 use bytemuck::Pod;
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::materials::Material;
 use crate::parity::SplitMix;
 use crate::registry::Slot;

@@ -1,6 +1,6 @@
 //! grains-core: everything of the DEM solver that does not need a GPU.
 //!
-//! - [`gpu_types`]: `#[repr(C)]` Pod mirrors of the WGSL structs.
+//! - [`kernel_types`]: `#[repr(C)]` Pod mirrors of the WGSL structs, the types both backends' kernels use.
 //! - [`registry`]: [`ResolverKind`], [`LawKind`], [`ChainSpec`], generated from one table.
 //! - [`law`]: what a force law module provides; [`parity`]: random parity inputs.
 //! - [`kernels`]: CPU twins of every WGSL kernel (resolvers, laws, passes).
@@ -11,8 +11,8 @@
 pub mod backend;
 pub mod cpu;
 pub mod error;
-pub mod gpu_types;
 pub mod insert;
+pub mod kernel_types;
 pub mod kernels;
 pub mod law;
 pub mod materials;

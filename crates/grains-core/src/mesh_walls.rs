@@ -13,7 +13,7 @@
 //! flat surface feel one surface.
 
 use crate::error::CoreError;
-use crate::gpu_types::Triangle;
+use crate::kernel_types::Triangle;
 use crate::shapes::ShapeRecord;
 use crate::shells::Mesh;
 use crate::world::Particles;

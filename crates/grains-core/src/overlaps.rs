@@ -368,7 +368,7 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
             None => return,
             Some(crate::registry::ResolverKind::SphereSphere) => bound,
             Some(r) if bound > 0.0 => {
-                let pair = crate::gpu_types::SourcePair {
+                let pair = crate::kernel_types::SourcePair {
                     p: i,
                     q: j,
                     ..Default::default()
@@ -407,7 +407,7 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
         }
         for (w, wall) in world.walls.iter().enumerate() {
             let depth = if k == crate::shapes::ShapeKind::Capsule {
-                let pair = crate::gpu_types::SourcePair {
+                let pair = crate::kernel_types::SourcePair {
                     p: i as u32,
                     q: w as u32,
                     ..Default::default()

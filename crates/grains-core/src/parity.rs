@@ -3,7 +3,7 @@
 //! walls and triangles of a resolver's. Each law adds its own parameters and history in its
 //! `parity_case`; each resolver picks its records in its own.
 
-use crate::gpu_types::{
+use crate::kernel_types::{
     CapsuleBody, ContactForce, ContactGeom, DomainParams, SphereBody, Triangle, Wall, WALL_CONE,
     WALL_CYLINDER, WALL_DISK, WALL_PLANE,
 };

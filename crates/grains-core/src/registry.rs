@@ -11,7 +11,7 @@
 //! Resolvers are listed once too, in the `resolvers!` table of `kernels/resolvers/mod.rs`, each a
 //! type implementing [`crate::kernels::resolvers::Resolver`]; the macro generates [`ResolverKind`] and its dispatch.
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::sources::SourceKind;
 use crate::law::Law;
 
@@ -163,12 +163,12 @@ pub(crate) use resolvers;
 pub use crate::kernels::resolvers::ResolverKind;
 
 impl ResolverKind {
-    /// The resolver of a wall of kind `kind` ([`crate::gpu_types::Wall::kind`]).
+    /// The resolver of a wall of kind `kind` ([`crate::kernel_types::Wall::kind`]).
     pub fn of_wall(kind: u32) -> ResolverKind {
         match kind {
-            crate::gpu_types::WALL_CYLINDER => ResolverKind::SphereCylinder,
-            crate::gpu_types::WALL_DISK => ResolverKind::SphereDisk,
-            crate::gpu_types::WALL_CONE => ResolverKind::SphereCone,
+            crate::kernel_types::WALL_CYLINDER => ResolverKind::SphereCylinder,
+            crate::kernel_types::WALL_DISK => ResolverKind::SphereDisk,
+            crate::kernel_types::WALL_CONE => ResolverKind::SphereCone,
             _ => ResolverKind::SpherePlane,
         }
     }

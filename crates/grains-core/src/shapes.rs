@@ -13,7 +13,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use crate::gpu_types::CapsuleBody;
+use crate::kernel_types::CapsuleBody;
 
 /// The kind of a shape record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

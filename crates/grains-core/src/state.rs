@@ -7,7 +7,7 @@
 //! bitwise as the uninterrupted one would on the same backend.
 
 use crate::error::CoreError;
-use crate::gpu_types::PairSlot;
+use crate::kernel_types::PairSlot;
 use crate::kernels::sources::SourceKind;
 use crate::world::World;
 
@@ -291,7 +291,7 @@ state_arrays! {
     /// Each shell's `(volume, pressure, energy, 0)`.
     shell_volumes: [f32; 4] = Extent::Shells,
     /// The walls as they stand (moving walls move).
-    walls: crate::gpu_types::Wall = Extent::Walls,
+    walls: crate::kernel_types::Wall = Extent::Walls,
     /// Work done on each particle by moving walls (J) and its Kahan compensation.
     wall_work: [f32; 2] = Extent::ParticlesIfWallsMove,
     /// Work done on the rest of the system by each kinematic particle (J) and its Kahan

@@ -410,7 +410,7 @@ impl OutputWriter {
         step: u64,
         time: f64,
         world: &grains_core::World,
-        walls: &[grains_core::gpu_types::Wall],
+        walls: &[grains_core::kernel_types::Wall],
         pos: &[[f32; 4]],
     ) -> Result<(), IoError> {
         if !self.vtk || (walls.is_empty() && world.triangle_tail() == 0) {

@@ -18,7 +18,7 @@
 
 use std::io::{self, Write};
 
-use grains_core::gpu_types::{Triangle, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK, WALL_PLANE};
+use grains_core::kernel_types::{Triangle, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK, WALL_PLANE};
 use grains_core::World;
 
 /// Points on a cylinder's, a cone's or a disk's rim: fine enough that a drum looks round.

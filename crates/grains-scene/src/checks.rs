@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use grains_core::gpu_types::{Wall, WALL_CYLINDER, WALL_PLANE};
+use grains_core::kernel_types::{Wall, WALL_CYLINDER, WALL_PLANE};
 use grains_core::materials::{Interaction, Material};
 use grains_core::units::qty;
 use grains_core::Particles;

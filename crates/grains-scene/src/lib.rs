@@ -710,10 +710,10 @@ impl Scene {
         let tris = w.triangle_tail();
         let kinds = |k: u32| w.walls.iter().filter(|x| x.kind == k).count();
         let mut what: Vec<String> = [
-            (grains_core::gpu_types::WALL_PLANE, "plane"),
-            (grains_core::gpu_types::WALL_CYLINDER, "cylinder"),
-            (grains_core::gpu_types::WALL_DISK, "disk"),
-            (grains_core::gpu_types::WALL_CONE, "cone"),
+            (grains_core::kernel_types::WALL_PLANE, "plane"),
+            (grains_core::kernel_types::WALL_CYLINDER, "cylinder"),
+            (grains_core::kernel_types::WALL_DISK, "disk"),
+            (grains_core::kernel_types::WALL_CONE, "cone"),
         ]
         .iter()
         .filter(|(k, _)| kinds(*k) > 0)

@@ -12,7 +12,7 @@ use crate::backend::{
     ContactRecord, Counters, EnergyReport, Fault, PackedSlots, Snapshot, SourceSlots,
 };
 use crate::error::CoreError;
-use crate::gpu_types::{DomainParams, GridParams, PairSlot, StepParams};
+use crate::kernel_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::a3;
 use crate::kernels::passes::gather::{gather_fixed, gather_head, kahan_add, GatherSlots};
 use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
@@ -137,7 +137,7 @@ pub struct CpuBackend {
     /// `(volume, pressure, energy, 0)` per shell.
     pub shell_volumes: Vec<[f32; 4]>,
     /// The walls as they stand (moving walls move).
-    pub walls: Vec<crate::gpu_types::Wall>,
+    pub walls: Vec<crate::kernel_types::Wall>,
     /// Work done on each particle by moving walls (J) and its compensation; empty when no
     /// wall moves.
     pub wall_work: Vec<[f32; 2]>,
@@ -1523,7 +1523,7 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn walls(&mut self) -> Vec<crate::gpu_types::Wall> {
+    fn walls(&mut self) -> Vec<crate::kernel_types::Wall> {
         self.walls.clone()
     }
 

@@ -1,6 +1,6 @@
 //! The contact sweep's skipping of sphere pairs it found clearly apart.
 
-use crate::gpu_types::DomainParams;
+use crate::kernel_types::DomainParams;
 
 /// The contact sweep's skipping of sphere pairs it found clearly apart.
 ///
@@ -68,7 +68,7 @@ impl ApartSkip {
         o: f32,
         range: f32,
         r: f32,
-        w: &crate::gpu_types::Wall,
+        w: &crate::kernel_types::Wall,
     ) -> Option<f32> {
         let along_period = (0..3).any(|k| self.periodic_mask & (1 << k) != 0 && w.normal[k] != 0.0);
         if w.moves() || along_period {

@@ -3,7 +3,7 @@
 //! clipped at zero, so the contact never pulls, and the dashpot's work booked as the trapezoid
 //! of the force it really applied. WGSL twin: `shaders/lib/clipped_dashpot.wgsl`.
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 
 /// Apply spring force `f_el` and dashpot force `f_damp` (N, positive repulsive) along the

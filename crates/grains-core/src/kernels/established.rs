@@ -2,7 +2,7 @@
 //! `preset_force`, `constant_force`): their history record and their energy booking. WGSL
 //! twin: `shaders/lib/established.wgsl`.
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 
 crate::gpu_struct! {

@@ -1,6 +1,6 @@
 //! CPU twins of every WGSL kernel. `kernels/<dir>/<stem>.rs` pairs with
 //! `shaders/<dir>/<stem>.wgsl`: same function names, same parameter structs
-//! ([`crate::gpu_types`]), same order of operations, so CPU/GPU parity is a few ulps.
+//! ([`crate::kernel_types`]), same order of operations, so CPU/GPU parity is a few ulps.
 
 pub mod clipped_dashpot;
 pub mod established;

@@ -1,6 +1,6 @@
 //! The domain: an axis-aligned box, periodic per axis where asked.
 
-use crate::gpu_types::DomainParams;
+use crate::kernel_types::DomainParams;
 
 /// Axis-aligned domain, optionally periodic per axis.
 #[derive(Clone, Copy, Debug, PartialEq)]

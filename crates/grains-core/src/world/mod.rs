@@ -2,7 +2,7 @@
 //! materials and the interaction table. Both backends start from a [`World`].
 
 use crate::error::CoreError;
-use crate::gpu_types::{GridParams, StepParams, Wall, WALL_KINDS};
+use crate::kernel_types::{GridParams, StepParams, Wall, WALL_KINDS};
 use crate::kernels::sources::SourceKind;
 use crate::materials::{Interaction, Material, PairSet, PairTable, TouchingPair};
 use crate::registry::ResolverKind;
@@ -34,7 +34,7 @@ pub struct World {
     pub shells: crate::shells::Shells,
     /// Triangles of the mesh walls, relative to the centre of the (fixed) particle each is
     /// carried by; a triangle particle's shape record holds its index here.
-    pub triangles: Vec<crate::gpu_types::Triangle>,
+    pub triangles: Vec<crate::kernel_types::Triangle>,
     /// Insertion blocks: their particles are in `particles`, dormant until inserted.
     pub insertions: Vec<crate::insert::Insertion>,
     /// Steps between insertion batches (0: no insertion).
@@ -204,7 +204,7 @@ impl World {
     /// already among its particles ([`crate::mesh_walls::add_mesh_wall`]).
     pub fn with_triangles(
         mut self,
-        triangles: Vec<crate::gpu_types::Triangle>,
+        triangles: Vec<crate::kernel_types::Triangle>,
     ) -> Result<World, CoreError> {
         let p = &self.particles;
         for i in 0..p.len() {

@@ -235,7 +235,7 @@ impl GpuBackend {
 
     pub(super) fn create_buffers(
         &mut self,
-        grid: &grains_core::gpu_types::GridParams,
+        grid: &grains_core::kernel_types::GridParams,
     ) -> Result<(), GpuError> {
         use bytemuck::{bytes_of, cast_slice};
         let w = &self.world;
@@ -281,7 +281,7 @@ impl GpuBackend {
         self.upload(
             "triangles",
             cast_slice(&tris),
-            std::mem::size_of::<grains_core::gpu_types::Triangle>() as u64,
+            std::mem::size_of::<grains_core::kernel_types::Triangle>() as u64,
             none,
         )?;
         self.upload(

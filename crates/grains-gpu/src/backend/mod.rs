@@ -24,7 +24,7 @@
 use std::collections::BTreeMap;
 
 use grains_core::backend::{count_contacts, energy_report, ContactCount, SourceSlots};
-use grains_core::gpu_types::{PairSlot, Wall};
+use grains_core::kernel_types::{PairSlot, Wall};
 use grains_core::kernels::sources::neighbour::FarSlot;
 // The words of `slot_count` (shaders/lib/slot_words.wgsl, as the carry's twin has them).
 use grains_core::kernels::passes::slot_carry::{

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use grains_core::gpu_types::{Triangle, Wall};
+use grains_core::kernel_types::{Triangle, Wall};
 use grains_core::materials::Material;
 use grains_core::units::qty;
 use grains_core::{Domain, Particles};
@@ -275,7 +275,7 @@ fn cylinder(
         None => false,
     };
     let mut c = Wall::plane(f32s(point), f32s(axis), material);
-    c.kind = grains_core::gpu_types::WALL_CYLINDER;
+    c.kind = grains_core::kernel_types::WALL_CYLINDER;
     c.radius = radius as f32;
     c.hollow = hollow as u32;
     Ok(c)
@@ -327,7 +327,7 @@ fn cone(
         ));
     }
     let mut c = Wall::plane(f32s(point), f32s(axis), material);
-    c.kind = grains_core::gpu_types::WALL_CONE;
+    c.kind = grains_core::kernel_types::WALL_CONE;
     c.radius = radius as f32;
     c.slope = angle.to_radians().tan() as f32;
     Ok(c)
@@ -350,7 +350,7 @@ fn disk(
         "m",
     )?;
     let mut d = Wall::plane(f32s(center), f32s(n), material);
-    d.kind = grains_core::gpu_types::WALL_DISK;
+    d.kind = grains_core::kernel_types::WALL_DISK;
     d.radius = radius as f32;
     Ok(d)
 }

@@ -43,7 +43,7 @@
 //! `restitution`), booked as damping (`-F_d . v_t dt`). It is the form for comparing with
 //! LIGGGHTS; the ledger's spring bookkeeping is the same as above.
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, required_restitution, CollisionContext, Law, LawKeys, LawTwin, PairContext,

@@ -10,7 +10,7 @@
 //!
 //! Scene keys: `work_of_adhesion` (J/m^2, required).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

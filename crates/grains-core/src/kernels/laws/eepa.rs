@@ -31,7 +31,7 @@
 //! `exponent` (n, default 1.5), `adhesion_stiffness` (k_adh, N/m^chi, default 0),
 //! `adhesion_exponent` (chi, default 1), `pull_off_force` (f0, N, default 0).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

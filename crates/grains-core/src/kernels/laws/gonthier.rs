@@ -9,7 +9,7 @@
 //!
 //! Scene keys: those of `hunt_crossley`.
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::laws::hunt_crossley::{
     law_impact, Impact, ImpactHistory, ImpactModel, ImpactParams,
 };

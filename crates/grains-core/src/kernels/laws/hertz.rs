@@ -5,7 +5,7 @@
 //!
 //! Scene keys: none.
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

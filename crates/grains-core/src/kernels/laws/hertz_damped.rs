@@ -9,7 +9,7 @@
 //!
 //! Scene keys: `damping_time` (s, required).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::kernels::v3;
 use crate::law::{

@@ -23,7 +23,7 @@
 //! (N/m^n; default Hertz from the materials), `min_impact_velocity` (m/s, default 0),
 //! `damping` (linear contact damping `d_c`, N s/m, default 0).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::kernels::v3;
 use crate::law::{

@@ -37,7 +37,7 @@
 //!
 //! Scene keys: `work_of_adhesion` (J/m^2, required; `W = 2 gamma` for like surfaces).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

@@ -21,7 +21,7 @@
 //! Scene keys: `stiffness` (k_n, N/m, required), `shear_stiffness` (k_s, N/m, required),
 //! `length` (L, m, required).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

@@ -12,7 +12,7 @@
 //!
 //! Scene keys: `detach_force` (f_d, N, required), `detach_length` (d_d, m, required).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::established::{book_step, EstablishedHistory};
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

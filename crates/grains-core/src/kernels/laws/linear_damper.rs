@@ -12,7 +12,7 @@
 //!
 //! Scene keys: `damping` (c, N s/m, required).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, DampingContext, Law, LawKeys, LawTwin, PairContext, ParityCase,

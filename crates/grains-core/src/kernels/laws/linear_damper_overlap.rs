@@ -9,7 +9,7 @@
 //!
 //! Scene keys: `damping` (c, N s/m, required).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::laws::linear_damper::{
     law_normal_dashpot, DashpotModel, NormalDashpot, NormalDashpotHistory, NormalDashpotParams,
 };

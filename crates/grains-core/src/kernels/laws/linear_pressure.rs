@@ -10,7 +10,7 @@
 //!
 //! Scene keys: `stiffness` (k, Pa/m, required), `damping` (c, Pa s/m, default 0).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::clipped_dashpot::clipped_spring_dashpot;
 use crate::kernels::v3;
 use crate::law::{

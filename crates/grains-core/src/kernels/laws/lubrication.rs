@@ -12,7 +12,7 @@
 //! Scene keys: `viscosity` (mu, Pa s, required), `min_gap` (m, required), `max_gap` (m,
 //! required, above `min_gap`).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

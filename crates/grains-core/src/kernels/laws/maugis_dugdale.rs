@@ -32,7 +32,7 @@
 //! Scene keys: `work_of_adhesion` (J/m^2, required), and `lambda` (dimensionless) or
 //! `cohesive_stress` (`sigma0`, Pa), exactly one.
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

@@ -2,14 +2,14 @@
 //! range, time-step estimate (the [`crate::law::Law`] trait), its parity inputs and tolerance
 //! (the [`crate::law::LawTwin`] trait) and its CPU twin
 //! `law_<name>(geom, params, [history,] force)`, which only adds into the
-//! [`crate::gpu_types::ContactForce`]; a chain is the ordered list of calls. Laws are called
+//! [`crate::kernel_types::ContactForce`]; a chain is the ordered list of calls. Laws are called
 //! only while the pair is within the chain's interaction range.
 //!
 //! The table below is the registry of laws: one line per law (variant, module, type). It
 //! declares the module and generates `LawKind`, `LawSpec` and every dispatch over them
 //! (`crate::registry`).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::law::{
     CollisionContext, FieldOffsets, Law, LawKeys, LawTwin, PairContext, SpringShape, Word,
 };

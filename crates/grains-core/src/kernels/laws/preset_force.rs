@@ -11,7 +11,7 @@
 //!
 //! Scene keys: `force` (N, required, signed), `release_distance` (m, required).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::established::{book_step, EstablishedHistory};
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

@@ -9,7 +9,7 @@
 //! Scene keys: `friction` (mu, required), `regularization_velocity` (m/s, default 1e-3, as
 //! Exudyn).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::laws::haff_werner::{
     law_viscous_coulomb, ViscousCoulomb, ViscousCoulombHistory, ViscousCoulombModel,
     ViscousCoulombParams, ViscousCoulombSpec,

@@ -15,7 +15,7 @@
 //! Scene keys: `rolling_friction` (mu_r, dimensionless, required),
 //! `regularization_velocity` (w_reg, rad/s, default 1e-3).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

@@ -21,7 +21,7 @@
 //! Scene keys: `rolling_friction` (mu_r, required), `rolling_stiffness` (k_r, N m/rad),
 //! `rolling_damping` (eta_r, default 0.3).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

@@ -11,7 +11,7 @@
 //!
 //! Scene keys: `spring`'s, `relaxation_time` (s, required) and `slip_threshold` (default 0).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::laws::spring::{
     law_spring_element, SpringElement, SpringHistory, SpringModel, SpringParams, SpringSpec,
 };

@@ -23,7 +23,7 @@
 //! `spring_damper` adds `damping` (N s/m, required); `serial_dashpot` adds `relaxation_time`
 //! (s, required) and `slip_threshold` (default 0).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

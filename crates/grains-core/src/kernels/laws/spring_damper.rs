@@ -7,7 +7,7 @@
 //!
 //! Scene keys: `spring`'s, and `damping` (c, N s/m, required).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::laws::spring::{
     law_spring_element, SpringElement, SpringHistory, SpringModel, SpringParams, SpringSpec,
 };

@@ -15,7 +15,7 @@
 //! Scene keys: `torsional_friction` (mu_t, required), `damping` (c_t, N s/m: torque per unit
 //! spin and area over 2 pi; required).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,

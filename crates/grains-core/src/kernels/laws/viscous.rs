@@ -24,7 +24,7 @@
 //! Scene keys: `restitution` (in (0, 1], required), `form` (`"exact"`, the default, or
 //! `"tsuji"`).
 
-use crate::gpu_types::{ContactForce, ContactGeom};
+use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::v3;
 use crate::law::{
     required_restitution, CollisionContext, DampingContext, Law, LawKeys, LawTwin, PairContext,

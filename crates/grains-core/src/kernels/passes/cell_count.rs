@@ -1,7 +1,7 @@
 //! Broad phase, pass 1: bin each particle into its cell. WGSL twin:
 //! `shaders/passes/cell_count.wgsl` (which counts with `atomicAdd`).
 
-use crate::gpu_types::GridParams;
+use crate::kernel_types::GridParams;
 use crate::kernels::passes::{cell_coords, cell_index};
 
 /// Store particle `gid`'s cell and count it.

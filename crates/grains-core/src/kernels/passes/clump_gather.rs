@@ -6,7 +6,7 @@
 //! force about the body's centre, `(x_m - x_b) x F_m` (minimum image on periodic axes). The
 //! members follow in a fixed order, so the sum is the same on both backends.
 
-use crate::gpu_types::DomainParams;
+use crate::kernel_types::DomainParams;
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::v4xyz;
 use crate::shapes::{ShapeRecord, KIND_CLUMP};

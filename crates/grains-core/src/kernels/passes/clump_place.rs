@@ -7,7 +7,7 @@
 
 use glam::Vec3;
 
-use crate::gpu_types::DomainParams;
+use crate::kernel_types::DomainParams;
 use crate::kernels::passes::integrate_first_half::wrap_position;
 use crate::kernels::v4xyz;
 use crate::shapes::{quat_rotate, ShapeRecord, KIND_MEMBER};

@@ -24,7 +24,7 @@
 //! An inactive pair found apart again writes nothing, and the gather reads only the slots of
 //! pairs in contact. So a step moves the bytes of the pairs in contact, not of every candidate.
 
-use crate::gpu_types::{ContactForce, ContactGeom, PairSlot};
+use crate::kernel_types::{ContactForce, ContactGeom, PairSlot};
 use crate::kernels::resolvers::{Bodies, Resolver};
 use crate::kernels::sources::{fixed, neighbour, SourceView};
 use crate::kernels::v3;
@@ -70,7 +70,7 @@ impl<'a> ChainRun<'a> {
 
 /// The signature of [`evaluate`] and of the chains compiled whole.
 pub type EvaluateFn = for<'p, 'c, 'b, 'q, 's, 'r, 'a> fn(
-    &'p crate::gpu_types::SourcePair,
+    &'p crate::kernel_types::SourcePair,
     &'c ChainRun<'c>,
     &'b Bodies<'b>,
     &'q [u32],
@@ -179,7 +179,7 @@ pub fn contact(
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn evaluate(
-    pr: &crate::gpu_types::SourcePair,
+    pr: &crate::kernel_types::SourcePair,
     chain: &ChainRun<'_>,
     bodies: &Bodies<'_>,
     pair_params: &[u32],
@@ -200,10 +200,10 @@ pub fn evaluate(
 
 /// How [`evaluate_as`] finds a pair's geometry and runs its laws.
 pub(crate) trait ChainForm {
-    fn overlap(chain: &ChainRun<'_>, pr: &crate::gpu_types::SourcePair, b: &Bodies<'_>) -> f32;
+    fn overlap(chain: &ChainRun<'_>, pr: &crate::kernel_types::SourcePair, b: &Bodies<'_>) -> f32;
     fn resolve(
         chain: &ChainRun<'_>,
-        pr: &crate::gpu_types::SourcePair,
+        pr: &crate::kernel_types::SourcePair,
         b: &Bodies<'_>,
     ) -> ContactGeom;
     fn apply(
@@ -219,13 +219,13 @@ struct Dispatched;
 
 impl ChainForm for Dispatched {
     #[inline(always)]
-    fn overlap(chain: &ChainRun<'_>, pr: &crate::gpu_types::SourcePair, b: &Bodies<'_>) -> f32 {
+    fn overlap(chain: &ChainRun<'_>, pr: &crate::kernel_types::SourcePair, b: &Bodies<'_>) -> f32 {
         chain.spec.resolver.overlap(pr, b)
     }
     #[inline(always)]
     fn resolve(
         chain: &ChainRun<'_>,
-        pr: &crate::gpu_types::SourcePair,
+        pr: &crate::kernel_types::SourcePair,
         b: &Bodies<'_>,
     ) -> ContactGeom {
         chain.spec.resolver.resolve(pr, b)
@@ -248,11 +248,15 @@ pub(crate) struct Whole<R, L>(std::marker::PhantomData<(R, L)>);
 
 impl<R: Resolver, L: LawList> ChainForm for Whole<R, L> {
     #[inline(always)]
-    fn overlap(_: &ChainRun<'_>, pr: &crate::gpu_types::SourcePair, b: &Bodies<'_>) -> f32 {
+    fn overlap(_: &ChainRun<'_>, pr: &crate::kernel_types::SourcePair, b: &Bodies<'_>) -> f32 {
         R::overlap(pr, b)
     }
     #[inline(always)]
-    fn resolve(_: &ChainRun<'_>, pr: &crate::gpu_types::SourcePair, b: &Bodies<'_>) -> ContactGeom {
+    fn resolve(
+        _: &ChainRun<'_>,
+        pr: &crate::kernel_types::SourcePair,
+        b: &Bodies<'_>,
+    ) -> ContactGeom {
         R::resolve(pr, b)
     }
     #[inline(always)]
@@ -311,7 +315,7 @@ impl<A: Law, B: LawList> LawList for (A, B) {
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn evaluate_as<F: ChainForm>(
-    pr: &crate::gpu_types::SourcePair,
+    pr: &crate::kernel_types::SourcePair,
     chain: &ChainRun<'_>,
     bodies: &Bodies<'_>,
     pair_params: &[u32],

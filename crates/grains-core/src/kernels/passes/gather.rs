@@ -18,7 +18,7 @@
 //! accumulates over the run with Kahan compensation (`acc = [damping, its compensation,
 //! friction, its compensation]`) because single increments are tiny against the running total.
 
-use crate::gpu_types::{PairSlot, StepParams};
+use crate::kernel_types::{PairSlot, StepParams};
 use crate::kernels::a3;
 use crate::kernels::passes::pair_record::first_owned;
 use crate::kernels::sources::neighbour::FarSlot;

@@ -8,7 +8,7 @@
 //! GPU pass's reference, the two twins it is made of called in order.
 
 use super::{gather, integrate_second_half};
-use crate::gpu_types::{PairSlot, StepParams};
+use crate::kernel_types::{PairSlot, StepParams};
 use crate::kernels::sources::neighbour::FarSlot;
 use crate::shapes::ShapeRecord;
 

@@ -21,7 +21,7 @@
 //! index is folded into `fault` with `atomicMin` on the GPU (`u32::MAX` when none), and the CPU
 //! backend reduces with `min`: both name the lowest faulty index of the step.
 
-use crate::gpu_types::{DomainParams, StepParams};
+use crate::kernel_types::{DomainParams, StepParams};
 use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
 use crate::kernels::resolvers::sphere_sphere::min_image_a;
 use crate::kernels::{a3, len2, v4xyz};

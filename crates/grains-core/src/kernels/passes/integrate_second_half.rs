@@ -1,6 +1,6 @@
 //! Second half of velocity Verlet. WGSL twin: `shaders/passes/integrate_second_half.wgsl`.
 
-use crate::gpu_types::StepParams;
+use crate::kernel_types::StepParams;
 use crate::kernels::{a3, v4xyz};
 use crate::shapes::{angular_momentum, spin_of, ShapeRecord, KIND_MEMBER};
 use glam::Vec3A;

@@ -24,7 +24,7 @@
 //! dispatched only in a world where a kinematic particle moves ([`crate::world::World::kinematic`]).
 //! A free particle and a clump's member (whose body books its members' sum) add nothing.
 
-use crate::gpu_types::StepParams;
+use crate::kernel_types::StepParams;
 use crate::kernels::passes::gather::kahan_add;
 use crate::kernels::v4xyz;
 use crate::shapes::{ShapeRecord, KIND_MEMBER};

@@ -50,7 +50,7 @@ pub use slot_carry::slot_carry;
 pub use wall_motion::wall_motion;
 pub use wall_power::wall_power;
 
-use crate::gpu_types::{GridParams, SphereBody};
+use crate::kernel_types::{GridParams, SphereBody};
 
 /// Cell coordinates of a position: clamped on bounded axes, wrapped on periodic ones.
 pub fn cell_coords(grid: &GridParams, x: [f32; 4]) -> [i32; 3] {

@@ -9,7 +9,7 @@
 //! candidate `n_particles + w`, after every particle (the wall source's entries). The owning
 //! counts (candidates of higher index) are scanned into the records' starts (`pair_record`).
 
-use crate::gpu_types::{DomainParams, GridParams, Wall};
+use crate::kernel_types::{DomainParams, GridParams, Wall};
 use crate::kernels::passes::{cell_coords, cell_index};
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::sources::wall::wall_candidate;

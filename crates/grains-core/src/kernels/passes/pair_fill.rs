@@ -6,7 +6,7 @@
 //! backends, and every run, build the same list; it also lets history be carried over and the
 //! heads (`pair_record`) find their records by binary search.
 
-use crate::gpu_types::{DomainParams, GridParams, Wall};
+use crate::kernel_types::{DomainParams, GridParams, Wall};
 use crate::kernels::passes::pair_count::for_each_candidate;
 use crate::shapes::ShapeRecord;
 

@@ -10,7 +10,7 @@
 //! (each pair from both sides, with each entry's record, `nbr_pair`), which this file's other
 //! functions read and write.
 
-use crate::gpu_types::{DomainParams, GridParams};
+use crate::kernel_types::{DomainParams, GridParams};
 use crate::kernels::passes::pair_count::for_each_candidate;
 use crate::kernels::passes::pair_fill::insertion_sort;
 use crate::shapes::ShapeRecord;

@@ -9,7 +9,7 @@
 
 use glam::Vec3;
 
-use crate::gpu_types::{DomainParams, StepParams};
+use crate::kernel_types::{DomainParams, StepParams};
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::shell::{
     elastic_bending::law_elastic_bending, elastic_shell_spring::law_elastic_shell_spring,

@@ -9,7 +9,7 @@
 
 use glam::Vec3;
 
-use crate::gpu_types::{DomainParams, StepParams};
+use crate::kernel_types::{DomainParams, StepParams};
 use crate::kernels::passes::gather::kahan_add;
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::{v3, v4xyz};

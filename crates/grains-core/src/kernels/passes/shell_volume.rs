@@ -9,7 +9,7 @@
 
 use glam::Vec3;
 
-use crate::gpu_types::DomainParams;
+use crate::kernel_types::DomainParams;
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::shell::volume_conservation::law_volume_conservation;
 use crate::kernels::{v3, v4xyz};

@@ -11,7 +11,7 @@
 //! The CPU backend keeps no pair per slot: it carries each new record's flag from the old
 //! list's records instead ([`carried_flag`]), to the same flags.
 
-use crate::gpu_types::StepParams;
+use crate::kernel_types::StepParams;
 use crate::kernels::passes::pair_record::find_sorted;
 
 /// The words of `slot_count` (shaders/lib/slot_ring.wgsl): slots ever taken, the ring's head,

@@ -13,7 +13,7 @@
 
 use glam::Vec3;
 
-use crate::gpu_types::{StepParams, Wall};
+use crate::kernel_types::{StepParams, Wall};
 use crate::kernels::v3;
 
 /// Rotate `x` by the rotation vector `angle` (rad, about its direction).

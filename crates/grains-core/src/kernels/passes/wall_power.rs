@@ -17,7 +17,7 @@
 //! slots named by the records' flags (`nbr_slot`; a wall out of contact has none).
 
 use crate::backend::PackedSlots;
-use crate::gpu_types::{StepParams, Wall};
+use crate::kernel_types::{StepParams, Wall};
 use crate::kernels::passes::gather::kahan_add;
 use crate::kernels::sources::neighbour::FarSlot;
 use crate::kernels::{v3, v4xyz};

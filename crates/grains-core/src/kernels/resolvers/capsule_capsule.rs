@@ -13,8 +13,8 @@
 use crate::kernels::resolvers::{body_contact, capsule_kinematics};
 use glam::{Vec2, Vec3};
 
-use crate::gpu_types::SourcePair;
-use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams};
+use crate::kernel_types::SourcePair;
+use crate::kernel_types::{CapsuleBody, ContactGeom, DomainParams};
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::resolvers::ResolverCase;
 use crate::kernels::resolvers::{load_capsule_at, Bodies, Resolver};

@@ -13,9 +13,9 @@
 use crate::kernels::resolvers::capsule_kinematics;
 use glam::Vec4;
 
-use crate::gpu_types::DomainParams;
-use crate::gpu_types::SourcePair;
-use crate::gpu_types::{CapsuleBody, ContactGeom, Wall};
+use crate::kernel_types::DomainParams;
+use crate::kernel_types::SourcePair;
+use crate::kernel_types::{CapsuleBody, ContactGeom, Wall};
 use crate::kernels::resolvers::sphere_plane::wall_geom_arm;
 use crate::kernels::resolvers::ResolverCase;
 use crate::kernels::resolvers::{load_capsule_at, Bodies, Resolver};

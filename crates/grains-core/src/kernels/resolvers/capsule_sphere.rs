@@ -10,8 +10,8 @@
 use crate::kernels::resolvers::{body_contact, capsule_kinematics};
 use glam::Vec3;
 
-use crate::gpu_types::SourcePair;
-use crate::gpu_types::{CapsuleBody, ContactGeom, DomainParams, SphereBody};
+use crate::kernel_types::SourcePair;
+use crate::kernel_types::{CapsuleBody, ContactGeom, DomainParams, SphereBody};
 use crate::kernels::load_sphere;
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::resolvers::ResolverCase;

@@ -1,4 +1,4 @@
-//! Geometry resolvers: from two bodies to a [`crate::gpu_types::ContactGeom`].
+//! Geometry resolvers: from two bodies to a [`crate::kernel_types::ContactGeom`].
 //!
 //! Resolvers are listed once, in the `resolvers!` table below: one line per resolver, naming
 //! its variant, its module (also the stem of its WGSL file and of `resolve_<stem>`) and the type
@@ -38,7 +38,7 @@ pub use glam::Vec3;
 
 use bytemuck::Pod;
 
-use crate::gpu_types::{
+use crate::kernel_types::{
     CapsuleBody, ContactGeom, DomainParams, SourcePair, SphereBody, StepParams, Triangle, Wall,
     WALL_CONE, WALL_CYLINDER, WALL_DISK,
 };
@@ -211,7 +211,7 @@ pub fn body_contact(
 /// A capsule's centre, swept radius and motion, as [`body_contact`] reads a body. WGSL twin
 /// `capsule_kinematics` in `shaders/lib/contact.wgsl`.
 #[inline]
-pub fn capsule_kinematics(b: &crate::gpu_types::CapsuleBody) -> SphereBody {
+pub fn capsule_kinematics(b: &crate::kernel_types::CapsuleBody) -> SphereBody {
     SphereBody {
         pos: b.pos,
         radius: b.radius,
@@ -235,7 +235,7 @@ pub(crate) fn ordered(pr: &SourcePair, kind: u32, b: &Bodies<'_>) -> (usize, usi
 
 /// Particle `i` as a capsule ([`crate::shapes::load_capsule`]).
 #[inline]
-pub(crate) fn load_capsule_at(i: usize, b: &Bodies<'_>) -> crate::gpu_types::CapsuleBody {
+pub(crate) fn load_capsule_at(i: usize, b: &Bodies<'_>) -> crate::kernel_types::CapsuleBody {
     crate::shapes::load_capsule(
         b.pos[i],
         b.vel[i],
@@ -304,5 +304,5 @@ pub struct Bodies<'a> {
     /// The shape table ([`crate::shapes`]).
     pub shapes: &'a [crate::shapes::ShapeRecord],
     /// The mesh walls' triangles, relative to their particles' centres.
-    pub triangles: &'a [crate::gpu_types::Triangle],
+    pub triangles: &'a [crate::kernel_types::Triangle],
 }

@@ -12,10 +12,10 @@
 
 use glam::Vec3;
 
-use crate::gpu_types::DomainParams;
-use crate::gpu_types::SourcePair;
-use crate::gpu_types::WALL_CONE;
-use crate::gpu_types::{ContactGeom, SphereBody, Wall};
+use crate::kernel_types::DomainParams;
+use crate::kernel_types::SourcePair;
+use crate::kernel_types::WALL_CONE;
+use crate::kernel_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::load_sphere;
 use crate::kernels::resolvers::sphere_cylinder::cylinder_radial;
 use crate::kernels::resolvers::sphere_plane::wall_geom;

@@ -9,10 +9,10 @@
 
 use glam::Vec3;
 
-use crate::gpu_types::DomainParams;
-use crate::gpu_types::SourcePair;
-use crate::gpu_types::WALL_PLANE;
-use crate::gpu_types::{ContactGeom, SphereBody, Wall};
+use crate::kernel_types::DomainParams;
+use crate::kernel_types::SourcePair;
+use crate::kernel_types::WALL_PLANE;
+use crate::kernel_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::load_sphere;
 use crate::kernels::resolvers::ResolverCase;
 use crate::kernels::resolvers::{Bodies, Resolver};

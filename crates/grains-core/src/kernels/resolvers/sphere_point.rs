@@ -8,8 +8,8 @@
 //! the last particles of a world, so the owning entry of a sphere-node pair has the sphere
 //! first.
 
-use crate::gpu_types::SourcePair;
-use crate::gpu_types::{ContactGeom, DomainParams, SphereBody};
+use crate::kernel_types::SourcePair;
+use crate::kernel_types::{ContactGeom, DomainParams, SphereBody};
 use crate::kernels::load_sphere;
 use crate::kernels::resolvers::sphere_sphere::resolve_sphere_sphere;
 use crate::kernels::resolvers::ResolverCase;

@@ -3,8 +3,8 @@
 //! Contact point in the middle of the overlap, lever arms `R_i - delta/2` along the normal
 //! (as LIGGGHTS' granular pair styles use), minimum-image separation on periodic axes.
 
-use crate::gpu_types::SourcePair;
-use crate::gpu_types::{ContactGeom, DomainParams, SphereBody};
+use crate::kernel_types::SourcePair;
+use crate::kernel_types::{ContactGeom, DomainParams, SphereBody};
 use crate::kernels::load_sphere;
 use crate::kernels::resolvers::body_contact;
 use crate::kernels::resolvers::ResolverCase;

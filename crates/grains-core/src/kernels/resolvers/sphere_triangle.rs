@@ -19,8 +19,8 @@
 use crate::kernels::resolvers::body_contact;
 use glam::{Vec2, Vec3, Vec4};
 
-use crate::gpu_types::SourcePair;
-use crate::gpu_types::{ContactGeom, DomainParams, SphereBody, Triangle};
+use crate::kernel_types::SourcePair;
+use crate::kernel_types::{ContactGeom, DomainParams, SphereBody, Triangle};
 use crate::kernels::load_sphere;
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::resolvers::ResolverCase;
@@ -298,7 +298,7 @@ fn pair_overlap(pr: SourcePair) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu_types::Wall;
+    use crate::kernel_types::Wall;
     use crate::kernels::resolvers::sphere_plane::resolve_sphere_plane;
     use crate::parity::SplitMix;
     use glam::{DVec2, DVec3};

@@ -6,7 +6,7 @@
 //! thickness and element volume `V12 = A1 t1 + A2 t2`) runs once, on the host, when the shell
 //! is built ([`crate::shells::mesh_edges`]); what changes every step is computed here.
 
-use crate::gpu_types::DomainParams;
+use crate::kernel_types::DomainParams;
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::{v3, v4xyz};
 

@@ -5,7 +5,7 @@
 //! stays in place. The gather finds a particle's fixed slots through a per-particle index
 //! (`fixed_start`, `fixed_entry`), built once.
 
-use crate::gpu_types::{PairSlot, SourcePair, StepParams};
+use crate::kernel_types::{PairSlot, SourcePair, StepParams};
 
 /// Fixed pair `gid` as (particle, particle).
 #[inline]

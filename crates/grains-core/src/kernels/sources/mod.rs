@@ -20,7 +20,7 @@ pub mod fixed;
 pub mod neighbour;
 pub mod wall;
 
-use crate::gpu_types::{SourcePair, Wall};
+use crate::kernel_types::{SourcePair, Wall};
 
 /// A kind of pair source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -144,7 +144,7 @@ impl SourceView<'_> {
     pub fn pair(
         &self,
         gid: usize,
-        step: &crate::gpu_types::StepParams,
+        step: &crate::kernel_types::StepParams,
         material: &[u32],
     ) -> SourcePair {
         match *self {

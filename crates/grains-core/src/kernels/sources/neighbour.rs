@@ -7,7 +7,7 @@
 //! source's ([`super::wall`]). The device keeps no owner per record: 4 bytes a record, 36 a
 //! sphere in a dense pack.
 
-use crate::gpu_types::{PairSlot, SourcePair, StepParams};
+use crate::kernel_types::{PairSlot, SourcePair, StepParams};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3A;
 

@@ -10,7 +10,7 @@
 //! memory.) The neighbour source skips these entries and this source evaluates only them;
 //! `q` of the pair is the wall's index.
 
-use crate::gpu_types::{SourcePair, StepParams, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
+use crate::kernel_types::{SourcePair, StepParams, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
 use glam::Vec3;
 
 /// A wall pair's slot is one of the list's packed slots, as a particle pair's, and its record
@@ -95,7 +95,7 @@ pub fn wall_candidate(w: &Wall, x: [f32; 4], cutoff: f32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu_types::{WALL_CONE, WALL_CYLINDER, WALL_DISK, WALL_PLANE};
+    use crate::kernel_types::{WALL_CONE, WALL_CYLINDER, WALL_DISK, WALL_PLANE};
 
     fn rng(seed: u64) -> impl FnMut() -> f32 {
         let mut s = seed;
