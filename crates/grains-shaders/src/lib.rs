@@ -223,6 +223,52 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
     // A source that packs its history (the neighbour list's) keeps it word by word, unpadded;
     // a fixed source keeps whole vec4s.
     let packed = chain.source.in_list();
+    check_strides(chain, b, &layout, packed)?;
+    let (ps4, hs4) = (b.params_stride / 4, b.history_stride / 4);
+    let words = chain_record_words(chain, &layout)?;
+    let mut s = format!(
+        "// Generated for chain `{}`: its records and its laws in chain order.\n",
+        chain.name()
+    );
+    s.push_str(&format!("const PARAMS_VEC4: u32 = {ps4}u;\n"));
+    if packed {
+        s.push_str(&format!(
+            "const HISTORY_WORDS: u32 = {}u;\n",
+            b.history_stride
+        ));
+    } else {
+        s.push_str(&format!("const HISTORY_VEC4: u32 = {hs4}u;\n"));
+    }
+    s.push_str(&record_struct("ChainParams", &words.params));
+    s.push_str(&record_struct("ChainHistory", &words.history));
+    // Loads: the vec4s a record spans, then each field from its lane.
+    let used =
+        |words: &[(usize, String, bool)]| words.iter().map(|w| w.0 / 4 + 1).max().unwrap_or(0);
+    s.push_str("fn load_params(t: u32) -> ChainParams {\n    var p: ChainParams;\n");
+    for v in 0..used(&words.params_words) {
+        s.push_str(&format!(
+            "    let w{v} = pair_params[t * PARAMS_VEC4 + {v}u];\n"
+        ));
+    }
+    for (k, path, u) in &words.params_words {
+        let w = format!("w{}.{}", k / 4, lane(*k));
+        let value = if *u { w } else { format!("bitcast<f32>({w})") };
+        s.push_str(&format!("    p.{path} = {value};\n"));
+    }
+    s.push_str("    return p;\n}\n");
+    s.push_str(&history_accessors(packed, &words.history_words));
+    s.push_str(&apply_chain_fn(chain));
+    Ok(s)
+}
+
+/// Refuse strides that are not whole vec4s (a fixed source's history) or do not hold the
+/// chain's records.
+fn check_strides(
+    chain: &ChainSpec,
+    b: &ChainBinding,
+    layout: &grains_core::ChainLayout,
+    packed: bool,
+) -> Result<(), ShaderError> {
     let aligned =
         b.params_stride.is_multiple_of(4) && (packed || b.history_stride.is_multiple_of(4));
     if b.params_stride < layout.params_words || b.history_stride < layout.history_words || !aligned
@@ -235,12 +281,28 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
             ),
         });
     }
-    let (ps4, hs4) = (b.params_stride / 4, b.history_stride / 4);
+    Ok(())
+}
+
+/// A chain's records: the laws' parameter and history structs in chain order, and every word
+/// of each record as (word in the record, access path, is u32).
+struct RecordWords {
+    params: Vec<(String, String)>,
+    history: Vec<(String, String)>,
+    params_words: Vec<(usize, String, bool)>,
+    history_words: Vec<(usize, String, bool)>,
+}
+
+/// The [`RecordWords`] of `chain`, each law's WGSL record checked against its Rust size.
+fn chain_record_words(
+    chain: &ChainSpec,
+    layout: &grains_core::ChainLayout,
+) -> Result<RecordWords, ShaderError> {
     let mut params = Vec::new();
     let mut history = Vec::new();
     // (word in the record, access path, is u32) of every word of each record.
-    let mut pwords = Vec::new();
-    let mut hwords = Vec::new();
+    let mut params_words = Vec::new();
+    let mut history_words = Vec::new();
     for (law, &(po, pw, ho, hw)) in chain.laws.iter().zip(&layout.laws) {
         let stem = law.stem();
         params.push((stem.to_string(), law.params_struct().to_string()));
@@ -256,7 +318,7 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
             });
         }
         for (k, (path, u)) in words.into_iter().enumerate() {
-            pwords.push((po + k, format!("{stem}.{path}"), u));
+            params_words.push((po + k, format!("{stem}.{path}"), u));
         }
         if let Some(h) = law.history_struct() {
             history.push((stem.to_string(), h.to_string()));
@@ -268,40 +330,24 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
                 });
             }
             for (k, (path, u)) in words.into_iter().enumerate() {
-                hwords.push((ho + k, format!("{stem}.{path}"), u));
+                history_words.push((ho + k, format!("{stem}.{path}"), u));
             }
         }
     }
-    let mut s = format!(
-        "// Generated for chain `{}`: its records and its laws in chain order.\n",
-        chain.name()
-    );
-    s.push_str(&format!("const PARAMS_VEC4: u32 = {ps4}u;\n"));
-    if packed {
-        s.push_str(&format!(
-            "const HISTORY_WORDS: u32 = {}u;\n",
-            b.history_stride
-        ));
-    } else {
-        s.push_str(&format!("const HISTORY_VEC4: u32 = {hs4}u;\n"));
-    }
-    s.push_str(&record_struct("ChainParams", &params));
-    s.push_str(&record_struct("ChainHistory", &history));
-    // Loads: the vec4s a record spans, then each field from its lane.
+    Ok(RecordWords {
+        params,
+        history,
+        params_words,
+        history_words,
+    })
+}
+
+/// The WGSL that reads and writes a chain's history: `load_history`, `store_history`, and
+/// for a packed source its word accessors, for a fixed one `clear_history`.
+fn history_accessors(packed: bool, hwords: &[(usize, String, bool)]) -> String {
     let used =
         |words: &[(usize, String, bool)]| words.iter().map(|w| w.0 / 4 + 1).max().unwrap_or(0);
-    s.push_str("fn load_params(t: u32) -> ChainParams {\n    var p: ChainParams;\n");
-    for v in 0..used(&pwords) {
-        s.push_str(&format!(
-            "    let w{v} = pair_params[t * PARAMS_VEC4 + {v}u];\n"
-        ));
-    }
-    for (k, path, u) in &pwords {
-        let w = format!("w{}.{}", k / 4, lane(*k));
-        let value = if *u { w } else { format!("bitcast<f32>({w})") };
-        s.push_str(&format!("    p.{path} = {value};\n"));
-    }
-    s.push_str("    return p;\n}\n");
+    let mut s = String::new();
     // A source that packs its history (the neighbour list's) keeps it in place, word by word
     // (no padding: a fifth less for Hertz with Cundall-Strack, 7 words); a fixed source keeps
     // whole vec4s.
@@ -316,18 +362,18 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
     }
     s.push_str("fn load_history(e: u32) -> ChainHistory {\n    var h: ChainHistory;\n");
     if packed {
-        for (k, path, u) in &hwords {
+        for (k, path, u) in hwords {
             let w = format!("history_word(e, {k}u)");
             let value = if *u { format!("bitcast<u32>({w})") } else { w };
             s.push_str(&format!("    h.{path} = {value};\n"));
         }
     } else {
-        for v in 0..used(&hwords) {
+        for v in 0..used(hwords) {
             s.push_str(&format!(
                 "    let w{v} = history[e * HISTORY_VEC4 + {v}u];\n"
             ));
         }
-        for (k, path, u) in &hwords {
+        for (k, path, u) in hwords {
             let w = format!("w{}.{}", k / 4, lane(*k));
             let value = if *u { format!("bitcast<u32>({w})") } else { w };
             s.push_str(&format!("    h.{path} = {value};\n"));
@@ -336,7 +382,7 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
     s.push_str("    return h;\n}\n");
     s.push_str("fn store_history(e: u32, h: ChainHistory) {\n");
     if packed {
-        for (k, path, u) in &hwords {
+        for (k, path, u) in hwords {
             let x = if *u {
                 format!("bitcast<f32>(h.{path})")
             } else {
@@ -345,7 +391,7 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
             s.push_str(&format!("    set_history_word(e, {k}u, {x});\n"));
         }
     } else {
-        for v in 0..used(&hwords) {
+        for v in 0..used(hwords) {
             let mut lanes = Vec::new();
             for l in 0..4 {
                 let k = 4 * v + l;
@@ -366,6 +412,12 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
             "fn clear_history(e: u32) {\n    for (var v = 0u; v < HISTORY_VEC4; v = v + 1u) {\n        history[e * HISTORY_VEC4 + v] = vec4<f32>(0.0);\n    }\n}\n",
         );
     }
+    s
+}
+
+/// The WGSL `apply_chain`: each law of the chain in order, its history through a local.
+fn apply_chain_fn(chain: &ChainSpec) -> String {
+    let mut s = String::new();
     s.push_str(
         "fn apply_chain(geom: ContactGeom, params: ChainParams, history: ptr<function, ChainHistory>) -> ContactForce {\n",
     );
@@ -385,7 +437,7 @@ fn apply_chain_source(chain: &ChainSpec, b: &ChainBinding) -> Result<String, Sha
         }
     }
     s.push_str("    return f;\n}\n");
-    Ok(s)
+    s
 }
 
 /// Compose the contact kernel of `chain`, whose id in the pair table is `chain_id` (invocations
