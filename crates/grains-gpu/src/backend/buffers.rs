@@ -233,20 +233,49 @@ impl GpuBackend {
         self.make_array(name, size, 16)
     }
 
+    /// Every buffer of a run, each uploaded from the world or zeroed: the uniforms, the
+    /// particles, the walls' and pairs' tables, the state the passes keep, the control words
+    /// and the list's buffers at their first capacity.
     pub(super) fn create_buffers(
         &mut self,
         grid: &grains_core::kernel_types::GridParams,
     ) -> Result<(), GpuError> {
-        use bytemuck::{bytes_of, cast_slice};
-        let w = &self.world;
-        let n = self.n as u64;
-        let uni = wgpu::BufferUsages::UNIFORM;
+        use bytemuck::cast_slice;
         let none = wgpu::BufferUsages::empty();
+        self.upload_uniforms(grid)?;
+        self.upload_particles()?;
+        self.upload_tables()?;
+        self.create_zeroed()?;
+        let n_slots = self.max_slots();
+        let args = self.make_buffer("args", 16 * n_slots, wgpu::BufferUsages::INDIRECT)?;
+        self.bufs.insert("args", args);
+        let plan = self.make_buffer("plan", 4 * (P_SLOTS as u64 + n_slots), none)?;
+        self.bufs.insert("plan", plan);
+        let mut control = vec![0u32; CONTROL_WORDS];
+        control[C_FORCE] = 1;
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
+        self.clear_fault();
+        for (name, elem, cap, stride) in list_buffers(self.world.table.nbr_history_words) {
+            let segments = self.make_array(name, elem * self.list_capacity(cap), stride)?;
+            self.set_array(name, segments);
+        }
+        self.write_slot_words(0, &[]);
+        Ok(())
+    }
+
+    /// The uniforms: step, domain and grid parameters, and the scans' lengths.
+    fn upload_uniforms(
+        &mut self,
+        grid: &grains_core::kernel_types::GridParams,
+    ) -> Result<(), GpuError> {
+        use bytemuck::bytes_of;
+        let w = &self.world;
+        let (n, nc) = (self.n as u64, self.n_cells as u64);
+        let uni = wgpu::BufferUsages::UNIFORM;
         let step = w.step_params();
         let domain = w.domain.params();
-        let table = w.table.clone();
-        let walls: Vec<Wall> = w.walls.clone();
-        let nc = self.n_cells as u64;
         self.upload("step", bytes_of(&step), 0, uni)?;
         self.upload("domain", bytes_of(&domain), 0, uni)?;
         self.upload("grid", bytes_of(grid), 0, uni)?;
@@ -257,6 +286,14 @@ impl GpuBackend {
         self.upload("scan_len_nbr", bytes_of(&(n as u32)), 0, uni)?;
         self.upload("scan_blocks_cells", bytes_of(&blocks(nc)), 0, uni)?;
         self.upload("scan_blocks_nbr", bytes_of(&blocks(n)), 0, uni)?;
+        Ok(())
+    }
+
+    /// The particles' arrays: positions (kept in the world too, for the radii), velocities,
+    /// spins and orientations (which move to the device), materials and shapes.
+    fn upload_particles(&mut self) -> Result<(), GpuError> {
+        use bytemuck::cast_slice;
+        let none = wgpu::BufferUsages::empty();
         // The initial velocities, spins and orientations move to the device (nothing reads them
         // from the world afterwards); the positions stay in the world, for the radii.
         let pos = std::mem::take(&mut self.world.particles.pos);
@@ -277,6 +314,17 @@ impl GpuBackend {
         self.upload("material", cast_slice(&material), 0, none)?;
         self.upload("shape", cast_slice(&shape), 0, none)?;
         self.upload("shapes", cast_slice(&shapes), 0, none)?;
+        Ok(())
+    }
+
+    /// The tables: mesh triangles, walls (and their starting poses), each pair source's chain
+    /// map and parameters, the fixed pairs with their index, and the shells' tables.
+    fn upload_tables(&mut self) -> Result<(), GpuError> {
+        use bytemuck::{bytes_of, cast_slice};
+        let none = wgpu::BufferUsages::empty();
+        let uni = wgpu::BufferUsages::UNIFORM;
+        let table = self.world.table.clone();
+        let walls: Vec<Wall> = self.world.walls.clone();
         let tris = self.world.triangles.clone();
         self.upload(
             "triangles",
@@ -326,9 +374,17 @@ impl GpuBackend {
         self.upload("shell_start", cast_slice(&shell_start), 0, none)?;
         self.upload("shell_entry", cast_slice(&shell_entry), 4, none)?;
         self.upload("shell_rest", cast_slice(&sh.rest), 4, none)?;
+        Ok(())
+    }
+
+    /// The state the passes keep and their scratch, zeroed, each at its size for the world.
+    fn create_zeroed(&mut self) -> Result<(), GpuError> {
+        let (n, nc) = (self.n as u64, self.n_cells as u64);
+        let table = &self.world.table;
+        let sh = &self.world.shells;
+        let nf = self.world.fixed_pairs.len() as u64;
         let ne = sh.edges.len() as u64;
         let ns = sh.shells.len() as u64;
-        let nf = fixed_pairs.len() as u64;
         let walls_move = self.world.walls.iter().any(|w| w.moves());
         // The blocks' sums and starts, shared by the scans (which run one after another).
         let most_blocks = scan_block_count(nc.max(n) as usize) as u64;
@@ -373,22 +429,6 @@ impl GpuBackend {
             let segments = self.make_storage(name, size, true)?;
             self.set_array(name, segments);
         }
-        let n_slots = self.max_slots();
-        let args = self.make_buffer("args", 16 * n_slots, wgpu::BufferUsages::INDIRECT)?;
-        self.bufs.insert("args", args);
-        let plan = self.make_buffer("plan", 4 * (P_SLOTS as u64 + n_slots), none)?;
-        self.bufs.insert("plan", plan);
-        let mut control = vec![0u32; CONTROL_WORDS];
-        control[C_FORCE] = 1;
-        self.ctx
-            .queue
-            .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
-        self.clear_fault();
-        for (name, elem, cap, stride) in list_buffers(self.world.table.nbr_history_words) {
-            let segments = self.make_array(name, elem * self.list_capacity(cap), stride)?;
-            self.set_array(name, segments);
-        }
-        self.write_slot_words(0, &[]);
         Ok(())
     }
 
