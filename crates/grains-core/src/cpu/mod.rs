@@ -721,12 +721,13 @@ impl CpuBackend {
         self.rebuild_steps.push(self.steps);
     }
 
-    /// Contact passes (one per chain, over its pair source) and gather for the current
-    /// positions and velocities; with `kick`, then the second half-step (`integrate_second_half`);
-    /// with `drift` too, then the first half of the next step (`integrate_first_half`), whose
-    /// result (as [`CpuBackend::first_half`] returns it) comes back when it was fused into the
-    /// gather, `None` when it was not run.
-    fn forces(&mut self, kick: bool, drift: bool) -> Option<Drift> {
+    /// The neighbour list's records, particle pairs' and walls' alike, in one sweep: each runs
+    /// `evaluate` with the chain its table entry names. The GPU dispatches one `contact` kernel
+    /// per chain over the whole list, each skipping the entries that are not its own; every
+    /// slot is written by one chain either way, so the bits are the same, without scanning the
+    /// list once per chain or visiting the entries that own nothing (the head of each
+    /// particle's sorted range, which the CPU does not keep).
+    fn sweep_list(&mut self) {
         let w = &self.world;
         let t = &w.table;
         let bodies = Bodies {
@@ -749,273 +750,295 @@ impl CpuBackend {
             .map(|(cid, spec)| ChainRun::new(cid as u32, spec, t.chain_reach[cid]))
             .collect();
         let bodies = &bodies;
-        // The neighbour list's records, particle pairs' and walls' alike, in one sweep: each
-        // runs `evaluate` with the chain its table entry names. The GPU dispatches one
-        // `contact` kernel per chain over the whole list, each skipping the entries that are
-        // not its own; every slot is written by one chain either way, so the bits are the
-        // same, without scanning the list once per chain or visiting the entries that own
-        // nothing (the head of each particle's sorted range, which the CPU does not keep).
-        let swept = t.chains.iter().any(|c| c.source.in_list());
-        if swept {
-            let n = self.pos.len() as u32;
-            let (pair_j, walls) = (&self.list.pair_j, &self.walls);
-            let runs = &runs;
-            // The CPU's own records, unpadded (`PairTable::nbr_history_words`).
-            let stride = t.nbr_history_words;
-            let pair_start = &self.list.pair_start;
-            // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
-            // beyond the largest reach of those chains is skipped on its squared distance alone,
-            // before its pair, table and chain are looked up: most entries of a list with a skin
-            // are such pairs, and `evaluate` would write nothing for them.
-            let sphere_reach = runs
-                .iter()
-                .filter(|c| c.spec.source == SourceKind::Neighbour)
-                .try_fold(0.0f32, |r, c| {
-                    (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
-                });
-            let n = n as usize;
-            let pos = bodies.pos;
-            // How far apart an inactive record's spheres are, where they are clearly apart.
-            let idle_by = |p: usize, q: usize, active: u32| {
-                if q >= n || active != 0 {
-                    return None;
-                }
-                sphere_sphere_apart_by(pos[p], pos[q], bodies.domain, sphere_reach?)
-            };
-            let clearly_idle = |p: usize, q: usize, active: u32| idle_by(p, q, active).is_some();
-            let skip = ApartSkip::new(self.travel, self.step.skin, &self.domain);
-            // Unmarked after a rebuild (which frees the marks) or a state taken up.
-            if self.apart.len() != pair_j.len() {
-                self.apart = vec![0; pair_j.len()];
+        let n = self.pos.len() as u32;
+        let (pair_j, walls) = (&self.list.pair_j, &self.walls);
+        let runs = &runs;
+        // The CPU's own records, unpadded (`PairTable::nbr_history_words`).
+        let stride = t.nbr_history_words;
+        let pair_start = &self.list.pair_start;
+        // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
+        // beyond the largest reach of those chains is skipped on its squared distance alone,
+        // before its pair, table and chain are looked up: most entries of a list with a skin
+        // are such pairs, and `evaluate` would write nothing for them.
+        let sphere_reach = runs
+            .iter()
+            .filter(|c| c.spec.source == SourceKind::Neighbour)
+            .try_fold(0.0f32, |r, c| {
+                (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
+            });
+        let n = n as usize;
+        let pos = bodies.pos;
+        // How far apart an inactive record's spheres are, where they are clearly apart.
+        let idle_by = |p: usize, q: usize, active: u32| {
+            if q >= n || active != 0 {
+                return None;
             }
-            if self.touched.len() != n {
-                self.touched = (0..n).map(|_| AtomicU8::new(NOT_IDLE)).collect();
-            }
-            let touched = &self.touched;
-            // Each block writes the slots and history of its pairs in contact into its own
-            // region, in record order (the same whatever the thread count), reading last step's
-            // history from `history` at their flags.
-            let nb = n.div_ceil(CONTACT_BLOCK);
-            if self.slot_base.len() != nb + 1 {
-                // First sweep (or a state just taken up): regions for the records that may be in
-                // contact, those in contact last step and those whose spheres are not clearly
-                // apart (every record of other shapes and walls), so that no block outgrows its
-                // region. Spilling a whole first sweep instead would hold every slot twice and
-                // leave the allocator with the spills' freed memory.
-                // A state taken up and rebuilt before its first sweep (a resumed step whose
-                // particles moved past the skin) carries the flags of the pairs still in the
-                // list, with gaps where the rebuild dropped pairs in contact: packed again here.
-                pack_in_record_order(&mut self.nbr_slot, &mut self.history, stride);
-                let active = &self.nbr_slot;
-                let counts: Vec<usize> = (0..nb)
-                    .into_par_iter()
-                    .map(|b| {
-                        let (first, records) = block_records(b, n, pair_start);
-                        records
-                            .filter(|&(k, (p, r))| {
-                                !clearly_idle(p, pair_j[r] as usize, active[first + k])
-                            })
-                            .count()
-                    })
-                    .collect();
-                let new_base = slot_layout(counts.into_iter());
-                self.spill = vec![Default::default(); nb];
-                // Until then the slots are packed in record order: none in a new backend's
-                // first list, a validated state's otherwise. Each block's pairs in contact lie
-                // together, in order, so their history moves to the new regions within its own
-                // array, as a relay moves it.
-                let used: Vec<usize> = (0..nb)
-                    .into_par_iter()
-                    .map(|b| {
-                        let (first, records) = block_records(b, n, pair_start);
-                        records.filter(|&(k, _)| active[first + k] != 0).count()
-                    })
-                    .collect();
-                let old_base = slot_layout_packed(&used);
-                let none: Vec<&[f32]> = vec![&[]; nb];
-                relay_in_place(
-                    &mut self.history,
-                    stride,
-                    &old_base,
-                    &new_base,
-                    &used,
-                    &none,
-                );
-                shift_flags(&mut self.nbr_slot, pair_start, &old_base, &new_base);
-                self.slot_base = new_base;
-            }
-            let total = self.slot_base[nb] as usize;
-            fit(&mut self.slots, total);
-            fit(&mut self.history, total * stride);
-            if self.owns.len() != nb {
-                self.owns = vec![0; nb];
-            }
-            let base = &self.slot_base;
-            let own_sums = self
-                .force
-                .chunks_mut(CONTACT_BLOCK)
-                .zip(self.torque.chunks_mut(CONTACT_BLOCK))
-                .zip(self.owns.iter_mut());
-            let blocks: Vec<_> = regions(&mut self.slots, base, 1)
-                .into_iter()
-                .zip(regions(&mut self.history, base, stride))
-                .zip(self.spill.iter_mut())
-                .zip(record_blocks(&mut self.nbr_slot, 1, pair_start))
-                .zip(record_blocks(&mut self.apart, 1, pair_start))
-                .zip(own_sums)
-                .enumerate()
-                .collect();
-            let used: Vec<usize> = blocks
+            sphere_sphere_apart_by(pos[p], pos[q], bodies.domain, sphere_reach?)
+        };
+        let clearly_idle = |p: usize, q: usize, active: u32| idle_by(p, q, active).is_some();
+        let skip = ApartSkip::new(self.travel, self.step.skin, &self.domain);
+        // Unmarked after a rebuild (which frees the marks) or a state taken up.
+        if self.apart.len() != pair_j.len() {
+            self.apart = vec![0; pair_j.len()];
+        }
+        if self.touched.len() != n {
+            self.touched = (0..n).map(|_| AtomicU8::new(NOT_IDLE)).collect();
+        }
+        let touched = &self.touched;
+        // Each block writes the slots and history of its pairs in contact into its own
+        // region, in record order (the same whatever the thread count), reading last step's
+        // history from `history` at their flags.
+        let nb = n.div_ceil(CONTACT_BLOCK);
+        if self.slot_base.len() != nb + 1 {
+            // First sweep (or a state just taken up): regions for the records that may be in
+            // contact, those in contact last step and those whose spheres are not clearly
+            // apart (every record of other shapes and walls), so that no block outgrows its
+            // region. Spilling a whole first sweep instead would hold every slot twice and
+            // leave the allocator with the spills' freed memory.
+            // A state taken up and rebuilt before its first sweep (a resumed step whose
+            // particles moved past the skin) carries the flags of the pairs still in the
+            // list, with gaps where the rebuild dropped pairs in contact: packed again here.
+            pack_in_record_order(&mut self.nbr_slot, &mut self.history, stride);
+            let active = &self.nbr_slot;
+            let counts: Vec<usize> = (0..nb)
                 .into_par_iter()
-                .with_max_len(SWEEP_TASK_BLOCKS)
-                .map_init(Vec::new, |copy, (b, block)| {
-                    let (((((s, h), spill), a), apart), ((force, torque), owns)) = block;
-                    // The flags name last step's history in the block's own region, which the
-                    // block now writes this step's into: it reads a copy (one task's scratch),
-                    // so the history is held once, not in a second whole array.
-                    copy.clear();
-                    copy.extend_from_slice(h);
-                    let history_in = &copy[..];
-                    let mut region = SlotRegion {
-                        base: base[b],
-                        slots: s,
-                        history: h,
-                        used: 0,
-                        spill,
-                        own: OwnSums::default(),
-                        wall: false,
-                    };
-                    let first = b * CONTACT_BLOCK;
-                    let r0 = pair_start[first] as usize;
-                    let mut p = first;
-                    // The particle whose records `region.own` sums, and the block's bits of
-                    // particles whose sums were taken.
-                    let (mut owner, mut mask) = (first, 0u64);
-                    let mut k = 0;
-                    while k < a.len() {
-                        // Marked only while inactive and apart: still apart, as `ApartSkip`
-                        // shows, without reading the partner. On a gas or a falling bed most
-                        // records are, so the marks are read sixteen at a time (their least
-                        // against the bound), and a record's owner is found only for a record
-                        // tested.
-                        if let Some(m) = apart.get(k..k + 16) {
-                            if skip.skips(m.iter().copied().fold(u8::MAX, u8::min)) {
-                                k += 16;
-                                continue;
-                            }
-                        }
-                        if skip.skips(apart[k]) {
-                            k += 1;
+                .map(|b| {
+                    let (first, records) = block_records(b, n, pair_start);
+                    records
+                        .filter(|&(k, (p, r))| {
+                            !clearly_idle(p, pair_j[r] as usize, active[first + k])
+                        })
+                        .count()
+                })
+                .collect();
+            let new_base = slot_layout(counts.into_iter());
+            self.spill = vec![Default::default(); nb];
+            // Until then the slots are packed in record order: none in a new backend's
+            // first list, a validated state's otherwise. Each block's pairs in contact lie
+            // together, in order, so their history moves to the new regions within its own
+            // array, as a relay moves it.
+            let used: Vec<usize> = (0..nb)
+                .into_par_iter()
+                .map(|b| {
+                    let (first, records) = block_records(b, n, pair_start);
+                    records.filter(|&(k, _)| active[first + k] != 0).count()
+                })
+                .collect();
+            let old_base = slot_layout_packed(&used);
+            let none: Vec<&[f32]> = vec![&[]; nb];
+            relay_in_place(
+                &mut self.history,
+                stride,
+                &old_base,
+                &new_base,
+                &used,
+                &none,
+            );
+            shift_flags(&mut self.nbr_slot, pair_start, &old_base, &new_base);
+            self.slot_base = new_base;
+        }
+        let total = self.slot_base[nb] as usize;
+        fit(&mut self.slots, total);
+        fit(&mut self.history, total * stride);
+        if self.owns.len() != nb {
+            self.owns = vec![0; nb];
+        }
+        let base = &self.slot_base;
+        let own_sums = self
+            .force
+            .chunks_mut(CONTACT_BLOCK)
+            .zip(self.torque.chunks_mut(CONTACT_BLOCK))
+            .zip(self.owns.iter_mut());
+        let blocks: Vec<_> = regions(&mut self.slots, base, 1)
+            .into_iter()
+            .zip(regions(&mut self.history, base, stride))
+            .zip(self.spill.iter_mut())
+            .zip(record_blocks(&mut self.nbr_slot, 1, pair_start))
+            .zip(record_blocks(&mut self.apart, 1, pair_start))
+            .zip(own_sums)
+            .enumerate()
+            .collect();
+        let used: Vec<usize> = blocks
+            .into_par_iter()
+            .with_max_len(SWEEP_TASK_BLOCKS)
+            .map_init(Vec::new, |copy, (b, block)| {
+                let (((((s, h), spill), a), apart), ((force, torque), owns)) = block;
+                // The flags name last step's history in the block's own region, which the
+                // block now writes this step's into: it reads a copy (one task's scratch),
+                // so the history is held once, not in a second whole array.
+                copy.clear();
+                copy.extend_from_slice(h);
+                let history_in = &copy[..];
+                let mut region = SlotRegion {
+                    base: base[b],
+                    slots: s,
+                    history: h,
+                    used: 0,
+                    spill,
+                    own: OwnSums::default(),
+                    wall: false,
+                };
+                let first = b * CONTACT_BLOCK;
+                let r0 = pair_start[first] as usize;
+                let mut p = first;
+                // The particle whose records `region.own` sums, and the block's bits of
+                // particles whose sums were taken.
+                let (mut owner, mut mask) = (first, 0u64);
+                let mut k = 0;
+                while k < a.len() {
+                    // Marked only while inactive and apart: still apart, as `ApartSkip`
+                    // shows, without reading the partner. On a gas or a falling bed most
+                    // records are, so the marks are read sixteen at a time (their least
+                    // against the bound), and a record's owner is found only for a record
+                    // tested.
+                    if let Some(m) = apart.get(k..k + 16) {
+                        if skip.skips(m.iter().copied().fold(u8::MAX, u8::min)) {
+                            k += 16;
                             continue;
                         }
-                        let r = r0 + k;
-                        while pair_start[p + 1] as usize <= r {
-                            p += 1;
+                    }
+                    if skip.skips(apart[k]) {
+                        k += 1;
+                        continue;
+                    }
+                    let r = r0 + k;
+                    while pair_start[p + 1] as usize <= r {
+                        p += 1;
+                    }
+                    if p != owner {
+                        take_own(&mut region.own, owner - first, force, torque, &mut mask);
+                        owner = p;
+                    }
+                    let q = pair_j[r] as usize;
+                    'record: {
+                        if let Some(gap) = idle_by(p, q, a[k]) {
+                            apart[k] = skip.mark(gap);
+                            break 'record;
                         }
-                        if p != owner {
-                            take_own(&mut region.own, owner - first, force, torque, &mut mask);
-                            owner = p;
+                        apart[k] = 0;
+                        // The record as a one-record list: the sources' own `source_pair`.
+                        let (owner, pair_j) = (p as u32, &[q as u32]);
+                        let (view, src) = if q < n {
+                            let view = SourceView::Neighbour { owner, pair_j };
+                            (view, SourceKind::Neighbour)
+                        } else {
+                            let view = SourceView::Wall {
+                                walls,
+                                owner,
+                                pair_j,
+                            };
+                            (view, SourceKind::Wall)
+                        };
+                        let (map, params) = (t.chain_map(src), t.params_of(src));
+                        let pr = view.pair(0, bodies.step, material);
+                        if pr.owns == 0 {
+                            break 'record;
                         }
-                        let q = pair_j[r] as usize;
-                        'record: {
-                            if let Some(gap) = idle_by(p, q, a[k]) {
+                        let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
+                            break 'record;
+                        };
+                        // An inactive record clearly beyond its own chain's reach, of two
+                        // spheres or of a sphere and a still plane: `evaluate` would find it
+                        // out of reach and write nothing, so it is marked as `idle_by`'s are.
+                        if a[k] == 0 {
+                            let x = pos[p];
+                            let gap = match chain.spec.resolver {
+                                ResolverKind::SphereSphere => {
+                                    sphere_sphere_apart_by(x, pos[q], bodies.domain, chain.range)
+                                }
+                                ResolverKind::SpherePlane => {
+                                    let w = &walls[pr.q as usize];
+                                    let o = sphere_plane_overlap(x, w);
+                                    skip.plane_gap(o, chain.range, x[3], w)
+                                }
+                                _ => None,
+                            };
+                            if let Some(gap) = gap {
                                 apart[k] = skip.mark(gap);
                                 break 'record;
                             }
-                            apart[k] = 0;
-                            // The record as a one-record list: the sources' own `source_pair`.
-                            let (owner, pair_j) = (p as u32, &[q as u32]);
-                            let (view, src) = if q < n {
-                                let view = SourceView::Neighbour { owner, pair_j };
-                                (view, SourceKind::Neighbour)
-                            } else {
-                                let view = SourceView::Wall {
-                                    walls,
-                                    owner,
-                                    pair_j,
-                                };
-                                (view, SourceKind::Wall)
-                            };
-                            let (map, params) = (t.chain_map(src), t.params_of(src));
-                            let pr = view.pair(0, bodies.step, material);
-                            if pr.owns == 0 {
-                                break 'record;
-                            }
-                            let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
-                                break 'record;
-                            };
-                            // An inactive record clearly beyond its own chain's reach, of two
-                            // spheres or of a sphere and a still plane: `evaluate` would find it
-                            // out of reach and write nothing, so it is marked as `idle_by`'s are.
-                            if a[k] == 0 {
-                                let x = pos[p];
-                                let gap = match chain.spec.resolver {
-                                    ResolverKind::SphereSphere => sphere_sphere_apart_by(
-                                        x,
-                                        pos[q],
-                                        bodies.domain,
-                                        chain.range,
-                                    ),
-                                    ResolverKind::SpherePlane => {
-                                        let w = &walls[pr.q as usize];
-                                        let o = sphere_plane_overlap(x, w);
-                                        skip.plane_gap(o, chain.range, x[3], w)
-                                    }
-                                    _ => None,
-                                };
-                                if let Some(gap) = gap {
-                                    apart[k] = skip.mark(gap);
-                                    break 'record;
-                                }
-                            }
-                            region.wall = q >= n;
-                            (chain.evaluate)(
-                                &pr,
-                                chain,
-                                bodies,
-                                params,
-                                t.params_stride,
-                                SlotSink::Packed {
-                                    region: &mut region,
-                                    history_in,
-                                    stride,
-                                },
-                                &mut a[k],
-                            )
                         }
-                        // The gather reads only the records of particles flagged here.
-                        if a[k] != 0 {
-                            touched[p].store(IN_CONTACT, Ordering::Relaxed);
-                            if q < n {
-                                touched[q].store(IN_CONTACT, Ordering::Relaxed);
-                            }
-                        }
-                        k += 1;
+                        region.wall = q >= n;
+                        (chain.evaluate)(
+                            &pr,
+                            chain,
+                            bodies,
+                            params,
+                            t.params_stride,
+                            SlotSink::Packed {
+                                region: &mut region,
+                                history_in,
+                                stride,
+                            },
+                            &mut a[k],
+                        )
                     }
-                    take_own(&mut region.own, owner - first, force, torque, &mut mask);
-                    *owns = mask;
-                    region.used
-                })
-                .collect();
-            let caps = self.slot_base.windows(2).map(|w| (w[1] - w[0]) as usize);
-            let outgrown = used.iter().zip(caps).any(|(&u, c)| u > c);
-            let contacts: usize = used.iter().sum();
-            // Regions far larger than the contacts (a pack that loosened) are laid out again too,
-            // so that the margin stays a margin.
-            if outgrown || total > contacts + contacts / (SLOT_MARGIN / 2) + 8 * nb {
-                self.slot_relays += 1;
-                relay_slots(
-                    &mut self.slots,
-                    &mut self.history,
-                    &mut self.slot_base,
-                    &mut self.spill,
-                    &used,
-                    stride,
-                    &mut self.nbr_slot,
-                    pair_start,
-                );
-            }
+                    // The gather reads only the records of particles flagged here.
+                    if a[k] != 0 {
+                        touched[p].store(IN_CONTACT, Ordering::Relaxed);
+                        if q < n {
+                            touched[q].store(IN_CONTACT, Ordering::Relaxed);
+                        }
+                    }
+                    k += 1;
+                }
+                take_own(&mut region.own, owner - first, force, torque, &mut mask);
+                *owns = mask;
+                region.used
+            })
+            .collect();
+        let caps = self.slot_base.windows(2).map(|w| (w[1] - w[0]) as usize);
+        let outgrown = used.iter().zip(caps).any(|(&u, c)| u > c);
+        let contacts: usize = used.iter().sum();
+        // Regions far larger than the contacts (a pack that loosened) are laid out again too,
+        // so that the margin stays a margin.
+        if outgrown || total > contacts + contacts / (SLOT_MARGIN / 2) + 8 * nb {
+            self.slot_relays += 1;
+            relay_slots(
+                &mut self.slots,
+                &mut self.history,
+                &mut self.slot_base,
+                &mut self.spill,
+                &used,
+                stride,
+                &mut self.nbr_slot,
+                pair_start,
+            );
         }
+    }
+
+    /// Contact passes (one per chain, over its pair source) and gather for the current
+    /// positions and velocities; with `kick`, then the second half-step (`integrate_second_half`);
+    /// with `drift` too, then the first half of the next step (`integrate_first_half`), whose
+    /// result (as [`CpuBackend::first_half`] returns it) comes back when it was fused into the
+    /// gather, `None` when it was not run.
+    fn forces(&mut self, kick: bool, drift: bool) -> Option<Drift> {
+        let t = &self.world.table;
+        let swept = t.chains.iter().any(|c| c.source.in_list());
+        if swept {
+            self.sweep_list();
+        }
+        let (w, t) = (&self.world, &self.world.table);
+        let bodies = Bodies {
+            step: &self.step,
+            domain: &self.domain,
+            walls: &self.walls,
+            pos: &self.pos,
+            vel: &self.vel,
+            omega: &self.omega,
+            quat: &self.quat,
+            shape: &w.particles.shape,
+            shapes: &self.shapes,
+            triangles: &w.triangles,
+        };
+        let bodies = &bodies;
+        let material = &w.particles.material;
+        let runs: Vec<ChainRun<'_>> = t
+            .chains
+            .iter()
+            .enumerate()
+            .map(|(cid, spec)| ChainRun::new(cid as u32, spec, t.chain_reach[cid]))
+            .collect();
         let fixed = SourceView::Fixed {
             fixed_pairs: &w.fixed_pairs,
         };
