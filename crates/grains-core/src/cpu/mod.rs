@@ -790,52 +790,18 @@ impl CpuBackend {
         // history from `history` at their flags.
         let nb = n.div_ceil(CONTACT_BLOCK);
         if self.slot_base.len() != nb + 1 {
-            // First sweep (or a state just taken up): regions for the records that may be in
-            // contact, those in contact last step and those whose spheres are not clearly
-            // apart (every record of other shapes and walls), so that no block outgrows its
-            // region. Spilling a whole first sweep instead would hold every slot twice and
-            // leave the allocator with the spills' freed memory.
-            // A state taken up and rebuilt before its first sweep (a resumed step whose
-            // particles moved past the skin) carries the flags of the pairs still in the
-            // list, with gaps where the rebuild dropped pairs in contact: packed again here.
-            pack_in_record_order(&mut self.nbr_slot, &mut self.history, stride);
-            let active = &self.nbr_slot;
-            let counts: Vec<usize> = (0..nb)
-                .into_par_iter()
-                .map(|b| {
-                    let (first, records) = block_records(b, n, pair_start);
-                    records
-                        .filter(|&(k, (p, r))| {
-                            !clearly_idle(p, pair_j[r] as usize, active[first + k])
-                        })
-                        .count()
-                })
-                .collect();
-            let new_base = slot_layout(counts.into_iter());
-            self.spill = vec![Default::default(); nb];
-            // Until then the slots are packed in record order: none in a new backend's
-            // first list, a validated state's otherwise. Each block's pairs in contact lie
-            // together, in order, so their history moves to the new regions within its own
-            // array, as a relay moves it.
-            let used: Vec<usize> = (0..nb)
-                .into_par_iter()
-                .map(|b| {
-                    let (first, records) = block_records(b, n, pair_start);
-                    records.filter(|&(k, _)| active[first + k] != 0).count()
-                })
-                .collect();
-            let old_base = slot_layout_packed(&used);
-            let none: Vec<&[f32]> = vec![&[]; nb];
-            relay_in_place(
-                &mut self.history,
+            first_sweep_regions(
+                FirstSweep {
+                    nbr_slot: &mut self.nbr_slot,
+                    history: &mut self.history,
+                    slot_base: &mut self.slot_base,
+                    spill: &mut self.spill,
+                },
+                pair_start,
+                pair_j,
                 stride,
-                &old_base,
-                &new_base,
-                &used,
-                &none,
+                clearly_idle,
             );
-            shift_flags(&mut self.nbr_slot, pair_start, &old_base, &new_base);
-            self.slot_base = new_base;
         }
         let total = self.slot_base[nb] as usize;
         fit(&mut self.slots, total);
@@ -1007,16 +973,17 @@ impl CpuBackend {
         }
     }
 
-    /// Contact passes (one per chain, over its pair source) and gather for the current
-    /// positions and velocities; with `kick`, then the second half-step (`integrate_second_half`);
-    /// with `drift` too, then the first half of the next step (`integrate_first_half`), whose
-    /// result (as [`CpuBackend::first_half`] returns it) comes back when it was fused into the
-    /// gather, `None` when it was not run.
-    fn forces(&mut self, kick: bool, drift: bool) -> Option<Drift> {
-        let t = &self.world.table;
-        let swept = t.chains.iter().any(|c| c.source.in_list());
-        if swept {
-            self.sweep_list();
+    /// The fixed pairs' chains (bonds, mesh edges), each pair in place in its own slot and
+    /// history.
+    fn fixed_pairs_pass(&mut self) {
+        if !self
+            .world
+            .table
+            .chains
+            .iter()
+            .any(|c| c.source == SourceKind::Fixed)
+        {
+            return;
         }
         let (w, t) = (&self.world, &self.world.table);
         let bodies = Bodies {
@@ -1065,6 +1032,21 @@ impl CpuBackend {
                     )
                 });
         }
+    }
+
+    /// Contact passes (one per chain, over its pair source) and gather for the current
+    /// positions and velocities; with `kick`, then the second half-step (`integrate_second_half`);
+    /// with `drift` too, then the first half of the next step (`integrate_first_half`), whose
+    /// result (as [`CpuBackend::first_half`] returns it) comes back when it was fused into the
+    /// gather, `None` when it was not run.
+    fn forces(&mut self, kick: bool, drift: bool) -> Option<Drift> {
+        let t = &self.world.table;
+        let swept = t.chains.iter().any(|c| c.source.in_list());
+        if swept {
+            self.sweep_list();
+        }
+        self.fixed_pairs_pass();
+        let w = &self.world;
         let (step, list) = (&self.step, &self.list);
         let (far, nbr_slot, owns) = (&self.slots, &self.nbr_slot, &self.owns);
         // The fixed pairs' slots; the list's are read through `far`.
@@ -1261,6 +1243,17 @@ impl CpuBackend {
                 })
                 .reduce(|| (0, 0, None), max_disp_min_fault)
         };
+        self.after_gather(kick);
+        if kick && !fused {
+            self.kick();
+        }
+        drift.then(|| next.into())
+    }
+
+    /// What follows the gather before the kick: the shells' forces, the clump bodies' sums
+    /// of their members, the moving walls' power and, in a step (`kick`), the kinematic
+    /// particles' work.
+    fn after_gather(&mut self, kick: bool) {
         self.shell_forces_pass();
         if self.has_clumps {
             for gid in 0..self.pos.len() {
@@ -1311,10 +1304,6 @@ impl CpuBackend {
                     kinematic_power(gid, step, vel, omega, force, torque, shape, shapes, a)
                 });
         }
-        if kick && !fused {
-            self.kick();
-        }
-        drift.then(|| next.into())
     }
 
     /// The second half-step of every particle, after the gathered forces are complete.

@@ -223,3 +223,63 @@ pub(super) fn take_own(
         *own = OwnSums::default();
     }
 }
+
+/// The arrays a first sweep lays out: the records' flags, the history, the regions' bases and
+/// the blocks' spills.
+pub(super) struct FirstSweep<'a> {
+    pub nbr_slot: &'a mut Vec<u32>,
+    pub history: &'a mut Vec<f32>,
+    pub slot_base: &'a mut Vec<u32>,
+    pub spill: &'a mut Vec<(Vec<FarSlot>, Vec<f32>)>,
+}
+
+/// Lay out the contact blocks' regions for a first sweep (or a state just taken up), for the
+/// list whose records start at `pair_start` with partners `pair_j` (`stride` history words a
+/// slot), a record clearly apart where `clearly_idle(owner, partner, flag)`.
+pub(super) fn first_sweep_regions(
+    s: FirstSweep<'_>,
+    pair_start: &[u32],
+    pair_j: &[u32],
+    stride: usize,
+    clearly_idle: impl Fn(usize, usize, u32) -> bool + Sync,
+) {
+    let n = pair_start.len() - 1;
+    let nb = n.div_ceil(CONTACT_BLOCK);
+    // First sweep (or a state just taken up): regions for the records that may be in
+    // contact, those in contact last step and those whose spheres are not clearly
+    // apart (every record of other shapes and walls), so that no block outgrows its
+    // region. Spilling a whole first sweep instead would hold every slot twice and
+    // leave the allocator with the spills' freed memory.
+    // A state taken up and rebuilt before its first sweep (a resumed step whose
+    // particles moved past the skin) carries the flags of the pairs still in the
+    // list, with gaps where the rebuild dropped pairs in contact: packed again here.
+    pack_in_record_order(s.nbr_slot, s.history, stride);
+    let active = &*s.nbr_slot;
+    let counts: Vec<usize> = (0..nb)
+        .into_par_iter()
+        .map(|b| {
+            let (first, records) = block_records(b, n, pair_start);
+            records
+                .filter(|&(k, (p, r))| !clearly_idle(p, pair_j[r] as usize, active[first + k]))
+                .count()
+        })
+        .collect();
+    let new_base = slot_layout(counts.into_iter());
+    *s.spill = vec![Default::default(); nb];
+    // Until then the slots are packed in record order: none in a new backend's
+    // first list, a validated state's otherwise. Each block's pairs in contact lie
+    // together, in order, so their history moves to the new regions within its own
+    // array, as a relay moves it.
+    let used: Vec<usize> = (0..nb)
+        .into_par_iter()
+        .map(|b| {
+            let (first, records) = block_records(b, n, pair_start);
+            records.filter(|&(k, _)| active[first + k] != 0).count()
+        })
+        .collect();
+    let old_base = slot_layout_packed(&used);
+    let none: Vec<&[f32]> = vec![&[]; nb];
+    relay_in_place(s.history, stride, &old_base, &new_base, &used, &none);
+    shift_flags(s.nbr_slot, pair_start, &old_base, &new_base);
+    *s.slot_base = new_base;
+}
