@@ -41,6 +41,25 @@ use crate::world::World;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+/// The bodies the contact passes read, borrowed field by field from a [`CpuBackend`] (a
+/// macro, not a method: the passes write other fields of the backend meanwhile).
+macro_rules! bodies_of {
+    ($b:expr) => {
+        Bodies {
+            step: &$b.step,
+            domain: &$b.domain,
+            walls: &$b.walls,
+            pos: &$b.pos,
+            vel: &$b.vel,
+            omega: &$b.omega,
+            quat: &$b.quat,
+            shape: &$b.world.particles.shape,
+            shapes: &$b.shapes,
+            triangles: &$b.world.triangles,
+        }
+    };
+}
+
 mod list;
 mod regions;
 mod skip;
@@ -730,18 +749,7 @@ impl CpuBackend {
     fn sweep_list(&mut self) {
         let w = &self.world;
         let t = &w.table;
-        let bodies = Bodies {
-            step: &self.step,
-            domain: &self.domain,
-            walls: &self.walls,
-            pos: &self.pos,
-            vel: &self.vel,
-            omega: &self.omega,
-            quat: &self.quat,
-            shape: &w.particles.shape,
-            shapes: &self.shapes,
-            triangles: &w.triangles,
-        };
+        let bodies = bodies_of!(self);
         let material = &w.particles.material;
         let runs: Vec<ChainRun<'_>> = t
             .chains
@@ -976,40 +984,24 @@ impl CpuBackend {
     /// The fixed pairs' chains (bonds, mesh edges), each pair in place in its own slot and
     /// history.
     fn fixed_pairs_pass(&mut self) {
-        if !self
-            .world
-            .table
-            .chains
-            .iter()
-            .any(|c| c.source == SourceKind::Fixed)
-        {
-            return;
-        }
         let (w, t) = (&self.world, &self.world.table);
-        let bodies = Bodies {
-            step: &self.step,
-            domain: &self.domain,
-            walls: &self.walls,
-            pos: &self.pos,
-            vel: &self.vel,
-            omega: &self.omega,
-            quat: &self.quat,
-            shape: &w.particles.shape,
-            shapes: &self.shapes,
-            triangles: &w.triangles,
-        };
-        let bodies = &bodies;
-        let material = &w.particles.material;
         let runs: Vec<ChainRun<'_>> = t
             .chains
             .iter()
             .enumerate()
+            .filter(|(_, spec)| spec.source == SourceKind::Fixed)
             .map(|(cid, spec)| ChainRun::new(cid as u32, spec, t.chain_reach[cid]))
             .collect();
+        if runs.is_empty() {
+            return;
+        }
+        let bodies = bodies_of!(self);
+        let bodies = &bodies;
+        let material = &w.particles.material;
         let fixed = SourceView::Fixed {
             fixed_pairs: &w.fixed_pairs,
         };
-        for chain in runs.iter().filter(|c| c.spec.source == SourceKind::Fixed) {
+        for chain in &runs {
             let src = SourceKind::Fixed;
             let (pair_chain, params) = (t.chain_map(src), t.params_of(src));
             self.fixed_history
