@@ -291,18 +291,12 @@ fn written(name: &str) -> Option<Written> {
     frame_step(name).map(Written::Frame)
 }
 
-/// The step of a frame's file name: `frame_<step>.vtu`, `contacts_<step>.vtp`,
-/// `shells_<step>.vtp`, `walls_<step>.vtp`.
+/// The step of a frame's file name, one of [`crate::vtk::PART_FILES`]: `frame_<step>.vtu`,
+/// `contacts_<step>.vtp`, `shells_<step>.vtp`, `walls_<step>.vtp`.
 pub(crate) fn frame_step(name: &str) -> Option<u64> {
-    let digits = name
-        .strip_prefix("frame_")
-        .and_then(|s| s.strip_suffix(".vtu"))
-        .or_else(|| {
-            name.strip_prefix("contacts_")
-                .or_else(|| name.strip_prefix("shells_"))
-                .or_else(|| name.strip_prefix("walls_"))
-                .and_then(|s| s.strip_suffix(".vtp"))
-        })?;
+    let digits = crate::vtk::PART_FILES
+        .iter()
+        .find_map(|(prefix, ext)| name.strip_prefix(prefix)?.strip_suffix(ext))?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }

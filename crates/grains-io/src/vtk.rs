@@ -11,9 +11,25 @@ use grains_core::{ContactRecord, Snapshot};
 /// The VTK cell type of a single point.
 const VTK_VERTEX: u8 = 1;
 
+/// Prefix and extension of each file a frame writes at its step, by its part in
+/// `particles.pvd`: the particles (0), the contact lines (1), the shells (2), the walls (3).
+/// Naming a file and recognising one (a resume's cut, a fresh run's clearing) both read this.
+pub(crate) const PART_FILES: [(&str, &str); 4] = [
+    ("frame_", ".vtu"),
+    ("contacts_", ".vtp"),
+    ("shells_", ".vtp"),
+    ("walls_", ".vtp"),
+];
+
+/// The file of part `part` ([`PART_FILES`]) of the frame at `step`.
+pub(crate) fn part_file_name(part: usize, step: u64) -> String {
+    let (prefix, ext) = PART_FILES[part];
+    format!("{prefix}{step:08}{ext}")
+}
+
 /// Name of the `.vtu` file of the frame at `step`, relative to the output directory.
 pub fn frame_file_name(step: u64) -> String {
-    format!("frame_{step:08}.vtu")
+    part_file_name(0, step)
 }
 
 /// What one appended block holds.
@@ -216,7 +232,7 @@ pub(crate) fn write_vtu(
 
 /// File name of the contact-line frame of `step`.
 pub fn contacts_file_name(step: u64) -> String {
-    format!("contacts_{step:08}.vtp")
+    part_file_name(1, step)
 }
 
 /// Writes the force network of one frame as VTK polydata (ASCII): a line per contact from
@@ -293,7 +309,7 @@ pub(crate) fn write_contact_lines(
 
 /// File name of the shell frame of `step`.
 pub fn shells_file_name(step: u64) -> String {
-    format!("shells_{step:08}.vtp")
+    part_file_name(2, step)
 }
 
 /// Writes the shells of one frame as VTK polydata (ASCII): every node as a point (shells in

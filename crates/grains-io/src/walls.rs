@@ -29,7 +29,7 @@ pub const KIND_MESH: u32 = 4;
 
 /// File name of the wall frame of `step`.
 pub fn walls_file_name(step: u64) -> String {
-    format!("walls_{step:08}.vtp")
+    crate::vtk::part_file_name(3, step)
 }
 
 type V = [f64; 3];
