@@ -407,10 +407,9 @@ pub fn end_of_step_fault(world: &World, max_speed: f32, vel: &[[f32; 4]]) -> Opt
         if v[3] <= 0.0 || p.shape_of(i).kind == crate::shapes::KIND_MEMBER {
             return None;
         }
-        let s2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-        // NaN fails `<=`: a non-finite component is a fault.
-        let fine = v[..3].iter().all(|x| x.is_finite()) && s2 <= max_speed * max_speed;
-        (!fine).then_some(i as u32)
+        let v = glam::Vec3A::new(v[0], v[1], v[2]);
+        crate::kernels::passes::integrate_first_half::velocity_fault(v, max_speed)
+            .then_some(i as u32)
     })
 }
 

@@ -84,16 +84,21 @@ pub fn particle_fault(
     if inv_m <= 0.0 {
         return false;
     }
-    if !(x.is_finite() && v.is_finite()) {
-        return true;
-    }
-    if len2(v) > step.max_speed * step.max_speed {
+    if !x.is_finite() || velocity_fault(v, step.max_speed) {
         return true;
     }
     let lo = Vec3A::from_array(domain.min);
     let hi = lo + Vec3A::from_array(domain.length);
     let out = (x.cmplt(lo) | x.cmpgt(hi)).bitmask();
     out & !domain.periodic_mask & 7 != 0
+}
+
+/// Whether velocity `v` is a fault: non-finite, or faster than `max_speed` (m/s). The part
+/// of [`particle_fault`] a step's second half (which moves no particle) can change, which a
+/// guarded run checks at its end ([`crate::backend::end_of_step_fault`]).
+#[inline(always)]
+pub fn velocity_fault(v: Vec3A, max_speed: f32) -> bool {
+    !v.is_finite() || len2(v) > max_speed * max_speed
 }
 
 #[allow(clippy::too_many_arguments)]
