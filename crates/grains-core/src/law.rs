@@ -125,6 +125,14 @@ pub struct DampingContext<'a> {
     pub collision_time: f64,
 }
 
+impl DampingContext<'_> {
+    /// The relaxation time `m*/c` (s) of a dashpot of constant coefficient `c` (kg/s) on this
+    /// collision's bodies; `None` without damping.
+    pub fn dashpot_time(&self, c: f64) -> Option<f64> {
+        (c > 0.0).then(|| self.collision.m_eff / c)
+    }
+}
+
 /// The ledger column a history word is measured in, so the parity test compares it against the
 /// right scale.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -224,7 +224,7 @@ impl<M: ViscousCoulombModel> Law for ViscousCoulomb<M> {
 
     /// `m*/c_t` of the tangential dashpot while it is below the Coulomb bound.
     fn damping_time(spec: &ViscousCoulombSpec, c: &DampingContext<'_>) -> Option<f64> {
-        (spec.damping > 0.0).then(|| c.collision.m_eff / spec.damping)
+        c.dashpot_time(spec.damping)
     }
 
     fn apply(

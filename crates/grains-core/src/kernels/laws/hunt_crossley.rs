@@ -296,7 +296,7 @@ impl<M: ImpactModel> Law for Impact<M> {
 
     /// `m*/d_c` of the linear contact damping, when there is one.
     fn damping_time(spec: &ImpactSpec, c: &DampingContext<'_>) -> Option<f64> {
-        (spec.damping > 0.0).then(|| c.collision.m_eff / spec.damping)
+        c.dashpot_time(spec.damping)
     }
 
     fn apply(g: &ContactGeom, p: &ImpactParams, h: &mut ImpactHistory, f: &mut ContactForce) {

@@ -183,7 +183,7 @@ impl<M: DashpotModel> Law for NormalDashpot<M> {
 
     /// `m*/c`, the coefficient being constant.
     fn damping_time(spec: &NormalDashpotSpec, c: &DampingContext<'_>) -> Option<f64> {
-        (spec.damping > 0.0).then(|| c.collision.m_eff / spec.damping)
+        c.dashpot_time(spec.damping)
     }
 
     fn apply(
