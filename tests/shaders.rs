@@ -16,7 +16,7 @@ use grains_shaders::{
 };
 use grains_tests::workspace_root;
 
-const TWIN_DIRS: [&str; 5] = ["resolvers", "sources", "laws", "passes", "shell"];
+const TWIN_DIRS: [&str; 6] = ["resolvers", "sources", "laws", "passes", "shell", "walls"];
 
 fn validated(src: &str, label: &str) -> grains_shaders::naga::Module {
     validate(src, label).unwrap_or_else(|e| panic!("{e}"))

@@ -6,10 +6,11 @@
 use std::path::Path;
 
 use glam::Vec3;
-use grains_core::kernel_types::{SphereBody, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
+use grains_core::kernel_types::{SphereBody, Wall};
 use grains_core::kernels::resolvers::{
     resolve_sphere_cone, resolve_sphere_cylinder, resolve_sphere_disk,
 };
+use grains_core::kernels::walls::{WALL_CONE, WALL_CYLINDER, WALL_DISK};
 use grains_core::{Backend, CpuBackend, World};
 use grains_tests::worlds::SplitMix;
 use grains_tests::{gpu_context, run_scene_file, test_world as scene_world, workspace_root};

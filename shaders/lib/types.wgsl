@@ -59,11 +59,6 @@ struct Wall {
     _pad: array<f32, 3>,
 }
 
-const WALL_PLANE: u32 = 0u;
-const WALL_CYLINDER: u32 = 1u;
-const WALL_DISK: u32 = 2u;
-const WALL_CONE: u32 = 3u;
-
 struct DomainParams {
     min: vec3<f32>,
     periodic_mask: u32,

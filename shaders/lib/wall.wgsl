@@ -1,5 +1,6 @@
 // Helpers of the wall resolvers (no entry points).
 //!include lib/types.wgsl
+//!include generated/walls.wgsl
 
 // Velocity of the wall's surface at `x`: zero unless the wall moves during this step.
 // CPU twin: `Wall::velocity_at` in crates/grains-core/src/kernel_types.rs.
@@ -55,23 +56,13 @@ fn wall_geom_arm(b1: SphereBody, arm1: vec3<f32>, w: Wall, n: vec3<f32>, delta: 
     );
 }
 
-// A lower bound of the distance from `x` to wall `w`'s surface, signed for a plane. CPU twin:
-// `wall_distance_bound` in crates/grains-core/src/kernels/sources/wall.rs.
+// A lower bound of the distance from `x` to wall `w`'s surface, signed for a plane, by its
+// kind. CPU twin: `wall_distance_bound` in crates/grains-core/src/kernels/walls/mod.rs.
 fn wall_distance_bound(w: Wall, x: vec3<f32>) -> f32 {
     let d = x - w.point;
     let a = dot(d, w.normal);
     let rho = length(d - w.normal * a);
-    if (w.kind == WALL_CYLINDER) {
-        return abs(rho - w.radius);
-    }
-    if (w.kind == WALL_DISK) {
-        let out = max(rho - w.radius, 0.0);
-        return sqrt(a * a + out * out);
-    }
-    if (w.kind == WALL_CONE) {
-        return abs(rho - (w.radius + w.slope * a)) / sqrt(1.0 + w.slope * w.slope);
-    }
-    return a;
+    return wall_kind_distance_bound(w, a, rho);
 }
 
 // Whether wall `w` is a candidate of the body at `x` (bounding radius `x.w`) until the next

@@ -450,3 +450,74 @@ fn compensated_drift_survives_the_shader_compiler() {
         s.pos[0][1]
     );
 }
+
+/// Each wall kind's distance bound (the broad phase's test of which walls a particle may touch)
+/// against its CPU twin, on walls of every kind placed about random spheres as the resolvers'
+/// parity cases place them. Tolerance: 1e-5 of the distances involved (the point's distance
+/// from the wall's point plus the wall's radius), a few ulps of the lengths, squares and square
+/// root the bound takes.
+#[test]
+fn wall_distance_bounds_match_their_twins() {
+    use grains_core::kernel_types::{SphereBody, Wall};
+    use grains_core::kernels::walls::{wall_distance_bound, WallKind};
+    use grains_core::parity::{random_wall, SplitMix};
+    let Some(ctx) = gpu_context() else { return };
+    let mut rng = SplitMix(0x3A11);
+    let n = 4000usize;
+    let (mut walls, mut points) = (Vec::<Wall>::new(), Vec::<[f32; 4]>::new());
+    for i in 0..n {
+        let kind = WallKind::ALL[i % WallKind::ALL.len()];
+        let b = SphereBody {
+            pos: rng.vec3(0.05),
+            radius: rng.log_uniform(1e-4, 1e-2),
+            ..Default::default()
+        };
+        walls.push(random_wall(kind.id(), &b, &mut rng, i));
+        points.push([b.pos[0], b.pos[1], b.pos[2], 0.0]);
+    }
+    let lib = grains_shaders::compose_file("lib/wall.wgsl").unwrap_or_else(|e| panic!("{e}"));
+    let src = format!(
+        "{lib}
+@group(0) @binding(0) var<storage, read> walls: array<Wall>;
+@group(0) @binding(1) var<storage, read> points: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> bound: array<f32>;
+@compute @workgroup_size(64)
+fn wall_bounds(@builtin(global_invocation_id) id: vec3<u32>) {{
+    let i = id.x;
+    if (i < arrayLength(&bound)) {{
+        bound[i] = wall_distance_bound(walls[i], points[i].xyz);
+    }}
+}}
+"
+    );
+    let out = grains_gpu::kernel::run_once(
+        &ctx,
+        "wall_bounds",
+        &src,
+        "wall_bounds",
+        &[
+            ("walls", bytemuck::cast_slice(&walls)),
+            ("points", bytemuck::cast_slice(&points)),
+            ("bound", &vec![0u8; 4 * n]),
+        ],
+        &["bound"],
+        n.div_ceil(64) as u32,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let gpu: Vec<f32> = bytemuck::pod_collect_to_vec(&out[0]);
+    for i in 0..n {
+        let (w, x) = (&walls[i], points[i]);
+        let cpu = wall_distance_bound(w, [x[0], x[1], x[2]]);
+        let d: f32 = (0..3)
+            .map(|k| (x[k] - w.point[k]).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        let tol = 1e-5 * (d + w.radius);
+        assert!(
+            (gpu[i] - cpu).abs() <= tol,
+            "wall {i} ({:?}): gpu {:e}, cpu {cpu:e}, tolerance {tol:e}",
+            WallKind::of(w.kind),
+            gpu[i]
+        );
+    }
+}

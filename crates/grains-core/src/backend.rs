@@ -364,7 +364,7 @@ pub fn contact_records(
                 };
                 (n, a[3] + b[3] - dist)
             } else {
-                crate::kernels::resolvers::wall_contact(a, &slots.walls[(-1 - j) as usize])
+                crate::kernels::walls::wall_contact(a, &slots.walls[(-1 - j) as usize])
             };
             let arm = a[3] - 0.5 * overlap;
             let (normal_force, tangential_force, tangential) = split(s.force, n);

@@ -163,7 +163,7 @@ pub fn place(world: &World, ins: &Insertion, pos: &[[f32; 4]], from: u32, to: u3
             free &= world
                 .walls
                 .iter()
-                .all(|w| crate::kernels::resolvers::wall_contact(probe, w).1 < 0.0);
+                .all(|w| crate::kernels::walls::wall_contact(probe, w).1 < 0.0);
             if free && world.domain_contains(x) {
                 done = Some(x);
                 break;

@@ -116,17 +116,6 @@ pub struct Wall {
     pub _pad: [f32; 3],
 }
 
-/// [`Wall::kind`] of an infinite plane.
-pub const WALL_PLANE: u32 = 0;
-/// [`Wall::kind`] of an infinite cylinder.
-pub const WALL_CYLINDER: u32 = 1;
-/// [`Wall::kind`] of a flat disk.
-pub const WALL_DISK: u32 = 2;
-/// [`Wall::kind`] of a hopper cone.
-pub const WALL_CONE: u32 = 3;
-/// Number of wall kinds: the wall source's pair table has one block of material pairs each.
-pub const WALL_KINDS: usize = 4;
-
 impl Wall {
     /// A plane wall of `material` through `point` with inward unit `normal`, at rest.
     pub fn plane(point: [f32; 3], normal: [f32; 3], material: u32) -> Wall {
@@ -134,7 +123,7 @@ impl Wall {
             point,
             material,
             normal,
-            kind: WALL_PLANE,
+            kind: crate::kernels::walls::WALL_PLANE,
             center: point,
             stop: f32::INFINITY,
             ..Default::default()

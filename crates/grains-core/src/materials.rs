@@ -171,7 +171,7 @@ impl PairTable {
         let mut t = PairTable {
             n_materials: n,
             sphere_chain: vec![NO_CHAIN; n * n],
-            wall_chain: vec![NO_CHAIN; crate::kernel_types::WALL_KINDS * n * n],
+            wall_chain: vec![NO_CHAIN; crate::kernels::walls::WALL_KINDS * n * n],
             fixed_chain: vec![NO_CHAIN; n * n],
             ..Default::default()
         };
@@ -259,7 +259,7 @@ impl PairTable {
         match s {
             SourceKind::Neighbour => 0,
             SourceKind::Wall => n2,
-            SourceKind::Fixed => (1 + crate::kernel_types::WALL_KINDS) * n2,
+            SourceKind::Fixed => (1 + crate::kernels::walls::WALL_KINDS) * n2,
         }
     }
 
@@ -267,7 +267,7 @@ impl PairTable {
     fn entries(&self, s: SourceKind) -> usize {
         let n2 = self.n_materials * self.n_materials;
         match s {
-            SourceKind::Wall => crate::kernel_types::WALL_KINDS * n2,
+            SourceKind::Wall => crate::kernels::walls::WALL_KINDS * n2,
             SourceKind::Neighbour | SourceKind::Fixed => n2,
         }
     }

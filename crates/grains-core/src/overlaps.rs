@@ -313,7 +313,7 @@ pub fn initial_list(world: &World) -> ListCount {
             continue;
         }
         for wall in &world.walls {
-            if crate::kernels::resolvers::wall_contact(*a, wall).1 as f64 > -gap {
+            if crate::kernels::walls::wall_contact(*a, wall).1 as f64 > -gap {
                 walls += 1;
             }
         }
@@ -414,7 +414,7 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
                 };
                 crate::registry::ResolverKind::CapsulePlane.overlap(&pair, &bodies) as f64
             } else {
-                crate::kernels::resolvers::wall_contact(*a, wall).1 as f64
+                crate::kernels::walls::wall_contact(*a, wall).1 as f64
             };
             if depth > 0.0 {
                 report.wall_contacts += 1;

@@ -4,10 +4,10 @@
 //! `parity_case`; each resolver picks its records in its own.
 
 use crate::kernel_types::{
-    CapsuleBody, ContactForce, ContactGeom, DomainParams, SphereBody, Triangle, Wall, WALL_CONE,
-    WALL_CYLINDER, WALL_DISK, WALL_PLANE,
+    CapsuleBody, ContactForce, ContactGeom, DomainParams, SphereBody, Triangle, Wall,
 };
 use crate::kernels::resolvers::ResolverCase;
+use crate::kernels::walls::{Near, WallKind, WALL_PLANE};
 
 /// splitmix64: the deterministic random source of parity inputs and tests.
 #[derive(Clone, Debug)]
@@ -291,9 +291,9 @@ pub fn triangle_near(b1: &SphereBody, b2: &SphereBody, rng: &mut SplitMix, i: us
     }
 }
 
-/// A wall of kind `kind` (`WALL_PLANE`, `WALL_CYLINDER`, `WALL_DISK`, `WALL_CONE`) placed at a
-/// random distance around sphere `b` (touching in about half the cases, exactly in case 1),
-/// moving in the odd cases.
+/// A wall of kind `kind` placed at a random distance around sphere `b` (touching in about half
+/// the cases, exactly in case 1; [`WallShape::place_near`](crate::kernels::walls::WallShape::place_near)
+/// shapes it), moving in the odd cases.
 pub fn random_wall(kind: u32, b: &SphereBody, rng: &mut SplitMix, i: usize) -> Wall {
     let normal = rng.unit();
     let rad = b.radius;
@@ -314,35 +314,16 @@ pub fn random_wall(kind: u32, b: &SphereBody, rng: &mut SplitMix, i: usize) -> W
         c.map(|v| v / l)
     };
     let mut w = Wall::plane(std::array::from_fn(|k| x[k] - normal[k] * d), normal, 0);
-    match kind {
-        WALL_CYLINDER => {
-            // The axis along `normal`, the centre `rho` from it along `across`.
-            let big = rad * rng.range(3.0, 10.0) as f32;
-            w.kind = WALL_CYLINDER;
-            w.radius = big;
-            w.hollow = (i % 2) as u32;
-            let rho = if w.hollow == 1 { big - d } else { big + d };
-            w.point = std::array::from_fn(|k| x[k] - across[k] * rho + normal[k] * rad);
-        }
-        WALL_CONE => {
-            // The orifice below the sphere (the rim) or beside it (the slanted wall).
-            let r0 = rad * rng.range(2.0, 6.0) as f32;
-            w.kind = WALL_CONE;
-            w.radius = r0;
-            w.slope = rng.range(0.2, 1.5) as f32;
-            let rho = r0 * rng.range(0.0, 1.4) as f32;
-            let h = rad * rng.range(-1.5, 4.0) as f32;
-            w.point = std::array::from_fn(|k| x[k] - across[k] * rho - normal[k] * h);
-        }
-        WALL_DISK => {
-            // The centre projected `d` below, offset across by up to 1.5 disk radii (the rim).
-            let big = rad * rng.range(1.0, 4.0) as f32;
-            let off = big * rng.range(0.0, 1.5) as f32;
-            w.kind = WALL_DISK;
-            w.radius = big;
-            w.point = std::array::from_fn(|k| x[k] - normal[k] * d - across[k] * off);
-        }
-        _ => {}
+    if let Some(kind) = WallKind::of(kind) {
+        let near = Near {
+            x,
+            rad,
+            d,
+            normal,
+            across,
+            i,
+        };
+        kind.place_near(&mut w, &near, rng);
     }
     if i % 2 == 1 {
         w.velocity = rng.unit().map(|v| v * 0.3);

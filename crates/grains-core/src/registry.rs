@@ -160,17 +160,136 @@ macro_rules! resolvers {
 
 pub(crate) use resolvers;
 
+/// Generates, from the `walls!` table in `kernels/walls/mod.rs`, each analytic wall kind's
+/// `pub mod`, its `WALL_*` id, [`WallKind`](crate::kernels::walls::WallKind) and every dispatch
+/// over it: the scene keyword and keys, the resolver, the reading of a block, the broad phase's
+/// distance bound, the contact, the outline drawn in frames, the parity placement and the WGSL
+/// that names the kinds.
+macro_rules! walls {
+    ($($id:literal $variant:ident $constant:ident => $module:ident :: $ty:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        $(
+            #[doc = concat!("[`Wall::kind`](crate::kernel_types::Wall::kind) of a `", stringify!($module), "` wall.")]
+            pub const $constant: u32 = $id;
+        )*
+
+        /// Number of wall kinds: the wall source's pair table has one block of material pairs
+        /// each, so the ids are `0..WALL_KINDS` (checked by a test).
+        pub const WALL_KINDS: usize = [$($id),*].len();
+
+        /// An analytic wall's kind. Generated from the table in `kernels/walls/mod.rs`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum WallKind {
+            $(
+                #[doc = concat!("`", stringify!($module), "`: see [`crate::kernels::walls::", stringify!($module), "`].")]
+                $variant,
+            )*
+        }
+
+        impl WallKind {
+            /// Every kind, in id order.
+            pub const ALL: &'static [WallKind] = &[$(WallKind::$variant),*];
+
+            /// The kind of [`Wall::kind`](crate::kernel_types::Wall::kind) `kind`, if it is one.
+            pub fn of(kind: u32) -> Option<WallKind> {
+                match kind {
+                    $($id => Some(WallKind::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// Its [`Wall::kind`](crate::kernel_types::Wall::kind).
+            pub fn id(self) -> u32 {
+                match self {
+                    $(WallKind::$variant => $id,)*
+                }
+            }
+
+            /// The name of its WGSL constant (`WALL_PLANE`), the same as the Rust one.
+            pub fn constant(self) -> &'static str {
+                match self {
+                    $(WallKind::$variant => stringify!($constant),)*
+                }
+            }
+
+            /// File stem under `kernels/walls/` and `shaders/walls/`.
+            pub fn stem(self) -> &'static str {
+                match self {
+                    $(WallKind::$variant => stringify!($module),)*
+                }
+            }
+
+            /// The key of a `[[wall]]` block that gives a wall of this kind.
+            pub fn keyword(self) -> &'static str {
+                match self {
+                    $(WallKind::$variant => <$module::$ty as WallShape>::KEYWORD,)*
+                }
+            }
+
+            /// The keys of its table, in the order messages list them.
+            pub fn keys(self) -> &'static [&'static str] {
+                match self {
+                    $(WallKind::$variant => <$module::$ty as WallShape>::KEYS,)*
+                }
+            }
+
+            /// The resolver of a sphere against it.
+            pub fn resolver(self) -> ResolverKind {
+                match self {
+                    $(WallKind::$variant => <$module::$ty as WallShape>::RESOLVER,)*
+                }
+            }
+
+            /// Read the wall of `material` from its table.
+            pub fn read<K: ShapeKeys>(self, keys: &K, material: u32) -> Result<Wall, K::Error> {
+                match self {
+                    $(WallKind::$variant => <$module::$ty as WallShape>::read(keys, material),)*
+                }
+            }
+
+            /// [`WallShape::distance_bound`] of this kind.
+            pub fn distance_bound(self, w: &Wall, a: f32, rho: f32) -> f32 {
+                match self {
+                    $(WallKind::$variant => <$module::$ty as WallShape>::distance_bound(w, a, rho),)*
+                }
+            }
+
+            /// [`WallShape::contact`] of this kind.
+            pub fn contact(self, b: &SphereBody, w: &Wall) -> ContactGeom {
+                match self {
+                    $(WallKind::$variant => <$module::$ty as WallShape>::contact(b, w),)*
+                }
+            }
+
+            /// [`WallShape::outline`] of this kind.
+            pub fn outline(self, w: &Wall, along: (f64, f64)) -> Outline {
+                match self {
+                    $(WallKind::$variant => <$module::$ty as WallShape>::outline(w, along),)*
+                }
+            }
+
+            /// [`WallShape::place_near`] of this kind.
+            pub fn place_near(self, w: &mut Wall, near: &Near, rng: &mut SplitMix) {
+                match self {
+                    $(WallKind::$variant => <$module::$ty as WallShape>::place_near(w, near, rng),)*
+                }
+            }
+        }
+    };
+}
+
+pub(crate) use walls;
+
 pub use crate::kernels::resolvers::ResolverKind;
 
 impl ResolverKind {
     /// The resolver of a wall of kind `kind` ([`crate::kernel_types::Wall::kind`]).
     pub fn of_wall(kind: u32) -> ResolverKind {
-        match kind {
-            crate::kernel_types::WALL_CYLINDER => ResolverKind::SphereCylinder,
-            crate::kernel_types::WALL_DISK => ResolverKind::SphereDisk,
-            crate::kernel_types::WALL_CONE => ResolverKind::SphereCone,
-            _ => ResolverKind::SpherePlane,
-        }
+        crate::kernels::walls::WallKind::of(kind).map_or(
+            ResolverKind::SpherePlane,
+            crate::kernels::walls::WallKind::resolver,
+        )
     }
 }
 

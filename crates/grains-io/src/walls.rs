@@ -18,7 +18,8 @@
 
 use std::io::{self, Write};
 
-use grains_core::kernel_types::{Triangle, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK, WALL_PLANE};
+use grains_core::kernel_types::{Triangle, Wall};
+use grains_core::kernels::walls::{Outline, WallKind};
 use grains_core::World;
 
 /// Points on a cylinder's, a cone's or a disk's rim: fine enough that a drum looks round.
@@ -234,28 +235,19 @@ impl Surfaces {
             let hi = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             (lo, hi)
         };
-        let r = f64::from(w.radius);
-        match w.kind {
-            WALL_PLANE => self.plane(index, w, world),
-            WALL_CYLINDER => {
-                let (lo, hi) = along();
-                self.band(index, w, dt, (lo, r), (hi, r));
-            }
-            WALL_CONE => {
-                let (_, hi) = along();
-                // The cone rises from its orifice; a domain wholly below it sees none of it.
-                if hi > 0.0 {
-                    let top = r + f64::from(w.slope) * hi;
-                    self.band(index, w, dt, (0.0, r), (hi, top));
-                }
-            }
-            WALL_DISK => {
+        let Some(kind) = WallKind::of(w.kind) else {
+            // A kind this writer does not know is left out rather than drawn wrong.
+            return;
+        };
+        match kind.outline(w, along()) {
+            Outline::Plane => self.plane(index, w, world),
+            Outline::Band(low, high) => self.band(index, w, dt, low, high),
+            Outline::Disk => {
                 let (_, e, f) = round_frame(w, dt);
-                let ids = self.ring(f64s(w.point), e, f, r);
+                let ids = self.ring(f64s(w.point), e, f, f64::from(w.radius));
                 self.poly(ids, index, w.kind, w.material);
             }
-            // A kind this writer does not know is left out rather than drawn wrong.
-            _ => {}
+            Outline::Nothing => {}
         }
     }
 

@@ -4,7 +4,8 @@
 
 use std::ops::Range;
 
-use grains_core::kernel_types::{Wall, WALL_CYLINDER, WALL_PLANE};
+use grains_core::kernel_types::Wall;
+use grains_core::kernels::walls::WallKind;
 use grains_core::materials::{Interaction, Material};
 use grains_core::units::qty;
 use grains_core::Particles;
@@ -160,9 +161,10 @@ pub(crate) fn particles_in_front_of_walls(
 ) -> Result<(), SceneError> {
     let movable = walls.movable(particles);
     for (i, (w, (span, key))) in walls.walls.iter().zip(&walls.sources).enumerate() {
-        let refusal = match w.kind {
-            WALL_CYLINDER => centre_on_wrong_side_of_cylinder(i, w, movable),
-            WALL_PLANE => centre_behind_plane(i, w, movable),
+        // Disks and cones are touched from either side or open at the top: no side to refuse.
+        let refusal = match WallKind::of(w.kind) {
+            Some(WallKind::Cylinder) => centre_on_wrong_side_of_cylinder(i, w, movable),
+            Some(WallKind::Plane) => centre_behind_plane(i, w, movable),
             _ => None,
         };
         if let Some(message) = refusal {

@@ -1,6 +1,7 @@
 //! A law's slot table as [`grains_core::law::LawKeys`]: each law module parses its own keys
 //! through this, and every error keeps the file, line, column and key path of the scene.
 
+use grains_core::kernels::walls::ShapeKeys;
 use grains_core::law::LawKeys;
 
 use crate::error::SceneError;
@@ -83,5 +84,23 @@ impl LawKeys for SlotKeys<'_, '_, '_> {
         // The later key written is the one to point at; the message names `k1`.
         let span = if s2.start > s1.start { s2 } else { s1 };
         self.t.ctx.err(&span, &self.t.key(k1), message)
+    }
+}
+
+/// A wall's shape table: the law keys' readers and the vectors and flags walls take.
+impl ShapeKeys for SlotKeys<'_, '_, '_> {
+    fn vec3(&self, k: &str, what: &str, unit: &str) -> Result<[f64; 3], SceneError> {
+        self.t.ctx.vec3(self.t.req(k, what)?, &self.t.key(k), unit)
+    }
+
+    fn unit_vector(&self, k: &str, what: &str) -> Result<[f64; 3], SceneError> {
+        crate::sections::wall::unit_vector(self.t.ctx, self.t, k, what)
+    }
+
+    fn boolean(&self, k: &str) -> Result<Option<bool>, SceneError> {
+        self.t
+            .get(k)
+            .map(|v| self.t.ctx.boolean(v, &self.t.key(k)))
+            .transpose()
     }
 }

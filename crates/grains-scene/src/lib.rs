@@ -709,16 +709,12 @@ impl Scene {
         let w = &self.world;
         let tris = w.triangle_tail();
         let kinds = |k: u32| w.walls.iter().filter(|x| x.kind == k).count();
-        let mut what: Vec<String> = [
-            (grains_core::kernel_types::WALL_PLANE, "plane"),
-            (grains_core::kernel_types::WALL_CYLINDER, "cylinder"),
-            (grains_core::kernel_types::WALL_DISK, "disk"),
-            (grains_core::kernel_types::WALL_CONE, "cone"),
-        ]
-        .iter()
-        .filter(|(k, _)| kinds(*k) > 0)
-        .map(|&(k, name)| format!("{} {name}{}", kinds(k), if kinds(k) > 1 { "s" } else { "" }))
-        .collect();
+        let mut what: Vec<String> = grains_core::kernels::walls::WallKind::ALL
+            .iter()
+            .map(|k| (k.id(), k.keyword()))
+            .filter(|(k, _)| kinds(*k) > 0)
+            .map(|(k, name)| format!("{} {name}{}", kinds(k), if kinds(k) > 1 { "s" } else { "" }))
+            .collect();
         let moving = w.walls.iter().filter(|x| x.moves()).count();
         if moving > 0 {
             what.push(format!("{moving} moving"));

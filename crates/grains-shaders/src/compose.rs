@@ -11,6 +11,8 @@
 //!   include and generated text). A slot reached with no content is an error, as is content
 //!   for a slot the template lacks.
 //!
+//! A path under `generated/` names WGSL written from a Rust table ([`generated`]).
+//!
 //! Each inserted file is preceded by a `// ---- PATH ----` banner, so naga's error excerpts of
 //! a composed module show where the offending line came from.
 
@@ -33,6 +35,16 @@ pub(crate) fn file(path: &str) -> Option<&'static str> {
         .iter()
         .find(|(p, _)| *p == path)
         .map(|(_, s)| *s)
+}
+
+/// The files under `generated/`, written from the Rust tables they mirror rather than kept in
+/// `shaders/`, so the two cannot drift: `generated/walls.wgsl` is the wall kinds' constants
+/// and dispatch (`grains_core::kernels::walls::wgsl`).
+pub(crate) fn generated(path: &str) -> Option<String> {
+    match path {
+        "generated/walls.wgsl" => Some(grains_core::kernels::walls::wgsl()),
+        _ => None,
+    }
 }
 
 /// What to say when a template's slot is reached without content.
@@ -83,10 +95,14 @@ impl Composer {
         if !self.included.insert(path.to_string()) {
             return Ok(());
         }
-        let text = file(path).ok_or_else(|| ShaderError::UnknownFile {
-            path: path.to_string(),
-            wanted_by: wanted_by.to_string(),
-        })?;
+        let written = generated(path);
+        let text = match &written {
+            Some(t) => t.as_str(),
+            None => file(path).ok_or_else(|| ShaderError::UnknownFile {
+                path: path.to_string(),
+                wanted_by: wanted_by.to_string(),
+            })?,
+        };
         self.out.push_str(&format!("// ---- {path} ----\n"));
         for (n, line) in text.lines().enumerate() {
             let trimmed = line.trim();

@@ -9,6 +9,7 @@ pub mod passes;
 pub mod resolvers;
 pub mod shell;
 pub mod sources;
+pub mod walls;
 
 pub use passes::load_sphere;
 

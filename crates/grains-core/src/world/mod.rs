@@ -2,8 +2,9 @@
 //! materials and the interaction table. Both backends start from a [`World`].
 
 use crate::error::CoreError;
-use crate::kernel_types::{GridParams, StepParams, Wall, WALL_KINDS};
+use crate::kernel_types::{GridParams, StepParams, Wall};
 use crate::kernels::sources::SourceKind;
+use crate::kernels::walls::WALL_KINDS;
 use crate::materials::{Interaction, Material, PairSet, PairTable, TouchingPair};
 use crate::registry::ResolverKind;
 use crate::shapes::ShapeKind;

@@ -118,7 +118,9 @@ impl World {
                 match kind(tp.a) {
                     ShapeKind::Sphere | ShapeKind::Member => spheres.push(tp),
                     ShapeKind::Triangle | ShapeKind::Clump => {}
-                    ShapeKind::Capsule if k == crate::kernel_types::WALL_PLANE => capsules.push(tp),
+                    ShapeKind::Capsule if k == crate::kernels::walls::WALL_PLANE => {
+                        capsules.push(tp)
+                    }
                     ShapeKind::Capsule => {
                         let name = materials.get(tp.a).map_or("", |m| m.name.as_str());
                         return Err(CoreError::BadShape(format!(

@@ -4,11 +4,13 @@
 use std::ops::Range;
 
 use grains_core::kernel_types::{Triangle, Wall};
+use grains_core::kernels::walls::WallKind;
 use grains_core::materials::Material;
 use grains_core::units::qty;
 use grains_core::{Domain, Particles};
 
 use crate::error::SceneError;
+use crate::law_keys::SlotKeys;
 use crate::sections::domain::check_box;
 use crate::sections::insert::InsertBlock;
 use crate::sections::material::material_of;
@@ -36,8 +38,34 @@ impl Walls {
     }
 }
 
-/// The shape keys of a wall block, which gives exactly one of them.
-const SHAPES: [&str; 6] = ["plane", "box", "cylinder", "disk", "cone", "mesh"];
+/// The shape keys of a wall block, which gives exactly one of them: the analytic kinds of the
+/// registry ([`WallKind`]), a box (six planes, listed beside the plane) and a mesh.
+fn shapes() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for k in WallKind::ALL {
+        out.push(k.keyword());
+        if *k == WallKind::Plane {
+            out.push("box");
+        }
+    }
+    out.push("mesh");
+    out
+}
+
+/// How a shape is written, for the message of a block with none or two: its keyword and keys.
+fn shape_usage(shape: &str) -> String {
+    let keys = match shape {
+        "box" => "min, max".to_string(),
+        "mesh" => "file, scale, translate, rotate".to_string(),
+        _ => kind_of(shape).map_or(String::new(), |k| k.keys().join(", ")),
+    };
+    format!("`{shape} = {{ {keys} }}`")
+}
+
+/// The analytic kind of shape key `shape`, if it is one.
+fn kind_of(shape: &str) -> Option<WallKind> {
+    WallKind::ALL.iter().copied().find(|k| k.keyword() == shape)
+}
 
 /// Read every `[[wall]]` block. Mesh walls append their triangles to `particles`, split to the
 /// size of the largest particle, dormant ones of `inserts` included.
@@ -60,9 +88,9 @@ pub(crate) fn read(
         return Ok(out);
     };
     for w in ctx.tables(v, "wall")? {
-        w.deny_unknown(&[
-            "plane", "box", "cylinder", "disk", "cone", "mesh", "material", "motion",
-        ])?;
+        let mut accepted = shapes();
+        accepted.extend(["material", "motion"]);
+        w.deny_unknown(&accepted)?;
         let mat_v = w.req("material", "a material name")?;
         let mi = material_of(ctx, materials, mat_v, &w.key("material"))?;
         out.materials_used
@@ -83,11 +111,8 @@ pub(crate) fn read(
                 )?;
                 continue;
             }
-            "plane" => made.push(plane(ctx, &w, sv, material)?),
             "box" => made.extend(box_planes(ctx, &w, sv, material)?),
-            "cylinder" => made.push(cylinder(ctx, &w, sv, material)?),
-            "cone" => made.push(cone(ctx, &w, sv, material)?),
-            _ => made.push(disk(ctx, &w, sv, material)?),
+            _ => made.push(analytic(ctx, &w, (shape, sv), material)?),
         }
         if let Some(mv) = w.get("motion") {
             set_motion(ctx, &w, mv, &mut made)?;
@@ -105,18 +130,26 @@ fn one_shape<'a, 'i>(
     ctx: &Ctx<'_>,
     w: &Table<'a, 'i>,
 ) -> Result<(&'static str, &'a Value<'i>), SceneError> {
-    let shapes: Vec<&str> = SHAPES.into_iter().filter(|k| w.get(k).is_some()).collect();
+    let all = shapes();
+    let shapes: Vec<&'static str> = all.iter().copied().filter(|k| w.get(k).is_some()).collect();
     if shapes.len() != 1 {
         let (span, key) = match shapes.get(1) {
             Some(k) => (w.key_span(k), w.key(k)),
             None => (w.span.clone(), w.key("plane")),
         };
+        let usage: Vec<String> = all.iter().map(|s| shape_usage(s)).collect();
+        let (last, rest) = usage.split_last().expect("the shape list is never empty");
         return Err(ctx.err(
             &span,
             &key,
             format!(
-                "expected exactly one wall shape: `plane = {{ point, normal }}`, `box = {{ min, max }}`, `cylinder = {{ point, axis, radius, hollow }}`, `disk = {{ center, normal, radius }}`, `cone = {{ point, axis, radius, half_angle }}` or `mesh = {{ file, scale, translate, rotate }}`; found {}",
-                if shapes.is_empty() { "none".to_string() } else { shapes.join(" and ") }
+                "expected exactly one wall shape: {} or {last}; found {}",
+                rest.join(", "),
+                if shapes.is_empty() {
+                    "none".to_string()
+                } else {
+                    shapes.join(" and ")
+                }
             ),
         ));
     }
@@ -128,7 +161,7 @@ fn one_shape<'a, 'i>(
 }
 
 /// A non-zero vector at key `k` of `t`, normalised.
-fn unit_vector(
+pub(crate) fn unit_vector(
     ctx: &Ctx<'_>,
     t: &Table<'_, '_>,
     k: &str,
@@ -200,24 +233,6 @@ fn mesh_wall(
     Ok(())
 }
 
-/// `plane = { point, normal }`, the normal pointing into the domain.
-fn plane(
-    ctx: &Ctx<'_>,
-    w: &Table<'_, '_>,
-    v: &Value<'_>,
-    material: u32,
-) -> Result<Wall, SceneError> {
-    let t = ctx.table(
-        v,
-        &w.key("plane"),
-        "a table { point = [x, y, z], normal = [x, y, z] }",
-    )?;
-    t.deny_unknown(&["point", "normal"])?;
-    let point = ctx.vec3(t.req("point", "[x, y, z] (m)")?, &t.key("point"), "m")?;
-    let n = unit_vector(ctx, &t, "normal", "[x, y, z], pointing into the domain")?;
-    Ok(Wall::plane(f32s(point), f32s(n), material))
-}
-
 /// `box = { min, max }`: six planes facing inwards, a pair per axis.
 fn box_planes(
     ctx: &Ctx<'_>,
@@ -246,113 +261,24 @@ fn box_planes(
     Ok(planes)
 }
 
-/// `cylinder = { point, axis, radius, hollow }`: solid (particles outside) unless hollow.
-fn cylinder(
+/// An analytic wall of kind `shape`: its table read by its module ([`WallKind::read`]).
+fn analytic(
     ctx: &Ctx<'_>,
     w: &Table<'_, '_>,
-    v: &Value<'_>,
+    (shape, v): (&str, &Value<'_>),
     material: u32,
 ) -> Result<Wall, SceneError> {
-    let t = ctx.table(
-        v,
-        &w.key("cylinder"),
-        "a table { point, axis, radius, hollow }",
-    )?;
-    t.deny_unknown(&["point", "axis", "radius", "hollow"])?;
-    let point = ctx.vec3(
-        t.req("point", "a point on the axis [x, y, z] (m)")?,
-        &t.key("point"),
-        "m",
-    )?;
-    let axis = unit_vector(ctx, &t, "axis", "the axis direction [x, y, z]")?;
-    let radius = ctx.positive(
-        t.req("radius", "a positive number (m)")?,
-        &t.key("radius"),
-        "m",
-    )?;
-    let hollow = match t.get("hollow") {
-        Some(h) => ctx.boolean(h, &t.key("hollow"))?,
-        None => false,
+    let Some(kind) = kind_of(shape) else {
+        return Err(ctx.err(&v.span(), &w.key(shape), "not an analytic wall shape"));
     };
-    let mut c = Wall::plane(f32s(point), f32s(axis), material);
-    c.kind = grains_core::kernel_types::WALL_CYLINDER;
-    c.radius = radius as f32;
-    c.hollow = hollow as u32;
-    Ok(c)
-}
-
-/// `cone = { point, axis, radius, half_angle }`: a hopper's cone, opening up the axis from an
-/// orifice of `radius` at `point`.
-fn cone(
-    ctx: &Ctx<'_>,
-    w: &Table<'_, '_>,
-    v: &Value<'_>,
-    material: u32,
-) -> Result<Wall, SceneError> {
+    let keys = kind.keys();
     let t = ctx.table(
         v,
-        &w.key("cone"),
-        "a table { point, axis, radius, half_angle }",
+        &w.key(shape),
+        &format!("a table {{ {} }}", keys.join(", ")),
     )?;
-    t.deny_unknown(&["point", "axis", "radius", "half_angle"])?;
-    let point = ctx.vec3(
-        t.req("point", "the orifice's centre [x, y, z] (m)")?,
-        &t.key("point"),
-        "m",
-    )?;
-    let axis = unit_vector(
-        ctx,
-        &t,
-        "axis",
-        "the axis, pointing up into the hopper [x, y, z]",
-    )?;
-    let radius = ctx.positive(
-        t.req("radius", "the orifice's radius, a positive number (m)")?,
-        &t.key("radius"),
-        "m",
-    )?;
-    let av = t.req(
-        "half_angle",
-        "the angle between the wall and the axis, in degrees (0 < angle < 90)",
-    )?;
-    let angle = ctx.positive(av, &t.key("half_angle"), "degrees")?;
-    if angle >= 90.0 {
-        return Err(ctx.err(
-            &av.span(),
-            &t.key("half_angle"),
-            format!(
-                "expected an angle below 90 degrees between the wall and the axis, found {}",
-                ctx.found(av)
-            ),
-        ));
-    }
-    let mut c = Wall::plane(f32s(point), f32s(axis), material);
-    c.kind = grains_core::kernel_types::WALL_CONE;
-    c.radius = radius as f32;
-    c.slope = angle.to_radians().tan() as f32;
-    Ok(c)
-}
-
-/// `disk = { center, normal, radius }`.
-fn disk(
-    ctx: &Ctx<'_>,
-    w: &Table<'_, '_>,
-    v: &Value<'_>,
-    material: u32,
-) -> Result<Wall, SceneError> {
-    let t = ctx.table(v, &w.key("disk"), "a table { center, normal, radius }")?;
-    t.deny_unknown(&["center", "normal", "radius"])?;
-    let center = ctx.vec3(t.req("center", "[x, y, z] (m)")?, &t.key("center"), "m")?;
-    let n = unit_vector(ctx, &t, "normal", "the disk's normal [x, y, z]")?;
-    let radius = ctx.positive(
-        t.req("radius", "a positive number (m)")?,
-        &t.key("radius"),
-        "m",
-    )?;
-    let mut d = Wall::plane(f32s(center), f32s(n), material);
-    d.kind = grains_core::kernel_types::WALL_DISK;
-    d.radius = radius as f32;
-    Ok(d)
+    t.deny_unknown(keys)?;
+    kind.read(&SlotKeys { t: &t }, material)
 }
 
 /// `motion = { velocity, angular_velocity, center, start, stop }`, given to every wall the

@@ -40,7 +40,6 @@ use bytemuck::Pod;
 
 use crate::kernel_types::{
     CapsuleBody, ContactGeom, DomainParams, SourcePair, SphereBody, StepParams, Triangle, Wall,
-    WALL_CONE, WALL_CYLINDER, WALL_DISK,
 };
 use crate::kernels::sources::SourceKind;
 use crate::parity::SplitMix;
@@ -249,24 +248,6 @@ pub(crate) fn load_capsule_at(i: usize, b: &Bodies<'_>) -> crate::kernel_types::
 #[inline]
 pub(crate) fn triangle_index(i: usize, b: &Bodies<'_>) -> usize {
     b.shapes[b.shape[i] as usize].data[0].to_bits() as usize
-}
-
-/// The unit normal from a sphere at `x` (centre xyz, radius w) into wall `w`, and their
-/// overlap (m), as the wall's resolver computes them: for contact records and the initial
-/// overlap check.
-pub fn wall_contact(x: [f32; 4], w: &Wall) -> ([f32; 3], f32) {
-    let b = SphereBody {
-        pos: [x[0], x[1], x[2]],
-        radius: x[3],
-        ..Default::default()
-    };
-    let g = match w.kind {
-        WALL_CYLINDER => resolve_sphere_cylinder(&b, w, 0.0),
-        WALL_CONE => resolve_sphere_cone(&b, w, 0.0),
-        WALL_DISK => resolve_sphere_disk(&b, w, 0.0),
-        _ => resolve_sphere_plane(&b, w, 0.0),
-    };
-    (g.normal, g.delta)
 }
 
 /// The same contact seen from the other body: normal, arms, relative velocities and lengths

@@ -14,7 +14,7 @@ use glam::Vec3;
 
 use crate::kernel_types::DomainParams;
 use crate::kernel_types::SourcePair;
-use crate::kernel_types::WALL_CONE;
+use crate::kernels::walls::WALL_CONE;
 use crate::kernel_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::load_sphere;
 use crate::kernels::resolvers::sphere_cylinder::cylinder_radial;

@@ -11,7 +11,7 @@ use glam::Vec3;
 
 use crate::kernel_types::DomainParams;
 use crate::kernel_types::SourcePair;
-use crate::kernel_types::WALL_DISK;
+use crate::kernels::walls::WALL_DISK;
 use crate::kernel_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::load_sphere;
 use crate::kernels::resolvers::sphere_plane::wall_geom;

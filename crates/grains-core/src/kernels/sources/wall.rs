@@ -10,8 +10,8 @@
 //! memory.) The neighbour source skips these entries and this source evaluates only them;
 //! `q` of the pair is the wall's index.
 
-use crate::kernel_types::{SourcePair, StepParams, Wall, WALL_CONE, WALL_CYLINDER, WALL_DISK};
-use glam::Vec3;
+use crate::kernel_types::{SourcePair, StepParams, Wall};
+pub use crate::kernels::walls::wall_distance_bound;
 
 /// A wall pair's slot is one of the list's packed slots, as a particle pair's, and its record
 /// is the invocation's, as a particle pair's.
@@ -61,26 +61,6 @@ pub fn source_range(
     k..end
 }
 
-/// A lower bound of the distance (m) from `x` to wall `w`'s surface, signed for a plane
-/// (negative behind it). Exact for planes, cylinders and disks; for a cone, the distance to its
-/// generating line in `x`'s meridian plane, which is at most the distance to the cone's
-/// surface (a half-line of that line).
-pub fn wall_distance_bound(w: &Wall, x: [f32; 3]) -> f32 {
-    let d = Vec3::from(x) - Vec3::from(w.point);
-    let n = Vec3::from(w.normal);
-    let a = d.dot(n);
-    let rho = (d - n * a).length();
-    match w.kind {
-        WALL_CYLINDER => (rho - w.radius).abs(),
-        WALL_DISK => {
-            let out = (rho - w.radius).max(0.0);
-            (a * a + out * out).sqrt()
-        }
-        WALL_CONE => (rho - (w.radius + w.slope * a)).abs() / (1.0 + w.slope * w.slope).sqrt(),
-        _ => a,
-    }
-}
-
 /// Whether wall `w` is a candidate of the body at `x` (bounding radius `x[3]`) until the next
 /// rebuild: within `cutoff` (the grid's: skin plus the largest interaction range) of touching,
 /// with a margin of a thousandth of the radius for rounding. A wall given a motion is a
@@ -95,7 +75,8 @@ pub fn wall_candidate(w: &Wall, x: [f32; 4], cutoff: f32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel_types::{WALL_CONE, WALL_CYLINDER, WALL_DISK, WALL_PLANE};
+    use crate::kernels::walls::{WALL_CONE, WALL_CYLINDER, WALL_DISK, WALL_PLANE};
+    use glam::Vec3;
 
     fn rng(seed: u64) -> impl FnMut() -> f32 {
         let mut s = seed;
