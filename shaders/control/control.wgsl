@@ -24,52 +24,9 @@
 // args:    one (x, y, z, pad) quadruple per indirect slot.
 
 //!common
-const C_STEP: u32 = 0u;
-const C_REBUILD: u32 = 1u;
-const C_REBUILDS: u32 = 2u;
-const C_FROZEN: u32 = 3u;
-const C_TOTAL: u32 = 4u;
-const C_FORCE: u32 = 5u;
-const C_RECORDS: u32 = 6u;
-const C_MAX_RECORDS: u32 = 7u;
-const C_MAX_SLOTS: u32 = 8u;
-const C_GUARDED: u32 = 9u;
-const C_LOG: u32 = 10u;
-const LOG_LEN: u32 = 256u;
-
-const P_N: u32 = 0u;
-const P_CELLS: u32 = 1u;
-const P_SKIN: u32 = 2u;
-const P_MAX_DIM: u32 = 3u;
-// The first indirect slot of the passes every step runs (after the list-sized ones).
-const P_EVERY: u32 = 4u;
-// Records (pairs) the per-record buffers hold.
-const P_REC_CAPACITY: u32 = 5u;
-// How many every-step slots come before `decide` (the first half-step and its followers),
-// which a fault stops before the next step.
-const P_PRE: u32 = 6u;
-// Packed slots.
-const P_SLOT_CAPACITY: u32 = 7u;
-const P_SLOTS: u32 = 8u;
-
-// Why a batch stopped (`control[C_FROZEN]`).
-const FROZEN_LIST: u32 = 1u;
-const FROZEN_SLOTS: u32 = 2u;
-const FROZEN_FAULT: u32 = 3u;
-// `fault[0]` when no particle is faulty.
-const NO_FAULT: u32 = 0xffffffffu;
-
-const S_ZERO_CELLS: u32 = 0u;
-const S_PAIR_FILL: u32 = 8u;
-const S_PAIR_RECORD: u32 = 9u;
-const S_CLEAR_FLAGS: u32 = 10u;
-const S_SLOT_CARRY: u32 = 11u;
-const S_COMMIT_PARTICLES: u32 = 12u;
-// The block passes of the cells' and the list's scans (shaders/passes/scan_blocks.wgsl,
-// scan_add.wgsl), one workgroup per block.
-const S_SCAN_CELLS: u32 = 13u;
-const S_SCAN_NBR: u32 = 14u;
-const S_CONTACT: u32 = 15u;
+// The words of `control` and `plan` (C_*, P_*), the FROZEN_* reasons, NO_FAULT and the
+// indirect slots (S_*) are written by the host from one Rust table
+// (crates/grains-gpu/src/backend/control_words.rs) and put before this section.
 
 // The words of `slot_count` (SLOT_*) come from shaders/lib/slot_words.wgsl, which the host
 // puts before every control kernel.

@@ -26,6 +26,7 @@ pub mod shells;
 pub mod state;
 pub mod timestep;
 pub mod units;
+pub mod wgsl_constants;
 pub mod world;
 
 pub use backend::{

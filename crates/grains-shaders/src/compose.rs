@@ -39,10 +39,14 @@ pub(crate) fn file(path: &str) -> Option<&'static str> {
 
 /// The files under `generated/`, written from the Rust tables they mirror rather than kept in
 /// `shaders/`, so the two cannot drift: `generated/walls.wgsl` is the wall kinds' constants
-/// and dispatch (`grains_core::kernels::walls::wgsl`).
+/// and dispatch (`grains_core::kernels::walls::wgsl`), `generated/slot_words.wgsl` the words
+/// of the packed slots' counts (`slot_carry::slot_words_wgsl`).
 pub(crate) fn generated(path: &str) -> Option<String> {
     match path {
         "generated/walls.wgsl" => Some(grains_core::kernels::walls::wgsl()),
+        "generated/slot_words.wgsl" => {
+            Some(grains_core::kernels::passes::slot_carry::slot_words_wgsl())
+        }
         _ => None,
     }
 }

@@ -46,6 +46,7 @@ use crate::kernel::Kernel;
 use crate::program::{record, Op};
 
 mod buffers;
+mod control_words;
 mod plan;
 mod profile;
 mod textures;
@@ -108,36 +109,6 @@ impl Default for GpuOptions {
     }
 }
 
-// Layout of the control buffer and the plan, shared with control.wgsl.
-const C_STEP: usize = 0;
-const C_REBUILD: usize = 1;
-const C_REBUILDS: usize = 2;
-const C_FROZEN: usize = 3;
-const C_TOTAL: usize = 4;
-const C_FORCE: usize = 5;
-const C_RECORDS: usize = 6;
-const C_MAX_RECORDS: usize = 7;
-const C_MAX_SLOTS: usize = 8;
-const C_GUARDED: usize = 9;
-const C_LOG: usize = 10;
-const LOG_LEN: usize = 256;
-const CONTROL_WORDS: usize = C_LOG + LOG_LEN;
-const P_N: usize = 0;
-const P_CELLS: usize = 1;
-const P_SKIN: usize = 2;
-const P_MAX_DIM: usize = 3;
-const P_EVERY: usize = 4;
-const P_REC_CAPACITY: usize = 5;
-const P_PRE: usize = 6;
-const P_SLOT_CAPACITY: usize = 7;
-const P_SLOTS: usize = 8;
-// Why a batch froze (`control[C_FROZEN]`).
-const FROZEN_LIST: u32 = 1;
-const FROZEN_SLOTS: u32 = 2;
-const FROZEN_FAULT: u32 = 3;
-/// The guard's word when no particle is faulty (integrate_first_half folds with atomicMin).
-const NO_FAULT: u32 = u32::MAX;
-
 /// The capacity that holds `needed` elements of a list buffer holding `cap` for `n`
 /// particles: `cap` if they fit, else a sixteenth more than needed
 /// ([`grains_core::backend::LIST_MARGIN`]) and at least `n / 32` more
@@ -167,24 +138,7 @@ enum Resume {
     NextStep,
 }
 
-// Indirect slots, in the order of control.wgsl.
-const S_ZERO_CELLS: u32 = 0;
-const S_CELL_COUNT: u32 = 1;
-const S_PREFIX_CELLS: u32 = 2;
-const S_CURSOR: u32 = 3;
-const S_CELL_SCATTER: u32 = 4;
-const S_PAIR_COUNT: u32 = 5;
-const S_PREFIX_NBR: u32 = 6;
-const S_GUARD: u32 = 7;
-const S_PAIR_FILL: u32 = 8;
-const S_PAIR_RECORD: u32 = 9;
-const S_CLEAR_FLAGS: u32 = 10;
-const S_SLOT_CARRY: u32 = 11;
-const S_COMMIT_PARTICLES: u32 = 12;
-const S_SCAN_CELLS: u32 = 13;
-const S_SCAN_NBR: u32 = 14;
-const S_CONTACT: u32 = 15;
-
+use control_words::*;
 use grains_shaders::CONTROL_WGSL;
 
 /// The GPU backend. See the module documentation for the step.

@@ -6,8 +6,8 @@ use crate::program::{Op, Size};
 use grains_core::kernels::passes::scan_blocks::scan_block_count;
 use grains_core::kernels::sources::SourceKind;
 
-/// The WGSL of one of this crate's control kernels: the common header, the words of the
-/// packed slots' counts (shaders/lib/slot_words.wgsl), the dispatch-size helpers if it binds
+/// The WGSL of one of this crate's control kernels: the control words
+/// ([`control_words::control_wgsl`]), the common header, the words of the packed slots' counts (shaders/lib/slot_words.wgsl), the dispatch-size helpers if it binds
 /// `args`, and its section.
 pub(super) fn control_source(entry: &str) -> Result<String, GpuError> {
     let words =
@@ -37,7 +37,8 @@ pub(super) fn control_source(entry: &str) -> Result<String, GpuError> {
     } else {
         String::new()
     };
-    Ok(parts.remove("common").unwrap_or_default() + &words + &args + &mine)
+    let common = parts.remove("common").unwrap_or_default();
+    Ok(control_words::control_wgsl() + &common + &words + &args + &mine)
 }
 
 pub(super) fn shader_err(label: &str, e: impl std::fmt::Display) -> GpuError {

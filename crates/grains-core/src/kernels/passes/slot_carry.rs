@@ -14,21 +14,26 @@
 use crate::kernel_types::StepParams;
 use crate::kernels::passes::pair_record::find_sorted;
 
-/// The words of `slot_count` (shaders/lib/slot_ring.wgsl): slots ever taken, the ring's head,
-/// the slots in it before this step, and those taken from it and given back in this step.
-pub const SLOT_TAKEN: usize = 0;
-pub const SLOT_HEAD: usize = 1;
-pub const SLOT_FREE: usize = 2;
-pub const SLOT_POPS: usize = 3;
-pub const SLOT_PUSHES: usize = 4;
-/// 1 while the contact passes run again for the records that found no slot.
-pub const SLOT_PENDING: usize = 5;
-/// The slots there are, the ring's length.
-pub const SLOT_CAPACITY: usize = 6;
-/// Words of `slot_count`.
-pub const SLOT_WORDS: usize = 8;
-/// A slot's pair while no pair holds it.
-pub const NO_PAIR: u32 = u32::MAX;
+crate::wgsl_constants! { slot_words_wgsl;
+    /// The words of `slot_count` (shaders/lib/slot_ring.wgsl): slots ever taken (every slot
+    /// below is in use or in the ring).
+    pub SLOT_TAKEN: usize = 0;
+    /// Where in the ring the slots given back before this step start, and how many there are.
+    pub SLOT_HEAD: usize = 1;
+    pub SLOT_FREE: usize = 2;
+    /// Slots taken from the ring and given back to it in this step's contact passes (and its
+    /// rebuild's carry).
+    pub SLOT_POPS: usize = 3;
+    pub SLOT_PUSHES: usize = 4;
+    /// 1 while the contact passes run again for the records that found no slot.
+    pub SLOT_PENDING: usize = 5;
+    /// The slots there are, the ring's length.
+    pub SLOT_CAPACITY: usize = 6;
+    /// Words of `slot_count`.
+    pub SLOT_WORDS: usize = 8;
+    /// A slot's pair (`slot_pair`) while no pair holds it.
+    pub NO_PAIR: u32 = u32::MAX;
+}
 
 /// Carry packed slot `gid` to the new list (`pair_start`, `pair_j`), or give it back.
 #[allow(clippy::too_many_arguments)]
