@@ -13,10 +13,8 @@ use crate::backend::{
 };
 use crate::error::CoreError;
 use crate::kernel_types::{DomainParams, GridParams, PairSlot, StepParams};
-use crate::kernels::a3;
-use crate::kernels::passes::gather::{gather_fixed, gather_head, kahan_add, GatherSlots};
-use crate::kernels::passes::integrate_first_half::{drift as first_half_drift, FirstHalf};
-use crate::kernels::passes::integrate_second_half::{spin_kick, velocity_kick};
+use crate::kernels::passes::gather::{kahan_add, GatherSlots};
+use crate::kernels::passes::integrate_first_half::FirstHalf;
 use crate::kernels::passes::kinematic_power::kinematic_power;
 use crate::kernels::passes::pair_fill::pair_fill_owned;
 use crate::kernels::passes::slot_carry::carried_flag;
@@ -26,20 +24,18 @@ use crate::kernels::passes::{
     integrate_second_half, prefix_sum, shell_edges, shell_gather, shell_volume, wall_motion,
     ChainRun, SlotSink,
 };
-use crate::kernels::resolvers::sphere_plane::sphere_plane_overlap;
-use crate::kernels::resolvers::sphere_sphere::sphere_sphere_apart_by;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
-use crate::kernels::sources::neighbour::{FarSlot, OwnSums, SlotRegion};
+use crate::kernels::sources::neighbour::FarSlot;
 use crate::kernels::sources::{SourceKind, SourceView};
-use crate::shapes::{IDENTITY, KIND_MEMBER};
+use crate::shapes::IDENTITY;
 use crate::state::{
     check_len, check_list, check_list_starts, check_packing, restride, slot_walls, stream_array,
     BackendState, Sizes, StateHeader, StateSink, StateSource, STATE_ARRAYS, STREAM_CHUNK,
 };
 use crate::world::World;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::AtomicU8;
 
 /// The bodies the contact passes read, borrowed field by field from a [`CpuBackend`] (a
 /// macro, not a method: the passes write other fields of the backend meanwhile).
@@ -60,14 +56,18 @@ macro_rules! bodies_of {
     };
 }
 
+mod gather;
 mod list;
 mod regions;
 mod skip;
+mod sweep;
 
+use gather::ParticlePass;
 pub use list::NeighbourList;
 pub use regions::SLOT_MARGIN;
 use regions::*;
 use skip::ApartSkip;
+use sweep::{ListSweep, SweepBlock};
 
 /// Particle-steps a caller is asked to hand [`CpuBackend`]'s `run_guarded` at once
 /// ([`Backend::batch`]).
@@ -747,52 +747,48 @@ impl CpuBackend {
     /// list once per chain or visiting the entries that own nothing (the head of each
     /// particle's sorted range, which the CPU does not keep).
     fn sweep_list(&mut self) {
-        let w = &self.world;
-        let t = &w.table;
+        let n = self.pos.len();
+        // Unmarked after a rebuild (which frees the marks) or a state taken up.
+        if self.apart.len() != self.list.pair_j.len() {
+            self.apart = vec![0; self.list.pair_j.len()];
+        }
+        if self.touched.len() != n {
+            self.touched = (0..n).map(|_| AtomicU8::new(NOT_IDLE)).collect();
+        }
+        let t = &self.world.table;
         let bodies = bodies_of!(self);
-        let material = &w.particles.material;
         let runs: Vec<ChainRun<'_>> = t
             .chains
             .iter()
             .enumerate()
             .map(|(cid, spec)| ChainRun::new(cid as u32, spec, t.chain_reach[cid]))
             .collect();
-        let bodies = &bodies;
-        let n = self.pos.len() as u32;
-        let (pair_j, walls) = (&self.list.pair_j, &self.walls);
-        let runs = &runs;
-        // The CPU's own records, unpadded (`PairTable::nbr_history_words`).
-        let stride = t.nbr_history_words;
-        let pair_start = &self.list.pair_start;
-        // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
-        // beyond the largest reach of those chains is skipped on its squared distance alone,
-        // before its pair, table and chain are looked up: most entries of a list with a skin
-        // are such pairs, and `evaluate` would write nothing for them.
-        let sphere_reach = runs
-            .iter()
-            .filter(|c| c.spec.source == SourceKind::Neighbour)
-            .try_fold(0.0f32, |r, c| {
-                (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
-            });
-        let n = n as usize;
-        let pos = bodies.pos;
-        // How far apart an inactive record's spheres are, where they are clearly apart.
-        let idle_by = |p: usize, q: usize, active: u32| {
-            if q >= n || active != 0 {
-                return None;
-            }
-            sphere_sphere_apart_by(pos[p], pos[q], bodies.domain, sphere_reach?)
+        let (pair_start, pair_j) = (&self.list.pair_start, &self.list.pair_j);
+        let sweep = ListSweep {
+            table: t,
+            bodies: &bodies,
+            material: &self.world.particles.material,
+            runs: &runs,
+            n,
+            pair_start,
+            pair_j,
+            walls: &self.walls,
+            // The CPU's own records, unpadded (`PairTable::nbr_history_words`).
+            stride: t.nbr_history_words,
+            // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
+            // beyond the largest reach of those chains is skipped on its squared distance
+            // alone: most entries of a list with a skin are such pairs, and `evaluate` would
+            // write nothing for them.
+            sphere_reach: runs
+                .iter()
+                .filter(|c| c.spec.source == SourceKind::Neighbour)
+                .try_fold(0.0f32, |r, c| {
+                    (c.spec.resolver == ResolverKind::SphereSphere).then_some(r.max(c.range))
+                }),
+            skip: ApartSkip::new(self.travel, self.step.skin, &self.domain),
+            touched: &self.touched,
         };
-        let clearly_idle = |p: usize, q: usize, active: u32| idle_by(p, q, active).is_some();
-        let skip = ApartSkip::new(self.travel, self.step.skin, &self.domain);
-        // Unmarked after a rebuild (which frees the marks) or a state taken up.
-        if self.apart.len() != pair_j.len() {
-            self.apart = vec![0; pair_j.len()];
-        }
-        if self.touched.len() != n {
-            self.touched = (0..n).map(|_| AtomicU8::new(NOT_IDLE)).collect();
-        }
-        let touched = &self.touched;
+        let stride = sweep.stride;
         // Each block writes the slots and history of its pairs in contact into its own
         // region, in record order (the same whatever the thread count), reading last step's
         // history from `history` at their flags.
@@ -808,7 +804,7 @@ impl CpuBackend {
                 pair_start,
                 pair_j,
                 stride,
-                clearly_idle,
+                |p, q, active| sweep.idle_by(p, q, active).is_some(),
             );
         }
         let total = self.slot_base[nb] as usize;
@@ -831,141 +827,38 @@ impl CpuBackend {
             .zip(record_blocks(&mut self.apart, 1, pair_start))
             .zip(own_sums)
             .enumerate()
+            .map(|(b, block)| {
+                let (((((slots, history), spill), flags), apart), ((force, torque), owns)) = block;
+                let base = base[b];
+                let blk = SweepBlock {
+                    base,
+                    slots,
+                    history,
+                    spill,
+                    flags,
+                    apart,
+                    force,
+                    torque,
+                    owns,
+                };
+                (b, blk)
+            })
             .collect();
         let used: Vec<usize> = blocks
             .into_par_iter()
             .with_max_len(SWEEP_TASK_BLOCKS)
-            .map_init(Vec::new, |copy, (b, block)| {
-                let (((((s, h), spill), a), apart), ((force, torque), owns)) = block;
-                // The flags name last step's history in the block's own region, which the
-                // block now writes this step's into: it reads a copy (one task's scratch),
-                // so the history is held once, not in a second whole array.
-                copy.clear();
-                copy.extend_from_slice(h);
-                let history_in = &copy[..];
-                let mut region = SlotRegion {
-                    base: base[b],
-                    slots: s,
-                    history: h,
-                    used: 0,
-                    spill,
-                    own: OwnSums::default(),
-                    wall: false,
-                };
-                let first = b * CONTACT_BLOCK;
-                let r0 = pair_start[first] as usize;
-                let mut p = first;
-                // The particle whose records `region.own` sums, and the block's bits of
-                // particles whose sums were taken.
-                let (mut owner, mut mask) = (first, 0u64);
-                let mut k = 0;
-                while k < a.len() {
-                    // Marked only while inactive and apart: still apart, as `ApartSkip`
-                    // shows, without reading the partner. On a gas or a falling bed most
-                    // records are, so the marks are read sixteen at a time (their least
-                    // against the bound), and a record's owner is found only for a record
-                    // tested.
-                    if let Some(m) = apart.get(k..k + 16) {
-                        if skip.skips(m.iter().copied().fold(u8::MAX, u8::min)) {
-                            k += 16;
-                            continue;
-                        }
-                    }
-                    if skip.skips(apart[k]) {
-                        k += 1;
-                        continue;
-                    }
-                    let r = r0 + k;
-                    while pair_start[p + 1] as usize <= r {
-                        p += 1;
-                    }
-                    if p != owner {
-                        take_own(&mut region.own, owner - first, force, torque, &mut mask);
-                        owner = p;
-                    }
-                    let q = pair_j[r] as usize;
-                    'record: {
-                        if let Some(gap) = idle_by(p, q, a[k]) {
-                            apart[k] = skip.mark(gap);
-                            break 'record;
-                        }
-                        apart[k] = 0;
-                        // The record as a one-record list: the sources' own `source_pair`.
-                        let (owner, pair_j) = (p as u32, &[q as u32]);
-                        let (view, src) = if q < n {
-                            let view = SourceView::Neighbour { owner, pair_j };
-                            (view, SourceKind::Neighbour)
-                        } else {
-                            let view = SourceView::Wall {
-                                walls,
-                                owner,
-                                pair_j,
-                            };
-                            (view, SourceKind::Wall)
-                        };
-                        let (map, params) = (t.chain_map(src), t.params_of(src));
-                        let pr = view.pair(0, bodies.step, material);
-                        if pr.owns == 0 {
-                            break 'record;
-                        }
-                        let Some(chain) = runs.get(map[pr.table as usize] as usize) else {
-                            break 'record;
-                        };
-                        // An inactive record clearly beyond its own chain's reach, of two
-                        // spheres or of a sphere and a still plane: `evaluate` would find it
-                        // out of reach and write nothing, so it is marked as `idle_by`'s are.
-                        if a[k] == 0 {
-                            let x = pos[p];
-                            let gap = match chain.spec.resolver {
-                                ResolverKind::SphereSphere => {
-                                    sphere_sphere_apart_by(x, pos[q], bodies.domain, chain.range)
-                                }
-                                ResolverKind::SpherePlane => {
-                                    let w = &walls[pr.q as usize];
-                                    let o = sphere_plane_overlap(x, w);
-                                    skip.plane_gap(o, chain.range, x[3], w)
-                                }
-                                _ => None,
-                            };
-                            if let Some(gap) = gap {
-                                apart[k] = skip.mark(gap);
-                                break 'record;
-                            }
-                        }
-                        region.wall = q >= n;
-                        (chain.evaluate)(
-                            &pr,
-                            chain,
-                            bodies,
-                            params,
-                            t.params_stride,
-                            SlotSink::Packed {
-                                region: &mut region,
-                                history_in,
-                                stride,
-                            },
-                            &mut a[k],
-                        )
-                    }
-                    // The gather reads only the records of particles flagged here.
-                    if a[k] != 0 {
-                        touched[p].store(IN_CONTACT, Ordering::Relaxed);
-                        if q < n {
-                            touched[q].store(IN_CONTACT, Ordering::Relaxed);
-                        }
-                    }
-                    k += 1;
-                }
-                take_own(&mut region.own, owner - first, force, torque, &mut mask);
-                *owns = mask;
-                region.used
-            })
+            .map_init(Vec::new, |copy, (b, blk)| sweep.block(b, blk, copy))
             .collect();
+        self.relay_if_needed(&used, total, nb);
+    }
+
+    /// Lay the slot regions out again where a block outgrew its region, or where the regions
+    /// are far larger than the contacts (a pack that loosened), so that the margin stays a
+    /// margin.
+    fn relay_if_needed(&mut self, used: &[usize], total: usize, nb: usize) {
         let caps = self.slot_base.windows(2).map(|w| (w[1] - w[0]) as usize);
         let outgrown = used.iter().zip(caps).any(|(&u, c)| u > c);
         let contacts: usize = used.iter().sum();
-        // Regions far larger than the contacts (a pack that loosened) are laid out again too,
-        // so that the margin stays a margin.
         if outgrown || total > contacts + contacts / (SLOT_MARGIN / 2) + 8 * nb {
             self.slot_relays += 1;
             relay_slots(
@@ -973,10 +866,10 @@ impl CpuBackend {
                 &mut self.history,
                 &mut self.slot_base,
                 &mut self.spill,
-                &used,
-                stride,
+                used,
+                self.world.table.nbr_history_words,
                 &mut self.nbr_slot,
-                pair_start,
+                &self.list.pair_start,
             );
         }
     }
@@ -1065,137 +958,23 @@ impl CpuBackend {
         let idle_skips = swept && fused && self.fixed_start.is_empty() && self.apart_skips;
         let (domain, ref_pos) = (&self.domain, &self.ref_pos);
         let touched = &self.touched;
-        // One particle's gather and halves; `q` its orientation, or a scratch one where the
-        // world keeps none (nothing then turns it). A macro, not a closure: each of the two
-        // loops below gets the body inlined (a closure called from both is not, and its call
-        // cost the settle 7% more instructions, callgrind).
-        macro_rules! particle {
-            ($($arg:expr),*) => {
-                (|gid: usize,
-                  f: &mut [f32; 4],
-                  t: &mut [f32; 4],
-                  d: &mut [f32; 4],
-                  v: &mut [f32; 4],
-                  o: &mut [f32; 4],
-                  q: &mut [f32; 4],
-                  x: &mut [f32; 4],
-                  c: &mut [f32; 4]|
-                 -> DriftBits {
-                    // A particle the sweep did not flag has none of its records in contact: it
-                    // sums its fixed pairs alone, in the same order, so the same bits.
-                    let flags = if swept {
-                        touched[gid].load(Ordering::Relaxed)
-                    } else {
-                        IN_CONTACT
-                    };
-                    let (fv, tv) = if flags & IN_CONTACT != 0 {
-                        // From the owner's side the sweep summed over the particle's records,
-                        // as the twin's gather sums them, then the head's.
-                        let block = gid / CONTACT_BLOCK;
-                        let summed = swept && owns[block] >> (gid % CONTACT_BLOCK) & 1 != 0;
-                        let (f0, t0, damp, fric) = if summed {
-                            let (a, b) = (*f, *t);
-                            (a3(a), a3(b), a[3], b[3])
-                        } else {
-                            (glam::Vec3A::ZERO, glam::Vec3A::ZERO, 0.0, 0.0)
-                        };
-                        let head = &list.head_pair[list.head(gid)];
-                        let slot = |k: usize| {
-                            let s = &far[k];
-                            (
-                                glam::Vec3A::from_array(s.force),
-                                glam::Vec3A::from_array(s.torque),
-                            )
-                        };
-                        let (fh, th) = gather_head(head, nbr_slot, (f0, t0), slot);
-                        let ft = gather_fixed(gid, step, &sums, (fh, th, damp, fric), f, t, d);
-                        if swept {
-                            touched[gid].store(NOT_IDLE, Ordering::Relaxed);
-                        }
-                        ft
-                    } else if flags != 0 || !idle_skips {
-                        let zero = (glam::Vec3A::ZERO, glam::Vec3A::ZERO, 0.0, 0.0);
-                        let ft = gather_fixed(gid, step, &sums, zero, f, t, d);
-                        // Zero force and torque are stored now; the dissipation's compensated
-                        // sums may take a step or two more to stop changing when nothing is
-                        // added.
-                        if idle_skips && adds_zero_exactly(d, step.unit) {
-                            touched[gid].store(0, Ordering::Relaxed);
-                        }
-                        ft
-                    } else {
-                        (glam::Vec3A::ZERO, glam::Vec3A::ZERO)
-                    };
-                    if !fused {
-                        return (0, 0, None);
-                    }
-                    // The gather and the halves pass force, torque and velocities on in
-                    // registers: read back from memory right after a store of another width,
-                    // they stall the load (store forwarding).
-                    let (mut vv, mut oo) = (*v, *o);
-                    let rec = &shapes[shape[gid] as usize];
-                    if drift && vv[3] > 0.0 && rec.kind != KIND_MEMBER && !rec.turns_rigidly() {
-                        // A free body turning about its centre (a sphere): this step's second
-                        // half and the next step's first half add the same kick (the force does
-                        // not change between them), computed once and added twice, in the
-                        // halves' order.
-                        let dv = velocity_kick(step, fv, vv[3]);
-                        let dw = spin_kick(step, tv, oo[3]);
-                        let (nv, nw) = (a3(vv) + dv + dv, a3(oo) + dw + dw);
-                        let r = first_half_drift(
-                            step,
-                            domain,
-                            x,
-                            c,
-                            &mut vv,
-                            &mut oo,
-                            q,
-                            nv,
-                            nw,
-                            None,
-                            rec.turns(),
-                            ref_pos[gid],
-                        );
-                        (*v, *o) = (vv, oo);
-                        return drift_bits(gid, r, &vv);
-                    }
-                    let (f, t) = (&fv.extend(0.0).to_array(), &tv.extend(0.0).to_array());
-                    let one = gid..=gid;
-                    integrate_second_half(
-                        0,
-                        step,
-                        &mut vv,
-                        &mut oo,
-                        std::slice::from_ref(q),
-                        std::slice::from_ref(f),
-                        std::slice::from_ref(t),
-                        &shape[one.clone()],
-                        shapes,
-                    );
-                    if !drift {
-                        (*v, *o) = (vv, oo);
-                        return (0, 0, None);
-                    }
-                    let r = integrate_first_half(
-                        0,
-                        step,
-                        domain,
-                        x,
-                        c,
-                        &mut vv,
-                        &mut oo,
-                        q,
-                        std::slice::from_ref(f),
-                        std::slice::from_ref(t),
-                        &ref_pos[one.clone()],
-                        &shape[one],
-                        shapes,
-                    );
-                    (*v, *o) = (vv, oo);
-                    drift_bits(gid, r, &vv)
-                })($($arg),*)
-            };
-        }
+        let pass = ParticlePass {
+            step,
+            domain,
+            list,
+            far,
+            nbr_slot,
+            owns,
+            sums,
+            shape,
+            shapes,
+            ref_pos,
+            touched,
+            swept,
+            idle_skips,
+            fused,
+            drift,
+        };
         // Two loops rather than one over an optional array: a zip of an `Either` iterator
         // costs the fused loop about 150 instructions a particle (callgrind).
         let next = if !self.quat.is_empty() {
@@ -1213,7 +992,7 @@ impl CpuBackend {
                 .enumerate()
                 .with_min_len(256)
                 .with_max_len(PARTICLE_TASK)
-                .map(|(gid, (f, t, d, v, o, q, x, c))| particle!(gid, f, t, d, v, o, q, x, c))
+                .map(|(gid, (f, t, d, v, o, q, x, c))| pass.particle(gid, f, t, d, v, o, q, x, c))
                 .reduce(|| (0, 0, None), max_disp_min_fault)
         } else {
             (
@@ -1231,7 +1010,7 @@ impl CpuBackend {
                 .with_max_len(PARTICLE_TASK)
                 .map(|(gid, (f, t, d, v, o, x, c))| {
                     let mut q = IDENTITY;
-                    particle!(gid, f, t, d, v, o, &mut q, x, c)
+                    pass.particle(gid, f, t, d, v, o, &mut q, x, c)
                 })
                 .reduce(|| (0, 0, None), max_disp_min_fault)
         };
