@@ -5,10 +5,12 @@
 use grains_cli::run::{run, Interrupted, RunArgs};
 use grains_cli::{check_report, BackendArg};
 use grains_core::backend::REMOVED_RADIUS;
+use grains_core::cpu::CpuMemoryModel;
 use grains_core::kernels::passes::integrate_first_half::particle_fault;
 use grains_core::parity::SplitMix;
 use grains_core::units::{qty, sig4};
 use grains_core::{Backend, CpuBackend, World};
+use grains_gpu::memory::GpuMemoryModel;
 use grains_scene::bytes;
 use grains_tests::{csv_rows, scene_backends};
 use std::path::{Path, PathBuf};
@@ -74,7 +76,7 @@ lattice = {{ spacing = 0.1, count = [600, 600, 600] }}
     );
     let path = scene_file("too-big", &text);
     let e = check_report(&path, Some(1 << 30)).expect_err("refused");
-    let per = grains_scene::memory_per_particle_at_least();
+    let per = grains_core::cpu::memory_per_particle_at_least();
     assert_eq!(
         format!("{e:#}"),
         format!(
@@ -133,8 +135,8 @@ dir = "unused"
     let path = scene_file("over-estimate", &text);
     let scene = grains_scene::load_scene(&path).expect("scene");
     let n = scene.world.particles.len() as u64;
-    let lower = n * grains_scene::memory_per_particle_at_least();
-    let full = scene.cpu_memory_estimate();
+    let lower = n * grains_core::cpu::memory_per_particle_at_least();
+    let full = CpuMemoryModel::dense_pack(&scene.world).total();
     assert!(
         full > lower + 1024,
         "walls add wall slots: {full} vs {lower}"
@@ -915,14 +917,14 @@ fn the_gpu_memory_estimate_matches_the_buffers_it_allocates() {
     use grains_core::Backend as _;
     let path = grains_tests::workspace_root().join("scenes/settle.toml");
     let scene = grains_scene::load_scene(&path).expect("scene");
-    let estimate = scene.gpu_memory_estimate() as f64;
+    let estimate = GpuMemoryModel::dense_pack(&scene.world).total() as f64;
     assert!(grains_cli::preflight::peak_resident().is_some_and(|b| b > 0));
     let Ok(ctx) = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any) else {
         assert!(!grains_tests::gpu_required(), "no GPU adapter under CI");
         return;
     };
     let mut gpu = grains_gpu::GpuBackend::new(scene.world.clone(), &ctx).expect("gpu");
-    let model = scene.gpu_memory_model();
+    let model = GpuMemoryModel::of(&scene.world);
     for steps in [0, 400] {
         gpu.run(steps);
         let held = gpu.device_bytes().expect("device buffers") as f64;
@@ -983,8 +985,7 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     let path = grains_tests::workspace_root().join("scenes/settle_100k.toml");
     let scene = grains_scene::load_scene(&path).expect("scene");
     let n = scene.world.particles.len() as u64;
-    let parts = scene.cpu_memory_parts();
-    assert_eq!(parts.total(), scene.cpu_memory_estimate());
+    let parts = CpuMemoryModel::dense_pack(&scene.world);
     let owns = 8 * n.div_ceil(grains_core::cpu::CONTACT_BLOCK as u64);
     assert_eq!(parts.particles, 145 * n + owns, "{parts:?}");
     assert_eq!(parts.list, 112 * n + 8, "{parts:?}");
@@ -1008,8 +1009,7 @@ fn check_splits_the_memory_estimate_by_what_holds_it() {
     // entry, 8.5 records of three words (partner, a head entry's reference, flag); 3 slots of 28 B (what the list keeps of a slot: the owner's side is
     // summed in the contact passes) with a history record, the slot's pair (8 B) and a word
     // of the ring of slots given back.
-    let gpu = scene.gpu_memory_parts();
-    assert_eq!(gpu.total(), scene.gpu_memory_estimate());
+    let gpu = GpuMemoryModel::dense_pack(&scene.world);
     assert_eq!(gpu.particles, (128 + 8 + 4 * 4) * n + 4 * 4, "{gpu:?}");
     let (records, slots) = (n * 8 + n / 2, 3 * n + 3 * n / 16);
     assert_eq!(gpu.list, 12 * records, "{gpu:?}");

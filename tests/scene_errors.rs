@@ -881,10 +881,12 @@ fn valid_scene_builds_the_world() {
         "walls       2 (7 planes)",
         "chains      2",
         "dt          1.000e-5 s (given)",
-        "MiB",
     ] {
         assert!(summary.contains(part), "{part:?} not in\n{summary}");
     }
+    // The backends' estimates, which `grains check` puts in the summary.
+    let memory = grains_cli::preflight::memory_lines(&scene);
+    assert!(memory.contains("MiB (CPU backend estimate"), "{memory}");
     // --steps override rescales the default output interval.
     let scene = scene.with_steps(5000);
     assert_eq!(scene.run.steps, 5000);

@@ -19,6 +19,7 @@ pub mod run;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
+use grains_core::cpu::CpuMemoryModel;
 use grains_core::{Backend, BackendState, CpuBackend, World};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -286,10 +287,15 @@ pub fn check_report_allowing(
     use std::fmt::Write as _;
     let budget = preflight::memory_budget(memory_limit);
     let scene = grains_scene::load_scene_within(path, budget.as_ref())?;
-    let mut text = scene.summary();
+    let mut text = scene.summary_with(&preflight::memory_lines(&scene));
     text.push('\n');
     let opts = preflight::output_options(&scene, &scene.output.dir);
-    let volume = preflight::output_estimate(&scene, &opts, 0, scene.cpu_memory_estimate());
+    let volume = preflight::output_estimate(
+        &scene,
+        &opts,
+        0,
+        CpuMemoryModel::dense_pack(&scene.world).total(),
+    );
     let free = preflight::free_space(&scene.output.dir)
         .map(|f| format!(", {} free there", grains_scene::bytes(f)))
         .unwrap_or_default();
@@ -320,15 +326,19 @@ pub fn check_report_allowing(
         let _ = writeln!(text, "warning: {w} (allowed: --allow-unstable)");
     }
     // What `grains run` would refuse, refused here too, by the same checks.
-    let refusal =
-        preflight::check_memory(&scene, scene.cpu_memory_estimate(), "CPU", budget.as_ref())
-            .and_then(|()| preflight::check_overlaps(&scene).map(|_| ()))
-            .and_then(|()| match allow_unstable {
-                true => Ok(()),
-                false => preflight::check_stability(&scene),
-            })
-            .and_then(|()| preflight::check_disk(&scene, &scene.output.dir, &volume))
-            .err();
+    let refusal = preflight::check_memory(
+        &scene,
+        CpuMemoryModel::dense_pack(&scene.world).total(),
+        "CPU",
+        budget.as_ref(),
+    )
+    .and_then(|()| preflight::check_overlaps(&scene).map(|_| ()))
+    .and_then(|()| match allow_unstable {
+        true => Ok(()),
+        false => preflight::check_stability(&scene),
+    })
+    .and_then(|()| preflight::check_disk(&scene, &scene.output.dir, &volume))
+    .err();
     Ok(CheckReport { text, refusal })
 }
 

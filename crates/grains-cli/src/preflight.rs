@@ -3,9 +3,12 @@
 //! likely cause of a fault.
 
 use anyhow::{bail, Result};
+use grains_core::backend::{CONTACTS_PER_PARTICLE, ENTRIES_PER_PARTICLE};
+use grains_core::cpu::CpuMemoryModel;
 use grains_core::overlaps::{Other, OverlapReport};
 use grains_core::units::{qty, qty_f32, sig4, sig4_f32};
 use grains_core::Snapshot;
+use grains_gpu::memory::GpuMemoryModel;
 use grains_scene::{bytes, MemoryBudget, Scene};
 use std::path::{Path, PathBuf};
 
@@ -239,7 +242,7 @@ pub struct OutputEstimate {
 
 /// Estimate the output of steps `start..=steps` of `scene` written every `every` steps; a
 /// checkpoint is taken as `cpu_memory` bytes, the scene's CPU estimate
-/// ([`Scene::cpu_memory_estimate`], which a caller that has let the scene's positions go
+/// ([`CpuMemoryModel::dense_pack`], which a caller that has let the scene's positions go
 /// computed before).
 pub fn output_estimate(
     scene: &Scene,
@@ -524,4 +527,60 @@ pub fn fault_message(scene: &Scene, snap: &Snapshot, id: u32) -> String {
         )
     };
     format!("particle {id} left the domain at {at}: it is at {place}, beyond {side}; {cause}")
+}
+
+/// The summary's memory lines (`grains check`): the CPU and GPU backends' estimates and
+/// where their bytes go.
+pub fn memory_lines(scene: &Scene) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let s = &mut s;
+    let w = &scene.world;
+    // Beside the dense pack the estimate assumes (and a settled bed reaches), the list the
+    // run starts from: a falling or loose start holds less until it packs.
+    let start = grains_core::overlaps::initial_list(w);
+    let contacts = (scene.overlaps.pairs + scene.overlaps.wall_contacts) as usize;
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    let _ = write!(
+        s,
+        "memory      ~{:.1} MiB (CPU backend estimate, for a dense pack: {ENTRIES_PER_PARTICLE} \
+         list entries and {CONTACTS_PER_PARTICLE} pairs in contact per particle); ~{:.1} MiB \
+         for the list at the start ({} entries, {contacts} pairs in contact)",
+        mib(CpuMemoryModel::dense_pack(w).total()),
+        mib(CpuMemoryModel::of(w).at(start.entries, start.records, contacts)),
+        start.entries,
+    );
+    // Where a dense pack's bytes go, so that a user can see what a change would save (a
+    // smaller skin shortens the list; contacts are the pack's own).
+    let parts = CpuMemoryModel::dense_pack(w);
+    let per = |b: u64| b as f64 / w.particles.len().max(1) as f64;
+    let _ = write!(
+        s,
+        "\n            per particle, dense pack: {:.0} B particle arrays, {:.0} B list, {:.0} B \
+         pairs in contact (slots and history), {:.0} B walls, bonds, shells and cells, and \
+         {:.0} B more during a rebuild",
+        per(parts.particles),
+        per(parts.list),
+        per(parts.contacts),
+        per(parts.other),
+        per(parts.rebuild),
+    );
+    // The GPU backend's device buffers, for the same pack and list: its list buffers grow
+    // by an eighth past what they must hold.
+    let gpu = GpuMemoryModel::dense_pack(w);
+    let _ =
+        write!(
+        s,
+        "\n            ~{:.1} MiB (GPU backend device buffers, for a dense pack); ~{:.1} MiB for \
+         the list at the start\n            per particle, dense pack on the GPU: {:.0} B \
+         particle arrays, {:.0} B list, {:.0} B pairs in contact (slots, history, their \
+         pairs and the ring of slots given back), {:.0} B walls, bonds, shells and cells",
+        mib(gpu.total()),
+        mib(GpuMemoryModel::of(w).grown_to(start.entries, start.records, contacts).total()),
+        per(gpu.particles),
+        per(gpu.list),
+        per(gpu.contacts),
+        per(gpu.other),
+    );
+    s.clone()
 }

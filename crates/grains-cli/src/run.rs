@@ -7,8 +7,10 @@ use crate::preflight::{
 use crate::{make_backend_within, preflight, BackendArg, Resume};
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
+use grains_core::cpu::CpuMemoryModel;
 use grains_core::units::{qty, sig4};
 use grains_core::Backend;
+use grains_gpu::memory::GpuMemoryModel;
 use grains_io::{
     open_checkpoint, write_backend_checkpoint, OutputLock, OutputWriter, ResumePoint,
     CHECKPOINT_FILE,
@@ -120,9 +122,12 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     // cells), before a resumed run lets those go.
     let memory = HeldMemory {
         program,
-        estimates: (scene.cpu_memory_estimate(), scene.gpu_memory_estimate()),
-        cpu_model: scene.cpu_memory_model(),
-        gpu_model: scene.gpu_memory_model(),
+        estimates: (
+            CpuMemoryModel::dense_pack(&scene.world).total(),
+            GpuMemoryModel::dense_pack(&scene.world).total(),
+        ),
+        cpu_model: CpuMemoryModel::of(&scene.world),
+        gpu_model: GpuMemoryModel::of(&scene.world),
     };
     // One run a directory: held until this function returns, however it returns.
     let _lock = OutputLock::take(&out, &args.scene)?;
@@ -619,8 +624,8 @@ fn delete_lost_or_stop(
 struct HeldMemory {
     program: Option<u64>,
     estimates: (u64, u64),
-    cpu_model: grains_scene::CpuMemoryModel,
-    gpu_model: grains_scene::GpuMemoryModel,
+    cpu_model: CpuMemoryModel,
+    gpu_model: GpuMemoryModel,
 }
 
 /// Counts of a run's end that its report does not carry.

@@ -773,3 +773,18 @@ pub fn mechanical_energy(
     }
     (ke, re, pe)
 }
+
+// The dense pack the memory estimates of both backends assume.
+
+/// Neighbour-list entries per particle assumed by the memory estimate: a dense pack has about
+/// 6-8 partners within a skin of a quarter diameter, and the list stores each pair from both
+/// sides.
+pub const ENTRIES_PER_PARTICLE: usize = 16;
+
+/// Neighbour-list records (pairs, each once) per particle assumed by the memory estimate: half
+/// the entries (a record is shared by a pair's two entries).
+pub const RECORDS_PER_PARTICLE: usize = ENTRIES_PER_PARTICLE / 2;
+
+/// Records in contact per particle assumed by the memory estimate, each with a packed force
+/// slot: a settled pack of spheres touches about 6 neighbours, each pair once.
+pub const CONTACTS_PER_PARTICLE: usize = 3;

@@ -9,6 +9,7 @@ mod backend;
 mod device;
 mod error;
 pub mod kernel;
+pub mod memory;
 mod program;
 
 pub use backend::{GpuBackend, GpuOptions, PassProfile, StepProfile};

@@ -39,7 +39,7 @@ impl Ctx<'_> {
         let Some(budget) = self.memory else {
             return Ok(());
         };
-        let per = crate::memory_per_particle_at_least();
+        let per = grains_core::cpu::memory_per_particle_at_least();
         let need = particles.saturating_mul(per);
         if need > budget.bytes {
             return Err(self.err(

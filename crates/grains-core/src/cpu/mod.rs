@@ -58,12 +58,14 @@ macro_rules! bodies_of {
 
 mod gather;
 mod list;
+mod memory;
 mod regions;
 mod skip;
 mod sweep;
 
 use gather::ParticlePass;
 pub use list::NeighbourList;
+pub use memory::{memory_per_particle_at_least, CpuMemoryModel, CpuMemoryParts};
 pub use regions::SLOT_MARGIN;
 use regions::*;
 use skip::ApartSkip;
