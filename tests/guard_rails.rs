@@ -12,6 +12,7 @@ use grains_core::units::{qty, sig4};
 use grains_core::{Backend, CpuBackend, World};
 use grains_gpu::memory::GpuMemoryModel;
 use grains_scene::bytes;
+use grains_tests::scenes::SceneText;
 use grains_tests::{csv_rows, scene_backends};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -62,18 +63,16 @@ normal = { law = "hertz" }
 /// take would abort the test process), naming the estimate, the budget and what would fit.
 #[test]
 fn a_scene_too_big_for_memory_is_refused_before_it_is_built() {
-    let text = format!(
-        r#"[simulation]
-steps = 10
-[domain]
-min = [0.0, 0.0, 0.0]
-max = [60.0, 60.0, 60.0]
-[[particles]]
-material = "glass"
-radius = 0.04
-lattice = {{ spacing = 0.1, count = [600, 600, 600] }}
-{GLASS}"#
-    );
+    let text = SceneText::new()
+        .simulation(&["steps = 10"])
+        .domain([0.0; 3], [60.0; 3])
+        .particles(
+            "glass",
+            0.04,
+            &["lattice = { spacing = 0.1, count = [600, 600, 600] }"],
+        )
+        .block(GLASS)
+        .build();
     let path = scene_file("too-big", &text);
     let e = check_report(&path, Some(1 << 30)).expect_err("refused");
     let per = grains_core::cpu::memory_per_particle_at_least();
@@ -115,23 +114,21 @@ lattice = {{ spacing = 0.1, count = [600, 600, 600] }}
 /// estimate does not, is refused by `run` with the backend's estimate.
 #[test]
 fn run_refuses_a_scene_over_its_memory_estimate() {
-    let text = format!(
-        r#"[simulation]
-steps = 10
-[domain]
-min = [0.0, 0.0, 0.0]
-max = [0.2, 0.2, 0.2]
-[[particles]]
-material = "glass"
-radius = 0.004
-lattice = {{ spacing = 0.01, count = [20, 20, 20] }}
-[[wall]]
-box = {{ min = [0.0, 0.0, 0.0], max = [0.2, 0.2, 0.2] }}
-material = "glass"
-[output]
-dir = "unused"
-{GLASS}"#
-    );
+    let text = SceneText::new()
+        .simulation(&["steps = 10"])
+        .domain([0.0; 3], [0.2; 3])
+        .particles(
+            "glass",
+            0.004,
+            &["lattice = { spacing = 0.01, count = [20, 20, 20] }"],
+        )
+        .wall(
+            "glass",
+            "box = { min = [0.0, 0.0, 0.0], max = [0.2, 0.2, 0.2] }",
+        )
+        .lines(&["[output]", "dir = \"unused\""])
+        .block(GLASS)
+        .build();
     let path = scene_file("over-estimate", &text);
     let scene = grains_scene::load_scene(&path).expect("scene");
     let n = scene.world.particles.len() as u64;
@@ -166,22 +163,21 @@ dir = "unused"
 /// run whose frames would not fit on the output disk is refused before it writes anything.
 #[test]
 fn absurd_lengths_and_output_volumes_are_refused() {
-    let base = format!(
-        r#"[simulation]
-steps = STEPS
-dt = 1.0e-5
-[domain]
-min = [0.0, 0.0, 0.0]
-max = [0.02, 0.02, 0.02]
-[[particles]]
-material = "glass"
-radius = 0.001
-lattice = {{ spacing = 0.004, count = [5, 5, 5] }}
-[output]
-every_steps = 1
-formats = ["vtk", "csv"]
-{GLASS}"#
-    );
+    let base = SceneText::new()
+        .simulation(&["steps = STEPS", "dt = 1.0e-5"])
+        .domain([0.0; 3], [0.02; 3])
+        .particles(
+            "glass",
+            0.001,
+            &["lattice = { spacing = 0.004, count = [5, 5, 5] }"],
+        )
+        .lines(&[
+            "[output]",
+            "every_steps = 1",
+            "formats = [\"vtk\", \"csv\"]",
+        ])
+        .block(GLASS)
+        .build();
     let path = scene_file("steps-max", &base.replace("STEPS", "18446744073709551615"));
     let e = grains_scene::load_scene(&path).expect_err("refused");
     assert_eq!(
@@ -223,18 +219,16 @@ formats = ["vtk", "csv"]
 /// overlap through.
 #[test]
 fn deep_initial_overlaps_are_reported_and_refused() {
-    let text = format!(
-        r#"[simulation]
-steps = 10
-[domain]
-min = [0.0, 0.0, 0.0]
-max = [0.5, 0.5, 0.5]
-[[particles]]
-material = "glass"
-radius = 0.05
-lattice = {{ spacing = 0.004, count = [5, 5, 5] }}
-{GLASS}"#
-    );
+    let text = SceneText::new()
+        .simulation(&["steps = 10"])
+        .domain([0.0; 3], [0.5; 3])
+        .particles(
+            "glass",
+            0.05,
+            &["lattice = { spacing = 0.004, count = [5, 5, 5] }"],
+        )
+        .block(GLASS)
+        .build();
     let path = scene_file("overlap", &text);
     let r = check_report(&path, None).expect("parses");
     assert!(
@@ -716,19 +710,17 @@ fn messages_say_each_cause_once() {
         m,
         "no/such/scene.toml: cannot read the scene file: No such file or directory (os error 2)"
     );
-    let text = format!(
-        r#"[simulation]
-steps = 10
-[domain]
-min = [0.0, 0.0, 0.0]
-max = [0.01, 0.01, 0.01]
-periodic = [true, true, true]
-[[particles]]
-material = "glass"
-radius = 0.002
-positions = [[0.005, 0.005, 0.005], [0.002, 0.002, 0.002]]
-{GLASS}"#
-    );
+    let text = SceneText::new()
+        .simulation(&["steps = 10"])
+        .domain([0.0; 3], [0.01; 3])
+        .lines(&["periodic = [true, true, true]"])
+        .particles(
+            "glass",
+            0.002,
+            &["positions = [[0.005, 0.005, 0.005], [0.002, 0.002, 0.002]]"],
+        )
+        .block(GLASS)
+        .build();
     let path = scene_file("periodic", &text);
     let e = check_report(&path, None).expect_err("too short");
     assert_eq!(
@@ -876,27 +868,19 @@ fn fuzzed_scenes_never_panic_and_every_rejection_is_located() {
 /// can release (`overlaps::release_speed`); the run completes.
 #[test]
 fn a_scene_started_slightly_overlapped_is_not_a_blow_up() {
-    let text = r#"[simulation]
-steps = 2000
-[domain]
-min = [0.0, 0.0, 0.0]
-max = [0.02, 0.02, 0.02]
-[[material]]
-name = "glass"
-density = 2500.0
-young = 6.0e10
-poisson = 0.25
-[[particles]]
-material = "glass"
-radius = 0.001
-positions = [[0.0095, 0.01, 0.01], [0.01146, 0.01, 0.01]]
-[[interaction]]
-between = ["glass", "glass"]
-normal = { law = "hertz" }
-[output]
-formats = []
-"#;
-    let path = scene_file("slight-overlap", text);
+    let text = SceneText::new()
+        .simulation(&["steps = 2000"])
+        .domain([0.0; 3], [0.02; 3])
+        .material("glass", 2500.0, 6.0e10, 0.25)
+        .particles(
+            "glass",
+            0.001,
+            &["positions = [[0.0095, 0.01, 0.01], [0.01146, 0.01, 0.01]]"],
+        )
+        .hertz("glass", "glass", &[])
+        .lines(&["[output]", "formats = []"])
+        .build();
+    let path = scene_file("slight-overlap", &text);
     let scene = grains_scene::load_scene(&path).expect("scene");
     let w = scene.overlaps.worst.expect("one overlap");
     let v = grains_core::overlaps::release_speed(&scene.world, &w);
@@ -1096,29 +1080,26 @@ fn the_guard_checks_the_end_of_the_last_step() {
 /// Two glass spheres (radius 1 mm) meeting head on at `speed` each, Hertz with a viscous
 /// dashpot of restitution `e`, at `dt = "auto"`.
 fn head_on_scene(e: f64, speed: f64) -> String {
-    format!(
-        r#"[simulation]
-duration = 1.0
-dt = "auto"
-[domain]
-min = [-0.01, -0.01, -0.01]
-max = [0.01, 0.01, 0.01]
-[[material]]
-name = "glass"
-density = 2500.0
-young = 1.0e9
-poisson = 0.3
-[[particles]]
-material = "glass"
-radius = 0.001
-positions = [[-0.00105, 0.0, 0.0], [0.00105, 0.0, 0.0]]
-velocities = [[{speed}, 0.0, 0.0], [-{speed}, 0.0, 0.0]]
-[[interaction]]
-between = ["glass", "glass"]
-normal = {{ law = "hertz" }}
-damping = {{ law = "viscous", restitution = {e} }}
-"#
-    )
+    SceneText::new()
+        .simulation(&["duration = 1.0", "dt = \"auto\""])
+        .domain([-0.01; 3], [0.01; 3])
+        .material("glass", 2500.0, 1.0e9, 0.3)
+        .particles(
+            "glass",
+            0.001,
+            &[
+                "positions = [[-0.00105, 0.0, 0.0], [0.00105, 0.0, 0.0]]",
+                &format!("velocities = [[{speed}, 0.0, 0.0], [-{speed}, 0.0, 0.0]]"),
+            ],
+        )
+        .hertz(
+            "glass",
+            "glass",
+            &[&format!(
+                "damping = {{ law = \"viscous\", restitution = {e} }}"
+            )],
+        )
+        .build()
 }
 
 /// The restitution a head-on impact achieves on `b`: the separation speed once the spheres
@@ -1339,20 +1320,16 @@ fn available_memory_heeds_the_containers_limit() {
 /// the material's `young`, naming the likely slip.
 #[test]
 fn a_young_modulus_in_mpa_is_refused_with_its_hint() {
-    let text = format!(
-        r#"[simulation]
-steps = 10
-gravity = [0.0, 0.0, -9.81]
-[domain]
-min = [0.0, 0.0, 0.0]
-max = [0.02, 0.02, 0.02]
-[[particles]]
-material = "glass"
-radius = 0.001
-lattice = {{ spacing = 0.004, count = [2, 2, 2] }}
-{}"#,
-        GLASS.replace("young = 1.0e7", "young = 5.0")
-    );
+    let text = SceneText::new()
+        .simulation(&["steps = 10", "gravity = [0.0, 0.0, -9.81]"])
+        .domain([0.0; 3], [0.02; 3])
+        .particles(
+            "glass",
+            0.001,
+            &["lattice = { spacing = 0.004, count = [2, 2, 2] }"],
+        )
+        .block(&GLASS.replace("young = 1.0e7", "young = 5.0"))
+        .build();
     let path = scene_file("young-mpa", &text);
     let r = check_report(&path, None).expect("parses");
     let refusal = format!("{:#}", r.refusal.expect("refused"));

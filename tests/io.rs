@@ -10,6 +10,7 @@ use grains_io::{
     frame_file_name, IoError, OutputLock, OutputOptions, OutputWriter, ResumePoint, ENERGY_HEADER,
     PARTICLES_HEADER,
 };
+use grains_tests::scenes::SceneText;
 
 /// A fresh directory per test, so tests running in parallel never share files.
 fn scratch(name: &str) -> PathBuf {
@@ -835,29 +836,17 @@ fn resuming_keeps_the_rows_up_to_the_checkpoint_and_refuses_an_unreadable_table(
 /// A bead in a box: a world with walls to draw.
 fn boxed_world() -> grains_core::World {
     grains_tests::test_world(
-        r#"
-[simulation]
-duration = 0.01
-dt = 1e-5
-[domain]
-min = [0.0, 0.0, 0.0]
-max = [0.01, 0.01, 0.01]
-[[material]]
-name = "glass"
-density = 2500.0
-young = 5.0e6
-poisson = 0.3
-[[particles]]
-material = "glass"
-radius = 0.001
-positions = [[0.005, 0.005, 0.005]]
-[[wall]]
-material = "glass"
-box = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }
-[[interaction]]
-between = ["glass", "glass"]
-normal = { law = "hertz" }
-"#,
+        &SceneText::new()
+            .simulation(&["duration = 0.01", "dt = 1e-5"])
+            .domain([0.0; 3], [0.01; 3])
+            .material("glass", 2500.0, 5.0e6, 0.3)
+            .particles("glass", 0.001, &["positions = [[0.005, 0.005, 0.005]]"])
+            .wall(
+                "glass",
+                "box = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }",
+            )
+            .hertz("glass", "glass", &[])
+            .build(),
     )
 }
 
@@ -1165,39 +1154,37 @@ fn a_checkpoint_streamed_into_the_cpu_backend_is_the_whole_states_backend() {
     // A lattice compressed by 0.5% in a walled box: every neighbour touches from the start,
     // the walls too, with friction's springs loaded.
     let world = grains_tests::test_world(
-        r#"
-[simulation]
-steps = 50
-dt = 1e-5
-gravity = [0.0, 0.0, -9.81]
-skin = 0.001
-[domain]
-min = [-0.001, -0.001, -0.001]
-max = [0.0388, 0.0388, 0.0388]
-[[material]]
-name = "glass"
-density = 2500.0
-young = 5.0e6
-poisson = 0.3
-[[material]]
-name = "steel"
-density = 7800.0
-young = 5.0e6
-poisson = 0.3
-[[particles]]
-material = "glass"
-radius = 0.001
-lattice = { spacing = 0.00199, count = [20, 20, 20] }
-velocity = [0.01, -0.02, 0.0]
-[[wall]]
-box = { min = [-0.001, -0.001, -0.001], max = [0.0388, 0.0388, 0.0388] }
-material = "glass"
-[[interaction]]
-between = ["glass", "glass"]
-normal = { law = "hertz" }
-damping = { law = "viscous", restitution = 0.5 }
-tangential = { law = "cundall_strack", friction = 0.5 }
-"#,
+        &SceneText::new()
+            .simulation(&[
+                "steps = 50",
+                "dt = 1e-5",
+                "gravity = [0.0, 0.0, -9.81]",
+                "skin = 0.001",
+            ])
+            .domain([-0.001; 3], [0.0388; 3])
+            .material("glass", 2500.0, 5.0e6, 0.3)
+            .material("steel", 7800.0, 5.0e6, 0.3)
+            .particles(
+                "glass",
+                0.001,
+                &[
+                    "lattice = { spacing = 0.00199, count = [20, 20, 20] }",
+                    "velocity = [0.01, -0.02, 0.0]",
+                ],
+            )
+            .wall(
+                "glass",
+                "box = { min = [-0.001, -0.001, -0.001], max = [0.0388, 0.0388, 0.0388] }",
+            )
+            .hertz(
+                "glass",
+                "glass",
+                &[
+                    "damping = { law = \"viscous\", restitution = 0.5 }",
+                    "tangential = { law = \"cundall_strack\", friction = 0.5 }",
+                ],
+            )
+            .build(),
     );
     let mut first = CpuBackend::new(world.clone()).expect("cpu");
     first.run(30);
@@ -1458,55 +1445,38 @@ impl WallVtp {
 /// cylinder of 3 cm about z (7), a disk of 2 cm at z = -1 cm (8), the hopper's cone of 6 mm
 /// orifice and 30° (9), and the STL hopper as a mesh wall.
 fn every_wall_world() -> grains_core::World {
-    let text = r#"
-[simulation]
-duration = 0.01
-dt = 1e-5
-gravity = [0.0, 0.0, -9.81]
-[domain]
-min = [-0.06, -0.06, -0.02]
-max = [0.06, 0.06, 0.08]
-[[material]]
-name = "glass"
-density = 2500.0
-young = 5.0e6
-poisson = 0.3
-[[material]]
-name = "steel"
-density = 7800.0
-young = 5.0e6
-poisson = 0.3
-[[particles]]
-material = "glass"
-radius = 0.001
-positions = [[0.0, 0.0, 0.05]]
-[[wall]]
-material = "glass"
-box = { min = [-0.06, -0.06, -0.02], max = [0.06, 0.06, 0.08] }
-[[wall]]
-material = "glass"
-plane = { point = [0.0, 0.0, 0.03], normal = [1.0, 1.0, 1.0] }
-[[wall]]
-material = "glass"
-cylinder = { point = [0.0, 0.0, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.03, hollow = true }
-[[wall]]
-material = "glass"
-disk = { center = [0.0, 0.0, -0.01], normal = [0.0, 0.0, 1.0], radius = 0.02 }
-[[wall]]
-material = "glass"
-cone = { point = [0.0, 0.0, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.006, half_angle = 30.0 }
-[[wall]]
-material = "steel"
-mesh = { file = "hopper_cone.stl" }
-[[interaction]]
-between = ["glass", "glass"]
-normal = { law = "hertz" }
-[[interaction]]
-between = ["glass", "steel"]
-normal = { law = "hertz" }
-"#;
+    let text = SceneText::new()
+        .simulation(&["duration = 0.01", "dt = 1e-5", "gravity = [0.0, 0.0, -9.81]"])
+        .domain([-0.06, -0.06, -0.02], [0.06, 0.06, 0.08])
+        .material("glass", 2500.0, 5.0e6, 0.3)
+        .material("steel", 7800.0, 5.0e6, 0.3)
+        .particles("glass", 0.001, &["positions = [[0.0, 0.0, 0.05]]"])
+        .wall(
+            "glass",
+            "box = { min = [-0.06, -0.06, -0.02], max = [0.06, 0.06, 0.08] }",
+        )
+        .wall(
+            "glass",
+            "plane = { point = [0.0, 0.0, 0.03], normal = [1.0, 1.0, 1.0] }",
+        )
+        .wall(
+            "glass",
+            "cylinder = { point = [0.0, 0.0, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.03, hollow = true }",
+        )
+        .wall(
+            "glass",
+            "disk = { center = [0.0, 0.0, -0.01], normal = [0.0, 0.0, 1.0], radius = 0.02 }",
+        )
+        .wall(
+            "glass",
+            "cone = { point = [0.0, 0.0, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.006, half_angle = 30.0 }",
+        )
+        .wall("steel", "mesh = { file = \"hopper_cone.stl\" }")
+        .hertz("glass", "glass", &[])
+        .hertz("glass", "steel", &[])
+        .build();
     let file = grains_tests::workspace_root().join("scenes/every_wall.toml");
-    grains_tests::scene_world(text, &file)
+    grains_tests::scene_world(&text, &file)
 }
 
 /// The walls of a world as `walls_<step>.vtp`, part 3 of the series: the box's faces and a

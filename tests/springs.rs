@@ -6,6 +6,7 @@ use grains_core::kernels::laws::spring::{SpringSpec, SPRING_BROKEN};
 use grains_core::kernels::sources::fixed::broken_fixed_pairs;
 use grains_core::materials::Interaction;
 use grains_core::{Backend, CpuBackend, LawSpec, Particles, World};
+use grains_tests::scenes::SceneText;
 use grains_tests::worlds::{hertz_only, material, open_domain, world};
 use grains_tests::{csv_rows, run_scene, scene_backends, workspace_root};
 
@@ -277,27 +278,20 @@ fn a_maxwell_element_relaxes_with_its_time_constant() {
     }
 }
 
+/// Three glass beads in a row, then `bond` (the bond blocks' lines start at line 19).
 fn scene_text(bond: &str) -> String {
-    format!(
-        r#"[simulation]
-steps = 10
-[domain]
-min = [-0.05, -0.05, -0.05]
-max = [0.05, 0.05, 0.05]
-[[material]]
-name = "glass"
-density = 2500.0
-young = 1.0e7
-poisson = 0.3
-[[particles]]
-material = "glass"
-radius = 0.001
-positions = [[0.0, 0.0, 0.0], [0.0025, 0.0, 0.0], [0.006, 0.0, 0.0]]
-[[interaction]]
-between = ["glass", "glass"]
-normal = {{ law = "hertz" }}
-{bond}"#
-    )
+    SceneText::new()
+        .simulation(&["steps = 10"])
+        .domain([-0.05; 3], [0.05; 3])
+        .material("glass", 2500.0, 1.0e7, 0.3)
+        .particles(
+            "glass",
+            0.001,
+            &["positions = [[0.0, 0.0, 0.0], [0.0025, 0.0, 0.0], [0.006, 0.0, 0.0]]"],
+        )
+        .hertz("glass", "glass", &[])
+        .block(bond)
+        .build()
 }
 
 fn parse(bond: &str) -> Result<grains_scene::Scene, String> {

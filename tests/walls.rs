@@ -12,6 +12,7 @@ use grains_core::kernels::resolvers::{
 };
 use grains_core::kernels::walls::{WALL_CONE, WALL_CYLINDER, WALL_DISK};
 use grains_core::{Backend, CpuBackend, World};
+use grains_tests::scenes::SceneText;
 use grains_tests::worlds::SplitMix;
 use grains_tests::{gpu_context, run_scene_file, test_world as scene_world, workspace_root};
 
@@ -155,39 +156,32 @@ fn the_cone_resolver_matches_brute_force() {
     }
 }
 
-const GLASS: &str = r#"
-[[material]]
-name = "glass"
-density = 2500.0
-young = 5.0e6
-poisson = 0.3
-"#;
+/// The glass every scene below is made of, and its first block.
+fn glass() -> SceneText {
+    SceneText::new().material("glass", 2500.0, 5.0e6, 0.3)
+}
 
 #[test]
 fn a_bead_rests_in_a_drum_with_the_hertz_overlap_of_a_plane() {
-    let w = scene_world(&format!(
-        r#"{GLASS}
-[simulation]
-duration = 0.5
-dt = "auto"
-gravity = [0.0, 0.0, -9.81]
-[domain]
-min = [-0.06, -0.012, -0.06]
-max = [0.06, 0.012, 0.06]
-[[particles]]
-material = "glass"
-radius = 0.002
-positions = [[0.0, 0.0, -0.0475]]
-[[wall]]
-material = "glass"
-cylinder = {{ point = [0.0, 0.0, 0.0], axis = [0.0, 1.0, 0.0], radius = 0.05, hollow = true }}
-[[interaction]]
-between = ["glass", "glass"]
-normal = {{ law = "hertz" }}
-damping = {{ law = "viscous", restitution = 0.3 }}
-tangential = {{ law = "cundall_strack", friction = 0.5 }}
-"#
-    ));
+    let w = scene_world(
+        &glass()
+            .simulation(&["duration = 0.5", "dt = \"auto\"", "gravity = [0.0, 0.0, -9.81]"])
+            .domain([-0.06, -0.012, -0.06], [0.06, 0.012, 0.06])
+            .particles("glass", 0.002, &["positions = [[0.0, 0.0, -0.0475]]"])
+            .wall(
+                "glass",
+                "cylinder = { point = [0.0, 0.0, 0.0], axis = [0.0, 1.0, 0.0], radius = 0.05, hollow = true }",
+            )
+            .hertz(
+                "glass",
+                "glass",
+                &[
+                    "damping = { law = \"viscous\", restitution = 0.3 }",
+                    "tangential = { law = \"cundall_strack\", friction = 0.5 }",
+                ],
+            )
+            .build(),
+    );
     let mut b = CpuBackend::new(w).expect("backend");
     b.run(40_000);
     let s = b.snapshot();
@@ -211,28 +205,19 @@ tangential = {{ law = "cundall_strack", friction = 0.5 }}
 
 #[test]
 fn a_wall_moves_by_its_schedule() {
-    let w = scene_world(&format!(
-        r#"{GLASS}
-[simulation]
-duration = 0.01
-dt = 1e-5
-gravity = [0.0, 0.0, 0.0]
-[domain]
-min = [-0.1, -0.1, -0.1]
-max = [0.1, 0.1, 0.1]
-[[particles]]
-material = "glass"
-radius = 0.002
-positions = [[0.0, 0.0, 0.05]]
-[[wall]]
-material = "glass"
-plane = {{ point = [0.0, 0.0, -0.05], normal = [0.0, 0.0, 1.0] }}
-motion = {{ velocity = [0.0, 0.0, 1.0], angular_velocity = [0.0, 0.0, 100.0], center = [0.01, 0.0, -0.05], start = 0.002, stop = 0.006 }}
-[[interaction]]
-between = ["glass", "glass"]
-normal = {{ law = "hertz" }}
-"#
-    ));
+    let w = scene_world(
+        &glass()
+            .simulation(&["duration = 0.01", "dt = 1e-5", "gravity = [0.0, 0.0, 0.0]"])
+            .domain([-0.1; 3], [0.1; 3])
+            .particles("glass", 0.002, &["positions = [[0.0, 0.0, 0.05]]"])
+            .wall(
+                "glass",
+                "plane = { point = [0.0, 0.0, -0.05], normal = [0.0, 0.0, 1.0] }",
+            )
+            .lines(&["motion = { velocity = [0.0, 0.0, 1.0], angular_velocity = [0.0, 0.0, 100.0], center = [0.01, 0.0, -0.05], start = 0.002, stop = 0.006 }"])
+            .hertz("glass", "glass", &[])
+            .build(),
+    );
     let mut b = CpuBackend::new(w).expect("backend");
     b.run(1000);
     let wall = b.walls[0];
@@ -257,31 +242,31 @@ normal = {{ law = "hertz" }}
 /// squeezing them, elastic and frictionless: the work the lid does is all in the ledger.
 #[test]
 fn a_moving_piston_closes_the_ledger() {
-    let w = scene_world(&format!(
-        r#"{GLASS}
-[simulation]
-duration = 0.04
-dt = 2e-6
-gravity = [0.0, 0.0, -9.81]
-[domain]
-min = [-0.01, -0.01, 0.0]
-max = [0.01, 0.01, 0.03]
-[[particles]]
-material = "glass"
-radius = 0.002
-positions = [[-0.0021, 0.0, 0.002], [0.0021, 0.0, 0.002]]
-[[wall]]
-material = "glass"
-box = {{ min = [-0.006, -0.006, 0.0], max = [0.006, 0.006, 0.03] }}
-[[wall]]
-material = "glass"
-plane = {{ point = [0.0, 0.0, 0.0042], normal = [0.0, 0.0, -1.0] }}
-motion = {{ velocity = [0.0, 0.0, -0.05], stop = 0.012 }}
-[[interaction]]
-between = ["glass", "glass"]
-normal = {{ law = "hertz" }}
-"#
-    ));
+    let w = scene_world(
+        &glass()
+            .simulation(&[
+                "duration = 0.04",
+                "dt = 2e-6",
+                "gravity = [0.0, 0.0, -9.81]",
+            ])
+            .domain([-0.01, -0.01, 0.0], [0.01, 0.01, 0.03])
+            .particles(
+                "glass",
+                0.002,
+                &["positions = [[-0.0021, 0.0, 0.002], [0.0021, 0.0, 0.002]]"],
+            )
+            .wall(
+                "glass",
+                "box = { min = [-0.006, -0.006, 0.0], max = [0.006, 0.006, 0.03] }",
+            )
+            .wall(
+                "glass",
+                "plane = { point = [0.0, 0.0, 0.0042], normal = [0.0, 0.0, -1.0] }",
+            )
+            .lines(&["motion = { velocity = [0.0, 0.0, -0.05], stop = 0.012 }"])
+            .hertz("glass", "glass", &[])
+            .build(),
+    );
     let mut b = CpuBackend::new(w).expect("backend");
     let e0 = b.energy().total;
     let mut worst = 0.0f64;
@@ -417,26 +402,13 @@ fn a_turning_drum_matches_on_both_backends() {
 }
 
 fn wall_error(wall: &str) -> String {
-    let text = format!(
-        r#"{GLASS}
-[simulation]
-steps = 10
-dt = 1e-5
-[domain]
-min = [-0.06, -0.06, -0.06]
-max = [0.06, 0.06, 0.06]
-[[particles]]
-material = "glass"
-radius = 0.002
-positions = [[0.0, 0.0, 0.0]]
-[[wall]]
-material = "glass"
-{wall}
-[[interaction]]
-between = ["glass", "glass"]
-normal = {{ law = "hertz" }}
-"#
-    );
+    let text = glass()
+        .simulation(&["steps = 10", "dt = 1e-5"])
+        .domain([-0.06; 3], [0.06; 3])
+        .particles("glass", 0.002, &["positions = [[0.0, 0.0, 0.0]]"])
+        .wall("glass", wall)
+        .hertz("glass", "glass", &[])
+        .build();
     match grains_scene::parse_scene(&text, Path::new("w.toml")) {
         Ok(_) => String::new(),
         Err(e) => e.to_string(),

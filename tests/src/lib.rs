@@ -20,6 +20,7 @@ pub fn gpu_required() -> bool {
             .unwrap_or(false)
 }
 
+pub mod scenes;
 pub mod worlds;
 
 /// A scene that blows up: three glass spheres started deeply overlapped in a small walled box
