@@ -8,7 +8,8 @@
 
 use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
 use grains_core::kernels::laws::jkr::JkrSpec;
-use grains_core::materials::{effective_young, Interaction};
+use grains_core::material::effective_young;
+use grains_core::materials::Interaction;
 use grains_core::{Backend, CpuBackend, LawSpec, Particles, World};
 use grains_tests::worlds::*;
 

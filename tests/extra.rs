@@ -5,7 +5,8 @@ use grains_core::kernels::laws::constant_force::ConstantForceSpec;
 use grains_core::kernels::laws::linear_adhesion::LinearAdhesionSpec;
 use grains_core::kernels::laws::lubrication::LubricationSpec;
 use grains_core::kernels::laws::preset_force::PresetForceSpec;
-use grains_core::materials::{effective_young, Interaction};
+use grains_core::material::effective_young;
+use grains_core::materials::Interaction;
 use grains_core::{Backend, CpuBackend, LawSpec, Particles};
 use grains_tests::worlds::*;
 

@@ -436,7 +436,8 @@ fn first_bad_step(b: &mut dyn Backend, world: &World, max: u64) -> Option<(u64, 
 /// A world for the guard: 512 spheres in a box, periodic along z, random velocities well
 /// within the speed limit.
 fn guard_world(seed: u64) -> World {
-    use grains_core::materials::{Interaction, Material};
+    use grains_core::material::Material;
+    use grains_core::materials::Interaction;
     use grains_core::{Domain, LawSpec, Particles};
     let mut rng = SplitMix(seed);
     let mut p = Particles::default();

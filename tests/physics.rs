@@ -10,7 +10,7 @@ use grains_core::kernels::laws::cundall_strack::{
     law_cundall_strack, CundallStrackHistory, CundallStrackParams, TangentialStiffness,
 };
 use grains_core::kernels::laws::linear::LinearSpec;
-use grains_core::materials::effective_young;
+use grains_core::material::effective_young;
 use grains_core::LawSpec;
 use grains_core::{Backend, CpuBackend, World};
 use grains_tests::worlds::*;

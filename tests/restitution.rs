@@ -17,7 +17,7 @@
 use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
 use grains_core::kernels::laws::gonthier::gonthier_factor;
 use grains_core::kernels::laws::hunt_crossley::{hunt_crossley_factor, ImpactSpec};
-use grains_core::materials::effective_young;
+use grains_core::material::effective_young;
 use grains_core::{CpuBackend, LawSpec};
 use grains_tests::worlds::*;
 

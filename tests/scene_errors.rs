@@ -1225,7 +1225,8 @@ normal = { law = "hertz" }
         "{msg}"
     );
     // The core says the same when a world is built directly.
-    use grains_core::materials::{Interaction, Material};
+    use grains_core::material::Material;
+    use grains_core::materials::Interaction;
     let mat = |name: &str| Material {
         name: name.into(),
         density: 2500.0,

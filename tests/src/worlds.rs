@@ -6,7 +6,8 @@ use grains_core::kernels::laws::cundall_strack::{CundallStrackSpec, TangentialSt
 use grains_core::kernels::laws::hertz_damped::HertzDampedSpec;
 use grains_core::kernels::laws::linear::LinearSpec;
 use grains_core::kernels::laws::viscous::ViscousSpec;
-use grains_core::materials::{Interaction, Material};
+use grains_core::material::Material;
+use grains_core::materials::Interaction;
 pub use grains_core::parity::SplitMix;
 use grains_core::{Domain, LawSpec, Particles, World};
 
@@ -244,7 +245,7 @@ pub fn sphere_on_floor(
     let g = 9.81;
     let mat = material("m", young, 2500.0);
     let m = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
-    let k = 4.0 / 3.0 * grains_core::materials::effective_young(&mat, &mat) * r.sqrt();
+    let k = 4.0 / 3.0 * grains_core::material::effective_young(&mat, &mat) * r.sqrt();
     let delta = (m * g / k).powf(2.0 / 3.0);
     let mut p = Particles::default();
     p.push_sphere([0.0, 0.0, r - delta], r, v, w, 0, 2500.0, false);

@@ -19,9 +19,8 @@
 use bytemuck::Pod;
 
 use crate::kernel_types::{ContactForce, ContactGeom};
-use crate::materials::Material;
+use crate::material::Material;
 use crate::parity::SplitMix;
-use crate::registry::Slot;
 
 /// The elastic shape of a normal law, which later laws of the chain may need: the viscous
 /// dashpot's damping ratio for a requested restitution depends on it, and so does the default
@@ -60,7 +59,7 @@ pub struct CollisionContext<'a> {
 impl CollisionContext<'_> {
     /// Hertz's spring constant of the pair, `4/3 E* sqrt(R*)` (N/m^(3/2)).
     pub fn hertz_stiffness(&self) -> f64 {
-        let e = crate::materials::effective_young(self.material, self.material);
+        let e = crate::material::effective_young(self.material, self.material);
         4.0 / 3.0 * e * self.r_eff.sqrt()
     }
 
@@ -87,14 +86,14 @@ impl CollisionContext<'_> {
 
     /// Hertz collision time `2.868 (m*^2 / (R* E*^2 v))^(1/5)` (Johnson 1985, §11.4).
     pub fn hertz_time(&self) -> f64 {
-        let e = crate::materials::effective_young(self.material, self.material);
+        let e = crate::material::effective_young(self.material, self.material);
         2.868 * (self.m_eff * self.m_eff / (self.r_eff * e * e * self.impact_speed)).powf(0.2)
     }
 
     /// Largest overlap of a Hertz impact at the expected speed,
     /// `delta_max = (15 m* v^2 / (16 E* sqrt(R*)))^(2/5)` (m; Johnson 1985, §11.4).
     pub fn hertz_overlap(&self) -> f64 {
-        let e = crate::materials::effective_young(self.material, self.material);
+        let e = crate::material::effective_young(self.material, self.material);
         let v = self.impact_speed;
         (15.0 * self.m_eff * v * v / (16.0 * e * self.r_eff.sqrt())).powf(0.4)
     }
@@ -377,5 +376,40 @@ pub trait LawTwin: Law<Params: GpuLayout, History: HistoryLayout> {
         let mut out = vec![<Self::Params as GpuLayout>::layout()];
         out.extend(<Self::History as HistoryLayout>::layout());
         out
+    }
+}
+
+/// The slot a law occupies in a chain; laws run in slot order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Slot {
+    Normal,
+    Damping,
+    Tangential,
+    Rolling,
+    Twisting,
+    Extra,
+}
+
+impl Slot {
+    /// Every slot, in chain order.
+    pub const ALL: [Slot; 6] = [
+        Slot::Normal,
+        Slot::Damping,
+        Slot::Tangential,
+        Slot::Rolling,
+        Slot::Twisting,
+        Slot::Extra,
+    ];
+
+    /// The scene key of the slot inside an `[[interaction]]` table.
+    pub fn key(self) -> &'static str {
+        match self {
+            Slot::Normal => "normal",
+            Slot::Damping => "damping",
+            Slot::Tangential => "tangential",
+            Slot::Rolling => "rolling",
+            Slot::Twisting => "twisting",
+            Slot::Extra => "extra",
+        }
     }
 }

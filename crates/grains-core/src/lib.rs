@@ -15,6 +15,7 @@ pub mod insert;
 pub mod kernel_types;
 pub mod kernels;
 pub mod law;
+pub mod material;
 pub mod materials;
 pub mod mesh_walls;
 pub mod overlaps;

@@ -1,38 +1,13 @@
-//! Materials, interaction definitions and the per-material-pair table the kernels read.
-//!
-//! Mixing rules: Hertz effective modulus `E* = 1/((1-nu1^2)/E1 + (1-nu2^2)/E2)`, effective
-//! shear modulus `G* = 1/(2(2-nu1)(1+nu1)/E1 + 2(2-nu2)(1+nu2)/E2)` (Mindlin; the form
-//! LIGGGHTS uses). Each law mixes its own parameters from the two materials
-//! ([`crate::law::Law::mix`]); friction is given per interaction, not per material.
+//! Interaction definitions (the laws between two materials) and the per-material-pair table
+//! the kernels read. The materials themselves are [`crate::material`]; each law mixes its own
+//! parameters from the two ([`crate::law::Law::mix`]); friction is given per interaction, not
+//! per material.
 
 use crate::error::{CoreError, MissingInteraction};
 use crate::kernels::sources::SourceKind;
 use crate::law::{PairContext, SpringShape};
+use crate::material::Material;
 use crate::registry::{ChainSpec, LawKind, LawSpec, ResolverKind, Slot};
-
-/// An isotropic elastic material.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Material {
-    /// Name used by the scene.
-    pub name: String,
-    /// Density (kg/m^3).
-    pub density: f64,
-    /// Young's modulus (Pa).
-    pub young: f64,
-    /// Poisson's ratio.
-    pub poisson: f64,
-}
-
-/// Effective Hertz modulus of two materials (Pa).
-pub fn effective_young(a: &Material, b: &Material) -> f64 {
-    1.0 / ((1.0 - a.poisson * a.poisson) / a.young + (1.0 - b.poisson * b.poisson) / b.young)
-}
-
-/// Effective shear modulus of two materials for Mindlin's tangential stiffness (Pa).
-pub fn effective_shear(a: &Material, b: &Material) -> f64 {
-    1.0 / (2.0 * (2.0 - a.poisson) * (1.0 + a.poisson) / a.young
-        + 2.0 * (2.0 - b.poisson) * (1.0 + b.poisson) / b.young)
-}
 
 /// One `[[interaction]]`: the laws between two materials, one per filled slot.
 #[derive(Clone, Debug, PartialEq)]

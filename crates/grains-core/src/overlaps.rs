@@ -465,7 +465,7 @@ pub fn release_speed(world: &World, o: &Overlap) -> f64 {
     let (Some(a), Some(b)) = (mat(p.material[i] as usize), mat(other)) else {
         return 0.0;
     };
-    let e = crate::materials::effective_young(a, b);
+    let e = crate::material::effective_young(a, b);
     let work = 8.0 / 15.0 * e * r_eff.sqrt() * o.depth.powf(2.5);
     (2.0 * work / m_eff).sqrt()
 }

@@ -293,40 +293,9 @@ impl ResolverKind {
     }
 }
 
-/// The slot a law occupies in a chain; laws run in slot order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Slot {
-    Normal,
-    Damping,
-    Tangential,
-    Rolling,
-    Twisting,
-    Extra,
-}
+pub use crate::law::Slot;
 
 impl Slot {
-    /// Every slot, in chain order.
-    pub const ALL: [Slot; 6] = [
-        Slot::Normal,
-        Slot::Damping,
-        Slot::Tangential,
-        Slot::Rolling,
-        Slot::Twisting,
-        Slot::Extra,
-    ];
-
-    /// The scene key of the slot inside an `[[interaction]]` table.
-    pub fn key(self) -> &'static str {
-        match self {
-            Slot::Normal => "normal",
-            Slot::Damping => "damping",
-            Slot::Tangential => "tangential",
-            Slot::Rolling => "rolling",
-            Slot::Twisting => "twisting",
-            Slot::Extra => "extra",
-        }
-    }
-
     /// The laws that fill this slot.
     pub fn laws(self) -> Vec<LawKind> {
         LawKind::ALL

@@ -29,7 +29,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::CoreError;
 use crate::kernels::shell::{BendingLaw, DampingLaw, ShellLaws};
-use crate::materials::Material;
+use crate::material::Material;
 use crate::world::Particles;
 
 /// No node: the second lever of an edge on the boundary of an open shell.

@@ -6,7 +6,8 @@ use std::ops::Range;
 
 use grains_core::kernel_types::Wall;
 use grains_core::kernels::walls::WallKind;
-use grains_core::materials::{Interaction, Material};
+use grains_core::material::Material;
+use grains_core::materials::Interaction;
 use grains_core::units::qty;
 use grains_core::Particles;
 

@@ -9,7 +9,8 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use grains_core::materials::{Interaction, Material};
+use grains_core::material::Material;
+use grains_core::materials::Interaction;
 use grains_core::overlaps::OverlapReport;
 use grains_core::shells::Shells;
 use grains_core::timestep::{timestep_report, TimestepReport};

@@ -5,7 +5,8 @@ use crate::error::CoreError;
 use crate::kernel_types::{GridParams, StepParams, Wall};
 use crate::kernels::sources::SourceKind;
 use crate::kernels::walls::WALL_KINDS;
-use crate::materials::{Interaction, Material, PairSet, PairTable, TouchingPair};
+use crate::material::Material;
+use crate::materials::{Interaction, PairSet, PairTable, TouchingPair};
 use crate::registry::ResolverKind;
 use crate::shapes::ShapeKind;
 

@@ -4,7 +4,8 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use grains_core::materials::{Interaction, Material};
+use grains_core::material::Material;
+use grains_core::materials::Interaction;
 use grains_core::units::qty;
 use grains_core::{Domain, Slot};
 

@@ -16,7 +16,7 @@
 //! ```
 
 use grains_core::insert::{Insertion, Region};
-use grains_core::materials::Material;
+use grains_core::material::Material;
 use grains_core::parity::SplitMix;
 use grains_core::{Domain, Particles};
 

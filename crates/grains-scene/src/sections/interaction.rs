@@ -4,7 +4,8 @@
 
 use std::ops::Range;
 
-use grains_core::materials::{Interaction, Material};
+use grains_core::material::Material;
+use grains_core::materials::Interaction;
 use grains_core::{LawKind, LawSpec, Slot};
 
 use crate::error::SceneError;

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use grains_core::materials::Material;
+use grains_core::material::Material;
 
 use crate::error::SceneError;
 use crate::walk::{Ctx, Table, Value};

@@ -4,7 +4,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use grains_core::materials::Material;
+use grains_core::material::Material;
 use grains_core::shapes::ClumpProps;
 use grains_core::units::qty;
 use grains_core::{Domain, Particles};

@@ -18,7 +18,7 @@
 //! ```
 
 use grains_core::kernels::shell::{ShellLaws, ShellSlot};
-use grains_core::materials::Material;
+use grains_core::material::Material;
 use grains_core::shells::{Mesh, ShellSpec, Shells};
 use grains_core::{Domain, Particles};
 

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use grains_core::kernel_types::{Triangle, Wall};
 use grains_core::kernels::walls::WallKind;
-use grains_core::materials::Material;
+use grains_core::material::Material;
 use grains_core::units::qty;
 use grains_core::{Domain, Particles};
 

@@ -49,7 +49,7 @@ use crate::law::{
     required, required_restitution, CollisionContext, Law, LawKeys, LawTwin, PairContext,
     ParityCase, SpringShape, Word,
 };
-use crate::materials::effective_shear;
+use crate::material::effective_shear;
 use crate::parity::{random_geom, random_prior_force, SplitMix};
 use crate::registry::Slot;
 

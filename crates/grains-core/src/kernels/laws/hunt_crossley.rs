@@ -30,7 +30,7 @@ use crate::law::{
     required_restitution, CollisionContext, DampingContext, Law, LawKeys, LawTwin, PairContext,
     ParityCase, SpringShape, Word,
 };
-use crate::materials::effective_young;
+use crate::material::effective_young;
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 

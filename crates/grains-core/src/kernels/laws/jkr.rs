@@ -42,7 +42,7 @@ use crate::kernels::v3;
 use crate::law::{
     required, CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
 };
-use crate::materials::effective_young;
+use crate::material::effective_young;
 use crate::parity::{random_geom, SplitMix};
 use crate::registry::Slot;
 

@@ -26,7 +26,7 @@ pub mod triangle_triangle_common_edge;
 pub mod volume_conservation;
 
 use crate::law::{required, LawKeys};
-use crate::materials::Material;
+use crate::material::Material;
 
 /// The in-plane law of a shell's edges.
 #[derive(Clone, Copy, Debug, PartialEq)]
