@@ -8,6 +8,7 @@
 //! - `restitution`: the impact models against their exact restitution relation (CPU).
 //! - `rolling`: rolling resistance and torsional friction on a sphere on a plane (CPU).
 //! - `lin_el6`: the six-spring elastic model's modes and energy on a fixed pair (CPU).
+//! - `schedule`: the step's passes as the world needs them.
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `capsules`: the capsule shape: free rigid-body motion, impacts, a pour, parity, errors.
 //! - `clumps`: rigid clumps of spheres: free motion, rest on a floor, a pour, parity, errors.
@@ -52,6 +53,7 @@ mod resume;
 mod rolling;
 mod scene_errors;
 mod scene_reference;
+mod schedule;
 mod shaders;
 mod shells;
 mod sources;

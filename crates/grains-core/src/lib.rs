@@ -22,6 +22,7 @@ pub mod overlaps;
 pub mod parity;
 pub mod registry;
 pub mod restitution;
+pub mod schedule;
 pub mod shapes;
 pub mod shells;
 pub mod state;

@@ -28,6 +28,7 @@ use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::fixed_index;
 use crate::kernels::sources::neighbour::FarSlot;
 use crate::kernels::sources::{SourceKind, SourceView};
+use crate::schedule::{Pass, Schedule};
 use crate::shapes::IDENTITY;
 use crate::state::{
     check_len, check_list, check_list_starts, check_packing, restride, slot_walls, stream_array,
@@ -162,15 +163,14 @@ pub struct CpuBackend {
     /// Work done on each particle by moving walls (J) and its compensation; empty when no
     /// wall moves.
     pub wall_work: Vec<[f32; 2]>,
-    /// Whether a wall moves (the wall passes run).
-    walls_move: bool,
     /// Work done on the rest of the system by each kinematic particle (J) and its
     /// compensation; empty unless a kinematic particle moves ([`World::kinematic`]).
     pub kinematic_work: Vec<[f32; 2]>,
     /// The shape table, never empty ([`crate::world::Particles::shape_table`]).
     shapes: Vec<crate::shapes::ShapeRecord>,
-    /// Whether the world has clumps (the clump passes run).
-    has_clumps: bool,
+    /// The step's passes ([`Schedule::of`] the world), which `step_checked` and
+    /// `after_gather` walk.
+    schedule: Schedule,
     /// Each node's shell entries for `shell_gather`, built once.
     shell_start: Vec<u32>,
     shell_entry: Vec<u32>,
@@ -358,10 +358,7 @@ impl CpuBackend {
             force: vec![[0.0; 4]; n],
             torque: vec![[0.0; 4]; n],
             shapes: p.shape_table(),
-            has_clumps: p
-                .shape_table()
-                .iter()
-                .any(|s| s.kind == crate::shapes::KIND_CLUMP),
+            schedule: Schedule::of(&world),
             dissipated: vec![[0.0; 4]; n],
             list: NeighbourList::default(),
             history: Vec::new(),
@@ -387,7 +384,6 @@ impl CpuBackend {
             } else {
                 Vec::new()
             },
-            walls_move: world.walls.iter().any(|w| w.moves()),
             kinematic_work: if world.kinematic {
                 vec![[0.0; 2]; n]
             } else {
@@ -601,7 +597,7 @@ impl CpuBackend {
         let short = (0..3).any(|k| {
             self.domain.periodic_mask & (1 << k) != 0 && self.domain.length[k] < 4.0 * skin
         });
-        self.apart_skips && !self.has_clumps && skin > 0.0 && !short
+        self.apart_skips && !self.schedule.has(Pass::ClumpPlace) && skin > 0.0 && !short
     }
 
     /// Turn the sweep's skipping of pairs found apart, and the gather's of particles left idle
@@ -952,8 +948,9 @@ impl CpuBackend {
         // and the caller asked for the next step at once), that first half follows too: the
         // gather reads only slots, never positions, so moving a particle on does not change
         // what its neighbours gather.
-        let fused = kick && w.shells.is_empty() && !self.has_clumps;
-        let drift = fused && drift && !self.walls_move;
+        let after = &self.schedule.after_gather;
+        let fused = kick && !after.iter().any(|p| p.adds_to_gathered());
+        let drift = fused && drift && !self.schedule.has(Pass::WallPower);
         // Where the gather alone writes the force, torque and dissipation (no bonds, shells or
         // clumps), a particle whose stored ones are already what a step without contacts
         // stores is left as it is: in a gas, those stores were a seventh of the step.
@@ -1027,46 +1024,18 @@ impl CpuBackend {
     /// of their members, the moving walls' power and, in a step (`kick`), the kinematic
     /// particles' work.
     fn after_gather(&mut self, kick: bool) {
-        self.shell_forces_pass();
-        if self.has_clumps {
-            for gid in 0..self.pos.len() {
-                let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
-                if let Some((f, t)) = clump_gather(
-                    gid,
-                    &self.domain,
-                    shape,
-                    shapes,
-                    &self.pos,
-                    &self.force,
-                    &self.torque,
-                ) {
-                    self.force[gid] = f;
-                    self.torque[gid] = t;
-                }
+        for k in 0..self.schedule.after_gather.len() {
+            match self.schedule.after_gather[k] {
+                // The three shell passes run as one.
+                Pass::ShellVolume => self.shell_forces_pass(),
+                Pass::ShellEdges | Pass::ShellGather => {}
+                Pass::ClumpGather => self.clump_gather_pass(),
+                Pass::WallPower => self.wall_power_pass(),
+                other => unreachable!("{other:?} does not follow the gather"),
             }
         }
-        if self.walls_move {
-            let (step, walls, pos) = (&self.step, &self.walls, &self.pos);
-            let (slots, nbr_slot) = (PackedSlots::Far(&self.slots), &self.nbr_slot);
-            let list = &self.list;
-            self.wall_work
-                .par_iter_mut()
-                .enumerate()
-                .for_each(|(gid, a)| {
-                    wall_power_records(
-                        gid,
-                        step,
-                        walls,
-                        list.records(gid).map(|r| (list.pair_j[r as usize], r)),
-                        nbr_slot,
-                        slots,
-                        pos,
-                        a,
-                    )
-                });
-        }
         // The initial forces (`kick` false) are not booked: see `kinematic_power`.
-        if kick && !self.kinematic_work.is_empty() {
+        if kick && self.schedule.booked.contains(&Pass::KinematicPower) {
             let (step, vel, omega) = (&self.step, &self.vel, &self.omega);
             let (force, torque) = (&self.force, &self.torque);
             let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
@@ -1077,6 +1046,47 @@ impl CpuBackend {
                     kinematic_power(gid, step, vel, omega, force, torque, shape, shapes, a)
                 });
         }
+    }
+
+    /// Clump bodies take their members' forces (`clump_gather`).
+    fn clump_gather_pass(&mut self) {
+        for gid in 0..self.pos.len() {
+            let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
+            if let Some((f, t)) = clump_gather(
+                gid,
+                &self.domain,
+                shape,
+                shapes,
+                &self.pos,
+                &self.force,
+                &self.torque,
+            ) {
+                self.force[gid] = f;
+                self.torque[gid] = t;
+            }
+        }
+    }
+
+    /// The work moving walls do on each particle this step (`wall_power`).
+    fn wall_power_pass(&mut self) {
+        let (step, walls, pos) = (&self.step, &self.walls, &self.pos);
+        let (slots, nbr_slot) = (PackedSlots::Far(&self.slots), &self.nbr_slot);
+        let list = &self.list;
+        self.wall_work
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(gid, a)| {
+                wall_power_records(
+                    gid,
+                    step,
+                    walls,
+                    list.records(gid).map(|r| (list.pair_j[r as usize], r)),
+                    nbr_slot,
+                    slots,
+                    pos,
+                    a,
+                )
+            });
     }
 
     /// The second half-step of every particle, after the gathered forces are complete.
@@ -1233,14 +1243,18 @@ impl CpuBackend {
         };
         // Rounded up by a millionth, as the f32 speed and step may have been rounded down.
         self.travel += speed as f64 * self.step.dt as f64 * (1.0 + 1e-6);
-        if self.walls_move {
-            for gid in 0..self.walls.len() {
-                wall_motion(gid, &self.step, &self.world.walls, &mut self.walls);
-            }
-        }
         self.steps += 1;
-        if self.has_clumps {
-            self.clump_place_pass();
+        // The rest of the schedule's head, after the first half.
+        for k in 1..self.schedule.head.len() {
+            match self.schedule.head[k] {
+                Pass::ClumpPlace => self.clump_place_pass(),
+                Pass::WallMotion => {
+                    for gid in 0..self.walls.len() {
+                        wall_motion(gid, &self.step, &self.world.walls, &mut self.walls);
+                    }
+                }
+                other => unreachable!("{other:?} is not a pass of the step's head"),
+            }
         }
         if disp > 0.5 * self.step.skin {
             self.rebuild();

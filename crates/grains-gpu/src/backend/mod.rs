@@ -139,6 +139,7 @@ enum Resume {
 }
 
 use control_words::*;
+use grains_core::schedule::{Pass, Schedule};
 use grains_shaders::CONTROL_WGSL;
 
 /// The GPU backend. See the module documentation for the step.
@@ -1225,9 +1226,9 @@ impl ReadSlots {
     }
 }
 
-/// Every kernel a run of `world` dispatches, compiled: the passes, the control kernels, one
-/// per contact chain, and the shell, wall, clump and kinematic passes where the world has
-/// them (the fused gather and kick where nothing comes between them), with their ids.
+/// Every kernel a run of `world` dispatches, compiled: the broad phase's passes, the control
+/// kernels, one per contact chain, and the passes of the world's schedule (the fused gather
+/// and kick where nothing comes between them), with their ids.
 fn compile_kernels(
     ctx: &GpuContext,
     world: &World,
@@ -1239,7 +1240,6 @@ fn compile_kernels(
         kernels.len() - 1
     };
     let ctl = |name: &str| Kernel::new(ctx, name, &control_source(name)?, name);
-    let integrate_first_half = add(pass_kernel(ctx, "integrate_first_half")?);
     let decide = add(ctl("decide")?);
     let zero_cells = add(ctl("zero_cells")?);
     let cell_count = add(pass_kernel(ctx, "cell_count")?);
@@ -1274,59 +1274,23 @@ fn compile_kernels(
         });
         contact.push((k, chain.source, slot));
     }
-    let gather = add(pass_kernel(ctx, "gather")?);
-    // The shell passes, only in a world with shells.
-    let shell = if world.shells.is_empty() {
-        None
-    } else {
-        Some([
-            add(pass_kernel(ctx, "shell_volume")?),
-            add(pass_kernel(ctx, "shell_edges")?),
-            add(pass_kernel(ctx, "shell_gather")?),
-        ])
-    };
-    // The wall passes, only in a world with a moving wall.
-    let moving = if world.walls.iter().any(|w| w.moves()) {
-        Some([
-            add(pass_kernel(ctx, "wall_motion")?),
-            add(pass_kernel(ctx, "wall_power")?),
-        ])
-    } else {
-        None
-    };
-    // The clump passes, only in a world with clumps.
-    let clumps = if world
-        .particles
-        .shape_table()
-        .iter()
-        .any(|s| s.kind == grains_core::shapes::KIND_CLUMP)
-    {
-        Some([
-            add(pass_kernel(ctx, "clump_place")?),
-            add(pass_kernel(ctx, "clump_gather")?),
-        ])
-    } else {
-        None
-    };
-    // The kinematic work, only in a world where a kinematic particle moves.
-    let kinematic = if world.kinematic {
-        Some(add(pass_kernel(ctx, "kinematic_power")?))
-    } else {
-        None
-    };
-    let integrate_second_half = add(pass_kernel(ctx, "integrate_second_half")?);
-    let fused = opts.fuse_gather_kick
-        && shell.is_none()
-        && moving.is_none()
-        && clumps.is_none()
-        && kinematic.is_none();
-    let gather_kick = if fused {
+    // The step's passes, as the world's schedule lists them; the fused gather and kick where
+    // nothing runs between them.
+    let schedule = Schedule::of(world);
+    let mut passes = Vec::new();
+    let every_pass = schedule.head.iter().chain([&Pass::Gather]);
+    let every_pass = every_pass
+        .chain(&schedule.after_gather)
+        .chain(&schedule.booked);
+    for &pass in every_pass.chain([&Pass::IntegrateSecondHalf]) {
+        passes.push((pass, add(pass_kernel(ctx, pass.stem())?)));
+    }
+    let gather_kick = if opts.fuse_gather_kick && schedule.gather_meets_kick() {
         Some(add(pass_kernel(ctx, "gather_kick")?))
     } else {
         None
     };
     let ids = KernelIds {
-        integrate_first_half,
         decide,
         zero_cells,
         cell_count,
@@ -1344,12 +1308,8 @@ fn compile_kernels(
         slot_carry,
         commit_particles,
         contact,
-        gather,
-        shell,
-        moving,
-        clumps,
-        kinematic,
-        integrate_second_half,
+        schedule,
+        passes,
         gather_kick,
     };
     Ok((kernels, ids))

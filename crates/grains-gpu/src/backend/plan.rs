@@ -5,6 +5,7 @@ use super::*;
 use crate::program::{Op, Size};
 use grains_core::kernels::passes::scan_blocks::scan_block_count;
 use grains_core::kernels::sources::SourceKind;
+use grains_core::schedule::{Pass, Schedule};
 
 /// The WGSL of one of this crate's control kernels: the control words
 /// ([`control_words::control_wgsl`]), the common header, the words of the packed slots' counts (shaders/lib/slot_words.wgsl), the dispatch-size helpers if it binds
@@ -81,7 +82,6 @@ pub(super) fn groups(count: u64, threads: u32) -> u64 {
 
 /// Kernel indices into `GpuBackend::kernels`.
 pub(super) struct KernelIds {
-    pub(super) integrate_first_half: usize,
     pub(super) decide: usize,
     pub(super) zero_cells: usize,
     pub(super) cell_count: usize,
@@ -103,22 +103,25 @@ pub(super) struct KernelIds {
     pub(super) commit_particles: usize,
     /// (kernel, pair source, indirect slot for a rebuilt source) per chain, in table order.
     pub(super) contact: Vec<(usize, SourceKind, Option<u32>)>,
-    pub(super) gather: usize,
-    /// `shell_volume`, `shell_edges`, `shell_gather`, in a world with shells.
-    pub(super) shell: Option<[usize; 3]>,
-    /// `wall_motion`, `wall_power`, in a world with a moving wall.
-    pub(super) moving: Option<[usize; 2]>,
-    /// `clump_place`, `clump_gather`, in a world with clumps.
-    pub(super) clumps: Option<[usize; 2]>,
-    /// `kinematic_power`, in a world where a kinematic particle moves.
-    pub(super) kinematic: Option<usize>,
-    pub(super) integrate_second_half: usize,
+    /// The step's passes, in the order the world's schedule lists them.
+    pub(super) schedule: Schedule,
+    /// Each pass of the schedule with its kernel.
+    pub(super) passes: Vec<(Pass, usize)>,
     /// `gather_kick`, which takes the place of `gather` and `integrate_second_half` in the step
     /// where nothing runs between them ([`GpuOptions::fuse_gather_kick`]).
     pub(super) gather_kick: Option<usize>,
 }
 
 impl KernelIds {
+    /// The kernel of `pass`, which the schedule lists.
+    pub(super) fn pass(&self, pass: Pass) -> usize {
+        self.passes
+            .iter()
+            .find(|(p, _)| *p == pass)
+            .map(|&(_, k)| k)
+            .expect("every pass of the schedule is compiled")
+    }
+
     /// Contact chains dispatched indirectly (over a rebuilt source), one indirect slot each.
     pub(super) fn indirect_contacts(&self) -> usize {
         self.contact.iter().filter(|c| c.2.is_some()).count()
@@ -621,25 +624,22 @@ impl GpuBackend {
         Ok(())
     }
 
-    /// The step's first dispatches: the first half, then the clumps' members placed with
-    /// their bodies and the walls moved, where the world has them.
+    /// The step's first dispatches: the schedule's head (the first half, then the clumps'
+    /// members placed with their bodies and the walls moved, where the world has them).
     fn head_ops(&self, every: &mut EverySlots) -> Result<Vec<Op>, GpuError> {
-        let n = self.n as u64;
-        let g1 = self.check_groups(
-            "integrate_first_half",
-            groups(n, self.threads(self.ids.integrate_first_half)),
-        )?;
-        let mut head = vec![self.op(self.ids.integrate_first_half, &[], every.slot(g1))?];
-        if let Some([place, _]) = self.ids.clumps {
-            // Members follow their bodies after the drift, before any rebuild or contact.
-            let g = self.check_groups("clump_place", groups(n, self.threads(place)))?;
-            head.push(self.op(place, &[], every.slot(g))?);
-        }
-        if let Some([wall_motion, _]) = self.ids.moving {
-            let g = self.check_groups("wall_motion", groups(self.n_walls as u64, 64))?;
-            head.push(self.op(wall_motion, &[], every.slot(g))?);
+        let mut head = Vec::new();
+        for &pass in &self.ids.schedule.head {
+            head.push(self.pass_op(pass, every)?);
         }
         Ok(head)
+    }
+
+    /// The dispatch of `pass` over its items, in the next every-step slot.
+    fn pass_op(&self, pass: Pass, every: &mut EverySlots) -> Result<Op, GpuError> {
+        let k = self.ids.pass(pass);
+        let items = pass.items(&self.world) as u64;
+        let g = self.check_groups(pass.stem(), groups(items, self.threads(k)))?;
+        self.op(k, &[], every.slot(g))
     }
 
     /// An exclusive scan of `counts` into `out` over `len` (a uniform) elements: each block
@@ -793,58 +793,27 @@ impl GpuBackend {
     /// nothing between the gather and the kick, the fused pass.
     fn gather_ops(&self, every: &mut EverySlots) -> Result<(Vec<Op>, Vec<Op>), GpuError> {
         let (ids, n) = (&self.ids, self.n as u64);
-        let g = self.check_groups("gather", groups(n, self.threads(ids.gather)))?;
+        let g = self.check_groups("gather", groups(n, self.threads(ids.pass(Pass::Gather))))?;
         let gather = every.slot(g);
-        let mut tail = Vec::new();
-        if let Some([volume, edges, gather]) = ids.shell {
-            let sh = &self.world.shells;
-            let counts = [
-                ("shell_volume", volume, sh.shells.len() as u64),
-                ("shell_edges", edges, sh.edges.len() as u64),
-                ("shell_gather", gather, n),
-            ];
-            for (what, k, count) in counts {
-                let g = self.check_groups(what, groups(count, self.threads(k)))?;
-                tail.push((k, every.slot(g)));
-            }
+        let mut gathered = vec![self.op(ids.pass(Pass::Gather), &[], gather)?];
+        for &pass in &ids.schedule.after_gather {
+            gathered.push(self.pass_op(pass, every)?);
         }
-        if let Some([_, gather]) = ids.clumps {
-            // Bodies take their members' forces after the gather.
-            let g = self.check_groups("clump_gather", groups(n, self.threads(gather)))?;
-            tail.push((gather, every.slot(g)));
-        }
-        if let Some([_, wall_power]) = ids.moving {
-            let g = self.check_groups("wall_power", groups(n, self.threads(wall_power)))?;
-            tail.push((wall_power, every.slot(g)));
-        }
-        let g2 = self.check_groups(
-            "integrate_second_half",
-            groups(n, self.threads(ids.integrate_second_half)),
-        )?;
-        let second_half = every.slot(g2);
+        let second_half = self.pass_op(Pass::IntegrateSecondHalf, every)?;
         // Last after the gather, once the force and torque on every body are complete; in the
         // steps only: the initial forces are not booked (see `kinematic_power`).
-        let kinematic = match ids.kinematic {
-            Some(k) => {
-                let g = self.check_groups("kinematic_power", groups(n, self.threads(k)))?;
-                Some((k, every.slot(g)))
-            }
-            None => None,
-        };
-        let fused = ids.gather_kick.map(|k| (k, every.slot(g)));
-        let mut gathered = vec![self.op(ids.gather, &[], gather)?];
-        for &(k, size) in &tail {
-            gathered.push(self.op(k, &[], size)?);
+        let mut booked = Vec::new();
+        for &pass in &ids.schedule.booked {
+            booked.push(self.pass_op(pass, every)?);
         }
+        let fused = ids.gather_kick.map(|k| (k, every.slot(g)));
         let mut end = Vec::new();
         match fused {
             Some((k, size)) => end.push(self.op(k, &[], size)?),
             None => {
                 end.extend(gathered.iter().map(dup));
-                if let Some((k, size)) = kinematic {
-                    end.push(self.op(k, &[], size)?);
-                }
-                end.push(self.op(ids.integrate_second_half, &[], second_half)?);
+                end.extend(booked);
+                end.push(second_half);
             }
         }
         Ok((gathered, end))
