@@ -788,3 +788,18 @@ pub const RECORDS_PER_PARTICLE: usize = ENTRIES_PER_PARTICLE / 2;
 /// Records in contact per particle assumed by the memory estimate, each with a packed force
 /// slot: a settled pack of spheres touches about 6 neighbours, each pair once.
 pub const CONTACTS_PER_PARTICLE: usize = 3;
+
+/// What a run has done so far, kept alike by both backends and carried in their state: steps
+/// taken, the steps that rebuilt the neighbour list, and the particles removed and inserted
+/// with the energy they took away or brought (for the ledger).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunTally {
+    pub steps: u64,
+    pub rebuild_steps: Vec<u64>,
+    pub removed: u64,
+    /// Energy the removed particles carried (J).
+    pub removed_energy: f64,
+    pub inserted: u64,
+    /// Energy the inserted particles brought (J).
+    pub inserted_energy: f64,
+}

@@ -9,7 +9,7 @@
 
 use crate::backend::{
     contact_records, count_contacts, end_of_step_fault, energy_report, Backend, ContactCount,
-    ContactRecord, Counters, EnergyReport, Fault, PackedSlots, Snapshot, SourceSlots,
+    ContactRecord, Counters, EnergyReport, Fault, PackedSlots, RunTally, Snapshot, SourceSlots,
 };
 use crate::error::CoreError;
 use crate::kernel_types::{DomainParams, GridParams, PairSlot, StepParams};
@@ -179,14 +179,8 @@ pub struct CpuBackend {
     // while the rebuild finds the candidates, 8 bytes per particle not held between rebuilds.
     cell_counts: Vec<u32>,
     cell_start: Vec<u32>,
-    steps: u64,
-    rebuild_steps: Vec<u64>,
-    /// Particles removed, and the energy they carried (J).
-    removed: u64,
-    removed_energy: f64,
-    /// Particles inserted, and the energy they brought (J).
-    inserted: u64,
-    inserted_energy: f64,
+    /// Steps, rebuilds, removals and insertions so far.
+    tally: RunTally,
     /// The next step's first half, already run inside the last gather (its largest
     /// displacement and faulty particle), while `run` is between two of its steps; `None`
     /// whenever the backend is handed back to its caller.
@@ -396,12 +390,7 @@ impl CpuBackend {
             shell_entry,
             cell_counts: vec![0; grid.n_cells as usize],
             cell_start: vec![0; grid.n_cells as usize + 1],
-            steps: 0,
-            rebuild_steps: Vec::new(),
-            removed: 0,
-            removed_energy: 0.0,
-            inserted: 0,
-            inserted_energy: 0.0,
+            tally: RunTally::default(),
             next_first_half: None,
             world,
         })
@@ -528,12 +517,12 @@ impl CpuBackend {
         // state's arrays goes as soon as it is taken up, so that resuming holds the state and
         // the backend's list beside it, not the state twice.
         let mut b = CpuBackend::allocate(world)?;
-        b.steps = s.step;
-        b.rebuild_steps = s.rebuild_steps;
-        b.removed = s.removed;
-        b.removed_energy = s.removed_energy;
-        b.inserted = s.inserted;
-        b.inserted_energy = s.inserted_energy;
+        b.tally.steps = s.step;
+        b.tally.rebuild_steps = s.rebuild_steps;
+        b.tally.removed = s.removed;
+        b.tally.removed_energy = s.removed_energy;
+        b.tally.inserted = s.inserted;
+        b.tally.inserted_energy = s.inserted_energy;
         if !given {
             b.pos = s.pos;
         }
@@ -568,12 +557,12 @@ impl CpuBackend {
     /// The state's scalars: steps, rebuilds, particles removed and inserted.
     fn header(&self) -> StateHeader {
         StateHeader {
-            step: self.steps,
-            rebuild_steps: self.rebuild_steps.clone(),
-            removed: self.removed,
-            removed_energy: self.removed_energy,
-            inserted: self.inserted,
-            inserted_energy: self.inserted_energy,
+            step: self.tally.steps,
+            rebuild_steps: self.tally.rebuild_steps.clone(),
+            removed: self.tally.removed,
+            removed_energy: self.tally.removed_energy,
+            inserted: self.tally.inserted,
+            inserted_energy: self.tally.inserted_energy,
         }
     }
 
@@ -735,7 +724,7 @@ impl CpuBackend {
             f64::INFINITY
         };
         self.ref_pos.copy_from_slice(&self.pos);
-        self.rebuild_steps.push(self.steps);
+        self.tally.rebuild_steps.push(self.tally.steps);
     }
 
     /// The neighbour list's records, particle pairs' and walls' alike, in one sweep: each runs
@@ -1243,7 +1232,7 @@ impl CpuBackend {
         };
         // Rounded up by a millionth, as the f32 speed and step may have been rounded down.
         self.travel += speed as f64 * self.step.dt as f64 * (1.0 + 1e-6);
-        self.steps += 1;
+        self.tally.steps += 1;
         // The rest of the schedule's head, after the first half.
         for k in 1..self.schedule.head.len() {
             match self.schedule.head[k] {
@@ -1293,8 +1282,8 @@ impl Backend for CpuBackend {
         )?;
         // Positions set from outside: no travel bound until the next rebuild.
         self.travel = f64::INFINITY;
-        self.removed += crate::backend::bodies_in(&self.world, &changed);
-        self.removed_energy += energy;
+        self.tally.removed += crate::backend::bodies_in(&self.world, &changed);
+        self.tally.removed_energy += energy;
         Ok(())
     }
 
@@ -1317,8 +1306,8 @@ impl Backend for CpuBackend {
             &self.quat,
         )?;
         self.travel = f64::INFINITY;
-        self.inserted += changed.len() as u64;
-        self.inserted_energy += energy;
+        self.tally.inserted += changed.len() as u64;
+        self.tally.inserted_energy += energy;
         Ok(())
     }
 
@@ -1404,7 +1393,7 @@ impl Backend for CpuBackend {
             for k in 0..n {
                 if let Some(particle) = self.step_checked(k + 1 < n) {
                     return Ok(Some(Fault {
-                        step: self.steps,
+                        step: self.tally.steps,
                         particle,
                     }));
                 }
@@ -1414,7 +1403,7 @@ impl Backend for CpuBackend {
                 .then(|| end_of_step_fault(&self.world, self.step.max_speed, &self.vel))
                 .flatten();
             Ok(end.map(|particle| Fault {
-                step: self.steps,
+                step: self.tally.steps,
                 particle,
             }))
         })
@@ -1422,22 +1411,22 @@ impl Backend for CpuBackend {
 
     fn counters(&self) -> Counters {
         Counters {
-            steps: self.steps,
-            rebuilds: self.rebuild_steps.len() as u64,
+            steps: self.tally.steps,
+            rebuilds: self.tally.rebuild_steps.len() as u64,
             neighbour_entries: self.list.nbr_start.last().copied().unwrap_or(0) as u64,
-            removed: self.removed,
-            inserted: self.inserted,
+            removed: self.tally.removed,
+            inserted: self.tally.inserted,
         }
     }
 
     fn time(&self) -> f64 {
-        self.steps as f64 * self.world.dt
+        self.tally.steps as f64 * self.world.dt
     }
 
     fn snapshot(&mut self) -> Snapshot<'_> {
         use std::borrow::Cow::Borrowed;
         Snapshot {
-            step: self.steps,
+            step: self.tally.steps,
             time: self.time(),
             pos: Borrowed(&self.pos),
             vel: Borrowed(&self.vel),
@@ -1460,8 +1449,8 @@ impl Backend for CpuBackend {
             &self.dissipated,
             &self.wall_work,
             &self.kinematic_work,
-            self.removed_energy,
-            self.inserted_energy,
+            self.tally.removed_energy,
+            self.tally.inserted_energy,
         )
     }
 
@@ -1596,7 +1585,7 @@ impl Backend for CpuBackend {
     }
 
     fn rebuild_steps(&self) -> &[u64] {
-        &self.rebuild_steps
+        &self.tally.rebuild_steps
     }
 }
 

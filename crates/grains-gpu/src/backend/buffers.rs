@@ -116,19 +116,19 @@ impl GpuBackend {
     /// Put the segments of array `name` in place ([`GpuBackend::make_array`]).
     pub(super) fn set_array(&mut self, name: &'static str, mut segments: Vec<wgpu::Buffer>) {
         let first = segments.remove(0);
-        self.bufs.insert(name, first);
+        self.arrays.bufs.insert(name, first);
         if segments.is_empty() {
-            self.more.remove(name);
+            self.arrays.more.remove(name);
         } else {
-            self.more.insert(name, segments);
+            self.arrays.more.insert(name, segments);
         }
     }
 
     /// The buffers holding array `name` (through its scratch host), in order.
     pub(super) fn segments(&self, name: &str) -> Vec<&wgpu::Buffer> {
         let host = buffer_of(name);
-        let mut v: Vec<&wgpu::Buffer> = self.bufs.get(host).into_iter().collect();
-        if let Some(more) = self.more.get(host) {
+        let mut v: Vec<&wgpu::Buffer> = self.arrays.bufs.get(host).into_iter().collect();
+        if let Some(more) = self.arrays.more.get(host) {
             v.extend(more);
         }
         v
@@ -137,7 +137,7 @@ impl GpuBackend {
     /// Write `data` into array `name` from byte `offset`, across its segments (or its
     /// textures).
     pub(super) fn write_array(&self, name: &str, offset: u64, data: &[u8]) {
-        if let Some(a) = self.tex.get(buffer_of(name)) {
+        if let Some(a) = self.arrays.tex.get(buffer_of(name)) {
             self.write_textures(a, offset, data);
             return;
         }
@@ -204,7 +204,7 @@ impl GpuBackend {
         if !data.is_empty() {
             self.ctx.queue.write_buffer(&buf, 0, data);
         }
-        self.bufs.insert(name, buf);
+        self.arrays.bufs.insert(name, buf);
         Ok(())
     }
 
@@ -248,14 +248,14 @@ impl GpuBackend {
         self.create_zeroed()?;
         let n_slots = self.max_slots();
         let args = self.make_buffer("args", 16 * n_slots, wgpu::BufferUsages::INDIRECT)?;
-        self.bufs.insert("args", args);
+        self.arrays.bufs.insert("args", args);
         let plan = self.make_buffer("plan", 4 * (P_SLOTS as u64 + n_slots), none)?;
-        self.bufs.insert("plan", plan);
+        self.arrays.bufs.insert("plan", plan);
         let mut control = vec![0u32; CONTROL_WORDS];
         control[C_FORCE] = 1;
         self.ctx
             .queue
-            .write_buffer(&self.bufs["control"], 0, cast_slice(&control));
+            .write_buffer(&self.arrays.bufs["control"], 0, cast_slice(&control));
         self.clear_fault();
         for (name, elem, cap, stride) in list_buffers(self.world.table.nbr_history_words) {
             let segments = self.make_array(name, elem * self.list_capacity(cap), stride)?;
@@ -441,7 +441,11 @@ impl GpuBackend {
         words[SLOT_FREE] = free.len() as u32;
         words[SLOT_CAPACITY] = self.slot_capacity as u32;
         let q = &self.ctx.queue;
-        q.write_buffer(&self.bufs["slot_count"], 0, bytemuck::cast_slice(&words));
+        q.write_buffer(
+            &self.arrays.bufs["slot_count"],
+            0,
+            bytemuck::cast_slice(&words),
+        );
         if !free.is_empty() {
             self.write_array("free_slots", 0, bytemuck::cast_slice(free));
         }
@@ -472,14 +476,16 @@ impl GpuBackend {
 
     /// No faulty particle seen: the guard's word back to `u32::MAX`.
     pub(super) fn clear_fault(&self) {
-        self.ctx
-            .queue
-            .write_buffer(&self.bufs["fault"], 0, bytemuck::cast_slice(&[NO_FAULT]));
+        self.ctx.queue.write_buffer(
+            &self.arrays.bufs["fault"],
+            0,
+            bytemuck::cast_slice(&[NO_FAULT]),
+        );
     }
 
     /// Read `size` bytes of buffer `name` from offset 0 (across its segments).
     pub(super) fn read_bytes(&self, name: &str, size: u64) -> Result<Vec<u8>, GpuError> {
-        if let Some(a) = self.tex.get(buffer_of(name)) {
+        if let Some(a) = self.arrays.tex.get(buffer_of(name)) {
             return self.read_textures(name, a, size.min(a.size));
         }
         let segments = self.segments(name);

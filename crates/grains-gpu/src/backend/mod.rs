@@ -139,8 +139,63 @@ enum Resume {
 }
 
 use control_words::*;
+use grains_core::backend::RunTally;
 use grains_core::schedule::{Pass, Schedule};
 use grains_shaders::CONTROL_WGSL;
+
+/// The kernels of a world and the dispatches recorded from its schedule: the initial forces'
+/// and a step's, with where a frozen batch is taken up again.
+struct StepProgram {
+    kernels: Vec<Kernel>,
+    /// Kernels composed with arrays split over several bindings ([`Kernel::split`]), by base
+    /// kernel and split: made when an op first binds a buffer larger than a binding.
+    #[allow(clippy::type_complexity)]
+    split_kernels: std::sync::Mutex<
+        BTreeMap<
+            (
+                usize,
+                Vec<grains_shaders::ArraySplit>,
+                Vec<grains_shaders::ArraySplit>,
+            ),
+            Kernel,
+        >,
+    >,
+    ids: KernelIds,
+    init_ops: Vec<Op>,
+    /// Indices in `init_ops` of the guard and the first contact pass, where a frozen initial
+    /// force computation is taken up again.
+    init_resume: (usize, usize),
+    /// The same in `step_ops`.
+    step_resume: (usize, usize),
+    /// Per indirect slot, the plan's word: a fixed workgroup count, or threads per group of a
+    /// slot sized by the list total.
+    plan_slots: Vec<u32>,
+    /// Workgroups of the passes every step runs, one indirect slot each from
+    /// [`GpuBackend::every_base`] on.
+    every: Vec<u32>,
+    /// How many of them run before `decide` (a guarded fault stops them for the next step).
+    every_pre: usize,
+    /// The step's dispatches.
+    step_ops: Vec<Op>,
+    /// Indices in `step_ops` of the rebuild passes (dispatched with zero workgroups on steps
+    /// that do not rebuild).
+    rebuild_ops: std::ops::Range<usize>,
+}
+
+/// The device's arrays, by name: each in a buffer, split over further buffers past the buffer
+/// limit, or in storage textures.
+#[derive(Default)]
+struct DeviceArrays {
+    bufs: BTreeMap<&'static str, wgpu::Buffer>,
+    /// The further buffers of arrays larger than one buffer may be
+    /// ([`GpuOptions::buffer_limit`]), after the first in `bufs` ([`GpuBackend::make_array`]).
+    more: BTreeMap<&'static str, Vec<wgpu::Buffer>>,
+    /// Arrays held in storage textures instead of buffers (textures.rs).
+    tex: BTreeMap<&'static str, textures::TextureArray>,
+    /// The array to move into textures after a kernel could not bind its windows
+    /// ([`GpuBackend::build_ops`]).
+    reach_hint: std::sync::Mutex<Option<&'static str>>,
+}
 
 /// The GPU backend. See the module documentation for the step.
 ///
@@ -159,63 +214,18 @@ pub struct GpuBackend {
     rec_capacity: u64,
     /// Packed slots allocated: at most the records, those in contact.
     slot_capacity: u64,
-    kernels: Vec<Kernel>,
-    /// Kernels composed with arrays split over several bindings ([`Kernel::split`]), by base
-    /// kernel and split: made when an op first binds a buffer larger than a binding.
-    #[allow(clippy::type_complexity)]
-    split_kernels: std::sync::Mutex<
-        BTreeMap<
-            (
-                usize,
-                Vec<grains_shaders::ArraySplit>,
-                Vec<grains_shaders::ArraySplit>,
-            ),
-            Kernel,
-        >,
-    >,
-    ids: KernelIds,
-    bufs: BTreeMap<&'static str, wgpu::Buffer>,
-    /// The further buffers of arrays larger than one buffer may be
-    /// ([`GpuOptions::buffer_limit`]), after the first in `bufs` ([`GpuBackend::make_array`]).
-    more: BTreeMap<&'static str, Vec<wgpu::Buffer>>,
-    /// Arrays held in storage textures instead of buffers (textures.rs).
-    tex: BTreeMap<&'static str, textures::TextureArray>,
-    /// The array to move into textures after a kernel could not bind its windows
-    /// ([`GpuBackend::build_ops`]).
-    reach_hint: std::sync::Mutex<Option<&'static str>>,
-    init_ops: Vec<Op>,
-    /// Indices in `init_ops` of the guard and the first contact pass, where a frozen initial
-    /// force computation is taken up again.
-    init_resume: (usize, usize),
-    /// The same in `step_ops`.
-    step_resume: (usize, usize),
-    /// Per indirect slot, the plan's word: a fixed workgroup count, or threads per group of a
-    /// slot sized by the list total.
-    plan_slots: Vec<u32>,
-    /// Workgroups of the passes every step runs, one indirect slot each from
-    /// [`GpuBackend::every_base`] on.
-    every: Vec<u32>,
-    /// How many of them run before `decide` (a guarded fault stops them for the next step).
-    every_pre: usize,
-    /// The step's dispatches.
-    step_ops: Vec<Op>,
-    steps: u64,
-    rebuild_log: Vec<u64>,
+    /// The compiled kernels and the recorded dispatches of a step.
+    program: StepProgram,
+    /// The device's arrays: buffers, their further parts and textures.
+    arrays: DeviceArrays,
     total: u64,
     /// Records (pairs) of the current list.
     records: u64,
     /// Packed slots the last step took (records in contact), as of the last check.
     contacts: u64,
     grows: u32,
-    /// Particles removed, and the energy they carried (J).
-    removed: u64,
-    removed_energy: f64,
-    /// Particles inserted, and the energy they brought (J).
-    inserted: u64,
-    inserted_energy: f64,
-    /// Indices in `step_ops` of the rebuild passes (dispatched with zero workgroups on steps
-    /// that do not rebuild).
-    rebuild_ops: std::ops::Range<usize>,
+    /// Steps, rebuilds, removals and insertions so far.
+    tally: RunTally,
     /// Per-dispatch timing while `profile` runs.
     profiler: Option<profile::Profiler>,
 }
@@ -224,12 +234,12 @@ impl GpuBackend {
     /// The state's scalars: steps, rebuilds, particles removed and inserted.
     fn header(&self) -> StateHeader {
         StateHeader {
-            step: self.steps,
-            rebuild_steps: self.rebuild_log.clone(),
-            removed: self.removed,
-            removed_energy: self.removed_energy,
-            inserted: self.inserted,
-            inserted_energy: self.inserted_energy,
+            step: self.tally.steps,
+            rebuild_steps: self.tally.rebuild_steps.clone(),
+            removed: self.tally.removed,
+            removed_energy: self.tally.removed_energy,
+            inserted: self.tally.inserted,
+            inserted_energy: self.tally.inserted_energy,
         }
     }
 
@@ -275,27 +285,21 @@ impl GpuBackend {
             n_cells,
             rec_capacity: initial(opts.initial_records_per_particle),
             slot_capacity: initial(opts.initial_slots_per_particle),
-            kernels,
-            split_kernels: Default::default(),
-            ids,
-            bufs: BTreeMap::new(),
-            more: BTreeMap::new(),
-            tex: BTreeMap::new(),
-            reach_hint: Default::default(),
-            init_ops: Vec::new(),
-            init_resume: (0, 0),
-            step_resume: (0, 0),
-            plan_slots: Vec::new(),
-            every: Vec::new(),
-            every_pre: 0,
-            step_ops: Vec::new(),
-            steps: 0,
-            rebuild_log: Vec::new(),
-            removed: 0,
-            removed_energy: 0.0,
-            inserted: 0,
-            inserted_energy: 0.0,
-            rebuild_ops: 0..0,
+            program: StepProgram {
+                kernels,
+                split_kernels: Default::default(),
+                ids,
+                init_ops: Vec::new(),
+                init_resume: (0, 0),
+                step_resume: (0, 0),
+                plan_slots: Vec::new(),
+                every: Vec::new(),
+                every_pre: 0,
+                step_ops: Vec::new(),
+                rebuild_ops: 0..0,
+            },
+            arrays: DeviceArrays::default(),
+            tally: RunTally::default(),
             profiler: None,
             total: 0,
             records: 0,
@@ -441,12 +445,12 @@ impl GpuBackend {
         // Dispatches over the list are sized by its records on the device, at each rebuild
         // (the guard kernel); here the host sizes them for the restored list the same way.
         b.write_list_args(records);
-        b.steps = state.step;
-        b.rebuild_log = state.rebuild_steps.clone();
-        b.removed = state.removed;
-        b.removed_energy = state.removed_energy;
-        b.inserted = state.inserted;
-        b.inserted_energy = state.inserted_energy;
+        b.tally.steps = state.step;
+        b.tally.rebuild_steps = state.rebuild_steps.clone();
+        b.tally.removed = state.removed;
+        b.tally.removed_energy = state.removed_energy;
+        b.tally.inserted = state.inserted;
+        b.tally.inserted_energy = state.inserted_energy;
         b.total = total;
         b.records = records;
         b.contacts = slots;
@@ -475,11 +479,12 @@ impl GpuBackend {
     /// ([`GpuOptions::binding_limit`]): `(kernel, array, parts)` of each, once.
     pub fn split_arrays(&self) -> Vec<(String, String, u32)> {
         let mut out: Vec<(String, String, u32)> = self
+            .program
             .init_ops
             .iter()
-            .chain(&self.step_ops)
+            .chain(&self.program.step_ops)
             .flat_map(|op| {
-                let label = &self.kernels[op.kernel].label;
+                let label = &self.program.kernels[op.kernel].label;
                 op.splits
                     .iter()
                     .map(move |s| (label.clone(), s.name.clone(), s.parts))
@@ -563,7 +568,7 @@ impl GpuBackend {
     /// Write control word `at` (ordered before the next submission).
     fn write_control(&self, at: usize, value: u32) {
         self.ctx.queue.write_buffer(
-            &self.bufs["control"],
+            &self.arrays.bufs["control"],
             4 * at as u64,
             bytemuck::cast_slice(&[value]),
         );
@@ -579,11 +584,15 @@ impl GpuBackend {
                 &self.ctx,
                 self.encoder(),
                 &[
-                    ("control", &self.bufs["control"], 4 * CONTROL_WORDS as u64),
-                    ("fault", &self.bufs["fault"], 4),
+                    (
+                        "control",
+                        &self.arrays.bufs["control"],
+                        4 * CONTROL_WORDS as u64,
+                    ),
+                    ("fault", &self.arrays.bufs["fault"], 4),
                     (
                         "slot_count",
-                        &self.bufs["slot_count"],
+                        &self.arrays.bufs["slot_count"],
                         4 * SLOT_WORDS as u64,
                     ),
                 ],
@@ -604,8 +613,8 @@ impl GpuBackend {
                 return Err(GpuError::Readback("control".into()));
             }
             // The step the batch is in: the device counts in 32 bits.
-            let step = self.steps - (self.steps as u32).wrapping_sub(c[C_STEP]) as u64;
-            self.steps = step;
+            let step = self.tally.steps - (self.tally.steps as u32).wrapping_sub(c[C_STEP]) as u64;
+            self.tally.steps = step;
             let resume = match c[C_FROZEN] {
                 0 => None,
                 FROZEN_LIST => {
@@ -649,9 +658,9 @@ impl GpuBackend {
             };
             self.thaw(resume, c[C_RECORDS] as u64);
             let (guard, chains) = if step == 0 {
-                self.init_resume
+                self.program.init_resume
             } else {
-                self.step_resume
+                self.program.step_resume
             };
             let at = if resume == Resume::Guard {
                 guard
@@ -665,10 +674,11 @@ impl GpuBackend {
     /// Take the steps up to the last read-back as done: record their rebuilds, the list total
     /// and the slots the last step took.
     fn accept(&mut self, c: &[u32], taken: u32) {
-        let seen = self.rebuild_log.len() as u64;
+        let seen = self.tally.rebuild_steps.len() as u64;
         let now = c[C_REBUILDS] as u64;
         for r in seen..now {
-            self.rebuild_log
+            self.tally
+                .rebuild_steps
                 .push(c[C_LOG + (r % LOG_LEN as u64) as usize] as u64);
         }
         self.total = c[C_TOTAL] as u64;
@@ -696,18 +706,18 @@ impl GpuBackend {
     /// Record and submit the dispatches from index `at` of the step, or of the initial forces.
     fn record_from(&self, initial: bool, at: usize) {
         let ops = if initial {
-            &self.init_ops
+            &self.program.init_ops
         } else {
-            &self.step_ops
+            &self.program.step_ops
         };
         let mut enc = self.encoder();
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             record(
                 &mut pass,
-                &self.kernels,
+                &self.program.kernels,
                 &ops[at..],
-                &self.bufs["args"],
+                &self.arrays.bufs["args"],
                 self.max_dim(),
             );
         }
@@ -740,7 +750,7 @@ impl GpuBackend {
         drop(pairs);
         self.write_slot_words(taken, &free);
         self.ctx.queue.write_buffer(
-            &self.bufs["slot_count"],
+            &self.arrays.bufs["slot_count"],
             4 * SLOT_PENDING as u64,
             bytemuck::cast_slice(&[run]),
         );
@@ -869,10 +879,10 @@ impl GpuBackend {
                     self.set_array(name, segments);
                 }
                 textures::Grown::Textures(new) => {
-                    if let Some(old) = self.tex.get(name) {
+                    if let Some(old) = self.arrays.tex.get(name) {
                         self.copy_textures(&mut enc, old, &new);
                     }
-                    self.tex.insert(name, new);
+                    self.arrays.tex.insert(name, new);
                 }
             }
         }
@@ -899,9 +909,9 @@ impl GpuBackend {
                 for _ in 0..batch {
                     record(
                         &mut pass,
-                        &self.kernels,
-                        &self.step_ops,
-                        &self.bufs["args"],
+                        &self.program.kernels,
+                        &self.program.step_ops,
+                        &self.arrays.bufs["args"],
                         self.max_dim(),
                     );
                 }
@@ -912,7 +922,7 @@ impl GpuBackend {
             let _ = self.ctx.device.poll(wgpu::PollType::Poll);
             left -= batch;
         }
-        self.steps += k;
+        self.tally.steps += k;
     }
 
     /// Advance `n` steps: submissions of at most `check_every` steps, each followed by a
@@ -924,9 +934,9 @@ impl GpuBackend {
     /// after it. Unguarded, the flag is cleared and ignored.
     fn advance(&mut self, n: u64, guarded: bool) -> Result<Option<Fault>, GpuError> {
         self.write_control(C_GUARDED, guarded as u32);
-        let target = self.steps + n;
-        while self.steps < target {
-            let k = (target - self.steps).min(self.opts.check_every as u64);
+        let target = self.tally.steps + n;
+        while self.tally.steps < target {
+            let k = (target - self.tally.steps).min(self.opts.check_every as u64);
             self.submit_steps(k);
             if let Some(fault) = self.finish_batch(guarded)? {
                 return Ok(Some(fault));
@@ -975,7 +985,7 @@ impl Backend for GpuBackend {
         Ok(
             grains_core::backend::end_of_step_fault(&self.world, max_speed, &vel).map(|particle| {
                 Fault {
-                    step: self.steps,
+                    step: self.tally.steps,
                     particle,
                 }
             }),
@@ -986,8 +996,8 @@ impl Backend for GpuBackend {
         let (count, energy) = self.patch_particles(|w, pos, pos_comp, vel, omega, quat| {
             grains_core::backend::remove_particles_in(w, ids, pos, pos_comp, vel, omega, quat)
         })?;
-        self.removed += count;
-        self.removed_energy += energy;
+        self.tally.removed += count;
+        self.tally.removed_energy += energy;
         Ok(())
     }
 
@@ -995,8 +1005,8 @@ impl Backend for GpuBackend {
         let (count, energy) = self.patch_particles(|w, pos, pos_comp, vel, omega, quat| {
             grains_core::backend::insert_particles_in(w, placed, pos, pos_comp, vel, omega, quat)
         })?;
-        self.inserted += count;
-        self.inserted_energy += energy;
+        self.tally.inserted += count;
+        self.tally.inserted_energy += energy;
         Ok(())
     }
 
@@ -1031,17 +1041,19 @@ impl Backend for GpuBackend {
     /// The arrays held in storage textures ([`GpuOptions::texture_limit`], or past what a
     /// kernel's storage buffers reach), with how many textures each: `(array, textures)`.
     fn texture_arrays(&self) -> Vec<(String, usize)> {
-        self.tex
+        self.arrays
+            .tex
             .iter()
             .map(|(name, a)| (name.to_string(), a.parts.len()))
             .collect()
     }
 
     fn device_bytes(&self) -> Option<u64> {
-        let more = self.more.values().flatten();
-        let textures: u64 = self.tex.values().map(|a| a.bytes()).sum();
+        let more = self.arrays.more.values().flatten();
+        let textures: u64 = self.arrays.tex.values().map(|a| a.bytes()).sum();
         Some(
-            self.bufs
+            self.arrays
+                .bufs
                 .values()
                 .chain(more)
                 .map(|b| b.size())
@@ -1056,22 +1068,22 @@ impl Backend for GpuBackend {
 
     fn counters(&self) -> Counters {
         Counters {
-            steps: self.steps,
-            rebuilds: self.rebuild_log.len() as u64,
+            steps: self.tally.steps,
+            rebuilds: self.tally.rebuild_steps.len() as u64,
             neighbour_entries: self.total,
-            removed: self.removed,
-            inserted: self.inserted,
+            removed: self.tally.removed,
+            inserted: self.tally.inserted,
         }
     }
 
     fn time(&self) -> f64 {
-        self.steps as f64 * self.world.dt
+        self.tally.steps as f64 * self.world.dt
     }
 
     fn snapshot(&mut self) -> Snapshot<'_> {
         let n = self.n as u64;
         Snapshot {
-            step: self.steps,
+            step: self.tally.steps,
             time: self.time(),
             pos: self.read_pod::<[f32; 4]>("pos", n).into(),
             vel: self.read_pod::<[f32; 4]>("vel", n).into(),
@@ -1111,8 +1123,8 @@ impl Backend for GpuBackend {
             &dissipated,
             &work,
             &kinematic,
-            self.removed_energy,
-            self.inserted_energy,
+            self.tally.removed_energy,
+            self.tally.inserted_energy,
         )
     }
 
@@ -1195,7 +1207,7 @@ impl Backend for GpuBackend {
     }
 
     fn rebuild_steps(&self) -> &[u64] {
-        &self.rebuild_log
+        &self.tally.rebuild_steps
     }
 }
 

@@ -130,7 +130,7 @@ impl KernelIds {
 
 impl GpuBackend {
     pub(super) fn threads(&self, k: usize) -> u32 {
-        self.kernels[k].threads()
+        self.program.kernels[k].threads()
     }
 
     pub(super) fn max_dim(&self) -> u32 {
@@ -157,7 +157,7 @@ impl GpuBackend {
     pub(super) fn write_plan(&mut self) -> Result<(), GpuError> {
         let n = self.n as u64;
         let nc = self.n_cells as u64;
-        let ids = &self.ids;
+        let ids = &self.program.ids;
         let mut slots = vec![0u32; self.every_base() as usize];
         slots[S_ZERO_CELLS as usize] = self.check_groups("zero_cells", groups(nc, 64))?;
         slots[S_CELL_COUNT as usize] =
@@ -199,7 +199,7 @@ impl GpuBackend {
         for (what, k) in by_records {
             self.check_groups(what, groups(self.rec_capacity, self.threads(k)))?;
         }
-        slots.extend_from_slice(&self.every);
+        slots.extend_from_slice(&self.program.every);
         let mut plan = vec![0u32; P_SLOTS];
         plan[P_N] = self.n as u32;
         plan[P_CELLS] = self.n_cells as u32;
@@ -207,13 +207,13 @@ impl GpuBackend {
         plan[P_MAX_DIM] = self.max_dim();
         plan[P_EVERY] = self.every_base();
         plan[P_REC_CAPACITY] = self.rec_capacity as u32;
-        plan[P_PRE] = self.every_pre as u32;
+        plan[P_PRE] = self.program.every_pre as u32;
         plan[P_SLOT_CAPACITY] = self.slot_capacity as u32;
         plan.extend_from_slice(&slots);
-        self.plan_slots = slots;
+        self.program.plan_slots = slots;
         self.ctx
             .queue
-            .write_buffer(&self.bufs["plan"], 0, bytemuck::cast_slice(&plan));
+            .write_buffer(&self.arrays.bufs["plan"], 0, bytemuck::cast_slice(&plan));
         Ok(())
     }
 
@@ -227,9 +227,10 @@ impl GpuBackend {
     ) -> Result<Op, GpuError> {
         // Each binding's host buffer: its own, its scratch host's, or the alias's.
         let mut hosts: BTreeMap<&str, &'static str> = self
+            .arrays
             .bufs
             .keys()
-            .chain(self.tex.keys())
+            .chain(self.arrays.tex.keys())
             .map(|k| (*k, *k))
             .collect();
         for (binding, host) in super::buffers::SCRATCH {
@@ -240,9 +241,9 @@ impl GpuBackend {
         }
         let map: BTreeMap<&str, &wgpu::Buffer> = hosts
             .iter()
-            .filter_map(|(b, h)| Some((*b, self.bufs.get(h)?)))
+            .filter_map(|(b, h)| Some((*b, self.arrays.bufs.get(h)?)))
             .collect();
-        let bound = self.kernels[k]
+        let bound = self.program.kernels[k]
             .bindings
             .iter()
             .filter_map(|b| {
@@ -251,9 +252,10 @@ impl GpuBackend {
                     .find(|(a, _)| *a == b.name)
                     .map(|(_, buf)| *buf)
                     .or_else(|| {
-                        self.bufs
+                        self.arrays
+                            .bufs
                             .keys()
-                            .chain(self.tex.keys())
+                            .chain(self.arrays.tex.keys())
                             .find(|n| **n == b.name)
                             .copied()
                     })
@@ -276,12 +278,16 @@ impl GpuBackend {
         let (textures, views) = self.textures_of(k, &hosts)?;
         self.check_reach(k, &hosts, &splits, &windows, &textures)?;
         let (pipeline, groups) = if splits.is_empty() && textures.is_empty() {
-            (None, self.kernels[k].bind(&self.ctx, &map)?)
+            (None, self.program.kernels[k].bind(&self.ctx, &map)?)
         } else {
-            let mut cache = self.split_kernels.lock().unwrap_or_else(|e| e.into_inner());
+            let mut cache = self
+                .program
+                .split_kernels
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             let key = (k, splits.clone(), textures);
             if !cache.contains_key(&key) {
-                let variant = self.kernels[k].variant(&self.ctx, &key.1, &key.2)?;
+                let variant = self.program.kernels[k].variant(&self.ctx, &key.1, &key.2)?;
                 cache.insert(key.clone(), variant);
             }
             let variant = &cache[&key];
@@ -312,7 +318,7 @@ impl GpuBackend {
         windows: &BTreeMap<&str, Windows<'_>>,
         textures: &[grains_shaders::ArraySplit],
     ) -> Result<(), GpuError> {
-        let kernel = &self.kernels[k];
+        let kernel = &self.program.kernels[k];
         let base = kernel
             .bindings
             .iter()
@@ -334,7 +340,11 @@ impl GpuBackend {
             })
             .max()
             .map(|(_, host)| host);
-        *self.reach_hint.lock().unwrap_or_else(|e| e.into_inner()) = hint;
+        *self
+            .arrays
+            .reach_hint
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = hint;
         // Each split array's windows at `m` particles, from its bytes and window now.
         let arrays: Vec<(u64, u64)> = windows
             .values()
@@ -393,17 +403,17 @@ impl GpuBackend {
     > {
         let mut splits = Vec::new();
         let mut views = BTreeMap::new();
-        for b in &self.kernels[k].bindings {
+        for b in &self.program.kernels[k].bindings {
             let Some((&name, &host)) = hosts.get_key_value(b.name.as_str()) else {
                 continue;
             };
-            let Some(a) = self.tex.get(host) else {
+            let Some(a) = self.arrays.tex.get(host) else {
                 continue;
             };
             let words = b.stride as u64 / 4;
             if words == 0 || !a.words.is_multiple_of(words) {
                 return Err(GpuError::Shader {
-                    label: self.kernels[k].label.clone(),
+                    label: self.program.kernels[k].label.clone(),
                     message: format!(
                         "`{name}` is bound with elements of {} bytes, which its textures of \
                          {} words do not hold whole",
@@ -424,11 +434,11 @@ impl GpuBackend {
     /// Whether array `host` may be held in textures: some kernel binds it as a runtime array
     /// and none updates it atomically (nor is it the indirect arguments or the control words).
     pub(super) fn may_texture(&self, host: &str) -> bool {
-        if ["args", "plan", "control"].contains(&host) || !self.bufs.contains_key(host) {
+        if ["args", "plan", "control"].contains(&host) || !self.arrays.bufs.contains_key(host) {
             return false;
         }
         let mut array = false;
-        for b in self.kernels.iter().flat_map(|k| &k.bindings) {
+        for b in self.program.kernels.iter().flat_map(|k| &k.bindings) {
             if super::buffers::buffer_of(&b.name) != host {
                 continue;
             }
@@ -475,7 +485,7 @@ impl GpuBackend {
         let limit = self.binding_bytes();
         let mut splits = Vec::new();
         let mut windows = BTreeMap::new();
-        for b in &self.kernels[k].bindings {
+        for b in &self.program.kernels[k].bindings {
             let Some((&name, &host)) = hosts.get_key_value(b.name.as_str()) else {
                 continue;
             };
@@ -508,7 +518,7 @@ impl GpuBackend {
             let seg = segments[0].size();
             if segments.len() > 1 && !seg.is_multiple_of(window) {
                 return Err(GpuError::Shader {
-                    label: self.kernels[k].label.clone(),
+                    label: self.program.kernels[k].label.clone(),
                     message: format!(
                         "`{name}`'s buffers of {seg} bytes are not whole windows of {window}"
                     ),
@@ -534,13 +544,13 @@ impl GpuBackend {
     /// The first indirect slot of the passes every step runs: after the rebuild's and the
     /// list-sized contact chains'.
     pub(super) fn every_base(&self) -> u32 {
-        S_CONTACT + self.ids.indirect_contacts() as u32
+        S_CONTACT + self.program.ids.indirect_contacts() as u32
     }
 
     /// Indirect slots the `args` buffer holds: the rebuild's, the list-sized contact chains',
     /// and one for each pass every step runs (at most one per chain and nine others).
     pub(super) fn max_slots(&self) -> u64 {
-        (S_CONTACT as usize + 2 * self.ids.contact.len() + 9) as u64
+        (S_CONTACT as usize + 2 * self.program.ids.contact.len() + 9) as u64
     }
 
     /// The recorded sequences: the initial forces and the step.
@@ -550,6 +560,7 @@ impl GpuBackend {
     pub(super) fn build_ops(&mut self) -> Result<(), GpuError> {
         if self.opts.texture_limit > 0 && self.opts.texture_limit < u64::MAX {
             let big: Vec<&'static str> = self
+                .arrays
                 .bufs
                 .keys()
                 .copied()
@@ -563,6 +574,7 @@ impl GpuBackend {
             match self.build_ops_once() {
                 Err(e @ GpuError::KernelReach { .. }) => {
                     let hint = self
+                        .arrays
                         .reach_hint
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
@@ -595,30 +607,30 @@ impl GpuBackend {
         let forces = self.force_ops(&mut every)?;
         let (gathered, end) = self.gather_ops(&mut every)?;
         // The same bind groups serve both sequences.
-        let guard = self.ids.guard;
+        let guard = self.program.ids.guard;
         let guard_at = rebuild
             .iter()
             .position(|op| op.kernel == guard)
             .unwrap_or(0);
         let chains_at = rebuild.len();
-        self.init_ops = rebuild
+        self.program.init_ops = rebuild
             .iter()
             .chain(&forces)
             .chain(&gathered)
             .map(dup)
             .collect();
-        self.init_resume = (guard_at, chains_at);
-        self.rebuild_ops = head.len()..head.len() + rebuild.len();
-        self.step_resume = (head.len() + guard_at, head.len() + chains_at);
-        self.step_ops = head
+        self.program.init_resume = (guard_at, chains_at);
+        self.program.rebuild_ops = head.len()..head.len() + rebuild.len();
+        self.program.step_resume = (head.len() + guard_at, head.len() + chains_at);
+        self.program.step_ops = head
             .iter()
             .chain(&rebuild)
             .chain(&forces)
             .chain(&end)
             .map(dup)
             .collect();
-        self.every = every.groups;
-        self.every_pre = every_pre;
+        self.program.every = every.groups;
+        self.program.every_pre = every_pre;
         self.write_plan()?;
         self.write_plan_args(self.every_slots());
         Ok(())
@@ -628,7 +640,7 @@ impl GpuBackend {
     /// members placed with their bodies and the walls moved, where the world has them).
     fn head_ops(&self, every: &mut EverySlots) -> Result<Vec<Op>, GpuError> {
         let mut head = Vec::new();
-        for &pass in &self.ids.schedule.head {
+        for &pass in &self.program.ids.schedule.head {
             head.push(self.pass_op(pass, every)?);
         }
         Ok(head)
@@ -636,7 +648,7 @@ impl GpuBackend {
 
     /// The dispatch of `pass` over its items, in the next every-step slot.
     fn pass_op(&self, pass: Pass, every: &mut EverySlots) -> Result<Op, GpuError> {
-        let k = self.ids.pass(pass);
+        let k = self.program.ids.pass(pass);
         let items = pass.items(&self.world) as u64;
         let g = self.check_groups(pass.stem(), groups(items, self.threads(k)))?;
         self.op(k, &[], every.slot(g))
@@ -652,7 +664,7 @@ impl GpuBackend {
         [len, blocks]: [&'static str; 2],
         [slot, one]: [u32; 2],
     ) -> Result<[Op; 3], GpuError> {
-        let ids = &self.ids;
+        let ids = &self.program.ids;
         Ok([
             self.op(
                 ids.scan_blocks,
@@ -691,7 +703,7 @@ impl GpuBackend {
     /// the slots carried to them.
     fn rebuild_op_list(&self) -> Result<Vec<Op>, GpuError> {
         use Size::{Direct, Indirect};
-        let ids = &self.ids;
+        let ids = &self.program.ids;
         let cells = ["scan_len_cells", "scan_blocks_cells"];
         let list = ["scan_len_nbr", "scan_blocks_nbr"];
         let mut rebuild = vec![
@@ -744,7 +756,7 @@ impl GpuBackend {
     /// run again after a slot overflow must not run twice); each chain writes slots of its
     /// own, so their order does not change what the gather sums.
     fn force_ops(&self, every: &mut EverySlots) -> Result<Vec<Op>, GpuError> {
-        let ids = &self.ids;
+        let ids = &self.program.ids;
         let mut forces = Vec::new();
         // Nothing on the device is sized by the list's entries.
         let sizes = Sizes::of(
@@ -753,8 +765,13 @@ impl GpuBackend {
             self.rec_capacity as usize,
             self.slot_capacity as usize,
         );
-        let mut chains: Vec<_> = ids.contact.clone();
-        chains.sort_by_key(|c| !c.1.in_list());
+        // In the schedule's order: the list's chains first.
+        let chains: Vec<_> = ids
+            .schedule
+            .chains
+            .iter()
+            .map(|&c| ids.contact[c as usize])
+            .collect();
         let listed = chains.iter().filter(|c| c.1.in_list()).count();
         for (at, &(k, src, slot)) in chains.iter().enumerate() {
             if at == listed {
@@ -792,7 +809,7 @@ impl GpuBackend {
     /// step's end: those again, the kinematic work and the second half, or, in a step with
     /// nothing between the gather and the kick, the fused pass.
     fn gather_ops(&self, every: &mut EverySlots) -> Result<(Vec<Op>, Vec<Op>), GpuError> {
-        let (ids, n) = (&self.ids, self.n as u64);
+        let (ids, n) = (&self.program.ids, self.n as u64);
         let g = self.check_groups("gather", groups(n, self.threads(ids.pass(Pass::Gather))))?;
         let gather = every.slot(g);
         let mut gathered = vec![self.op(ids.pass(Pass::Gather), &[], gather)?];
@@ -868,9 +885,9 @@ impl GpuBackend {
     /// or the rebuild passes after the guard, for a step taken again from its guard.
     pub(super) fn write_plan_args(&self, which: impl IntoIterator<Item = u32>) {
         for s in which {
-            let (x, y) = crate::program::split(self.plan_slots[s as usize], self.max_dim());
+            let (x, y) = crate::program::split(self.program.plan_slots[s as usize], self.max_dim());
             self.ctx.queue.write_buffer(
-                &self.bufs["args"],
+                &self.arrays.bufs["args"],
                 16 * s as u64,
                 bytemuck::cast_slice(&[x, y, 1, 0]),
             );
@@ -879,20 +896,20 @@ impl GpuBackend {
 
     /// The every-step slots.
     pub(super) fn every_slots(&self) -> std::ops::Range<u32> {
-        self.every_base()..self.plan_slots.len() as u32
+        self.every_base()..self.program.plan_slots.len() as u32
     }
 
     /// The sizes of the dispatches over a list of `records` records (the contact chains of the
     /// list, which keep their size between rebuilds), as `guard` sets them.
     pub(super) fn write_list_args(&self, records: u64) {
-        for &(k, _, slot) in &self.ids.contact {
+        for &(k, _, slot) in &self.program.ids.contact {
             let Some(slot) = slot else { continue };
             let (x, y) = crate::program::split(
                 records.div_ceil(self.threads(k) as u64) as u32,
                 self.max_dim(),
             );
             self.ctx.queue.write_buffer(
-                &self.bufs["args"],
+                &self.arrays.bufs["args"],
                 16 * slot as u64,
                 bytemuck::cast_slice(&[x, y, 1, 0]),
             );

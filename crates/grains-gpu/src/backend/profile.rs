@@ -72,24 +72,24 @@ impl GpuBackend {
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY);
         self.profiler = Some(Profiler {
-            nanos: vec![0.0; self.step_ops.len()],
+            nanos: vec![0.0; self.program.step_ops.len()],
             steps: 0,
             timestamps,
         });
-        let rebuilds0 = self.rebuild_log.len() as u64;
+        let rebuilds0 = self.tally.rebuild_steps.len() as u64;
         let run = self.advance(steps, false);
         let prof = self.profiler.take();
         run?;
         let prof = prof.ok_or_else(|| GpuError::Readback("profile".into()))?;
-        let rebuilds = self.rebuild_log.len() as u64 - rebuilds0;
+        let rebuilds = self.tally.rebuild_steps.len() as u64 - rebuilds0;
         let timed = prof.steps.max(1) as f64;
         let share = rebuilds as f64 / steps.max(1) as f64;
         let sizes = self.sizes();
-        let chains: Vec<usize> = self.ids.contact.iter().map(|c| c.0).collect();
+        let chains: Vec<usize> = self.program.ids.contact.iter().map(|c| c.0).collect();
         let far = std::mem::size_of::<grains_core::kernels::sources::neighbour::FarSlot>();
         let words = self.world.table.nbr_history_words;
         let live = |name: &str, i: usize| -> f64 {
-            let chain = chains.contains(&self.step_ops[i].kernel);
+            let chain = chains.contains(&self.program.step_ops[i].kernel);
             match name {
                 // What the list keeps of each packed slot, and its history unpadded.
                 "slots" => return (far * self.contacts as usize) as f64,
@@ -107,7 +107,7 @@ impl GpuBackend {
                 "free_slots" => 0.0,
                 // A rebuild reads each slot's pair; the contact passes write a pair's when it
                 // comes into contact, a few in a step.
-                "slot_pair" if self.rebuild_ops.contains(&i) => 8.0 * self.contacts as f64,
+                "slot_pair" if self.program.rebuild_ops.contains(&i) => 8.0 * self.contacts as f64,
                 "slot_pair" => 0.0,
                 "pair_j" => 4.0 * self.records as f64,
                 // The broad phase's scratch, a word a particle, in buffers dead meanwhile.
@@ -118,13 +118,14 @@ impl GpuBackend {
         };
         let mut passes: Vec<PassProfile> = Vec::new();
         let mut at: BTreeMap<String, usize> = BTreeMap::new();
-        for (i, op) in self.step_ops.iter().enumerate() {
+        for (i, op) in self.program.step_ops.iter().enumerate() {
             if let Size::Direct(0) = op.size {
                 continue;
             }
-            let label = self.kernels[op.kernel].label.clone();
+            let label = self.program.kernels[op.kernel].label.clone();
             // Rebuild passes are sized on the device: zero workgroups unless the step rebuilds.
-            let on_rebuild = self.rebuild_ops.contains(&i) && matches!(op.size, Size::Indirect(_));
+            let on_rebuild =
+                self.program.rebuild_ops.contains(&i) && matches!(op.size, Size::Indirect(_));
             let runs = if on_rebuild { share } else { 1.0 };
             let (mut read, mut written) = (0.0, 0.0);
             for &(writes, name) in &op.bound {
@@ -165,8 +166,8 @@ impl GpuBackend {
             return;
         };
         // Both parities' sequences have the same dispatches, in the same order.
-        let ops: Vec<usize> = (0..self.step_ops.len())
-            .filter(|&i| !matches!(self.step_ops[i].size, Size::Direct(0)))
+        let ops: Vec<usize> = (0..self.program.step_ops.len())
+            .filter(|&i| !matches!(self.program.step_ops[i].size, Size::Direct(0)))
             .collect();
         if prof.timestamps {
             // A query set holds at most 4096 timestamps: two per dispatch.
@@ -189,13 +190,13 @@ impl GpuBackend {
                 let mut enc = self.encoder();
                 let mut q = 0;
                 for _ in 0..batch {
-                    let seq = &self.step_ops;
+                    let seq = &self.program.step_ops;
                     for &i in &ops {
                         record_timed(
                             &mut enc,
-                            &self.kernels,
+                            &self.program.kernels,
                             &seq[i],
-                            &self.bufs["args"],
+                            &self.arrays.bufs["args"],
                             self.max_dim(),
                             &queries,
                             q,
@@ -222,7 +223,7 @@ impl GpuBackend {
             }
         } else {
             for _ in 0..k {
-                let seq = &self.step_ops;
+                let seq = &self.program.step_ops;
                 for &i in &ops {
                     let t0 = Instant::now();
                     let mut enc = self.encoder();
@@ -230,9 +231,9 @@ impl GpuBackend {
                         let mut pass = enc.begin_compute_pass(&Default::default());
                         crate::program::record(
                             &mut pass,
-                            &self.kernels,
+                            &self.program.kernels,
                             std::slice::from_ref(&seq[i]),
-                            &self.bufs["args"],
+                            &self.arrays.bufs["args"],
                             self.max_dim(),
                         );
                     }
@@ -244,6 +245,6 @@ impl GpuBackend {
         }
         prof.steps += k;
         self.profiler = Some(prof);
-        self.steps += k;
+        self.tally.steps += k;
     }
 }

@@ -228,7 +228,7 @@ impl GpuBackend {
     /// view's element must be a whole number of words a texture).
     fn texture_unit(&self, host: &str) -> u64 {
         let mut unit = 1u64;
-        for k in &self.kernels {
+        for k in &self.program.kernels {
             for b in &k.bindings {
                 if buffers::buffer_of(&b.name) == host && b.stride > 0 {
                     unit = lcm(unit, (b.stride as u64 / 4).max(1));
@@ -251,15 +251,15 @@ impl GpuBackend {
         let unit = self.texture_unit(host);
         let a = self.make_textures(host, size, unit)?;
         self.write_textures(&a, 0, &bytes);
-        self.bufs.remove(host);
-        self.more.remove(host);
-        self.tex.insert(host, a);
+        self.arrays.bufs.remove(host);
+        self.arrays.more.remove(host);
+        self.arrays.tex.insert(host, a);
         Ok(())
     }
 
     /// Array `host`'s bytes now held: in textures, or in buffers.
     pub(super) fn array_bytes(&self, host: &str) -> u64 {
-        match self.tex.get(buffers::buffer_of(host)) {
+        match self.arrays.tex.get(buffers::buffer_of(host)) {
             Some(a) => a.bytes(),
             None => self.segments(host).iter().map(|b| b.size()).sum(),
         }
@@ -273,7 +273,7 @@ impl GpuBackend {
         size: u64,
         stride: u64,
     ) -> Result<Grown, GpuError> {
-        if self.tex.contains_key(name) {
+        if self.arrays.tex.contains_key(name) {
             let unit = self.texture_unit(name);
             return Ok(Grown::Textures(self.make_textures(name, size, unit)?));
         }
@@ -287,7 +287,7 @@ impl GpuBackend {
         match grown {
             Grown::Buffers(segments) => self.set_array(name, segments),
             Grown::Textures(a) => {
-                self.tex.insert(name, a);
+                self.arrays.tex.insert(name, a);
             }
         }
     }
