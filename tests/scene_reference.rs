@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use grains_core::kernels::shell::ShellSlot;
+use grains_core::kernels::walls::WallKind;
 use grains_core::LawKind;
 use grains_tests::workspace_root;
 
@@ -115,40 +116,9 @@ fn cases() -> Vec<(String, String)> {
             ),
         ),
         (
-            "`[[wall]]` `plane`",
-            wall(
-                "plane = { point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0], ZZ }",
-                "",
-            ),
-        ),
-        (
             "`[[wall]]` `box`",
             wall(
                 "box = { min = [0.0, 0.0, 0.0], max = [0.1, 0.1, 0.1], ZZ }",
-                "",
-            ),
-        ),
-        (
-            "`[[wall]]` `cylinder`",
-            wall(
-                "cylinder = { point = [0.05, 0.05, 0.0], axis = [0.0, 0.0, 1.0], \
-                 radius = 0.05, ZZ }",
-                "",
-            ),
-        ),
-        (
-            "`[[wall]]` `cone`",
-            wall(
-                "cone = { point = [0.05, 0.05, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.01, \
-                 half_angle = 30.0, ZZ }",
-                "",
-            ),
-        ),
-        (
-            "`[[wall]]` `disk`",
-            wall(
-                "disk = { center = [0.05, 0.05, 0.0], normal = [0.0, 0.0, 1.0], \
-                 radius = 0.01, ZZ }",
                 "",
             ),
         ),
@@ -210,6 +180,11 @@ fn cases() -> Vec<(String, String)> {
     ];
     let mut owned: Vec<(String, String)> =
         fixed.into_iter().map(|(h, s)| (h.to_string(), s)).collect();
+    // Each analytic wall kind's table, from its example.
+    for kind in WallKind::ALL {
+        let shape = format!("{} = {{ {}, ZZ }}", kind.keyword(), kind.example());
+        owned.push((format!("`[[wall]]` `{}`", kind.keyword()), wall(&shape, "")));
+    }
     // Each shell law's table, one per law of each slot.
     for slot in ShellSlot::ALL {
         for (word, _) in slot.laws() {

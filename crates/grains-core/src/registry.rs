@@ -234,6 +234,13 @@ macro_rules! walls {
                 }
             }
 
+            /// [`WallShape::EXAMPLE`] of this kind.
+            pub fn example(self) -> &'static str {
+                match self {
+                    $(WallKind::$variant => <$module::$ty as WallShape>::EXAMPLE,)*
+                }
+            }
+
             /// The resolver of a sphere against it.
             pub fn resolver(self) -> ResolverKind {
                 match self {

@@ -17,6 +17,7 @@ impl WallShape for Cone {
     const KEYWORD: &'static str = "cone";
     const KEYS: &'static [&'static str] = &["point", "axis", "radius", "half_angle"];
     const RESOLVER: ResolverKind = ResolverKind::SphereCone;
+    const EXAMPLE: &'static str = "point = [0.05, 0.05, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.01, half_angle = 30.0";
 
     fn read<K: ShapeKeys>(keys: &K, material: u32) -> Result<Wall, K::Error> {
         let point = keys.vec3("point", "the orifice's centre [x, y, z] (m)", "m")?;

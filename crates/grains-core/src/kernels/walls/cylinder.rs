@@ -16,6 +16,7 @@ impl WallShape for Cylinder {
     const KEYWORD: &'static str = "cylinder";
     const KEYS: &'static [&'static str] = &["point", "axis", "radius", "hollow"];
     const RESOLVER: ResolverKind = ResolverKind::SphereCylinder;
+    const EXAMPLE: &'static str = "point = [0.05, 0.05, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.05";
 
     fn read<K: ShapeKeys>(keys: &K, material: u32) -> Result<Wall, K::Error> {
         let point = keys.vec3("point", "a point on the axis [x, y, z] (m)", "m")?;

@@ -15,6 +15,7 @@ impl WallShape for Disk {
     const KEYWORD: &'static str = "disk";
     const KEYS: &'static [&'static str] = &["center", "normal", "radius"];
     const RESOLVER: ResolverKind = ResolverKind::SphereDisk;
+    const EXAMPLE: &'static str = "center = [0.05, 0.05, 0.0], normal = [0.0, 0.0, 1.0], radius = 0.01";
 
     fn read<K: ShapeKeys>(keys: &K, material: u32) -> Result<Wall, K::Error> {
         let center = keys.vec3("center", "[x, y, z] (m)", "m")?;

@@ -14,6 +14,7 @@ impl WallShape for Plane {
     const KEYWORD: &'static str = "plane";
     const KEYS: &'static [&'static str] = &["point", "normal"];
     const RESOLVER: ResolverKind = ResolverKind::SpherePlane;
+    const EXAMPLE: &'static str = "point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0]";
 
     fn read<K: ShapeKeys>(keys: &K, material: u32) -> Result<Wall, K::Error> {
         let point = keys.vec3("point", "[x, y, z] (m)", "m")?;
