@@ -8,6 +8,7 @@
 //! - `restitution`: the impact models against their exact restitution relation (CPU).
 //! - `rolling`: rolling resistance and torsional friction on a sphere on a plane (CPU).
 //! - `lin_el6`: the six-spring elastic model's modes and energy on a fixed pair (CPU).
+//! - `planar`: the 2-D mode: spheres kept in a plane, against 3-D runs and a closed form.
 //! - `schedule`: the step's passes as the world needs them.
 //! - `sources`: the pair sources; the fixed-topology source against the neighbour list.
 //! - `capsules`: the capsule shape: free rigid-body motion, impacts, a pour, parity, errors.
@@ -48,6 +49,7 @@ mod io;
 mod lin_el6;
 mod meshes;
 mod physics;
+mod planar;
 mod restitution;
 mod resume;
 mod rolling;

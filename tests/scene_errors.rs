@@ -14,7 +14,7 @@ use grains_core::{LawKind, LawSpec, Slot};
 use grains_scene::{load_scene, parse_scene, BackendChoice, Scene, SceneError};
 use grains_tests::workspace_root;
 use grains_tests::worlds::{hertz, linear};
-use Fragment::{Append, AppendEdit, Edit};
+use Fragment::{Append, AppendEdit, Edit, Flat};
 use Place::{At, Edited, Of};
 
 /// A valid scene; the error cases edit it in place, so its line numbers hold for them:
@@ -144,17 +144,43 @@ enum Fragment {
     /// `VALID` followed by these parts, then the first `from` replaced by `to`:
     /// `AppendEdit(parts, from, to)`.
     AppendEdit(&'static [&'static str], &'static str, &'static str),
+    /// [`flat`] (`VALID` made 2-D) with the first `from` replaced by `to`: `Flat(from, to)`.
+    Flat(&'static str, &'static str),
+}
+
+/// `VALID` made 2-D (`[domain] dimensions = 2`): gravity, positions and velocities in the plane
+/// z = 0, the domain reaching below it.
+fn flat() -> String {
+    [
+        ("gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, -9.81, 0.0]"),
+        ("min = [0.0, 0.0, 0.0]", "min = [0.0, 0.0, -0.01]"),
+        (
+            "max = [0.01, 0.01, 0.01]\n",
+            "max = [0.01, 0.01, 0.01]\ndimensions = 2\n",
+        ),
+        (
+            "[[0.002, 0.002, 0.002], [0.005, 0.005, 0.005]]",
+            "[[0.002, 0.002, 0.0], [0.005, 0.005, 0.0]]",
+        ),
+        (
+            "[[0.0, 0.0, -1.0], [0.0, 0.0, 0.0]]",
+            "[[0.0, -1.0, 0.0], [0.0, 0.0, 0.0]]",
+        ),
+    ]
+    .iter()
+    .fold(VALID.to_string(), |t, (a, b)| t.replacen(a, b, 1))
 }
 
 impl Fragment {
     /// The scene's text, or why it cannot be made (an edit whose `from` is not there).
     fn text(&self) -> Result<String, String> {
-        let (parts, from, to) = match *self {
-            Fragment::Edit(from, to) => (&[][..], Some(from), to),
-            Fragment::Append(parts) => (parts, None, ""),
-            Fragment::AppendEdit(parts, from, to) => (parts, Some(from), to),
+        let (base, parts, from, to) = match *self {
+            Fragment::Edit(from, to) => (VALID.to_string(), &[][..], Some(from), to),
+            Fragment::Append(parts) => (VALID.to_string(), parts, None, ""),
+            Fragment::AppendEdit(parts, from, to) => (VALID.to_string(), parts, Some(from), to),
+            Fragment::Flat(from, to) => (flat(), &[][..], Some(from), to),
         };
-        let text = parts.iter().fold(VALID.to_string(), |t, p| t + p);
+        let text = parts.iter().fold(base, |t, p| t + p);
         match from {
             None => Ok(text),
             Some(from) if text.contains(from) => Ok(text.replacen(from, to, 1)),
@@ -165,7 +191,9 @@ impl Fragment {
     /// The text an edit puts in, if the fragment edits.
     fn edited(&self) -> Option<&'static str> {
         match *self {
-            Fragment::Edit(_, to) | Fragment::AppendEdit(_, _, to) => Some(to),
+            Fragment::Edit(_, to) | Fragment::AppendEdit(_, _, to) | Fragment::Flat(_, to) => {
+                Some(to)
+            }
             Fragment::Append(_) => None,
         }
     }
@@ -193,6 +221,82 @@ struct Refusal {
 
 /// Every refusal of a broken scene, grouped by what is wrong.
 static REFUSALS: &[Refusal] = &[
+    // ------------------------------------------------ 2-D scenes (`dimensions = 2`)
+    Refusal {
+        tag: "flat-dimensions",
+        scene: Flat("dimensions = 2", "dimensions = 4"),
+        at: Of("4\n\n[[material]]"),
+        key: "domain.dimensions",
+        parts: &["expected 2 (particles in the plane z = 0) or 3, found 4"],
+    },
+    Refusal {
+        tag: "flat-periodic-z",
+        scene: Flat(
+            "dimensions = 2\n",
+            "dimensions = 2\nperiodic = [false, false, true]\n",
+        ),
+        at: Of("2\nperiodic"),
+        key: "domain.dimensions",
+        parts: &["z cannot be periodic", "expected periodic = [x, y, false]"],
+    },
+    Refusal {
+        tag: "flat-gravity",
+        scene: Flat("gravity = [0.0, -9.81, 0.0]", "gravity = [0.0, -9.81, 1.0]"),
+        at: Of("[0.0, -9.81, 1.0]"),
+        key: "simulation.gravity",
+        parts: &[
+            "has a z component in a 2-D scene",
+            "expected gravity in the plane, e.g. [0.0, -9.81, 0.0]",
+        ],
+    },
+    Refusal {
+        tag: "flat-off-plane",
+        scene: Flat("[0.005, 0.005, 0.0]]", "[0.005, 0.005, 0.001]]"),
+        at: Of("2\n\n[[material]]"),
+        key: "domain.dimensions",
+        parts: &[
+            "particle 1 lies at",
+            "off the plane z = 0 of a 2-D scene",
+            "expected every particle centred in z = 0",
+        ],
+    },
+    Refusal {
+        tag: "flat-velocity",
+        scene: Flat("[0.0, -1.0, 0.0]", "[0.0, -1.0, 0.5]"),
+        at: Of("2\n\n[[material]]"),
+        key: "domain.dimensions",
+        parts: &["particle 0 moves at", "out of the plane"],
+    },
+    Refusal {
+        tag: "flat-spin",
+        scene: Flat(
+            "[0.0, 0.0, 0.0]]\n",
+            "[0.0, 0.0, 0.0]]\nangular_velocities = [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]\n",
+        ),
+        at: Of("2\n\n[[material]]"),
+        key: "domain.dimensions",
+        parts: &["particle 0 spins at", "about an axis not normal to the plane"],
+    },
+    Refusal {
+        tag: "flat-capsule",
+        scene: Flat(
+            "radius = 0.001\n",
+            "radius = 0.001\nshape = \"capsule\"\nlength = 0.001\n",
+        ),
+        at: Of("2\n\n[[material]]"),
+        key: "domain.dimensions",
+        parts: &["particle 0 is not a sphere; a 2-D scene holds spheres and analytic walls"],
+    },
+    Refusal {
+        tag: "flat-insert",
+        scene: Flat(
+            "friction = 0.5 }\n",
+            "friction = 0.5 }\n\n[[insert]]\nmaterial = \"glass\"\nbox = { min = [0.002, 0.002, -0.001], max = [0.008, 0.008, 0.001] }\ncount = 3\nrate = 100.0\nradius = 0.0005\n",
+        ),
+        at: Of("2\n\n[[material]]"),
+        key: "domain.dimensions",
+        parts: &["`[[insert]]` blocks are not available in 2-D"],
+    },
     // ------------------------------------------------ TOML syntax, unknown and missing keys
     Refusal {
         tag: "syntax",

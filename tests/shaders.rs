@@ -460,7 +460,7 @@ fn struct_layouts_match_kernel_types() {
             n_fixed,
             max_speed,
             own_sums,
-            _pad0,
+            planar,
             _pad1,
             _pad2
         }),

@@ -4,6 +4,7 @@
 //
 // Free particles (inverse mass > 0) only; a capsule is kicked in angular momentum at its
 // orientation after the drift.
+//!include lib/half_kick.wgsl
 
 // The arrays it updates and reads besides the force and torque; the including pass declares
 // `step` (binding 0).
@@ -20,8 +21,8 @@ fn kick(gid: u32, f: vec3<f32>, t: vec3<f32>) {
     let inv_i = omega[gid].w;
     let rec = shapes[shape[gid]];
     if (inv_m > 0.0 && rec.kind != KIND_MEMBER) {
-        let v = vel[gid].xyz + (f * inv_m + step.gravity) * half;
-        var w = omega[gid].xyz + t * inv_i * half;
+        let v = vel[gid].xyz + velocity_kick(f, inv_m);
+        var w = omega[gid].xyz + spin_kick(t, inv_i);
         if (turns_rigidly(rec)) {
             let k = vec3<f32>(rec.data[2], rec.data[3], rec.data[4]);
             let l = angular_momentum(omega[gid].xyz, quat[gid], k, inv_m) + t * half;

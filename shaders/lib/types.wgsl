@@ -144,7 +144,7 @@ struct StepParams {
     n_fixed: u32,
     max_speed: f32,
     own_sums: u32,
-    _pad0: u32,
+    planar: u32,
     _pad1: u32,
     _pad2: u32,
 }

@@ -10,6 +10,7 @@
 //!include lib/dispatch.wgsl
 //!include lib/domain.wgsl
 //!include lib/shape.wgsl
+//!include lib/half_kick.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<uniform> domain: DomainParams;
@@ -76,12 +77,12 @@ fn integrate_first_half(
     let rigid = inv_m > 0.0 && turns_rigidly(rec);
     var l = vec3<f32>(0.0);
     if (inv_m > 0.0) {
-        v = v + (force[gid].xyz * inv_m + step.gravity) * half;
+        v = v + velocity_kick(force[gid].xyz, inv_m);
         if (rigid) {
             l = angular_momentum(w, quat[gid], k, inv_m) + torque[gid].xyz * half;
             w = spin_of(l, quat[gid], k, inv_m);
         } else {
-            w = w + torque[gid].xyz * inv_i * half;
+            w = w + spin_kick(torque[gid].xyz, inv_i);
         }
     }
     let x0 = pos[gid].xyz;

@@ -272,7 +272,9 @@ pub struct StepParams {
     /// side of its records in contact in `force` and `torque` (the damping and friction
     /// dissipation in their `w`), and the gather starts from it; 0 where it starts from zero.
     pub own_sums: u32,
-    pub _pad0: u32,
+    /// 1 in a planar world ([`crate::World::planar`]): the kicks drop the velocity's z and
+    /// the spin's x and y.
+    pub planar: u32,
     pub _pad1: u32,
     pub _pad2: u32,
 }

@@ -46,6 +46,8 @@ pub const IDENTITY: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 /// members touch for it), distinct from a removed particle's.
 pub const CLUMP_BODY_RADIUS: f32 = -1e29;
 
+/// `ShapeKind::Sphere as u32`, as the scene's checks compare it.
+pub const KIND_SPHERE: u32 = ShapeKind::Sphere as u32;
 /// `ShapeKind::Capsule as u32`, as the kernels compare it.
 pub const KIND_CAPSULE: u32 = ShapeKind::Capsule as u32;
 /// `ShapeKind::Triangle as u32`.

@@ -388,3 +388,88 @@ pub(crate) fn mesh_fits_domain(
         ),
     ))
 }
+
+/// The blocks of a scene a planar world cannot hold yet.
+pub(crate) struct PlanarBlocks {
+    /// `[[insert]]` blocks (their regions place particles off the plane).
+    pub inserts: bool,
+    /// `[[shell]]` blocks (membranes in three dimensions).
+    pub shells: bool,
+    /// Mesh walls.
+    pub meshes: bool,
+}
+
+/// A planar scene (`[domain] dimensions = 2`, at `span`): gravity in the plane, every particle
+/// a sphere centred in z = 0 with no velocity out of the plane and no spin but about z, and no
+/// block that places bodies out of the plane.
+pub(crate) fn planar_scene(
+    ctx: &Ctx<'_>,
+    root: &Table<'_, '_>,
+    span: &Range<usize>,
+    particles: &Particles,
+    blocks: PlanarBlocks,
+) -> Result<(), SceneError> {
+    let key = "domain.dimensions";
+    let refuse = |message: String| Err(ctx.err(span, key, message));
+    if let Some((g, gspan)) = planar_gravity(ctx, root)? {
+        if g[2] != 0.0 {
+            let message = format!(
+                "gravity {} m/s^2 has a z component in a 2-D scene (`[domain] dimensions = 2`); \
+                 expected gravity in the plane, e.g. [0.0, -9.81, 0.0]",
+                vec3(&g)
+            );
+            return Err(ctx.err(&gspan, "simulation.gravity", message));
+        }
+    }
+    let blocked = [
+        (blocks.inserts, "`[[insert]]` blocks"),
+        (blocks.shells, "`[[shell]]` blocks"),
+        (blocks.meshes, "mesh walls"),
+    ];
+    if let Some((_, what)) = blocked.iter().find(|(b, _)| *b) {
+        return refuse(format!(
+            "a 2-D scene holds spheres and analytic walls; {what} are not available in 2-D"
+        ));
+    }
+    for (i, x) in particles.pos.iter().enumerate() {
+        let kind = particles.shape_of(i).kind;
+        if kind != grains_core::shapes::KIND_SPHERE {
+            return refuse(format!(
+                "particle {i} is not a sphere; a 2-D scene holds spheres and analytic walls"
+            ));
+        }
+        let (v, w) = (particles.vel[i], particles.omega[i]);
+        let what = if x[2] != 0.0 {
+            format!("lies at {}, off the plane z = 0", point3(x))
+        } else if v[2] != 0.0 {
+            format!("moves at {} m/s, out of the plane", vec3(&v))
+        } else if w[0] != 0.0 || w[1] != 0.0 {
+            format!(
+                "spins at {} rad/s, about an axis not normal to the plane",
+                vec3(&w)
+            )
+        } else {
+            continue;
+        };
+        return refuse(format!(
+            "particle {i} {what} of a 2-D scene; expected every particle centred in z = 0, \
+             moving in x and y and spinning about z only"
+        ));
+    }
+    Ok(())
+}
+
+/// A vector read from the scene and the span of its value.
+type Located = ([f64; 3], Range<usize>);
+
+/// `[simulation] gravity` and the span of its value, where given.
+fn planar_gravity(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Option<Located>, SceneError> {
+    let Some(sim) = root.get("simulation") else {
+        return Ok(None);
+    };
+    let sim = ctx.table(sim, "simulation", "a [simulation] table")?;
+    let Some(g) = sim.get("gravity") else {
+        return Ok(None);
+    };
+    Ok(Some((ctx.vec3(g, &sim.key("gravity"), "m/s^2")?, g.span())))
+}

@@ -445,14 +445,19 @@ impl Scene {
         let (lo, hi) = (&w.domain.min, &w.domain.max);
         let _ = writeln!(
             s,
-            "domain      [{}, {}] x [{}, {}] x [{}, {}] m ({})",
+            "domain      [{}, {}] x [{}, {}] x [{}, {}] m ({}){}",
             sig4(lo[0]),
             sig4(hi[0]),
             sig4(lo[1]),
             sig4(hi[1]),
             sig4(lo[2]),
             sig4(hi[2]),
-            per.join(", ")
+            per.join(", "),
+            if w.planar {
+                "; 2-D: particles in z = 0"
+            } else {
+                ""
+            }
         );
         let _ = writeln!(
             s,

@@ -72,6 +72,8 @@ pub(crate) struct Parsed {
 /// parts of the world.
 struct Parts {
     domain: Domain,
+    /// Whether `[domain] dimensions = 2`.
+    planar: bool,
     /// The `[domain]` table's span, where errors of the world as a whole point.
     domain_span: Range<usize>,
     materials: Vec<Material>,
@@ -172,7 +174,11 @@ fn places(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<crate::Places, SceneErr
 
 /// Read the sections that build the world, each checked against those before it.
 fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> {
-    let (domain, domain_span) = domain::read(ctx, root)?;
+    let domain::DomainSection {
+        domain,
+        span: domain_span,
+        planar,
+    } = domain::read(ctx, root)?;
     let materials = material::read(ctx, root)?;
     let mut particles = Particles::default();
     let mut uses = MaterialUses::new(materials.len());
@@ -206,9 +212,18 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
         inserted: &inserted,
     };
     let bonds = bond::read(ctx, root, &bondable, &domain, &materials)?;
+    if let Some(span) = &planar {
+        let blocks = crate::checks::PlanarBlocks {
+            inserts: !inserts.is_empty(),
+            shells: !shells.is_empty(),
+            meshes: walls.first_triangle.is_some(),
+        };
+        crate::checks::planar_scene(ctx, root, span, &particles, blocks)?;
+    }
     Ok(Parts {
         domain,
         domain_span,
+        planar: planar.is_some(),
         materials,
         particles,
         inserts,
@@ -263,6 +278,7 @@ fn build_world(
         skin,
     )
     .map_err(domain_err)?;
+    world.planar = parts.planar;
     world
         .particles
         .set_sphere_orientation(sim.sphere_orientation);

@@ -37,7 +37,12 @@ impl World {
             let mut size = [0f32; 3];
             for k in 0..3 {
                 let l = d.length[k];
-                let n = ((l / want).floor() as u32).max(1);
+                // A planar world's particles all lie in z = 0: one layer of cells.
+                let n = if self.planar && k == 2 {
+                    1
+                } else {
+                    ((l / want).floor() as u32).max(1)
+                };
                 if self.domain.periodic[k] && n < 3 {
                     return Err(CoreError::PeriodicAxisTooShort {
                         axis: ['x', 'y', 'z'][k],

@@ -60,6 +60,12 @@ pub struct World {
     /// then book its work (`kinematic_power`) in a per-particle `kinematic_work`. A caller
     /// that gives a fixed particle a velocity after `World::new` sets it again.
     pub kinematic: bool,
+    /// Whether the world is planar (`[domain] dimensions = 2`): every particle stays in the
+    /// plane z = 0, moving in x and y and turning about z only, as spheres constrained to a
+    /// plane (each keeps its sphere's mass and inertia). The kicks drop what would leave the
+    /// plane ([`crate::kernels::passes::integrate_second_half::velocity_kick`]) and the grid
+    /// has one layer of cells.
+    pub planar: bool,
 }
 
 /// How many times the largest expected impact speed a particle may reach before a guarded run
@@ -102,6 +108,7 @@ impl World {
             skin,
             speed_limit: f64::INFINITY,
             kinematic: false,
+            planar: false,
         };
         world.kinematic = world.particles.kinematic_moves();
         world.speed_limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&world);
@@ -341,6 +348,7 @@ impl World {
         }
         eat(&self.dt.to_le_bytes());
         eat(&self.skin.to_le_bytes());
+        eat(&[self.planar as u8]);
         h
     }
 
@@ -370,6 +378,7 @@ impl World {
             n_fixed: self.fixed_pairs.len() as u32,
             max_speed: self.speed_limit as f32,
             own_sums: self.table.chains.iter().any(|c| c.source.in_list()) as u32,
+            planar: self.planar as u32,
             ..StepParams::default()
         }
     }

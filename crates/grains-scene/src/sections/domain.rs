@@ -7,15 +7,20 @@ use grains_core::Domain;
 use crate::error::SceneError;
 use crate::walk::{Ctx, Table, Value};
 
-/// Read the required `[domain]` table; with the domain, the table's span, where errors of the
-/// world as a whole point.
-pub(crate) fn read(
-    ctx: &Ctx<'_>,
-    root: &Table<'_, '_>,
-) -> Result<(Domain, Range<usize>), SceneError> {
+/// The `[domain]` table as read.
+pub(crate) struct DomainSection {
+    pub domain: Domain,
+    /// The table's span, where errors of the world as a whole point.
+    pub span: Range<usize>,
+    /// The span of `dimensions = 2` in a planar scene, where its refusals point.
+    pub planar: Option<Range<usize>>,
+}
+
+/// Read the required `[domain]` table.
+pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<DomainSection, SceneError> {
     let dom_value = root.req("domain", "a [domain] table with min and max")?;
     let dom = ctx.table(dom_value, "domain", "a [domain] table")?;
-    dom.deny_unknown(&["min", "max", "periodic"])?;
+    dom.deny_unknown(&["min", "max", "periodic", "dimensions"])?;
     let dmin = ctx.vec3(dom.req("min", "[x, y, z] (m)")?, "domain.min", "m")?;
     let max_v = dom.req("max", "[x, y, z] (m)")?;
     let dmax = ctx.vec3(max_v, "domain.max", "m")?;
@@ -29,7 +34,36 @@ pub(crate) fn read(
         max: dmax,
         periodic,
     };
-    Ok((domain, dom_value.span()))
+    let planar = match dom.get("dimensions") {
+        None => None,
+        Some(v) => match ctx.integer(v, "domain.dimensions", 2)? {
+            2 => Some(v.span()),
+            3 => None,
+            _ => {
+                return Err(ctx.err(
+                    &v.span(),
+                    "domain.dimensions",
+                    format!(
+                        "expected 2 (particles in the plane z = 0) or 3, found {}",
+                        ctx.found(v)
+                    ),
+                ))
+            }
+        },
+    };
+    if let (Some(span), true) = (&planar, periodic[2]) {
+        return Err(ctx.err(
+            span,
+            "domain.dimensions",
+            "a 2-D scene keeps its particles in the plane z = 0, so z cannot be periodic; \
+             expected periodic = [x, y, false]",
+        ));
+    }
+    Ok(DomainSection {
+        domain,
+        span: dom_value.span(),
+        planar,
+    })
 }
 
 /// `min < max` on every axis; the error points at `max`.

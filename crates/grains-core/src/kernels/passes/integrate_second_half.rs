@@ -7,17 +7,27 @@ use glam::Vec3A;
 
 /// The velocity kick of half a step, `(F/m + g) dt/2` for force `f` (N) and inverse mass
 /// `inv_m` (1/kg), in the operations both half-steps use (and the CPU backend's fused sweep,
-/// which adds it twice).
+/// which adds it twice). In a planar world its z is dropped: the particle stays in its plane.
 #[inline(always)]
 pub fn velocity_kick(step: &StepParams, f: Vec3A, inv_m: f32) -> Vec3A {
-    (f * inv_m + Vec3A::from_array(step.gravity)) * (0.5 * step.dt)
+    let mut k = (f * inv_m + Vec3A::from_array(step.gravity)) * (0.5 * step.dt);
+    if step.planar != 0 {
+        k.z = 0.0;
+    }
+    k
 }
 
 /// The spin kick of half a step of a body that turns about its centre, `T/I dt/2` for torque
-/// `t` (N m) and inverse moment of inertia `inv_i` (1/(kg m^2)).
+/// `t` (N m) and inverse moment of inertia `inv_i` (1/(kg m^2)). In a planar world only its z
+/// is kept: the body turns about the plane's normal.
 #[inline(always)]
 pub fn spin_kick(step: &StepParams, t: Vec3A, inv_i: f32) -> Vec3A {
-    t * inv_i * (0.5 * step.dt)
+    let mut k = t * inv_i * (0.5 * step.dt);
+    if step.planar != 0 {
+        k.x = 0.0;
+        k.y = 0.0;
+    }
+    k
 }
 
 /// `v += (F/m + g) dt/2; omega += T/I dt/2` for free particles (a capsule kicked in angular
