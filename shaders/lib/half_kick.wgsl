@@ -4,9 +4,9 @@
 
 // `(F/m + g) dt/2` for force `f` (N) and inverse mass `inv_m`; its z dropped in a planar world.
 fn velocity_kick(f: vec3<f32>, inv_m: f32) -> vec3<f32> {
-    var k = (f * inv_m + step.gravity) * (0.5 * step.dt);
+    let k = (f * inv_m + step.gravity) * (0.5 * step.dt);
     if (step.planar != 0u) {
-        k.z = 0.0;
+        return k * vec3<f32>(1.0, 1.0, 0.0);
     }
     return k;
 }
@@ -14,10 +14,9 @@ fn velocity_kick(f: vec3<f32>, inv_m: f32) -> vec3<f32> {
 // `T/I dt/2` for torque `t` (N m) and inverse moment of inertia `inv_i`; only its z kept in a
 // planar world.
 fn spin_kick(t: vec3<f32>, inv_i: f32) -> vec3<f32> {
-    var k = t * inv_i * (0.5 * step.dt);
+    let k = t * inv_i * (0.5 * step.dt);
     if (step.planar != 0u) {
-        k.x = 0.0;
-        k.y = 0.0;
+        return k * vec3<f32>(0.0, 0.0, 1.0);
     }
     return k;
 }

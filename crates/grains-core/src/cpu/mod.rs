@@ -754,6 +754,8 @@ impl CpuBackend {
         let sweep = ListSweep {
             table: t,
             bodies: &bodies,
+            pos: &self.pos,
+            domain: &self.domain,
             material: &self.world.particles.material,
             runs: &runs,
             n,

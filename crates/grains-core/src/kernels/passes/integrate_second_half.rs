@@ -10,9 +10,11 @@ use glam::Vec3A;
 /// which adds it twice). In a planar world its z is dropped: the particle stays in its plane.
 #[inline(always)]
 pub fn velocity_kick(step: &StepParams, f: Vec3A, inv_m: f32) -> Vec3A {
-    let mut k = (f * inv_m + Vec3A::from_array(step.gravity)) * (0.5 * step.dt);
+    let k = (f * inv_m + Vec3A::from_array(step.gravity)) * (0.5 * step.dt);
+    // A multiply by a mask, not a lane written: the kick stays in its register (a lane store
+    // would send it through memory in every particle's kick).
     if step.planar != 0 {
-        k.z = 0.0;
+        return k * Vec3A::new(1.0, 1.0, 0.0);
     }
     k
 }
@@ -22,10 +24,9 @@ pub fn velocity_kick(step: &StepParams, f: Vec3A, inv_m: f32) -> Vec3A {
 /// is kept: the body turns about the plane's normal.
 #[inline(always)]
 pub fn spin_kick(step: &StepParams, t: Vec3A, inv_i: f32) -> Vec3A {
-    let mut k = t * inv_i * (0.5 * step.dt);
+    let k = t * inv_i * (0.5 * step.dt);
     if step.planar != 0 {
-        k.x = 0.0;
-        k.y = 0.0;
+        return k * Vec3A::new(0.0, 0.0, 1.0);
     }
     k
 }
