@@ -803,3 +803,29 @@ pub struct RunTally {
     /// Energy the inserted particles brought (J).
     pub inserted_energy: f64,
 }
+
+impl RunTally {
+    /// The tally a state carries ([`crate::state::BackendState`]'s scalars).
+    pub fn of_state(s: &crate::state::BackendState) -> RunTally {
+        RunTally {
+            steps: s.step,
+            rebuild_steps: s.rebuild_steps.clone(),
+            removed: s.removed,
+            removed_energy: s.removed_energy,
+            inserted: s.inserted,
+            inserted_energy: s.inserted_energy,
+        }
+    }
+
+    /// The state's scalars, as a streamed state or checkpoint begins.
+    pub fn header(&self) -> crate::state::StateHeader {
+        crate::state::StateHeader {
+            step: self.steps,
+            rebuild_steps: self.rebuild_steps.clone(),
+            removed: self.removed,
+            removed_energy: self.removed_energy,
+            inserted: self.inserted,
+            inserted_energy: self.inserted_energy,
+        }
+    }
+}

@@ -517,12 +517,7 @@ impl CpuBackend {
         // state's arrays goes as soon as it is taken up, so that resuming holds the state and
         // the backend's list beside it, not the state twice.
         let mut b = CpuBackend::allocate(world)?;
-        b.tally.steps = s.step;
-        b.tally.rebuild_steps = s.rebuild_steps;
-        b.tally.removed = s.removed;
-        b.tally.removed_energy = s.removed_energy;
-        b.tally.inserted = s.inserted;
-        b.tally.inserted_energy = s.inserted_energy;
+        b.tally = RunTally::of_state(&s);
         if !given {
             b.pos = s.pos;
         }
@@ -556,14 +551,7 @@ impl CpuBackend {
 
     /// The state's scalars: steps, rebuilds, particles removed and inserted.
     fn header(&self) -> StateHeader {
-        StateHeader {
-            step: self.tally.steps,
-            rebuild_steps: self.tally.rebuild_steps.clone(),
-            removed: self.tally.removed,
-            removed_energy: self.tally.removed_energy,
-            inserted: self.tally.inserted,
-            inserted_energy: self.tally.inserted_energy,
-        }
+        self.tally.header()
     }
 
     /// How many times the contact sweep laid its slot regions out anew (a block outgrew its

@@ -233,14 +233,7 @@ pub struct GpuBackend {
 impl GpuBackend {
     /// The state's scalars: steps, rebuilds, particles removed and inserted.
     fn header(&self) -> StateHeader {
-        StateHeader {
-            step: self.tally.steps,
-            rebuild_steps: self.tally.rebuild_steps.clone(),
-            removed: self.tally.removed,
-            removed_energy: self.tally.removed_energy,
-            inserted: self.tally.inserted,
-            inserted_energy: self.tally.inserted_energy,
-        }
+        self.tally.header()
     }
 
     /// Upload `world` and compute the forces of its initial state, with default options.
@@ -445,12 +438,7 @@ impl GpuBackend {
         // Dispatches over the list are sized by its records on the device, at each rebuild
         // (the guard kernel); here the host sizes them for the restored list the same way.
         b.write_list_args(records);
-        b.tally.steps = state.step;
-        b.tally.rebuild_steps = state.rebuild_steps.clone();
-        b.tally.removed = state.removed;
-        b.tally.removed_energy = state.removed_energy;
-        b.tally.inserted = state.inserted;
-        b.tally.inserted_energy = state.inserted_energy;
+        b.tally = RunTally::of_state(state);
         b.total = total;
         b.records = records;
         b.contacts = slots;
