@@ -1,11 +1,9 @@
 //! A hopper's cone wall, opening up its axis from an orifice. WGSL twin:
 //! `shaders/walls/cone.wgsl`.
 
-use super::plane::f32s;
-use super::{Near, Outline, ShapeKeys, WallShape, WALL_CONE};
+use super::{round_wall, Near, Outline, ShapeKeys, WallShape, WALL_CONE};
 use crate::kernel_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::resolvers::sphere_cone::resolve_sphere_cone;
-use crate::law::required;
 use crate::parity::SplitMix;
 use crate::registry::ResolverKind;
 
@@ -22,16 +20,10 @@ impl WallShape for Cone {
     fn read<K: ShapeKeys>(keys: &K, material: u32) -> Result<Wall, K::Error> {
         let point = keys.vec3("point", "the orifice's centre [x, y, z] (m)", "m")?;
         let axis = keys.unit_vector("axis", "the axis, pointing up into the hopper [x, y, z]")?;
-        let radius = keys.positive("radius", "m")?;
-        let radius = required(
-            keys,
-            "radius",
-            "the orifice's radius, a positive number (m)",
-            radius,
-        )?;
-        let angle = keys.positive("half_angle", "degrees")?;
+        let what = "the orifice's radius, a positive number (m)";
+        let radius = keys.required_positive("radius", what, "m")?;
         let what = "the angle between the wall and the axis, in degrees (0 < angle < 90)";
-        let angle = required(keys, "half_angle", what, angle)?;
+        let angle = keys.required_positive("half_angle", what, "degrees")?;
         if angle >= 90.0 {
             let found = keys.found("half_angle");
             return Err(keys.error(
@@ -39,9 +31,7 @@ impl WallShape for Cone {
                 format!("expected an angle below 90 degrees between the wall and the axis, found {found}"),
             ));
         }
-        let mut c = Wall::plane(f32s(point), f32s(axis), material);
-        c.kind = WALL_CONE;
-        c.radius = radius as f32;
+        let mut c = round_wall(WALL_CONE, point, axis, radius, material);
         c.slope = angle.to_radians().tan() as f32;
         Ok(c)
     }

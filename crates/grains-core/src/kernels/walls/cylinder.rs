@@ -1,11 +1,9 @@
 //! An infinite cylinder wall about an axis: solid (particles outside) unless hollow (particles
 //! inside, a drum). WGSL twin: `shaders/walls/cylinder.wgsl`.
 
-use super::plane::f32s;
-use super::{Near, Outline, ShapeKeys, WallShape, WALL_CYLINDER};
+use super::{round_wall, Near, Outline, ShapeKeys, WallShape, WALL_CYLINDER};
 use crate::kernel_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::resolvers::sphere_cylinder::resolve_sphere_cylinder;
-use crate::law::required;
 use crate::parity::SplitMix;
 use crate::registry::ResolverKind;
 
@@ -21,12 +19,9 @@ impl WallShape for Cylinder {
     fn read<K: ShapeKeys>(keys: &K, material: u32) -> Result<Wall, K::Error> {
         let point = keys.vec3("point", "a point on the axis [x, y, z] (m)", "m")?;
         let axis = keys.unit_vector("axis", "the axis direction [x, y, z]")?;
-        let radius = keys.positive("radius", "m")?;
-        let radius = required(keys, "radius", "a positive number (m)", radius)?;
+        let radius = keys.required_positive("radius", "a positive number (m)", "m")?;
         let hollow = keys.boolean("hollow")?.unwrap_or(false);
-        let mut c = Wall::plane(f32s(point), f32s(axis), material);
-        c.kind = WALL_CYLINDER;
-        c.radius = radius as f32;
+        let mut c = round_wall(WALL_CYLINDER, point, axis, radius, material);
         c.hollow = hollow as u32;
         Ok(c)
     }

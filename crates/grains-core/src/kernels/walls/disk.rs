@@ -1,10 +1,8 @@
 //! A flat disk wall, touched from either side. WGSL twin: `shaders/walls/disk.wgsl`.
 
-use super::plane::f32s;
-use super::{Near, Outline, ShapeKeys, WallShape, WALL_DISK};
+use super::{round_wall, Near, Outline, ShapeKeys, WallShape, WALL_DISK};
 use crate::kernel_types::{ContactGeom, SphereBody, Wall};
 use crate::kernels::resolvers::sphere_disk::resolve_sphere_disk;
-use crate::law::required;
 use crate::parity::SplitMix;
 use crate::registry::ResolverKind;
 
@@ -20,12 +18,8 @@ impl WallShape for Disk {
     fn read<K: ShapeKeys>(keys: &K, material: u32) -> Result<Wall, K::Error> {
         let center = keys.vec3("center", "[x, y, z] (m)", "m")?;
         let n = keys.unit_vector("normal", "the disk's normal [x, y, z]")?;
-        let radius = keys.positive("radius", "m")?;
-        let radius = required(keys, "radius", "a positive number (m)", radius)?;
-        let mut d = Wall::plane(f32s(center), f32s(n), material);
-        d.kind = WALL_DISK;
-        d.radius = radius as f32;
-        Ok(d)
+        let radius = keys.required_positive("radius", "a positive number (m)", "m")?;
+        Ok(round_wall(WALL_DISK, center, n, radius, material))
     }
 
     /// Exact: to the face within the radius, to the rim beyond it.

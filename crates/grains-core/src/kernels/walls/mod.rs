@@ -35,6 +35,26 @@ pub trait ShapeKeys: LawKeys {
     fn unit_vector(&self, k: &str, what: &str) -> Result<[f64; 3], Self::Error>;
     /// A boolean.
     fn boolean(&self, k: &str) -> Result<Option<bool>, Self::Error>;
+
+    /// The required positive number at key `k` in `unit`; `what` describes it when missing.
+    fn required_positive(&self, k: &str, what: &str, unit: &str) -> Result<f64, Self::Error> {
+        self.positive(k, unit)?.ok_or_else(|| self.missing(k, what))
+    }
+}
+
+/// A round wall of `kind` (cylinder, disk, cone): centred on `point` with axis or normal
+/// `axis` and `radius`, at rest.
+pub(crate) fn round_wall(
+    kind: u32,
+    point: [f64; 3],
+    axis: [f64; 3],
+    radius: f64,
+    material: u32,
+) -> Wall {
+    let mut w = Wall::plane(point.map(|x| x as f32), axis.map(|x| x as f32), material);
+    w.kind = kind;
+    w.radius = radius as f32;
+    w
 }
 
 /// What the frames draw of a wall, clipped to the domain by the writer.

@@ -40,6 +40,6 @@ impl WallShape for Plane {
 }
 
 /// A vector read in f64 as the wall's f32.
-pub(crate) fn f32s(v: [f64; 3]) -> [f32; 3] {
+fn f32s(v: [f64; 3]) -> [f32; 3] {
     v.map(|x| x as f32)
 }
