@@ -288,6 +288,16 @@ static REFUSALS: &[Refusal] = &[
         parts: &["particle 0 is not a sphere; a 2-D scene holds spheres and analytic walls"],
     },
     Refusal {
+        tag: "flat-lattice-layers",
+        scene: Flat(
+            "positions = [[0.002, 0.002, 0.0], [0.005, 0.005, 0.0]]",
+            "lattice = { spacing = 0.003, count = [2, 2, 2] }",
+        ),
+        at: Of("[2, 2, 2]"),
+        key: "particles[0].lattice.count",
+        parts: &["a 2-D scene's lattice has one layer, in the plane z = 0; expected count = [2, 2, 1]"],
+    },
+    Refusal {
         tag: "flat-insert",
         scene: Flat(
             "friction = 0.5 }\n",

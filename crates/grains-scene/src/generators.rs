@@ -35,6 +35,9 @@ pub struct Lattice {
     pub jitter: f64,
     /// Seed of the jitter.
     pub seed: u64,
+    /// Whether the sites lie in the plane z = 0 of a 2-D scene: one layer, jittered and given
+    /// directions in x and y only.
+    pub planar: bool,
 }
 
 impl Lattice {
@@ -59,7 +62,12 @@ impl Lattice {
 
     /// Velocity of magnitude `speed` (m/s) in a random isotropic direction for particle `p`:
     /// `cos(theta) = 1 - 2 U(p, 3)`, `phi = 2 pi U(p, 4)`, the peer kit's gas recipe.
+    /// In a planar lattice, `phi = 2 pi U(p, 4)` in the plane.
     pub fn random_velocity(&self, p: u64, speed: f64) -> [f64; 3] {
+        if self.planar {
+            let phi = 2.0 * std::f64::consts::PI * unit(self.seed, p, 4);
+            return [speed * phi.cos(), speed * phi.sin(), 0.0];
+        }
         let cos_t = 1.0 - 2.0 * unit(self.seed, p, 3);
         let sin_t = (1.0 - cos_t * cos_t).max(0.0).sqrt();
         let phi = 2.0 * std::f64::consts::PI * unit(self.seed, p, 4);
@@ -76,7 +84,7 @@ impl Lattice {
         let amp = self.jitter * self.spacing;
         let mut x = [0.0; 3];
         for c in 0..3 {
-            let shake = if amp > 0.0 {
+            let shake = if amp > 0.0 && !(self.planar && c == 2) {
                 amp * (2.0 * unit(self.seed, p, c as u64) - 1.0)
             } else {
                 0.0
@@ -184,6 +192,7 @@ mod tests {
             count: [3, 2, 2],
             origin: [1.0, 1.0, 1.0],
             jitter: 0.0,
+            planar: false,
             seed: 0,
         };
         assert_eq!(l.len(), 12);
@@ -201,5 +210,26 @@ mod tests {
         assert_eq!(p[1].line, 4);
         let e = parse_pack("1 2 3 0.5\n1 2 3\n").unwrap_err();
         assert_eq!(e.line, 2);
+    }
+
+    /// A planar lattice jitters and launches in x and y only: its sites stay in z = 0.
+    #[test]
+    fn a_planar_lattice_stays_in_its_plane() {
+        let l = Lattice {
+            spacing: 0.01,
+            count: [5, 4, 1],
+            origin: [0.005, 0.005, 0.0],
+            jitter: 0.3,
+            seed: 3,
+            planar: true,
+        };
+        for p in 0..l.len() {
+            let (x, v) = (l.position(p), l.random_velocity(p, 0.2));
+            assert_eq!(x[2], 0.0, "site {p}: {x:?}");
+            assert_eq!(v[2], 0.0, "site {p}: {v:?}");
+            let speed = (v[0] * v[0] + v[1] * v[1]).sqrt();
+            assert!((speed - 0.2).abs() < 1e-12, "site {p}: speed {speed}");
+            assert!(x[0] != 0.005 + 0.01 * l.site(p)[0] as f64, "jittered in x");
+        }
     }
 }

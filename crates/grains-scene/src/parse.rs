@@ -97,6 +97,7 @@ pub(crate) fn parse(
         src: text,
         memory,
         warnings: Default::default(),
+        planar: Default::default(),
     };
     let root = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
@@ -179,6 +180,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
         span: domain_span,
         planar,
     } = domain::read(ctx, root)?;
+    ctx.planar.set(planar.is_some());
     let materials = material::read(ctx, root)?;
     let mut particles = Particles::default();
     let mut uses = MaterialUses::new(materials.len());

@@ -24,6 +24,9 @@ pub(crate) struct Ctx<'s> {
     /// What the scene is allowed to hold but should be told about (`file:line:column: key:
     /// message`, as errors), in the order found: [`crate::Scene::warnings`].
     pub warnings: std::cell::RefCell<Vec<String>>,
+    /// Whether `[domain] dimensions = 2`, set once the domain is read: generators then place
+    /// particles in the plane z = 0.
+    pub planar: std::cell::Cell<bool>,
 }
 
 impl Ctx<'_> {

@@ -272,8 +272,26 @@ fn lattice_source(
         "m",
     )?;
     let count = lattice_count(ctx, &t, before)?;
+    let planar = ctx.planar.get();
+    if planar && count[2] != 1 {
+        let cv = t.req("count", "[nx, ny, nz]")?;
+        return Err(ctx.err(
+            &cv.span(),
+            &t.key("count"),
+            format!(
+                "a 2-D scene's lattice has one layer, in the plane z = 0; expected count = [{}, {}, 1]",
+                count[0], count[1]
+            ),
+        ));
+    }
     let origin_xyz = match t.get("origin") {
         Some(v) => ctx.vec3(v, &t.key("origin"), "m")?,
+        // In 2-D the one layer lies in z = 0.
+        None if planar => [
+            domain.min[0] + 0.5 * spacing,
+            domain.min[1] + 0.5 * spacing,
+            0.0,
+        ],
         None => domain.min.map(|m| m + 0.5 * spacing),
     };
     let jitter = match t.get("jitter") {
@@ -307,6 +325,7 @@ fn lattice_source(
         origin: origin_xyz,
         jitter,
         seed,
+        planar,
     };
     let mut pos = Vec::with_capacity(lat.len() as usize);
     let mut vel = Vec::new();
