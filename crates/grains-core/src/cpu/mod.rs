@@ -742,8 +742,6 @@ impl CpuBackend {
         let sweep = ListSweep {
             table: t,
             bodies: &bodies,
-            pos: &self.pos,
-            domain: &self.domain,
             material: &self.world.particles.material,
             runs: &runs,
             n,

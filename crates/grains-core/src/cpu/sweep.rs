@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use super::regions::take_own;
 use super::skip::ApartSkip;
 use super::{CONTACT_BLOCK, IN_CONTACT};
-use crate::kernel_types::{DomainParams, Wall};
+use crate::kernel_types::Wall;
 use crate::kernels::passes::{ChainRun, SlotSink};
 use crate::kernels::resolvers::sphere_plane::sphere_plane_overlap;
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_apart_by;
@@ -20,10 +20,6 @@ use crate::materials::PairTable;
 pub(super) struct ListSweep<'a> {
     pub table: &'a PairTable,
     pub bodies: &'a Bodies<'a>,
-    /// The positions and domain of `bodies`, held here too: the test of clearly idle pairs
-    /// reads them for most records, one indirection fewer.
-    pub pos: &'a [[f32; 4]],
-    pub domain: &'a DomainParams,
     pub material: &'a [u32],
     /// Every chain, by id.
     pub runs: &'a [ChainRun<'a>],
@@ -65,7 +61,8 @@ impl ListSweep<'_> {
         if q >= self.n || active != 0 {
             return None;
         }
-        sphere_sphere_apart_by(self.pos[p], self.pos[q], self.domain, self.sphere_reach?)
+        let pos = self.bodies.pos;
+        sphere_sphere_apart_by(pos[p], pos[q], self.bodies.domain, self.sphere_reach?)
     }
 
     /// Sweep block `b`'s records in record order, writing the slots and history of its pairs
