@@ -48,6 +48,7 @@ mod insert;
 mod io;
 mod lin_el6;
 mod meshes;
+mod overdamped;
 mod physics;
 mod planar;
 mod restitution;

@@ -456,6 +456,7 @@ fn guard_world(seed: u64) -> World {
         density: 2500.0,
         young: 1e7,
         poisson: 0.3,
+        drag: Default::default(),
     };
     World::new(
         p,

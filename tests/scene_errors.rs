@@ -1346,6 +1346,7 @@ normal = { law = "hertz" }
         density: 2500.0,
         young: 5e6,
         poisson: 0.3,
+        drag: Default::default(),
     };
     let mut p = grains_core::Particles::default();
     for x in [0.002, 0.006] {

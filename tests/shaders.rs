@@ -438,6 +438,10 @@ fn struct_layouts_match_kernel_types() {
             elastic,
             damping_dissipated,
             friction_dissipated,
+            gamma_n,
+            gamma_t,
+            stiffness_t,
+            area,
             _pad
         }),
         rust_layout!(PairSlot {
@@ -461,7 +465,7 @@ fn struct_layouts_match_kernel_types() {
             max_speed,
             own_sums,
             planar,
-            _pad1,
+            implicit,
             _pad2
         }),
         rust_layout!(FarSlot {

@@ -24,6 +24,7 @@ fn membrane() -> Material {
         density: RHO,
         young: E,
         poisson: 0.3,
+        drag: Default::default(),
     }
 }
 
@@ -820,6 +821,7 @@ fn a_sphere_on_a_node_is_hertz_with_the_spheres_curvature() {
         density: 2500.0,
         young: 1e7,
         poisson: 0.3,
+        drag: Default::default(),
     };
     let mats = vec![glass.clone(), membrane()];
     let a = 1e-3;

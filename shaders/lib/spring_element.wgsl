@@ -59,6 +59,9 @@ fn law_spring_element(
     (*force).force = (*force).force - n * (f + fd);
     (*force).normal_force = (*force).normal_force + (f + fd);
     (*force).stiffness = (*force).stiffness + k;
+    if (d > 0.0) {
+        (*force).stiffness_t = (*force).stiffness_t + k * s / d;
+    }
     (*force).damping_dissipated = (*force).damping_dissipated
         + 0.5 * ((*history).f_prev + fd) * vn * geom.dt;
     (*history).f_prev = fd;

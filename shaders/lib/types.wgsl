@@ -94,6 +94,10 @@ struct ContactForce {
     elastic: f32,
     damping_dissipated: f32,
     friction_dissipated: f32,
+    gamma_n: f32,
+    gamma_t: f32,
+    stiffness_t: f32,
+    area: f32,
     _pad: array<f32, 2>,
 }
 
@@ -145,7 +149,7 @@ struct StepParams {
     max_speed: f32,
     own_sums: u32,
     planar: u32,
-    _pad1: u32,
+    implicit: u32,
     _pad2: u32,
 }
 

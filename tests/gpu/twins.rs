@@ -187,7 +187,7 @@ fn resolvers_match_their_twins() {
 /// How far a law's twin moves under the rounding of its inputs: every float of the geometry
 /// and the incoming force, and every history word that is not exact, scaled by 1 + 4 ulp or
 /// 1 - 4 ulp (signs from a generator seeded by the inputs, [`ulp_rounder`]), three times; per output lane (the
-/// `ContactForce`'s 16 floats, then the history words) the largest change from the twin's
+/// `ContactForce`'s 20 floats, then the history words) the largest change from the twin's
 /// outputs on the inputs as they are, `(f0, h0)`. A GPU whose compiler fuses multiply-adds and whose divisions and square roots round
 /// to 2.5 ulp (both within WGSL's accuracy rules) differs from the twin by about this where a
 /// law subtracts nearly equal terms: a dashpot cancelling most of a spring, the normal speed of
@@ -201,18 +201,18 @@ fn rounding_spread(
     force: &ContactForce,
     words: &[Word],
     (f0, h0): (&ContactForce, &[f32]),
-) -> ([f32; 16], Vec<f32>) {
+) -> ([f32; 20], Vec<f32>) {
     let run = |g: &ContactGeom, h: &[f32], f: &ContactForce| {
         let (mut h, mut f) = (h.to_vec(), *f);
         law.apply(g, params, &mut h, &mut f);
         (f, h)
     };
-    let lanes = |f: &ContactForce| -> [f32; 16] { bytemuck::cast(*f) };
+    let lanes = |f: &ContactForce| -> [f32; 20] { bytemuck::cast(*f) };
     let mut bump = ulp_rounder(
         0x5EED_0003,
         bytemuck::cast_slice(std::slice::from_ref(geom)),
     );
-    let (mut sf, mut sh) = ([0.0f32; 16], vec![0.0f32; h0.len()]);
+    let (mut sf, mut sh) = ([0.0f32; 20], vec![0.0f32; h0.len()]);
     for _ in 0..3 {
         let (mut g, mut h, mut f) = (*geom, history.to_vec(), *force);
         bytemuck::cast_slice_mut::<ContactGeom, f32>(std::slice::from_mut(&mut g))
@@ -326,7 +326,8 @@ fn laws_match_their_twins() {
             let eslack = 2.0 * fscale * f32::EPSILON * longest;
             let g = &gf[i];
             // ContactForce's lanes: force 0..3, normal_force 3, torque1 4..7, stiffness 7,
-            // torque2 8..11, elastic 11, damping 12, friction 13.
+            // torque2 8..11, elastic 11, damping 12, friction 13, gamma_n 14, gamma_t 15,
+            // stiffness_t 16, area 17.
             check_slack(&name, i, "force", &f.force, &g.force, tol, fscale, sl(0..3));
             let nf = (&[f.normal_force], &[g.normal_force]);
             check_slack(&name, i, "normal_force", nf.0, nf.1, tol, fscale, sl(3..4));
@@ -396,6 +397,16 @@ fn laws_match_their_twins() {
                 escale,
                 sl(13..14) + eslack,
             );
+            // The declared blocks and area, each against its own size.
+            for (lane, what, a, b) in [
+                (14, "gamma_n", f.gamma_n, g.gamma_n),
+                (15, "gamma_t", f.gamma_t, g.gamma_t),
+                (16, "stiffness_t", f.stiffness_t, g.stiffness_t),
+                (17, "area", f.area, g.area),
+            ] {
+                let scale = a.abs().max(1e-30);
+                check_slack(&name, i, what, &[a], &[b], tol, scale, sl(lane..lane + 1));
+            }
             let lscale = largest(Word::Length);
             let ascale = largest(Word::Angle);
             let mscale = largest(Word::Moment).max(t1).max(t2);

@@ -18,6 +18,7 @@ pub fn material(name: &str, young: f64, density: f64) -> Material {
         density,
         young,
         poisson: 0.3,
+        drag: Default::default(),
     }
 }
 

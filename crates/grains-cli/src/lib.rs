@@ -526,6 +526,23 @@ pub fn make_backend_from(
         let windows = split_note(&b.split_arrays(), binding) + &texture_note(&b.texture_arrays());
         Ok((Box::new(b), windows))
     };
+    // The implicit solve runs on the CPU backend only: auto takes it, and a GPU asked for is
+    // refused before any device is opened.
+    let mode = world.dynamics.mode;
+    if world.dynamics.implicit() {
+        match choice {
+            BackendArg::Gpu => anyhow::bail!(
+                "dynamics = \"{}\" runs on the CPU backend only: the GPU backend has no \
+                 implicit solve yet; use --backend cpu (or backend = \"auto\")",
+                mode.keyword()
+            ),
+            BackendArg::Auto => {
+                let why = format!("auto: dynamics = \"{}\" solves on the CPU", mode.keyword());
+                return Ok((cpu(world, state)?, format!("backend: cpu ({why})")));
+            }
+            BackendArg::Cpu => {}
+        }
+    }
     match choice {
         BackendArg::Cpu => Ok((cpu(world, state)?, "backend: cpu (asked for)".into())),
         BackendArg::Gpu => {

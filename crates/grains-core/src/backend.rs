@@ -426,6 +426,10 @@ pub struct Counters {
     pub removed: u64,
     /// Particles inserted ([`Backend::insert_particles`]).
     pub inserted: u64,
+    /// Implicit solves taken (one a step in an implicit dynamics mode).
+    pub solves: u64,
+    /// Conjugate-gradient iterations over all solves.
+    pub solve_iterations: u64,
 }
 
 /// The radius a removed particle is given: so negative that no pair and no wall ever comes
@@ -682,7 +686,15 @@ pub fn energy_report(
     removed: f64,
     inserted: f64,
 ) -> EnergyReport {
-    let (kinetic, rotational, gravitational) = mechanical_energy(world, pos, vel, omega, quat, 0);
+    let (mut kinetic, mut rotational, gravitational) =
+        mechanical_energy(world, pos, vel, omega, quat, 0);
+    // Without inertia, velocities carry no energy.
+    if matches!(
+        world.dynamics.mode,
+        crate::dynamics::Mode::Overdamped | crate::dynamics::Mode::Static
+    ) {
+        (kinetic, rotational) = (0.0, 0.0);
+    }
     let mut elastic = 0.0f64;
     for src in SourceKind::ALL {
         for (pair, s) in slots.pairs(src, world) {

@@ -7,6 +7,19 @@ use crate::units::qty_f32;
 /// What can go wrong while assembling a world from validated input.
 #[derive(Debug, Error)]
 pub enum CoreError {
+    /// An implicit solve did not reach its tolerance.
+    #[error(
+        "step {step}: the implicit solve did not converge: {iterations} conjugate-gradient \
+         iterations left the residual at {residual:.3e} of the right-hand side \
+         ([simulation] solver.tolerance {tolerance:.1e}); {cause}"
+    )]
+    SolveFailed {
+        step: u64,
+        iterations: u32,
+        residual: f64,
+        tolerance: f64,
+        cause: String,
+    },
     /// A periodic axis must hold at least three broad-phase cells so that the 27 cells around
     /// a particle are distinct.
     #[error(

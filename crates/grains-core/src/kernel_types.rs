@@ -219,6 +219,18 @@ pub struct ContactForce {
     pub damping_dissipated: f32,
     /// Energy dissipated by friction slip during this step (J).
     pub friction_dissipated: f32,
+    /// Friction along the normal (N s/m) the resistance laws declare: the friction matrix
+    /// block `gamma_n n n^T + gamma_t (I - n n^T)` of the implicit dynamics modes.
+    pub gamma_n: f32,
+    /// Friction across the normal (N s/m), the block's other half.
+    pub gamma_t: f32,
+    /// Stiffness across the normal (N/m) a law declares beside its normal `stiffness`: the
+    /// stiffness block `stiffness n n^T + stiffness_t (I - n n^T)` (a spring's
+    /// `k (1 - L0/L)`, the turn of a stretched spring).
+    pub stiffness_t: f32,
+    /// Contact area (m^2) a normal law declares, for the area-weighted resistances; 0 where it
+    /// declares none.
+    pub area: f32,
     pub _pad: [f32; 2],
 }
 
@@ -275,7 +287,10 @@ pub struct StepParams {
     /// 1 in a planar world ([`crate::World::planar`]): the kicks drop the velocity's z and
     /// the spin's x and y.
     pub planar: u32,
-    pub _pad1: u32,
+    /// 0 in the inertial dynamics (velocity Verlet); 1 in the implicit modes, whose velocities
+    /// the solve sets: the kicks add nothing, and the first half only moves each particle by
+    /// `v dt` ([`crate::world::Dynamics`]).
+    pub implicit: u32,
     pub _pad2: u32,
 }
 

@@ -388,17 +388,24 @@ pub enum Slot {
     Rolling,
     Twisting,
     Extra,
+    /// Friction-matrix laws of the implicit dynamics modes: they declare a friction block
+    /// (`ContactForce::gamma_n`, `gamma_t`) and add no force.
+    Resistance,
+    /// The contact matrix's assembly (`contact_matrix`), which every chain of an implicit
+    /// world ends with; never named in a scene.
+    Matrix,
 }
 
 impl Slot {
-    /// Every slot, in chain order.
-    pub const ALL: [Slot; 6] = [
+    /// Every slot a scene fills, in chain order.
+    pub const ALL: [Slot; 7] = [
         Slot::Normal,
         Slot::Damping,
         Slot::Tangential,
         Slot::Rolling,
         Slot::Twisting,
         Slot::Extra,
+        Slot::Resistance,
     ];
 
     /// The scene key of the slot inside an `[[interaction]]` table.
@@ -410,6 +417,8 @@ impl Slot {
             Slot::Rolling => "rolling",
             Slot::Twisting => "twisting",
             Slot::Extra => "extra",
+            Slot::Resistance => "resistance",
+            Slot::Matrix => "matrix",
         }
     }
 }

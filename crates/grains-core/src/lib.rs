@@ -10,6 +10,7 @@
 
 pub mod backend;
 pub mod cpu;
+pub mod dynamics;
 pub mod error;
 pub mod insert;
 pub mod kernel_types;

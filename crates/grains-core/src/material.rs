@@ -15,6 +15,19 @@ pub struct Material {
     pub young: f64,
     /// Poisson's ratio.
     pub poisson: f64,
+    /// Drag against the medium or substrate, for the implicit dynamics modes.
+    pub drag: Drag,
+}
+
+/// A particle's drag against its medium or substrate (Mpacts' substrate friction): the
+/// diagonal of the friction matrix the implicit dynamics modes solve with. Zero in a material
+/// that gives none; the overdamped mode requires both positive.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Drag {
+    /// Translational drag `gamma_0` (N s/m): the force is `-gamma_0 v`.
+    pub translational: f64,
+    /// Rotational drag (N m s): the torque is `-gamma_r omega`.
+    pub rotational: f64,
 }
 
 /// Effective Hertz modulus of two materials (Pa).

@@ -53,6 +53,10 @@ pub enum DtLimit {
     Damping,
     /// `0.1 r_min / v`.
     Travel,
+    /// `0.1 gamma_0 / k`: ten steps per relaxation time of the overdamped mode.
+    Relaxation,
+    /// One load step of the static mode (1 s; its length only scales the velocities).
+    LoadStep,
 }
 
 impl DtLimit {
@@ -63,6 +67,8 @@ impl DtLimit {
             DtLimit::Collision => "40 steps per collision",
             DtLimit::Damping => "10 steps per dashpot relaxation time m*/c",
             DtLimit::Travel => "an approach of at most 10% of the smallest radius per step",
+            DtLimit::Relaxation => "10 steps per overdamped relaxation time gamma_0/k",
+            DtLimit::LoadStep => "one load step of the static mode",
         }
     }
 }
@@ -104,6 +110,12 @@ pub struct TimestepReport {
     pub limit: DtLimit,
     /// The deepest expected Hertz impact overlap relative to its radius, of all materials.
     pub impact_overlap: Option<ImpactOverlap>,
+    /// Shortest overdamped relaxation time `gamma_0 / k` (s) of a material's drag against
+    /// the stiffness of its contacts and bonds (`k = m* pi^2 / t_c^2` from their collision
+    /// time); infinite without drag.
+    pub relaxation: f64,
+    /// The dynamics mode and its implicitness.
+    pub mode: (crate::dynamics::Mode, f64),
 }
 
 impl TimestepReport {
@@ -120,6 +132,29 @@ impl TimestepReport {
 
     /// Which safe limit `dt` exceeds, if any.
     fn exceeded(&self, dt: f64) -> Option<String> {
+        use crate::dynamics::Mode;
+        match self.mode {
+            (Mode::Inertial | Mode::Underdamped, _) => self.inertial_exceeded(dt),
+            (Mode::Static, _) => None,
+            (Mode::Overdamped, lambda) => {
+                // Two beads on a spring decay by 1 - 2 k dt / (gamma_0 + 2 lambda k dt) a
+                // step, which stays above -1 while k dt (1 - 2 lambda) < gamma_0.
+                let bound = self.relaxation / (1.0 - 2.0 * lambda).max(0.0);
+                (dt > bound).then(|| {
+                    format!(
+                        "dt = {} exceeds gamma_0/((1 - 2 implicitness) k) = {}, the stable step \
+                         of the stiffness the solve takes explicitly at implicitness {lambda}: \
+                         the run may be unstable",
+                        qty(dt, "s"),
+                        qty(bound, "s")
+                    )
+                })
+            }
+        }
+    }
+
+    /// [`Self::exceeded`] in the dynamics with inertia.
+    fn inertial_exceeded(&self, dt: f64) -> Option<String> {
         if dt > 0.2 * self.rayleigh {
             Some(format!(
                 "dt = {} exceeds 20% of the Rayleigh time {}: the run may be unstable",
@@ -391,14 +426,13 @@ pub fn timestep_report(world: &World) -> TimestepReport {
         damping = damping.min(damping_time(&c, bonds.iter().map(|i| i.laws.as_slice())));
     }
     let travel = rmin_all / v;
-    let limits = [
-        (RAYLEIGH_FRACTION * rayleigh, DtLimit::Rayleigh),
-        (collision / STEPS_PER_COLLISION, DtLimit::Collision),
-        (DAMPING_FRACTION * damping, DtLimit::Damping),
-        (TRAVEL_FRACTION * travel, DtLimit::Travel),
-    ];
-    // The first of equal limits wins, so a scene where the new limits do not bind keeps the
-    // figures it had.
+    let relaxation = relaxation_time(world);
+    let mode = (world.dynamics.mode, world.dynamics.implicitness);
+    let limits = match mode.0 {
+        crate::dynamics::Mode::Overdamped => vec![(0.1 * relaxation, DtLimit::Relaxation)],
+        crate::dynamics::Mode::Static => vec![(1.0, DtLimit::LoadStep)],
+        _ => inertial_limits(rayleigh, collision, damping, travel),
+    };
     let (auto_dt, limit) =
         limits
             .into_iter()
@@ -418,5 +452,53 @@ pub fn timestep_report(world: &World) -> TimestepReport {
         auto_dt,
         limit,
         impact_overlap,
+        relaxation,
+        mode,
     }
+}
+
+/// The inertial modes' limits on `dt = "auto"`.
+fn inertial_limits(
+    rayleigh: f64,
+    collision: f64,
+    damping: f64,
+    travel: f64,
+) -> Vec<(f64, DtLimit)> {
+    vec![
+        (RAYLEIGH_FRACTION * rayleigh, DtLimit::Rayleigh),
+        (collision / STEPS_PER_COLLISION, DtLimit::Collision),
+        (DAMPING_FRACTION * damping, DtLimit::Damping),
+        (TRAVEL_FRACTION * travel, DtLimit::Travel),
+    ]
+    // The first of equal limits wins (the fold keeps it), so a scene where the later limits
+    // do not bind keeps the figures it had.
+}
+
+/// The shortest `gamma_0 / k` (s) over the materials with drag: `k = m* pi^2 / t_c^2`, the
+/// linear spring of the same collision time, from each of its contact and bond chains.
+pub fn relaxation_time(world: &World) -> f64 {
+    let v = expected_impact_speed(world);
+    let mut out = f64::INFINITY;
+    for (mi, m, rmin, _) in bodies(world) {
+        let mat = &world.materials[mi];
+        let gamma = mat.drag.translational;
+        if gamma <= 0.0 {
+            continue;
+        }
+        let c = CollisionContext {
+            material: mat,
+            m_eff: 0.5 * m,
+            r_eff: 0.5 * rmin,
+            radius: rmin,
+            impact_speed: v,
+        };
+        let chains = world.interactions.iter().chain(&world.fixed_interactions);
+        for it in chains.filter(|i| i.between.0 == mi || i.between.1 == mi) {
+            if let Some(tc) = it.laws.iter().find_map(|l| l.collision_time(&c)) {
+                let k = c.m_eff * std::f64::consts::PI.powi(2) / (tc * tc);
+                out = out.min(gamma / k);
+            }
+        }
+    }
+    out
 }

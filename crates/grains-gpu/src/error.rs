@@ -8,6 +8,11 @@ pub enum GpuError {
     /// A saved state that does not fit the scene it is restored into.
     #[error("cannot resume on the GPU: {0}")]
     State(String),
+    /// A world in an implicit dynamics mode: the GPU backend has no implicit solve.
+    #[error(
+        "dynamics = \"{0}\" runs on the CPU backend only: the GPU backend has no implicit solve"
+    )]
+    Implicit(&'static str),
     /// No adapter matched the request.
     #[error("no GPU adapter found{detail} (install a Vulkan driver, or Mesa's lavapipe for a CPU fallback)")]
     NoAdapter {

@@ -473,3 +473,85 @@ fn planar_gravity(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Option<Located>
     };
     Ok(Some((ctx.vec3(g, &sim.key("gravity"), "m/s^2")?, g.span())))
 }
+
+/// The checks of a scene's dynamics: the `resistance` slot only where a solve takes it, drag
+/// on every free particle's material in the overdamped mode (a free particle without drag
+/// makes the friction matrix singular wherever it touches nothing), and spheres only in the
+/// implicit modes.
+pub(crate) fn dynamics_scene(
+    ctx: &Ctx<'_>,
+    root: &Table<'_, '_>,
+    sim: &crate::sections::simulation::Simulation,
+    world: &grains_core::World,
+) -> Result<(), SceneError> {
+    use grains_core::dynamics::Mode;
+    let mode = sim.dynamics.mode;
+    if mode == Mode::Inertial {
+        for block in ["interaction", "bond"] {
+            let Some(v) = root.get(block) else { continue };
+            for t in ctx.tables(v, block)? {
+                if t.get("resistance").is_some() {
+                    return Err(ctx.err(
+                        &t.key_span("resistance"),
+                        &t.key("resistance"),
+                        "a resistance law acts through the implicit solve, and this scene's \
+                         dynamics is \"inertial\"; set [simulation] dynamics = \"overdamped\" \
+                         (or \"underdamped\"), or use a dashpot (damping slot) instead",
+                    ));
+                }
+            }
+        }
+        return Ok(());
+    }
+    let p = &world.particles;
+    let moving_non_sphere =
+        |i: usize| p.vel[i][3] > 0.0 && p.shape_of(i).kind != grains_core::shapes::KIND_SPHERE;
+    if let Some(i) = (0..p.len()).find(|&i| moving_non_sphere(i)) {
+        return Err(ctx.err(
+            &sim.dynamics_span,
+            "simulation.dynamics",
+            format!(
+                "the {} mode moves spheres only, and particle {i} is a capsule or a clump; \
+                 use spheres, or dynamics = \"inertial\"",
+                mode.keyword()
+            ),
+        ));
+    }
+    if mode != Mode::Overdamped {
+        return Ok(());
+    }
+    let mats = ctx.tables(root.req("material", "[[material]] blocks")?, "material")?;
+    for (i, _) in p.vel.iter().enumerate().filter(|(_, v)| v[3] > 0.0) {
+        let m = p.material[i] as usize;
+        let mat = &world.materials[m];
+        for (key, value, unit) in [
+            ("substrate_friction", mat.drag.translational, "N s/m"),
+            (
+                "substrate_rotational_friction",
+                mat.drag.rotational,
+                "N m s",
+            ),
+        ] {
+            if value > 0.0 {
+                continue;
+            }
+            let t = &mats[m];
+            return Err(ctx.err(
+                &t.key_span(key),
+                &t.key(key),
+                format!(
+                    "material \"{}\" moves freely in an overdamped scene and needs `{key}` > 0 \
+                     ({unit}): without drag a particle that touches nothing makes the friction \
+                     matrix singular; found {}",
+                    mat.name,
+                    if t.get(key).is_some() {
+                        "0".to_string()
+                    } else {
+                        "none".to_string()
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

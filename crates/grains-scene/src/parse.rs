@@ -114,6 +114,7 @@ pub(crate) fn parse(
     let sim = simulation::read(&ctx, &root)?;
     let parts = read_parts(&ctx, &root)?;
     let (mut world, timestep, overlaps) = build_world(&ctx, &sim, parts)?;
+    crate::checks::dynamics_scene(&ctx, &root, &sim, &world)?;
     let steps = sim.steps(&ctx, world.dt)?;
     let output = output::read(&ctx, &root)?;
     let every_steps = output.every.map(|e| e.steps(world.dt));
@@ -281,6 +282,11 @@ fn build_world(
     )
     .map_err(domain_err)?;
     world.planar = parts.planar;
+    if sim.dynamics.implicit() {
+        world = world
+            .with_dynamics(sim.dynamics)
+            .map_err(|e| core_err(&sim.dynamics_span, "simulation.dynamics", e))?;
+    }
     world
         .particles
         .set_sphere_orientation(sim.sphere_orientation);

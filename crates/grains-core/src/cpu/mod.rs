@@ -58,10 +58,12 @@ macro_rules! bodies_of {
 }
 
 mod gather;
+mod implicit;
 mod list;
 mod memory;
 mod regions;
 mod skip;
+pub mod solve;
 mod sweep;
 
 use gather::ParticlePass;
@@ -185,6 +187,11 @@ pub struct CpuBackend {
     /// displacement and faulty particle), while `run` is between two of its steps; `None`
     /// whenever the backend is handed back to its caller.
     next_first_half: Option<Drift>,
+    /// The implicit solve that stopped the run, if one did.
+    solve_failure: Option<implicit::SolveFailure>,
+    /// Implicit solves taken and their conjugate-gradient iterations.
+    solves: u64,
+    solve_iterations: u64,
 }
 
 /// What a first half-step reports: the largest displacement since the last rebuild (m), the
@@ -392,6 +399,9 @@ impl CpuBackend {
             cell_start: vec![0; grid.n_cells as usize + 1],
             tally: RunTally::default(),
             next_first_half: None,
+            solve_failure: None,
+            solves: 0,
+            solve_iterations: 0,
             world,
         })
     }
@@ -926,7 +936,9 @@ impl CpuBackend {
         // gather reads only slots, never positions, so moving a particle on does not change
         // what its neighbours gather.
         let after = &self.schedule.after_gather;
-        let fused = kick && !after.iter().any(|p| p.adds_to_gathered());
+        // An implicit step's solve takes the place of the second half, after the whole gather.
+        let implicit = w.dynamics.implicit();
+        let fused = kick && !implicit && !after.iter().any(|p| p.adds_to_gathered());
         let drift = fused && drift && !self.schedule.has(Pass::WallPower);
         // Where the gather alone writes the force, torque and dissipation (no bonds, shells or
         // clumps), a particle whose stored ones are already what a step without contacts
@@ -991,7 +1003,13 @@ impl CpuBackend {
                 .reduce(|| (0, 0, None), max_disp_min_fault)
         };
         self.after_gather(kick);
-        if kick && !fused {
+        if implicit {
+            // The underdamped solve is a kick; the others set the velocities the state
+            // drifts with, from the first forces on.
+            if kick || self.world.dynamics.mode != crate::dynamics::Mode::Underdamped {
+                self.solve_pass();
+            }
+        } else if kick && !fused {
             self.kick();
         }
         drift.then(|| next.into())
@@ -1253,6 +1271,9 @@ impl Backend for CpuBackend {
     fn run(&mut self, n: u64) {
         on_worker(|| {
             for k in 0..n {
+                if self.solve_failure.is_some() {
+                    break;
+                }
                 self.step_checked(k + 1 < n);
             }
         })
@@ -1379,12 +1400,18 @@ impl Backend for CpuBackend {
     fn run_guarded(&mut self, n: u64) -> Result<Option<Fault>, CoreError> {
         on_worker(|| {
             for k in 0..n {
+                if let Some(e) = self.solve_error() {
+                    return Err(e);
+                }
                 if let Some(particle) = self.step_checked(k + 1 < n) {
                     return Ok(Some(Fault {
                         step: self.tally.steps,
                         particle,
                     }));
                 }
+            }
+            if let Some(e) = self.solve_error() {
+                return Err(e);
             }
             // The last step's kick, which no later first half checks.
             let end = (n > 0)
@@ -1404,6 +1431,8 @@ impl Backend for CpuBackend {
             neighbour_entries: self.list.nbr_start.last().copied().unwrap_or(0) as u64,
             removed: self.tally.removed,
             inserted: self.tally.inserted,
+            solves: self.solves,
+            solve_iterations: self.solve_iterations,
         }
     }
 

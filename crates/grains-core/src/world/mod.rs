@@ -66,6 +66,8 @@ pub struct World {
     /// plane ([`crate::kernels::passes::integrate_second_half::velocity_kick`]) and the grid
     /// has one layer of cells.
     pub planar: bool,
+    /// The dynamics mode and the implicit solve's settings ([`World::with_dynamics`]).
+    pub dynamics: crate::dynamics::Dynamics,
 }
 
 /// How many times the largest expected impact speed a particle may reach before a guarded run
@@ -109,12 +111,24 @@ impl World {
             speed_limit: f64::INFINITY,
             kinematic: false,
             planar: false,
+            dynamics: crate::dynamics::Dynamics::default(),
         };
         world.kinematic = world.particles.kinematic_moves();
         world.speed_limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&world);
         world.build_table()?;
         world.grid()?;
         Ok(world)
+    }
+
+    /// This world in dynamics mode `dynamics`: in an implicit mode every chain ends with the
+    /// contact matrix's assembly (`contact_matrix`), so the table is built again.
+    pub fn with_dynamics(
+        mut self,
+        dynamics: crate::dynamics::Dynamics,
+    ) -> Result<World, CoreError> {
+        self.dynamics = dynamics;
+        self.build_table()?;
+        Ok(self)
     }
 
     /// This world with fixed-topology pairs (particle indices) joined by the chains of
@@ -349,6 +363,12 @@ impl World {
         eat(&self.dt.to_le_bytes());
         eat(&self.skin.to_le_bytes());
         eat(&[self.planar as u8]);
+        let d = &self.dynamics;
+        eat(d.mode.keyword().as_bytes());
+        for x in [d.implicitness, d.tolerance] {
+            eat(&x.to_le_bytes());
+        }
+        eat(&d.max_iterations.to_le_bytes());
         h
     }
 
@@ -379,6 +399,7 @@ impl World {
             max_speed: self.speed_limit as f32,
             own_sums: self.table.chains.iter().any(|c| c.source.in_list()) as u32,
             planar: self.planar as u32,
+            implicit: self.dynamics.implicit() as u32,
             ..StepParams::default()
         }
     }

@@ -152,13 +152,27 @@ impl World {
                 }
             }
         }
+        // In an implicit mode every chain ends with the contact matrix's assembly.
+        let with_matrix = |list: &[Interaction]| -> Vec<Interaction> {
+            let mut list = list.to_vec();
+            if self.dynamics.implicit() {
+                for it in &mut list {
+                    it.laws.push(crate::registry::LawSpec::ContactMatrix(()));
+                }
+            }
+            list
+        };
+        let (interactions, fixed_interactions) = (
+            with_matrix(&self.interactions),
+            with_matrix(&self.fixed_interactions),
+        );
         let mut sets: Vec<PairSet<'_>> = by_resolver
             .iter()
             .map(|(&resolver, pairs)| PairSet {
                 source: SourceKind::Neighbour,
                 resolver,
                 pairs,
-                interactions: &self.interactions,
+                interactions: &interactions,
                 offset: 0,
             })
             .collect();
@@ -167,7 +181,7 @@ impl World {
                 source: SourceKind::Wall,
                 resolver: *resolver,
                 pairs,
-                interactions: &self.interactions,
+                interactions: &interactions,
                 offset: *k as usize * n2,
             });
         }
@@ -175,7 +189,7 @@ impl World {
             source: SourceKind::Fixed,
             resolver: ResolverKind::SphereSphere,
             pairs: &fixed,
-            interactions: &self.fixed_interactions,
+            interactions: &fixed_interactions,
             offset: 0,
         });
         let mut table = PairTable::build(materials, &sets, &r_max)?;

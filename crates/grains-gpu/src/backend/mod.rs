@@ -247,6 +247,9 @@ impl GpuBackend {
         ctx: &GpuContext,
         opts: GpuOptions,
     ) -> Result<GpuBackend, GpuError> {
+        if world.dynamics.implicit() {
+            return Err(GpuError::Implicit(world.dynamics.mode.keyword()));
+        }
         let ctx = ctx.clone();
         let opts = GpuOptions {
             initial_records_per_particle: opts.initial_records_per_particle,
@@ -1061,6 +1064,8 @@ impl Backend for GpuBackend {
             neighbour_entries: self.total,
             removed: self.tally.removed,
             inserted: self.tally.inserted,
+            solves: 0,
+            solve_iterations: 0,
         }
     }
 

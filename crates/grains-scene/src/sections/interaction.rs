@@ -26,15 +26,9 @@ pub(crate) fn read(
         return Ok(interactions);
     };
     for it in ctx.tables(v, "interaction")? {
-        it.deny_unknown(&[
-            "between",
-            "normal",
-            "damping",
-            "tangential",
-            "rolling",
-            "twisting",
-            "extra",
-        ])?;
+        let mut accepted = vec!["between"];
+        accepted.extend(Slot::ALL.iter().map(|s| s.key()));
+        it.deny_unknown(&accepted)?;
         for slot in Slot::ALL {
             reserved_slot(ctx, &it, slot)?;
         }
@@ -136,7 +130,7 @@ pub(crate) fn slot_laws(
         }
         (None, _) => return Ok(Vec::new()),
     };
-    if slot == Slot::Extra && v.get_ref().as_array().is_some() {
+    if matches!(slot, Slot::Extra | Slot::Resistance) && v.get_ref().as_array().is_some() {
         let what = format!(
             "an array of tables {{ law = ... }} with law one of {}",
             laws_of(slot)

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use grains_core::material::Material;
+use grains_core::material::{Drag, Material};
 
 use crate::error::SceneError;
 use crate::walk::{Ctx, Table, Value};
@@ -17,7 +17,14 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Vec<Material>,
     let mut materials: Vec<Material> = Vec::new();
     let mut material_spans: Vec<Range<usize>> = Vec::new();
     for m in &mats {
-        m.deny_unknown(&["name", "density", "young", "poisson"])?;
+        m.deny_unknown(&[
+            "name",
+            "density",
+            "young",
+            "poisson",
+            "substrate_friction",
+            "substrate_rotational_friction",
+        ])?;
         let name_v = m.req("name", "a string")?;
         let name = ctx.string(name_v, &m.key("name"), "a material name (a string)")?;
         if name.is_empty() {
@@ -53,11 +60,20 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Vec<Material>,
                 ),
             ));
         }
+        let drag_of = |k: &str, unit: &str| match m.get(k) {
+            Some(v) => ctx.non_negative(v, &m.key(k), unit),
+            None => Ok(0.0),
+        };
+        let drag = Drag {
+            translational: drag_of("substrate_friction", "N s/m")?,
+            rotational: drag_of("substrate_rotational_friction", "N m s")?,
+        };
         materials.push(Material {
             name: name.to_string(),
             density,
             young,
             poisson,
+            drag,
         });
         material_spans.push(name_v.span());
     }

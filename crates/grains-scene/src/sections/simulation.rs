@@ -7,6 +7,7 @@ use std::ops::Range;
 use crate::error::SceneError;
 use crate::walk::{Ctx, Table};
 use crate::{BackendChoice, LostParticles, MAX_STEPS};
+use grains_core::dynamics::{Dynamics, Mode};
 use grains_core::units::{qty, sig4};
 
 /// The run length as written: a duration (s, with its span) or a step count.
@@ -28,6 +29,10 @@ pub(crate) struct Simulation {
     pub skin: Option<f64>,
     pub max_initial_overlap: f64,
     pub lost: LostParticles,
+    /// `dynamics`, `implicitness` and `solver`.
+    pub dynamics: Dynamics,
+    /// Where `dynamics` is written, else the table: the checks of an implicit scene point here.
+    pub dynamics_span: Range<usize>,
 }
 
 /// Read the required `[simulation]` table.
@@ -47,6 +52,9 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Simulation, Sc
         "max_initial_overlap",
         "lost_particles",
         "sphere_orientation",
+        "dynamics",
+        "implicitness",
+        "solver",
     ])?;
     let length = run_length(ctx, &sim)?;
     let max_initial_overlap = match sim.get("max_initial_overlap") {
@@ -72,7 +80,13 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Simulation, Sc
         Some(v) => Some(ctx.positive(v, &sim.key("skin"), "m")?),
         None => None,
     };
+    let dynamics = dynamics(ctx, &sim)?;
     Ok(Simulation {
+        dynamics,
+        dynamics_span: sim
+            .get("dynamics")
+            .map(|v| v.span())
+            .unwrap_or(sim.span.clone()),
         length,
         dt_given,
         dt_span: sim.get("dt").map(|v| v.span()).unwrap_or(sim.span.clone()),
@@ -83,6 +97,75 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Simulation, Sc
         max_initial_overlap,
         lost,
     })
+}
+
+/// `dynamics` (a mode of [`Mode::ALL`]), `implicitness` in [0, 1] and `solver = { tolerance,
+/// max_iterations }`; the last two only in an implicit mode.
+fn dynamics(ctx: &Ctx<'_>, sim: &Table<'_, '_>) -> Result<Dynamics, SceneError> {
+    let mut d = Dynamics::default();
+    if let Some(v) = sim.get("dynamics") {
+        let names: Vec<String> = Mode::ALL
+            .iter()
+            .map(|m| format!("\"{}\"", m.keyword()))
+            .collect();
+        let what = format!("one of {}", names.join(", "));
+        let s = ctx.string(v, &sim.key("dynamics"), &what)?;
+        d.mode = Mode::ALL
+            .into_iter()
+            .find(|m| m.keyword() == s)
+            .ok_or_else(|| {
+                ctx.err(
+                    &v.span(),
+                    &sim.key("dynamics"),
+                    format!("expected {what}, found {}", ctx.found(v)),
+                )
+            })?;
+    }
+    let inertial_only = |k: &str| {
+        ctx.err(
+            &sim.key_span(k),
+            &sim.key(k),
+            format!(
+                "`{k}` sets the implicit solve, and this scene's dynamics is \"inertial\"; \
+                 set `dynamics = \"overdamped\"`, \"underdamped\" or \"static\", or remove `{k}`"
+            ),
+        )
+    };
+    if let Some(v) = sim.get("implicitness") {
+        if !d.implicit() {
+            return Err(inertial_only("implicitness"));
+        }
+        let what = "a number in [0, 1] (0 explicit Euler, 0.5 Crank-Nicolson, 1 implicit Euler)";
+        let l = ctx.number(v, &sim.key("implicitness"), what)?;
+        if !(0.0..=1.0).contains(&l) {
+            return Err(ctx.err(
+                &v.span(),
+                &sim.key("implicitness"),
+                format!("expected {what}, found {}", ctx.found(v)),
+            ));
+        }
+        d.implicitness = l;
+    }
+    if let Some(v) = sim.get("solver") {
+        if !d.implicit() {
+            return Err(inertial_only("solver"));
+        }
+        let t = ctx.table(
+            v,
+            &sim.key("solver"),
+            "a table { tolerance, max_iterations }",
+        )?;
+        t.deny_unknown(&["tolerance", "max_iterations"])?;
+        if let Some(x) = t.get("tolerance") {
+            d.tolerance = ctx.positive(x, &t.key("tolerance"), "(relative residual)")?;
+        }
+        if let Some(x) = t.get("max_iterations") {
+            d.max_iterations = ctx
+                .integer(x, &t.key("max_iterations"), 1)?
+                .min(u32::MAX as u64) as u32;
+        }
+    }
+    Ok(d)
 }
 
 /// `duration` or `steps`, exactly one.

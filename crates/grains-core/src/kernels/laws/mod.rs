@@ -44,4 +44,6 @@ crate::registry::laws! {
     Spring => spring::Spring,
     SpringDamper => spring_damper::SpringDamper,
     SerialDashpot => serial_dashpot::SerialDashpot,
+    ConstantResistance => constant_resistance::ConstantResistance,
+    ContactMatrix => contact_matrix::ContactMatrix,
 }

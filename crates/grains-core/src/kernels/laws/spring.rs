@@ -139,6 +139,11 @@ pub fn law_spring_element(
     force.force = (v3(force.force) - n * (f + fd)).to_array();
     force.normal_force += f + fd;
     force.stiffness += k;
+    // Across the line of centres a stretched spring stiffens as it turns: `k (1 - d0/d)`
+    // (Mpacts SpringStiffness), for the implicit solve's stiffness block.
+    if d > 0.0 {
+        force.stiffness_t += k * s / d;
+    }
     force.damping_dissipated += 0.5 * (history.f_prev + fd) * vn * geom.dt;
     history.f_prev = fd;
     let mut elastic = 0.5 * k * s * s;

@@ -1,0 +1,418 @@
+//! The implicit dynamics modes' solve on the CPU ([`crate::dynamics`]): the contact matrix
+//! gathered from the blocks every chain's `contact_matrix` left in its pairs' history, and a
+//! conjugate-gradient solve preconditioned by each particle's 3x3 diagonal block (Jacobi by
+//! blocks), matrix-free over the pairs in contact.
+//!
+//! The vectors are f64 so that the default tolerance, 1e-8 of the right-hand side, is within
+//! reach; the blocks are the f32 the chains wrote. Every sum runs in a fixed order (partial
+//! sums over fixed chunks of particles, added in chunk order), so a solve gives the same bits
+//! whatever the thread count.
+
+use rayon::prelude::*;
+
+use crate::dynamics::{Coefficients, Dynamics};
+use crate::kernels::laws::contact_matrix::ContactMatrixHistory;
+use crate::kernels::sources::SourceKind;
+use crate::registry::LawKind;
+
+/// Particles per chunk of a sum: the order of the partial sums is fixed by it.
+const SUM_CHUNK: usize = 4096;
+
+/// One side of a pair in the matrix: the other body and the pair's blocks.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// The other particle, or `n + w` for wall `w`.
+    pub partner: u32,
+    pub block: ContactMatrixHistory,
+}
+
+/// The contact matrix of a step, per particle (each pair on both sides, a wall's pair on its
+/// particle's side only), in a fixed order: a particle's owned records, then the pairs it
+/// takes part in from below, then its fixed pairs.
+#[derive(Clone, Debug, Default)]
+pub struct ContactMatrix {
+    pub start: Vec<u32>,
+    pub entries: Vec<Entry>,
+}
+
+/// Where each chain keeps its `contact_matrix` record in a history record (words), `None` for
+/// a chain without one.
+pub fn matrix_offsets(table: &crate::materials::PairTable) -> Vec<Option<usize>> {
+    table
+        .chains
+        .iter()
+        .map(|c| {
+            let layout = c.layout();
+            c.laws
+                .iter()
+                .zip(&layout.laws)
+                .find(|(l, _)| **l == LawKind::ContactMatrix)
+                .map(|(_, &(_, _, h, _))| h)
+        })
+        .collect()
+}
+
+/// The record of `words` at `at`.
+fn record(words: &[f32], at: usize) -> ContactMatrixHistory {
+    let n = std::mem::size_of::<ContactMatrixHistory>() / 4;
+    *bytemuck::from_bytes(bytemuck::cast_slice(&words[at..at + n]))
+}
+
+/// What the matrix is gathered from.
+pub struct MatrixSources<'a> {
+    pub table: &'a crate::materials::PairTable,
+    pub material: &'a [u32],
+    pub walls: &'a [crate::kernel_types::Wall],
+    pub n_materials: usize,
+    /// Owned records' range per particle (`pair_start`) and partners (`pair_j`).
+    pub pair_start: &'a [u32],
+    pub pair_j: &'a [u32],
+    pub nbr_slot: &'a [u32],
+    /// The list's packed history, `stride` words a record.
+    pub history: &'a [f32],
+    pub stride: usize,
+    pub fixed_pairs: &'a [[u32; 2]],
+    pub fixed_history: &'a [f32],
+    pub fixed_stride: usize,
+}
+
+impl MatrixSources<'_> {
+    /// The chain of a list record of particle `p` with partner `q` (a wall beyond `n`).
+    fn list_chain(&self, p: usize, q: usize, n: usize) -> u32 {
+        let nm = self.n_materials;
+        let mp = self.material[p] as usize;
+        if q < n {
+            self.table.chain_map(SourceKind::Neighbour)[mp * nm + self.material[q] as usize]
+        } else {
+            let w = &self.walls[q - n];
+            let at = (w.kind as usize * nm + mp) * nm + w.material as usize;
+            self.table.chain_map(SourceKind::Wall)[at]
+        }
+    }
+
+    /// Every pair in contact with a matrix record: `(p, q, record)`, in record order, then the
+    /// fixed pairs.
+    fn pairs(&self, n: usize) -> Vec<(u32, u32, ContactMatrixHistory)> {
+        let offsets = matrix_offsets(self.table);
+        let mut out = Vec::new();
+        for p in 0..n {
+            for r in self.pair_start[p] as usize..self.pair_start[p + 1] as usize {
+                let flag = self.nbr_slot[r];
+                if flag == 0 {
+                    continue;
+                }
+                let q = self.pair_j[r] as usize;
+                let chain = self.list_chain(p, q, n);
+                if let Some(Some(off)) = offsets.get(chain as usize) {
+                    let at = (flag as usize - 1) * self.stride + off;
+                    out.push((p as u32, q as u32, record(self.history, at)));
+                }
+            }
+        }
+        let nm = self.n_materials;
+        let map = self.table.chain_map(SourceKind::Fixed);
+        for (k, &[i, j]) in self.fixed_pairs.iter().enumerate() {
+            let entry =
+                self.material[i as usize] as usize * nm + self.material[j as usize] as usize;
+            if let Some(Some(off)) = map.get(entry).and_then(|&c| offsets.get(c as usize)) {
+                let at = k * self.fixed_stride + off;
+                out.push((i, j, record(self.fixed_history, at)));
+            }
+        }
+        out
+    }
+}
+
+impl ContactMatrix {
+    /// The matrix of the pairs in contact, both sides of each.
+    pub fn gather(src: &MatrixSources<'_>, n: usize) -> ContactMatrix {
+        let pairs = src.pairs(n);
+        let mut start = vec![0u32; n + 1];
+        for &(p, q, _) in &pairs {
+            start[p as usize + 1] += 1;
+            if (q as usize) < n {
+                start[q as usize + 1] += 1;
+            }
+        }
+        for k in 0..n {
+            start[k + 1] += start[k];
+        }
+        let mut at: Vec<u32> = start[..n].to_vec();
+        let blank = Entry {
+            partner: 0,
+            block: ContactMatrixHistory::default(),
+        };
+        let mut entries = vec![blank; start[n] as usize];
+        for &(p, q, block) in &pairs {
+            entries[at[p as usize] as usize] = Entry { partner: q, block };
+            at[p as usize] += 1;
+            if (q as usize) < n {
+                // The same block from the other side: its normal reversed, which the block
+                // `a n n^T + b (I - n n^T)` does not see.
+                entries[at[q as usize] as usize] = Entry { partner: p, block };
+                at[q as usize] += 1;
+            }
+        }
+        ContactMatrix { start, entries }
+    }
+
+    /// Particle `i`'s entries.
+    pub fn of(&self, i: usize) -> &[Entry] {
+        &self.entries[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+}
+
+/// `(a n n^T + b (I - n n^T)) y`.
+#[inline]
+fn block_times(n: [f64; 3], a: f64, b: f64, y: [f64; 3]) -> [f64; 3] {
+    let ny = n[0] * y[0] + n[1] * y[1] + n[2] * y[2];
+    std::array::from_fn(|k| b * y[k] + (a - b) * ny * n[k])
+}
+
+/// A block's normal and its two weights `(a, b)` under coefficients `c`.
+#[inline]
+fn weights(e: &ContactMatrixHistory, c: &Coefficients) -> ([f64; 3], f64, f64) {
+    let n = e.normal.map(|x| x as f64);
+    let a = c.gamma * e.gamma_n as f64 + c.stiffness * e.stiffness_n as f64;
+    let b = c.gamma * e.gamma_t as f64 + c.stiffness * e.stiffness_t as f64;
+    (n, a, b)
+}
+
+/// The linear operator of one solve: `y_i = d_i x_i + sum_e M_e (x_i - x_partner)` over free
+/// particles; the partners' values beyond the unknowns (walls, kinematic particles) are
+/// `known`.
+pub struct Operator<'a> {
+    pub matrix: &'a ContactMatrix,
+    pub coefficients: Coefficients,
+    /// Each particle's own diagonal (mass and drag, weighted).
+    pub diagonal: &'a [f64],
+    /// Whether each particle is an unknown.
+    pub free: &'a [bool],
+}
+
+impl Operator<'_> {
+    /// `y = A x` where `x` holds the unknowns and the known values alike; rows of known
+    /// particles are zero.
+    pub fn apply(&self, x: &[[f64; 3]], walls: &[[f64; 3]], y: &mut [[f64; 3]]) {
+        let n = x.len();
+        y.par_iter_mut().enumerate().for_each(|(i, yi)| {
+            if !self.free[i] {
+                *yi = [0.0; 3];
+                return;
+            }
+            let d = self.diagonal[i];
+            let mut s = x[i].map(|v| d * v);
+            for e in self.matrix.of(i) {
+                let p = e.partner as usize;
+                let xp = if p < n { x[p] } else { walls[p - n] };
+                let rel = std::array::from_fn(|k| x[i][k] - xp[k]);
+                let (nn, a, b) = weights(&e.block, &self.coefficients);
+                let m = block_times(nn, a, b, rel);
+                for k in 0..3 {
+                    s[k] += m[k];
+                }
+            }
+            *yi = s;
+        });
+    }
+
+    /// Each free particle's diagonal block inverted (Jacobi by blocks), as the six entries of a
+    /// symmetric matrix (xx, yy, zz, xy, xz, yz); a block that cannot be inverted is replaced
+    /// by the inverse of its diagonal (1 where that is zero), which keeps the preconditioner
+    /// positive definite.
+    pub fn preconditioner(&self) -> Vec<[f64; 6]> {
+        (0..self.free.len())
+            .into_par_iter()
+            .map(|i| {
+                let d = self.diagonal[i];
+                let mut m = [d, d, d, 0.0, 0.0, 0.0];
+                for e in self.matrix.of(i) {
+                    let (n, a, b) = weights(&e.block, &self.coefficients);
+                    for k in 0..3 {
+                        m[k] += b + (a - b) * n[k] * n[k];
+                    }
+                    m[3] += (a - b) * n[0] * n[1];
+                    m[4] += (a - b) * n[0] * n[2];
+                    m[5] += (a - b) * n[1] * n[2];
+                }
+                invert_symmetric(m)
+            })
+            .collect()
+    }
+}
+
+/// The inverse of a symmetric 3x3 matrix `(xx, yy, zz, xy, xz, yz)`, or of its diagonal where
+/// it is not safely invertible.
+fn invert_symmetric(m: [f64; 6]) -> [f64; 6] {
+    let [a, d, f, b, c, e] = m;
+    // Cofactors of [[a b c] [b d e] [c e f]].
+    let (c00, c11, c22) = (d * f - e * e, a * f - c * c, a * d - b * b);
+    let (c01, c02, c12) = (c * e - b * f, b * e - c * d, b * c - a * e);
+    let det = a * c00 + b * c01 + c * c02;
+    let scale = a.abs().max(d.abs()).max(f.abs());
+    if det > 1e-12 * scale * scale * scale && scale > 0.0 {
+        return [c00, c11, c22, c01, c02, c12].map(|x| x / det);
+    }
+    let inv = |x: f64| if x > 0.0 { 1.0 / x } else { 1.0 };
+    [inv(a), inv(d), inv(f), 0.0, 0.0, 0.0]
+}
+
+/// `P r` for a symmetric block `P`.
+#[inline]
+fn sym_times(p: &[f64; 6], r: [f64; 3]) -> [f64; 3] {
+    [
+        p[0] * r[0] + p[3] * r[1] + p[4] * r[2],
+        p[3] * r[0] + p[1] * r[1] + p[5] * r[2],
+        p[4] * r[0] + p[5] * r[1] + p[2] * r[2],
+    ]
+}
+
+/// `sum_i a_i . b_i` in a fixed order.
+fn dot(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    let partial: Vec<f64> = a
+        .par_chunks(SUM_CHUNK)
+        .zip(b.par_chunks(SUM_CHUNK))
+        .map(|(x, y)| {
+            x.iter()
+                .zip(y)
+                .map(|(u, v)| u[0] * v[0] + u[1] * v[1] + u[2] * v[2])
+                .sum::<f64>()
+        })
+        .collect();
+    partial.iter().sum()
+}
+
+/// How a solve ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolveReport {
+    pub iterations: u32,
+    /// The residual's norm over the right-hand side's at the end.
+    pub residual: f64,
+    pub converged: bool,
+    /// Whether a search direction found the matrix not positive definite.
+    pub indefinite: bool,
+}
+
+/// Solve `A x = b` for the free particles by preconditioned conjugate gradients, from the
+/// start `x` (whose known entries stay as they are).
+pub fn conjugate_gradient(
+    op: &Operator<'_>,
+    b: &[[f64; 3]],
+    walls: &[[f64; 3]],
+    x: &mut [[f64; 3]],
+    dynamics: &Dynamics,
+) -> SolveReport {
+    let n = x.len();
+    let free = op.free;
+    let mask = |v: &mut [[f64; 3]]| {
+        v.par_iter_mut().zip(free.par_iter()).for_each(|(v, &f)| {
+            if !f {
+                *v = [0.0; 3];
+            }
+        })
+    };
+    let mut bm = b.to_vec();
+    mask(&mut bm);
+    let bnorm = dot(&bm, &bm).sqrt();
+    let mut q = vec![[0.0; 3]; n];
+    op.apply(x, walls, &mut q);
+    let mut r: Vec<[f64; 3]> = (0..n)
+        .map(|i| std::array::from_fn(|k| bm[i][k] - q[i][k]))
+        .collect();
+    mask(&mut r);
+    let target = dynamics.tolerance * bnorm;
+    let mut report = SolveReport {
+        iterations: 0,
+        residual: 0.0,
+        converged: false,
+        indefinite: false,
+    };
+    let rnorm = dot(&r, &r).sqrt();
+    if bnorm == 0.0 && rnorm == 0.0 || rnorm <= target {
+        report.converged = true;
+        report.residual = if bnorm > 0.0 { rnorm / bnorm } else { 0.0 };
+        return report;
+    }
+    let pre = op.preconditioner();
+    let precondition = |r: &[[f64; 3]], z: &mut [[f64; 3]]| {
+        z.par_iter_mut()
+            .enumerate()
+            .for_each(|(i, z)| *z = sym_times(&pre[i], r[i]))
+    };
+    let mut z = vec![[0.0; 3]; n];
+    precondition(&r, &mut z);
+    mask(&mut z);
+    let mut p = z.clone();
+    let mut rz = dot(&r, &z);
+    let none = vec![[0.0; 3]; walls.len()];
+    let scale = bnorm.max(rnorm);
+    for it in 1..=dynamics.max_iterations {
+        op.apply(&p, &none, &mut q);
+        let pq = dot(&p, &q);
+        if pq <= 0.0 || !pq.is_finite() {
+            report.indefinite = true;
+            report.iterations = it;
+            report.residual = dot(&r, &r).sqrt() / scale;
+            return report;
+        }
+        let alpha = rz / pq;
+        x.par_iter_mut()
+            .zip(r.par_iter_mut())
+            .zip(p.par_iter().zip(q.par_iter()))
+            .for_each(|((x, r), (p, q))| {
+                for k in 0..3 {
+                    x[k] += alpha * p[k];
+                    r[k] -= alpha * q[k];
+                }
+            });
+        let rnorm = dot(&r, &r).sqrt();
+        report.iterations = it;
+        report.residual = rnorm / scale;
+        if rnorm <= target {
+            report.converged = true;
+            return report;
+        }
+        precondition(&r, &mut z);
+        mask(&mut z);
+        let rz_new = dot(&r, &z);
+        let beta = rz_new / rz;
+        rz = rz_new;
+        p.par_iter_mut().zip(z.par_iter()).for_each(|(p, z)| {
+            for k in 0..3 {
+                p[k] = z[k] + beta * p[k];
+            }
+        });
+    }
+    report
+}
+
+/// Per particle, `d_i |v_i|^2` and half of `v_rel^T M_e v_rel` of each of its pairs (a wall's
+/// pair whole) under coefficients `c`: summed, the power a friction matrix takes from
+/// velocities `v` (W), or twice the energy a stiffness block stores for displacements `v`.
+pub fn quadratic_form(
+    matrix: &ContactMatrix,
+    c: &Coefficients,
+    diagonal: &[f64],
+    v: &[[f64; 3]],
+    walls: &[[f64; 3]],
+) -> Vec<f64> {
+    let n = v.len();
+    (0..n)
+        .into_par_iter()
+        .with_min_len(SUM_CHUNK)
+        .map(|i| {
+            let mut s = diagonal[i] * (v[i][0] * v[i][0] + v[i][1] * v[i][1] + v[i][2] * v[i][2]);
+            for e in matrix.of(i) {
+                let p = e.partner as usize;
+                let vp = if p < n { v[p] } else { walls[p - n] };
+                let rel = std::array::from_fn(|k| v[i][k] - vp[k]);
+                let (nn, a, b) = weights(&e.block, c);
+                let m = block_times(nn, a, b, rel);
+                // A particle pair is seen from both sides: half from each; a wall's once.
+                let half = if p < n { 0.5 } else { 1.0 };
+                s += half * (m[0] * rel[0] + m[1] * rel[1] + m[2] * rel[2]);
+            }
+            s
+        })
+        .collect()
+}
