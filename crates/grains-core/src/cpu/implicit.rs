@@ -44,9 +44,10 @@ impl CpuBackend {
         ContactMatrix::gather(&src, self.pos.len())
     }
 
-    /// The solve of an implicit step, then each particle's new velocity and spin from it, and
-    /// the power the friction took booked as damping.
-    pub(super) fn solve_pass(&mut self) {
+    /// The solve of an implicit step, then each particle's new velocity and spin from it, and,
+    /// in a step (`book`; not the solve of the starting state), the energy the friction takes
+    /// booked as damping.
+    pub(super) fn solve_pass(&mut self, book: bool) {
         if self.solve_failure.is_some() {
             return;
         }
@@ -163,7 +164,9 @@ impl CpuBackend {
         if planar {
             x.iter_mut().for_each(|v| v[2] = 0.0);
         }
-        self.book_friction(&matrix, &x, &drag, &wall_v);
+        if book {
+            self.book_friction(&matrix, &x, &drag, &wall_v);
+        }
         self.take_solution(&x, &free, &drag);
     }
 

@@ -1007,7 +1007,7 @@ impl CpuBackend {
             // The underdamped solve is a kick; the others set the velocities the state
             // drifts with, from the first forces on.
             if kick || self.world.dynamics.mode != crate::dynamics::Mode::Underdamped {
-                self.solve_pass();
+                self.solve_pass(kick);
             }
         } else if kick && !fused {
             self.kick();
