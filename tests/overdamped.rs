@@ -315,7 +315,7 @@ fn the_overdamped_ledger_closes() {
     );
     let mut b = cpu(test_world(&text));
     let e0 = b.energy();
-    let mut last = e0.clone();
+    let mut last = e0;
     for _ in 0..20 {
         b.run(1000);
         last = b.energy();
