@@ -14,8 +14,10 @@ use std::time::Instant;
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
     /// The scene: `settle` (the peer kit's settle: 40 x 40 lattice columns under gravity in a
-    /// walled box, height to match each size) or `gas` (its granular gas: a periodic cube of
-    /// side round(cbrt(size)) lattice cells, 0.1 m/s in random directions, no gravity).
+    /// walled box, height to match each size), `gas` (its granular gas: a periodic cube of
+    /// side round(cbrt(size)) lattice cells, 0.1 m/s in random directions, no gravity) or
+    /// `tissue` (an overdamped tissue of compressed cells relaxing in a box, in 2-D and in 3-D,
+    /// beside the settle of the same size, the baseline of its ratios).
     #[arg(long, default_value = "settle")]
     pub scene: String,
     /// Particle counts of the scene, each run on every backend. Without it: 20000, 100000 and
@@ -151,6 +153,8 @@ pub struct BenchRow {
     /// arrays it holds, scratch included (CPU, [`grains_core::Backend::host_bytes`]); `None`
     /// for a peer code.
     pub bytes_per_particle: Option<f64>,
+    /// Conjugate-gradient iterations per step of an implicit scene's timed steps.
+    pub solve_iterations_per_step: Option<f64>,
 }
 
 /// What both peer scenes share: the glass of the kit, its contact law as LIGGGHTS runs it
@@ -244,13 +248,107 @@ lattice = {{ spacing = {s}, count = [{side}, {side}, {side}], jitter = {j}, seed
     )
 }
 
+/// The overdamped tissue of about `n` cells (`dims` 2 or 3): cells of 5 um radius on a
+/// square (cubic) lattice of spacing 9.8 um, so that each starts pressed on its neighbours by
+/// 4% of its diameter, jittered by 1% of the spacing, relaxing in a closed box; Hertz contacts
+/// of E = 1 kPa, a constant resistance between touching cells, substrate drag 1e-6 N s/m;
+/// dt = 0.01 s, as `scenes/tissue.toml`.
+pub fn tissue_scene_toml(n: u64, dims: u32) -> String {
+    let side = match dims {
+        2 => ((n as f64).sqrt().round() as u64).max(3),
+        _ => ((n as f64).cbrt().round() as u64).max(3),
+    };
+    let s = 9.8e-6;
+    let l = side as f64 * s + 4.0e-6;
+    let (zn, zmin, zmax, planar) = match dims {
+        2 => (1, -2.0e-5, 2.0e-5, "dimensions = 2"),
+        _ => (side, 0.0, l, ""),
+    };
+    let walls = if dims == 2 {
+        "[[wall]]\nmaterial = \"glass\"\nplane = { point = [0.0, 0.0, 0.0], normal = [0.0, 1.0, 0.0] }\n\n\
+         [[wall]]\nmaterial = \"glass\"\nplane = { point = [0.0, 0.0, 0.0], normal = [1.0, 0.0, 0.0] }\n"
+            .to_string()
+            + &format!(
+                "\n[[wall]]\nmaterial = \"glass\"\nplane = {{ point = [{l}, {l}, 0.0], normal = [0.0, -1.0, 0.0] }}\n\n\
+                 [[wall]]\nmaterial = \"glass\"\nplane = {{ point = [{l}, {l}, 0.0], normal = [-1.0, 0.0, 0.0] }}\n"
+            )
+    } else {
+        format!("[[wall]]\nmaterial = \"glass\"\nbox = {{ min = [0.0, 0.0, 0.0], max = [{l}, {l}, {l}] }}\n")
+    };
+    format!(
+        r#"[simulation]
+steps = 1
+dt = 0.01
+dynamics = "overdamped"
+max_initial_overlap = 0.1
+
+[domain]
+min = [0.0, 0.0, {zmin}]
+max = [{l}, {l}, {zmax}]
+{planar}
+
+[[material]]
+name = "cell"
+density = 1000.0
+young = 1.0e3
+poisson = 0.45
+substrate_friction = 1.0e-6
+substrate_rotational_friction = 2.5e-17
+
+[[material]]
+name = "glass"
+density = 2500.0
+young = 1.0e6
+poisson = 0.3
+
+[[particles]]
+material = "cell"
+radius = 5.0e-6
+lattice = {{ origin = [6.9e-6, 6.9e-6, {z0}], spacing = {s}, count = [{side}, {side}, {zn}], jitter = 0.01, seed = 13 }}
+
+{walls}
+[[interaction]]
+between = ["cell", "cell"]
+normal = {{ law = "hertz" }}
+resistance = {{ law = "constant_resistance", normal = 1.0e-6, tangential = 5.0e-7 }}
+
+[[interaction]]
+between = ["cell", "glass"]
+normal = {{ law = "hertz" }}
+
+[output]
+energy = false
+formats = []
+"#,
+        z0 = if dims == 2 { 0.0 } else { 6.9e-6 },
+    )
+}
+
+/// The worlds a bench of `scene` times at about `n` particles, each with the label its rows
+/// carry: `tissue` is the overdamped tissue in 2-D and in 3-D beside the inertial settle, the
+/// baseline of its ratios; any other scene is itself.
+pub fn bench_worlds(scene: &str, n: u64) -> Vec<(&'static str, Result<World>)> {
+    match scene {
+        "tissue" => vec![
+            ("tissue 2-D", bench_world("tissue_2d", n)),
+            ("tissue 3-D", bench_world("tissue_3d", n)),
+            ("settle", bench_world("settle", n)),
+        ],
+        _ => vec![("", bench_world(scene, n))],
+    }
+}
+
 /// The bench's world of `scene` at about `n` spheres, refused (a `SceneError`) where its
 /// particles cannot fit in the available memory.
 pub fn bench_world(scene: &str, n: u64) -> Result<World> {
     let text = match scene {
         "settle" => settle_scene_toml(n),
         "gas" => gas_scene_toml(gas_side(n)),
-        other => anyhow::bail!("unknown scene `{other}` in --scene: expected settle or gas"),
+        "tissue_2d" => tissue_scene_toml(n, 2),
+        "tissue_3d" => tissue_scene_toml(n, 3),
+        other => {
+            anyhow::bail!("unknown scene `{other}` in --scene: expected settle, gas or tissue")
+        }
     };
     let path = format!("<bench {scene}>");
     let budget = crate::preflight::memory_budget(None);
@@ -317,6 +415,7 @@ fn time_built(
     steps: u64,
 ) -> Result<BenchRow> {
     b.try_run(20)?;
+    let before = b.counters();
     let t0 = Instant::now();
     // `try_run` returns with the work done: the GPU backend reads its control words back after
     // every batch, which waits for the batch. (A snapshot here put the read-back of six
@@ -324,7 +423,12 @@ fn time_built(
     // took 620 us a step where its profile's device timestamps gave 424.)
     b.try_run(steps)?;
     let seconds = t0.elapsed().as_secs_f64();
+    let after = b.counters();
+    let solves = after.solves - before.solves;
+    let solve_iterations_per_step = (solves > 0)
+        .then(|| (after.solve_iterations - before.solve_iterations) as f64 / solves as f64);
     Ok(BenchRow {
+        solve_iterations_per_step,
         particles,
         backend: name,
         steps,
@@ -431,6 +535,7 @@ fn liggghts_row(kit: &Path, scene: &str, size: u64, steps: u64, ranks: u32) -> R
         kinetic: thermo.get(2).copied().unwrap_or(f64::NAN),
         contacts_per_particle: thermo.get(3).copied().unwrap_or(f64::NAN),
         bytes_per_particle: None,
+        solve_iterations_per_step: None,
     })
 }
 
@@ -540,18 +645,28 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 if cpu_only && which != BackendArg::Cpu {
                     continue;
                 }
-                // A size the scene parser refuses (its particles cannot fit in the available
-                // memory) is a row saying so, not a machine driven into swap.
-                let row = match bench_world(&args.scene, n) {
-                    Ok(w) => match windows {
-                        Some(limit) => time_gpu_windows(w, limit, args.steps),
-                        None if name == "gpu-textures" => time_gpu_textures(w, args.steps),
-                        None => time_backend(w, which, args.steps),
-                    },
-                    Err(e) if e.downcast_ref::<grains_scene::SceneError>().is_some() => Err(e),
-                    Err(e) => return Err(e),
-                };
-                put(&mut rows, name, row);
+                for (label, world) in bench_worlds(&args.scene, n) {
+                    // A size the scene parser refuses (its particles cannot fit in the
+                    // available memory) is a row saying so, not a machine driven into swap.
+                    let row = match world {
+                        Ok(w) => match windows {
+                            Some(limit) => time_gpu_windows(w, limit, args.steps),
+                            None if name == "gpu-textures" => time_gpu_textures(w, args.steps),
+                            None => time_backend(w, which, args.steps),
+                        },
+                        Err(e) if e.downcast_ref::<grains_scene::SceneError>().is_some() => Err(e),
+                        Err(e) => return Err(e),
+                    };
+                    let labelled = |b: &str| match label {
+                        "" => b.to_string(),
+                        l => format!("{b} · {l}"),
+                    };
+                    let row = row.map(|mut r| {
+                        r.backend = labelled(&r.backend);
+                        r
+                    });
+                    put(&mut rows, &labelled(name), row);
+                }
             }
             // The peers hold about 1.4 GB per million spheres: not at the CPU-only size.
             if let Some(kit) = args.peers.as_ref().filter(|_| !cpu_only) {
@@ -574,7 +689,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             .iter()
             .flatten()
             .filter_map(|runs| median(runs))
-            .find(|r| r.backend == "cpu")
+            .find(|r| r.backend == "cpu" || r.backend == "cpu · settle")
             .map(|r| r.particle_steps_per_s);
         for row in &rows {
             match row {
@@ -594,6 +709,16 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             }
         }
         let medians: Vec<BenchRow> = rows.iter().flatten().filter_map(|r| median(r)).collect();
+        for r in medians
+            .iter()
+            .filter(|r| r.solve_iterations_per_step.is_some())
+        {
+            out!(
+                "{n:>9}  note: {}: {:.1} conjugate-gradient iterations per step",
+                r.backend,
+                r.solve_iterations_per_step.unwrap_or(0.0)
+            );
+        }
         for note in size_notes(n, args.steps, &medians) {
             out!("{n:>9}  note: {note}");
         }
@@ -671,6 +796,7 @@ mod tests {
             kinetic: 0.0,
             contacts_per_particle: 0.0,
             bytes_per_particle: None,
+            solve_iterations_per_step: None,
         }
     }
 

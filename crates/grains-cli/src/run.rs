@@ -658,6 +658,16 @@ fn summary_lines(
         report.out.display()
     )];
     lines.push(memory_line(backend, memory, &counters, &contacts));
+    if counters.solves > 0 {
+        lines.push(format!(
+            "implicit solve ({}): {} conjugate-gradient iterations per step on average, {} \
+             in all over {} solves",
+            scene.world.dynamics.mode.keyword(),
+            sig4(counters.solve_iterations as f64 / counters.solves as f64),
+            counters.solve_iterations,
+            counters.solves
+        ));
+    }
     if counters.removed > 0 {
         lines.push(format!(
             "lost particles: {} left the domain and were deleted ({} in this run); the energy \

@@ -108,12 +108,7 @@ impl CpuBackend {
                 drag: 1.0,
             };
             let d0: Vec<f64> = drag.iter().map(|d| d[0]).collect();
-            let op = Operator {
-                matrix: &matrix,
-                coefficients: explicit,
-                diagonal: &d0,
-                free: &free,
-            };
+            let op = Operator::new(&matrix, explicit, &d0, &free);
             let mut y = vec![[0.0; 3]; n];
             op.apply(&v_now, &wall_v, &mut y);
             b.par_iter_mut().zip(y.par_iter()).for_each(|(b, y)| {
@@ -136,12 +131,7 @@ impl CpuBackend {
                 wall_v.iter().map(|v| v.map(|x| x * dt)).collect(),
             ),
         };
-        let op = Operator {
-            matrix: &matrix,
-            coefficients: c,
-            diagonal: &diagonal,
-            free: &free,
-        };
+        let op = Operator::new(&matrix, c, &diagonal, &free);
         let report = conjugate_gradient(&op, &b, &known_walls, &mut x, &dyn_);
         self.solves += 1;
         self.solve_iterations += report.iterations as u64;

@@ -16,7 +16,7 @@ use crate::kernels::sources::SourceKind;
 use crate::registry::LawKind;
 
 /// Particles per chunk of a sum: the order of the partial sums is fixed by it.
-const SUM_CHUNK: usize = 4096;
+const SUM_CHUNK: usize = 2048;
 
 /// One side of a pair in the matrix: the other body and the pair's blocks.
 #[derive(Clone, Copy, Debug)]
@@ -94,21 +94,24 @@ impl MatrixSources<'_> {
     /// fixed pairs.
     fn pairs(&self, n: usize) -> Vec<(u32, u32, ContactMatrixHistory)> {
         let offsets = matrix_offsets(self.table);
-        let mut out = Vec::new();
-        for p in 0..n {
-            for r in self.pair_start[p] as usize..self.pair_start[p + 1] as usize {
-                let flag = self.nbr_slot[r];
-                if flag == 0 {
-                    continue;
-                }
-                let q = self.pair_j[r] as usize;
-                let chain = self.list_chain(p, q, n);
-                if let Some(Some(off)) = offsets.get(chain as usize) {
+        let mut out: Vec<(u32, u32, ContactMatrixHistory)> = (0..n)
+            .into_par_iter()
+            .with_min_len(SUM_CHUNK)
+            .flat_map_iter(|p| {
+                let records = self.pair_start[p] as usize..self.pair_start[p + 1] as usize;
+                let offsets = &offsets;
+                records.filter_map(move |r| {
+                    let flag = self.nbr_slot[r];
+                    if flag == 0 {
+                        return None;
+                    }
+                    let q = self.pair_j[r] as usize;
+                    let off = (*offsets.get(self.list_chain(p, q, n) as usize)?)?;
                     let at = (flag as usize - 1) * self.stride + off;
-                    out.push((p as u32, q as u32, record(self.history, at)));
-                }
-            }
-        }
+                    Some((p as u32, q as u32, record(self.history, at)))
+                })
+            })
+            .collect();
         let nm = self.n_materials;
         let map = self.table.chain_map(SourceKind::Fixed);
         for (k, &[i, j]) in self.fixed_pairs.iter().enumerate() {
@@ -178,42 +181,115 @@ fn weights(e: &ContactMatrixHistory, c: &Coefficients) -> ([f64; 3], f64, f64) {
     (n, a, b)
 }
 
+/// One side of a pair as a solve applies it: `M = a n n^T + b (I - n n^T)` towards `partner`,
+/// weighted once per solve (24 bytes; the same f32 values from both sides, so the operator is
+/// symmetric).
+#[derive(Clone, Copy, Debug)]
+struct Weighted {
+    partner: u32,
+    n: [f32; 3],
+    a: f32,
+    b: f32,
+}
+
 /// The linear operator of one solve: `y_i = d_i x_i + sum_e M_e (x_i - x_partner)` over free
 /// particles; the partners' values beyond the unknowns (walls, kinematic particles) are
 /// `known`.
 pub struct Operator<'a> {
-    pub matrix: &'a ContactMatrix,
-    pub coefficients: Coefficients,
+    matrix: &'a ContactMatrix,
     /// Each particle's own diagonal (mass and drag, weighted).
-    pub diagonal: &'a [f64],
+    diagonal: &'a [f64],
     /// Whether each particle is an unknown.
-    pub free: &'a [bool],
+    free: &'a [bool],
+    /// The matrix's entries under the solve's coefficients, in its order.
+    weighted: Vec<Weighted>,
 }
 
-impl Operator<'_> {
+impl<'a> Operator<'a> {
+    /// The operator of `matrix` under coefficients `c`, with each particle's own `diagonal`,
+    /// over the `free` particles.
+    pub fn new(
+        matrix: &'a ContactMatrix,
+        c: Coefficients,
+        diagonal: &'a [f64],
+        free: &'a [bool],
+    ) -> Operator<'a> {
+        let weighted = matrix
+            .entries
+            .par_iter()
+            .with_min_len(SUM_CHUNK)
+            .map(|e| {
+                let (_, a, b) = weights(&e.block, &c);
+                Weighted {
+                    partner: e.partner,
+                    n: e.block.normal,
+                    a: a as f32,
+                    b: b as f32,
+                }
+            })
+            .collect();
+        Operator {
+            matrix,
+            diagonal,
+            free,
+            weighted,
+        }
+    }
+
+    /// Particle `i`'s weighted entries.
+    #[inline]
+    fn of(&self, i: usize) -> &[Weighted] {
+        let s = &self.matrix.start;
+        &self.weighted[s[i] as usize..s[i + 1] as usize]
+    }
+
+    /// Row `i` of `A x` (zero for a known particle).
+    #[inline]
+    fn row(&self, i: usize, x: &[[f64; 3]], walls: &[[f64; 3]]) -> [f64; 3] {
+        if !self.free[i] {
+            return [0.0; 3];
+        }
+        let n = x.len();
+        let d = self.diagonal[i];
+        let xi = x[i];
+        let mut s = xi.map(|v| d * v);
+        for e in self.of(i) {
+            let p = e.partner as usize;
+            let xp = if p < n { x[p] } else { walls[p - n] };
+            let rel: [f64; 3] = std::array::from_fn(|k| xi[k] - xp[k]);
+            let m = block_times(e.n.map(|v| v as f64), e.a as f64, e.b as f64, rel);
+            for k in 0..3 {
+                s[k] += m[k];
+            }
+        }
+        s
+    }
+
     /// `y = A x` where `x` holds the unknowns and the known values alike; rows of known
     /// particles are zero.
     pub fn apply(&self, x: &[[f64; 3]], walls: &[[f64; 3]], y: &mut [[f64; 3]]) {
-        let n = x.len();
-        y.par_iter_mut().enumerate().for_each(|(i, yi)| {
-            if !self.free[i] {
-                *yi = [0.0; 3];
-                return;
-            }
-            let d = self.diagonal[i];
-            let mut s = x[i].map(|v| d * v);
-            for e in self.matrix.of(i) {
-                let p = e.partner as usize;
-                let xp = if p < n { x[p] } else { walls[p - n] };
-                let rel = std::array::from_fn(|k| x[i][k] - xp[k]);
-                let (nn, a, b) = weights(&e.block, &self.coefficients);
-                let m = block_times(nn, a, b, rel);
-                for k in 0..3 {
-                    s[k] += m[k];
+        y.par_iter_mut()
+            .enumerate()
+            .with_min_len(SUM_CHUNK / 4)
+            .for_each(|(i, yi)| *yi = self.row(i, x, walls));
+    }
+
+    /// `q = A p` and `p . q`, summed over fixed chunks in order.
+    fn apply_dot(&self, p: &[[f64; 3]], walls: &[[f64; 3]], q: &mut [[f64; 3]]) -> f64 {
+        let partial: Vec<f64> = q
+            .par_chunks_mut(SUM_CHUNK)
+            .enumerate()
+            .map(|(c, qc)| {
+                let mut s = 0.0;
+                for (k, qi) in qc.iter_mut().enumerate() {
+                    let i = c * SUM_CHUNK + k;
+                    *qi = self.row(i, p, walls);
+                    s += qi[0] * p[i][0] + qi[1] * p[i][1] + qi[2] * p[i][2];
                 }
-            }
-            *yi = s;
-        });
+                s
+            })
+            .collect();
+        partial.iter().sum()
     }
 
     /// Each free particle's diagonal block inverted (Jacobi by blocks), as the six entries of a
@@ -223,11 +299,12 @@ impl Operator<'_> {
     pub fn preconditioner(&self) -> Vec<[f64; 6]> {
         (0..self.free.len())
             .into_par_iter()
+            .with_min_len(SUM_CHUNK / 4)
             .map(|i| {
                 let d = self.diagonal[i];
                 let mut m = [d, d, d, 0.0, 0.0, 0.0];
-                for e in self.matrix.of(i) {
-                    let (n, a, b) = weights(&e.block, &self.coefficients);
+                for e in self.of(i) {
+                    let (n, a, b) = (e.n.map(|v| v as f64), e.a as f64, e.b as f64);
                     for k in 0..3 {
                         m[k] += b + (a - b) * n[k] * n[k];
                     }
@@ -294,7 +371,9 @@ pub struct SolveReport {
 }
 
 /// Solve `A x = b` for the free particles by preconditioned conjugate gradients, from the
-/// start `x` (whose known entries stay as they are).
+/// start `x` (whose known entries stay as they are). Each iteration is three passes over the
+/// particles: `q = A p` with `p . q`; `x += alpha p`, `r -= alpha q`, `z = P r` with `r . r`
+/// and `r . z`; `p = z + beta p`.
 pub fn conjugate_gradient(
     op: &Operator<'_>,
     b: &[[f64; 3]],
@@ -304,22 +383,19 @@ pub fn conjugate_gradient(
 ) -> SolveReport {
     let n = x.len();
     let free = op.free;
-    let mask = |v: &mut [[f64; 3]]| {
-        v.par_iter_mut().zip(free.par_iter()).for_each(|(v, &f)| {
-            if !f {
-                *v = [0.0; 3];
+    let bnorm = dot_free(b, b, free).sqrt();
+    let mut r = vec![[0.0; 3]; n];
+    op.apply(x, walls, &mut r);
+    r.par_iter_mut()
+        .zip(b.par_iter())
+        .zip(free.par_iter())
+        .for_each(|((r, b), &f)| {
+            *r = if f {
+                std::array::from_fn(|k| b[k] - r[k])
+            } else {
+                [0.0; 3]
             }
-        })
-    };
-    let mut bm = b.to_vec();
-    mask(&mut bm);
-    let bnorm = dot(&bm, &bm).sqrt();
-    let mut q = vec![[0.0; 3]; n];
-    op.apply(x, walls, &mut q);
-    let mut r: Vec<[f64; 3]> = (0..n)
-        .map(|i| std::array::from_fn(|k| bm[i][k] - q[i][k]))
-        .collect();
-    mask(&mut r);
+        });
     let target = dynamics.tolerance * bnorm;
     let mut report = SolveReport {
         iterations: 0,
@@ -328,62 +404,96 @@ pub fn conjugate_gradient(
         indefinite: false,
     };
     let rnorm = dot(&r, &r).sqrt();
-    if bnorm == 0.0 && rnorm == 0.0 || rnorm <= target {
+    if rnorm <= target || bnorm == 0.0 && rnorm == 0.0 {
         report.converged = true;
         report.residual = if bnorm > 0.0 { rnorm / bnorm } else { 0.0 };
         return report;
     }
     let pre = op.preconditioner();
-    let precondition = |r: &[[f64; 3]], z: &mut [[f64; 3]]| {
-        z.par_iter_mut()
-            .enumerate()
-            .for_each(|(i, z)| *z = sym_times(&pre[i], r[i]))
-    };
-    let mut z = vec![[0.0; 3]; n];
-    precondition(&r, &mut z);
-    mask(&mut z);
+    let mut z: Vec<[f64; 3]> = (0..n)
+        .into_par_iter()
+        .map(|i| sym_times(&pre[i], r[i]))
+        .collect();
     let mut p = z.clone();
     let mut rz = dot(&r, &z);
     let none = vec![[0.0; 3]; walls.len()];
     let scale = bnorm.max(rnorm);
+    let mut q = vec![[0.0; 3]; n];
     for it in 1..=dynamics.max_iterations {
-        op.apply(&p, &none, &mut q);
-        let pq = dot(&p, &q);
+        report.iterations = it;
+        let pq = op.apply_dot(&p, &none, &mut q);
         if pq <= 0.0 || !pq.is_finite() {
             report.indefinite = true;
-            report.iterations = it;
             report.residual = dot(&r, &r).sqrt() / scale;
             return report;
         }
         let alpha = rz / pq;
-        x.par_iter_mut()
-            .zip(r.par_iter_mut())
-            .zip(p.par_iter().zip(q.par_iter()))
-            .for_each(|((x, r), (p, q))| {
-                for k in 0..3 {
-                    x[k] += alpha * p[k];
-                    r[k] -= alpha * q[k];
-                }
-            });
-        let rnorm = dot(&r, &r).sqrt();
-        report.iterations = it;
-        report.residual = rnorm / scale;
-        if rnorm <= target {
+        let (rr, rz_new) = update(alpha, &mut x[..], &mut r, &mut z, &p, &q, &pre);
+        report.residual = rr.sqrt() / scale;
+        if rr.sqrt() <= target {
             report.converged = true;
             return report;
         }
-        precondition(&r, &mut z);
-        mask(&mut z);
-        let rz_new = dot(&r, &z);
         let beta = rz_new / rz;
         rz = rz_new;
-        p.par_iter_mut().zip(z.par_iter()).for_each(|(p, z)| {
-            for k in 0..3 {
-                p[k] = z[k] + beta * p[k];
-            }
-        });
+        p.par_iter_mut()
+            .zip(z.par_iter())
+            .with_min_len(SUM_CHUNK / 4)
+            .for_each(|(p, z)| *p = std::array::from_fn(|k| z[k] + beta * p[k]));
     }
     report
+}
+
+/// `x += alpha p`, `r -= alpha q`, `z = P r`; returns `(r . r, r . z)`, summed over fixed
+/// chunks in order. Known particles have zero `p`, `q` and `r`, so they stay as they are.
+fn update(
+    alpha: f64,
+    x: &mut [[f64; 3]],
+    r: &mut [[f64; 3]],
+    z: &mut [[f64; 3]],
+    p: &[[f64; 3]],
+    q: &[[f64; 3]],
+    pre: &[[f64; 6]],
+) -> (f64, f64) {
+    let partial: Vec<(f64, f64)> = x
+        .par_chunks_mut(SUM_CHUNK)
+        .zip(r.par_chunks_mut(SUM_CHUNK))
+        .zip(z.par_chunks_mut(SUM_CHUNK))
+        .enumerate()
+        .map(|(c, ((xc, rc), zc))| {
+            let (mut rr, mut rz) = (0.0, 0.0);
+            for k in 0..xc.len() {
+                let i = c * SUM_CHUNK + k;
+                for d in 0..3 {
+                    xc[k][d] += alpha * p[i][d];
+                    rc[k][d] -= alpha * q[i][d];
+                }
+                zc[k] = sym_times(&pre[i], rc[k]);
+                let (ri, zi) = (rc[k], zc[k]);
+                rr += ri[0] * ri[0] + ri[1] * ri[1] + ri[2] * ri[2];
+                rz += ri[0] * zi[0] + ri[1] * zi[1] + ri[2] * zi[2];
+            }
+            (rr, rz)
+        })
+        .collect();
+    partial
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(c, d)| (a + c, b + d))
+}
+
+/// `sum_i a_i . b_i` over the free particles, in a fixed order.
+fn dot_free(a: &[[f64; 3]], b: &[[f64; 3]], free: &[bool]) -> f64 {
+    let partial: Vec<f64> = (0..a.len())
+        .collect::<Vec<_>>()
+        .par_chunks(SUM_CHUNK)
+        .map(|c| {
+            c.iter()
+                .filter(|&&i| free[i])
+                .map(|&i| a[i][0] * b[i][0] + a[i][1] * b[i][1] + a[i][2] * b[i][2])
+                .sum::<f64>()
+        })
+        .collect();
+    partial.iter().sum()
 }
 
 /// Per particle, `d_i |v_i|^2` and half of `v_rel^T M_e v_rel` of each of its pairs (a wall's
