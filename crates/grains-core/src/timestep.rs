@@ -201,8 +201,15 @@ impl TimestepReport {
 
     /// The refusal of a scene whose expected impacts overlap deeper than the smaller radius:
     /// outside what a contact law of spheres describes (Hertz assumes overlaps small against
-    /// the radius).
+    /// the radius). None in the overdamped and static modes, which have no impacts.
     pub fn overlap_refusal(&self) -> Option<String> {
+        // Without inertia there are no impacts.
+        if matches!(
+            self.mode.0,
+            crate::dynamics::Mode::Overdamped | crate::dynamics::Mode::Static
+        ) {
+            return None;
+        }
         let o = self.impact_overlap.as_ref()?;
         (o.overlap > o.radius).then(|| {
             format!(
