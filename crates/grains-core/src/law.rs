@@ -330,6 +330,10 @@ pub trait Law {
     const HISTORY_WORDS: &'static [Word];
     /// The ledger columns it writes: elastic, damping, friction.
     const ENERGY: &'static [&'static str];
+    /// Whether it must be the last law of its slot: a law that sets what the laws before it
+    /// added (`dividing_resistance` sets the friction block) would see a later law of its slot
+    /// add to what it set, so the scene refuses one after it.
+    const LAST_IN_SLOT: bool = false;
 
     /// Per-pair parameters (`#[repr(C)]`, Pod, 4-byte scalars only).
     type Params: Pod + Default + std::fmt::Debug + PartialEq;
