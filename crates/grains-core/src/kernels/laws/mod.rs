@@ -45,5 +45,6 @@ crate::registry::laws! {
     SpringDamper => spring_damper::SpringDamper,
     SerialDashpot => serial_dashpot::SerialDashpot,
     ConstantResistance => constant_resistance::ConstantResistance,
+    AreaWeightedResistance => area_weighted_resistance::AreaWeightedResistance,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
