@@ -46,5 +46,6 @@ crate::registry::laws! {
     SerialDashpot => serial_dashpot::SerialDashpot,
     ConstantResistance => constant_resistance::ConstantResistance,
     AreaWeightedResistance => area_weighted_resistance::AreaWeightedResistance,
+    MaterialSpecificConstantResistance => material_specific_constant_resistance::MaterialSpecificConstantResistance,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
