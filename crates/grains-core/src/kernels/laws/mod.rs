@@ -47,5 +47,6 @@ crate::registry::laws! {
     ConstantResistance => constant_resistance::ConstantResistance,
     AreaWeightedResistance => area_weighted_resistance::AreaWeightedResistance,
     MaterialSpecificConstantResistance => material_specific_constant_resistance::MaterialSpecificConstantResistance,
+    MaterialSpecificAreaWeightedResistance => material_specific_area_weighted_resistance::MaterialSpecificAreaWeightedResistance,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
