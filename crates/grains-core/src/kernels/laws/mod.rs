@@ -48,5 +48,6 @@ crate::registry::laws! {
     AreaWeightedResistance => area_weighted_resistance::AreaWeightedResistance,
     MaterialSpecificConstantResistance => material_specific_constant_resistance::MaterialSpecificConstantResistance,
     MaterialSpecificAreaWeightedResistance => material_specific_area_weighted_resistance::MaterialSpecificAreaWeightedResistance,
+    MaskedConstantResistance => masked_constant_resistance::MaskedConstantResistance,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
