@@ -49,5 +49,6 @@ crate::registry::laws! {
     MaterialSpecificConstantResistance => material_specific_constant_resistance::MaterialSpecificConstantResistance,
     MaterialSpecificAreaWeightedResistance => material_specific_area_weighted_resistance::MaterialSpecificAreaWeightedResistance,
     MaskedConstantResistance => masked_constant_resistance::MaskedConstantResistance,
+    MeshWeightedResistance => mesh_weighted_resistance::MeshWeightedResistance,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
