@@ -50,5 +50,6 @@ crate::registry::laws! {
     MaterialSpecificAreaWeightedResistance => material_specific_area_weighted_resistance::MaterialSpecificAreaWeightedResistance,
     MaskedConstantResistance => masked_constant_resistance::MaskedConstantResistance,
     MeshWeightedResistance => mesh_weighted_resistance::MeshWeightedResistance,
+    LubricationResistance => lubrication_resistance::LubricationResistance,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
