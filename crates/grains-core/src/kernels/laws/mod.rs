@@ -51,5 +51,6 @@ crate::registry::laws! {
     MaskedConstantResistance => masked_constant_resistance::MaskedConstantResistance,
     MeshWeightedResistance => mesh_weighted_resistance::MeshWeightedResistance,
     LubricationResistance => lubrication_resistance::LubricationResistance,
+    ConstantStiffness => constant_stiffness::ConstantStiffness,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
