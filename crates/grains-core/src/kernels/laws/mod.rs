@@ -52,5 +52,6 @@ crate::registry::laws! {
     MeshWeightedResistance => mesh_weighted_resistance::MeshWeightedResistance,
     LubricationResistance => lubrication_resistance::LubricationResistance,
     ConstantStiffness => constant_stiffness::ConstantStiffness,
+    DividingResistance => dividing_resistance::DividingResistance,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
