@@ -51,6 +51,7 @@ mod meshes;
 mod overdamped;
 mod physics;
 mod planar;
+mod resistance;
 mod restitution;
 mod resume;
 mod rolling;

@@ -173,6 +173,18 @@ pub trait LawKeys {
     fn non_negative(&self, k: &str, unit: &str) -> Result<Option<f64>, Self::Error>;
     /// A string; `what` describes what is expected.
     fn string(&self, k: &str, what: &str) -> Result<Option<String>, Self::Error>;
+    /// An integer `>= min`.
+    fn integer(&self, k: &str, min: u64) -> Result<Option<u64>, Self::Error>;
+    /// A table of integers `>= min` keyed by material name (`{ cell = 0, matrix = 1 }`), in the
+    /// order written; a key that names no material of the scene is an error at that key.
+    fn material_integers(
+        &self,
+        k: &str,
+        min: u64,
+    ) -> Result<Option<Vec<(String, u64)>>, Self::Error>;
+    /// A non-empty square symmetric matrix of numbers `>= 0` in `unit`, as an array of rows
+    /// (`[[a, b], [b, c]]`); a short row or an entry unlike its mirror is an error there.
+    fn symmetric_matrix(&self, k: &str, unit: &str) -> Result<Option<Vec<Vec<f64>>>, Self::Error>;
     /// How the value of key `k` is written in the file, for "found ..." in messages.
     fn found(&self, k: &str) -> String;
     /// The error "key `k` is required".
@@ -318,6 +330,10 @@ pub trait Law {
     const HISTORY_WORDS: &'static [Word];
     /// The ledger columns it writes: elastic, damping, friction.
     const ENERGY: &'static [&'static str];
+    /// Whether it must be the last law of its slot: a law that sets what the laws before it
+    /// added (`dividing_resistance` sets the friction block) would see a later law of its slot
+    /// add to what it set, so the scene refuses one after it.
+    const LAST_IN_SLOT: bool = false;
 
     /// Per-pair parameters (`#[repr(C)]`, Pod, 4-byte scalars only).
     type Params: Pod + Default + std::fmt::Debug + PartialEq;

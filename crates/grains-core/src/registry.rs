@@ -411,6 +411,13 @@ macro_rules! laws {
                 }
             }
 
+            /// Whether it must be the last law of its slot ([`Law::LAST_IN_SLOT`]).
+            pub fn last_in_slot(self) -> bool {
+                match self {
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::LAST_IN_SLOT,)*
+                }
+            }
+
             /// The ledger columns it writes.
             pub fn energy_terms(self) -> &'static [&'static str] {
                 match self {

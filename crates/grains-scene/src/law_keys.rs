@@ -52,6 +52,101 @@ impl LawKeys for SlotKeys<'_, '_, '_> {
             .transpose()
     }
 
+    fn integer(&self, k: &str, min: u64) -> Result<Option<u64>, SceneError> {
+        self.t
+            .get(k)
+            .map(|v| self.t.ctx.integer(v, &self.t.key(k), min))
+            .transpose()
+    }
+
+    fn material_integers(
+        &self,
+        k: &str,
+        min: u64,
+    ) -> Result<Option<Vec<(String, u64)>>, SceneError> {
+        let Some(v) = self.t.get(k) else {
+            return Ok(None);
+        };
+        let ctx = self.t.ctx;
+        let what = format!("a table {{ material = integer >= {min}, ... }}");
+        let table = ctx.table(v, &self.t.key(k), &what)?;
+        let known = ctx.materials.borrow();
+        let mut out = Vec::new();
+        // In file order, so that the first bad entry is the one reported.
+        let mut entries: Vec<_> = table.t.iter().collect();
+        entries.sort_by_key(|(name, _)| name.span().start);
+        for (name, x) in entries {
+            let name: &str = name.get_ref();
+            if !known.iter().any(|m| m == name) {
+                let names: Vec<String> = known.iter().map(|m| format!("\"{m}\"")).collect();
+                return Err(ctx.err(
+                    &table.key_span(name),
+                    &table.key(name),
+                    format!(
+                        "unknown material \"{name}\"; defined materials: {}",
+                        names.join(", ")
+                    ),
+                ));
+            }
+            out.push((name.to_string(), ctx.integer(x, &table.key(name), min)?));
+        }
+        Ok(Some(out))
+    }
+
+    fn symmetric_matrix(&self, k: &str, unit: &str) -> Result<Option<Vec<Vec<f64>>>, SceneError> {
+        let Some(v) = self.t.get(k) else {
+            return Ok(None);
+        };
+        let ctx = self.t.ctx;
+        let key = self.t.key(k);
+        let what = format!("a square symmetric matrix [[a, b], [b, c]] of numbers >= 0 ({unit})");
+        let rows = ctx.array(v, &key, &what)?;
+        if rows.is_empty() {
+            return Err(ctx.err(&v.span(), &key, format!("expected {what}, found []")));
+        }
+        let n = rows.len();
+        let mut m = Vec::with_capacity(n);
+        // Each entry's span, for the error at an entry unlike its mirror.
+        let mut spans = Vec::with_capacity(n);
+        for (i, row) in rows.iter().enumerate() {
+            let path = format!("{key}[{i}]");
+            let entries = ctx.array(row, &path, &format!("a row of {n} numbers >= 0"))?;
+            if entries.len() != n {
+                return Err(ctx.err(
+                    &row.span(),
+                    &path,
+                    format!(
+                        "expected a row of {n} numbers (the matrix has {n} rows), found {} \
+                         element(s)",
+                        entries.len()
+                    ),
+                ));
+            }
+            let mut r = Vec::with_capacity(n);
+            for (j, x) in entries.iter().enumerate() {
+                r.push(ctx.non_negative(x, &format!("{path}[{j}]"), unit)?);
+            }
+            m.push(r);
+            spans.push(entries.iter().map(|x| x.span()).collect::<Vec<_>>());
+        }
+        for i in 0..n {
+            for j in 0..i {
+                if m[i][j] != m[j][i] {
+                    // Point at the entry below the diagonal: its mirror was read first.
+                    return Err(ctx.err(
+                        &spans[i][j],
+                        &format!("{key}[{i}][{j}]"),
+                        format!(
+                            "the matrix must be symmetric: [{i}][{j}] = {} but [{j}][{i}] = {}",
+                            m[i][j], m[j][i]
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(Some(m))
+    }
+
     fn found(&self, k: &str) -> String {
         self.t
             .get(k)

@@ -98,6 +98,7 @@ pub(crate) fn parse(
         memory,
         warnings: Default::default(),
         planar: Default::default(),
+        materials: Default::default(),
     };
     let root = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
@@ -183,6 +184,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
     } = domain::read(ctx, root)?;
     ctx.planar.set(planar.is_some());
     let materials = material::read(ctx, root)?;
+    *ctx.materials.borrow_mut() = materials.iter().map(|m| m.name.clone()).collect();
     let mut particles = Particles::default();
     let mut uses = MaterialUses::new(materials.len());
     particles::read(ctx, root, &domain, &materials, &mut particles, &mut uses)?;

@@ -27,6 +27,9 @@ pub(crate) struct Ctx<'s> {
     /// Whether `[domain] dimensions = 2`, set once the domain is read: generators then place
     /// particles in the plane z = 0.
     pub planar: std::cell::Cell<bool>,
+    /// The materials' names, set once the materials are read: law keys that name materials
+    /// (`masked_constant_resistance`'s `masks`) are checked against them.
+    pub materials: std::cell::RefCell<Vec<String>>,
 }
 
 impl Ctx<'_> {

@@ -145,7 +145,20 @@ pub(crate) fn slot_laws(
                     &x.span(),
                     &path,
                     format!(
-                        "\"{}\" is already in this extra list; a law acts at most once per chain",
+                        "\"{}\" is already in this {key} list; a law acts at most once per chain",
+                        law.kind().keyword()
+                    ),
+                ));
+            }
+            // Laws of a slot run in the order written: one that sets what came before it
+            // must come last, or a later law would add to what it set.
+            if let Some(last) = laws.last().map(|l| l.kind()).filter(|l| l.last_in_slot()) {
+                return Err(ctx.err(
+                    &x.span(),
+                    &path,
+                    format!(
+                        "\"{}\" sets the {key} slot's result and must be its last law; move \"{}\" before it",
+                        last.keyword(),
                         law.kind().keyword()
                     ),
                 ));

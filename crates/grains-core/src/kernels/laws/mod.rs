@@ -45,5 +45,13 @@ crate::registry::laws! {
     SpringDamper => spring_damper::SpringDamper,
     SerialDashpot => serial_dashpot::SerialDashpot,
     ConstantResistance => constant_resistance::ConstantResistance,
+    AreaWeightedResistance => area_weighted_resistance::AreaWeightedResistance,
+    MaterialSpecificConstantResistance => material_specific_constant_resistance::MaterialSpecificConstantResistance,
+    MaterialSpecificAreaWeightedResistance => material_specific_area_weighted_resistance::MaterialSpecificAreaWeightedResistance,
+    MaskedConstantResistance => masked_constant_resistance::MaskedConstantResistance,
+    MeshWeightedResistance => mesh_weighted_resistance::MeshWeightedResistance,
+    LubricationResistance => lubrication_resistance::LubricationResistance,
+    ConstantStiffness => constant_stiffness::ConstantStiffness,
+    DividingResistance => dividing_resistance::DividingResistance,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
