@@ -694,7 +694,10 @@ fn summary_lines(
         lines.push(line);
     }
     let audited = scene.world.dynamics.mode != grains_core::dynamics::Mode::Static;
-    if let Some(worst) = report.energy_drift.filter(|&w| audited && w <= AUDIT_WARNING) {
+    if let Some(worst) = report
+        .energy_drift
+        .filter(|&w| audited && w <= AUDIT_WARNING)
+    {
         lines.push(format!(
             "energy audit: the ledger's total stayed within {} of its start ({})",
             sig4(worst),
