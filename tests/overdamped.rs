@@ -518,3 +518,79 @@ fn an_overdamped_planar_bed_stays_in_its_plane() {
     assert!(s.omega.iter().all(|o| o[0] == 0.0 && o[1] == 0.0));
     assert!(b.contacts().walls >= 4, "{:?}", b.contacts());
 }
+
+/// The world of `scenes/<name>.toml`.
+fn shipped(name: &str) -> World {
+    let path = grains_tests::workspace_root().join(format!("scenes/{name}.toml"));
+    grains_scene::load_scene(&path)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .world
+}
+
+/// `scenes/spring_network.toml`: after its five load steps every free node of the hanging
+/// sheet is in equilibrium, its springs' pull balancing its weight, and the last load step
+/// moves nothing; the held row stays where it was and the whole sheet in its plane.
+#[test]
+fn the_shipped_spring_network_hangs_in_equilibrium() {
+    let w = shipped("spring_network");
+    let g = w.gravity;
+    let mut b = cpu(w);
+    let start = b.snapshot().pos.to_vec();
+    b.run(4);
+    let before_last = b.snapshot().pos.to_vec();
+    b.run(1);
+    let s = b.snapshot();
+    let (mut worst, mut held_pull, mut weight_all) = (0.0f64, 0.0f64, 0.0f64);
+    for i in 0..s.pos.len() {
+        assert_eq!(s.pos[i][2], 0.0);
+        if s.vel[i][3] == 0.0 {
+            assert_eq!(s.pos[i], start[i], "held node {i} moved");
+            held_pull += s.force[i][1] as f64;
+            continue;
+        }
+        let m = 1.0 / s.vel[i][3] as f64;
+        weight_all += m * g[1];
+        let net = [
+            s.force[i][0] as f64 + m * g[0],
+            s.force[i][1] as f64 + m * g[1],
+        ];
+        worst = worst.max(net[0].hypot(net[1]));
+        let moved = (s.pos[i][1] - before_last[i][1]).abs() as f64;
+        assert!(moved <= 1e-8, "node {i} still moved {moved} m");
+    }
+    // Each spring's force is k times an f32 difference of coordinates near 0.05 m (an ulp is
+    // 3.7e-9 m): six springs of 10 N/m leave a node's balance uncertain by about 6 x 10 x 2 ulp
+    // = 4.5e-7 N, against a load of 1e-3 N on each bottom node.
+    assert!(worst <= 5e-7, "a node's net force is {worst:e} N");
+    // The held row carries the whole sheet and its load.
+    assert!(
+        (held_pull - weight_all).abs() <= 1e-4 * weight_all.abs(),
+        "the held row pulls {held_pull} N against a weight of {weight_all} N"
+    );
+    let sag = start
+        .iter()
+        .zip(s.pos.iter())
+        .map(|(a, b)| (a[1] - b[1]) as f64)
+        .fold(0.0, f64::max);
+    assert!(sag > 1e-3, "the sheet sagged by {sag} m only");
+}
+
+/// `scenes/tissue.toml` for its first 5 s: every cell stays in the plane, inside the walls, and
+/// the moving wall, once it meets the sheet, takes a growing load.
+#[test]
+fn the_shipped_tissue_is_compressed_by_its_wall() {
+    let w = shipped("tissue");
+    let mut b = cpu(w);
+    let mut loads = Vec::new();
+    for _ in 0..5 {
+        b.run(100);
+        loads.push(b.wall_loads()[3].force[0]);
+    }
+    let wall_x = b.walls()[3].point[0];
+    let s = b.snapshot();
+    for p in s.pos.iter() {
+        assert_eq!(p[2], 0.0);
+        assert!(p[0] > 0.0 && p[0] < wall_x && p[1] > 0.0 && p[1] < 5.15e-4);
+    }
+    assert!(loads[4] > loads[2] && loads[2] > 0.0, "{loads:?}");
+}

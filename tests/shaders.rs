@@ -465,7 +465,7 @@ fn struct_layouts_match_kernel_types() {
             max_speed,
             own_sums,
             planar,
-            implicit,
+            kick,
             _pad2
         }),
         rust_layout!(FarSlot {

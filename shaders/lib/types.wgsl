@@ -149,7 +149,7 @@ struct StepParams {
     max_speed: f32,
     own_sums: u32,
     planar: u32,
-    implicit: u32,
+    kick: f32,
     _pad2: u32,
 }
 

@@ -258,6 +258,7 @@ fn kinematic_power_matches_its_twin() {
     let n = 1000usize;
     let step = StepParams {
         dt: 1e-6,
+        kick: 5e-7,
         n_particles: n as u32,
         unit: 1.0,
         ..bytemuck::Zeroable::zeroed()

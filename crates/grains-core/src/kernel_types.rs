@@ -287,10 +287,11 @@ pub struct StepParams {
     /// 1 in a planar world ([`crate::World::planar`]): the kicks drop the velocity's z and
     /// the spin's x and y.
     pub planar: u32,
-    /// 0 in the inertial dynamics (velocity Verlet); 1 in the implicit modes, whose velocities
-    /// the solve sets: the kicks add nothing, and the first half only moves each particle by
-    /// `v dt` ([`crate::world::Dynamics`]).
-    pub implicit: u32,
+    /// The time of the kicks (s): `dt / 2` (the same f32 as `0.5 * dt`) in the inertial
+    /// dynamics; 0 in the implicit modes, whose solve sets the velocities, so the first half
+    /// only moves each particle by `v dt` ([`crate::dynamics`]). A factor rather than a test, so
+    /// the kicks stay branch-free.
+    pub kick: f32,
     pub _pad2: u32,
 }
 

@@ -399,7 +399,11 @@ impl World {
             max_speed: self.speed_limit as f32,
             own_sums: self.table.chains.iter().any(|c| c.source.in_list()) as u32,
             planar: self.planar as u32,
-            implicit: self.dynamics.implicit() as u32,
+            kick: if self.dynamics.implicit() {
+                0.0
+            } else {
+                0.5 * self.dt as f32
+            },
             ..StepParams::default()
         }
     }

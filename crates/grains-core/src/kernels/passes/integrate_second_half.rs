@@ -8,14 +8,11 @@ use glam::Vec3A;
 /// The velocity kick of half a step, `(F/m + g) dt/2` for force `f` (N) and inverse mass
 /// `inv_m` (1/kg), in the operations both half-steps use (and the CPU backend's fused sweep,
 /// which adds it twice). In a planar world its z is dropped: the particle stays in its plane.
-/// Zero in the implicit dynamics modes ([`StepParams::implicit`]), whose solve sets the
+/// Over [`StepParams::kick`]: zero in the implicit dynamics modes, whose solve sets the
 /// velocities.
 #[inline(always)]
 pub fn velocity_kick(step: &StepParams, f: Vec3A, inv_m: f32) -> Vec3A {
-    if step.implicit != 0 {
-        return Vec3A::ZERO;
-    }
-    let k = (f * inv_m + Vec3A::from_array(step.gravity)) * (0.5 * step.dt);
+    let k = (f * inv_m + Vec3A::from_array(step.gravity)) * step.kick;
     // A multiply by a mask, not a lane written: the kick stays in its register (a lane store
     // would send it through memory in every particle's kick).
     if step.planar != 0 {
@@ -29,10 +26,7 @@ pub fn velocity_kick(step: &StepParams, f: Vec3A, inv_m: f32) -> Vec3A {
 /// is kept: the body turns about the plane's normal. Zero in the implicit dynamics modes.
 #[inline(always)]
 pub fn spin_kick(step: &StepParams, t: Vec3A, inv_i: f32) -> Vec3A {
-    if step.implicit != 0 {
-        return Vec3A::ZERO;
-    }
-    let k = t * inv_i * (0.5 * step.dt);
+    let k = t * inv_i * step.kick;
     if step.planar != 0 {
         return k * Vec3A::new(0.0, 0.0, 1.0);
     }
