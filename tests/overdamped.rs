@@ -594,3 +594,114 @@ fn the_shipped_tissue_is_compressed_by_its_wall() {
     }
     assert!(loads[4] > loads[2] && loads[2] > 0.0, "{loads:?}");
 }
+
+/// In an implicit world a shell's edge viscosity is a matrix element (Mpacts
+/// N_T_ShellViscosity): the overdamped solve of a viscous sheet hanging from one node gives the
+/// velocities of the same nodes joined along the same edges by `constant_resistance` bonds of
+/// `Gamma = mu t / sqrt(3)` both along and across (to 1e-6), and the shell pass adds no explicit
+/// dashpot beside it.
+#[test]
+fn a_shells_viscosity_is_a_matrix_element() {
+    use grains_core::dynamics::{Dynamics, Mode};
+    use grains_core::kernels::laws::constant_resistance::ConstantResistanceSpec;
+    use grains_core::kernels::laws::spring::SpringSpec;
+    use grains_core::kernels::shell::{DampingLaw, ShellLaws};
+    use grains_core::materials::Interaction;
+    use grains_core::shells::{Mesh, ShellSpec, Shells};
+    use grains_core::LawSpec;
+    let (mu, t, gamma0) = (2.0, 1e-4, 1e-6);
+    let mut mat = grains_tests::worlds::material("membrane", 1e6, 1000.0);
+    mat.drag.translational = gamma0;
+    mat.drag.rotational = 1e-12;
+    let spec = ShellSpec {
+        mesh: Mesh::sheet([0.0; 3], [0.004, 0.003], [4, 3]),
+        material: 0,
+        thickness: t,
+        contact_radius: Some(1e-4),
+        velocity: [0.0; 3],
+        laws: ShellLaws {
+            damping: Some(DampingLaw::ShellViscosity { viscosity: mu }),
+            ..Default::default()
+        },
+    };
+    let mut p = grains_core::Particles::default();
+    let mut sh = Shells::default();
+    sh.add(&spec, std::slice::from_ref(&mat), &mut p)
+        .expect("shell");
+    // The first node held: the others hang from it through the viscous edges.
+    p.vel[0][3] = 0.0;
+    let dynamics = Dynamics {
+        mode: Mode::Overdamped,
+        implicitness: 0.0,
+        ..Dynamics::default()
+    };
+    let hertz = || Interaction::new(0, 0, vec![grains_tests::worlds::hertz()]);
+    let world = |p: grains_core::Particles| {
+        World::new(
+            p,
+            Vec::new(),
+            vec![mat.clone()],
+            vec![hertz()],
+            grains_tests::worlds::open_domain(0.02),
+            [0.0, -9.81, 0.0],
+            1e-3,
+            1e-4,
+        )
+        .expect("world")
+    };
+    let edges: Vec<[u32; 2]> = sh.edges.iter().map(|e| [e[0], e[1]]).collect();
+    let shell = world(p.clone())
+        .with_shells(sh)
+        .and_then(|w| w.with_dynamics(dynamics))
+        .expect("shell world");
+    let g = grains_core::kernels::shell::shell_viscosity::coefficient(mu, t);
+    let bonds = vec![Interaction::new(
+        0,
+        0,
+        vec![
+            LawSpec::Spring(SpringSpec {
+                stiffness: 1e-12,
+                compression_stiffness: 1e-12,
+                rest_length: None,
+                rupture_length: None,
+                damping: 0.0,
+                relaxation_time: 0.0,
+                slip_threshold: 0.0,
+            }),
+            LawSpec::ConstantResistance(ConstantResistanceSpec {
+                normal: g,
+                tangential: g,
+            }),
+        ],
+    )];
+    let bonded = world(p)
+        .with_fixed_pairs(edges, bonds)
+        .and_then(|w| w.with_dynamics(dynamics))
+        .expect("bonded world");
+    let (mut a, mut b) = (cpu(shell), cpu(bonded));
+    let (va, vb) = (a.snapshot().vel.to_vec(), b.snapshot().vel.to_vec());
+    let scale = va.iter().map(|v| v[1].abs()).fold(0.0f32, f32::max);
+    assert!(scale > 0.0);
+    let same = |va: &[[f32; 4]], vb: &[[f32; 4]], when: &str| {
+        for (i, (x, y)) in va.iter().zip(vb).enumerate() {
+            for k in 0..3 {
+                assert!(
+                    (x[k] - y[k]).abs() <= 1e-6 * scale,
+                    "{when}, node {i}: {x:?} against {y:?}"
+                );
+            }
+        }
+    };
+    same(&va, &vb, "at the start");
+    // Moving, an explicit dashpot beside the matrix element would now differ.
+    a.run(3);
+    b.run(3);
+    same(&a.snapshot().vel, &b.snapshot().vel, "after 3 steps");
+    // The edges hold the hanging nodes back: slower than their free fall at m g / gamma_0.
+    let free = 9.81 / (va[1][3] as f64 * gamma0);
+    assert!(
+        (va[1][1].abs() as f64) < 0.9 * free,
+        "{} against {free}",
+        va[1][1]
+    );
+}

@@ -189,6 +189,9 @@ pub struct CpuBackend {
     next_first_half: Option<Drift>,
     /// The implicit solve that stopped the run, if one did.
     solve_failure: Option<implicit::SolveFailure>,
+    /// In an implicit world, each shell edge's viscosity `Gamma` (N s/m), which the solve
+    /// takes as a matrix element instead of the shell pass's explicit dashpot; empty otherwise.
+    shell_viscosity: Vec<f32>,
     /// Implicit solves taken and their conjugate-gradient iterations.
     solves: u64,
     solve_iterations: u64,
@@ -340,6 +343,7 @@ impl CpuBackend {
         } else {
             world.shells.node_index(n)
         };
+        let shell_viscosity = implicit::shell_viscosity_to_matrix(&mut world);
         let pos = std::mem::take(&mut world.particles.pos);
         let vel = std::mem::take(&mut world.particles.vel);
         let omega = std::mem::take(&mut world.particles.omega);
@@ -400,6 +404,7 @@ impl CpuBackend {
             tally: RunTally::default(),
             next_first_half: None,
             solve_failure: None,
+            shell_viscosity,
             solves: 0,
             solve_iterations: 0,
             world,

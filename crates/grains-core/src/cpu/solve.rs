@@ -74,6 +74,10 @@ pub struct MatrixSources<'a> {
     pub fixed_pairs: &'a [[u32; 2]],
     pub fixed_history: &'a [f32],
     pub fixed_stride: usize,
+    /// Shell edges `(i, j, k, l)` and each one's viscosity `Gamma` (N s/m), a block `Gamma I`
+    /// between nodes i and j where positive (empty outside an implicit world with shells).
+    pub shell_edges: &'a [[u32; 4]],
+    pub shell_viscosity: &'a [f32],
 }
 
 impl MatrixSources<'_> {
@@ -120,6 +124,17 @@ impl MatrixSources<'_> {
             if let Some(Some(off)) = map.get(entry).and_then(|&c| offsets.get(c as usize)) {
                 let at = k * self.fixed_stride + off;
                 out.push((i, j, record(self.fixed_history, at)));
+            }
+        }
+        for (e, &gamma) in self.shell_edges.iter().zip(self.shell_viscosity) {
+            if gamma > 0.0 {
+                let block = ContactMatrixHistory {
+                    normal: [1.0, 0.0, 0.0],
+                    gamma_n: gamma,
+                    gamma_t: gamma,
+                    ..Default::default()
+                };
+                out.push((e[0], e[1], block));
             }
         }
         out
