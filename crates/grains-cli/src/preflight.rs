@@ -357,6 +357,17 @@ pub fn timestep_line(scene: &Scene) -> String {
             "none".into()
         }
     };
+    if matches!(
+        scene.world.dynamics.mode,
+        grains_core::dynamics::Mode::Overdamped | grains_core::dynamics::Mode::Static
+    ) {
+        // Without inertia there are no dashpot relaxations or impacts to weigh.
+        return format!(
+            "dt limit    `dt = \"auto\"` = {} is set by {}",
+            qty(t.auto_dt, "s"),
+            t.limit.describe()
+        );
+    }
     format!(
         "dt limit    `dt = \"auto\"` = {} is set by {} (dashpot relaxation m*/c: {}; travel \
          of the smallest radius at {}: {})",

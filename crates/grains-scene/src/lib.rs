@@ -473,19 +473,45 @@ impl Scene {
             if self.dt_auto { "auto" } else { "given" }
         );
         let t = &self.timestep;
-        let _ = writeln!(
-            s,
-            "rayleigh    {} (dt = {}% of it)",
-            qty(t.rayleigh, "s"),
-            sig4(100.0 * w.dt / t.rayleigh)
-        );
-        let _ = writeln!(
-            s,
-            "collision   {} at impact speed {} ({:.0} steps per collision)",
-            qty(t.collision, "s"),
-            qty(t.impact_speed, "m/s"),
-            t.collision / w.dt
-        );
+        let d = &w.dynamics;
+        use grains_core::dynamics::Mode;
+        match d.mode {
+            Mode::Inertial | Mode::Underdamped => {
+                let _ = writeln!(
+                    s,
+                    "rayleigh    {} (dt = {}% of it)",
+                    qty(t.rayleigh, "s"),
+                    sig4(100.0 * w.dt / t.rayleigh)
+                );
+                let _ = writeln!(
+                    s,
+                    "collision   {} at impact speed {} ({:.0} steps per collision)",
+                    qty(t.collision, "s"),
+                    qty(t.impact_speed, "m/s"),
+                    t.collision / w.dt
+                );
+            }
+            Mode::Overdamped => {
+                let _ = writeln!(
+                    s,
+                    "relaxation  gamma_0/k = {} ({} steps per relaxation time)",
+                    qty(t.relaxation, "s"),
+                    sig4(t.relaxation / w.dt)
+                );
+            }
+            Mode::Static => {}
+        }
+        if d.implicit() {
+            let _ = writeln!(
+                s,
+                "dynamics    {}, implicitness {}, solver tolerance {:.1e} in at most {} \
+                 conjugate-gradient iterations",
+                d.mode.keyword(),
+                d.implicitness,
+                d.tolerance,
+                d.max_iterations
+            );
+        }
         let _ = writeln!(s, "skin        {}", qty(w.skin, "m"));
         let _ = writeln!(
             s,
