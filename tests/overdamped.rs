@@ -583,7 +583,7 @@ fn the_shipped_tissue_is_compressed_by_its_wall() {
     let mut b = cpu(w);
     let mut loads = Vec::new();
     for _ in 0..5 {
-        b.run(100);
+        b.run(200);
         loads.push(b.wall_loads()[3].force[0]);
     }
     let wall_x = b.walls()[3].point[0];
