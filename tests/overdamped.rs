@@ -748,3 +748,25 @@ fn an_overdamped_run_is_bitwise_repeatable_and_resumable() {
     assert_eq!(r.pos, two.pos, "positions after resuming");
     assert_eq!(r.vel, two.vel, "velocities after resuming");
 }
+
+/// `grains bench --scene tissue` times the overdamped tissue in 2-D and in 3-D beside the
+/// inertial settle of the same size.
+#[test]
+fn the_tissue_bench_builds_two_overdamped_tissues_and_the_settle() {
+    use grains_core::dynamics::Mode;
+    let worlds = grains_cli::bench::bench_worlds("tissue", 400);
+    let labels: Vec<&str> = worlds.iter().map(|(l, _)| *l).collect();
+    assert_eq!(labels, ["tissue 2-D", "tissue 3-D", "settle"]);
+    let w: Vec<World> = worlds
+        .into_iter()
+        .map(|(l, w)| w.unwrap_or_else(|e| panic!("{l}: {e:#}")))
+        .collect();
+    assert_eq!(w[0].dynamics.mode, Mode::Overdamped);
+    assert!(w[0].planar && w[0].particles.len() == 400);
+    assert_eq!(w[1].dynamics.mode, Mode::Overdamped);
+    assert!(!w[1].planar && w[1].particles.len() == 343);
+    assert_eq!(w[2].dynamics.mode, Mode::Inertial);
+    let mut b = cpu(w[0].clone());
+    b.run(5);
+    assert!(b.counters().solves == 6 && b.counters().solve_iterations > 0);
+}

@@ -598,7 +598,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         // Each run's throughput goes to stderr as it ends, as progress; the rows (medians of
         // repeated runs) print at the end of the size, so that every row has its ratio to the
         // CPU backend's, whichever order --backends names them in.
-        let mut rows: Vec<Result<Vec<BenchRow>, (String, String)>> = Vec::new();
+        let mut rows: SizeRows = Vec::new();
         for rep in 0..args.repeat {
             let mut at = 0;
             let mut put = |rows: &mut Vec<_>, name: &str, r: Result<BenchRow>| {
@@ -682,52 +682,63 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 }
             }
         }
-        for runs in rows.iter_mut().flatten() {
-            sort_runs(runs);
-        }
-        let cpu_rate = rows
-            .iter()
-            .flatten()
-            .filter_map(|runs| median(runs))
-            .find(|r| r.backend == "cpu" || r.backend == "cpu · settle")
-            .map(|r| r.particle_steps_per_s);
-        for row in &rows {
-            match row {
-                Ok(runs) => {
-                    let Some(mid) = median(runs) else { continue };
-                    print_row(&mid, cpu_rate)?;
-                    if args.repeat == 1 {
-                        continue;
-                    }
-                    let each: Vec<String> = runs
-                        .iter()
-                        .map(|r| format!("{:.3e}", r.particle_steps_per_s))
-                        .collect();
-                    out!("{:>9}  {:<36} runs: {}", "", "", each.join(", "));
-                }
-                Err((name, why)) => out!("{n:>9}  {name:<36} skipped: {why}"),
-            }
-        }
-        let medians: Vec<BenchRow> = rows.iter().flatten().filter_map(|r| median(r)).collect();
-        for r in medians
-            .iter()
-            .filter(|r| r.solve_iterations_per_step.is_some())
-        {
-            out!(
-                "{n:>9}  note: {}: {:.1} conjugate-gradient iterations per step",
-                r.backend,
-                r.solve_iterations_per_step.unwrap_or(0.0)
-            );
-        }
-        for note in size_notes(n, args.steps, &medians) {
-            out!("{n:>9}  note: {note}");
-        }
+        print_size(n, args, &mut rows)?;
         if args.profile && !cpu_only && args.backends.iter().any(|b| b == "gpu") {
             match bench_world(&args.scene, n).and_then(|w| profile_gpu(w, args.steps)) {
                 Ok((adapter, p)) => print_profile(&adapter, &p)?,
                 Err(e) => out!("{n:>9}  profile skipped: {e:#}"),
             }
         }
+    }
+    Ok(())
+}
+
+/// One size's rows, in the table's order: each row's runs, or its name and why it was skipped.
+type SizeRows = Vec<Result<Vec<BenchRow>, (String, String)>>;
+
+/// Print one size's rows: each row's median with its ratio to the CPU baseline of the same run
+/// (the `cpu` row, or `cpu · settle` beside the tissue), every run below it when repeated,
+/// then the size's notes (conjugate-gradient iterations of implicit rows among them).
+fn print_size(n: u64, args: &BenchArgs, rows: &mut SizeRows) -> Result<()> {
+    for runs in rows.iter_mut().flatten() {
+        sort_runs(runs);
+    }
+    let cpu_rate = rows
+        .iter()
+        .flatten()
+        .filter_map(|runs| median(runs))
+        .find(|r| r.backend == "cpu" || r.backend == "cpu · settle")
+        .map(|r| r.particle_steps_per_s);
+    for row in rows.iter() {
+        match row {
+            Ok(runs) => {
+                let Some(mid) = median(runs) else { continue };
+                print_row(&mid, cpu_rate)?;
+                if args.repeat == 1 {
+                    continue;
+                }
+                let each: Vec<String> = runs
+                    .iter()
+                    .map(|r| format!("{:.3e}", r.particle_steps_per_s))
+                    .collect();
+                out!("{:>9}  {:<36} runs: {}", "", "", each.join(", "));
+            }
+            Err((name, why)) => out!("{n:>9}  {name:<36} skipped: {why}"),
+        }
+    }
+    let medians: Vec<BenchRow> = rows.iter().flatten().filter_map(|r| median(r)).collect();
+    for r in medians
+        .iter()
+        .filter(|r| r.solve_iterations_per_step.is_some())
+    {
+        out!(
+            "{n:>9}  note: {}: {:.1} conjugate-gradient iterations per step",
+            r.backend,
+            r.solve_iterations_per_step.unwrap_or(0.0)
+        );
+    }
+    for note in size_notes(n, args.steps, &medians) {
+        out!("{n:>9}  note: {note}");
     }
     Ok(())
 }
