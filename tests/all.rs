@@ -49,6 +49,7 @@ mod io;
 mod lin_el6;
 mod meshes;
 mod overdamped;
+mod overrides;
 mod physics;
 mod planar;
 mod resistance;

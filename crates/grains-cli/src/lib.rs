@@ -86,6 +86,11 @@ pub enum Command {
         /// Memory the run may take, e.g. 8G or 512MiB (default: the machine's available memory).
         #[arg(long, value_parser = preflight::parse_bytes)]
         memory_limit: Option<u64>,
+        /// Override a key of the scene, PATH=VALUE (repeatable): `simulation.dt=1e-5`,
+        /// `material.glass.young=1e7` (a block by its name), `interaction[0].tangential.friction=0.4`
+        /// (by its index); VALUE is a TOML value. A key the block lacks is added.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<grains_scene::overrides::Override>,
     },
     /// Validate a scene and print its derived figures (no GPU needed).
     ///
@@ -108,6 +113,11 @@ pub enum Command {
         /// deeper than the radius): reported as warnings, not refused.
         #[arg(long)]
         allow_unstable: bool,
+        /// Override a key of the scene, PATH=VALUE (repeatable): `simulation.dt=1e-5`,
+        /// `material.glass.young=1e7` (a block by its name), `interaction[0].tangential.friction=0.4`
+        /// (by its index); VALUE is a TOML value. A key the block lacks is added.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<grains_scene::overrides::Override>,
     },
     /// List the GPU adapters wgpu can see.
     ///
@@ -204,6 +214,7 @@ where
             resume,
             allow_unstable,
             memory_limit,
+            set,
         } => run::run(&run::RunArgs {
             scene,
             backend,
@@ -213,6 +224,7 @@ where
             resume,
             allow_unstable,
             memory_limit,
+            sets: set,
             interrupt: Some(ctrl_c_flag()),
         })
         .map(|_| ()),
@@ -220,7 +232,8 @@ where
             scene,
             memory_limit,
             allow_unstable,
-        } => check(&scene, memory_limit, allow_unstable),
+            set,
+        } => check(&scene, memory_limit, allow_unstable, &set),
         Command::Info => info(),
         Command::Shader { scene } => shader(&scene),
         Command::Bench(args) => bench::bench(&args),
@@ -249,8 +262,13 @@ fn ctrl_c_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
-fn check(path: &Path, memory_limit: Option<u64>, allow_unstable: bool) -> Result<()> {
-    let report = check_report_allowing(path, memory_limit, allow_unstable)?;
+fn check(
+    path: &Path,
+    memory_limit: Option<u64>,
+    allow_unstable: bool,
+    sets: &[grains_scene::overrides::Override],
+) -> Result<()> {
+    let report = check_report_with(path, memory_limit, allow_unstable, sets)?;
     out!("{}", report.text.trim_end());
     match report.refusal {
         Some(e) => Err(e),
@@ -284,9 +302,19 @@ pub fn check_report_allowing(
     memory_limit: Option<u64>,
     allow_unstable: bool,
 ) -> Result<CheckReport> {
+    check_report_with(path, memory_limit, allow_unstable, &[])
+}
+
+/// As [`check_report_allowing`], with the scene's overrides `sets` (`--set PATH=VALUE`).
+pub fn check_report_with(
+    path: &Path,
+    memory_limit: Option<u64>,
+    allow_unstable: bool,
+    sets: &[grains_scene::overrides::Override],
+) -> Result<CheckReport> {
     use std::fmt::Write as _;
     let budget = preflight::memory_budget(memory_limit);
-    let scene = grains_scene::load_scene_within(path, budget.as_ref())?;
+    let scene = grains_scene::load_scene_with(path, budget.as_ref(), sets)?;
     let mut text = scene.summary_with(&preflight::memory_lines(&scene));
     text.push('\n');
     let opts = preflight::output_options(&scene, &scene.output.dir);

@@ -36,6 +36,8 @@ pub struct RunArgs {
     pub allow_unstable: bool,
     /// Memory the run may take (bytes); default: the machine's available memory.
     pub memory_limit: Option<u64>,
+    /// Overrides of the scene's keys (`--set PATH=VALUE`), applied in order.
+    pub sets: Vec<grains_scene::overrides::Override>,
     /// Set (by Ctrl-C, or a caller) to stop the run after the current step: it then flushes
     /// its output, writes a checkpoint and says how to resume. None: never interrupted.
     pub interrupt: Option<Arc<AtomicBool>>,
@@ -131,6 +133,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     };
     // One run a directory: held until this function returns, however it returns.
     let _lock = OutputLock::take(&out, &args.scene)?;
+    record_overrides(&out, args)?;
     let (state, start) = initial_state(args, &mut scene, &saving)?;
     let opts = preflight::output_options(&scene, &out);
     let volume = output_estimate(&scene, &opts, start, memory.estimates.0);
@@ -239,7 +242,7 @@ fn scene_to_run(
     args: &RunArgs,
     budget: Option<&grains_scene::MemoryBudget>,
 ) -> Result<grains_scene::Scene> {
-    let mut scene = grains_scene::load_scene_within(&args.scene, budget)?;
+    let mut scene = grains_scene::load_scene_with(&args.scene, budget, &args.sets)?;
     for w in &scene.warnings {
         eprintln!("warning: {w}");
     }
@@ -757,6 +760,22 @@ fn memory_line(
 }
 
 /// The command that resumes the run of `args`: its scene, and the flags it was given.
+/// Keep the run's overrides in `OUT/overrides.txt`, a `--set PATH=VALUE` a line, so the
+/// output says what it ran; a fresh run without overrides removes the file an earlier run left.
+fn record_overrides(out: &std::path::Path, args: &RunArgs) -> Result<()> {
+    let path = out.join("overrides.txt");
+    if args.sets.is_empty() {
+        if !args.resume && path.exists() {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+        return Ok(());
+    }
+    let text: String = args.sets.iter().map(|o| format!("--set {o}\n")).collect();
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
 fn resume_command(args: &RunArgs) -> String {
     let mut resume = format!("grains run {} --resume", args.scene.display());
     if let Some(o) = &args.out {
@@ -778,6 +797,9 @@ fn resume_command(args: &RunArgs) -> String {
     }
     if let Some(m) = args.memory_limit {
         resume.push_str(&format!(" --memory-limit {m}"));
+    }
+    for o in &args.sets {
+        resume.push_str(&format!(" --set '{o}'"));
     }
     resume
 }

@@ -16,6 +16,13 @@ pub enum SceneError {
     /// says it once.
     #[error("{}: cannot read the scene file: {err}", path.display())]
     Read { path: PathBuf, err: std::io::Error },
+    /// A `--set PATH=VALUE` override that cannot be applied to the scene.
+    #[error("{}: --set {set}: {message}", file.display())]
+    Override {
+        file: PathBuf,
+        set: String,
+        message: String,
+    },
     /// A value, key or table of the scene is wrong (including TOML syntax errors, whose key
     /// is empty, and errors inside a `file =` particle file, whose message names that file
     /// and its own line).
@@ -50,7 +57,7 @@ impl SceneError {
     /// 1-based line in the scene file, if the error has a place there.
     pub fn line(&self) -> Option<usize> {
         match self {
-            SceneError::Read { .. } => None,
+            SceneError::Read { .. } | SceneError::Override { .. } => None,
             SceneError::Invalid { line, .. } | SceneError::Core { line, .. } => Some(*line),
         }
     }
@@ -58,7 +65,7 @@ impl SceneError {
     /// 1-based column (in characters) in the scene file, if the error has a place there.
     pub fn column(&self) -> Option<usize> {
         match self {
-            SceneError::Read { .. } => None,
+            SceneError::Read { .. } | SceneError::Override { .. } => None,
             SceneError::Invalid { column, .. } | SceneError::Core { column, .. } => Some(*column),
         }
     }
@@ -66,7 +73,7 @@ impl SceneError {
     /// Key path of the offending value (empty for TOML syntax errors).
     pub fn key(&self) -> Option<&str> {
         match self {
-            SceneError::Read { .. } => None,
+            SceneError::Read { .. } | SceneError::Override { .. } => None,
             SceneError::Invalid { key, .. } | SceneError::Core { key, .. } => Some(key),
         }
     }

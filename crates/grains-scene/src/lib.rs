@@ -30,6 +30,7 @@ pub mod generators;
 mod law_keys;
 pub mod mesh_file;
 mod messages;
+pub mod overrides;
 mod parse;
 mod sections;
 mod walk;
@@ -189,6 +190,22 @@ pub fn load_scene_within(path: &Path, memory: Option<&MemoryBudget>) -> Result<S
         err,
     })?;
     parse_scene_within(&text, path, memory)
+}
+
+/// As [`load_scene_within`], with the overrides `sets` (`grains run --set PATH=VALUE`) applied
+/// to the file's text first; errors are located in the file, and an error at an overridden
+/// value names its `--set`.
+pub fn load_scene_with(
+    path: &Path,
+    memory: Option<&MemoryBudget>,
+    sets: &[overrides::Override],
+) -> Result<Scene, SceneError> {
+    let text = std::fs::read_to_string(path).map_err(|err| SceneError::Read {
+        path: path.to_path_buf(),
+        err,
+    })?;
+    let applied = overrides::apply(&text, path, sets)?;
+    parse_scene_within(&applied.text, path, memory).map_err(|e| applied.locate(e))
 }
 
 /// Validate scene text. `path` names the file in messages and anchors relative `file =`

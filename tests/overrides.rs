@@ -1,0 +1,209 @@
+//! Scene overrides (`grains run SCENE --set PATH=VALUE`): each changes exactly the key named,
+//! adds it where the block lacks it, and errors stay located in the scene file.
+
+use grains_scene::overrides::{apply, Override};
+use std::path::Path;
+
+const SCENE: &str = r#"[simulation]
+steps = 10
+dt = 1e-5
+gravity = [0.0, 0.0, -9.81]
+
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.1, 0.1, 0.1]
+
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+
+[[material]]
+name = "steel"
+density = 7800.0
+young = 2.0e8
+poisson = 0.3
+
+[[particles]]
+material = "glass"
+radius = 0.001
+positions = [[0.05, 0.05, 0.05], [0.05, 0.05, 0.0525]]
+
+[[particles]]
+material = "steel"
+radius = 0.001
+positions = [[0.02, 0.02, 0.02]]
+
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+tangential = { law = "cundall_strack", friction = 0.5 }
+
+[[interaction]]
+between = ["glass", "steel"]
+normal = { law = "hertz" }
+"#;
+
+fn set(s: &str) -> Override {
+    s.parse().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn scene_with(sets: &[&str]) -> Result<grains_scene::Scene, grains_scene::SceneError> {
+    let sets: Vec<Override> = sets.iter().map(|s| set(s)).collect();
+    let file = Path::new("<test>");
+    let applied = apply(SCENE, file, &sets)?;
+    grains_scene::parse_scene(&applied.text, file).map_err(|e| applied.locate(e))
+}
+
+/// Each override changes the key it names and nothing else: the world differs from the plain
+/// scene's in that value alone.
+#[test]
+fn an_override_changes_exactly_the_key_named() {
+    let plain = scene_with(&[]).expect("plain scene").world;
+    type Holds = Box<dyn Fn(&grains_core::World) -> bool>;
+    let cases: Vec<(&str, Holds)> = vec![
+        ("simulation.dt=2e-5", Box::new(|w| w.dt == 2e-5)),
+        (
+            "material.steel.young=3.0e8",
+            Box::new(|w| w.materials[1].young == 3.0e8),
+        ),
+        (
+            "material[0].density=2600.0",
+            Box::new(|w| w.materials[0].density == 2600.0),
+        ),
+        (
+            "simulation.gravity=[0.0, -9.81, 0.0]",
+            Box::new(|w| w.gravity == [0.0, -9.81, 0.0]),
+        ),
+    ];
+    for (s, holds) in cases {
+        let w = scene_with(&[s])
+            .unwrap_or_else(|e| panic!("{s}: {e}"))
+            .world;
+        assert!(holds(&w), "{s} did not take");
+        assert_ne!(w.fingerprint(), plain.fingerprint(), "{s} changed nothing");
+    }
+    // A law's key, inside an inline table, changes that pair's parameters only.
+    let w = scene_with(&["interaction[0].tangential.friction=0.4"]).expect("friction");
+    assert_ne!(w.world.table.params, plain.table.params);
+    let text = apply(
+        SCENE,
+        Path::new("<test>"),
+        &[set("interaction[0].tangential.friction=0.4")],
+    )
+    .expect("apply")
+    .text;
+    assert_eq!(text, SCENE.replace("friction = 0.5", "friction = 0.4"));
+}
+
+/// A key the block lacks is added to it: to a standard table, and to an inline law table.
+#[test]
+fn an_override_adds_a_key_the_block_lacks() {
+    let w = scene_with(&["simulation.skin=0.0007"]).expect("skin").world;
+    assert_eq!(w.skin, 0.0007);
+    let w = scene_with(&[
+        "interaction[1].normal.stiffness=1e3",
+        "interaction[1].normal.law=\"linear\"",
+    ]);
+    let w = w.expect("linear law with a stiffness").world;
+    assert!(w
+        .table
+        .chains
+        .iter()
+        .any(|c| format!("{c:?}").contains("Linear")));
+}
+
+/// Errors stay located in the scene file: at an overridden value (naming its --set), and
+/// below an added line at their own line.
+#[test]
+fn errors_stay_located_in_the_scene_file() {
+    let e = scene_with(&["material.glass.poisson=0.7"])
+        .expect_err("poisson")
+        .to_string();
+    assert!(e.starts_with("<test>:14:"), "{e}");
+    assert!(e.contains("--set material.glass.poisson=0.7"), "{e}");
+    // An added line above it does not move an error at line 29 of the file.
+    let e = scene_with(&["simulation.skin=0.0007", "particles[1].radius=-1.0"])
+        .expect_err("radius")
+        .to_string();
+    assert!(e.starts_with("<test>:29:"), "{e}");
+    let e = scene_with(&["simulation.skin=0.0007", "domain.max=[0.1, 0.1]"])
+        .expect_err("max")
+        .to_string();
+    assert!(
+        e.starts_with("<test>:8:") && e.contains("--set domain.max"),
+        "{e}"
+    );
+}
+
+/// Overrides that cannot apply are refused, saying why.
+#[test]
+fn bad_overrides_are_refused() {
+    assert!("simulation.dt".parse::<Override>().is_err());
+    assert!("=1".parse::<Override>().is_err());
+    for (s, wanted) in [
+        (
+            "material.copper.young=1e9",
+            "no `material` block is named \"copper\"",
+        ),
+        ("material[5].young=1e9", "has 2 blocks"),
+        ("simulation.dt=fast", "not a TOML value"),
+        ("walls.x=1", "the scene has no `walls`"),
+        ("material.glass=1", "is a block, not a key"),
+        ("simulation..dt=1", "not a key path"),
+    ] {
+        let e = scene_with(&[s]).expect_err(s).to_string();
+        assert!(
+            e.contains(wanted) && e.contains(&format!("--set {s}")),
+            "{s}: {e}"
+        );
+    }
+}
+
+/// `grains run --set` runs the overridden scene and keeps its overrides in
+/// `OUT/overrides.txt`; `grains check --set` refuses a bad value at its line in the file; a
+/// later run there without overrides removes the record.
+#[test]
+fn the_cli_runs_and_records_its_overrides() {
+    let scene = grains_tests::workspace_root().join("scenes/two_spheres_head_on.toml");
+    let s = scene.to_string_lossy().into_owned();
+    let out = std::env::temp_dir().join(format!("grains-overrides-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let o = out.to_string_lossy().into_owned();
+    let run = |extra: &[&str]| {
+        let mut v = vec!["grains", "run", &s, "--backend", "cpu", "--out", &o, "-q"];
+        v.extend_from_slice(extra);
+        grains_cli::main_with_args(v)
+    };
+    let sets = [
+        "--set",
+        "simulation.dt=1e-6",
+        "--set",
+        "simulation.duration=2e-5",
+        "--set",
+        "output.every_steps=20",
+    ];
+    run(&sets).expect("run");
+    let record = std::fs::read_to_string(out.join("overrides.txt")).expect("overrides.txt");
+    assert_eq!(
+        record,
+        "--set simulation.dt=1e-6\n--set simulation.duration=2e-5\n--set output.every_steps=20\n"
+    );
+    let csv = std::fs::read_to_string(out.join("particles.csv")).expect("particles.csv");
+    let last = csv.lines().last().expect("a row");
+    assert!(
+        last.starts_with("20,"),
+        "the last row is not step 20: {last}"
+    );
+    let e = grains_cli::main_with_args(vec!["grains", "check", &s, "--set", "simulation.dt=-1.0"])
+        .expect_err("a negative dt")
+        .to_string();
+    assert!(
+        e.contains("two_spheres_head_on.toml:6:") && e.contains("--set simulation.dt=-1.0"),
+        "{e}"
+    );
+    run(&["--steps", "2"]).expect("run without overrides");
+    assert!(!out.join("overrides.txt").exists(), "a stale record stayed");
+    let _ = std::fs::remove_dir_all(&out);
+}
