@@ -137,6 +137,31 @@ fn errors_stay_located_in_the_scene_file() {
     );
 }
 
+/// A value of several lines replaced by one moves no error below it.
+#[test]
+fn a_shorter_value_moves_no_error_below_it() {
+    let text = SCENE.replace(
+        "positions = [[0.05, 0.05, 0.05], [0.05, 0.05, 0.0525]]",
+        "positions = [\n  [0.05, 0.05, 0.05],\n  [0.05, 0.05, 0.0525],\n]",
+    );
+    let file = Path::new("<test>");
+    let sets = [
+        set("particles[0].positions=[[0.05, 0.05, 0.05]]"),
+        set("particles[1].radius=-1.0"),
+    ];
+    let applied = apply(&text, file, &sets).expect("apply");
+    let e = grains_scene::parse_scene(&applied.text, file)
+        .map_err(|e| applied.locate(e))
+        .expect_err("radius")
+        .to_string();
+    // The second block's radius is at line 32 of this file.
+    assert_eq!(text.lines().nth(31), Some("radius = 0.001"));
+    assert!(
+        e.starts_with("<test>:32:") && e.contains("--set particles[1].radius"),
+        "{e}"
+    );
+}
+
 /// Overrides that cannot apply are refused, saying why.
 #[test]
 fn bad_overrides_are_refused() {

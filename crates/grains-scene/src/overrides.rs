@@ -107,8 +107,10 @@ pub struct Applied {
     pub text: String,
     /// Per override, in order: the byte range its value takes in `text`.
     values: Vec<(Range<usize>, Override)>,
-    /// Lines of `text` added by overrides (1-based), ascending.
-    added: Vec<usize>,
+    /// Where an override changed the count of lines: at byte `offset` of `text`, the lines
+    /// after the one holding it moved by `delta` (+1 for an added key, -k for a value of k + 1
+    /// lines replaced by one).
+    shifts: Vec<(usize, isize)>,
 }
 
 impl Applied {
@@ -127,7 +129,15 @@ impl Applied {
                 .find(|(r, _)| line_of(r.start) == line)
                 .map(|(_, o)| o.clone())
         };
-        let back = |line: usize| line - self.added.iter().filter(|&&a| a < line).count();
+        let back = |line: usize| {
+            let moved: isize = self
+                .shifts
+                .iter()
+                .filter(|(at, _)| line_of(*at) < line)
+                .map(|(_, d)| d)
+                .sum();
+            (line as isize - moved).max(1) as usize
+        };
         match err {
             SceneError::Invalid {
                 file,
@@ -183,7 +193,7 @@ pub fn apply(text: &str, file: &Path, sets: &[Override]) -> Result<Applied, Scen
     let mut applied = Applied {
         text: text.to_string(),
         values: Vec::new(),
-        added: Vec::new(),
+        shifts: Vec::new(),
     };
     for o in sets {
         if o.value.contains('\n') {
@@ -219,35 +229,38 @@ pub fn apply(text: &str, file: &Path, sets: &[Override]) -> Result<Applied, Scen
 /// Put override `o` in, as `edit` says, shifting the ranges already recorded.
 fn splice(applied: &mut Applied, edit: Edit, o: &Override) {
     let text = &mut applied.text;
-    let (at, removed, inserted, value_at) = match edit {
+    let (at, removed, inserted, value_at, delta) = match edit {
         Edit::Replace(r) => {
-            let n = r.end - r.start;
+            let lines = text[r.clone()].matches('\n').count() as isize;
             text.replace_range(r.clone(), &o.value);
-            (r.start, n, o.value.len(), r.start)
+            (r.start, r.end - r.start, o.value.len(), r.start, -lines)
         }
         Edit::AddLine { at, key } => {
             let line = format!("{key} = {}\n", o.value);
             text.insert_str(at, &line);
-            let added = text[..at].matches('\n').count() + 1;
-            for a in applied.added.iter_mut().filter(|a| **a >= added) {
-                *a += 1;
-            }
-            applied.added.push(added);
-            applied.added.sort_unstable();
-            (at, 0, line.len(), at + key.len() + 3)
+            (at, 0, line.len(), at + key.len() + 3, 1)
         }
         Edit::AddInline { at, key, empty } => {
             let piece = format!("{}{key} = {} ", if empty { "" } else { ", " }, o.value);
             text.insert_str(at, &piece);
             let lead = if empty { 0 } else { 2 };
-            (at, 0, piece.len(), at + lead + key.len() + 3)
+            (at, 0, piece.len(), at + lead + key.len() + 3, 0)
+        }
+    };
+    let moved = |x: &mut usize| {
+        if *x >= at + removed {
+            *x = *x + inserted - removed;
         }
     };
     for (r, _) in applied.values.iter_mut() {
-        if r.start >= at + removed {
-            r.start = r.start + inserted - removed;
-            r.end = r.end + inserted - removed;
-        }
+        moved(&mut r.start);
+        moved(&mut r.end);
+    }
+    for (x, _) in applied.shifts.iter_mut() {
+        moved(x);
+    }
+    if delta != 0 {
+        applied.shifts.push((at, delta));
     }
     applied
         .values
