@@ -232,3 +232,116 @@ fn the_cli_runs_and_records_its_overrides() {
     assert!(!out.join("overrides.txt").exists(), "a stale record stayed");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `grains sweep` over a table of 4 rows runs 4 runs, each with its row's overrides, and writes
+/// 4 summary rows; `--row` runs one; `--slurm` writes a job array that bash accepts; a table
+/// naming a key the scene lacks is refused before anything is written.
+#[test]
+fn a_sweep_runs_one_run_a_row() {
+    let scene = grains_tests::workspace_root().join("scenes/two_spheres_head_on.toml");
+    let s = scene.to_string_lossy().into_owned();
+    let dir = std::env::temp_dir().join(format!("grains-sweep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let table = dir.join("table.csv");
+    std::fs::write(
+        &table,
+        "simulation.dt,simulation.duration,material.glass.young,output.formats\n\
+         1e-6,4e-6,1e7,\"[\"\"csv\"\"]\"\n\
+         1e-6,6e-6,2e7,\"[\"\"csv\"\"]\"\n\
+         # a comment line\n\
+         1e-6,8e-6,4e7,\"[\"\"csv\"\"]\"\n\
+         1e-6,1e-5,8e7,\"[\"\"csv\"\"]\"\n",
+    )
+    .expect("table");
+    let (t, out) = (table.to_string_lossy().into_owned(), dir.join("out"));
+    let o = out.to_string_lossy().into_owned();
+    let sweep = |extra: &[&str]| {
+        let mut v = vec![
+            "grains",
+            "sweep",
+            &s,
+            "--table",
+            &t,
+            "--out",
+            &o,
+            "-q",
+            "--backend",
+            "cpu",
+        ];
+        v.extend_from_slice(extra);
+        grains_cli::main_with_args(v)
+    };
+    sweep(&[]).expect("sweep");
+    let summary = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let lines: Vec<&str> = summary.lines().collect();
+    assert_eq!(lines.len(), 5, "{summary}");
+    assert!(lines[0].starts_with(
+        "row,simulation.dt,simulation.duration,material.glass.young,output.formats,steps"
+    ));
+    for (k, steps) in [(1, 4), (2, 6), (3, 8), (4, 10)] {
+        let f: Vec<&str> = lines[k].split(',').collect();
+        assert_eq!(f[0], (k - 1).to_string());
+        assert!(lines[k].ends_with(",ok"), "{}", lines[k]);
+        assert!(lines[k].contains(&format!(",{steps},")), "{}", lines[k]);
+        let rec = std::fs::read_to_string(out.join(format!("row_{:04}/overrides.txt", k - 1)))
+            .expect("overrides.txt");
+        assert!(rec.contains("--set material.glass.young="), "{rec}");
+    }
+    // One row alone, as a job-array task.
+    let _ = std::fs::remove_dir_all(&out);
+    sweep(&["--row", "2"]).expect("row 2");
+    let one = std::fs::read_to_string(out.join("row_0002/summary.csv")).expect("summary");
+    assert!(
+        one.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("2,") && l.ends_with(",ok")),
+        "{one}"
+    );
+    assert!(!out.join("row_0001").exists());
+    // The job array.
+    sweep(&["--slurm"]).expect("slurm");
+    let script = out.join("sweep.slurm");
+    let text = std::fs::read_to_string(&script).expect("script");
+    assert!(
+        text.contains("#SBATCH --array=0-3") && text.contains("--row \"$SLURM_ARRAY_TASK_ID\""),
+        "{text}"
+    );
+    let ok = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .status()
+        .expect("bash");
+    assert!(ok.success());
+    // A column the scene lacks: refused, nothing written.
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "simulation.dt,walls.x\n1e-6,1\n").expect("bad table");
+    let fresh = dir.join("fresh");
+    let (b, f) = (
+        bad.to_string_lossy().into_owned(),
+        fresh.to_string_lossy().into_owned(),
+    );
+    let e = grains_cli::main_with_args(vec!["grains", "sweep", &s, "--table", &b, "--out", &f])
+        .expect_err("unknown column");
+    let e = format!("{e:#}");
+    assert!(
+        e.contains("bad.csv:2: row 0") && e.contains("--set walls.x=1"),
+        "{e}"
+    );
+    assert!(!fresh.exists(), "a refused sweep wrote {}", fresh.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The shipped sweep table reads against its scene, every row.
+#[test]
+fn the_shipped_sweep_table_reads_against_the_drum() {
+    let root = grains_tests::workspace_root().join("scenes");
+    let table = grains_cli::sweep::read_table(&root.join("sweep_friction.csv")).expect("table");
+    assert_eq!(table.rows.len(), 4);
+    for k in 0..table.rows.len() {
+        let scene =
+            grains_scene::load_scene_with(&root.join("drum.toml"), None, &table.overrides(k))
+                .unwrap_or_else(|e| panic!("row {k}: {e}"));
+        assert_eq!(scene.world.interactions.len(), 1);
+    }
+}

@@ -16,6 +16,7 @@ macro_rules! out {
 pub mod bench;
 pub mod preflight;
 pub mod run;
+pub mod sweep;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -133,6 +134,10 @@ pub enum Command {
     },
     /// Time the CPU and GPU backends on the settle scene (particle-steps per second).
     Bench(bench::BenchArgs),
+    /// Run a scene once per row of a table of overrides (a CSV whose header names key paths,
+    /// such as material.glass.young), each row into OUT/row_<k>, a summary line per run in
+    /// OUT/sweep.csv; --slurm writes a job-array script instead.
+    Sweep(sweep::SweepArgs),
 }
 
 /// What the binary does with a command's outcome: an error is printed to stderr with one
@@ -237,6 +242,7 @@ where
         Command::Info => info(),
         Command::Shader { scene } => shader(&scene),
         Command::Bench(args) => bench::bench(&args),
+        Command::Sweep(args) => sweep::sweep(&args),
     }
 }
 
