@@ -900,3 +900,44 @@ fn check_estimates_the_frames_a_run_writes() {
     assert!(check.contains(" in 5 frames to "), "{check}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--adapter N|NAME` runs the GPU backend on the adapter it names, by its number in `grains
+/// info`'s list or a part of its name, and refuses one it does not name with the list.
+#[test]
+fn adapter_picks_the_gpu_by_number_or_name() {
+    let Some(ctx) = grains_tests::gpu_context() else {
+        return;
+    };
+    let name = ctx.adapter_name();
+    drop(ctx);
+    let world = || {
+        grains_scene::load_scene(Path::new(&scene("two_spheres_head_on.toml")))
+            .expect("scene")
+            .world
+    };
+    let list = grains_gpu::list_adapters();
+    let at = list.iter().position(|a| a.name == name).expect("listed");
+    let part = name
+        .split_whitespace()
+        .next()
+        .unwrap_or(&name)
+        .to_lowercase();
+    for choice in [at.to_string(), part] {
+        let a: grains_gpu::AdapterChoice = choice.parse().expect("choice");
+        let (b, message) =
+            grains_cli::make_backend_on(world(), grains_cli::BackendArg::Gpu, None, Some(&a))
+                .unwrap_or_else(|e| panic!("--adapter {choice}: {e:#}"));
+        assert_eq!(b.name(), name, "the GPU backend names its adapter");
+        assert!(
+            message.contains(&name) && message.contains(&format!("--adapter {choice}")),
+            "{message}"
+        );
+    }
+    let far: grains_gpu::AdapterChoice = list.len().to_string().parse().expect("choice");
+    let e =
+        match grains_cli::make_backend_on(world(), grains_cli::BackendArg::Gpu, None, Some(&far)) {
+            Ok(_) => panic!("an adapter past the list was taken"),
+            Err(e) => format!("{e:#}"),
+        };
+    assert!(e.contains("no such adapter") && e.contains(&name), "{e}");
+}

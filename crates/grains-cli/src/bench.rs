@@ -2,7 +2,7 @@
 //! particle-steps per second, measured side by side in one run. The CPU backend is the
 //! baseline of the ratio.
 
-use crate::{make_backend, BackendArg};
+use crate::BackendArg;
 use anyhow::Result;
 use clap::Args;
 use grains_core::{Backend as _, World};
@@ -55,6 +55,10 @@ pub struct BenchArgs {
     /// cost measured in the same run.
     #[arg(long)]
     pub binding_limit: Option<u64>,
+    /// The GPU adapter of the GPU rows: its number in `grains info`'s list, or a part of its
+    /// name (default: the best there is).
+    #[arg(long, value_name = "N|NAME")]
+    pub adapter: Option<grains_gpu::AdapterChoice>,
 }
 
 /// The default table: `(particles, CPU backend only)`. Ten million spheres take about 5 GiB
@@ -70,9 +74,21 @@ pub const DEFAULT_SIZES: [(u64, bool); 4] = [
 /// GPU's HBM3.
 pub const PROFILE_BANDWIDTH: f64 = 3.0e12;
 
+/// The GPU context of a bench: the adapter `--adapter` names, or the best there is.
+fn gpu_context(adapter: Option<&grains_gpu::AdapterChoice>) -> Result<grains_gpu::GpuContext> {
+    Ok(match adapter {
+        Some(a) => grains_gpu::GpuContext::chosen(a)?,
+        None => grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)?,
+    })
+}
+
 /// Profile `steps` steps of the GPU step on `world` (after 20 warm-up steps).
-pub fn profile_gpu(world: World, steps: u64) -> Result<(String, grains_gpu::StepProfile)> {
-    let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)?;
+pub fn profile_gpu(
+    world: World,
+    steps: u64,
+    adapter: Option<&grains_gpu::AdapterChoice>,
+) -> Result<(String, grains_gpu::StepProfile)> {
+    let ctx = gpu_context(adapter)?;
     let mut g = grains_gpu::GpuBackend::new(world, &ctx)?;
     grains_core::Backend::try_run(&mut g, 20)?;
     let p = g.profile(steps)?;
@@ -357,32 +373,46 @@ pub fn bench_world(scene: &str, n: u64) -> Result<World> {
 }
 
 /// Time `steps` steps of `world` on a backend.
-pub fn time_backend(world: World, backend: BackendArg, steps: u64) -> Result<BenchRow> {
+pub fn time_backend(
+    world: World,
+    backend: BackendArg,
+    steps: u64,
+    adapter: Option<&grains_gpu::AdapterChoice>,
+) -> Result<BenchRow> {
     let particles = world.particles.len();
-    let (b, _) = make_backend(world, backend)?;
+    let (b, _) = crate::make_backend_on(world, backend, None, adapter)?;
     let name = b.name();
     time_built(b, name, particles, steps)
 }
 
 /// Time `steps` steps of `world` on the GPU backend with storage bindings of `limit` bytes
 /// (`GpuOptions::binding_limit`): the arrays past it bound as windows.
-pub fn time_gpu_windows(world: World, limit: u64, steps: u64) -> Result<BenchRow> {
+pub fn time_gpu_windows(
+    world: World,
+    limit: u64,
+    steps: u64,
+    adapter: Option<&grains_gpu::AdapterChoice>,
+) -> Result<BenchRow> {
     let opts = grains_gpu::GpuOptions {
         binding_limit: limit,
         ..Default::default()
     };
-    time_gpu_with(world, opts, &format!("{limit} B windows"), steps)
+    time_gpu_with(world, opts, &format!("{limit} B windows"), steps, adapter)
 }
 
 /// Time `steps` steps of the GPU backend with every array that no kernel updates atomically
 /// held in storage textures (`GpuOptions::texture_limit`), as past what a kernel's storage
 /// buffers reach.
-pub fn time_gpu_textures(world: World, steps: u64) -> Result<BenchRow> {
+pub fn time_gpu_textures(
+    world: World,
+    steps: u64,
+    adapter: Option<&grains_gpu::AdapterChoice>,
+) -> Result<BenchRow> {
     let opts = grains_gpu::GpuOptions {
         texture_limit: 1,
         ..Default::default()
     };
-    time_gpu_with(world, opts, "arrays in textures", steps)
+    time_gpu_with(world, opts, "arrays in textures", steps, adapter)
 }
 
 fn time_gpu_with(
@@ -390,9 +420,10 @@ fn time_gpu_with(
     opts: grains_gpu::GpuOptions,
     what: &str,
     steps: u64,
+    adapter: Option<&grains_gpu::AdapterChoice>,
 ) -> Result<BenchRow> {
     let particles = world.particles.len();
-    let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)?;
+    let ctx = gpu_context(adapter)?;
     let binding = match opts.binding_limit {
         0 => ctx.limits().max_storage_buffer_binding_size,
         b => b,
@@ -576,6 +607,7 @@ fn median(runs: &[BenchRow]) -> Option<BenchRow> {
 
 /// Run the benchmark and print its table.
 pub fn bench(args: &BenchArgs) -> Result<()> {
+    let adapter = args.adapter.as_ref();
     out!(
         "{:>9}  {:<36} {:>6} {:>9} {:>16} {:>9} {:>11} {:>9} {:>8} {:>10}",
         "particles",
@@ -650,9 +682,11 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                     // available memory) is a row saying so, not a machine driven into swap.
                     let row = match world {
                         Ok(w) => match windows {
-                            Some(limit) => time_gpu_windows(w, limit, args.steps),
-                            None if name == "gpu-textures" => time_gpu_textures(w, args.steps),
-                            None => time_backend(w, which, args.steps),
+                            Some(limit) => time_gpu_windows(w, limit, args.steps, adapter),
+                            None if name == "gpu-textures" => {
+                                time_gpu_textures(w, args.steps, adapter)
+                            }
+                            None => time_backend(w, which, args.steps, adapter),
                         },
                         Err(e) if e.downcast_ref::<grains_scene::SceneError>().is_some() => Err(e),
                         Err(e) => return Err(e),
@@ -684,7 +718,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         }
         print_size(n, args, &mut rows)?;
         if args.profile && !cpu_only && args.backends.iter().any(|b| b == "gpu") {
-            match bench_world(&args.scene, n).and_then(|w| profile_gpu(w, args.steps)) {
+            match bench_world(&args.scene, n).and_then(|w| profile_gpu(w, args.steps, adapter)) {
                 Ok((adapter, p)) => print_profile(&adapter, &p)?,
                 Err(e) => out!("{n:>9}  profile skipped: {e:#}"),
             }

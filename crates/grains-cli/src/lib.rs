@@ -92,6 +92,10 @@ pub enum Command {
         /// (by its index); VALUE is a TOML value. A key the block lacks is added.
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<grains_scene::overrides::Override>,
+        /// The GPU adapter a GPU backend runs on: its number in `grains info`'s list, or a part
+        /// of its name (default: the best there is).
+        #[arg(long, value_name = "N|NAME")]
+        adapter: Option<grains_gpu::AdapterChoice>,
     },
     /// Validate a scene and print its derived figures (no GPU needed).
     ///
@@ -220,6 +224,7 @@ where
             allow_unstable,
             memory_limit,
             set,
+            adapter,
         } => run::run(&run::RunArgs {
             scene,
             backend,
@@ -230,6 +235,7 @@ where
             allow_unstable,
             memory_limit,
             sets: set,
+            adapter,
             interrupt: Some(ctrl_c_flag()),
         })
         .map(|_| ()),
@@ -485,7 +491,7 @@ fn shader(path: &Path) -> Result<()> {
 /// `scene.world` has everything but its particles.
 pub fn make_backend_within(
     scene: &mut grains_scene::Scene,
-    choice: BackendArg,
+    (choice, adapter): (BackendArg, Option<&grains_gpu::AdapterChoice>),
     state: Option<Resume>,
     budget: Option<&grains_scene::MemoryBudget>,
     (cpu_memory, gpu_memory): (u64, u64),
@@ -507,7 +513,7 @@ pub fn make_backend_within(
     scene.world.particles.shape = particles.shape.clone();
     scene.world.particles.shapes = particles.shapes.clone();
     world.particles = particles;
-    make_backend_from(world, choice, state)
+    make_backend_on(world, choice, state, adapter)
 }
 
 /// What a resumed run starts from.
@@ -532,6 +538,17 @@ pub fn make_backend_from(
     world: World,
     choice: BackendArg,
     state: Option<Resume>,
+) -> Result<(Box<dyn Backend>, String)> {
+    make_backend_on(world, choice, state, None)
+}
+
+/// As [`make_backend_from`], on the GPU adapter `adapter` names (`--adapter N|NAME`) where the
+/// backend is a GPU's; `None`: the best adapter there is.
+pub fn make_backend_on(
+    world: World,
+    choice: BackendArg,
+    state: Option<Resume>,
+    adapter: Option<&grains_gpu::AdapterChoice>,
 ) -> Result<(Box<dyn Backend>, String)> {
     let cpu = |world: World, state: Option<Resume>| -> Result<Box<dyn Backend>> {
         Ok(match state {
@@ -579,6 +596,16 @@ pub fn make_backend_from(
     }
     match choice {
         BackendArg::Cpu => Ok((cpu(world, state)?, "backend: cpu (asked for)".into())),
+        BackendArg::Gpu | BackendArg::Auto if adapter.is_some() => {
+            let a = adapter.ok_or_else(|| anyhow::anyhow!("no adapter"))?;
+            let ctx = grains_gpu::GpuContext::chosen(a)?;
+            let name = ctx.adapter_name();
+            let (b, windows) = gpu(world, &ctx, state)?;
+            Ok((
+                b,
+                format!("backend: gpu on {name} (--adapter {a}){windows}"),
+            ))
+        }
         BackendArg::Gpu => {
             let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)
                 .context("--backend gpu needs a GPU adapter")?;

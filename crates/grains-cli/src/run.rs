@@ -38,6 +38,8 @@ pub struct RunArgs {
     pub memory_limit: Option<u64>,
     /// Overrides of the scene's keys (`--set PATH=VALUE`), applied in order.
     pub sets: Vec<grains_scene::overrides::Override>,
+    /// The GPU adapter a GPU backend runs on (`--adapter`); `None`: the best there is.
+    pub adapter: Option<grains_gpu::AdapterChoice>,
     /// Set (by Ctrl-C, or a caller) to stop the run after the current step: it then flushes
     /// its output, writes a checkpoint and says how to resume. None: never interrupted.
     pub interrupt: Option<Arc<AtomicBool>>,
@@ -145,8 +147,13 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     } else {
         scene.world.particles.material.clone()
     };
-    let (mut backend, message) =
-        make_backend_within(&mut scene, choice, state, budget.as_ref(), memory.estimates)?;
+    let (mut backend, message) = make_backend_within(
+        &mut scene,
+        (choice, args.adapter.as_ref()),
+        state,
+        budget.as_ref(),
+        memory.estimates,
+    )?;
     let resumed = open_output(args, &scene, &opts, &mut backend, start)
         .with_context(|| format!("cannot write output to {}", out.display()))?;
     if args.resume {
@@ -800,6 +807,9 @@ fn resume_command(args: &RunArgs) -> String {
     }
     for o in &args.sets {
         resume.push_str(&format!(" --set '{o}'"));
+    }
+    if let Some(a) = &args.adapter {
+        resume.push_str(&format!(" --adapter '{a}'"));
     }
     resume
 }

@@ -41,6 +41,10 @@ pub struct SweepArgs {
     /// No progress bars or summaries of the runs.
     #[arg(long, short)]
     pub quiet: bool,
+    /// The GPU adapter every run's GPU backend takes (its number in `grains info`'s list, or a
+    /// part of its name).
+    #[arg(long, value_name = "N|NAME")]
+    pub adapter: Option<grains_gpu::AdapterChoice>,
 }
 
 /// The table: its columns' paths and its rows' values, each with its line in the file.
@@ -232,6 +236,7 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             out: Some(row_dir(&out, k)),
             quiet: args.quiet,
             sets: table.overrides(k),
+            adapter: args.adapter.clone(),
             ..Default::default()
         });
         lines.push(summary_line(&table, k, dts[k], &outcome));
@@ -258,6 +263,9 @@ fn write_slurm(args: &SweepArgs, table: &Table, out: &Path) -> Result<()> {
         if let Some(v) = b.to_possible_value() {
             cmd.push_str(&format!(" --backend {}", v.get_name()));
         }
+    }
+    if let Some(a) = &args.adapter {
+        cmd.push_str(&format!(" --adapter '{a}'"));
     }
     let script = format!(
         "#!/usr/bin/env bash\n\

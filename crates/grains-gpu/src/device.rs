@@ -28,6 +28,41 @@ pub enum AdapterRequest {
     CpuOnly,
 }
 
+/// One adapter named on the command line (`--adapter N|NAME`): its place in the list
+/// [`list_adapters`] gives (and `grains info` prints), or a part of its name, in any case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AdapterChoice {
+    Index(usize),
+    Name(String),
+}
+
+impl std::str::FromStr for AdapterChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<AdapterChoice, String> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err(
+                "expected an adapter's number in `grains info`'s list, or a part of its name"
+                    .into(),
+            );
+        }
+        Ok(match s.parse() {
+            Ok(i) => AdapterChoice::Index(i),
+            Err(_) => AdapterChoice::Name(s.to_string()),
+        })
+    }
+}
+
+impl std::fmt::Display for AdapterChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AdapterChoice::Index(i) => write!(f, "{i}"),
+            AdapterChoice::Name(n) => write!(f, "{n}"),
+        }
+    }
+}
+
 /// Only native compute APIs: GL has no storage buffers in every stage and no indirect compute
 /// on all drivers (and probing it prints EGL noise on headless machines).
 const BACKENDS: wgpu::Backends = wgpu::Backends::VULKAN
@@ -124,6 +159,52 @@ impl GpuContext {
                     AdapterRequest::CpuOnly => " of CPU type".into(),
                 } + &vulkan_hint(req),
             })?;
+        GpuContext::open(adapter)
+    }
+
+    /// Open a device on the adapter `choice` names: by its place in [`list_adapters`]'s list,
+    /// or the first whose name holds it (in any case). An adapter it does not name is refused
+    /// with the list.
+    pub fn chosen(choice: &AdapterChoice) -> Result<GpuContext, GpuError> {
+        let inst = instance();
+        let adapters = pollster::block_on(inst.enumerate_adapters(BACKENDS));
+        let at = match choice {
+            AdapterChoice::Index(i) => (*i < adapters.len()).then_some(*i),
+            AdapterChoice::Name(n) => {
+                let n = n.to_lowercase();
+                adapters
+                    .iter()
+                    .position(|a| a.get_info().name.to_lowercase().contains(&n))
+            }
+        };
+        let Some(at) = at else {
+            let list: Vec<String> = adapters
+                .iter()
+                .enumerate()
+                .map(|(i, a)| format!("{i}: {}", a.get_info().name))
+                .collect();
+            return Err(GpuError::UnknownAdapter {
+                asked: choice.to_string(),
+                list: if list.is_empty() {
+                    "none".into()
+                } else {
+                    list.join(", ")
+                },
+            });
+        };
+        GpuContext::open(
+            adapters
+                .into_iter()
+                .nth(at)
+                .ok_or_else(|| GpuError::UnknownAdapter {
+                    asked: choice.to_string(),
+                    list: String::new(),
+                })?,
+        )
+    }
+
+    /// A device on `adapter`, with its own limits.
+    fn open(adapter: wgpu::Adapter) -> Result<GpuContext, GpuError> {
         let info = adapter.get_info();
         // Ask for everything the adapter offers: the contact kernels bind a dozen storage
         // buffers and large scenes need big bindings, both beyond WebGPU's defaults.

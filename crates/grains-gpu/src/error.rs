@@ -8,6 +8,9 @@ pub enum GpuError {
     /// A saved state that does not fit the scene it is restored into.
     #[error("cannot resume on the GPU: {0}")]
     State(String),
+    /// `--adapter` named no adapter wgpu sees.
+    #[error("--adapter {asked}: no such adapter; wgpu sees {list} (`grains info` lists them)")]
+    UnknownAdapter { asked: String, list: String },
     /// A world in an implicit dynamics mode: the GPU backend has no implicit solve.
     #[error(
         "dynamics = \"{0}\" runs on the CPU backend only: the GPU backend has no implicit solve"

@@ -13,5 +13,5 @@ pub mod memory;
 mod program;
 
 pub use backend::{GpuBackend, GpuOptions, PassProfile, StepProfile};
-pub use device::{list_adapters, AdapterRequest, AdapterSummary, GpuContext};
+pub use device::{list_adapters, AdapterChoice, AdapterRequest, AdapterSummary, GpuContext};
 pub use error::GpuError;
