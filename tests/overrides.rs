@@ -313,6 +313,18 @@ fn a_sweep_runs_one_run_a_row() {
         .status()
         .expect("bash");
     assert!(ok.success());
+    // Rows spread over the adapters: row 0 on adapter 0, on the GPU backend.
+    if grains_tests::gpu_context().is_some() {
+        let _ = std::fs::remove_dir_all(&out);
+        let mut v = vec!["grains", "sweep", &s, "--table", &t, "--out", &o, "-q"];
+        v.extend(["--backend", "gpu", "--per-adapter", "--row", "0"]);
+        grains_cli::main_with_args(v).expect("row 0 on adapter 0");
+        let one = std::fs::read_to_string(out.join("row_0000/summary.csv")).expect("summary");
+        assert!(
+            one.lines().nth(1).is_some_and(|l| l.ends_with(",ok")),
+            "{one}"
+        );
+    }
     // A column the scene lacks: refused, nothing written.
     let bad = dir.join("bad.csv");
     std::fs::write(&bad, "simulation.dt,walls.x\n1e-6,1\n").expect("bad table");

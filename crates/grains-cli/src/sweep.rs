@@ -45,6 +45,10 @@ pub struct SweepArgs {
     /// part of its name).
     #[arg(long, value_name = "N|NAME")]
     pub adapter: Option<grains_gpu::AdapterChoice>,
+    /// Spread the rows over the GPU adapters: row k on adapter k mod their count (a node's
+    /// GPUs shared by its array tasks, or by the rows run here).
+    #[arg(long, conflicts_with = "adapter")]
+    pub per_adapter: bool,
 }
 
 /// The table: its columns' paths and its rows' values, each with its line in the file.
@@ -236,7 +240,7 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             out: Some(row_dir(&out, k)),
             quiet: args.quiet,
             sets: table.overrides(k),
-            adapter: args.adapter.clone(),
+            adapter: adapter_of(args, k)?,
             ..Default::default()
         });
         lines.push(summary_line(&table, k, dts[k], &outcome));
@@ -246,6 +250,18 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             .with_context(|| format!("cannot write {}", summary.display()))?;
     }
     Ok(())
+}
+
+/// The adapter of row `k`: `--adapter`'s, or with `--per-adapter` the k-th modulo their count.
+fn adapter_of(args: &SweepArgs, k: usize) -> Result<Option<grains_gpu::AdapterChoice>> {
+    if !args.per_adapter {
+        return Ok(args.adapter.clone());
+    }
+    let n = grains_gpu::list_adapters().len();
+    if n == 0 {
+        bail!("--per-adapter: wgpu sees no GPU adapter (`grains info` lists them)");
+    }
+    Ok(Some(grains_gpu::AdapterChoice::Index(k % n)))
 }
 
 /// `OUT/sweep.slurm`: a job array of one task a row, each `grains sweep ... --row K`.
@@ -266,6 +282,9 @@ fn write_slurm(args: &SweepArgs, table: &Table, out: &Path) -> Result<()> {
     }
     if let Some(a) = &args.adapter {
         cmd.push_str(&format!(" --adapter '{a}'"));
+    }
+    if args.per_adapter {
+        cmd.push_str(" --per-adapter");
     }
     let script = format!(
         "#!/usr/bin/env bash\n\
