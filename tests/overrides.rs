@@ -357,3 +357,70 @@ fn the_shipped_sweep_table_reads_against_the_drum() {
         assert_eq!(scene.world.interactions.len(), 1);
     }
 }
+
+/// `grains export SCENE` writes the run's checkpoint as pack files, one per material, from
+/// which a later scene starts where the run ended; without a checkpoint, or with other
+/// overrides than the run's, it refuses.
+#[test]
+fn export_writes_the_checkpoint_as_pack_files_a_scene_reads() {
+    let scene = grains_tests::workspace_root().join("scenes/two_spheres_head_on.toml");
+    let s = scene.to_string_lossy().into_owned();
+    let out = std::env::temp_dir().join(format!("grains-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let o = out.to_string_lossy().into_owned();
+    let sets = [
+        "--set",
+        "simulation.dt=1e-6",
+        "--set",
+        "output.checkpoint_every_steps=40",
+    ];
+    let mut v = vec!["grains", "export", &s, "--out", &o];
+    v.extend(sets);
+    let e = grains_cli::main_with_args(v.clone()).expect_err("no checkpoint yet");
+    assert!(format!("{e:#}").contains("no checkpoint"), "{e:#}");
+    let mut run = vec![
+        "grains",
+        "run",
+        &s,
+        "--backend",
+        "cpu",
+        "--out",
+        &o,
+        "-q",
+        "--steps",
+        "40",
+    ];
+    run.extend(sets);
+    grains_cli::main_with_args(run).expect("run");
+    let e = grains_cli::main_with_args(vec!["grains", "export", &s, "--out", &o])
+        .expect_err("other overrides");
+    assert!(format!("{e:#}").contains("another scene"), "{e:#}");
+    grains_cli::main_with_args(v).expect("export");
+    let pack = out.join("export/glass.pack");
+    let text = std::fs::read_to_string(&pack).expect("pack");
+    let (_, state) = grains_io::read_checkpoint(&out.join("checkpoint.bin")).expect("checkpoint");
+    // A scene of the exported spheres starts where the run ended.
+    let base = std::fs::read_to_string(&scene).expect("scene");
+    let start = base.find("[[particles]]").expect("particles");
+    let end = base[start..]
+        .find("\n\n")
+        .map(|e| start + e)
+        .unwrap_or(base.len());
+    let next = format!(
+        "{}[[particles]]\nmaterial = \"glass\"\nfile = \"{}\"\n{}",
+        &base[..start],
+        pack.display(),
+        &base[end..]
+    );
+    let w = grains_scene::parse_scene(&next, &scene)
+        .unwrap_or_else(|e| panic!("{e}\n{next}"))
+        .world;
+    assert_eq!(w.particles.len(), 2, "{text}");
+    for i in 0..2 {
+        for k in 0..3 {
+            assert_eq!(w.particles.pos[i][k], state.pos[i][k]);
+            assert_eq!(w.particles.vel[i][k], state.vel[i][k]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -14,6 +14,7 @@ macro_rules! out {
 }
 
 pub mod bench;
+pub mod export;
 pub mod preflight;
 pub mod run;
 pub mod sweep;
@@ -142,6 +143,9 @@ pub enum Command {
     /// such as material.glass.young), each row into OUT/row_<k>, a summary line per run in
     /// OUT/sweep.csv; --slurm writes a job-array script instead.
     Sweep(sweep::SweepArgs),
+    /// Write the state a run of SCENE left in its checkpoint as pack files (x y z r vx vy vz,
+    /// one sphere a line), one per material, in OUT/export/, for a later scene to start from.
+    Export(export::ExportArgs),
 }
 
 /// What the binary does with a command's outcome: an error is printed to stderr with one
@@ -249,6 +253,12 @@ where
         Command::Shader { scene } => shader(&scene),
         Command::Bench(args) => bench::bench(&args),
         Command::Sweep(args) => sweep::sweep(&args),
+        Command::Export(args) => {
+            for f in export::export(&args)? {
+                out!("wrote {}", f.display());
+            }
+            Ok(())
+        }
     }
 }
 
