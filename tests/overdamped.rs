@@ -303,17 +303,7 @@ fn a_string_under_tension_resists_a_transverse_load_with_two_t_over_l() {
 /// `(lambda - 1/2) dt^2 v^T K v`).
 #[test]
 fn the_overdamped_ledger_closes() {
-    let text = scene_young(
-        "steps = 1\ngravity = [0.0, 0.0, -9.81]\ndynamics = \"overdamped\"",
-        &[("cell", 1000.0, 2e-4)],
-        1e4,
-        "[[particles]]\nmaterial = \"cell\"\nradius = 0.001\n\
-         lattice = { origin = [-0.004, -0.004, 0.0012], spacing = 0.0021, count = [4, 4, 3], jitter = 0.02, seed = 3 }\n\n\
-         [[wall]]\nmaterial = \"cell\"\nplane = { point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0] }\n\n\
-         [[interaction]]\nbetween = [\"cell\", \"cell\"]\nnormal = { law = \"hertz\" }\n\
-         resistance = { law = \"constant_resistance\", normal = 1e-4, tangential = 5e-5 }\n",
-    );
-    let mut b = cpu(test_world(&text));
+    let mut b = cpu(overdamped_bed());
     let e0 = b.energy();
     let mut last = e0;
     for _ in 0..20 {
@@ -706,7 +696,8 @@ fn a_shells_viscosity_is_a_matrix_element() {
     );
 }
 
-/// The overdamped bed of `the_overdamped_ledger_closes`, with resistances between spheres.
+/// A bed of 48 overdamped spheres above a floor (Hertz of 10 kPa, drag, a constant resistance
+/// between spheres), at dt = "auto".
 fn overdamped_bed() -> World {
     test_world(&scene_young(
         "steps = 1\ngravity = [0.0, 0.0, -9.81]\ndynamics = \"overdamped\"",
