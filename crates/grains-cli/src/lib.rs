@@ -604,10 +604,9 @@ pub fn make_backend_on(
             BackendArg::Cpu => {}
         }
     }
-    match choice {
-        BackendArg::Cpu => Ok((cpu(world, state)?, "backend: cpu (asked for)".into())),
-        BackendArg::Gpu | BackendArg::Auto if adapter.is_some() => {
-            let a = adapter.ok_or_else(|| anyhow::anyhow!("no adapter"))?;
+    match (choice, adapter) {
+        (BackendArg::Cpu, _) => Ok((cpu(world, state)?, "backend: cpu (asked for)".into())),
+        (BackendArg::Gpu | BackendArg::Auto, Some(a)) => {
             let ctx = grains_gpu::GpuContext::chosen(a)?;
             let name = ctx.adapter_name();
             let (b, windows) = gpu(world, &ctx, state)?;
@@ -616,14 +615,14 @@ pub fn make_backend_on(
                 format!("backend: gpu on {name} (--adapter {a}){windows}"),
             ))
         }
-        BackendArg::Gpu => {
+        (BackendArg::Gpu, None) => {
             let ctx = grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::Any)
                 .context("--backend gpu needs a GPU adapter")?;
             let name = ctx.adapter_name();
             let (b, windows) = gpu(world, &ctx, state)?;
             Ok((b, format!("backend: gpu on {name} (asked for){windows}")))
         }
-        BackendArg::Auto => {
+        (BackendArg::Auto, None) => {
             match grains_gpu::GpuContext::new(grains_gpu::AdapterRequest::HardwareOnly) {
                 Ok(ctx) => {
                     let name = ctx.adapter_name();

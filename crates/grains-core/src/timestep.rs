@@ -359,6 +359,7 @@ pub fn timestep_report(world: &World) -> TimestepReport {
     let mut rayleigh = f64::INFINITY;
     let mut collision = f64::INFINITY;
     let mut damping = f64::INFINITY;
+    let mut relaxation = f64::INFINITY;
     let mut rmin_all = f64::INFINITY;
     let mut impact_overlap: Option<ImpactOverlap> = None;
     if let Some(t) = world.shells.element_time(&world.particles) {
@@ -413,6 +414,7 @@ pub fn timestep_report(world: &World) -> TimestepReport {
             .find_map(|l| l.collision_time(&c))
             .unwrap_or_else(|| c.hertz_time());
         collision = collision.min(tc);
+        relaxation = relaxation.min(relaxation_of(world, mi, &c));
         damping = damping.min(damping_time(
             &c,
             candidates.iter().map(|i| i.laws.as_slice()),
@@ -433,7 +435,6 @@ pub fn timestep_report(world: &World) -> TimestepReport {
         damping = damping.min(damping_time(&c, bonds.iter().map(|i| i.laws.as_slice())));
     }
     let travel = rmin_all / v;
-    let relaxation = relaxation_time(world);
     let mode = (world.dynamics.mode, world.dynamics.implicitness);
     let limits = match mode.0 {
         crate::dynamics::Mode::Overdamped => vec![(0.1 * relaxation, DtLimit::Relaxation)],
@@ -481,31 +482,18 @@ fn inertial_limits(
     // do not bind keeps the figures it had.
 }
 
-/// The shortest `gamma_0 / k` (s) over the materials with drag: `k = m* pi^2 / t_c^2`, the
-/// linear spring of the same collision time, from each of its contact and bond chains.
-pub fn relaxation_time(world: &World) -> f64 {
-    let v = expected_impact_speed(world);
-    let mut out = f64::INFINITY;
-    for (mi, m, rmin, _) in bodies(world) {
-        let mat = &world.materials[mi];
-        let gamma = mat.drag.translational;
-        if gamma <= 0.0 {
-            continue;
-        }
-        let c = CollisionContext {
-            material: mat,
-            m_eff: 0.5 * m,
-            r_eff: 0.5 * rmin,
-            radius: rmin,
-            impact_speed: v,
-        };
-        let chains = world.interactions.iter().chain(&world.fixed_interactions);
-        for it in chains.filter(|i| i.between.0 == mi || i.between.1 == mi) {
-            if let Some(tc) = it.laws.iter().find_map(|l| l.collision_time(&c)) {
-                let k = c.m_eff * std::f64::consts::PI.powi(2) / (tc * tc);
-                out = out.min(gamma / k);
-            }
-        }
+/// The shortest `gamma_0 / k` (s) of material `mi`'s drag against each of its contact and bond
+/// chains, at collision `c`: `k = m* pi^2 / t_c^2`, the linear spring of the same collision
+/// time; infinite without drag.
+fn relaxation_of(world: &World, mi: usize, c: &CollisionContext<'_>) -> f64 {
+    let gamma = c.material.drag.translational;
+    if gamma <= 0.0 {
+        return f64::INFINITY;
     }
-    out
+    let chains = world.interactions.iter().chain(&world.fixed_interactions);
+    chains
+        .filter(|i| i.between.0 == mi || i.between.1 == mi)
+        .filter_map(|it| it.laws.iter().find_map(|l| l.collision_time(c)))
+        .map(|tc| gamma / (c.m_eff * std::f64::consts::PI.powi(2) / (tc * tc)))
+        .fold(f64::INFINITY, f64::min)
 }

@@ -46,9 +46,9 @@ impl CpuBackend {
         let w = &self.world;
         let src = MatrixSources {
             table: &w.table,
+            step: &self.step,
             material: &w.particles.material,
             walls: &self.walls,
-            n_materials: w.materials.len(),
             pair_start: &self.list.pair_start,
             pair_j: &self.list.pair_j,
             nbr_slot: &self.nbr_slot,
@@ -83,19 +83,20 @@ impl CpuBackend {
             .iter()
             .map(|v| if v[3] > 0.0 { 1.0 / v[3] as f64 } else { 0.0 })
             .collect();
+        // Each free particle's drag, translational and rotational; none for the known ones.
         let material = &w.particles.material;
-        let drag: Vec<[f64; 2]> = (0..n)
+        let drag_of = |i: usize| w.materials[material[i] as usize].drag;
+        let (drag, spin_drag): (Vec<f64>, Vec<f64>) = (0..n)
             .map(|i| {
-                let d = w.materials[material[i] as usize].drag;
                 if free[i] {
-                    [d.translational, d.rotational]
+                    (drag_of(i).translational, drag_of(i).rotational)
                 } else {
-                    [0.0; 2]
+                    (0.0, 0.0)
                 }
             })
-            .collect();
+            .unzip();
         let diagonal: Vec<f64> = (0..n)
-            .map(|i| c.mass * mass[i] + c.drag * drag[i][0])
+            .map(|i| c.mass * mass[i] + c.drag * drag[i])
             .collect();
         let wall_v: Vec<[f64; 3]> = self
             .walls
@@ -126,8 +127,7 @@ impl CpuBackend {
                 mass: 0.0,
                 drag: 1.0,
             };
-            let d0: Vec<f64> = drag.iter().map(|d| d[0]).collect();
-            let op = Operator::new(&matrix, explicit, &d0, &free);
+            let op = Operator::new(&matrix, explicit, &drag, &free);
             let mut y = vec![[0.0; 3]; n];
             op.apply(&v_now, &wall_v, &mut y);
             b.par_iter_mut().zip(y.par_iter()).for_each(|(b, y)| {
@@ -174,13 +174,13 @@ impl CpuBackend {
             x.iter_mut().for_each(|v| v[2] = 0.0);
         }
         if book {
-            self.book_friction(&matrix, &x, &drag, &wall_v);
+            self.book_friction(&matrix, &x, (&drag, &spin_drag), &wall_v);
         }
-        self.take_solution(&x, &free, &drag);
+        self.take_solution(&x, &free, &spin_drag);
     }
 
     /// Velocities and spins from the solution `x` of mode's unknowns.
-    fn take_solution(&mut self, x: &[[f64; 3]], free: &[bool], drag: &[[f64; 2]]) {
+    fn take_solution(&mut self, x: &[[f64; 3]], free: &[bool], spin_drag: &[f64]) {
         let (mode, dt, planar) = (self.world.dynamics.mode, self.world.dt, self.world.planar);
         let torque = &self.torque;
         (&mut self.vel, &mut self.omega)
@@ -193,7 +193,7 @@ impl CpuBackend {
                 let t = f64x3(&torque[i]);
                 let (nv, mut no): ([f64; 3], [f64; 3]) = match mode {
                     Mode::Overdamped => {
-                        let gr = drag[i][1];
+                        let gr = spin_drag[i];
                         (x[i], t.map(|t| if gr > 0.0 { t / gr } else { 0.0 }))
                     }
                     Mode::Underdamped => (
@@ -221,7 +221,7 @@ impl CpuBackend {
         &mut self,
         matrix: &ContactMatrix,
         v: &[[f64; 3]],
-        drag: &[[f64; 2]],
+        (drag, spin_drag): (&[f64], &[f64]),
         walls: &[[f64; 3]],
     ) {
         let w = &self.world;
@@ -235,8 +235,7 @@ impl CpuBackend {
             mass: 0.0,
             drag: 0.0,
         };
-        let d0: Vec<f64> = drag.iter().map(|d| d[0]).collect();
-        let mut e: Vec<f64> = quadratic_form(matrix, &friction, &d0, v, walls)
+        let mut e: Vec<f64> = quadratic_form(matrix, &friction, drag, v, walls)
             .into_iter()
             .map(|p| p * dt)
             .collect();
@@ -252,7 +251,7 @@ impl CpuBackend {
             let t = &self.torque;
             e.iter_mut().enumerate().for_each(|(i, e)| {
                 *e += (lambda - 0.5) * dt * dt * k[i];
-                let gr = drag[i][1];
+                let gr = spin_drag[i];
                 if gr > 0.0 {
                     let tt = f64x3(&t[i]);
                     *e += dt * (tt[0] * tt[0] + tt[1] * tt[1] + tt[2] * tt[2]) / gr;

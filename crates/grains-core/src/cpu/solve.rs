@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::dynamics::{Coefficients, Dynamics};
 use crate::kernels::laws::contact_matrix::ContactMatrixHistory;
-use crate::kernels::sources::SourceKind;
+use crate::kernels::sources::{fixed, list_record_pair, SourceKind};
 use crate::registry::LawKind;
 
 /// Particles per chunk of a sum: the order of the partial sums is fixed by it.
@@ -61,9 +61,9 @@ fn record(words: &[f32], at: usize) -> ContactMatrixHistory {
 /// What the matrix is gathered from.
 pub struct MatrixSources<'a> {
     pub table: &'a crate::materials::PairTable,
+    pub step: &'a crate::kernel_types::StepParams,
     pub material: &'a [u32],
     pub walls: &'a [crate::kernel_types::Wall],
-    pub n_materials: usize,
     /// Owned records' range per particle (`pair_start`) and partners (`pair_j`).
     pub pair_start: &'a [u32],
     pub pair_j: &'a [u32],
@@ -81,17 +81,11 @@ pub struct MatrixSources<'a> {
 }
 
 impl MatrixSources<'_> {
-    /// The chain of a list record of particle `p` with partner `q` (a wall beyond `n`).
-    fn list_chain(&self, p: usize, q: usize, n: usize) -> u32 {
-        let nm = self.n_materials;
-        let mp = self.material[p] as usize;
-        if q < n {
-            self.table.chain_map(SourceKind::Neighbour)[mp * nm + self.material[q] as usize]
-        } else {
-            let w = &self.walls[q - n];
-            let at = (w.kind as usize * nm + mp) * nm + w.material as usize;
-            self.table.chain_map(SourceKind::Wall)[at]
-        }
+    /// The chain of a list record of particle `p` with partner `q` (a wall beyond the
+    /// particles), as the contact passes find it.
+    fn list_chain(&self, p: usize, q: usize) -> u32 {
+        let (src, pr) = list_record_pair(p as u32, q as u32, self.walls, self.step, self.material);
+        self.table.chain_map(src)[pr.table as usize]
     }
 
     /// Every pair in contact with a matrix record: `(p, q, record)`, in record order, then the
@@ -110,20 +104,19 @@ impl MatrixSources<'_> {
                         return None;
                     }
                     let q = self.pair_j[r] as usize;
-                    let off = (*offsets.get(self.list_chain(p, q, n) as usize)?)?;
+                    let off = (*offsets.get(self.list_chain(p, q) as usize)?)?;
                     let at = (flag as usize - 1) * self.stride + off;
                     Some((p as u32, q as u32, record(self.history, at)))
                 })
             })
             .collect();
-        let nm = self.n_materials;
         let map = self.table.chain_map(SourceKind::Fixed);
-        for (k, &[i, j]) in self.fixed_pairs.iter().enumerate() {
-            let entry =
-                self.material[i as usize] as usize * nm + self.material[j as usize] as usize;
-            if let Some(Some(off)) = map.get(entry).and_then(|&c| offsets.get(c as usize)) {
+        for k in 0..self.fixed_pairs.len() {
+            let pr = fixed::source_pair(k, self.step, self.material, self.fixed_pairs);
+            let chain = map.get(pr.table as usize);
+            if let Some(Some(off)) = chain.and_then(|&c| offsets.get(c as usize)) {
                 let at = k * self.fixed_stride + off;
-                out.push((i, j, record(self.fixed_history, at)));
+                out.push((pr.p, pr.q, record(self.fixed_history, at)));
             }
         }
         for (e, &gamma) in self.shell_edges.iter().zip(self.shell_viscosity) {
@@ -498,13 +491,16 @@ fn update(
 
 /// `sum_i a_i . b_i` over the free particles, in a fixed order.
 fn dot_free(a: &[[f64; 3]], b: &[[f64; 3]], free: &[bool]) -> f64 {
-    let partial: Vec<f64> = (0..a.len())
-        .collect::<Vec<_>>()
+    let partial: Vec<f64> = a
         .par_chunks(SUM_CHUNK)
-        .map(|c| {
-            c.iter()
-                .filter(|&&i| free[i])
-                .map(|&i| a[i][0] * b[i][0] + a[i][1] * b[i][1] + a[i][2] * b[i][2])
+        .zip(b.par_chunks(SUM_CHUNK))
+        .zip(free.par_chunks(SUM_CHUNK))
+        .map(|((x, y), f)| {
+            x.iter()
+                .zip(y)
+                .zip(f)
+                .filter(|(_, &f)| f)
+                .map(|((u, v), _)| u[0] * v[0] + u[1] * v[1] + u[2] * v[2])
                 .sum::<f64>()
         })
         .collect();

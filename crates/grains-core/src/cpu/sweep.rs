@@ -12,8 +12,8 @@ use crate::kernels::passes::{ChainRun, SlotSink};
 use crate::kernels::resolvers::sphere_plane::sphere_plane_overlap;
 use crate::kernels::resolvers::sphere_sphere::sphere_sphere_apart_by;
 use crate::kernels::resolvers::{Bodies, ResolverKind};
+use crate::kernels::sources::list_record_pair;
 use crate::kernels::sources::neighbour::{FarSlot, OwnSums, SlotRegion};
-use crate::kernels::sources::{SourceKind, SourceView};
 use crate::materials::PairTable;
 
 /// What every block of the sweep reads.
@@ -159,25 +159,10 @@ impl ListSweep<'_> {
             return;
         }
         *apart = 0;
-        let (t, bodies, n) = (self.table, self.bodies, self.n);
-        // The record as a one-record list: the sources' own `source_pair`.
-        let (owner, pair_j) = (p as u32, &[q as u32]);
-        let (view, src) = if q < n {
-            (
-                SourceView::Neighbour { owner, pair_j },
-                SourceKind::Neighbour,
-            )
-        } else {
-            let walls = self.walls;
-            let view = SourceView::Wall {
-                walls,
-                owner,
-                pair_j,
-            };
-            (view, SourceKind::Wall)
-        };
+        let (t, bodies) = (self.table, self.bodies);
+        let (src, pr) =
+            list_record_pair(p as u32, q as u32, self.walls, bodies.step, self.material);
         let (map, params) = (t.chain_map(src), t.params_of(src));
-        let pr = view.pair(0, bodies.step, self.material);
         if pr.owns == 0 {
             return;
         }
@@ -205,7 +190,7 @@ impl ListSweep<'_> {
                 return;
             }
         }
-        region.wall = q >= n;
+        region.wall = q >= self.n;
         (chain.evaluate)(
             &pr,
             chain,

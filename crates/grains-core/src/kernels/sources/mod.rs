@@ -138,6 +138,35 @@ pub enum SourceView<'a> {
     },
 }
 
+/// Neighbour-list record of particle `owner` with partner `q` (a wall's index past the
+/// particles) as its source reads it, through the sources' own `source_pair` on a one-record
+/// list: the record's source (neighbour or wall) and its pair, whose `table` entry names its
+/// chain in that source's chain map.
+#[inline]
+pub fn list_record_pair(
+    owner: u32,
+    q: u32,
+    walls: &[Wall],
+    step: &crate::kernel_types::StepParams,
+    material: &[u32],
+) -> (SourceKind, SourcePair) {
+    let pair_j = &[q];
+    let (view, src) = if q < step.n_particles {
+        (
+            SourceView::Neighbour { owner, pair_j },
+            SourceKind::Neighbour,
+        )
+    } else {
+        let view = SourceView::Wall {
+            walls,
+            owner,
+            pair_j,
+        };
+        (view, SourceKind::Wall)
+    };
+    (src, view.pair(0, step, material))
+}
+
 impl SourceView<'_> {
     /// Pair `gid` of the source: the CPU form of the `source_pair` the composer inserts.
     #[inline]
