@@ -248,3 +248,150 @@ fn commit_particles(@builtin(global_invocation_id) gid3: vec3<u32>, @builtin(num
         ref_pos[k] = pos[k];
     }
 }
+
+//!solve
+// The implicit solve's scalars (passes/solve_*.wgsl, lib/solve.wgsl), for the kernels that
+// bind `solve` and `solve_partials` (the host adds this section to them). `solve` holds the
+// SW_* words (f32 ones as bits); the passes read alpha and beta from it.
+
+var<workgroup> part: array<vec4<f32>, 64>;
+
+// The sum of the last pass's workgroup partials, in a fixed order: lane k sums partials k,
+// k + 64, ... in turn, then the lanes as a tree. Every invocation must call it.
+fn partial_total(lid: u32) -> vec4<f32> {
+    let groups = solve[SW_GROUPS];
+    var s = vec4<f32>(0.0);
+    for (var g = lid; g < groups; g = g + 64u) {
+        s = s + solve_partials[g];
+    }
+    part[lid] = s;
+    workgroupBarrier();
+    for (var k = 32u; k > 0u; k = k / 2u) {
+        if (lid < k) {
+            part[lid] = part[lid] + part[lid + k];
+        }
+        workgroupBarrier();
+    }
+    return part[0];
+}
+
+fn solve_f32(w: u32) -> f32 {
+    return bitcast<f32>(solve[w]);
+}
+
+fn set_solve_f32(w: u32, x: f32) {
+    solve[w] = bitcast<u32>(x);
+}
+
+// The iteration passes' dispatches: their planned sizes while the solve runs, none once it
+// has ended.
+fn set_iterations(running: bool) {
+    for (var s = SW_SLOT_APPLY; s <= SW_SLOT_DIRECTION; s = s + 1u) {
+        let slot = solve[s];
+        set_args(slot, select(0u, plan[P_SLOTS + slot], running), plan[P_MAX_DIM]);
+    }
+}
+
+//!entry solve_begin
+@group(0) @binding(0) var<storage, read> control: array<u32>;
+@group(0) @binding(1) var<storage, read> plan: array<u32>;
+@group(0) @binding(2) var<storage, read_write> args: array<u32>;
+@group(0) @binding(3) var<storage, read_write> solve: array<u32>;
+@group(0) @binding(4) var<storage, read> solve_partials: array<vec4<f32>>;
+
+// After solve_start: the residual's and the right-hand side's norms, the target
+// `tolerance |b|`, and whether the start already meets it (then no iteration runs).
+@compute @workgroup_size(64)
+fn solve_begin(@builtin(local_invocation_index) lid: u32) {
+    let t = partial_total(lid);
+    if (lid != 0u || control[C_FROZEN] != 0u) {
+        return;
+    }
+    let target2 = solve_f32(SW_TOL2) * t.z;
+    set_solve_f32(SW_RZ, t.y);
+    set_solve_f32(SW_RR, t.x);
+    set_solve_f32(SW_TARGET2, target2);
+    set_solve_f32(SW_SCALE2, max(t.z, t.x));
+    set_solve_f32(SW_ALPHA, 0.0);
+    set_solve_f32(SW_BETA, 0.0);
+    solve[SW_ITER] = 0u;
+    solve[SW_SOLVES] = solve[SW_SOLVES] + 1u;
+    let done = t.x <= target2;
+    solve[SW_STATE] = select(SOLVE_RUNNING, SOLVE_CONVERGED, done);
+    set_iterations(!done);
+}
+
+//!entry solve_alpha
+@group(0) @binding(0) var<storage, read> control: array<u32>;
+@group(0) @binding(1) var<storage, read> plan: array<u32>;
+@group(0) @binding(2) var<storage, read_write> args: array<u32>;
+@group(0) @binding(3) var<storage, read_write> solve: array<u32>;
+@group(0) @binding(4) var<storage, read> solve_partials: array<vec4<f32>>;
+
+// After solve_apply: the step `alpha = r.z / p.Ap`; a direction along which the matrix is not
+// positive (or not finite) ends the solve as indefinite.
+@compute @workgroup_size(64)
+fn solve_alpha(@builtin(local_invocation_index) lid: u32) {
+    let t = partial_total(lid);
+    if (lid != 0u || control[C_FROZEN] != 0u || solve[SW_STATE] != SOLVE_RUNNING) {
+        return;
+    }
+    let pq = t.x;
+    if (!(pq > 0.0) || pq > 3.0e38) {
+        solve[SW_STATE] = SOLVE_INDEFINITE;
+        set_iterations(false);
+        return;
+    }
+    set_solve_f32(SW_ALPHA, solve_f32(SW_RZ) / pq);
+}
+
+//!entry solve_beta
+@group(0) @binding(0) var<storage, read> control: array<u32>;
+@group(0) @binding(1) var<storage, read> plan: array<u32>;
+@group(0) @binding(2) var<storage, read_write> args: array<u32>;
+@group(0) @binding(3) var<storage, read_write> solve: array<u32>;
+@group(0) @binding(4) var<storage, read> solve_partials: array<vec4<f32>>;
+
+// After solve_update: one more iteration; converged when `|r|^2` is within the target, out of
+// iterations at the cap, else the next direction's weight `beta = r.z (new) / r.z (old)`.
+@compute @workgroup_size(64)
+fn solve_beta(@builtin(local_invocation_index) lid: u32) {
+    let t = partial_total(lid);
+    if (lid != 0u || control[C_FROZEN] != 0u || solve[SW_STATE] != SOLVE_RUNNING) {
+        return;
+    }
+    let it = solve[SW_ITER] + 1u;
+    solve[SW_ITER] = it;
+    solve[SW_ITER_TOTAL] = solve[SW_ITER_TOTAL] + 1u;
+    set_solve_f32(SW_RR, t.x);
+    if (t.x <= solve_f32(SW_TARGET2)) {
+        solve[SW_STATE] = SOLVE_CONVERGED;
+        solve[SW_ITER_MAX] = max(solve[SW_ITER_MAX], it);
+        set_iterations(false);
+        return;
+    }
+    if (it >= solve[SW_MAX_ITER]) {
+        solve[SW_STATE] = SOLVE_UNCONVERGED;
+        set_iterations(false);
+        return;
+    }
+    set_solve_f32(SW_BETA, t.y / solve_f32(SW_RZ));
+    set_solve_f32(SW_RZ, t.y);
+}
+
+//!entry solve_check
+@group(0) @binding(0) var<storage, read_write> control: array<u32>;
+@group(0) @binding(1) var<storage, read_write> args: array<u32>;
+@group(0) @binding(2) var<storage, read> solve: array<u32>;
+
+// After the iterations a step records: a solve that has not converged freezes the batch, and
+// the host records more iterations (the vectors and scalars stay where they are) or, at the
+// cap or on an indefinite matrix, stops the run with the step and the residual.
+@compute @workgroup_size(1)
+fn solve_check() {
+    if (control[C_FROZEN] != 0u || solve[SW_STATE] == SOLVE_CONVERGED) {
+        return;
+    }
+    control[C_FROZEN] = FROZEN_SOLVE;
+    zero_args();
+}

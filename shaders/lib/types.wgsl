@@ -168,3 +168,26 @@ struct GridParams {
     dims: vec3<u32>,
     periodic_mask: u32,
 }
+
+// The implicit solve's constants (kernel_types.rs `SolveParams`).
+struct SolveParams {
+    coef: vec4<f32>,
+    explicit_gamma: f32,
+    explicit_stiffness: f32,
+    wall_factor: f32,
+    mode: u32,
+    history_words: u32,
+    fixed_stride: u32,
+    lambda: f32,
+    _pad1: u32,
+}
+
+// A pair's blocks as the solve's rows read them (kernel_types.rs `MatBlock`).
+struct MatBlock {
+    normal: vec3<f32>,
+    partner: u32,
+    gamma_n: f32,
+    gamma_t: f32,
+    stiffness_n: f32,
+    stiffness_t: f32,
+}

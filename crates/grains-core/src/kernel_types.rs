@@ -326,3 +326,52 @@ pub struct GridParams {
     /// Bit k set: axis k wraps around.
     pub periodic_mask: u32,
 }
+
+/// Constants of the implicit dynamics' solve on the GPU (`shaders/lib/solve.wgsl`,
+/// [`crate::kernels::solve`]): the mode's weights and where the blocks are kept.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SolveParams {
+    /// Weights of a pair's friction and stiffness blocks and of a particle's mass and drag on
+    /// its diagonal ([`crate::dynamics::Coefficients`]).
+    pub coef: [f32; 4],
+    /// The underdamped mode's explicit part: the weights of the friction and stiffness blocks
+    /// at this step's velocities (1 and `lambda dt`).
+    pub explicit_gamma: f32,
+    pub explicit_stiffness: f32,
+    /// A moving wall's known value per unit of its velocity: 1 (overdamped: velocities), 0
+    /// (underdamped: accelerations), `dt` (static: displacements).
+    pub wall_factor: f32,
+    /// 1 overdamped, 2 underdamped, 3 static.
+    pub mode: u32,
+    /// Words of a neighbour-list history record as the device packs them (the pair table's
+    /// `nbr_history_words`).
+    pub history_words: u32,
+    /// Words of a fixed pair's history record (`fixed_history_stride`).
+    pub fixed_stride: u32,
+    /// The implicitness lambda.
+    pub lambda: f32,
+    pub _pad1: u32,
+}
+
+/// A pair's blocks as the solve's rows read them: the record's `contact_matrix` blocks and,
+/// for a neighbour-list record, its owner (the row of the partner below reaches it through
+/// its head), or `NO_BLOCK` in `partner` for a record without blocks.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MatBlock {
+    pub normal: [f32; 3],
+    pub partner: u32,
+    pub gamma_n: f32,
+    pub gamma_t: f32,
+    pub stiffness_n: f32,
+    pub stiffness_t: f32,
+}
+
+/// A particle's preconditioner block, symmetric: (xx, yy, zz, xy), (xz, yz, 0, 0).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SymBlock {
+    pub p0: [f32; 4],
+    pub p1: [f32; 4],
+}

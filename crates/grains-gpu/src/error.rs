@@ -11,11 +11,16 @@ pub enum GpuError {
     /// `--adapter` named no adapter wgpu sees.
     #[error("--adapter {asked}: no such adapter; wgpu sees {list} (`grains info` lists them)")]
     UnknownAdapter { asked: String, list: String },
-    /// A world in an implicit dynamics mode: the GPU backend has no implicit solve.
+    /// A world in an implicit dynamics mode with what the GPU solve does not take: shells,
+    /// whose edge viscosity is a matrix element on the CPU backend only.
     #[error(
-        "dynamics = \"{0}\" runs on the CPU backend only: the GPU backend has no implicit solve"
+        "dynamics = \"{0}\" with shells runs on the CPU backend only: the GPU solve does not \
+         take the shells' edge viscosity as a matrix element; use --backend cpu"
     )]
     Implicit(&'static str),
+    /// The implicit solve stopped the run (no convergence, or a matrix not positive definite).
+    #[error("{0}")]
+    Solve(grains_core::CoreError),
     /// No adapter matched the request.
     #[error("no GPU adapter found{detail} (install a Vulkan driver, or Mesa's lavapipe for a CPU fallback)")]
     NoAdapter {

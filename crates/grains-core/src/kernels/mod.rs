@@ -8,6 +8,7 @@ pub mod laws;
 pub mod passes;
 pub mod resolvers;
 pub mod shell;
+pub mod solve;
 pub mod sources;
 pub mod walls;
 

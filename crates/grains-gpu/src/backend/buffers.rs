@@ -49,11 +49,12 @@ pub(super) enum Cap {
 /// that sizes it, and the element size its kernels bind it as (`history`'s record is
 /// `history_words` words, unpadded (the pair table's `nbr_history_words`), bound as
 /// `array<f32>`), which its windows, and so its buffers' lengths, are whole multiples of.
-pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap, u64)> {
-    let h = 4 * history_words as u64;
+/// In an implicit world, each record's matrix blocks too (shaders/passes/solve_assemble.wgsl).
+pub(super) fn list_buffers(world: &World) -> Vec<(&'static str, u64, Cap, u64)> {
+    let h = 4 * world.table.nbr_history_words as u64;
     // What the list keeps of a slot: the owner's side is summed in the contact passes.
     let slot = std::mem::size_of::<FarSlot>() as u64;
-    vec![
+    let mut out = vec![
         // The list keeps each pair once: each record's partner, and each head entry's record
         // (at most one per record).
         ("pair_j", 4, Cap::Records, 4),
@@ -65,7 +66,12 @@ pub(super) fn list_buffers(history_words: usize) -> Vec<(&'static str, u64, Cap,
         // The packed slots and their history records.
         ("slots", slot, Cap::Slots, slot),
         ("history", h, Cap::Slots, 4),
-    ]
+    ];
+    if world.dynamics.implicit() {
+        let blk = std::mem::size_of::<grains_core::kernel_types::MatBlock>() as u64;
+        out.push(("mat_block", blk, Cap::Records, blk));
+    }
+    out
 }
 
 impl GpuBackend {
@@ -257,11 +263,14 @@ impl GpuBackend {
             .queue
             .write_buffer(&self.arrays.bufs["control"], 0, cast_slice(&control));
         self.clear_fault();
-        for (name, elem, cap, stride) in list_buffers(self.world.table.nbr_history_words) {
+        for (name, elem, cap, stride) in list_buffers(&self.world) {
             let segments = self.make_array(name, elem * self.list_capacity(cap), stride)?;
             self.set_array(name, segments);
         }
         self.write_slot_words(0, &[]);
+        if self.world.dynamics.implicit() {
+            self.create_solve_buffers()?;
+        }
         Ok(())
     }
 

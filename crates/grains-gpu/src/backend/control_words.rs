@@ -54,6 +54,45 @@ grains_core::wgsl_constants! { control_wgsl;
     pub(crate) FROZEN_LIST: u32 = 1;
     pub(crate) FROZEN_SLOTS: u32 = 2;
     pub(crate) FROZEN_FAULT: u32 = 3;
+    /// The implicit solve did not converge in the iterations recorded (shaders/control's
+    /// `solve_check`).
+    pub(crate) FROZEN_SOLVE: u32 = 4;
+
+    // The implicit solve's words (`solve`): f32 ones as bits. Alpha and beta are the words
+    // shaders/lib/solve.wgsl reads as SOLVE_ALPHA and SOLVE_BETA.
+    pub(crate) SW_ALPHA: u32 = 0;
+    pub(crate) SW_BETA: u32 = 1;
+    /// `r . z` of the current residual (f32).
+    pub(crate) SW_RZ: u32 = 2;
+    /// `(tolerance |b|)^2` (f32).
+    pub(crate) SW_TARGET2: u32 = 3;
+    /// `|r|^2` of the latest residual (f32).
+    pub(crate) SW_RR: u32 = 4;
+    /// `SOLVE_*`.
+    pub(crate) SW_STATE: u32 = 5;
+    /// Iterations of the current solve.
+    pub(crate) SW_ITER: u32 = 6;
+    /// Solves, iterations and the most iterations of one converged solve since the host last
+    /// read them.
+    pub(crate) SW_SOLVES: u32 = 7;
+    pub(crate) SW_ITER_TOTAL: u32 = 8;
+    pub(crate) SW_ITER_MAX: u32 = 9;
+    /// The indirect slots of solve_apply, solve_update and solve_direction, in that order.
+    pub(crate) SW_SLOT_APPLY: u32 = 10;
+    pub(crate) SW_SLOT_UPDATE: u32 = 11;
+    pub(crate) SW_SLOT_DIRECTION: u32 = 12;
+    /// `max(|b|^2, |r_0|^2)`, the scale of the residual reported (f32).
+    pub(crate) SW_SCALE2: u32 = 13;
+    /// Workgroup partials the reducing passes write.
+    pub(crate) SW_GROUPS: u32 = 14;
+    pub(crate) SW_MAX_ITER: u32 = 15;
+    /// `tolerance^2` (f32).
+    pub(crate) SW_TOL2: u32 = 16;
+    pub(crate) SOLVE_WORDS: usize = 20;
+    pub(crate) SOLVE_RUNNING: u32 = 0;
+    pub(crate) SOLVE_CONVERGED: u32 = 1;
+    pub(crate) SOLVE_INDEFINITE: u32 = 2;
+    pub(crate) SOLVE_UNCONVERGED: u32 = 3;
     /// The guard's word when no particle is faulty (integrate_first_half folds with
     /// atomicMin).
     pub(crate) NO_FAULT: u32 = u32::MAX;

@@ -49,6 +49,7 @@ mod buffers;
 mod control_words;
 mod plan;
 mod profile;
+mod solve;
 mod textures;
 
 pub use profile::{PassProfile, StepProfile};
@@ -136,6 +137,8 @@ enum Resume {
     Chains,
     /// At the next step, after a fault was reported.
     NextStep,
+    /// After the solve's check, with more iterations (backend/solve.rs).
+    Solve,
 }
 
 use control_words::*;
@@ -180,6 +183,8 @@ struct StepProgram {
     /// Indices in `step_ops` of the rebuild passes (dispatched with zero workgroups on steps
     /// that do not rebuild).
     rebuild_ops: std::ops::Range<usize>,
+    /// The implicit solve's dispatches, in an implicit world.
+    solve_ops: Option<solve::SolveOps>,
 }
 
 /// The device's arrays, by name: each in a buffer, split over further buffers past the buffer
@@ -228,6 +233,10 @@ pub struct GpuBackend {
     tally: RunTally,
     /// Per-dispatch timing while `profile` runs.
     profiler: Option<profile::Profiler>,
+    /// The implicit solves: iterations recorded a step, and the device's counts.
+    solve_tally: solve::SolveTally,
+    /// The most iterations one solve took since the last resizing of the recorded ones.
+    solve_most: u32,
 }
 
 impl GpuBackend {
@@ -247,7 +256,7 @@ impl GpuBackend {
         ctx: &GpuContext,
         opts: GpuOptions,
     ) -> Result<GpuBackend, GpuError> {
-        if world.dynamics.implicit() {
+        if world.dynamics.implicit() && !world.shells.is_empty() {
             return Err(GpuError::Implicit(world.dynamics.mode.keyword()));
         }
         let ctx = ctx.clone();
@@ -293,6 +302,7 @@ impl GpuBackend {
                 every_pre: 0,
                 step_ops: Vec::new(),
                 rebuild_ops: 0..0,
+                solve_ops: None,
             },
             arrays: DeviceArrays::default(),
             tally: RunTally::default(),
@@ -301,6 +311,8 @@ impl GpuBackend {
             records: 0,
             contacts: 0,
             grows: 0,
+            solve_tally: Default::default(),
+            solve_most: 0,
             world,
         };
         b.create_buffers(&grid)?;
@@ -349,7 +361,7 @@ impl GpuBackend {
         if per_record > b.rec_capacity || slots > b.slot_capacity {
             b.rec_capacity = grown(per_record, b.rec_capacity, b.n);
             b.slot_capacity = grown(slots, b.slot_capacity, b.n);
-            for (name, elem, cap, stride) in list_buffers(b.world.table.nbr_history_words) {
+            for (name, elem, cap, stride) in list_buffers(&b.world) {
                 let grown = b.make_list_array(name, elem * b.list_capacity(cap), stride)?;
                 b.install(name, grown);
             }
@@ -449,6 +461,9 @@ impl GpuBackend {
     }
 
     fn core_err(&self, e: GpuError) -> CoreError {
+        if let GpuError::Solve(e) = e {
+            return e;
+        }
         CoreError::Backend {
             backend: format!("GPU ({})", self.ctx.adapter_name()),
             message: e.to_string(),
@@ -571,23 +586,35 @@ impl GpuBackend {
     /// state after its step. Unguarded, a fault flag is cleared and ignored.
     fn finish_batch(&mut self, guarded: bool) -> Result<Option<Fault>, GpuError> {
         loop {
-            let mut words = crate::device::read_back(
-                &self.ctx,
-                self.encoder(),
-                &[
-                    (
-                        "control",
-                        &self.arrays.bufs["control"],
-                        4 * CONTROL_WORDS as u64,
-                    ),
-                    ("fault", &self.arrays.bufs["fault"], 4),
-                    (
-                        "slot_count",
-                        &self.arrays.bufs["slot_count"],
-                        4 * SLOT_WORDS as u64,
-                    ),
-                ],
-            )?;
+            let mut sources = vec![
+                (
+                    "control",
+                    &self.arrays.bufs["control"],
+                    4 * CONTROL_WORDS as u64,
+                ),
+                ("fault", &self.arrays.bufs["fault"], 4),
+                (
+                    "slot_count",
+                    &self.arrays.bufs["slot_count"],
+                    4 * SLOT_WORDS as u64,
+                ),
+            ];
+            let implicit = self.program.solve_ops.is_some();
+            if implicit {
+                sources.push(("solve", &self.arrays.bufs["solve"], 4 * SOLVE_WORDS as u64));
+            }
+            let mut words = crate::device::read_back(&self.ctx, self.encoder(), &sources)?;
+            let solve_words: Vec<u32> = if implicit {
+                bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default())
+            } else {
+                Vec::new()
+            };
+            if implicit && solve_words.len() < SOLVE_WORDS {
+                return Err(GpuError::Readback("solve".into()));
+            }
+            if implicit {
+                self.take_solve_counts(&solve_words);
+            }
             let word = |v: Vec<u8>| bytemuck::pod_collect_to_vec::<u8, u32>(&v).first().copied();
             let slot_words: Vec<u32> =
                 bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
@@ -608,6 +635,13 @@ impl GpuBackend {
             self.tally.steps = step;
             let resume = match c[C_FROZEN] {
                 0 => None,
+                FROZEN_SOLVE => {
+                    if let Err(e) = self.solve_frozen(&solve_words, step) {
+                        self.accept(&c, taken);
+                        return Err(e);
+                    }
+                    Some(Resume::Solve)
+                }
                 FROZEN_LIST => {
                     let slots = self.slot_capacity;
                     self.grow(c[C_MAX_RECORDS] as u64, slots)?;
@@ -634,6 +668,9 @@ impl GpuBackend {
             };
             let Some(resume) = resume else {
                 self.accept(&c, taken);
+                if implicit {
+                    self.size_recorded_iterations()?;
+                }
                 if fault != NO_FAULT {
                     self.clear_fault();
                     // A guarded run's fault in a step that also overflowed: that step has
@@ -648,6 +685,10 @@ impl GpuBackend {
                 return Ok(None);
             };
             self.thaw(resume, c[C_RECORDS] as u64);
+            if resume == Resume::Solve {
+                self.record_solve_more(step == 0);
+                continue;
+            }
             let (guard, chains) = if step == 0 {
                 self.program.init_resume
             } else {
@@ -690,7 +731,7 @@ impl GpuBackend {
                 self.write_control(C_REBUILD, 1);
                 self.write_plan_args([S_PAIR_FILL, S_PAIR_RECORD, S_COMMIT_PARTICLES]);
             }
-            Resume::Chains | Resume::NextStep => {}
+            Resume::Chains | Resume::NextStep | Resume::Solve => {}
         }
     }
 
@@ -701,13 +742,18 @@ impl GpuBackend {
         } else {
             &self.program.step_ops
         };
+        self.record_ops(&ops[at..]);
+    }
+
+    /// Record and submit `ops`.
+    fn record_ops(&self, ops: &[Op]) {
         let mut enc = self.encoder();
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             record(
                 &mut pass,
                 &self.program.kernels,
-                &ops[at..],
+                ops,
                 &self.arrays.bufs["args"],
                 self.max_dim(),
             );
@@ -833,7 +879,7 @@ impl GpuBackend {
     /// Grow the list to hold `records` records and `slots` packed slots with margin (whichever
     /// does not fit), keeping what the buffers hold.
     fn grow(&mut self, records: u64, slots: u64) -> Result<(), GpuError> {
-        let before: BTreeMap<&str, u64> = list_buffers(self.world.table.nbr_history_words)
+        let before: BTreeMap<&str, u64> = list_buffers(&self.world)
             .into_iter()
             .map(|(name, _, cap, _)| (name, self.list_capacity(cap)))
             .collect();
@@ -844,7 +890,7 @@ impl GpuBackend {
         // refuses (past its binding limit) leaves the backend as it was, its list and state
         // whole, not half of them swapped for buffers whose copies were never submitted.
         let mut made = Vec::new();
-        for (name, elem, cap, stride) in list_buffers(self.world.table.nbr_history_words) {
+        for (name, elem, cap, stride) in list_buffers(&self.world) {
             let len = self.list_capacity(cap);
             if before.get(name) == Some(&len) {
                 continue;
@@ -1064,8 +1110,8 @@ impl Backend for GpuBackend {
             neighbour_entries: self.total,
             removed: self.tally.removed,
             inserted: self.tally.inserted,
-            solves: 0,
-            solve_iterations: 0,
+            solves: self.solve_tally.solves,
+            solve_iterations: self.solve_tally.iterations,
         }
     }
 
@@ -1290,12 +1336,19 @@ fn compile_kernels(
     for &pass in every_pass.chain([&Pass::IntegrateSecondHalf]) {
         passes.push((pass, add(pass_kernel(ctx, pass.stem())?)));
     }
-    let gather_kick = if opts.fuse_gather_kick && schedule.gather_meets_kick() {
+    let implicit = world.dynamics.implicit();
+    let gather_kick = if opts.fuse_gather_kick && schedule.gather_meets_kick() && !implicit {
         Some(add(pass_kernel(ctx, "gather_kick")?))
     } else {
         None
     };
+    let solve = if implicit {
+        Some(solve::compile(ctx, &mut add)?)
+    } else {
+        None
+    };
     let ids = KernelIds {
+        solve,
         decide,
         zero_cells,
         cell_count,

@@ -23,6 +23,7 @@ pub(super) fn control_source(entry: &str) -> Result<String, GpuError> {
                 None => match rest {
                     "common" => "common",
                     "args" => "args",
+                    "solve" => "solve",
                     _ => "other",
                 },
             };
@@ -38,8 +39,13 @@ pub(super) fn control_source(entry: &str) -> Result<String, GpuError> {
     } else {
         String::new()
     };
+    let solve = if mine.contains("solve_partials") {
+        parts.remove("solve").unwrap_or_default()
+    } else {
+        String::new()
+    };
     let common = parts.remove("common").unwrap_or_default();
-    Ok(control_words::control_wgsl() + &common + &words + &args + &mine)
+    Ok(control_words::control_wgsl() + &common + &words + &args + &solve + &mine)
 }
 
 pub(super) fn shader_err(label: &str, e: impl std::fmt::Display) -> GpuError {
@@ -110,6 +116,9 @@ pub(super) struct KernelIds {
     /// `gather_kick`, which takes the place of `gather` and `integrate_second_half` in the step
     /// where nothing runs between them ([`GpuOptions::fuse_gather_kick`]).
     pub(super) gather_kick: Option<usize>,
+    /// The implicit solve's kernels, which take the place of the second half in an implicit
+    /// world (backend/solve.rs).
+    pub(super) solve: Option<super::solve::SolveKernels>,
 }
 
 impl KernelIds {
@@ -548,9 +557,10 @@ impl GpuBackend {
     }
 
     /// Indirect slots the `args` buffer holds: the rebuild's, the list-sized contact chains',
-    /// and one for each pass every step runs (at most one per chain and nine others).
+    /// and one for each pass every step runs (at most one per chain, nine others and the
+    /// implicit solve's seven).
     pub(super) fn max_slots(&self) -> u64 {
-        (S_CONTACT as usize + 2 * self.program.ids.contact.len() + 9) as u64
+        (S_CONTACT as usize + 2 * self.program.ids.contact.len() + 9 + 7) as u64
     }
 
     /// The recorded sequences: the initial forces and the step.
@@ -605,7 +615,16 @@ impl GpuBackend {
         let every_pre = every.groups.len();
         let rebuild = self.rebuild_op_list()?;
         let forces = self.force_ops(&mut every)?;
-        let (gathered, end) = self.gather_ops(&mut every)?;
+        let (gathered, mut end) = self.gather_ops(&mut every)?;
+        let solve = match &self.program.ids.solve {
+            Some(k) => Some(self.solve_ops(k, &mut every)?),
+            None => None,
+        };
+        let recorded = self.solve_tally.recorded;
+        let init_solve = solve.as_ref().map(|s| s.sequence(recorded, false));
+        if let Some(s) = &solve {
+            end.extend(s.sequence(recorded, true));
+        }
         // The same bind groups serve both sequences.
         let guard = self.program.ids.guard;
         let guard_at = rebuild
@@ -617,6 +636,7 @@ impl GpuBackend {
             .iter()
             .chain(&forces)
             .chain(&gathered)
+            .chain(init_solve.iter().flatten())
             .map(dup)
             .collect();
         self.program.init_resume = (guard_at, chains_at);
@@ -633,6 +653,10 @@ impl GpuBackend {
         self.program.every_pre = every_pre;
         self.write_plan()?;
         self.write_plan_args(self.every_slots());
+        if let Some(s) = &solve {
+            self.write_solve_words(s);
+        }
+        self.program.solve_ops = solve;
         Ok(())
     }
 
@@ -816,7 +840,11 @@ impl GpuBackend {
         for &pass in &ids.schedule.after_gather {
             gathered.push(self.pass_op(pass, every)?);
         }
-        let second_half = self.pass_op(Pass::IntegrateSecondHalf, every)?;
+        // In an implicit world the solve takes the second half's place (backend/solve.rs).
+        let second_half = match ids.solve {
+            Some(_) => None,
+            None => Some(self.pass_op(Pass::IntegrateSecondHalf, every)?),
+        };
         // Last after the gather, once the force and torque on every body are complete; in the
         // steps only: the initial forces are not booked (see `kinematic_power`).
         let mut booked = Vec::new();
@@ -830,7 +858,7 @@ impl GpuBackend {
             None => {
                 end.extend(gathered.iter().map(dup));
                 end.extend(booked);
-                end.push(second_half);
+                end.extend(second_half);
             }
         }
         Ok((gathered, end))
@@ -839,14 +867,14 @@ impl GpuBackend {
 
 /// The every-step dispatch slots of a plan as it is built: each one's workgroups, in slot
 /// order after `base`.
-struct EverySlots {
+pub(super) struct EverySlots {
     base: u32,
     groups: Vec<u32>,
 }
 
 impl EverySlots {
     /// A new every-step slot of `g` workgroups.
-    fn slot(&mut self, g: u32) -> Size {
+    pub(super) fn slot(&mut self, g: u32) -> Size {
         self.groups.push(g);
         Size::Indirect(self.base + self.groups.len() as u32 - 1)
     }

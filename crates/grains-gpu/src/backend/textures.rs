@@ -236,7 +236,7 @@ impl GpuBackend {
             }
         }
         // The list's arrays are also bound under the chains' generic names.
-        for (name, _, _, stride) in list_buffers(self.world.table.nbr_history_words) {
+        for (name, _, _, stride) in list_buffers(&self.world) {
             if name == host {
                 unit = lcm(unit, (stride / 4).max(1));
             }

@@ -24,6 +24,13 @@ pub mod shell_edges;
 pub mod shell_gather;
 pub mod shell_volume;
 pub mod slot_carry;
+pub mod solve_apply;
+pub mod solve_assemble;
+pub mod solve_book;
+pub mod solve_direction;
+pub mod solve_finish;
+pub mod solve_start;
+pub mod solve_update;
 pub mod wall_motion;
 pub mod wall_power;
 
@@ -47,6 +54,13 @@ pub use shell_edges::shell_edges;
 pub use shell_gather::shell_gather;
 pub use shell_volume::shell_volume;
 pub use slot_carry::slot_carry;
+pub use solve_apply::solve_apply;
+pub use solve_assemble::solve_assemble;
+pub use solve_book::solve_book;
+pub use solve_direction::solve_direction;
+pub use solve_finish::solve_finish;
+pub use solve_start::solve_start;
+pub use solve_update::solve_update;
 pub use wall_motion::wall_motion;
 pub use wall_power::wall_power;
 
