@@ -28,6 +28,17 @@ fn cpu(w: World) -> CpuBackend {
     CpuBackend::new(w).expect("cpu backend")
 }
 
+/// Each backend an implicit test runs on: the CPU (its f64 solve), and the GPU (its f32 solve)
+/// where there is an adapter: lavapipe counts, and under CI one is required.
+fn backends(w: World) -> Vec<Box<dyn Backend>> {
+    let mut out: Vec<Box<dyn Backend>> = vec![Box::new(cpu(w.clone()))];
+    if let Some(ctx) = crate::gpu::gpu_context() {
+        let g = grains_gpu::GpuBackend::new(w, &ctx).unwrap_or_else(|e| panic!("{e}"));
+        out.push(Box::new(g));
+    }
+    out
+}
+
 /// One sphere under gravity with drag `gamma_0` moves at `m g / gamma_0` from the first step,
 /// and its position by that times dt each step.
 #[test]
@@ -41,20 +52,23 @@ fn a_sphere_with_drag_sinks_at_its_terminal_velocity_from_the_first_step() {
     let w = test_world(&text);
     let m = rho * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
     let v = -m * 9.81 / g0;
-    let mut b = cpu(w);
-    for step in 1..=3 {
-        b.step();
-        let s = b.snapshot();
-        let (vz, z) = (s.vel[0][2] as f64, s.pos[0][2] as f64);
-        assert!(
-            (vz - v).abs() <= 1e-6 * v.abs(),
-            "step {step}: v {vz} against {v}"
-        );
-        let z_expected = v * 1e-3 * step as f64;
-        assert!(
-            (z - z_expected).abs() <= 1e-5 * z_expected.abs(),
-            "step {step}: z {z} against {z_expected}"
-        );
+    for mut b in backends(w) {
+        for step in 1..=3 {
+            b.step();
+            let s = b.snapshot();
+            let (vz, z) = (s.vel[0][2] as f64, s.pos[0][2] as f64);
+            assert!(
+                (vz - v).abs() <= 1e-6 * v.abs(),
+                "{}, step {step}: v {vz} against {v}",
+                b.name()
+            );
+            let z_expected = v * 1e-3 * step as f64;
+            assert!(
+                (z - z_expected).abs() <= 1e-5 * z_expected.abs(),
+                "{}, step {step}: z {z} against {z_expected}",
+                b.name()
+            );
+        }
     }
 }
 
@@ -79,27 +93,30 @@ fn two_spheres_joined_by_a_resistance_solve_the_two_by_two_system() {
     let det = g0 * (g0 + 2.0 * gn);
     let v1 = g * (m1 * (g0 + gn) + gn * m2) / det;
     let v2 = g * (m2 * (g0 + gn) + gn * m1) / det;
-    // The velocities step one moves by are solved from the starting state.
-    let mut b = cpu(w);
-    let s = b.snapshot();
-    for (i, want) in [(0, v1), (1, v2)] {
-        let got = s.vel[i][2] as f64;
-        assert!(
-            (got - want).abs() <= 1e-6 * want.abs(),
-            "sphere {i}: v {got} against {want}"
-        );
-        assert_eq!(s.vel[i][0], 0.0);
-        assert_eq!(s.vel[i][1], 0.0);
-    }
-    let z0 = [s.pos[0][2] as f64, s.pos[1][2] as f64];
-    b.step();
-    let s = b.snapshot();
-    for (i, want) in [(0, v1), (1, v2)] {
-        let moved = s.pos[i][2] as f64 - z0[i];
-        assert!(
-            (moved - want * 1e-3).abs() <= 1e-4 * (want * 1e-3).abs(),
-            "sphere {i} moved {moved}"
-        );
+    // The velocities step one moves by are solved from the starting state. The GPU's f32 solve
+    // stops at the same tolerance, 1e-8 of the right-hand side, its rounding a few 1e-8 more.
+    for mut b in backends(w) {
+        let name = b.name();
+        let s = b.snapshot();
+        for (i, want) in [(0, v1), (1, v2)] {
+            let got = s.vel[i][2] as f64;
+            assert!(
+                (got - want).abs() <= 1e-6 * want.abs(),
+                "{name}, sphere {i}: v {got} against {want}"
+            );
+            assert_eq!(s.vel[i][0], 0.0);
+            assert_eq!(s.vel[i][1], 0.0);
+        }
+        let z0 = [s.pos[0][2] as f64, s.pos[1][2] as f64];
+        b.step();
+        let s = b.snapshot();
+        for (i, want) in [(0, v1), (1, v2)] {
+            let moved = s.pos[i][2] as f64 - z0[i];
+            assert!(
+                (moved - want * 1e-3).abs() <= 1e-4 * (want * 1e-3).abs(),
+                "{name}, sphere {i} moved {moved}"
+            );
+        }
     }
 }
 
@@ -121,7 +138,7 @@ fn beads(k_dt_over_gamma: f64, lambda: f64) -> World {
     test_world(&text)
 }
 
-fn stretch(b: &mut CpuBackend) -> f64 {
+fn stretch(b: &mut dyn Backend) -> f64 {
     let s = b.snapshot();
     (s.pos[1][0] as f64 - s.pos[0][0] as f64) - 0.005
 }
@@ -136,19 +153,21 @@ fn a_bond_spring_relaxes_by_the_factor_of_its_implicitness() {
         (0.5, (1.0 - a) / (1.0 + a)),
         (0.0, 1.0 - 2.0 * a),
     ] {
-        let mut b = cpu(beads(a, lambda));
-        let mut s = stretch(&mut b);
-        for step in 1..=5 {
-            b.step();
-            let s2 = stretch(&mut b);
-            // Positions are f32 near 5 mm: the stretch of 0.1 mm and less is known to a few
-            // 1e-10 m, so the ratio to 1e-4 while the stretch stays above 1e-6 m.
-            assert!(
-                (s2 / s - factor).abs() <= 1e-4,
-                "lambda {lambda}, step {step}: ratio {} against {factor}",
-                s2 / s
-            );
-            s = s2;
+        for mut b in backends(beads(a, lambda)) {
+            let mut s = stretch(b.as_mut());
+            for step in 1..=5 {
+                b.step();
+                let s2 = stretch(b.as_mut());
+                // Positions are f32 near 5 mm: the stretch of 0.1 mm and less is known to a
+                // few 1e-10 m, so the ratio to 1e-4 while the stretch stays above 1e-6 m.
+                assert!(
+                    (s2 / s - factor).abs() <= 1e-4,
+                    "{}, lambda {lambda}, step {step}: ratio {} against {factor}",
+                    b.name(),
+                    s2 / s
+                );
+                s = s2;
+            }
         }
     }
 }
@@ -157,18 +176,20 @@ fn a_bond_spring_relaxes_by_the_factor_of_its_implicitness() {
 /// lets it run; lambda = 0 would not be stable there, and the guard says so.
 #[test]
 fn a_stiff_implicit_spring_is_stable_and_the_guard_lets_it_run() {
-    let mut b = cpu(beads(100.0, 1.0));
-    let mut s = stretch(&mut b);
-    // Within the rounding of f32 positions near 5 mm (an ulp is 4.7e-10 m).
-    let ulps = 1e-9;
-    for step in 1..=20 {
-        b.step();
-        let s2 = stretch(&mut b);
-        assert!(
-            s2 >= -ulps && s2 <= s + ulps,
-            "step {step}: the stretch went from {s} to {s2}"
-        );
-        s = s2;
+    for mut b in backends(beads(100.0, 1.0)) {
+        let mut s = stretch(b.as_mut());
+        // Within the rounding of f32 positions near 5 mm (an ulp is 4.7e-10 m).
+        let ulps = 1e-9;
+        for step in 1..=20 {
+            b.step();
+            let s2 = stretch(b.as_mut());
+            assert!(
+                s2 >= -ulps && s2 <= s + ulps,
+                "{}, step {step}: the stretch went from {s} to {s2}",
+                b.name()
+            );
+            s = s2;
+        }
     }
     let dt = 1e-3;
     for (lambda, refused) in [(1.0, false), (0.5, false), (0.0, true)] {
@@ -197,16 +218,19 @@ fn an_underdamped_sphere_follows_the_semi_implicit_recurrence() {
         "[[particles]]\nmaterial = \"bead\"\nradius = 0.001\npositions = [[0.0, 0.0, 0.0]]\n",
     );
     let m = rho * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
-    let mut b = cpu(test_world(&text));
     let mut v = 0.0f64;
-    for step in 1..=50 {
-        b.step();
-        v += dt * (m * -9.81 - g0 * v) / (m + lambda * dt * g0);
-        let got = b.snapshot().vel[0][2] as f64;
-        assert!(
-            (got - v).abs() <= 1e-5 * v.abs(),
-            "step {step}: v {got} against {v}"
-        );
+    for mut b in backends(test_world(&text)) {
+        v = 0.0;
+        for step in 1..=50 {
+            b.step();
+            v += dt * (m * -9.81 - g0 * v) / (m + lambda * dt * g0);
+            let got = b.snapshot().vel[0][2] as f64;
+            assert!(
+                (got - v).abs() <= 1e-5 * v.abs(),
+                "{}, step {step}: v {got} against {v}",
+                b.name()
+            );
+        }
     }
     // Fifty steps of dt against m/gamma_0 = 0.105 s: well on the way to m g / gamma_0.
     assert!(v < -0.3 * m * 9.81 / g0);
@@ -249,20 +273,22 @@ fn a_static_chain_stretches_by_n_f_over_k_in_one_solve() {
     // of the end's.
     let light: f64 = (1..n).map(|i| (n - i) as f64 * f_light).sum::<f64>() / k;
     let want = n as f64 * f_end / k + light;
-    let mut b = cpu(w);
-    let z0 = b.snapshot().pos[n][2] as f64;
-    b.step();
-    let stretch = z0 - b.snapshot().pos[n][2] as f64;
-    // f32 positions near 0.04 m + 0.16 m: an ulp is 1.5e-8 m of a 0.16 m stretch.
-    assert!(
-        (stretch - want).abs() <= 1e-6 * want,
-        "stretch {stretch} against n F / k = {want}"
-    );
-    // A second solve at the stretched state finds it in balance.
-    let z1 = b.snapshot().pos[n][2] as f64;
-    b.step();
-    let again = (z1 - b.snapshot().pos[n][2] as f64).abs();
-    assert!(again <= 1e-6 * want, "moved {again} more");
+    for mut b in backends(w) {
+        let name = b.name();
+        let z0 = b.snapshot().pos[n][2] as f64;
+        b.step();
+        let stretch = z0 - b.snapshot().pos[n][2] as f64;
+        // f32 positions near 0.04 m + 0.16 m: an ulp is 1.5e-8 m of a 0.16 m stretch.
+        assert!(
+            (stretch - want).abs() <= 1e-6 * want,
+            "{name}: stretch {stretch} against n F / k = {want}"
+        );
+        // A second solve at the stretched state finds it in balance.
+        let z1 = b.snapshot().pos[n][2] as f64;
+        b.step();
+        let again = (z1 - b.snapshot().pos[n][2] as f64).abs();
+        assert!(again <= 1e-6 * want, "{name}: moved {again} more");
+    }
 }
 
 /// A string under tension T (two springs of length L from held ends, stretched past their rest
@@ -286,15 +312,17 @@ fn a_string_under_tension_resists_a_transverse_load_with_two_t_over_l() {
     );
     let f = 1000.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e-9 * 9.81;
     let want = -f * l / (2.0 * tension);
-    let mut b = cpu(test_world(&text));
-    b.step();
-    let s = b.snapshot();
-    let (x, y) = (s.pos[1][0] as f64, s.pos[1][1] as f64);
-    assert!(
-        (y - want).abs() <= 1e-5 * want.abs(),
-        "moved {y} across against F L / (2 T) = {want}"
-    );
-    assert!(x.abs() <= 1e-12, "moved {x} along");
+    for mut b in backends(test_world(&text)) {
+        b.step();
+        let s = b.snapshot();
+        let (x, y) = (s.pos[1][0] as f64, s.pos[1][1] as f64);
+        assert!(
+            (y - want).abs() <= 1e-5 * want.abs(),
+            "{}: moved {y} across against F L / (2 T) = {want}",
+            b.name()
+        );
+        assert!(x.abs() <= 1e-12, "{}: moved {x} along", b.name());
+    }
 }
 
 /// A bed of overdamped spheres settling on a floor (Hertz contacts, drag, a constant
@@ -303,7 +331,13 @@ fn a_string_under_tension_resists_a_transverse_load_with_two_t_over_l() {
 /// `(lambda - 1/2) dt^2 v^T K v`).
 #[test]
 fn the_overdamped_ledger_closes() {
-    let mut b = cpu(overdamped_bed());
+    for b in backends(overdamped_bed()) {
+        ledger_closes(b);
+    }
+}
+
+fn ledger_closes(mut b: Box<dyn Backend>) {
+    let name = b.name();
     let e0 = b.energy();
     let mut last = e0;
     for _ in 0..20 {
@@ -320,7 +354,7 @@ fn the_overdamped_ledger_closes() {
     // step. At dt = "auto" (0.1 gamma_0 / k) it is 4.4e-4 of the energy given up.
     assert!(
         drift <= 1e-3 * given_up,
-        "the total drifted {drift:e} J of {given_up:e} J given up ({e0:?} {last:?})"
+        "{name}: the total drifted {drift:e} J of {given_up:e} J given up ({e0:?} {last:?})"
     );
 }
 
@@ -429,20 +463,26 @@ fn bad_dynamics_settings_are_refused_where_they_are_written() {
     }
 }
 
-/// A GPU asked for an implicit scene is refused before any device opens, and auto takes the
-/// CPU.
+/// An implicit scene with shells solves on the CPU only (the GPU solve does not take the
+/// shells' edge viscosity): a GPU asked for is refused before any device opens, and auto takes
+/// the CPU. Without shells, a GPU asked for takes it.
 #[test]
-fn an_implicit_scene_runs_on_the_cpu_backend_only() {
+fn an_implicit_scene_with_shells_runs_on_the_cpu_backend_only() {
     use grains_cli::BackendArg;
-    let world = || {
+    let shell = "[[shell]]\nmaterial = \"skin\"\nthickness = 2.0e-4\n\
+                 icosphere = { center = [0.0, 0.0, 0.05], radius = 0.005, subdivisions = 1 }\n\
+                 stretch = { law = \"elastic_shell_spring\" }\n\n\
+                 [[interaction]]\nbetween = [\"cell\", \"skin\"]\nnormal = { law = \"hertz\" }\n\n\
+                 [[interaction]]\nbetween = [\"skin\", \"skin\"]\nnormal = { law = \"hertz\" }\n";
+    let world = |rest: &str| {
         test_world(&scene(
             "steps = 1\ndt = 1e-3\ndynamics = \"overdamped\"",
-            &[("cell", 1000.0, 1e-3)],
-            ONE_CELL,
+            &[("cell", 1000.0, 1e-3), ("skin", 1000.0, 1e-3)],
+            &format!("{ONE_CELL}\n{rest}"),
         ))
     };
-    let e = match grains_cli::make_backend_from(world(), BackendArg::Gpu, None) {
-        Ok(_) => panic!("the GPU backend took an overdamped world"),
+    let e = match grains_cli::make_backend_from(world(shell), BackendArg::Gpu, None) {
+        Ok(_) => panic!("the GPU backend took an overdamped world with shells"),
         Err(e) => e.to_string(),
     };
     assert!(
@@ -450,9 +490,14 @@ fn an_implicit_scene_runs_on_the_cpu_backend_only() {
         "{e}"
     );
     let (b, message) =
-        grains_cli::make_backend_from(world(), BackendArg::Auto, None).expect("auto");
+        grains_cli::make_backend_from(world(shell), BackendArg::Auto, None).expect("auto");
     assert_eq!(b.name(), "cpu");
     assert!(message.contains("overdamped"), "{message}");
+    if crate::gpu::gpu_context().is_some() {
+        let (b, _) = grains_cli::make_backend_from(world(""), BackendArg::Gpu, None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_ne!(b.name(), "cpu");
+    }
 }
 
 /// A solve that cannot reach its tolerance in `max_iterations` stops a guarded run with the
@@ -474,6 +519,19 @@ fn a_solve_that_does_not_converge_stops_the_run() {
         Err(e) => e.to_string(),
         Ok(f) => panic!("the run went on ({f:?})"),
     };
+    assert_converge_refusal(&e);
+    let s = b.snapshot();
+    assert!(s.vel.iter().all(|v| v.iter().all(|x| x.is_finite())));
+    // On the GPU the starting state's solve already fails: the backend is not made.
+    if let Some(ctx) = crate::gpu::gpu_context() {
+        match grains_gpu::GpuBackend::new(test_world(&text), &ctx) {
+            Ok(_) => panic!("the GPU backend solved a two-iteration system in one"),
+            Err(e) => assert_converge_refusal(&e.to_string()),
+        }
+    }
+}
+
+fn assert_converge_refusal(e: &str) {
     for w in [
         "step 0",
         "did not converge",
@@ -482,8 +540,6 @@ fn a_solve_that_does_not_converge_stops_the_run() {
     ] {
         assert!(e.contains(w), "{e}\nlacks {w:?}");
     }
-    let s = b.snapshot();
-    assert!(s.vel.iter().all(|v| v.iter().all(|x| x.is_finite())));
 }
 
 /// An overdamped 2-D scene keeps every particle in z = 0 with no z velocity.
@@ -500,13 +556,14 @@ fn an_overdamped_planar_bed_stays_in_its_plane() {
          resistance = { law = \"constant_resistance\", normal = 1e-4, tangential = 5e-5 }\n",
     )
     .replace("[domain]\n", "[domain]\ndimensions = 2\n");
-    let mut b = cpu(test_world(&text));
-    b.run(3000);
-    let s = b.snapshot();
-    assert!(s.pos.iter().all(|p| p[2] == 0.0 && p[1] > 0.0));
-    assert!(s.vel.iter().all(|v| v[2] == 0.0));
-    assert!(s.omega.iter().all(|o| o[0] == 0.0 && o[1] == 0.0));
-    assert!(b.contacts().walls >= 4, "{:?}", b.contacts());
+    for mut b in backends(test_world(&text)) {
+        b.run(3000);
+        let s = b.snapshot();
+        assert!(s.pos.iter().all(|p| p[2] == 0.0 && p[1] > 0.0));
+        assert!(s.vel.iter().all(|v| v[2] == 0.0));
+        assert!(s.omega.iter().all(|o| o[0] == 0.0 && o[1] == 0.0));
+        assert!(b.contacts().walls >= 4, "{}: {:?}", b.name(), b.contacts());
+    }
 }
 
 /// The world of `scenes/<name>.toml`.

@@ -27,7 +27,7 @@ use grains_gpu::{AdapterRequest, GpuBackend, GpuContext, GpuOptions};
 use grains_tests::worlds::*;
 
 /// The shared device, or `None` (with a message) when there is none and none is required.
-fn gpu_context() -> Option<GpuContext> {
+pub(crate) fn gpu_context() -> Option<GpuContext> {
     static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
     let ctx = CTX.get_or_init(|| match GpuContext::new(AdapterRequest::Any) {
         Ok(c) => Some(c),

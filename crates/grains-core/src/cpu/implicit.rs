@@ -174,7 +174,24 @@ impl CpuBackend {
             x.iter_mut().for_each(|v| v[2] = 0.0);
         }
         if book {
-            self.book_friction(&matrix, &x, (&drag, &spin_drag), &wall_v);
+            // The velocities the step ends with: the solution, or in the underdamped mode this
+            // step's kicked by the acceleration solved for.
+            let v_end: Vec<[f64; 3]> = match mode {
+                Mode::Underdamped => v_now
+                    .iter()
+                    .zip(&x)
+                    .zip(&free)
+                    .map(|((v, a), &f)| {
+                        if f {
+                            std::array::from_fn(|k| v[k] + a[k] * dt)
+                        } else {
+                            *v
+                        }
+                    })
+                    .collect(),
+                _ => x.clone(),
+            };
+            self.book_friction(&matrix, &v_end, (&drag, &spin_drag), &wall_v);
         }
         self.take_solution(&x, &free, &spin_drag);
     }

@@ -621,7 +621,12 @@ impl GpuBackend {
             None => None,
         };
         let recorded = self.solve_tally.recorded;
-        let init_solve = solve.as_ref().map(|s| s.sequence(recorded, false));
+        // The underdamped solve is a kick: the starting state takes none (as on the CPU).
+        let underdamped = self.world.dynamics.mode == grains_core::dynamics::Mode::Underdamped;
+        let init_solve = solve
+            .as_ref()
+            .filter(|_| !underdamped)
+            .map(|s| s.sequence(recorded, false));
         if let Some(s) = &solve {
             end.extend(s.sequence(recorded, true));
         }
