@@ -482,6 +482,26 @@ fn struct_layouts_match_kernel_types() {
             dims,
             periodic_mask
         }),
+        rust_layout!(SolveParams {
+            coef,
+            explicit_gamma,
+            explicit_stiffness,
+            wall_factor,
+            mode,
+            history_words,
+            fixed_stride,
+            lambda,
+            _pad1
+        }),
+        rust_layout!(MatBlock {
+            normal,
+            partner,
+            gamma_n,
+            gamma_t,
+            stiffness_n,
+            stiffness_t
+        }),
+        rust_layout!(SymBlock { p0, p1 }),
     ];
     let mut problems = Vec::new();
     for (name, size, fields) in rust {

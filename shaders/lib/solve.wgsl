@@ -62,13 +62,6 @@ fn workgroup_total(lid: u32, v: vec4<f32>) -> vec4<f32> {
     return wg_sum[0];
 }
 
-// A particle's preconditioner: the inverse of its diagonal block, symmetric, as
-// (xx, yy, zz, xy) and (xz, yz, 0, 0).
-struct SymBlock {
-    p0: vec4<f32>,
-    p1: vec4<f32>,
-}
-
 // The inverse of the symmetric block `m`, or, where it is not safely invertible (its
 // determinant under 1e-6 once scaled by its largest diagonal entry), of its diagonal (1 where
 // an entry is not positive), which keeps the preconditioner positive definite. Scaled first so

@@ -191,3 +191,10 @@ struct MatBlock {
     stiffness_n: f32,
     stiffness_t: f32,
 }
+
+// A particle's preconditioner in the solve: the inverse of its diagonal block, symmetric, as
+// (xx, yy, zz, xy) and (xz, yz, 0, 0) (kernel_types.rs `SymBlock`).
+struct SymBlock {
+    p0: vec4<f32>,
+    p1: vec4<f32>,
+}
