@@ -14,6 +14,7 @@ mod capacity;
 mod passes;
 mod runs;
 mod scenes;
+mod solve;
 mod twins;
 
 use std::collections::BTreeMap;
