@@ -718,9 +718,16 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         }
         print_size(n, args, &mut rows)?;
         if args.profile && !cpu_only && args.backends.iter().any(|b| b == "gpu") {
-            match bench_world(&args.scene, n).and_then(|w| profile_gpu(w, args.steps, adapter)) {
-                Ok((adapter, p)) => print_profile(&adapter, &p)?,
-                Err(e) => out!("{n:>9}  profile skipped: {e:#}"),
+            for (label, world) in bench_worlds(&args.scene, n) {
+                match world.and_then(|w| profile_gpu(w, args.steps, adapter)) {
+                    Ok((adapter, p)) => {
+                        if !label.is_empty() {
+                            out!("\n{label}:");
+                        }
+                        print_profile(&adapter, &p)?
+                    }
+                    Err(e) => out!("{n:>9}  profile skipped: {e:#}"),
+                }
             }
         }
     }

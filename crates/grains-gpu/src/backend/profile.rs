@@ -77,6 +77,7 @@ impl GpuBackend {
             timestamps,
         });
         let rebuilds0 = self.tally.rebuild_steps.len() as u64;
+        let (solves0, iterations0) = (self.solve_tally.solves, self.solve_tally.iterations);
         let run = self.advance(steps, false);
         let prof = self.profiler.take();
         run?;
@@ -84,6 +85,12 @@ impl GpuBackend {
         let rebuilds = self.tally.rebuild_steps.len() as u64 - rebuilds0;
         let timed = prof.steps.max(1) as f64;
         let share = rebuilds as f64 / steps.max(1) as f64;
+        // The solve's iterations run as many times as it took, of the `recorded` each step
+        // dispatches (the rest are empty).
+        let solves = (self.solve_tally.solves - solves0).max(1) as f64;
+        let iterations = (self.solve_tally.iterations - iterations0) as f64;
+        let iteration_share = iterations / solves / self.solve_tally.recorded.max(1) as f64;
+        let iteration_kernels = self.solve_iteration_kernels();
         let sizes = self.sizes();
         let chains: Vec<usize> = self.program.ids.contact.iter().map(|c| c.0).collect();
         let far = std::mem::size_of::<grains_core::kernels::sources::neighbour::FarSlot>();
@@ -113,6 +120,9 @@ impl GpuBackend {
                 // The broad phase's scratch, a word a particle, in buffers dead meanwhile.
                 "particle_cell" | "sorted" | "nbr_count" | "own_count" => 4.0 * self.n as f64,
                 "head_pair" => 4.0 * (self.total - self.records) as f64,
+                "mat_block" => 32.0 * self.records as f64,
+                // One vec4 per workgroup of 64, of a buffer sized for a grid's surplus.
+                "solve_partials" => 16.0 * self.n.div_ceil(64) as f64,
                 _ => self.array_bytes(name) as f64,
             }
         };
@@ -126,7 +136,13 @@ impl GpuBackend {
             // Rebuild passes are sized on the device: zero workgroups unless the step rebuilds.
             let on_rebuild =
                 self.program.rebuild_ops.contains(&i) && matches!(op.size, Size::Indirect(_));
-            let runs = if on_rebuild { share } else { 1.0 };
+            let runs = if on_rebuild {
+                share
+            } else if iteration_kernels.contains(&op.kernel) {
+                iteration_share
+            } else {
+                1.0
+            };
             let (mut read, mut written) = (0.0, 0.0);
             for &(writes, name) in &op.bound {
                 let b = live(name, i);

@@ -246,6 +246,14 @@ impl GpuBackend {
         );
     }
 
+    /// The kernels of an iteration (none outside an implicit world).
+    pub(super) fn solve_iteration_kernels(&self) -> Vec<usize> {
+        match &self.program.ids.solve {
+            Some(k) => vec![k.apply, k.alpha, k.update, k.beta, k.direction],
+            None => Vec::new(),
+        }
+    }
+
     /// After a thawed check: the recorded iterations again, the check and the step's end (the
     /// initial forces' without the booking).
     pub(super) fn record_solve_more(&self, initial: bool) {
