@@ -4,7 +4,9 @@
 //
 // A particle's pairs, in the order the row sums them: its own records (particles above it,
 // then its walls), the head of its range (the pairs of partners below it, through
-// `head_pair`), then its fixed pairs: the same walk as the gather (lib/gather_particle.wgsl).
+// `head_pair`), then its fixed pairs: the same walk as the gather (lib/gather_particle.wgsl);
+// then, for a shell node, its viscous edges, each the block `Gamma I` towards the edge's other
+// common node.
 // The including pass declares `step`, `vel`, `solve_p` and `solve_x`.
 //!include lib/solve.wgsl
 
@@ -20,6 +22,13 @@
 @group(0) @binding(50) var<storage, read> mat_fixed: array<MatBlock>;
 @group(0) @binding(51) var<storage, read> walls: array<Wall>;
 @group(0) @binding(52) var<storage, read> pos: array<vec4<f32>>;
+// The shells' node index (entries `4 * edge + role`, then triangle corners), edges and each
+// edge's viscosity as a matrix element (`World::shell_viscosity_to_matrix`; one zero where the
+// world has no shells).
+@group(0) @binding(53) var<storage, read> shell_start: array<u32>;
+@group(0) @binding(54) var<storage, read> shell_entry: array<u32>;
+@group(0) @binding(55) var<storage, read> edge_nodes: array<vec4<u32>>;
+@group(0) @binding(56) var<storage, read> shell_viscosity: array<f32>;
 
 // What a row multiplies: the unknowns' start (known values where known), this step's
 // velocities, the search direction, or the velocities at the step's end.
@@ -142,6 +151,20 @@ fn solve_walk(i: u32, xi: vec3<f32>, d: f32, c: vec2<f32>, src: u32, what: u32) 
         if (blk.partner != NO_BLOCK) {
             let pq = fixed_pairs[e / 2u];
             let other = select(pq.x, pq.y, e % 2u == 0u);
+            s = s + pair_term(blk, other, xi, c, src, what);
+        }
+    }
+    for (var k = shell_start[i]; k < shell_start[i + 1u]; k = k + 1u) {
+        let e = shell_entry[k];
+        // Triangle corners (the volume law's) and levers (the bending's) are no edge's ends.
+        if ((e & 0x80000000u) != 0u || e % 4u >= 2u) {
+            continue;
+        }
+        let gamma = shell_viscosity[e / 4u];
+        if (gamma > 0.0) {
+            let nodes = edge_nodes[e / 4u];
+            let other = select(nodes.x, nodes.y, e % 4u == 0u);
+            let blk = MatBlock(vec3<f32>(1.0, 0.0, 0.0), other, gamma, gamma, 0.0, 0.0);
             s = s + pair_term(blk, other, xi, c, src, what);
         }
     }

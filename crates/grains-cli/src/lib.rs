@@ -587,28 +587,6 @@ pub fn make_backend_on(
         let windows = split_note(&b.split_arrays(), binding) + &texture_note(&b.texture_arrays());
         Ok((Box::new(b), windows))
     };
-    // The GPU solve does not take the shells' edge viscosity: an implicit world with shells
-    // solves on the CPU, which auto takes, and a GPU asked for is refused before any device
-    // is opened.
-    let mode = world.dynamics.mode;
-    if world.dynamics.implicit() && !world.shells.is_empty() {
-        match choice {
-            BackendArg::Gpu => anyhow::bail!(
-                "dynamics = \"{}\" with shells runs on the CPU backend only: the GPU solve \
-                 does not take the shells' edge viscosity; use --backend cpu (or backend = \
-                 \"auto\")",
-                mode.keyword()
-            ),
-            BackendArg::Auto => {
-                let why = format!(
-                    "auto: dynamics = \"{}\" with shells solves on the CPU",
-                    mode.keyword()
-                );
-                return Ok((cpu(world, state)?, format!("backend: cpu ({why})")));
-            }
-            BackendArg::Cpu => {}
-        }
-    }
     match (choice, adapter) {
         (BackendArg::Cpu, _) => Ok((cpu(world, state)?, "backend: cpu (asked for)".into())),
         (BackendArg::Gpu | BackendArg::Auto, Some(a)) => {

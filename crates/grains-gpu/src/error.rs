@@ -11,13 +11,6 @@ pub enum GpuError {
     /// `--adapter` named no adapter wgpu sees.
     #[error("--adapter {asked}: no such adapter; wgpu sees {list} (`grains info` lists them)")]
     UnknownAdapter { asked: String, list: String },
-    /// A world in an implicit dynamics mode with what the GPU solve does not take: shells,
-    /// whose edge viscosity is a matrix element on the CPU backend only.
-    #[error(
-        "dynamics = \"{0}\" with shells runs on the CPU backend only: the GPU solve does not \
-         take the shells' edge viscosity as a matrix element; use --backend cpu"
-    )]
-    Implicit(&'static str),
     /// The implicit solve stopped the run (no convergence, or a matrix not positive definite).
     #[error("{0}")]
     Solve(grains_core::CoreError),

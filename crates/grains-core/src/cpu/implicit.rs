@@ -23,22 +23,6 @@ fn f64x3(v: &[f32; 4]) -> [f64; 3] {
     [v[0] as f64, v[1] as f64, v[2] as f64]
 }
 
-/// In an implicit world, the shells' edge viscosity (Mpacts N_T_ShellViscosity) becomes a
-/// matrix element: each edge's `Gamma` is taken out of the edge's parameters (so the shell
-/// pass exerts no explicit dashpot) and returned, per edge, for the solve, which takes it as
-/// the block `Gamma I` between the edge's two nodes. Empty otherwise.
-pub(super) fn shell_viscosity_to_matrix(world: &mut crate::world::World) -> Vec<f32> {
-    if !world.dynamics.implicit() || world.shells.is_empty() {
-        return Vec::new();
-    }
-    world
-        .shells
-        .edge_params
-        .iter_mut()
-        .map(|p| std::mem::take(&mut p.viscosity))
-        .collect()
-}
-
 impl CpuBackend {
     /// The contact matrix of the pairs in contact, from their `contact_matrix` records, and of
     /// the shells' viscous edges.

@@ -343,7 +343,7 @@ impl CpuBackend {
         } else {
             world.shells.node_index(n)
         };
-        let shell_viscosity = implicit::shell_viscosity_to_matrix(&mut world);
+        let shell_viscosity = world.shell_viscosity_to_matrix();
         let pos = std::mem::take(&mut world.particles.pos);
         let vel = std::mem::take(&mut world.particles.vel);
         let omega = std::mem::take(&mut world.particles.omega);

@@ -150,6 +150,11 @@ pub struct SolveView<'a> {
     pub vel: &'a [[f32; 4]],
     pub solve_p: &'a [[f32; 4]],
     pub solve_x: &'a [[f32; 4]],
+    /// The shells' node index, edges and edge viscosity (`World::shell_viscosity_to_matrix`).
+    pub shell_start: &'a [u32],
+    pub shell_entry: &'a [u32],
+    pub edge_nodes: &'a [[u32; 4]],
+    pub shell_viscosity: &'a [f32],
 }
 
 #[inline]
@@ -236,7 +241,7 @@ impl SolveView<'_> {
     }
 
     /// A walk over particle `i`'s pairs, as `solve_walk`: its own records, the head of its
-    /// range, its fixed pairs.
+    /// range, its fixed pairs, its viscous shell edges.
     pub fn solve_walk(&self, i: usize, xi: V3, d: f32, c: [f32; 2], src: u32, what: u32) -> M3 {
         let mut s: M3 = match what {
             WALK_FORM => [[d * dot3(xi, xi), 0.0, 0.0], [0.0; 3], [0.0; 3]],
@@ -275,6 +280,27 @@ impl SolveView<'_> {
                 let pq = self.fixed_pairs[(e / 2) as usize];
                 let other = if e % 2 == 0 { pq[1] } else { pq[0] };
                 acc(self.pair_term(blk, other, xi, c, src, what));
+            }
+        }
+        if i + 1 < self.shell_start.len() {
+            for k in self.shell_start[i]..self.shell_start[i + 1] {
+                let e = self.shell_entry[k as usize];
+                if e & crate::shells::TRIANGLE_ENTRY != 0 || e % 4 >= 2 {
+                    continue;
+                }
+                let gamma = self.shell_viscosity[(e / 4) as usize];
+                if gamma > 0.0 {
+                    let nodes = self.edge_nodes[(e / 4) as usize];
+                    let other = if e % 4 == 0 { nodes[1] } else { nodes[0] };
+                    let blk = MatBlock {
+                        normal: [1.0, 0.0, 0.0],
+                        partner: other,
+                        gamma_n: gamma,
+                        gamma_t: gamma,
+                        ..Default::default()
+                    };
+                    acc(self.pair_term(&blk, other, xi, c, src, what));
+                }
             }
         }
         s

@@ -77,6 +77,22 @@ pub struct World {
 pub const SPEED_LIMIT_FACTOR: f64 = 100.0;
 
 impl World {
+    /// In an implicit world, the shells' edge viscosity (Mpacts N_T_ShellViscosity) becomes a
+    /// matrix element: each edge's `Gamma` is taken out of the edge's parameters (so the shell
+    /// pass exerts no explicit dashpot) and returned, per edge, for the solve, which takes it
+    /// as the block `Gamma I` between the edge's two nodes. Empty otherwise. Both backends
+    /// call it once, on their own world.
+    pub fn shell_viscosity_to_matrix(&mut self) -> Vec<f32> {
+        if !self.dynamics.implicit() || self.shells.is_empty() {
+            return Vec::new();
+        }
+        self.shells
+            .edge_params
+            .iter_mut()
+            .map(|p| std::mem::take(&mut p.viscosity))
+            .collect()
+    }
+
     /// Assemble a world; builds the pair table from the materials actually present.
     #[allow(clippy::too_many_arguments)]
     pub fn new(

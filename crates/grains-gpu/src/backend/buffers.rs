@@ -248,6 +248,8 @@ impl GpuBackend {
     ) -> Result<(), GpuError> {
         use bytemuck::cast_slice;
         let none = wgpu::BufferUsages::empty();
+        // Before the shells' tables go up: their viscosity leaves the edges' parameters.
+        let shell_viscosity = self.world.shell_viscosity_to_matrix();
         self.upload_uniforms(grid)?;
         self.upload_particles()?;
         self.upload_tables()?;
@@ -269,7 +271,7 @@ impl GpuBackend {
         }
         self.write_slot_words(0, &[]);
         if self.world.dynamics.implicit() {
-            self.create_solve_buffers()?;
+            self.create_solve_buffers(&shell_viscosity)?;
         }
         Ok(())
     }

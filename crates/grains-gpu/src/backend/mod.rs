@@ -256,9 +256,6 @@ impl GpuBackend {
         ctx: &GpuContext,
         opts: GpuOptions,
     ) -> Result<GpuBackend, GpuError> {
-        if world.dynamics.implicit() && !world.shells.is_empty() {
-            return Err(GpuError::Implicit(world.dynamics.mode.keyword()));
-        }
         let ctx = ctx.clone();
         let opts = GpuOptions {
             initial_records_per_particle: opts.initial_records_per_particle,

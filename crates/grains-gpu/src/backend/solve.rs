@@ -121,8 +121,9 @@ impl SolveOps {
 
 impl GpuBackend {
     /// The solve's arrays: its constants, each material's drag, each chain's matrix record
-    /// offset, the fixed pairs' blocks, the vectors and the scalars.
-    pub(super) fn create_solve_buffers(&mut self) -> Result<(), GpuError> {
+    /// offset, the shells' edge viscosity (`shell_viscosity`, per edge), the fixed pairs'
+    /// blocks, the vectors and the scalars.
+    pub(super) fn create_solve_buffers(&mut self, shell_viscosity: &[f32]) -> Result<(), GpuError> {
         use bytemuck::cast_slice;
         let none = wgpu::BufferUsages::empty();
         let w = &self.world;
@@ -148,6 +149,7 @@ impl GpuBackend {
         self.upload("solve_params", &params, 0, wgpu::BufferUsages::UNIFORM)?;
         self.upload("material_drag", cast_slice(&drag), 16, none)?;
         self.upload("matrix_offset", cast_slice(&offsets), 4, none)?;
+        self.upload("shell_viscosity", cast_slice(shell_viscosity), 4, none)?;
         let vec4 = 16 * n.max(1);
         // Partials of dispatches split over a grid: up to one row's surplus more.
         let partials = 16 * (groups(n, 64) + self.max_dim() as u64);
