@@ -115,8 +115,9 @@ pub fn workgroup_total(values: &[[f32; 4]]) -> [f32; 4] {
     let mut s = WORKGROUP / 2;
     while s > 0 {
         for l in 0..s {
-            for k in 0..4 {
-                w[l][k] += w[l + s][k];
+            let other = w[l + s];
+            for (a, b) in w[l].iter_mut().zip(other) {
+                *a += b;
             }
         }
         s /= 2;
@@ -278,7 +279,7 @@ impl SolveView<'_> {
             let blk = &self.mat_fixed[(e / 2) as usize];
             if blk.partner != NO_BLOCK {
                 let pq = self.fixed_pairs[(e / 2) as usize];
-                let other = if e % 2 == 0 { pq[1] } else { pq[0] };
+                let other = if e.is_multiple_of(2) { pq[1] } else { pq[0] };
                 acc(self.pair_term(blk, other, xi, c, src, what));
             }
         }
@@ -291,7 +292,11 @@ impl SolveView<'_> {
                 let gamma = self.shell_viscosity[(e / 4) as usize];
                 if gamma > 0.0 {
                     let nodes = self.edge_nodes[(e / 4) as usize];
-                    let other = if e % 4 == 0 { nodes[1] } else { nodes[0] };
+                    let other = if e.is_multiple_of(4) {
+                        nodes[1]
+                    } else {
+                        nodes[0]
+                    };
                     let blk = MatBlock {
                         normal: [1.0, 0.0, 0.0],
                         partner: other,
