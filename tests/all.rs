@@ -63,4 +63,5 @@ mod shaders;
 mod shells;
 mod sources;
 mod springs;
+mod stress;
 mod walls;

@@ -28,6 +28,7 @@ fn options(dir: &Path) -> OutputOptions {
         contacts: true,
         bonds: true,
         walls: true,
+        stress: false,
     }
 }
 
@@ -464,6 +465,7 @@ fn switched_off_formats_leave_no_files() -> anyhow::Result<()> {
         contacts: false,
         bonds: false,
         walls: false,
+        stress: false,
     };
     let mut w = OutputWriter::create(&opts)?;
     w.write_frame(&snapshot(1, 0.1, 0.0), None)?;

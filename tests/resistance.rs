@@ -327,7 +327,7 @@ fn a_run_keeps_the_area_weighted_block_of_overlapping_spheres() {
 /// A sphere (radius R) pulled towards a plane wall by its weight F through a lubricating film
 /// (`lubrication_resistance`), with a negligible drag of its own, overdamped: `(c / h) dh/dt =
 /// -F` with `c = 6 pi mu R^2` (R* = R against a plane: `sphere_plane` gives `r_eff = R`), so
-/// the gap closes as `h0 exp(-F t / c)`. The step takes the velocity at the start gap, so it
+/// the gap closes as `h0 exp(-F t / c)`, on both backends. The step takes the velocity at the start gap, so it
 /// multiplies h by `1 - a dt` (`a = F / c`) where the flow multiplies it by `exp(-a dt)`: after
 /// time t the relative error is `a t * a dt / 2`, 2e-4 at `a t = 2`, `a dt = 2e-4`; the drag
 /// `gamma_0 = 1e-10 N s/m` shifts it by `gamma_0 h0 / c = 5e-10`; f32 positions near the origin
@@ -353,19 +353,31 @@ fn lubrication_closes_a_gap_exponentially_in_the_overdamped_mode() {
             -(r + h0)
         ),
     );
-    let mut b = CpuBackend::new(test_world(&text)).expect("cpu backend");
-    let gap = |b: &mut CpuBackend| b.snapshot().pos[0][2] as f64 + h0;
-    close("start gap", gap(&mut b), h0, 1e-6);
-    for k in 1..=steps {
-        b.step();
-        if k % 2500 == 0 {
+    let mut all: Vec<Box<dyn Backend>> = vec![Box::new(
+        CpuBackend::new(test_world(&text)).expect("cpu backend"),
+    )];
+    if let Some(ctx) = crate::gpu::gpu_context() {
+        let g = grains_gpu::GpuBackend::new(test_world(&text), &ctx);
+        all.push(Box::new(g.unwrap_or_else(|e| panic!("{e}"))));
+    }
+    for mut b in all {
+        let name = b.name();
+        let gap = |b: &mut dyn Backend| b.snapshot().pos[0][2] as f64 + h0;
+        close(&format!("{name}: start gap"), gap(b.as_mut()), h0, 1e-6);
+        for k in (2500..=steps).step_by(2500) {
+            b.run(2500);
             let t = k as f64 * dt;
-            let h = gap(&mut b);
-            close(&format!("gap at step {k}"), h, h0 * (-a * t).exp(), 5e-4);
+            let h = gap(b.as_mut());
+            close(
+                &format!("{name}: gap at step {k}"),
+                h,
+                h0 * (-a * t).exp(),
+                5e-4,
+            );
             // The scheme itself, `h0 (1 - a dt)^k`, to the f32 gaps' 1e-5.
             let scheme = h0 * (1.0 - a * dt).powi(k as i32);
             close(
-                &format!("gap at step {k} against the scheme"),
+                &format!("{name}: gap at step {k} against the scheme"),
                 h,
                 scheme,
                 1e-5,

@@ -475,6 +475,7 @@ pub fn output_options(scene: &Scene, dir: &Path) -> grains_io::OutputOptions {
         contacts: scene.output.contacts,
         bonds: !scene.world.fixed_pairs.is_empty(),
         walls: scene.world.walls.iter().any(|w| w.moves()),
+        stress: scene.output.stress.is_some(),
     }
 }
 

@@ -462,19 +462,30 @@ impl<'a> RunOutput<'a> {
         let has_walls = !world.walls.is_empty() || world.triangle_tail() > 0;
         let walls = (scene.output.vtk && has_walls).then(|| b.walls());
         let shell_forces = (scene.output.vtk && !world.shells.is_empty()).then(|| b.shell_forces());
-        let records = scene.output.contacts.then(|| b.contact_records());
+        let records =
+            (scene.output.contacts || scene.output.stress.is_some()).then(|| b.contact_records());
         let w = &mut self.writer;
         let snap = b.snapshot();
         let (step, time) = (snap.step, snap.time);
-        if scene.output.vtk || scene.output.csv {
-            // Mesh walls' triangles are fixed particles of the solver, not particles of the
-            // scene: frames hold the scene's particles.
-            let tail = world.triangle_tail();
-            if tail > 0 {
-                w.write_frame(&snap.first(snap.pos.len() - tail), None)?;
-            } else {
-                w.write_frame(&snap, None)?;
+        // Mesh walls' triangles are fixed particles of the solver, not particles of the scene:
+        // frames and stresses hold the scene's particles.
+        let n = snap.pos.len() - world.triangle_tail();
+        let stress = match (scene.output.stress, &records) {
+            (Some(region), Some(records)) => {
+                Some(stress_output(world, records, &snap.pos[..n], region))
             }
+            _ => None,
+        };
+        if scene.output.vtk || scene.output.csv {
+            let per_particle = stress.as_ref().map(|s| s.0.as_slice());
+            if n < snap.pos.len() {
+                w.write_frame_with(&snap.first(n), None, per_particle)?;
+            } else {
+                w.write_frame_with(&snap, None, per_particle)?;
+            }
+        }
+        if let Some((_, region)) = &stress {
+            w.write_stress(step, time, region)?;
         }
         if let Some(loads) = wall_loads {
             w.write_walls(step, time, &loads)?;
@@ -485,7 +496,7 @@ impl<'a> RunOutput<'a> {
         if let Some(forces) = shell_forces {
             w.write_shells(&snap, &world.shells, &forces)?;
         }
-        if let Some(records) = records {
+        if let Some(records) = records.filter(|_| scene.output.contacts) {
             w.write_contacts(step, time, &records, &snap.pos)?;
         }
         drop(snap);
@@ -895,4 +906,31 @@ fn nothing_placed(scene: &grains_scene::Scene, k: usize, due: u32) -> String {
         qty(hi as f64, "m"),
         grains_core::insert::ATTEMPTS
     )
+}
+
+/// Each of the first `pos.len()` particles' virial stress (Pa), and the mean stress of the box
+/// `region` (the `stress` format: grains_core::stress).
+fn stress_output(
+    world: &grains_core::World,
+    records: &[grains_core::ContactRecord],
+    pos: &[[f32; 4]],
+    region: [[f64; 3]; 2],
+) -> (Vec<[f64; 6]>, grains_core::stress::RegionStress) {
+    use grains_core::stress::{per_volume, region_stress, virial_moments};
+    // A mesh wall's triangles are no particle of the scene: their contacts count for the
+    // sphere that touches them only.
+    let inside: Vec<_> = records
+        .iter()
+        .filter(|r| (r.i as usize) < pos.len())
+        .map(|r| {
+            let mut r = *r;
+            if r.j >= pos.len() as i64 {
+                r.j = -1;
+            }
+            r
+        })
+        .collect();
+    let moments = virial_moments(&inside, pos, &world.domain.params());
+    let region = region_stress(&moments, pos, region[0], region[1]);
+    (per_volume(&moments, pos), region)
 }

@@ -27,6 +27,7 @@ pub mod schedule;
 pub mod shapes;
 pub mod shells;
 pub mod state;
+pub mod stress;
 pub mod timestep;
 pub mod units;
 pub mod wgsl_constants;

@@ -7,6 +7,15 @@ use grains_core::{ContactRecord, EnergyReport, Snapshot};
 /// Header of `particles.csv`, a contract with scripts outside the project.
 pub const PARTICLES_HEADER: &str = "step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,fx,fy,fz,tx,ty,tz,radius";
 
+/// The columns `particles.csv` adds with the `stress` format: the virial stress (Pa), compression
+/// negative.
+pub const PARTICLES_STRESS_COLUMNS: &str = ",sxx,syy,szz,sxy,sxz,syz";
+
+/// Header of `stress.csv`: per output step, the mean stress (Pa) of `[output] stress_region`
+/// (the particles whose centres lie in it, their count and spheres' volume, and the region's
+/// volume, m^3).
+pub const STRESS_HEADER: &str = "step,time,particles,solid_volume,volume,sxx,syy,szz,sxy,sxz,syz";
+
 /// Header of `energy.csv`, a contract with scripts outside the project.
 pub const ENERGY_HEADER: &str =
     "step,time,kinetic,rotational,gravitational,elastic,damping_dissipated,friction_dissipated,total,removed,wall_work,kinematic_work,inserted";
@@ -55,10 +64,13 @@ pub(crate) fn push_f32(out: &mut String, v: f32) {
 /// and stopping once `out` holds about `limit` bytes; returns the next particle to write.
 ///
 /// Rows go out in chunks so a 100k-particle frame never sits whole in memory.
+/// With `stress`, each row ends with the particle's virial stress (Pa):
+/// [`PARTICLES_STRESS_COLUMNS`].
 pub(crate) fn particle_rows(
     out: &mut String,
     snap: &Snapshot,
     ids: Option<&[u64]>,
+    stress: Option<&[[f64; 6]]>,
     i0: usize,
     limit: usize,
 ) -> usize {
@@ -81,10 +93,29 @@ pub(crate) fn particle_rows(
         }
         out.push(',');
         push_f32(out, p[3]);
+        if let Some(t) = stress {
+            for v in t[i] {
+                out.push(',');
+                push_f32(out, v as f32);
+            }
+        }
         out.push('\n');
         i += 1;
     }
     i
+}
+
+/// One `stress.csv` line, newline included.
+pub(crate) fn stress_row(step: u64, time: f64, r: &grains_core::stress::RegionStress) -> String {
+    let mut s = format!(
+        "{step},{time},{},{:e},{:e}",
+        r.particles, r.solid_volume, r.volume
+    );
+    for v in r.stress {
+        s.push_str(&format!(",{v:e}"));
+    }
+    s.push('\n');
+    s
 }
 
 /// One `energy.csv` line, newline included. `{:e}` on f64 is shortest round-trip too.

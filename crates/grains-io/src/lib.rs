@@ -32,7 +32,9 @@ pub use checkpoint::{
     open_checkpoint, read_checkpoint, write_backend_checkpoint, write_checkpoint, CheckpointArrays,
     CHECKPOINT_FILE,
 };
-pub use csv::{CONTACTS_HEADER, ENERGY_HEADER, PARTICLES_HEADER};
+pub use csv::{
+    CONTACTS_HEADER, ENERGY_HEADER, PARTICLES_HEADER, PARTICLES_STRESS_COLUMNS, STRESS_HEADER,
+};
 pub use error::IoError;
 pub use lock::{OutputLock, LOCK_FILE};
 pub use resume::{ResumePoint, Resumed};
@@ -55,6 +57,8 @@ pub const WALLS_CSV: &str = "walls.csv";
 /// Header of `walls.csv`: per output step and wall, the force the particles exert on it (N),
 /// the torque about its centre of rotation (N m), and where that centre is (m).
 pub const WALLS_HEADER: &str = "step,time,wall,fx,fy,fz,tx,ty,tz,cx,cy,cz";
+/// Name of the region stress log in the output directory.
+pub const STRESS_CSV: &str = "stress.csv";
 /// Name of the ParaView series file in the output directory.
 pub const PARTICLES_PVD: &str = "particles.pvd";
 
@@ -78,6 +82,18 @@ pub struct OutputOptions {
     pub bonds: bool,
     /// Write `walls.csv` (a scene with a moving wall).
     pub walls: bool,
+    /// Write each particle's virial stress in the frames (`particles.csv` columns
+    /// [`PARTICLES_STRESS_COLUMNS`], the `.vtu` array `stress`) and `stress.csv`.
+    pub stress: bool,
+}
+
+/// The header of `particles.csv` of a run with options `opts`.
+pub fn particles_header(opts: &OutputOptions) -> String {
+    if opts.stress {
+        format!("{PARTICLES_HEADER}{PARTICLES_STRESS_COLUMNS}")
+    } else {
+        PARTICLES_HEADER.to_string()
+    }
 }
 
 /// Contact rows per particle the output estimate assumes: a dense pack's coordination number
@@ -107,7 +123,7 @@ pub fn frame_bytes_estimate(opts: &OutputOptions, particles: u64) -> u64 {
             };
             let mut out = Vec::new();
             // Writing into a Vec cannot fail.
-            let _ = vtk::write_vtu(&mut out, &snap, None);
+            let _ = vtk::write_vtu(&mut out, &snap, None, None);
             out.len() as f64
         };
         let (one, two) = (size(1), size(2));
@@ -115,6 +131,12 @@ pub fn frame_bytes_estimate(opts: &OutputOptions, particles: u64) -> u64 {
     }
     if opts.csv {
         bytes += 19.0 * 17.0 * n;
+    }
+    if opts.stress {
+        // Six columns of the CSV rows, six f32 of the frame, and a `stress.csv` line.
+        let csv = if opts.csv { 6.0 * 17.0 } else { 0.0 };
+        let vtk = if opts.vtk { 24.0 } else { 0.0 };
+        bytes += (csv + vtk) * n + 11.0 * 25.0;
     }
     if opts.contacts {
         // A CSV row of 10 fields, and with VTK a line cell (two points, two ids, offsets).
@@ -194,6 +216,7 @@ pub struct OutputWriter {
     contacts: Option<CsvFile>,
     bonds: Option<CsvFile>,
     walls: Option<CsvFile>,
+    stress: Option<CsvFile>,
     /// `(time, file name)` of every `.vtu` written, in order.
     frames: Vec<(f64, String)>,
     frames_written: usize,
@@ -244,7 +267,11 @@ impl OutputWriter {
         };
         let particles = opts
             .csv
-            .then(|| csv(PARTICLES_CSV, PARTICLES_HEADER))
+            .then(|| csv(PARTICLES_CSV, &particles_header(opts)))
+            .transpose()?;
+        let stress = opts
+            .stress
+            .then(|| csv(STRESS_CSV, STRESS_HEADER))
             .transpose()?;
         let energy = opts
             .energy
@@ -270,6 +297,7 @@ impl OutputWriter {
             contacts,
             bonds,
             walls,
+            stress,
             frames_written: frames.len(),
             frames,
             text: String::new(),
@@ -303,12 +331,31 @@ impl OutputWriter {
     /// `ids[i]` is written as particle `i`'s id when given; otherwise the index is.
     /// A snapshot whose arrays disagree in length is refused before anything is written.
     pub fn write_frame(&mut self, snap: &Snapshot, ids: Option<&[u64]>) -> Result<(), IoError> {
+        self.write_frame_with(snap, ids, None)
+    }
+
+    /// [`OutputWriter::write_frame`] with each particle's virial stress (Pa), for a run with
+    /// the `stress` format; `stress` is as long as the snapshot.
+    pub fn write_frame_with(
+        &mut self,
+        snap: &Snapshot,
+        ids: Option<&[u64]>,
+        stress: Option<&[[f64; 6]]>,
+    ) -> Result<(), IoError> {
         check_lengths(snap, ids)?;
+        if let Some(t) = stress.filter(|t| t.len() != snap.pos.len()) {
+            return Err(IoError::Snapshot {
+                step: snap.step,
+                field: "stress",
+                expected: snap.pos.len(),
+                got: t.len(),
+            });
+        }
         if let Some(csv) = &mut self.particles {
             let mut i = 0;
             while i < snap.pos.len() {
                 self.text.clear();
-                i = csv::particle_rows(&mut self.text, snap, ids, i, CSV_CHUNK);
+                i = csv::particle_rows(&mut self.text, snap, ids, stress, i, CSV_CHUNK);
                 csv.write_all(self.text.as_bytes())?;
             }
             csv.flush()?;
@@ -318,7 +365,7 @@ impl OutputWriter {
             let path = self.dir.join(&name);
             let file = File::create(&path).map_err(IoError::create(&path))?;
             let mut out = BufWriter::with_capacity(1 << 20, file);
-            vtk::write_vtu(&mut out, snap, ids)
+            vtk::write_vtu(&mut out, snap, ids, stress)
                 .and_then(|()| out.flush())
                 .map_err(IoError::write(&path))?;
             // The same step written again replaced its file, so it is listed once.
@@ -451,6 +498,21 @@ impl OutputWriter {
             }
             f.write_all(text.as_bytes())?;
             f.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Appends one line to `stress.csv` (the mean stress of the stress region) and flushes it;
+    /// nothing without the `stress` format.
+    pub fn write_stress(
+        &mut self,
+        step: u64,
+        time: f64,
+        region: &grains_core::stress::RegionStress,
+    ) -> Result<(), IoError> {
+        if let Some(csv) = &mut self.stress {
+            csv.write_all(csv::stress_row(step, time, region).as_bytes())?;
+            csv.flush()?;
         }
         Ok(())
     }

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use crate::error::IoError;
 use crate::{
     OutputOptions, BROKEN_BONDS_CSV, BROKEN_BONDS_HEADER, CHECKPOINT_FILE, CONTACTS_CSV,
-    CONTACTS_HEADER, ENERGY_CSV, ENERGY_HEADER, PARTICLES_CSV, PARTICLES_HEADER, PARTICLES_PVD,
-    WALLS_CSV, WALLS_HEADER,
+    CONTACTS_HEADER, ENERGY_CSV, ENERGY_HEADER, PARTICLES_CSV, PARTICLES_PVD, STRESS_CSV,
+    STRESS_HEADER, WALLS_CSV, WALLS_HEADER,
 };
 
 /// Where a resumed run starts, and what its output up to there must hold.
@@ -280,6 +280,7 @@ fn written(name: &str) -> Option<Written> {
         CONTACTS_CSV,
         BROKEN_BONDS_CSV,
         WALLS_CSV,
+        STRESS_CSV,
         PARTICLES_PVD,
         CHECKPOINT_FILE,
     ];
@@ -428,8 +429,14 @@ pub(crate) fn take_back(opts: &OutputOptions, at: &ResumePoint) -> Result<TakenB
     } else {
         Rows::SomeFrames
     };
+    let particles_header = crate::particles_header(opts);
     let tables = [
-        (opts.csv, PARTICLES_CSV, PARTICLES_HEADER, particles),
+        (
+            opts.csv,
+            PARTICLES_CSV,
+            particles_header.as_str(),
+            particles,
+        ),
         (opts.energy, ENERGY_CSV, ENERGY_HEADER, Rows::EveryFrame),
         (
             opts.contacts,
@@ -438,6 +445,7 @@ pub(crate) fn take_back(opts: &OutputOptions, at: &ResumePoint) -> Result<TakenB
             Rows::SomeFrames,
         ),
         (opts.walls, WALLS_CSV, WALLS_HEADER, Rows::EveryFrame),
+        (opts.stress, STRESS_CSV, STRESS_HEADER, Rows::EveryFrame),
     ];
     let mut scans = Vec::new();
     let mut rewrite = false;
@@ -495,6 +503,7 @@ pub(crate) fn take_back(opts: &OutputOptions, at: &ResumePoint) -> Result<TakenB
         CONTACTS_CSV,
         BROKEN_BONDS_CSV,
         WALLS_CSV,
+        STRESS_CSV,
     ]) {
         let path = dir.join(format!("{name}.tmp"));
         if path.is_file() {

@@ -43,6 +43,9 @@ enum Block<'a> {
     /// identity for every particle (no particle keeps an orientation).
     Xyzw(&'a [[f32; 4]]),
     U32(&'a [u32]),
+    /// Symmetric tensors `(xx, yy, zz, xy, xz, yz)`, written in ParaView's order of a
+    /// six-component tensor: XX, YY, ZZ, XY, YZ, XZ.
+    Sym6(&'a [[f64; 6]]),
     /// 0, 1, ..., n - 1 as Int64 (connectivity: each cell is its own point).
     Iota,
     /// 1, 2, ..., n as Int64 (each cell ends one point further).
@@ -115,6 +118,11 @@ impl Array<'_> {
                 r.iter().try_for_each(|x| w.write_all(&x.to_le_bytes()))
             }),
             Block::U32(v) => each(v, live, |x| w.write_all(&x.to_le_bytes())),
+            Block::Sym6(v) => each(v, live, |t| {
+                [t[0], t[1], t[2], t[3], t[5], t[4]]
+                    .iter()
+                    .try_for_each(|&x| w.write_all(&(x as f32).to_le_bytes()))
+            }),
             Block::Types => {
                 let chunk = [VTK_VERTEX; 4096];
                 let mut left = n;
@@ -160,10 +168,12 @@ fn shown(snap: &Snapshot) -> Option<Vec<u32>> {
 
 /// Writes the whole `.vtu` of `snap` to `w`: the particles it shows ([`shown`]), each with its
 /// `id`. Lengths have been checked by the caller.
+/// With `stress`, each particle's virial stress (Pa) as the tensor array `stress`.
 pub(crate) fn write_vtu(
     w: &mut impl Write,
     snap: &Snapshot,
     ids: Option<&[u64]>,
+    stress: Option<&[[f64; 6]]>,
 ) -> io::Result<()> {
     let live = shown(snap);
     let n = live.as_ref().map_or(snap.pos.len(), Vec::len);
@@ -173,7 +183,7 @@ pub(crate) fn write_vtu(
         components,
         block,
     };
-    let point_data = [
+    let mut point_data = vec![
         arr("id", "Int64", 1, Block::Ids(ids)),
         arr("radius", "Float32", 1, Block::W(&snap.pos)),
         arr("velocity", "Float32", 3, Block::Xyz(&snap.vel)),
@@ -184,6 +194,9 @@ pub(crate) fn write_vtu(
         arr("torque", "Float32", 3, Block::Xyz(&snap.torque)),
         arr("material", "UInt32", 1, Block::U32(&snap.material)),
     ];
+    if let Some(t) = stress {
+        point_data.push(arr("stress", "Float32", 6, Block::Sym6(t)));
+    }
     let points = [arr("Points", "Float32", 3, Block::Xyz(&snap.pos))];
     let cells = [
         arr("connectivity", "Int64", 1, Block::Iota),

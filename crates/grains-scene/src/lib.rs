@@ -90,6 +90,9 @@ pub struct OutputSettings {
     pub csv: bool,
     /// Write `contacts.csv` (and, with `vtk`, the contact-line frames).
     pub contacts: bool,
+    /// The `stress` format: each particle's virial stress in the frames, and `stress.csv`, the
+    /// mean stress of this box `[min, max]` (m).
+    pub stress: Option<[[f64; 3]; 2]>,
     /// Write `energy.csv`.
     pub energy: bool,
     /// Write `checkpoint.bin` (the whole state, to resume with `grains run --resume`) every
@@ -239,6 +242,7 @@ pub fn parse_scene_within(
             vtk: p.vtk,
             csv: p.csv,
             contacts: p.contacts,
+            stress: p.stress,
             energy: p.energy,
             checkpoint_every_steps: p.checkpoint_every_steps,
         },
@@ -546,6 +550,9 @@ impl Scene {
         }
         if self.output.contacts {
             formats.push("contacts");
+        }
+        if self.output.stress.is_some() {
+            formats.push("stress");
         }
         if self.output.energy {
             formats.push("energy");

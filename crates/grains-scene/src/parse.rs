@@ -57,6 +57,9 @@ pub(crate) struct Parsed {
     pub csv: bool,
     pub contacts: bool,
     pub energy: bool,
+    /// The `stress` format's region (the domain unless `stress_region` says otherwise); `None`
+    /// without the format.
+    pub stress: Option<[[f64; 3]; 2]>,
     pub max_initial_overlap: f64,
     pub lost: crate::LostParticles,
     pub overlaps: OverlapReport,
@@ -127,6 +130,10 @@ pub(crate) fn parse(
         None => 0,
     };
 
+    let domain = [world.domain.min, world.domain.max];
+    let stress = output
+        .stress
+        .then(|| output.stress_region.unwrap_or(domain));
     Ok(Parsed {
         world,
         timestep,
@@ -140,6 +147,7 @@ pub(crate) fn parse(
         csv: output.csv,
         contacts: output.contacts,
         energy: output.energy,
+        stress,
         max_initial_overlap: sim.max_initial_overlap,
         lost: sim.lost,
         overlaps,

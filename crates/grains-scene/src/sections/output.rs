@@ -41,6 +41,11 @@ pub(crate) struct Output {
     pub csv: bool,
     pub contacts: bool,
     pub energy: bool,
+    /// The `stress` format.
+    pub stress: bool,
+    /// `stress_region = { min, max }`: the box `stress.csv` averages over (default: the
+    /// domain).
+    pub stress_region: Option<[[f64; 3]; 2]>,
 }
 
 /// Read the optional `[output]` table.
@@ -53,6 +58,8 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Output, SceneE
         csv: false,
         contacts: false,
         energy: true,
+        stress: false,
+        stress_region: None,
     };
     let Some(v) = root.get("output") else {
         return Ok(out);
@@ -66,6 +73,7 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Output, SceneE
         "energy",
         "checkpoint_every",
         "checkpoint_every_steps",
+        "stress_region",
     ])?;
     if let Some(d) = o.get("dir") {
         let s = ctx.string(d, "output.dir", "a folder path (a string)")?;
@@ -77,22 +85,23 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Output, SceneE
     out.every = interval(ctx, &o, "every", "every_steps")?;
     out.checkpoint_every = interval(ctx, &o, "checkpoint_every", "checkpoint_every_steps")?;
     if let Some(f) = o.get("formats") {
-        let what = "an array of formats among \"vtk\", \"csv\", \"contacts\"";
+        let what = "an array of formats among \"vtk\", \"csv\", \"contacts\", \"stress\"";
         let list = ctx.array(f, "output.formats", what)?;
         out.vtk = false;
         out.csv = false;
         for (k, x) in list.iter().enumerate() {
             let key = format!("output.formats[{k}]");
-            match ctx.string(x, &key, "\"vtk\", \"csv\" or \"contacts\"")? {
+            match ctx.string(x, &key, "\"vtk\", \"csv\", \"contacts\" or \"stress\"")? {
                 "vtk" => out.vtk = true,
                 "csv" => out.csv = true,
                 "contacts" => out.contacts = true,
+                "stress" => out.stress = true,
                 _ => {
                     return Err(ctx.err(
                         &x.span(),
                         &key,
                         format!(
-                            "expected \"vtk\", \"csv\" or \"contacts\", found {}",
+                            "expected \"vtk\", \"csv\", \"contacts\" or \"stress\", found {}",
                             ctx.found(x)
                         ),
                     ))
@@ -103,7 +112,44 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Output, SceneE
     if let Some(e) = o.get("energy") {
         out.energy = ctx.boolean(e, "output.energy")?;
     }
+    if let Some(r) = o.get("stress_region") {
+        out.stress_region = Some(stress_region(ctx, r)?);
+    }
     Ok(out)
+}
+
+/// `stress_region = { min = [x, y, z], max = [x, y, z] }`, a box with `min < max` on every
+/// axis.
+fn stress_region(ctx: &Ctx<'_>, v: &crate::walk::Value<'_>) -> Result<[[f64; 3]; 2], SceneError> {
+    let key = "output.stress_region";
+    let t = ctx.table(v, key, "a table { min = [x, y, z], max = [x, y, z] } (m)")?;
+    t.deny_unknown(&["min", "max"])?;
+    let corner = |k: &str| -> Result<[f64; 3], SceneError> {
+        let full = format!("{key}.{k}");
+        match t.get(k) {
+            Some(c) => ctx.vec3(c, &full, "m"),
+            None => Err(ctx.err(
+                &v.span(),
+                &full,
+                "missing required key (a corner [x, y, z], m)",
+            )),
+        }
+    };
+    let (min, max) = (corner("min")?, corner("max")?);
+    if let Some(k) = (0..3).find(|&k| min[k] >= max[k]) {
+        let at = t.get("max").map_or(v.span(), |m| m.span());
+        return Err(ctx.err(
+            &at,
+            &format!("{key}.max"),
+            format!(
+                "expected max above min on every axis; axis {} has min {} and max {}",
+                ["x", "y", "z"][k],
+                min[k],
+                max[k]
+            ),
+        ));
+    }
+    Ok([min, max])
 }
 
 /// An interval given in seconds (key `seconds`) or in steps (key `steps`), not both.
