@@ -745,7 +745,7 @@ static REFUSALS: &[Refusal] = &[
         scene: Append(&["\n[output]\nformats = [\"vtk\", \"hdf5\"]\n"]),
         at: At(29, 19),
         key: "output.formats[1]",
-        parts: &["expected \"vtk\", \"csv\" or \"contacts\", found \"hdf5\""],
+        parts: &["expected \"vtk\", \"csv\", \"contacts\" or \"stress\", found \"hdf5\""],
     },
     Refusal {
         tag: "checkpoint-both",

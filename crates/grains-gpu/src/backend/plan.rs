@@ -901,7 +901,7 @@ pub(super) fn lcm(a: u64, b: u64) -> u64 {
 }
 
 /// A copy of a recorded dispatch (its bind groups are shared).
-fn dup(op: &Op) -> Op {
+pub(super) fn dup(op: &Op) -> Op {
     Op {
         kernel: op.kernel,
         pipeline: op.pipeline.clone(),

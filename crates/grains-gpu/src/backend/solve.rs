@@ -14,7 +14,7 @@
 //! the run stops with the step, the iterations and the residual. The host sizes the iterations
 //! a step records from the most a solve needed lately.
 
-use super::plan::groups;
+use super::plan::{dup, groups};
 use super::*;
 use crate::program::{Op, Size};
 use grains_core::kernel_types::{MatBlock, SolveParams, SymBlock};
@@ -84,22 +84,11 @@ pub(super) struct SolveTally {
 const FIRST_RECORDED: u32 = 32;
 const RECORDED_STEP: u32 = 8;
 
-fn copy(op: &Op) -> Op {
-    Op {
-        kernel: op.kernel,
-        pipeline: op.pipeline.clone(),
-        splits: op.splits.clone(),
-        groups: op.groups.clone(),
-        size: op.size,
-        bound: op.bound.clone(),
-    }
-}
-
 impl SolveOps {
     /// The solve's dispatches as a step (`book`) or the initial forces record them, with
     /// `iterations` iterations before the check.
     pub(super) fn sequence(&self, iterations: u32, book: bool) -> Vec<Op> {
-        let mut out: Vec<Op> = self.head.iter().map(copy).collect();
+        let mut out: Vec<Op> = self.head.iter().map(dup).collect();
         out.extend(self.more(iterations, book));
         out
     }
@@ -108,13 +97,13 @@ impl SolveOps {
     pub(super) fn more(&self, iterations: u32, book: bool) -> Vec<Op> {
         let mut out = Vec::new();
         for _ in 0..iterations {
-            out.extend(self.iteration.iter().map(copy));
+            out.extend(self.iteration.iter().map(dup));
         }
-        out.push(copy(&self.check));
+        out.push(dup(&self.check));
         if book {
-            out.extend(self.book.iter().map(copy));
+            out.extend(self.book.iter().map(dup));
         }
-        out.push(copy(&self.finish));
+        out.push(dup(&self.finish));
         out
     }
 }
