@@ -117,3 +117,57 @@ fn contact_records_carry_the_tangential_force_vector() {
     let want = mu * c.normal_force as f64;
     assert!((mag - want).abs() <= 1e-3 * want, "{mag} vs mu N = {want}");
 }
+
+/// `contacts.csv`'s whole force, relative velocity and moment (Exudyn's per-contact outputs),
+/// on both backends: a sphere resting on a floor at its Hertz overlap, moving at `v` along x
+/// and spinning at `w` about y. Its surface at the contact point moves at `v - w a` along x
+/// (`a = r - delta/2`, the arm to the contact point), so the floor's surface moves at
+/// `-(v - w a)` relative to it; the force is `ContactRecord::force`, and its moment about the
+/// centre is `arm x F`. Tolerances: f32 velocities and positions, 1e-6 relative.
+#[test]
+fn contact_records_carry_the_relative_velocity_and_the_moment() {
+    use grains_core::kernels::laws::cundall_strack::TangentialStiffness;
+    let (r, v, w, dt) = (0.01, 0.4, 10.0, 2e-6);
+    let laws = vec![
+        hertz(),
+        cundall_strack(0.3, 0.3, TangentialStiffness::Mindlin),
+    ];
+    let (world, _) = sphere_on_floor(r, 1e8, [v, 0.0, 0.0], [0.0, w, 0.0], laws, dt);
+    let mut all: Vec<Box<dyn Backend>> = vec![Box::new(
+        CpuBackend::new(world.clone()).unwrap_or_else(|e| panic!("{e}")),
+    )];
+    if let Some(ctx) = crate::gpu::gpu_context() {
+        let g = grains_gpu::GpuBackend::new(world, &ctx).unwrap_or_else(|e| panic!("{e}"));
+        all.push(Box::new(g));
+    }
+    for mut b in all {
+        let name = b.name();
+        b.run(1);
+        let s = b.snapshot().into_owned();
+        let records = b.contact_records();
+        let c = records.iter().find(|c| c.j < 0).expect("a floor contact");
+        let a = (c.point[2] - s.pos[0][2]) as f64;
+        assert!(a < 0.0 && (a + r).abs() < 1e-3 * r, "{name}: arm {a}");
+        let (vx, wy) = (s.vel[0][0] as f64, s.omega[0][1] as f64);
+        // The surface velocity at the contact, whose arm is (0, 0, a): v + w x arm.
+        let surface = vx + wy * a;
+        let rel = c.relative_velocity.map(|x| x as f64);
+        assert!(
+            (rel[0] + surface).abs() <= 1e-6 * surface.abs()
+                && rel[1] == 0.0
+                && rel[2].abs() <= 1e-6 * surface.abs(),
+            "{name}: {rel:?} against {}",
+            -surface
+        );
+        let f = c.force().map(|x| x as f64);
+        let t = c.torque.map(|x| x as f64);
+        let want = [-a * f[1], a * f[0], 0.0];
+        for k in 0..3 {
+            assert!(
+                (t[k] - want[k]).abs() <= 1e-6 * (a * f[2]).abs(),
+                "{name}: moment {t:?} against {want:?}"
+            );
+        }
+        assert!(f[2] > 0.0, "{name}: the floor pushes up: {f:?}");
+    }
+}

@@ -672,6 +672,8 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
             normal: [1.0, 0.0, 0.0],
             point: [0.5, 0.0, 0.0],
             bond: true,
+            relative_velocity: [-0.25, 0.0, 0.5],
+            torque: [0.0, 0.125, 0.0],
         },
         ContactRecord {
             i: 2,
@@ -683,6 +685,8 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
             normal: [0.0, 0.0, -1.0],
             point: [0.0, 0.0, -1.0],
             bond: false,
+            relative_velocity: [0.0; 3],
+            torque: [0.0; 3],
         },
     ];
     w.write_contacts(7, 0.5, &records, &snap.pos)?;
@@ -690,9 +694,9 @@ fn contacts_are_written_as_rows_and_lines() -> anyhow::Result<()> {
     let csv = fs::read_to_string(dir.join("contacts.csv"))?;
     assert_eq!(
         csv,
-        "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond,ftx,fty,ftz\n\
-         7,0.5,0,1,1e-6,2.5,0.5,1,0,0,1,0,0.3,-0.4\n\
-         7,0.5,2,-4,-2e-7,-0.125,0,0,0,-1,0,0,0,0\n"
+        "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond,ftx,fty,ftz,fx,fy,fz,vx,vy,vz,tx,ty,tz\n\
+         7,0.5,0,1,1e-6,2.5,0.5,1,0,0,1,0,0.3,-0.4,-2.5,0.3,-0.4,-0.25,0,0.5,0,0.125,0\n\
+         7,0.5,2,-4,-2e-7,-0.125,0,0,0,-1,0,0,0,0,0,0,-0.125,0,0,0,0,0,0\n"
     );
     let vtp = fs::read_to_string(dir.join("contacts_00000007.vtp"))?;
     assert!(

@@ -327,14 +327,66 @@ pub struct ContactRecord {
     pub point: [f32; 3],
     /// Whether the pair is a bond (a fixed pair of the world) rather than a contact.
     pub bond: bool,
+    /// The velocity of `j`'s surface relative to `i`'s at the contact point (m/s): each body's
+    /// velocity and spin about its centre (a moving wall's about its centre of rotation).
+    pub relative_velocity: [f32; 3],
+    /// The moment of the contact's force about `i`'s centre (N m), `(x_c - x_i) x F_i` (the
+    /// torques of rolling resistance and twisting friction are not in it).
+    pub torque: [f32; 3],
+}
+
+impl ContactRecord {
+    /// The contact's force on `i` (N): the normal force against the normal, and the
+    /// tangential force.
+    pub fn force(&self) -> [f32; 3] {
+        std::array::from_fn(|k| -self.normal_force * self.normal[k] + self.tangential[k])
+    }
+}
+
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// The velocity of the surface of body `j` (a particle, or wall `-1 - j`) at `point` (m/s).
+fn surface_velocity(
+    j: i64,
+    point: [f32; 3],
+    pos: &[[f32; 4]],
+    motion: (&[[f32; 4]], &[[f32; 4]]),
+    walls: &[crate::kernel_types::Wall],
+    domain: &crate::kernel_types::DomainParams,
+) -> [f32; 3] {
+    use crate::kernels::resolvers::sphere_sphere::min_image;
+    let (vel, omega) = motion;
+    let (v, w, arm) = if j >= 0 {
+        let (v, w, x) = (vel[j as usize], omega[j as usize], pos[j as usize]);
+        let arm = min_image([point[0] - x[0], point[1] - x[1], point[2] - x[2]], domain);
+        ([v[0], v[1], v[2]], [w[0], w[1], w[2]], arm)
+    } else {
+        let wall = &walls[(-1 - j) as usize];
+        if wall.moving == 0 {
+            return [0.0; 3];
+        }
+        let c = wall.center;
+        let arm = [point[0] - c[0], point[1] - c[1], point[2] - c[2]];
+        (wall.velocity, wall.omega, arm)
+    };
+    let spin = cross(w, arm);
+    [v[0] + spin[0], v[1] + spin[1], v[2] + spin[2]]
 }
 
 /// The active contacts of a state ([`slot_active`]), pairs in list order then wall contacts,
 /// with their geometry recomputed from the positions the slots were evaluated at (the
 /// resolvers' own overlap and normal).
+/// `motion`: each particle's velocity and spin, for the records' relative velocities.
 pub fn contact_records(
     world: &World,
     pos: &[[f32; 4]],
+    motion: (&[[f32; 4]], &[[f32; 4]]),
     slots: &SourceSlots<'_>,
 ) -> Vec<ContactRecord> {
     use crate::kernels::resolvers::sphere_sphere::min_image;
@@ -368,7 +420,8 @@ pub fn contact_records(
             };
             let arm = a[3] - 0.5 * overlap;
             let (normal_force, tangential_force, tangential) = split(s.force, n);
-            out.push(ContactRecord {
+            let point = [a[0] + n[0] * arm, a[1] + n[1] * arm, a[2] + n[2] * arm];
+            let mut r = ContactRecord {
                 i,
                 j,
                 overlap,
@@ -376,9 +429,18 @@ pub fn contact_records(
                 tangential_force,
                 tangential,
                 normal: n,
-                point: [a[0] + n[0] * arm, a[1] + n[1] * arm, a[2] + n[2] * arm],
+                point,
                 bond: src == SourceKind::Fixed,
-            });
+                relative_velocity: [0.0; 3],
+                torque: [0.0; 3],
+            };
+            let (vj, vi) = (
+                surface_velocity(j, point, pos, motion, slots.walls, &domain),
+                surface_velocity(i as i64, point, pos, motion, slots.walls, &domain),
+            );
+            r.relative_velocity = std::array::from_fn(|k| vj[k] - vi[k]);
+            r.torque = cross(n.map(|x| x * arm), r.force());
+            out.push(r);
         }
     }
     out

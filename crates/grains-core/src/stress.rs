@@ -41,9 +41,7 @@ pub fn virial_moments(
         min_image(d, domain).map(|x| x as f64)
     };
     for r in records {
-        let (n, t) = (r.normal, r.tangential);
-        // The force on `i`: the normal force pushes it away from `j`, against the normal.
-        let f: [f64; 3] = std::array::from_fn(|k| (-r.normal_force * n[k] + t[k]) as f64);
+        let f = r.force().map(|x| x as f64);
         let i = r.i as usize;
         add_outer(&mut m[i], branch(i, r.point), f);
         if r.j >= 0 {

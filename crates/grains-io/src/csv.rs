@@ -24,8 +24,10 @@ pub const ENERGY_HEADER: &str =
 /// `w`; `fn` is the normal force (N, positive when repulsive), `ft` the tangential force's
 /// magnitude (N), `n` the unit normal from `i` to `j`; `bond` is 1 for a bond (a `[[bond]]`
 /// pair, which acts at any distance), 0 for a contact; `ft` the tangential force on `i` as a
-/// vector (N).
-pub const CONTACTS_HEADER: &str = "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond,ftx,fty,ftz";
+/// vector (N); `f` the whole force on `i` (N); `v` the velocity of `j`'s surface relative to
+/// `i`'s at the contact point (m/s); `t` the moment of the force about `i`'s centre (N m).
+pub const CONTACTS_HEADER: &str =
+    "step,time,i,j,overlap,fn,ft,nx,ny,nz,bond,ftx,fty,ftz,fx,fy,fz,vx,vy,vz,tx,ty,tz";
 
 /// Appends one `contacts.csv` row per record.
 pub(crate) fn contact_rows(out: &mut String, step: u64, time: f64, records: &[ContactRecord]) {
@@ -39,7 +41,13 @@ pub(crate) fn contact_rows(out: &mut String, step: u64, time: f64, records: &[Co
             push_f32(out, v);
         }
         out.push_str(if r.bond { ",1" } else { ",0" });
-        for v in r.tangential {
+        for v in r
+            .tangential
+            .into_iter()
+            .chain(r.force())
+            .chain(r.relative_velocity)
+            .chain(r.torque)
+        {
             out.push(',');
             push_f32(out, v);
         }

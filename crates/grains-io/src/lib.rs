@@ -139,8 +139,8 @@ pub fn frame_bytes_estimate(opts: &OutputOptions, particles: u64) -> u64 {
         bytes += (csv + vtk) * n + 11.0 * 25.0;
     }
     if opts.contacts {
-        // A CSV row of 10 fields, and with VTK a line cell (two points, two ids, offsets).
-        let per_contact = 10.0 * 17.0 + if opts.vtk { 60.0 } else { 0.0 };
+        // A CSV row of 23 fields, and with VTK a line cell (two points, two ids, offsets).
+        let per_contact = 23.0 * 17.0 + if opts.vtk { 60.0 } else { 0.0 };
         bytes += CONTACTS_PER_PARTICLE_ESTIMATE * per_contact * n + 2000.0;
     }
     if opts.energy {

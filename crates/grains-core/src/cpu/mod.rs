@@ -1603,7 +1603,8 @@ impl Backend for CpuBackend {
     }
 
     fn contact_records(&mut self) -> Vec<ContactRecord> {
-        contact_records(&self.world, &self.pos, &self.source_slots())
+        let motion = (self.vel.as_slice(), self.omega.as_slice());
+        contact_records(&self.world, &self.pos, motion, &self.source_slots())
     }
 
     fn rebuild_steps(&self) -> &[u64] {

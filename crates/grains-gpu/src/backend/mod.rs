@@ -1229,8 +1229,10 @@ impl Backend for GpuBackend {
 
     fn contact_records(&mut self) -> Vec<grains_core::ContactRecord> {
         let pos: Vec<[f32; 4]> = self.read_pod("pos", self.n as u64);
+        let vel: Vec<[f32; 4]> = self.read_pod("vel", self.n as u64);
+        let omega: Vec<[f32; 4]> = self.read_pod("omega", self.n as u64);
         let s = self.read_source_slots();
-        grains_core::backend::contact_records(&self.world, &pos, &s.view())
+        grains_core::backend::contact_records(&self.world, &pos, (&vel, &omega), &s.view())
     }
 
     fn candidate_pairs(&mut self) -> Vec<(u32, u32)> {
