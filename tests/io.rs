@@ -839,6 +839,58 @@ fn resuming_keeps_the_rows_up_to_the_checkpoint_and_refuses_an_unreadable_table(
     Ok(())
 }
 
+/// With the `stress` format, a resumed run keeps `stress.csv`'s lines up to its checkpoint and
+/// `particles.csv`'s stress columns in its header, and appends after them.
+#[test]
+fn resuming_cuts_the_stress_log_back_to_the_checkpoint() -> anyhow::Result<()> {
+    let dir = scratch("stress");
+    let opts = OutputOptions {
+        vtk: false,
+        energy: false,
+        contacts: false,
+        bonds: false,
+        walls: false,
+        stress: true,
+        ..options(&dir)
+    };
+    let region = grains_core::stress::RegionStress {
+        particles: 3,
+        ..Default::default()
+    };
+    let stress = vec![[-1.0, -2.0, -3.0, 0.5, 0.25, 0.125]; 3];
+    let mut w = OutputWriter::create(&opts)?;
+    for step in [0, 100, 200, 300] {
+        let time = step as f64 * 1e-5;
+        w.write_frame_with(&snapshot(step, time, 0.0), None, Some(&stress))?;
+        w.write_stress(step, time, &region)?;
+    }
+    w.finish()?;
+    let mut w = OutputWriter::resume(&opts, &at(200, 100, 3))?.writer;
+    w.write_stress(300, 3e-3, &region)?;
+    w.finish()?;
+    let text = fs::read_to_string(dir.join("stress.csv"))?;
+    let steps: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| &l[..l.find(',').unwrap_or(0)])
+        .collect();
+    assert_eq!(steps, ["0", "100", "200", "300"], "{text}");
+    assert_eq!(text.lines().next(), Some(grains_io::STRESS_HEADER));
+    let particles = fs::read_to_string(dir.join("particles.csv"))?;
+    assert!(particles.starts_with(&format!("{PARTICLES_HEADER},sxx,syy,szz,sxy,sxz,syz\n")));
+    assert!(particles
+        .lines()
+        .nth(1)
+        .is_some_and(|l| l.ends_with(",-1,-2,-3,0.5,0.25,0.125")));
+    assert_eq!(
+        particles.lines().count(),
+        1 + 3 * 3,
+        "the rows up to step 200"
+    );
+    fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
 /// A bead in a box: a world with walls to draw.
 fn boxed_world() -> grains_core::World {
     grains_tests::test_world(
