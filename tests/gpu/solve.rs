@@ -215,9 +215,35 @@ fn the_solve_passes_match_their_twins() {
 }
 
 fn solve_passes_against_twins(ctx: &GpuContext, h: &Held, mode: &str) {
-    let n = h.n;
     let mut rng = SplitMix(0x501E ^ mode.len() as u64);
-    let mut bufs: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
+    let mut bufs = pass_buffers(h);
+    assembly_matches(ctx, h, &mut bufs, mode);
+    // The start, on the backend's blocks and this step's forces, from random velocities (the
+    // backend's are this step's solution, whose residual is all rounding).
+    let vel: Vec<[f32; 4]> = random_vec4s(&mut rng, h.n)
+        .into_iter()
+        .zip(&h.vec4s["vel"])
+        .map(|(r, v)| [r[0], r[1], r[2], v[3]])
+        .collect();
+    bufs.insert("vel", bytes(&vel));
+    bufs.insert("mat_block", bytes(&h.mat_block));
+    bufs.insert("mat_fixed", bytes(&h.mat_fixed));
+    let base = solve_view(h, &vel);
+    let pre = start_matches(ctx, h, &base, &mut bufs, mode);
+    bufs.insert("solve_pre", bytes(&pre));
+    let s = Stage {
+        ctx,
+        h,
+        base: &base,
+        mode,
+    };
+    s.iteration_matches(&mut rng, &pre, &mut bufs);
+}
+
+/// Every array the solve's passes bind, from what the backend held, the solve's own zeroed.
+fn pass_buffers(h: &Held) -> BTreeMap<&'static str, Vec<u8>> {
+    let n = h.n;
+    let mut bufs: BTreeMap<&'static str, Vec<u8>> = BTreeMap::new();
     bufs.insert("step", bytes(std::slice::from_ref(&h.step)));
     bufs.insert("solve_params", bytes(std::slice::from_ref(&h.params)));
     for (k, v) in &h.u32s {
@@ -231,14 +257,12 @@ fn solve_passes_against_twins(ctx: &GpuContext, h: &Held, mode: &str) {
     }
     // An empty table still binds one element, as the backend's buffers do.
     let one_wall = [grains_core::kernel_types::Wall::default()];
-    bufs.insert(
-        "walls",
-        bytes(if h.walls.is_empty() {
-            &one_wall
-        } else {
-            &h.walls
-        }),
-    );
+    let walls = if h.walls.is_empty() {
+        &one_wall[..]
+    } else {
+        &h.walls
+    };
+    bufs.insert("walls", bytes(walls));
     bufs.insert("fixed_pairs", bytes(&h.fixed_pairs));
     bufs.insert("edge_nodes", bytes(&h.edge_nodes));
     bufs.insert("shell_viscosity", bytes(&h.shell_viscosity));
@@ -250,23 +274,27 @@ fn solve_passes_against_twins(ctx: &GpuContext, h: &Held, mode: &str) {
     }
     bufs.insert("solve_pre", bytes(&vec![SymBlock::default(); n]));
     bufs.insert("solve_partials", bytes(&vec![[0.0f32; 4]; n.div_ceil(64)]));
+    bufs
+}
+
+/// The assembly, from a cleared block array, against its twin and the backend's own blocks:
+/// a copy, so bit for bit.
+fn assembly_matches(
+    ctx: &GpuContext,
+    h: &Held,
+    bufs: &mut BTreeMap<&'static str, Vec<u8>>,
+    mode: &str,
+) {
+    let (n, nf) = (h.n, h.step.n_fixed as usize);
     let u = |k: &str| h.u32s[k].as_slice();
-    let v4 = |k: &str| h.vec4s[k].as_slice();
-    // The assembly, from a cleared block array: a copy, so bit for bit.
     let blank = MatBlock {
         partner: 7,
         ..Default::default()
     };
     bufs.insert("mat_block", bytes(&vec![blank; h.mat_block.len()]));
     bufs.insert("mat_fixed", bytes(&vec![blank; h.mat_fixed.len()]));
-    let nf = h.step.n_fixed as usize;
-    let out = run_pass(
-        ctx,
-        "solve_assemble",
-        &bufs,
-        &["mat_block", "mat_fixed"],
-        n.max(nf),
-    );
+    let outs = ["mat_block", "mat_fixed"];
+    let out = run_pass(ctx, "solve_assemble", bufs, &outs, n.max(nf));
     let view = AssembleView {
         step: &h.step,
         params: &h.params,
@@ -290,37 +318,25 @@ fn solve_passes_against_twins(ctx: &GpuContext, h: &Held, mode: &str) {
     }
     let records = u("pair_start")[n] as usize;
     let got: Vec<MatBlock> = pod(&out[0]);
-    assert_eq!(
-        got[..records],
-        mat_block[..records],
-        "{mode}: solve_assemble's blocks"
-    );
-    assert_eq!(
-        pod::<MatBlock>(&out[1])[..nf],
-        mat_fixed[..nf],
-        "{mode}: fixed blocks"
-    );
+    assert_eq!(got[..records], mat_block[..records], "{mode}: blocks");
+    let got: Vec<MatBlock> = pod(&out[1]);
+    assert_eq!(got[..nf], mat_fixed[..nf], "{mode}: fixed blocks");
     assert_eq!(
         mat_block[..records],
         h.mat_block[..records],
-        "{mode}: the backend's"
+        "{mode}: backend's"
     );
     assert_eq!(
         mat_fixed[..nf],
         h.mat_fixed[..nf],
-        "{mode}: the backend's fixed blocks"
+        "{mode}: backend's fixed"
     );
-    // The start, on the backend's blocks and this step's forces, from random velocities (the
-    // backend's are this step's solution, whose residual is all rounding).
-    let vel: Vec<[f32; 4]> = random_vec4s(&mut rng, n)
-        .into_iter()
-        .zip(v4("vel"))
-        .map(|(r, v)| [r[0], r[1], r[2], v[3]])
-        .collect();
-    bufs.insert("vel", bytes(&vel));
-    bufs.insert("mat_block", bytes(&h.mat_block));
-    bufs.insert("mat_fixed", bytes(&h.mat_fixed));
-    let base = SolveView {
+}
+
+/// The walk's arrays as the backend held them, with velocities `vel`.
+fn solve_view<'a>(h: &'a Held, vel: &'a [[f32; 4]]) -> SolveView<'a> {
+    let u = |k: &str| h.u32s[k].as_slice();
+    SolveView {
         step: &h.step,
         params: &h.params,
         pair_start: u("pair_start"),
@@ -333,16 +349,27 @@ fn solve_passes_against_twins(ctx: &GpuContext, h: &Held, mode: &str) {
         fixed_pairs: &h.fixed_pairs,
         mat_fixed: &h.mat_fixed,
         walls: &h.walls,
-        pos: v4("pos"),
-        vel: &vel,
+        pos: &h.vec4s["pos"],
+        vel,
         solve_p: &[],
         solve_x: &[],
         shell_start: u("shell_start"),
         shell_entry: u("shell_entry"),
         edge_nodes: &h.edge_nodes,
         shell_viscosity: &h.shell_viscosity,
-    };
-    let (material, drag) = (u("material"), v4("material_drag"));
+    }
+}
+
+/// `solve_start` against its twin; returns the twin's preconditioner.
+fn start_matches(
+    ctx: &GpuContext,
+    h: &Held,
+    base: &SolveView<'_>,
+    bufs: &mut BTreeMap<&'static str, Vec<u8>>,
+    mode: &str,
+) -> Vec<SymBlock> {
+    let n = h.n;
+    let (material, drag) = (h.u32s["material"].as_slice(), &h.vec4s["material_drag"]);
     let outs = [
         "solve_x",
         "solve_r",
@@ -350,123 +377,117 @@ fn solve_passes_against_twins(ctx: &GpuContext, h: &Held, mode: &str) {
         "solve_pre",
         "solve_partials",
     ];
-    let got = run_pass(ctx, "solve_start", &bufs, &outs, n);
+    let got = run_pass(ctx, "solve_start", bufs, &outs, n);
     let twin: Vec<_> = (0..n)
-        .map(|i| solve_start(i, &base, v4("force"), material, drag))
+        .map(|i| solve_start(i, base, &h.vec4s["force"], material, drag))
         .collect();
     let pick = |f: fn(&solve_start::Started) -> [f32; 4]| twin.iter().map(f).collect::<Vec<_>>();
-    close(
-        &format!("{mode}: start x"),
-        &pod(&got[0]),
-        &pick(|s| s.x),
-        1e-5,
-    );
-    close(
-        &format!("{mode}: start r"),
-        &pod(&got[1]),
-        &pick(|s| s.r),
-        1e-5,
-    );
-    close(
-        &format!("{mode}: start p"),
-        &pod(&got[2]),
-        &pick(|s| s.p),
-        1e-5,
-    );
+    let named = |what: &str| format!("{mode}: start {what}");
+    close(&named("x"), &pod(&got[0]), &pick(|s| s.x), 1e-5);
+    close(&named("r"), &pod(&got[1]), &pick(|s| s.r), 1e-5);
+    close(&named("p"), &pod(&got[2]), &pick(|s| s.p), 1e-5);
     let pre: Vec<[f32; 4]> = twin.iter().flat_map(|s| [s.pre.p0, s.pre.p1]).collect();
-    close(&format!("{mode}: start P"), &pod(&got[3]), &pre, 1e-5);
+    close(&named("P"), &pod(&got[3]), &pre, 1e-5);
     let sums: Vec<[f32; 4]> = twin.iter().map(|s| s.sums).collect();
     close(
-        &format!("{mode}: start sums"),
+        &named("sums"),
         &pod(&got[4]),
         &workgroup_partials(&sums),
         1e-5,
     );
-    let pre: Vec<SymBlock> = twin.iter().map(|s| s.pre).collect();
-    bufs.insert("solve_pre", bytes(&pre));
-    // An iteration on random vectors.
-    let p = random_vec4s(&mut rng, n);
-    bufs.insert("solve_p", bytes(&p));
-    let got = run_pass(ctx, "solve_apply", &bufs, &["solve_q", "solve_partials"], n);
-    let with_p = SolveView {
-        solve_p: &p,
-        ..base
-    };
-    let (q, sums): (Vec<_>, Vec<_>) = (0..n)
-        .map(|i| solve_apply(i, &with_p, material, drag))
-        .unzip();
-    close(&format!("{mode}: apply q"), &pod(&got[0]), &q, 1e-5);
-    close(
-        &format!("{mode}: apply p.q"),
-        &pod(&got[1]),
-        &workgroup_partials(&sums),
-        1e-5,
-    );
-    let (x, r, q) = (
-        random_vec4s(&mut rng, n),
-        random_vec4s(&mut rng, n),
-        random_vec4s(&mut rng, n),
-    );
-    let (alpha, beta) = (rng.range(0.1, 2.0) as f32, rng.range(0.1, 2.0) as f32);
-    bufs.insert("solve_x", bytes(&x));
-    bufs.insert("solve_r", bytes(&r));
-    bufs.insert("solve_q", bytes(&q));
-    bufs.insert("solve", bytes(&[alpha, beta, 0.0, 0.0]));
-    let outs = ["solve_x", "solve_r", "solve_partials"];
-    let got = run_pass(ctx, "solve_update", &bufs, &outs, n);
-    let (mut tx, mut tr) = (x.clone(), r.clone());
-    let sums: Vec<[f32; 4]> = (0..n)
-        .map(|i| solve_update(alpha, &mut tx[i], &mut tr[i], &p[i], &q[i], &pre[i]))
-        .collect();
-    close(&format!("{mode}: update x"), &pod(&got[0]), &tx, 1e-5);
-    close(&format!("{mode}: update r"), &pod(&got[1]), &tr, 1e-5);
-    close(
-        &format!("{mode}: update sums"),
-        &pod(&got[2]),
-        &workgroup_partials(&sums),
-        1e-5,
-    );
-    let got = run_pass(ctx, "solve_direction", &bufs, &["solve_p"], n);
-    let mut tp = p.clone();
-    for i in 0..n {
-        solve_direction(beta, &r[i], &mut tp[i], &pre[i]);
+    twin.iter().map(|s| s.pre).collect()
+}
+
+/// What the iteration's and the end's checks share.
+struct Stage<'a> {
+    ctx: &'a GpuContext,
+    h: &'a Held,
+    base: &'a SolveView<'a>,
+    mode: &'a str,
+}
+
+impl Stage<'_> {
+    fn close(&self, what: &str, gpu: &[u8], twin: &[[f32; 4]]) {
+        close(&format!("{}: {what}", self.mode), &pod(gpu), twin, 1e-5);
     }
-    close(&format!("{mode}: direction"), &pod(&got[0]), &tp, 1e-5);
-    // The step's end from random solutions `x`.
-    let got = run_pass(ctx, "solve_book", &bufs, &["dissipated"], n);
-    let with_x = SolveView {
-        solve_x: &x,
-        solve_p: &p,
-        ..base
-    };
-    let mut dis = v4("dissipated").to_vec();
-    for (i, d) in dis.iter_mut().enumerate() {
-        solve_book(i, &with_x, v4("torque"), material, drag, d);
-    }
-    close(&format!("{mode}: booked"), &pod(&got[0]), &dis, 1e-5);
-    let got = run_pass(ctx, "solve_finish", &bufs, &["vel", "omega"], n);
-    let (mut vel, mut omega) = (vel.clone(), v4("omega").to_vec());
-    for i in 0..n {
-        let rot = drag[material[i] as usize][1];
-        let (pos, t) = (&v4("pos")[i], &v4("torque")[i]);
-        solve_finish(
-            &h.step,
-            &h.params,
-            &mut vel[i],
-            &mut omega[i],
-            pos,
-            t,
-            rot,
-            &x[i],
+
+    /// An iteration's passes on random vectors and scalars, then the step's end from random
+    /// solutions.
+    fn iteration_matches(
+        &self,
+        rng: &mut SplitMix,
+        pre: &[SymBlock],
+        bufs: &mut BTreeMap<&'static str, Vec<u8>>,
+    ) {
+        let (h, n, ctx) = (self.h, self.h.n, self.ctx);
+        let (material, drag) = (h.u32s["material"].as_slice(), &h.vec4s["material_drag"]);
+        let p = random_vec4s(rng, n);
+        bufs.insert("solve_p", bytes(&p));
+        let got = run_pass(ctx, "solve_apply", bufs, &["solve_q", "solve_partials"], n);
+        let with_p = SolveView {
+            solve_p: &p,
+            ..*self.base
+        };
+        let (q, sums): (Vec<_>, Vec<_>) = (0..n)
+            .map(|i| solve_apply(i, &with_p, material, drag))
+            .unzip();
+        self.close("apply q", &got[0], &q);
+        self.close("apply p.q", &got[1], &workgroup_partials(&sums));
+        let (x, r, q) = (
+            random_vec4s(rng, n),
+            random_vec4s(rng, n),
+            random_vec4s(rng, n),
         );
+        let (alpha, beta) = (rng.range(0.1, 2.0) as f32, rng.range(0.1, 2.0) as f32);
+        bufs.insert("solve_x", bytes(&x));
+        bufs.insert("solve_r", bytes(&r));
+        bufs.insert("solve_q", bytes(&q));
+        bufs.insert("solve", bytes(&[alpha, beta, 0.0, 0.0]));
+        let outs = ["solve_x", "solve_r", "solve_partials"];
+        let got = run_pass(ctx, "solve_update", bufs, &outs, n);
+        let (mut tx, mut tr) = (x.clone(), r.clone());
+        let sums: Vec<[f32; 4]> = (0..n)
+            .map(|i| solve_update(alpha, &mut tx[i], &mut tr[i], &p[i], &q[i], &pre[i]))
+            .collect();
+        self.close("update x", &got[0], &tx);
+        self.close("update r", &got[1], &tr);
+        self.close("update sums", &got[2], &workgroup_partials(&sums));
+        let got = run_pass(ctx, "solve_direction", bufs, &["solve_p"], n);
+        let mut tp = p.clone();
+        for i in 0..n {
+            solve_direction(beta, &r[i], &mut tp[i], &pre[i]);
+        }
+        self.close("direction", &got[0], &tp);
+        self.end_matches(&x, &p, bufs);
     }
-    close(&format!("{mode}: finish vel"), &pod(&got[0]), &vel, 1e-5);
-    close(
-        &format!("{mode}: finish omega"),
-        &pod(&got[1]),
-        &omega,
-        1e-5,
-    );
+
+    /// `solve_book` and `solve_finish` from the solutions `x` (direction `p` bound beside).
+    fn end_matches(&self, x: &[[f32; 4]], p: &[[f32; 4]], bufs: &BTreeMap<&'static str, Vec<u8>>) {
+        let (h, n, ctx) = (self.h, self.h.n, self.ctx);
+        let (material, drag) = (h.u32s["material"].as_slice(), &h.vec4s["material_drag"]);
+        let v4 = |k: &str| h.vec4s[k].as_slice();
+        let got = run_pass(ctx, "solve_book", bufs, &["dissipated"], n);
+        let with_x = SolveView {
+            solve_x: x,
+            solve_p: p,
+            ..*self.base
+        };
+        let mut dis = v4("dissipated").to_vec();
+        for (i, d) in dis.iter_mut().enumerate() {
+            solve_book(i, &with_x, v4("torque"), material, drag, d);
+        }
+        self.close("booked", &got[0], &dis);
+        let got = run_pass(ctx, "solve_finish", bufs, &["vel", "omega"], n);
+        let (mut vel, mut omega) = (self.base.vel.to_vec(), v4("omega").to_vec());
+        for i in 0..n {
+            let rot = drag[material[i] as usize][1];
+            let (pos, t) = (&v4("pos")[i], &v4("torque")[i]);
+            let (v, o) = (&mut vel[i], &mut omega[i]);
+            solve_finish(&h.step, &h.params, v, o, pos, t, rot, &x[i]);
+        }
+        self.close("finish vel", &got[0], &vel);
+        self.close("finish omega", &got[1], &omega);
+    }
 }
 
 /// The overdamped bed (contacts with the floor and a moving wall, resistances, bonds, a held
