@@ -7,7 +7,8 @@
 // `head_pair`), then its fixed pairs: the same walk as the gather (lib/gather_particle.wgsl);
 // then, for a shell node, its viscous edges, each the block `Gamma I` towards the edge's other
 // common node.
-// The including pass declares `step`, `vel`, `solve_p` and `solve_x`.
+// The including pass declares `step`, `vel`, `material`, `material_drag`, `solve_p` and
+// `solve_x`.
 //!include lib/solve.wgsl
 
 @group(0) @binding(42) var<storage, read> pair_start: array<u32>;
@@ -42,6 +43,13 @@ const MODE_UNDERDAMPED: u32 = 2u;
 // Whether particle `j` is an unknown: free (an inverse mass) and present (a radius).
 fn solve_free(j: u32) -> bool {
     return vel[j].w > 0.0 && pos[j].w > 0.0;
+}
+
+// Particle `i`'s own diagonal: its mass and drag under the solve's weights.
+fn own_diagonal(i: u32) -> f32 {
+    let mass = 1.0 / vel[i].w;
+    let drag = material_drag[material[i]].x;
+    return solve_params.coef.z * mass + solve_params.coef.w * drag;
 }
 
 // Body `j`'s value of `src`: a particle's, or wall `j - n`'s (its velocity where it moves).

@@ -27,11 +27,8 @@ fn solve_apply(
     if (gid < step.n_particles) {
         var q = vec3<f32>(0.0);
         if (solve_free(gid)) {
-            let mass = 1.0 / vel[gid].w;
-            let drag = material_drag[material[gid]].x;
-            let d = solve_params.coef.z * mass + solve_params.coef.w * drag;
             let p = solve_p[gid].xyz;
-            q = solve_row(gid, p, d, solve_params.coef.xy, SRC_P);
+            q = solve_row(gid, p, own_diagonal(gid), solve_params.coef.xy, SRC_P);
             sums = vec4<f32>(dot3(p, q), 0.0, 0.0, 0.0);
         }
         solve_q[gid] = vec4<f32>(q, 0.0);

@@ -22,13 +22,6 @@
 @group(0) @binding(8) var<storage, read_write> solve_pre: array<SymBlock>;
 @group(0) @binding(9) var<storage, read_write> solve_partials: array<vec4<f32>>;
 
-// Particle `i`'s own diagonal: its mass and drag under the solve's weights.
-fn own_diagonal(i: u32) -> f32 {
-    let mass = 1.0 / vel[i].w;
-    let drag = material_drag[material[i]].x;
-    return solve_params.coef.z * mass + solve_params.coef.w * drag;
-}
-
 @compute @workgroup_size(64)
 fn solve_start(
     @builtin(global_invocation_id) id: vec3<u32>,

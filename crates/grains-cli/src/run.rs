@@ -777,7 +777,6 @@ fn memory_line(
     }
 }
 
-/// The command that resumes the run of `args`: its scene, and the flags it was given.
 /// Keep the run's overrides in `OUT/overrides.txt`, a `--set PATH=VALUE` a line, so the
 /// output says what it ran; a fresh run without overrides removes the file an earlier run left.
 fn record_overrides(out: &std::path::Path, args: &RunArgs) -> Result<()> {
@@ -794,6 +793,7 @@ fn record_overrides(out: &std::path::Path, args: &RunArgs) -> Result<()> {
     std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// The command that resumes the run of `args`: its scene, and the flags it was given.
 fn resume_command(args: &RunArgs) -> String {
     let mut resume = format!("grains run {} --resume", args.scene.display());
     if let Some(o) = &args.out {

@@ -317,6 +317,14 @@ impl SolveView<'_> {
     }
 }
 
+/// Particle `i`'s own diagonal: its mass and drag under the solve's weights, as
+/// `own_diagonal` in lib/solve_row.wgsl (`drag`: each material's).
+pub fn own_diagonal(v: &SolveView<'_>, i: usize, material: &[u32], drag: &[[f32; 4]]) -> f32 {
+    let mass = 1.0 / v.vel[i][3];
+    let d = drag[material[i] as usize][0];
+    v.params.coef[2] * mass + v.params.coef[3] * d
+}
+
 impl SolveParams {
     /// The solve's constants for `world`, whose dynamics is implicit.
     pub fn of(world: &crate::world::World) -> SolveParams {

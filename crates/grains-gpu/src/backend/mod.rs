@@ -235,8 +235,6 @@ pub struct GpuBackend {
     profiler: Option<profile::Profiler>,
     /// The implicit solves: iterations recorded a step, and the device's counts.
     solve_tally: solve::SolveTally,
-    /// The most iterations one solve took since the last resizing of the recorded ones.
-    solve_most: u32,
 }
 
 impl GpuBackend {
@@ -309,7 +307,6 @@ impl GpuBackend {
             contacts: 0,
             grows: 0,
             solve_tally: Default::default(),
-            solve_most: 0,
             world,
         };
         b.create_buffers(&grid)?;
@@ -601,15 +598,12 @@ impl GpuBackend {
                 sources.push(("solve", &self.arrays.bufs["solve"], 4 * SOLVE_WORDS as u64));
             }
             let mut words = crate::device::read_back(&self.ctx, self.encoder(), &sources)?;
-            let solve_words: Vec<u32> = if implicit {
-                bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default())
-            } else {
-                Vec::new()
-            };
-            if implicit && solve_words.len() < SOLVE_WORDS {
-                return Err(GpuError::Readback("solve".into()));
-            }
+            let mut solve_words: Vec<u32> = Vec::new();
             if implicit {
+                solve_words = bytemuck::pod_collect_to_vec(&words.pop().unwrap_or_default());
+                if solve_words.len() < SOLVE_WORDS {
+                    return Err(GpuError::Readback("solve".into()));
+                }
                 self.take_solve_counts(&solve_words);
             }
             let word = |v: Vec<u8>| bytemuck::pod_collect_to_vec::<u8, u32>(&v).first().copied();

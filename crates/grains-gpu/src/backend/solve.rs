@@ -74,8 +74,10 @@ pub(super) struct SolveOps {
 pub(super) struct SolveTally {
     /// Iterations each step records before `solve_check`.
     pub(super) recorded: u32,
-    /// Whether a solve needed more than that since the last read-back.
+    /// Whether a solve needed more than that since the last resizing.
     pub(super) ran_over: bool,
+    /// The most iterations one solve took since the last resizing of the recorded ones.
+    pub(super) most: u32,
     pub(super) solves: u64,
     pub(super) iterations: u64,
 }
@@ -260,10 +262,8 @@ impl GpuBackend {
         t.solves += words[SW_SOLVES as usize] as u64;
         t.iterations += words[SW_ITER_TOTAL as usize] as u64;
         let most = words[SW_ITER_MAX as usize];
-        if most > t.recorded {
-            t.ran_over = true;
-        }
-        self.solve_most = self.solve_most.max(most);
+        t.ran_over |= most > t.recorded;
+        t.most = t.most.max(most);
         self.ctx.queue.write_buffer(
             &self.arrays.bufs["solve"],
             4 * SW_SOLVES as u64,
@@ -275,8 +275,8 @@ impl GpuBackend {
     /// a quarter and 4 more, in multiples of 8 (at least 8, at most the cap): more after a
     /// solve ran over, fewer when most of them go unused.
     pub(super) fn size_recorded_iterations(&mut self) -> Result<(), GpuError> {
-        let most = std::mem::take(&mut self.solve_most);
         let t = &mut self.solve_tally;
+        let most = std::mem::take(&mut t.most);
         if most == 0 {
             return Ok(());
         }

@@ -1,8 +1,7 @@
 //! An iteration's product of the implicit solve on the GPU. WGSL twin:
 //! `shaders/passes/solve_apply.wgsl`.
 
-use super::solve_start::own_diagonal;
-use crate::kernels::solve::{dot3, SolveView, SRC_P};
+use crate::kernels::solve::{dot3, own_diagonal, SolveView, SRC_P};
 
 /// Invocation `gid`: `q = A p` for its particle (zero for a known one), and its share
 /// `(p.q, 0, 0, 0)` of its workgroup's partial.

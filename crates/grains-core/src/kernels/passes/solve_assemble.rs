@@ -2,6 +2,7 @@
 
 use crate::kernel_types::{MatBlock, SolveParams, StepParams, Wall};
 use crate::kernels::solve::NO_BLOCK;
+use crate::kernels::sources::{fixed, list_record_pair, SourceKind};
 
 /// The chain tables and records the assembly reads.
 #[derive(Clone, Copy)]
@@ -43,15 +44,15 @@ fn no_block() -> MatBlock {
 }
 
 impl AssembleView<'_> {
-    /// The chain of particle `p`'s record of partner `q` (a wall past the particles).
+    /// The chain of particle `p`'s record of partner `q` (a wall past the particles), as the
+    /// list's sources find it.
     fn record_chain(&self, p: u32, q: u32) -> u32 {
-        let nm = self.step.n_materials;
-        let m = |i: u32| self.material[i as usize];
-        if q < self.step.n_particles {
-            return self.sphere_chain[(m(p) * nm + m(q)) as usize];
-        }
-        let w = &self.walls[(q - self.step.n_particles) as usize];
-        self.wall_chain[((w.kind * nm + m(p)) * nm + w.material) as usize]
+        let (src, pr) = list_record_pair(p, q, self.walls, self.step, self.material);
+        let map = match src {
+            SourceKind::Wall => self.wall_chain,
+            _ => self.sphere_chain,
+        };
+        map[pr.table as usize]
     }
 }
 
@@ -79,13 +80,11 @@ pub fn solve_assemble(
         }
     }
     if gid < v.step.n_fixed as usize {
-        let pq = v.fixed_pairs[gid];
-        let nm = v.step.n_materials;
-        let t = v.material[pq[0] as usize] * nm + v.material[pq[1] as usize];
-        let off = v.matrix_offset[v.fixed_chain[t as usize] as usize];
+        let pr = fixed::source_pair(gid, v.step, v.material, v.fixed_pairs);
+        let off = v.matrix_offset[v.fixed_chain[pr.table as usize] as usize];
         mat_fixed[gid] = if off != NO_BLOCK {
             let at = gid as u32 * v.params.fixed_stride + off;
-            block_at(v.fixed_history, at as usize, pq[0])
+            block_at(v.fixed_history, at as usize, pr.p)
         } else {
             no_block()
         };

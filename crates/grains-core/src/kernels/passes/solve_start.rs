@@ -2,15 +2,9 @@
 
 use crate::kernel_types::SymBlock;
 use crate::kernels::solve::{
-    dot3, invert_block, sym_times, SolveView, MODE_UNDERDAMPED, SRC_START, SRC_VEL, WALK_BLOCK,
+    dot3, invert_block, own_diagonal, sym_times, SolveView, MODE_UNDERDAMPED, SRC_START, SRC_VEL,
+    WALK_BLOCK,
 };
-
-/// Particle `i`'s own diagonal: its mass and drag under the solve's weights.
-pub fn own_diagonal(v: &SolveView<'_>, i: usize, material: &[u32], drag: &[[f32; 4]]) -> f32 {
-    let mass = 1.0 / v.vel[i][3];
-    let d = drag[material[i] as usize][0];
-    v.params.coef[2] * mass + v.params.coef[3] * d
-}
 
 /// The outputs of one invocation of `solve_start`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
