@@ -191,7 +191,7 @@ fn a_run_with_the_stress_format_writes_the_stress_files() {
         Err(e) => e.to_string(),
     };
     assert!(
-        e.contains("output.stress_region.max") && e.contains("axis y"),
+        e.contains("output.stress_region.max") && e.contains("on y it is 0 <= 0"),
         "{e}"
     );
     let _ = std::fs::remove_dir_all(&dir);

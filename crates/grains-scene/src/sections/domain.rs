@@ -66,6 +66,22 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<DomainSection,
     })
 }
 
+/// A box `{ min = [x, y, z], max = [x, y, z] }` (m) at `key`, with `min < max` on every axis
+/// ([`check_box`]).
+pub(crate) fn box_table(
+    ctx: &Ctx<'_>,
+    v: &Value<'_>,
+    key: &str,
+) -> Result<([f64; 3], [f64; 3]), SceneError> {
+    let t = ctx.table(v, key, "a table { min = [x, y, z], max = [x, y, z] }")?;
+    t.deny_unknown(&["min", "max"])?;
+    let lo = ctx.vec3(t.req("min", "[x, y, z] (m)")?, &t.key("min"), "m")?;
+    let hv = t.req("max", "[x, y, z] (m)")?;
+    let hi = ctx.vec3(hv, &t.key("max"), "m")?;
+    check_box(ctx, &lo, &hi, hv, &t.key("max"), &t.key("min"))?;
+    Ok((lo, hi))
+}
+
 /// `min < max` on every axis; the error points at `max`.
 pub(crate) fn check_box(
     ctx: &Ctx<'_>,

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::error::SceneError;
 use crate::messages::MaxByStart;
+use crate::sections::domain::box_table;
 use crate::walk::{Ctx, Table};
 
 /// An interval as written: seconds, or steps.
@@ -113,43 +114,10 @@ pub(crate) fn read(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Output, SceneE
         out.energy = ctx.boolean(e, "output.energy")?;
     }
     if let Some(r) = o.get("stress_region") {
-        out.stress_region = Some(stress_region(ctx, r)?);
+        let (min, max) = box_table(ctx, r, "output.stress_region")?;
+        out.stress_region = Some([min, max]);
     }
     Ok(out)
-}
-
-/// `stress_region = { min = [x, y, z], max = [x, y, z] }`, a box with `min < max` on every
-/// axis.
-fn stress_region(ctx: &Ctx<'_>, v: &crate::walk::Value<'_>) -> Result<[[f64; 3]; 2], SceneError> {
-    let key = "output.stress_region";
-    let t = ctx.table(v, key, "a table { min = [x, y, z], max = [x, y, z] } (m)")?;
-    t.deny_unknown(&["min", "max"])?;
-    let corner = |k: &str| -> Result<[f64; 3], SceneError> {
-        let full = format!("{key}.{k}");
-        match t.get(k) {
-            Some(c) => ctx.vec3(c, &full, "m"),
-            None => Err(ctx.err(
-                &v.span(),
-                &full,
-                "missing required key (a corner [x, y, z], m)",
-            )),
-        }
-    };
-    let (min, max) = (corner("min")?, corner("max")?);
-    if let Some(k) = (0..3).find(|&k| min[k] >= max[k]) {
-        let at = t.get("max").map_or(v.span(), |m| m.span());
-        return Err(ctx.err(
-            &at,
-            &format!("{key}.max"),
-            format!(
-                "expected max above min on every axis; axis {} has min {} and max {}",
-                ["x", "y", "z"][k],
-                min[k],
-                max[k]
-            ),
-        ));
-    }
-    Ok([min, max])
 }
 
 /// An interval given in seconds (key `seconds`) or in steps (key `steps`), not both.

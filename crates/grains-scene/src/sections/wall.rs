@@ -11,7 +11,7 @@ use grains_core::{Domain, Particles};
 
 use crate::error::SceneError;
 use crate::law_keys::SlotKeys;
-use crate::sections::domain::check_box;
+use crate::sections::domain::box_table;
 use crate::sections::insert::InsertBlock;
 use crate::sections::material::material_of;
 use crate::walk::{Ctx, Table, Value};
@@ -240,16 +240,7 @@ fn box_planes(
     v: &Value<'_>,
     material: u32,
 ) -> Result<Vec<Wall>, SceneError> {
-    let t = ctx.table(
-        v,
-        &w.key("box"),
-        "a table { min = [x, y, z], max = [x, y, z] }",
-    )?;
-    t.deny_unknown(&["min", "max"])?;
-    let lo = ctx.vec3(t.req("min", "[x, y, z] (m)")?, &t.key("min"), "m")?;
-    let hv = t.req("max", "[x, y, z] (m)")?;
-    let hi = ctx.vec3(hv, &t.key("max"), "m")?;
-    check_box(ctx, &lo, &hi, hv, &t.key("max"), &t.key("min"))?;
+    let (lo, hi) = box_table(ctx, v, &w.key("box"))?;
     let mut planes = Vec::with_capacity(6);
     for k in 0..3 {
         let mut n = [0.0; 3];
