@@ -47,6 +47,7 @@ mod guard_rails;
 mod insert;
 mod io;
 mod lin_el6;
+mod mesh_motion;
 mod meshes;
 mod overdamped;
 mod overrides;

@@ -916,7 +916,13 @@ fn four_frames(dir: &Path) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
     for step in [0, 100, 200, 300] {
         let time = step as f64 * 1e-5;
         w.write_frame(&snapshot(step, time, step as f32), None)?;
-        w.write_wall_surfaces(step, time, &world, &world.walls, &world.particles.pos)?;
+        w.write_wall_surfaces(
+            step,
+            time,
+            &world,
+            (&world.walls, &world.triangles),
+            &world.particles.pos,
+        )?;
         w.write_energy(step, time, &EnergyReport::default())?;
         w.write_walls(step, time, &[Default::default()])?;
     }
@@ -1548,7 +1554,13 @@ fn walls_are_written_as_surfaces_in_the_domain() -> anyhow::Result<()> {
     assert_eq!(world.walls.len(), 10);
     let mut w = OutputWriter::create(&options(&dir))?;
     w.write_frame(&snapshot(0, 0.0, 0.0), None)?;
-    w.write_wall_surfaces(0, 0.0, &world, &world.walls, &world.particles.pos)?;
+    w.write_wall_surfaces(
+        0,
+        0.0,
+        &world,
+        (&world.walls, &world.triangles),
+        &world.particles.pos,
+    )?;
     w.finish()?;
     let pvd = fs::read_to_string(dir.join("particles.pvd"))?;
     assert!(

@@ -284,10 +284,6 @@ fn mesh_walls_refuse_bad_input_with_its_place() {
             Err(e) => e.to_string(),
         };
     for (floor, want) in [
-        (
-            "mesh = { file = \"floor.obj\" }\nmotion = { velocity = [0.1, 0.0, 0.0] }",
-            "mesh walls do not move yet",
-        ),
         ("mesh = { file = \"nothing.stl\" }", "nothing.stl"),
         ("mesh = { scale = 2.0 }", "missing required key `file`"),
         (

@@ -381,7 +381,7 @@ fn struct_layouts_match_kernel_types() {
         rust_layout!(ShapeRecord { kind, data }),
         rust_layout!(Triangle {
             a,
-            _pad_a,
+            body,
             b,
             _pad_b,
             c,
@@ -403,6 +403,8 @@ fn struct_layouts_match_kernel_types() {
             moving,
             moved,
             slope,
+            table_start,
+            table_rows,
             _pad
         }),
         rust_layout!(DomainParams {
@@ -466,7 +468,11 @@ fn struct_layouts_match_kernel_types() {
             own_sums,
             planar,
             kick,
-            _pad2
+            n_bodies,
+            n_triangles,
+            _pad3,
+            _pad4,
+            _pad5
         }),
         rust_layout!(FarSlot {
             force,

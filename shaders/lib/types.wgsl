@@ -33,7 +33,7 @@ struct ShapeRecord {
 
 struct Triangle {
     a: vec3<f32>,
-    _pad_a: f32,
+    body: u32,
     b: vec3<f32>,
     _pad_b: f32,
     c: vec3<f32>,
@@ -56,7 +56,9 @@ struct Wall {
     moving: u32,
     moved: u32,
     slope: f32,
-    _pad: array<f32, 3>,
+    table_start: u32,
+    table_rows: u32,
+    _pad: f32,
 }
 
 struct DomainParams {
@@ -150,7 +152,11 @@ struct StepParams {
     own_sums: u32,
     planar: u32,
     kick: f32,
-    _pad2: u32,
+    n_bodies: u32,
+    n_triangles: u32,
+    _pad3: u32,
+    _pad4: u32,
+    _pad5: u32,
 }
 
 struct SourcePair {

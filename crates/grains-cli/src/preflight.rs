@@ -474,7 +474,7 @@ pub fn output_options(scene: &Scene, dir: &Path) -> grains_io::OutputOptions {
         energy: scene.output.energy,
         contacts: scene.output.contacts,
         bonds: !scene.world.fixed_pairs.is_empty(),
-        walls: scene.world.walls.iter().any(|w| w.moves()),
+        walls: scene.world.logs_wall_loads(),
         stress: scene.output.stress.is_some(),
     }
 }

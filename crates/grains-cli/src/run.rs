@@ -454,13 +454,9 @@ impl<'a> RunOutput<'a> {
         }
         // What the writers need besides the particles, read before the snapshot, which borrows
         // the backend's own arrays where it can (the CPU's) rather than copying them.
-        let wall_loads = world
-            .walls
-            .iter()
-            .any(|w| w.moves())
-            .then(|| b.wall_loads());
+        let wall_loads = world.logs_wall_loads().then(|| b.wall_loads());
         let has_walls = !world.walls.is_empty() || world.triangle_tail() > 0;
-        let walls = (scene.output.vtk && has_walls).then(|| b.walls());
+        let walls = (scene.output.vtk && has_walls).then(|| (b.walls(), b.triangles()));
         let shell_forces = (scene.output.vtk && !world.shells.is_empty()).then(|| b.shell_forces());
         let records =
             (scene.output.contacts || scene.output.stress.is_some()).then(|| b.contact_records());
@@ -490,8 +486,8 @@ impl<'a> RunOutput<'a> {
         if let Some(loads) = wall_loads {
             w.write_walls(step, time, &loads)?;
         }
-        if let Some(walls) = walls {
-            w.write_wall_surfaces(step, time, world, &walls, &snap.pos)?;
+        if let Some((walls, triangles)) = walls {
+            w.write_wall_surfaces(step, time, world, (&walls, &triangles), &snap.pos)?;
         }
         if let Some(forces) = shell_forces {
             w.write_shells(&snap, &world.shells, &forces)?;

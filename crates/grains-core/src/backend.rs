@@ -1,6 +1,6 @@
 //! What every backend offers the CLI, tests and benches.
 
-use crate::kernel_types::PairSlot;
+use crate::kernel_types::{PairSlot, MESH_BODY};
 use crate::kernels::sources::neighbour::FarSlot;
 use crate::kernels::sources::SourceKind;
 use crate::world::World;
@@ -108,17 +108,22 @@ pub struct WallLoad {
 /// about its own centre (which holds the moment of `F` through the contact point). The wall
 /// slots are those of the neighbour list's records `(p, n_particles + w)` in contact (the list's
 /// records as both backends keep them, [`crate::cpu::NeighbourList`]'s `pair_start` and
-/// `pair_j`).
+/// `pair_j`). `walls` are a backend's records, the analytic walls then the mesh walls'
+/// bodies: a body's load sums what its triangles (the last `triangles.len()` particles)
+/// receive from their contacts, `(x_t - c) x F_t + T_t` about its centre for a triangle at
+/// `x_t` taking the force `F_t` and the torque `T_t` about its own centre.
 pub fn wall_loads(
     walls: &[crate::kernel_types::Wall],
+    triangles: &[crate::kernel_types::Triangle],
     pos: &[[f32; 4]],
     pair_start: &[u32],
     pair_j: &[u32],
     nbr_slot: &[u32],
     slots: PackedSlots<'_>,
 ) -> Vec<WallLoad> {
-    let nw = walls.len();
     let n = pos.len();
+    let nw = walls.len() - walls.iter().filter(|w| w.kind == MESH_BODY).count();
+    let first_triangle = n - triangles.len();
     let mut out: Vec<WallLoad> = walls
         .iter()
         .map(|w| WallLoad {
@@ -126,17 +131,48 @@ pub fn wall_loads(
             ..Default::default()
         })
         .collect();
-    if nw == 0 {
+    if walls.is_empty() {
         return out;
     }
+    // The load on the body of triangle particle `t` of a force `f` and torque `m` on it.
+    let add = |out: &mut Vec<WallLoad>, t: usize, f: [f32; 3], m: [f32; 3]| {
+        let body = triangles[t - first_triangle].body as usize;
+        let Some(l) = out.get_mut(nw + body) else {
+            return;
+        };
+        let x = pos[t];
+        let r = [0, 1, 2].map(|c| x[c] as f64 - l.center[c]);
+        let f = f.map(|v| v as f64);
+        let cross = [
+            r[1] * f[2] - r[2] * f[1],
+            r[2] * f[0] - r[0] * f[2],
+            r[0] * f[1] - r[1] * f[0],
+        ];
+        for c in 0..3 {
+            l.force[c] += f[c];
+            l.torque[c] += cross[c] + m[c] as f64;
+        }
+    };
     for (p, r, j) in records(pair_start, pair_j) {
-        let Some(w) = (j as usize).checked_sub(n) else {
+        let (p, j) = (p as usize, j as usize);
+        let wall = j >= n;
+        if !wall && p < first_triangle && j < first_triangle {
+            continue;
+        }
+        let Some(s) = slot_of(r, nbr_slot, slots, wall) else {
             continue;
         };
-        let Some(s) = slot_of(r, nbr_slot, slots, true) else {
+        if !wall {
+            // A particle on a triangle, or the triangle first.
+            if j >= first_triangle {
+                add(&mut out, j, s.force.map(|v| -v), s.torque2);
+            }
+            if p >= first_triangle {
+                add(&mut out, p, s.force, s.torque1);
+            }
             continue;
-        };
-        let (Some(x), Some(l)) = (pos.get(p as usize), out.get_mut(w)) else {
+        }
+        let (Some(x), Some(l)) = (pos.get(p), out.get_mut(j - n)) else {
             continue;
         };
         let f = s.force.map(|v| v as f64);
@@ -672,8 +708,11 @@ pub trait Backend {
     /// The load on each wall now ([`wall_loads`]).
     fn wall_loads(&mut self) -> Vec<WallLoad>;
     /// The walls as they stand now (a moving wall where its motion has carried it), in the
-    /// world's order: what output draws.
+    /// world's order, then the mesh walls' bodies: what output draws.
     fn walls(&mut self) -> Vec<crate::kernel_types::Wall>;
+    /// The mesh walls' triangles as they stand now, relative to their particles' centres
+    /// (turned with their bodies): what output draws.
+    fn triangles(&mut self) -> Vec<crate::kernel_types::Triangle>;
     /// Bring dormant particles into the run ([`crate::insert`]): particle `id` at `pos` (m)
     /// moving at `vel` (m/s), with its insertion radius, mass and inertia, at rest in spin.
     fn insert_particles(
@@ -732,8 +771,8 @@ pub trait Backend {
 /// The energy ledger of a backend's state, summed in f64 in a fixed order: mechanical energy
 /// from the particles, elastic energy from every pair source's slots in [`SourceKind::ALL`]
 /// order (owning entries only, p < q, of the neighbour list), dissipation from the
-/// per-particle Kahan accumulators, and the work moving walls (`wall_work`) and kinematic
-/// particles (`kinematic_work`) did.
+/// per-particle Kahan accumulators, and the work moving walls (`wall_work`, with that of the
+/// mesh walls' triangles from `kinematic_work`) and kinematic particles (`kinematic_work`) did.
 #[allow(clippy::too_many_arguments)]
 pub fn energy_report(
     world: &World,
@@ -778,11 +817,12 @@ pub fn energy_report(
         damp += a[0] as f64 - a[1] as f64;
         fric += a[2] as f64 - a[3] as f64;
     }
-    let work: f64 = wall_work.iter().map(|a| a[0] as f64 - a[1] as f64).sum();
-    let kinematic: f64 = kinematic_work
-        .iter()
-        .map(|a| a[0] as f64 - a[1] as f64)
-        .sum();
+    let sum = |a: &[[f32; 2]]| a.iter().map(|a| a[0] as f64 - a[1] as f64).sum::<f64>();
+    // The mesh walls' triangles (the last particles) book their work as kinematic particles;
+    // the ledger counts it as the walls' work.
+    let meshes = kinematic_work.len().saturating_sub(world.triangles.len());
+    let work = sum(wall_work) + sum(&kinematic_work[meshes..]);
+    let kinematic = sum(&kinematic_work[..meshes]);
     EnergyReport {
         kinetic,
         rotational,

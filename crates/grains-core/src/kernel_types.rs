@@ -55,7 +55,8 @@ pub struct CapsuleBody {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Triangle {
     pub a: [f32; 3],
-    pub _pad_a: f32,
+    /// The mesh wall it belongs to: its body among [`crate::mesh_walls::MeshBodies`].
+    pub body: u32,
     pub b: [f32; 3],
     pub _pad_b: f32,
     pub c: [f32; 3],
@@ -77,7 +78,12 @@ pub struct Triangle {
 /// Motion: while `start <= t < stop` the wall moves with `velocity` and turns with `omega`
 /// (rad/s) about `center`, which moves with it (`kernels/passes/wall_motion.rs`); `moving` says
 /// whether it moves during the current step, `steps` counts the steps it has taken and `moved`
-/// those it moved in.
+/// those it moved in. A wall driven by a table of poses (`table_rows > 0`) takes its pose from
+/// the table instead, its velocity and spin those of the table's segment.
+///
+/// The same record is a mesh wall's body ([`MESH_BODY`], [`crate::mesh_walls::MeshBodies`]):
+/// its motion as a wall's, `point - center` and `normal` its frame's x and z axes, which the
+/// motion turns, and the triangles follow it (`kernels/passes/mesh_motion.rs`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Wall {
@@ -113,8 +119,17 @@ pub struct Wall {
     /// Cone: the tangent of its half-angle from the axis (its radius grows by `slope` per
     /// metre up the axis from the orifice of `radius` at `point`).
     pub slope: f32,
-    pub _pad: [f32; 3],
+    /// First row of its motion table in the world's table of poses
+    /// ([`crate::mesh_walls::MeshBodies::poses`]).
+    pub table_start: u32,
+    /// Rows of its motion table; 0 for none.
+    pub table_rows: u32,
+    pub _pad: f32,
 }
+
+/// [`Wall::kind`] of a mesh wall's body: not an analytic wall (no resolver, never a
+/// candidate), the record its triangles move with.
+pub const MESH_BODY: u32 = 0xffff;
 
 impl Wall {
     /// A plane wall of `material` through `point` with inward unit `normal`, at rest.
@@ -132,7 +147,7 @@ impl Wall {
 
     /// Whether it is given a motion.
     pub fn moves(&self) -> bool {
-        self.velocity != [0.0; 3] || self.omega != [0.0; 3]
+        self.velocity != [0.0; 3] || self.omega != [0.0; 3] || self.table_rows > 0
     }
 
     /// Velocity of the wall's surface at `x` (m/s): zero unless it moves during this step.
@@ -292,7 +307,13 @@ pub struct StepParams {
     /// only moves each particle by `v dt` ([`crate::dynamics`]). A factor rather than a test, so
     /// the kicks stay branch-free.
     pub kick: f32,
-    pub _pad2: u32,
+    /// Number of mesh walls' bodies, after the walls in the walls' array.
+    pub n_bodies: u32,
+    /// Number of mesh walls' triangles: the last particles.
+    pub n_triangles: u32,
+    pub _pad3: u32,
+    pub _pad4: u32,
+    pub _pad5: u32,
 }
 
 /// One pair of a pair source, as the contact pass reads it (`kernels/sources`).

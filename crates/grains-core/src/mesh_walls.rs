@@ -11,9 +11,17 @@
 //! the particles' size: the
 //! surface is unchanged, and the contact fraction makes a sphere on several triangles of one
 //! flat surface feel one surface.
+//!
+//! Each mesh wall is a rigid body ([`MeshBodies`]): a [`Wall`] record of kind [`MESH_BODY`]
+//! after the analytic walls, moved by the walls' own motion pass (velocity and spin about a
+//! centre, start and stop, or a table of poses), and its triangles set where it stands each
+//! step (`kernels/passes/mesh_motion.rs`), with the body's velocity at their centres and a
+//! conveyor's surface velocity. A triangle's particle keeps no history of its own pose: it is
+//! computed afresh from its place in the body, so rounding does not accumulate over the turns
+//! of a mixer.
 
 use crate::error::CoreError;
-use crate::kernel_types::Triangle;
+use crate::kernel_types::{Triangle, Wall, MESH_BODY};
 use crate::shapes::ShapeRecord;
 use crate::shells::Mesh;
 use crate::world::Particles;
@@ -100,26 +108,97 @@ pub fn split_triangles(mesh: &Mesh, max_radius: f64) -> Result<Vec<[[f64; 3]; 3]
     Ok(out)
 }
 
+/// The mesh walls as bodies: one record each, what their triangles keep of their place in
+/// them, and their motion tables.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeshBodies {
+    /// Each mesh wall's body, in the order of its triangles' `body`: kind [`MESH_BODY`], its
+    /// motion as a wall's ([`Wall`]), its frame `point - center` (x) and `normal` (z), unit
+    /// vectors at the start.
+    pub bodies: Vec<Wall>,
+    /// Each body's conveyor: the velocity its surface carries particles at, in the body's
+    /// frame (m/s; only its component along each triangle's plane acts), `w` unused.
+    pub conveyor: Vec<[f32; 4]>,
+    /// Each triangle's centroid relative to its body's initial centre (m), and its bounding
+    /// radius in `w`: where the body's pose puts it.
+    pub home: Vec<[f32; 4]>,
+    /// The tables of poses, rows `(t, dx, dy, dz, rx, ry, rz, 0)`: time (s), displacement of
+    /// the body's centre from its initial place (m) and rotation vector from its initial
+    /// orientation (rad), interpolated linearly between rows.
+    pub poses: Vec<[f32; 8]>,
+}
+
+impl MeshBodies {
+    /// Whether a mesh wall moves or carries particles along: its triangles are then set each
+    /// step.
+    pub fn move_any(&self) -> bool {
+        self.bodies.iter().any(|b| b.moves()) || self.conveyor.iter().any(|c| c[..3] != [0.0; 3])
+    }
+
+    /// The triangles `origin` (the world's table) turned with `bodies` (their records as they
+    /// stand, a backend's walls after the analytic ones): the vertices `mesh_motion` gives
+    /// them, for a backend taking up a state.
+    pub fn triangles_at(origin: &[Triangle], bodies: &[Wall]) -> Vec<Triangle> {
+        use crate::kernels::passes::mesh_motion::frame_turn;
+        use glam::Vec3;
+        origin
+            .iter()
+            .map(|t| {
+                let Some(b) = bodies.get(t.body as usize) else {
+                    return *t;
+                };
+                let ex = Vec3::from(b.point) - Vec3::from(b.center);
+                let ez = Vec3::from(b.normal);
+                let turn = |v: [f32; 3]| frame_turn(ex, ez, Vec3::from(v)).to_array();
+                Triangle {
+                    a: turn(t.a),
+                    b: turn(t.b),
+                    c: turn(t.c),
+                    ..*t
+                }
+            })
+            .collect()
+    }
+
+    /// A new body at rest about `center` (m) with `material`, returning its index.
+    pub fn add_body(&mut self, center: [f64; 3], material: u32) -> u32 {
+        let c = center.map(|x| x as f32);
+        let mut body = Wall::plane([c[0] + 1.0, c[1], c[2]], [0.0, 0.0, 1.0], material);
+        body.kind = MESH_BODY;
+        body.center = c;
+        self.bodies.push(body);
+        self.conveyor.push([0.0; 4]);
+        (self.bodies.len() - 1) as u32
+    }
+}
+
 /// Append a mesh wall of `material` to `particles` and its triangles to `table`: one fixed
-/// particle per triangle (after splitting to `max_radius`), at rest. Returns how many.
+/// particle per triangle (after splitting to `max_radius`), at rest, each a triangle of the
+/// body `body` of `bodies`. Returns how many.
 pub fn add_mesh_wall(
     particles: &mut Particles,
     table: &mut Vec<Triangle>,
+    bodies: &mut MeshBodies,
+    body: u32,
     mesh: &Mesh,
-    material: u32,
     max_radius: f64,
 ) -> Result<usize, CoreError> {
     let tris = split_triangles(mesh, max_radius)?;
+    let record = bodies.bodies[body as usize];
+    let (material, center) = (record.material, record.center);
     for t in &tris {
         let (c, r) = bounding(t);
         let rel = |v: [f64; 3]| sub(v, c).map(|x| x as f32);
         let shape = particles.add_shape(ShapeRecord::triangle(table.len() as u32));
         table.push(Triangle {
             a: rel(t[0]),
+            body,
             b: rel(t[1]),
             c: rel(t[2]),
             ..Default::default()
         });
+        let arm = [0, 1, 2].map(|k| (c[k] - center[k] as f64) as f32);
+        bodies.home.push([arm[0], arm[1], arm[2], r as f32]);
         particles
             .pos
             .push([c[0] as f32, c[1] as f32, c[2] as f32, r as f32]);

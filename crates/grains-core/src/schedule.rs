@@ -22,8 +22,10 @@ pub enum Pass {
     IntegrateFirstHalf,
     /// Clump members placed with their bodies.
     ClumpPlace,
-    /// Moving walls set to their pose at this step.
+    /// Moving walls and mesh walls' bodies set to their pose at this step.
     WallMotion,
+    /// Mesh walls' triangles set where their bodies stand.
+    MeshMotion,
     /// Each particle's sums of its pairs' forces.
     Gather,
     /// The shells' volumes, their edges' forces, and each node's share.
@@ -47,6 +49,7 @@ impl Pass {
             Pass::IntegrateFirstHalf => "integrate_first_half",
             Pass::ClumpPlace => "clump_place",
             Pass::WallMotion => "wall_motion",
+            Pass::MeshMotion => "mesh_motion",
             Pass::Gather => "gather",
             Pass::ShellVolume => "shell_volume",
             Pass::ShellEdges => "shell_edges",
@@ -70,7 +73,8 @@ impl Pass {
     /// Invocations of the pass in `world`: one per particle, wall, shell or shell edge.
     pub fn items(self, world: &World) -> usize {
         match self {
-            Pass::WallMotion => world.walls.len(),
+            Pass::WallMotion => world.walls.len() + world.meshes.bodies.len(),
+            Pass::MeshMotion => world.triangles.len(),
             Pass::ShellVolume => world.shells.shells.len(),
             Pass::ShellEdges => world.shells.edges.len(),
             _ => world.particles.len(),
@@ -103,10 +107,13 @@ impl Schedule {
             .iter()
             .any(|s| s.kind == KIND_CLUMP);
         let moving = world.walls.iter().any(|w| w.moves());
+        let meshes = world.meshes.move_any();
         let mut head = vec![Pass::IntegrateFirstHalf];
-        // Members follow their bodies after the drift; walls take their pose for the step.
+        // Members follow their bodies after the drift; walls take their pose for the step, and
+        // mesh walls' triangles their bodies'.
         head.extend(clumps.then_some(Pass::ClumpPlace));
-        head.extend(moving.then_some(Pass::WallMotion));
+        head.extend(world.walls_move().then_some(Pass::WallMotion));
+        head.extend(meshes.then_some(Pass::MeshMotion));
         let mut chains: Vec<u32> = (0..world.table.chains.len() as u32).collect();
         chains.sort_by_key(|&c| !world.table.chains[c as usize].source.in_list());
         let mut after_gather = Vec::new();

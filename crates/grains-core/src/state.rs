@@ -35,7 +35,7 @@ pub enum Extent {
     ShellEdgeNodes,
     /// One per shell.
     Shells,
-    /// One per wall.
+    /// One per wall, and one per mesh wall's body after them.
     Walls,
     /// One per particle in a world with a moving wall, else none.
     ParticlesIfWallsMove,
@@ -80,7 +80,7 @@ impl Sizes {
     pub fn of(world: &World, entries: usize, records: usize, contacts: usize) -> Sizes {
         Sizes {
             particles: world.particles.len(),
-            walls: world.walls.len(),
+            walls: world.walls.len() + world.meshes.bodies.len(),
             entries,
             records,
             contacts,

@@ -249,15 +249,30 @@ pub fn expected_impact_speed(world: &World) -> f64 {
             let v = i.velocity;
             (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
         }))
-        .chain(world.walls.iter().map(|w| {
+        .chain(world.walls.iter().chain(&world.meshes.bodies).map(|w| {
             let d = &world.domain;
             let reach: f64 = (0..3)
                 .map(|k| (d.max[k] - d.min[k]).powi(2))
                 .sum::<f64>()
                 .sqrt();
             let n = |v: [f32; 3]| (v.iter().map(|&x| (x as f64).powi(2)).sum::<f64>()).sqrt();
-            n(w.velocity) + n(w.omega) * reach
+            let start = w.table_start as usize;
+            let rows = world.meshes.poses.get(start..start + w.table_rows as usize);
+            // A table's fastest segment, in translation and in turn.
+            let table = rows.unwrap_or_default().windows(2).map(|r| {
+                let dt = (r[1][0] - r[0][0]) as f64;
+                let rate = |i: usize| n([i, i + 1, i + 2].map(|k| r[1][k] - r[0][k])) / dt;
+                rate(1) + rate(4) * reach
+            });
+            table.fold(n(w.velocity) + n(w.omega) * reach, f64::max)
         }))
+        .chain(
+            world
+                .meshes
+                .conveyor
+                .iter()
+                .map(|c| (c[..3].iter().map(|&x| (x as f64).powi(2)).sum::<f64>()).sqrt()),
+        )
         .fold(0.0, f64::max);
     let g = world.gravity;
     let gmag = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();

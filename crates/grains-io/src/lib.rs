@@ -55,7 +55,8 @@ pub const BROKEN_BONDS_HEADER: &str = "step,time,bond,i,j";
 /// Name of the wall load log in the output directory.
 pub const WALLS_CSV: &str = "walls.csv";
 /// Header of `walls.csv`: per output step and wall, the force the particles exert on it (N),
-/// the torque about its centre of rotation (N m), and where that centre is (m).
+/// the torque about its centre of rotation (N m), and where that centre is (m). The analytic
+/// walls come first (a box as six planes), then each mesh wall, in the scene's order.
 pub const WALLS_HEADER: &str = "step,time,wall,fx,fy,fz,tx,ty,tz,cx,cy,cz";
 /// Name of the region stress log in the output directory.
 pub const STRESS_CSV: &str = "stress.csv";
@@ -80,7 +81,7 @@ pub struct OutputOptions {
     pub contacts: bool,
     /// Write `broken_bonds.csv` (a scene with bonds).
     pub bonds: bool,
-    /// Write `walls.csv` (a scene with a moving wall).
+    /// Write `walls.csv` (a scene with a moving wall or a mesh wall).
     pub walls: bool,
     /// Write each particle's virial stress in the frames (`particles.csv` columns
     /// [`PARTICLES_STRESS_COLUMNS`], the `.vtu` array `stress`) and `stress.csv`.
@@ -446,9 +447,9 @@ impl OutputWriter {
     }
 
     /// Writes the walls of a frame as `walls_<step>.vtp`, listed in `particles.pvd` as part 3
-    /// of the step: `walls` (the world's walls where the backend holds them at `step`) and the
-    /// world's mesh walls, whose triangles' particles are at `pos` (the solver's particles, the
-    /// triangles last). Nothing with VTK off or in a world without walls. Written at every
+    /// of the step: `walls` (the world's walls where the backend holds them at `step`, then the
+    /// mesh walls' bodies, which are not drawn) and the world's mesh walls' `triangles` as
+    /// they stand, whose particles are at `pos` (the solver's particles, the triangles last). Nothing with VTK off or in a world without walls. Written at every
     /// output step, moving walls or not: ParaView draws a part of the series only at the steps
     /// that list it, and a resume cuts the walls back with the frames. Planes and round walls
     /// take a few kB; a mesh wall about 200 bytes per triangle.
@@ -457,13 +458,16 @@ impl OutputWriter {
         step: u64,
         time: f64,
         world: &grains_core::World,
-        walls: &[grains_core::kernel_types::Wall],
+        (walls, triangles): (
+            &[grains_core::kernel_types::Wall],
+            &[grains_core::kernel_types::Triangle],
+        ),
         pos: &[[f32; 4]],
     ) -> Result<(), IoError> {
         if !self.vtk || (walls.is_empty() && world.triangle_tail() == 0) {
             return Ok(());
         }
-        let surfaces = walls::surfaces(world, walls, pos);
+        let surfaces = walls::surfaces(world, walls, triangles, pos);
         let name = walls_file_name(step);
         let path = self.dir.join(&name);
         let file = File::create(&path).map_err(IoError::create(&path))?;

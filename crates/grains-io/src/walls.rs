@@ -251,14 +251,15 @@ impl Surfaces {
         }
     }
 
-    /// The mesh walls' triangles: each carried by one of the world's last particles, its
-    /// vertices relative to that particle's centre in `pos`.
-    fn meshes(&mut self, world: &World, pos: &[[f32; 4]]) {
+    /// The mesh walls' triangles (`triangles`, as they stand): each carried by one of the
+    /// world's last particles, its vertices relative to that particle's centre in `pos`.
+    fn meshes(&mut self, world: &World, triangles: &[Triangle], pos: &[[f32; 4]]) {
         let p = &world.particles;
         let n = p.shape.len();
         for i in n - world.triangle_tail()..n {
             let rec = p.shape_of(i);
-            let tri: Option<&Triangle> = world.triangles.get(rec.data[0].to_bits() as usize);
+            let k = rec.data[0].to_bits() as usize;
+            let tri: Option<&Triangle> = triangles.get(k).or(world.triangles.get(k));
             let (Some(t), Some(c)) = (tri, pos.get(i).or(p.pos.get(i))) else {
                 continue;
             };
@@ -273,14 +274,20 @@ impl Surfaces {
     }
 }
 
-/// The surfaces of `walls` (the world's walls as they stand now) and of the world's mesh walls,
-/// whose triangles' particles are at `pos` (every particle of the solver, the triangles last).
-pub(crate) fn surfaces(world: &World, walls: &[Wall], pos: &[[f32; 4]]) -> Surfaces {
+/// The surfaces of `walls` (the world's walls as they stand now; the mesh walls' bodies after
+/// them are drawn as their triangles) and of the world's mesh walls, `triangles` as they stand,
+/// whose particles are at `pos` (every particle of the solver, the triangles last).
+pub(crate) fn surfaces(
+    world: &World,
+    walls: &[Wall],
+    triangles: &[Triangle],
+    pos: &[[f32; 4]],
+) -> Surfaces {
     let mut s = Surfaces::default();
-    for (k, w) in walls.iter().enumerate() {
+    for (k, w) in walls.iter().take(world.walls.len()).enumerate() {
         s.wall(k as i64, w, world);
     }
-    s.meshes(world, pos);
+    s.meshes(world, triangles, pos);
     s
 }
 

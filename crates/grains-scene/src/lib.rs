@@ -30,6 +30,7 @@ pub mod generators;
 mod law_keys;
 pub mod mesh_file;
 mod messages;
+mod motion_table;
 pub mod overrides;
 mod parse;
 mod sections;

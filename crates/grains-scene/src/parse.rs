@@ -310,7 +310,7 @@ fn build_world(
     }
     if !parts.walls.triangles.is_empty() {
         world = world
-            .with_triangles(parts.walls.triangles)
+            .with_triangles(parts.walls.triangles, parts.walls.meshes)
             .map_err(domain_err)?;
     }
     let insert_every = parts

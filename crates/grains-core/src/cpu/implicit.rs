@@ -32,7 +32,7 @@ impl CpuBackend {
             table: &w.table,
             step: &self.step,
             material: &w.particles.material,
-            walls: &self.walls,
+            walls: &self.walls[..self.world.walls.len()],
             pair_start: &self.list.pair_start,
             pair_j: &self.list.pair_j,
             nbr_slot: &self.nbr_slot,

@@ -16,6 +16,7 @@ use crate::kernel_types::{DomainParams, GridParams, PairSlot, StepParams};
 use crate::kernels::passes::gather::{kahan_add, GatherSlots};
 use crate::kernels::passes::integrate_first_half::FirstHalf;
 use crate::kernels::passes::kinematic_power::kinematic_power;
+use crate::kernels::passes::mesh_motion::{mesh_motion, MeshPlace};
 use crate::kernels::passes::pair_fill::pair_fill_owned;
 use crate::kernels::passes::slot_carry::carried_flag;
 use crate::kernels::passes::wall_power::wall_power_records;
@@ -45,14 +46,14 @@ macro_rules! bodies_of {
         Bodies {
             step: &$b.step,
             domain: &$b.domain,
-            walls: &$b.walls,
+            walls: &$b.walls[..$b.world.walls.len()],
             pos: &$b.pos,
             vel: &$b.vel,
             omega: &$b.omega,
             quat: &$b.quat,
             shape: &$b.world.particles.shape,
             shapes: &$b.shapes,
-            triangles: &$b.world.triangles,
+            triangles: &$b.triangles,
         }
     };
 }
@@ -160,8 +161,12 @@ pub struct CpuBackend {
     pub shell_forces: Vec<[f32; 4]>,
     /// `(volume, pressure, energy, 0)` per shell.
     pub shell_volumes: Vec<[f32; 4]>,
-    /// The walls as they stand (moving walls move).
+    /// The walls as they stand (moving walls move), then the mesh walls' bodies.
     pub walls: Vec<crate::kernel_types::Wall>,
+    /// Where the walls and bodies start from ([`World::wall_records`]).
+    wall_origin: Vec<crate::kernel_types::Wall>,
+    /// The mesh walls' triangles as their bodies turn them ([`World::triangles`] at rest).
+    pub triangles: Vec<crate::kernel_types::Triangle>,
     /// Work done on each particle by moving walls (J) and its compensation; empty when no
     /// wall moves.
     pub wall_work: Vec<[f32; 2]>,
@@ -383,7 +388,9 @@ impl CpuBackend {
             fixed_active: vec![1; nf],
             fixed_start,
             fixed_entry,
-            walls: world.walls.clone(),
+            walls: world.wall_records(),
+            wall_origin: world.wall_records(),
+            triangles: world.triangles.clone(),
             wall_work: if world.walls.iter().any(|w| w.moves()) {
                 vec![[0.0; 2]; n]
             } else {
@@ -556,6 +563,10 @@ impl CpuBackend {
         b.shell_forces = s.shell_forces;
         b.shell_volumes = s.shell_volumes;
         b.walls = s.walls;
+        if b.world.meshes.move_any() {
+            let bodies = &b.walls[b.world.walls.len()..];
+            b.triangles = crate::mesh_walls::MeshBodies::triangles_at(&b.world.triangles, bodies);
+        }
         b.wall_work = s.wall_work;
         // A state written before kinematic work was kept holds none: it starts at zero.
         if !s.kinematic_work.is_empty() {
@@ -638,7 +649,7 @@ impl CpuBackend {
         let (grid, domain) = (&self.grid, &self.domain);
         let (pos, cell_start, sorted) = (&self.pos, &self.cell_start, &in_cells);
         let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
-        let walls = &self.walls;
+        let walls = &self.walls[..self.world.walls.len()];
         // Each particle's records (its candidates above it, sorted) are counted in one pass
         // over the cells and found again in a second, straight into their place in `pair_j`,
         // allocated once at its length: no lists of blocks laid end to end beside it, whose
@@ -762,7 +773,7 @@ impl CpuBackend {
             n,
             pair_start,
             pair_j,
-            walls: &self.walls,
+            walls: &self.walls[..self.world.walls.len()],
             // The CPU's own records, unpadded (`PairTable::nbr_history_words`).
             stride: t.nbr_history_words,
             // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
@@ -1209,6 +1220,47 @@ impl CpuBackend {
         drift.into()
     }
 
+    /// The mesh walls' triangles where their bodies stand (`mesh_motion`); the largest
+    /// displacement of a triangle since the last rebuild (m).
+    fn mesh_motion_pass(&mut self) -> f32 {
+        let (step, domain, walls) = (&self.step, &self.domain, &self.walls);
+        let meshes = &self.world.meshes;
+        let (origin, ref_pos) = (&self.world.triangles, &self.ref_pos);
+        let first = self.pos.len() - origin.len();
+        let d2 = (
+            &mut self.pos[first..],
+            &mut self.pos_comp[first..],
+            &mut self.vel[first..],
+            &mut self.omega[first..],
+            &mut self.triangles[..],
+        )
+            .into_par_iter()
+            .enumerate()
+            .map(|(gid, (pos, pos_comp, vel, omega, triangle))| {
+                let out = MeshPlace {
+                    pos,
+                    pos_comp,
+                    vel,
+                    omega,
+                    triangle,
+                };
+                mesh_motion(
+                    gid,
+                    step,
+                    domain,
+                    walls,
+                    &meshes.home,
+                    &meshes.conveyor,
+                    origin,
+                    ref_pos,
+                    out,
+                )
+            })
+            .max()
+            .unwrap_or(0);
+        f32::from_bits(d2).sqrt()
+    }
+
     /// Members of clumps follow their bodies (`clump_place`); bodies are only read, so the
     /// order does not matter.
     fn clump_place_pass(&mut self) {
@@ -1237,7 +1289,11 @@ impl CpuBackend {
     /// ([`CpuBackend::forces`]); the state is then between steps until that step is taken, so
     /// only `run` and `run_guarded` pass it, and never for their last step.
     fn step_checked(&mut self, next_follows: bool) -> Option<u32> {
-        let Drift { disp, fault, speed } = match self.next_first_half.take() {
+        let Drift {
+            mut disp,
+            fault,
+            speed,
+        } = match self.next_first_half.take() {
             Some(done) => done,
             None => self.first_half(),
         };
@@ -1249,10 +1305,12 @@ impl CpuBackend {
             match self.schedule.head[k] {
                 Pass::ClumpPlace => self.clump_place_pass(),
                 Pass::WallMotion => {
+                    let table = &self.world.meshes.poses;
                     for gid in 0..self.walls.len() {
-                        wall_motion(gid, &self.step, &self.world.walls, &mut self.walls);
+                        wall_motion(gid, &self.step, &self.wall_origin, table, &mut self.walls);
                     }
                 }
+                Pass::MeshMotion => disp = disp.max(self.mesh_motion_pass()),
                 other => unreachable!("{other:?} is not a pass of the step's head"),
             }
         }
@@ -1329,9 +1387,14 @@ impl Backend for CpuBackend {
         self.walls.clone()
     }
 
+    fn triangles(&mut self) -> Vec<crate::kernel_types::Triangle> {
+        self.triangles.clone()
+    }
+
     fn wall_loads(&mut self) -> Vec<crate::backend::WallLoad> {
         crate::backend::wall_loads(
             &self.walls,
+            &self.triangles,
             &self.pos,
             &self.list.pair_start,
             &self.list.pair_j,

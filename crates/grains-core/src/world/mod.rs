@@ -37,6 +37,9 @@ pub struct World {
     /// Triangles of the mesh walls, relative to the centre of the (fixed) particle each is
     /// carried by; a triangle particle's shape record holds its index here.
     pub triangles: Vec<crate::kernel_types::Triangle>,
+    /// The mesh walls as bodies: their records (after `walls` in a backend's walls), where
+    /// each triangle sits in its body, conveyors and tables of poses.
+    pub meshes: crate::mesh_walls::MeshBodies,
     /// Insertion blocks: their particles are in `particles`, dormant until inserted.
     pub insertions: Vec<crate::insert::Insertion>,
     /// Steps between insertion batches (0: no insertion).
@@ -117,6 +120,7 @@ impl World {
             fixed_interactions: Vec::new(),
             shells: crate::shells::Shells::default(),
             triangles: Vec::new(),
+            meshes: Default::default(),
             insertions: Vec::new(),
             insert_every: 0,
             table: PairTable::default(),
@@ -240,26 +244,80 @@ impl World {
     }
 
     /// This world with the triangle table of its mesh walls, whose triangle particles are
-    /// already among its particles ([`crate::mesh_walls::add_mesh_wall`]).
+    /// already among its particles, the last of them, in the table's order, and their bodies
+    /// ([`crate::mesh_walls::add_mesh_wall`]).
     pub fn with_triangles(
         mut self,
         triangles: Vec<crate::kernel_types::Triangle>,
+        meshes: crate::mesh_walls::MeshBodies,
     ) -> Result<World, CoreError> {
         let p = &self.particles;
+        let bad = |what: String| Err(CoreError::BadShape(what));
+        let first = p.len() - self.triangle_tail();
+        if p.len() - first != triangles.len() || meshes.home.len() != triangles.len() {
+            return bad(format!(
+                "{} triangle particles close the particles, for a table of {} triangles and {} \
+                 places in their bodies",
+                p.len() - first,
+                triangles.len(),
+                meshes.home.len()
+            ));
+        }
         for i in 0..p.len() {
             let rec = p.shape_of(i);
             if rec.kind == crate::shapes::KIND_TRIANGLE
-                && rec.data[0].to_bits() as usize >= triangles.len()
+                && rec.data[0].to_bits() as usize != i.wrapping_sub(first)
             {
-                return Err(CoreError::BadShape(format!(
-                    "particle {i} names triangle {} of a table of {}",
+                return bad(format!(
+                    "particle {i} names triangle {} of a table whose particles start at {first}",
                     rec.data[0].to_bits(),
-                    triangles.len()
-                )));
+                ));
+            }
+        }
+        if let Some(t) = triangles
+            .iter()
+            .position(|t| t.body as usize >= meshes.bodies.len())
+        {
+            return bad(format!(
+                "triangle {t} names body {} of {}",
+                triangles[t].body,
+                meshes.bodies.len()
+            ));
+        }
+        for b in &meshes.bodies {
+            if (b.table_start + b.table_rows) as usize > meshes.poses.len() {
+                return bad("a mesh wall's table of poses runs past the world's".into());
             }
         }
         self.triangles = triangles;
+        self.kinematic |= meshes.move_any();
+        self.meshes = meshes;
+        // A moving mesh's surface is as fast as a moving wall's.
+        let limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&self);
+        self.speed_limit = self.speed_limit.max(limit);
         Ok(self)
+    }
+
+    /// The records a backend's walls array holds: the analytic walls, then the mesh walls'
+    /// bodies.
+    pub fn wall_records(&self) -> Vec<Wall> {
+        let mut out = self.walls.clone();
+        out.extend_from_slice(&self.meshes.bodies);
+        out
+    }
+
+    /// Whether a run logs the walls' loads (`walls.csv`): where a wall moves or a mesh wall
+    /// is, one row a wall and mesh wall, in [`World::wall_records`]' order.
+    pub fn logs_wall_loads(&self) -> bool {
+        self.walls_move() || !self.meshes.bodies.is_empty()
+    }
+
+    /// Whether any record of [`World::wall_records`] moves: the walls' motion pass then runs.
+    pub fn walls_move(&self) -> bool {
+        self.walls
+            .iter()
+            .chain(&self.meshes.bodies)
+            .any(|w| w.moves())
     }
 
     /// The radius particle `id` takes when inserted, if it is one to insert (m).
@@ -341,6 +399,11 @@ impl World {
         eat(bytemuck::cast_slice(&self.particles.shape));
         eat(bytemuck::cast_slice(&self.particles.shape_table()));
         eat(bytemuck::cast_slice(&self.triangles));
+        let meshes = &self.meshes;
+        eat(bytemuck::cast_slice(&meshes.bodies));
+        eat(bytemuck::cast_slice(&meshes.conveyor));
+        eat(bytemuck::cast_slice(&meshes.home));
+        eat(bytemuck::cast_slice(&meshes.poses));
         for m in &self.materials {
             for x in [m.density, m.young, m.poisson] {
                 eat(&x.to_le_bytes());
@@ -415,6 +478,8 @@ impl World {
             max_speed: self.speed_limit as f32,
             own_sums: self.table.chains.iter().any(|c| c.source.in_list()) as u32,
             planar: self.planar as u32,
+            n_bodies: self.meshes.bodies.len() as u32,
+            n_triangles: self.triangles.len() as u32,
             kick: if self.dynamics.implicit() {
                 0.0
             } else {

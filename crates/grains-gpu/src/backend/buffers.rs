@@ -335,26 +335,25 @@ impl GpuBackend {
         let none = wgpu::BufferUsages::empty();
         let uni = wgpu::BufferUsages::UNIFORM;
         let table = self.world.table.clone();
-        let walls: Vec<Wall> = self.world.walls.clone();
+        let walls: Vec<Wall> = self.world.wall_records();
         let tris = self.world.triangles.clone();
-        self.upload(
-            "triangles",
-            cast_slice(&tris),
-            std::mem::size_of::<grains_core::kernel_types::Triangle>() as u64,
-            none,
-        )?;
-        self.upload(
-            "walls",
-            cast_slice(&walls),
-            std::mem::size_of::<Wall>() as u64,
-            none,
-        )?;
-        self.upload(
-            "wall_origin",
-            cast_slice(&walls),
-            std::mem::size_of::<Wall>() as u64,
-            none,
-        )?;
+        let tri_size = std::mem::size_of::<grains_core::kernel_types::Triangle>() as u64;
+        let wall_size = std::mem::size_of::<Wall>() as u64;
+        // The mesh walls' triangles as they stand (mesh_motion turns them) and at rest.
+        self.upload("triangles", cast_slice(&tris), tri_size, none)?;
+        self.upload("triangle_origin", cast_slice(&tris), tri_size, none)?;
+        // The walls, then the mesh walls' bodies, as they stand and where they start.
+        self.upload("walls", cast_slice(&walls), wall_size, none)?;
+        self.upload("wall_origin", cast_slice(&walls), wall_size, none)?;
+        let meshes = &self.world.meshes;
+        let (home, conveyor, poses) = (
+            meshes.home.clone(),
+            meshes.conveyor.clone(),
+            meshes.poses.clone(),
+        );
+        self.upload("triangle_home", cast_slice(&home), 16, none)?;
+        self.upload("mesh_conveyor", cast_slice(&conveyor), 16, none)?;
+        self.upload("motion_table", cast_slice(&poses), 32, none)?;
         // Each pair source's chain map and parameter records, and the fixed source's pairs
         // with the per-particle index the gather reads.
         for src in SourceKind::ALL {

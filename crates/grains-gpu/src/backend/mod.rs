@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 use grains_core::backend::{count_contacts, energy_report, ContactCount, SourceSlots};
 use grains_core::kernel_types::{PairSlot, Wall};
 use grains_core::kernels::sources::neighbour::FarSlot;
+use grains_core::mesh_walls::MeshBodies;
 // The words of `slot_count` (shaders/lib/slot_words.wgsl, as the carry's twin has them).
 use grains_core::kernels::passes::slot_carry::{
     NO_PAIR as SLOT_NO_PAIR, SLOT_CAPACITY, SLOT_FREE, SLOT_PENDING, SLOT_POPS, SLOT_PUSHES,
@@ -266,7 +267,8 @@ impl GpuBackend {
         };
         let grid = world.grid()?;
         let n = world.particles.len();
-        let n_walls = world.walls.len();
+        // The walls' records: the analytic walls, then the mesh walls' bodies.
+        let n_walls = world.walls.len() + world.meshes.bodies.len();
         let n_cells = grid.n_cells as usize;
         // At least one workgroup's worth: the first list or forces that need more freeze the
         // initial step, and the buffers grow to what they need.
@@ -385,6 +387,12 @@ impl GpuBackend {
                 continue;
             }
             put(a.name, bytes);
+        }
+        // The mesh walls' triangles turned with their bodies as the state holds them.
+        if b.world.meshes.move_any() {
+            let bodies = &state.walls[b.world.walls.len()..];
+            let turned = MeshBodies::triangles_at(&b.world.triangles, bodies);
+            put("triangles", cast_slice(&turned));
         }
         // The list with each pair once: its records' starts (which a state does not keep) and
         // partners, and each head entry's record, as the CPU backend keeps it.
@@ -1059,7 +1067,24 @@ impl Backend for GpuBackend {
         let (pair_start, pair_j) = self.read_records();
         let (nbr_slot, slots, _) = self.read_packed(false);
         let slots = grains_core::backend::PackedSlots::Far(&slots);
-        grains_core::backend::wall_loads(&walls, &pos, &pair_start, &pair_j, &nbr_slot, slots)
+        let triangles = self.triangles();
+        grains_core::backend::wall_loads(
+            &walls,
+            &triangles,
+            &pos,
+            &pair_start,
+            &pair_j,
+            &nbr_slot,
+            slots,
+        )
+    }
+
+    fn triangles(&mut self) -> Vec<grains_core::kernel_types::Triangle> {
+        let n = self.world.triangles.len() as u64;
+        if n == 0 {
+            return Vec::new();
+        }
+        self.read_pod("triangles", n)
     }
 
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {

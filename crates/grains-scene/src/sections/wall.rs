@@ -6,6 +6,7 @@ use std::ops::Range;
 use grains_core::kernel_types::{Triangle, Wall};
 use grains_core::kernels::walls::WallKind;
 use grains_core::material::Material;
+use grains_core::mesh_walls::MeshBodies;
 use grains_core::units::qty;
 use grains_core::{Domain, Particles};
 
@@ -27,6 +28,8 @@ pub(crate) struct Walls {
     pub triangles: Vec<Triangle>,
     /// The first triangle particle of the mesh walls: particles from here on are walls.
     pub first_triangle: Option<usize>,
+    /// The mesh walls as bodies: their motions, conveyors and tables of poses.
+    pub meshes: MeshBodies,
     /// Each block's material, with its span and key path.
     pub materials_used: Vec<(usize, Range<usize>, String)>,
 }
@@ -82,6 +85,7 @@ pub(crate) fn read(
         sources: Vec::new(),
         triangles: Vec::new(),
         first_triangle: None,
+        meshes: MeshBodies::default(),
         materials_used: Vec::new(),
     };
     let Some(v) = root.get("wall") else {
@@ -89,7 +93,7 @@ pub(crate) fn read(
     };
     for w in ctx.tables(v, "wall")? {
         let mut accepted = shapes();
-        accepted.extend(["material", "motion"]);
+        accepted.extend(["material", "motion", "conveyor"]);
         w.deny_unknown(&accepted)?;
         let mat_v = w.req("material", "a material name")?;
         let mi = material_of(ctx, materials, mat_v, &w.key("material"))?;
@@ -114,8 +118,21 @@ pub(crate) fn read(
             "box" => made.extend(box_planes(ctx, &w, sv, material)?),
             _ => made.push(analytic(ctx, &w, (shape, sv), material)?),
         }
+        if let Some(c) = w.get("conveyor") {
+            return Err(ctx.err(
+                &c.span(),
+                &w.key("conveyor"),
+                "a conveyor is a mesh wall's surface velocity; give it to a `mesh` wall",
+            ));
+        }
         if let Some(mv) = w.get("motion") {
-            set_motion(ctx, &w, mv, &mut made)?;
+            let motion = read_motion(ctx, &w, mv, false)?;
+            // A box turns as one, about its centre: the mean of its faces' points.
+            let mean = [0, 1, 2]
+                .map(|k| made.iter().map(|m| m.point[k] as f64).sum::<f64>() / made.len() as f64);
+            for m in &mut made {
+                motion.apply(m, mean);
+            }
         }
         for m in made {
             out.sources.push((w.span.clone(), w.path.clone()));
@@ -187,7 +204,9 @@ fn f32s(v: [f64; 3]) -> [f32; 3] {
 /// `mesh = { file, scale, translate, rotate }`: the triangles become fixed particles after
 /// every other particle, split to the size of the largest particle, of those placed and those
 /// `inserts` will place (grains_core::mesh_walls). A mesh larger than the domain by orders of
-/// magnitude is refused as a unit slip. Mesh walls do not move.
+/// magnitude is refused as a unit slip. The mesh is one body, which moves with the block's
+/// `motion` (about `center`, by default the middle of the mesh's bounding box) and carries
+/// particles along its surface with `conveyor`.
 fn mesh_wall(
     ctx: &Ctx<'_>,
     w: &Table<'_, '_>,
@@ -204,13 +223,14 @@ fn mesh_wall(
     )?;
     t.deny_unknown(&["file", "scale", "translate", "rotate"])?;
     t.req("file", "a path to a .obj or .stl file")?;
-    if let Some(m) = w.get("motion") {
-        return Err(ctx.err(
-            &m.span(),
-            &w.key("motion"),
-            "mesh walls do not move yet; give the motion to plane, box, cylinder, disk or cone walls",
-        ));
-    }
+    let motion = w
+        .get("motion")
+        .map(|m| read_motion(ctx, w, m, true))
+        .transpose()?;
+    let conveyor = w
+        .get("conveyor")
+        .map(|c| ctx.vec3(c, &w.key("conveyor"), "m/s"))
+        .transpose()?;
     let mesh = crate::mesh_file::wall_mesh(ctx, &t, domain)?;
     let first = *out.first_triangle.get_or_insert(particles.len());
     let largest = particles.pos[..first]
@@ -222,11 +242,33 @@ fn mesh_wall(
                 .flat_map(|b| b.insertion.radii.iter().map(|&r| r as f64)),
         )
         .fold(0.0, f64::max);
+    let (lo, hi) = mesh.vertices.iter().fold(
+        ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+        |(lo, hi), v| {
+            (
+                [0, 1, 2].map(|k| lo[k].min(v[k])),
+                [0, 1, 2].map(|k| hi[k].max(v[k])),
+            )
+        },
+    );
+    let middle = [0, 1, 2].map(|k| 0.5 * (lo[k] + hi[k]));
+    let center = motion.as_ref().and_then(|m| m.center).unwrap_or(middle);
+    let meshes = &mut out.meshes;
+    let body = meshes.add_body(center, material);
+    if let Some(mut m) = motion {
+        m.table_start = meshes.poses.len() as u32;
+        meshes.poses.extend_from_slice(&m.table);
+        m.apply(&mut meshes.bodies[body as usize], center);
+    }
+    if let Some(c) = conveyor {
+        meshes.conveyor[body as usize] = [c[0] as f32, c[1] as f32, c[2] as f32, 0.0];
+    }
     grains_core::mesh_walls::add_mesh_wall(
         particles,
         &mut out.triangles,
+        meshes,
+        body,
         &mesh,
-        material,
         grains_core::mesh_walls::SIZE_FACTOR * largest,
     )
     .map_err(|e| ctx.err(&mv.span(), &w.key("mesh"), e.to_string()))?;
@@ -272,20 +314,88 @@ fn analytic(
     kind.read(&SlotKeys { t: &t }, material)
 }
 
-/// `motion = { velocity, angular_velocity, center, start, stop }`, given to every wall the
-/// block made (a box turns as one, about its centre by default).
-fn set_motion(
+/// A wall's `motion` as read: velocity and spin about a centre between start and stop, or a
+/// table of poses.
+struct Motion {
+    velocity: [f64; 3],
+    omega: [f64; 3],
+    center: Option<[f64; 3]>,
+    start: f64,
+    stop: f64,
+    /// The table's rows (`t, dx, dy, dz, rx, ry, rz, 0`), empty for none, and where they go
+    /// in the world's table of poses.
+    table: Vec<[f32; 8]>,
+    table_start: u32,
+}
+
+impl Motion {
+    /// Give wall (or body) `m` this motion, about `center` unless the motion names one.
+    fn apply(&self, m: &mut Wall, center: [f64; 3]) {
+        m.velocity = f32s(self.velocity);
+        m.omega = f32s(self.omega);
+        m.center = f32s(self.center.unwrap_or(center));
+        m.start = self.start as f32;
+        m.stop = self.stop as f32;
+        m.table_start = self.table_start;
+        m.table_rows = self.table.len() as u32;
+    }
+}
+
+/// Read `motion = { velocity, angular_velocity, center, start, stop }`, or, for a mesh wall
+/// (`mesh`), `motion = { table = "poses.csv", center }`.
+fn read_motion(
     ctx: &Ctx<'_>,
     w: &Table<'_, '_>,
     mv: &Value<'_>,
-    made: &mut [Wall],
-) -> Result<(), SceneError> {
+    mesh: bool,
+) -> Result<Motion, SceneError> {
     let t = ctx.table(
         mv,
         &w.key("motion"),
         "a table { velocity, angular_velocity, center, start, stop }",
     )?;
-    t.deny_unknown(&["velocity", "angular_velocity", "center", "start", "stop"])?;
+    t.deny_unknown(&[
+        "velocity",
+        "angular_velocity",
+        "center",
+        "start",
+        "stop",
+        "table",
+    ])?;
+    let center = t
+        .get("center")
+        .map(|v| ctx.vec3(v, &t.key("center"), "m"))
+        .transpose()?;
+    if let Some(tv) = t.get("table") {
+        if !mesh {
+            return Err(ctx.err(
+                &tv.span(),
+                &t.key("table"),
+                "a table of poses moves a mesh wall; give a plane, box, cylinder, disk or cone \
+                 `velocity`, `angular_velocity`, `start` and `stop`",
+            ));
+        }
+        for k in ["velocity", "angular_velocity", "start", "stop"] {
+            if t.get(k).is_some() {
+                return Err(ctx.err(
+                    &t.key_span(k),
+                    &t.key(k),
+                    "a motion by table takes its velocities and times from the table: give \
+                     `table` and `center` only",
+                ));
+            }
+        }
+        let table = crate::motion_table::read(ctx, tv, &t.key("table"))?;
+        return Ok(Motion {
+            velocity: [0.0; 3],
+            omega: [0.0; 3],
+            center,
+            start: 0.0,
+            stop: f64::INFINITY,
+            table,
+            table_start: 0,
+        });
+    }
     if t.get("velocity").is_none() && t.get("angular_velocity").is_none() {
         return Err(ctx.err(&t.span, &t.key("velocity"), "a motion needs `velocity = [vx, vy, vz]` (m/s), `angular_velocity = [wx, wy, wz]` (rad/s), or both"));
     }
@@ -299,10 +409,6 @@ fn set_motion(
         .map(|v| ctx.vec3(v, &t.key("angular_velocity"), "rad/s"))
         .transpose()?
         .unwrap_or([0.0; 3]);
-    let center = t
-        .get("center")
-        .map(|v| ctx.vec3(v, &t.key("center"), "m"))
-        .transpose()?;
     let start = t
         .get("start")
         .map(|v| ctx.non_negative(v, &t.key("start"), "s"))
@@ -325,15 +431,13 @@ fn set_motion(
             ),
         ));
     }
-    // A box turns as one, about its centre: the mean of its faces' points.
-    let mean =
-        [0, 1, 2].map(|k| made.iter().map(|m| m.point[k] as f64).sum::<f64>() / made.len() as f64);
-    for m in made {
-        m.velocity = f32s(velocity);
-        m.omega = f32s(omega);
-        m.center = f32s(center.unwrap_or(mean));
-        m.start = start as f32;
-        m.stop = stop as f32;
-    }
-    Ok(())
+    Ok(Motion {
+        velocity,
+        omega,
+        center,
+        start,
+        stop,
+        table: Vec::new(),
+        table_start: 0,
+    })
 }
