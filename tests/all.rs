@@ -60,6 +60,7 @@ mod rolling;
 mod scene_errors;
 mod scene_reference;
 mod schedule;
+mod servo;
 mod shaders;
 mod shells;
 mod sources;

@@ -537,9 +537,14 @@ fn mismatched_snapshot_is_refused() -> anyhow::Result<()> {
 fn with_owners(bytes: &[u8], state: &grains_core::BackendState) -> Vec<u8> {
     use grains_core::state::STATE_ARRAYS;
     let bytes = &bytes[..bytes.len() - 4];
-    let last = STATE_ARRAYS.last().expect("arrays");
-    assert_eq!(last.name, "kinematic_work");
-    let bytes = &bytes[..bytes.len() - 8 - last.elem * state.kinematic_work.len()];
+    // Without the arrays of later versions: the kinematic work (12) and the walls' origins (13).
+    let last = &STATE_ARRAYS[STATE_ARRAYS.len() - 2..];
+    assert_eq!(
+        [last[0].name, last[1].name],
+        ["kinematic_work", "wall_origin"]
+    );
+    let later = last[0].elem * state.kinematic_work.len() + last[1].elem * state.wall_origin.len();
+    let bytes = &bytes[..bytes.len() - 16 - later];
     let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     // Magic, version, fingerprint, step; the rebuild steps; removed and inserted counts and
     // energies; then each array as its count and elements.
@@ -610,6 +615,11 @@ fn checkpoint_round_trips_and_refuses_damage() {
         )],
         wall_work: vec![[1e-3, -1e-12]; 2],
         kinematic_work: vec![[-2e-4, 3e-13]; 2],
+        wall_origin: vec![grains_core::kernel_types::Wall::plane(
+            [0.0, 0.0, -1.0],
+            [0.0, 0.0, 1.0],
+            0,
+        )],
     };
     grains_io::write_checkpoint(&path, 0xdead_beef, &state).expect("write");
     let (fp, back) = grains_io::read_checkpoint(&path).expect("read");
@@ -624,6 +634,7 @@ fn checkpoint_round_trips_and_refuses_damage() {
     assert_eq!(fp, 0xdead_beef);
     let unbooked = BackendState {
         kinematic_work: Vec::new(),
+        wall_origin: Vec::new(),
         ..state.clone()
     };
     assert_eq!(back, unbooked);

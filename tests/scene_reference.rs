@@ -133,6 +133,13 @@ fn cases() -> Vec<(String, String)> {
                 "motion = { velocity = [0.0, 0.0, 0.0], ZZ }\n",
             ),
         ),
+        (
+            "`[[wall]]` `servo`",
+            wall(
+                "plane = { point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0] }",
+                "servo = { force = -1.0, gain = 0.1, max_speed = 0.1, ZZ }\n",
+            ),
+        ),
         ("`[[interaction]]`", in_block("[[interaction]]")),
         ("`[[bond]]`", format!("{BASE}\n[[bond]]\n{UNKNOWN}\n")),
         ("`[[shell]]`", format!("{BASE}{MEMBRANE}{SHELL}{UNKNOWN}\n")),

@@ -405,7 +405,7 @@ fn struct_layouts_match_kernel_types() {
             slope,
             table_start,
             table_rows,
-            _pad
+            steered
         }),
         rust_layout!(DomainParams {
             min,

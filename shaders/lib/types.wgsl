@@ -58,7 +58,7 @@ struct Wall {
     slope: f32,
     table_start: u32,
     table_rows: u32,
-    _pad: f32,
+    steered: u32,
 }
 
 struct DomainParams {

@@ -70,7 +70,7 @@ fn wall_distance_bound(w: Wall, x: vec3<f32>) -> f32 {
 // crates/grains-core/src/kernels/sources/wall.rs.
 fn wall_candidate(w: Wall, x: vec4<f32>, cutoff: f32) -> bool {
     let zero = vec3<f32>(0.0, 0.0, 0.0);
-    if (any(w.velocity != zero) || any(w.omega != zero)) {
+    if (any(w.velocity != zero) || any(w.omega != zero) || w.table_rows > 0u || w.steered != 0u) {
         return x.w > 0.0;
     }
     return wall_distance_bound(w, x.xyz) < x.w * 1.001 + cutoff;

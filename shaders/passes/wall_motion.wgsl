@@ -99,7 +99,7 @@ fn wall_motion(
         shift = pose[0];
         turn = pose[1];
     } else {
-        let moves = any(w.velocity != zero) || any(w.omega != zero);
+        let moves = any(w.velocity != zero) || any(w.omega != zero) || w.steered != 0u;
         w.moving = select(0u, 1u, moves && w.start <= t && t < w.stop);
         let time = f32(w.moved + 1u) * step.dt;
         shift = w.velocity * time;

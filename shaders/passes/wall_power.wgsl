@@ -38,7 +38,8 @@ fn wall_power(
         }
         let wall = walls[pair_j[k] - n];
         let t = f32(wall.steps) * step.dt;
-        let moves = any(wall.velocity != zero) || any(wall.omega != zero);
+        let moves = any(wall.velocity != zero) || any(wall.omega != zero)
+            || wall.table_rows > 0u || wall.steered != 0u;
         let next = moves && wall.start <= t && t < wall.stop;
         let share = 0.5 * (f32(wall.moving != 0u) + f32(next));
         if (share == 0.0) {

@@ -562,6 +562,9 @@ fn step_until_done(
     let (steps, every) = (scene.run.steps, scene.output.every_steps.max(1));
     let insert_every = scene.world.insert_every;
     let checkpoint_every = scene.output.checkpoint_every_steps;
+    // Servos steer their walls between steps, host-side: batches end where one is due.
+    let servos = &scene.world.servos;
+    let servo_every = servos.iter().map(|s| s.every.max(1)).min();
     let interrupted = || {
         args.interrupt
             .as_ref()
@@ -585,6 +588,7 @@ fn step_until_done(
             } else {
                 u64::MAX
             })
+            .min(servo_every.map_or(u64::MAX, next))
             .min(steps)
             .min(done + batch);
         let t0 = Instant::now();
@@ -598,6 +602,7 @@ fn step_until_done(
         if insert_every > 0 && s.done.is_multiple_of(insert_every) {
             s.given_up += insert_batch(scene, backend, s.done)?;
         }
+        grains_core::servo::steer(backend.as_mut(), servos, s.done);
         if s.done.is_multiple_of(every) || s.done == steps {
             output
                 .write(backend)

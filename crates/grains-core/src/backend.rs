@@ -710,6 +710,10 @@ pub trait Backend {
     /// The walls as they stand now (a moving wall where its motion has carried it), in the
     /// world's order, then the mesh walls' bodies: what output draws.
     fn walls(&mut self) -> Vec<crate::kernel_types::Wall>;
+    /// Set moving wall `wall`'s velocity from now on (a servo, [`crate::servo`]): its motion
+    /// counts afresh from its pose now ([`crate::servo::rebase`]). Nothing for a wall that
+    /// does not exist.
+    fn steer_wall(&mut self, wall: usize, velocity: [f32; 3]);
     /// The mesh walls' triangles as they stand now, relative to their particles' centres
     /// (turned with their bodies): what output draws.
     fn triangles(&mut self) -> Vec<crate::kernel_types::Triangle>;

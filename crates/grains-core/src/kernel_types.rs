@@ -124,7 +124,8 @@ pub struct Wall {
     pub table_start: u32,
     /// Rows of its motion table; 0 for none.
     pub table_rows: u32,
-    pub _pad: f32,
+    /// 1 for a wall a servo steers ([`crate::servo`]): it moves whatever its velocity now.
+    pub steered: u32,
 }
 
 /// [`Wall::kind`] of a mesh wall's body: not an analytic wall (no resolver, never a
@@ -147,7 +148,10 @@ impl Wall {
 
     /// Whether it is given a motion.
     pub fn moves(&self) -> bool {
-        self.velocity != [0.0; 3] || self.omega != [0.0; 3] || self.table_rows > 0
+        self.velocity != [0.0; 3]
+            || self.omega != [0.0; 3]
+            || self.table_rows > 0
+            || self.steered != 0
     }
 
     /// Velocity of the wall's surface at `x` (m/s): zero unless it moves during this step.

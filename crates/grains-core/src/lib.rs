@@ -24,6 +24,7 @@ pub mod parity;
 pub mod registry;
 pub mod restitution;
 pub mod schedule;
+pub mod servo;
 pub mod shapes;
 pub mod shells;
 pub mod state;

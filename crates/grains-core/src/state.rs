@@ -298,6 +298,11 @@ state_arrays! {
     /// compensation ([`crate::kernels::passes::kinematic_power`]); empty in a state written
     /// before it was kept, which a backend takes up as zero.
     kinematic_work: [f32; 2] = Extent::ParticlesIfKinematic,
+    /// Where each wall's (and mesh wall's body's) motion counts from: the world's walls, until
+    /// a servo re-bases a wall at its pose when it changes its velocity
+    /// ([`crate::servo`]); empty in a state written before it was kept, which a backend takes
+    /// up as the world's.
+    wall_origin: crate::kernel_types::Wall = Extent::Walls,
 }
 
 /// A state's scalars: everything of a [`BackendState`] but its arrays.
@@ -477,6 +482,8 @@ pub fn check_len(a: &StateArray, have: usize, sizes: &Sizes) -> Result<(), CoreE
     let fitted = a.extent == Extent::ParticlesIfTurning && (have == 0 || have == n);
     // A checkpoint of a version before kinematic work was booked holds none: it starts at zero.
     let fitted = fitted || (a.extent == Extent::ParticlesIfKinematic && have == 0);
+    // Nor one before servos re-based walls: their origins are the world's.
+    let fitted = fitted || (a.name == "wall_origin" && have == 0);
     if have != want && !fitted {
         return Err(CoreError::BadState(format!(
             "{} holds {have} elements, expected {want} ({:?} of {n} particles, {} walls, {} fixed pairs, {} list entries)",

@@ -36,8 +36,11 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 10: no `nbr_i` (each entry's owner is the particle whose range of `nbr_start` holds it).
 // 11: the CRC-32 of the file at its end.
 // 12: the work kinematic particles did (`kinematic_work`, after `wall_work`).
-const VERSION: u32 = 12;
-/// The version before, still read: version 12 without `kinematic_work` (taken up as zero).
+// 13: where the walls' motions count from (`wall_origin`, last), which servos re-base.
+const VERSION: u32 = 13;
+/// The version before, still read: version 13 without `wall_origin` (the world's walls').
+const VERSION_UNSTEERED: u32 = 12;
+/// The version before that, still read: version 12 without `kinematic_work` (taken up as zero).
 const VERSION_UNBOOKED: u32 = 11;
 /// The version before that, still read: version 11 without its checksum.
 const VERSION_UNCHECKED: u32 = 10;
@@ -319,6 +322,7 @@ pub fn open_checkpoint(path: &Path) -> Result<CheckpointArrays, IoError> {
         VERSION_WITH_OWNERS,
         VERSION_UNCHECKED,
         VERSION_UNBOOKED,
+        VERSION_UNSTEERED,
         VERSION,
     ]
     .contains(&version)
@@ -393,7 +397,11 @@ impl StateSource for CheckpointArrays {
             self.r.skip_array(4)?;
         }
         // Not in the file before version 12: none, which a backend takes up as zero.
-        if self.version < VERSION && a.name == "kinematic_work" {
+        if self.version < VERSION_UNSTEERED && a.name == "kinematic_work" {
+            return Ok(0);
+        }
+        // Not before version 13: none, which a backend takes up as the world's walls.
+        if self.version < VERSION && a.name == "wall_origin" {
             return Ok(0);
         }
         let n = self.r.u64()?;

@@ -313,6 +313,7 @@ fn build_world(
             .with_triangles(parts.walls.triangles, parts.walls.meshes)
             .map_err(domain_err)?;
     }
+    world.servos = parts.walls.servos;
     let insert_every = parts
         .inserts
         .iter()

@@ -163,8 +163,9 @@ pub struct CpuBackend {
     pub shell_volumes: Vec<[f32; 4]>,
     /// The walls as they stand (moving walls move), then the mesh walls' bodies.
     pub walls: Vec<crate::kernel_types::Wall>,
-    /// Where the walls and bodies start from ([`World::wall_records`]).
-    wall_origin: Vec<crate::kernel_types::Wall>,
+    /// Where the walls' and bodies' motions count from ([`World::wall_records`], re-based by
+    /// [`Backend::steer_wall`]).
+    pub wall_origin: Vec<crate::kernel_types::Wall>,
     /// The mesh walls' triangles as their bodies turn them ([`World::triangles`] at rest).
     pub triangles: Vec<crate::kernel_types::Triangle>,
     /// Work done on each particle by moving walls (J) and its compensation; empty when no
@@ -563,6 +564,10 @@ impl CpuBackend {
         b.shell_forces = s.shell_forces;
         b.shell_volumes = s.shell_volumes;
         b.walls = s.walls;
+        // A state written before servos re-based walls holds none: the world's.
+        if !s.wall_origin.is_empty() {
+            b.wall_origin = s.wall_origin;
+        }
         if b.world.meshes.move_any() {
             let bodies = &b.walls[b.world.walls.len()..];
             b.triangles = crate::mesh_walls::MeshBodies::triangles_at(&b.world.triangles, bodies);
@@ -1391,6 +1396,12 @@ impl Backend for CpuBackend {
         self.triangles.clone()
     }
 
+    fn steer_wall(&mut self, wall: usize, velocity: [f32; 3]) {
+        if let Some(w) = self.walls.get_mut(wall) {
+            crate::servo::rebase(w, &mut self.wall_origin[wall], velocity);
+        }
+    }
+
     fn wall_loads(&mut self) -> Vec<crate::backend::WallLoad> {
         crate::backend::wall_loads(
             &self.walls,
@@ -1582,6 +1593,7 @@ impl Backend for CpuBackend {
             walls: self.walls.clone(),
             wall_work: self.wall_work.clone(),
             kinematic_work: self.kinematic_work.clone(),
+            wall_origin: self.wall_origin.clone(),
             ..BackendState::with_header(self.header())
         }
     }
@@ -1658,7 +1670,8 @@ impl Backend for CpuBackend {
         whole(sink, "shell_volumes", &self.shell_volumes)?;
         whole(sink, "walls", &self.walls)?;
         whole(sink, "wall_work", &self.wall_work)?;
-        whole(sink, "kinematic_work", &self.kinematic_work)
+        whole(sink, "kinematic_work", &self.kinematic_work)?;
+        whole(sink, "wall_origin", &self.wall_origin)
     }
 
     fn contacts(&mut self) -> ContactCount {

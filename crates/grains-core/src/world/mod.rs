@@ -40,6 +40,8 @@ pub struct World {
     /// The mesh walls as bodies: their records (after `walls` in a backend's walls), where
     /// each triangle sits in its body, conveyors and tables of poses.
     pub meshes: crate::mesh_walls::MeshBodies,
+    /// Servo walls: walls whose velocity is set to hold a load ([`crate::servo`]).
+    pub servos: Vec<crate::servo::Servo>,
     /// Insertion blocks: their particles are in `particles`, dormant until inserted.
     pub insertions: Vec<crate::insert::Insertion>,
     /// Steps between insertion batches (0: no insertion).
@@ -121,6 +123,7 @@ impl World {
             shells: crate::shells::Shells::default(),
             triangles: Vec::new(),
             meshes: Default::default(),
+            servos: Vec::new(),
             insertions: Vec::new(),
             insert_every: 0,
             table: PairTable::default(),
@@ -404,6 +407,9 @@ impl World {
         eat(bytemuck::cast_slice(&meshes.conveyor));
         eat(bytemuck::cast_slice(&meshes.home));
         eat(bytemuck::cast_slice(&meshes.poses));
+        if !self.servos.is_empty() {
+            eat(format!("{:?}", self.servos).as_bytes());
+        }
         for m in &self.materials {
             for x in [m.density, m.young, m.poisson] {
                 eat(&x.to_le_bytes());

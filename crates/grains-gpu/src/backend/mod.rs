@@ -1079,6 +1079,19 @@ impl Backend for GpuBackend {
         )
     }
 
+    fn steer_wall(&mut self, wall: usize, velocity: [f32; 3]) {
+        if wall >= self.n_walls {
+            return;
+        }
+        let walls: Vec<Wall> = self.read_pod("walls", self.n_walls as u64);
+        let origins: Vec<Wall> = self.read_pod("wall_origin", self.n_walls as u64);
+        let (mut w, mut o) = (walls[wall], origins[wall]);
+        grains_core::servo::rebase(&mut w, &mut o, velocity);
+        let at = (wall * std::mem::size_of::<Wall>()) as u64;
+        self.write_array("walls", at, bytemuck::bytes_of(&w));
+        self.write_array("wall_origin", at, bytemuck::bytes_of(&o));
+    }
+
     fn triangles(&mut self) -> Vec<grains_core::kernel_types::Triangle> {
         let n = self.world.triangles.len() as u64;
         if n == 0 {

@@ -7,6 +7,7 @@ use grains_core::kernel_types::{Triangle, Wall};
 use grains_core::kernels::walls::WallKind;
 use grains_core::material::Material;
 use grains_core::mesh_walls::MeshBodies;
+use grains_core::servo::Servo;
 use grains_core::units::qty;
 use grains_core::{Domain, Particles};
 
@@ -30,6 +31,8 @@ pub(crate) struct Walls {
     pub first_triangle: Option<usize>,
     /// The mesh walls as bodies: their motions, conveyors and tables of poses.
     pub meshes: MeshBodies,
+    /// The servo walls.
+    pub servos: Vec<Servo>,
     /// Each block's material, with its span and key path.
     pub materials_used: Vec<(usize, Range<usize>, String)>,
 }
@@ -86,6 +89,7 @@ pub(crate) fn read(
         triangles: Vec::new(),
         first_triangle: None,
         meshes: MeshBodies::default(),
+        servos: Vec::new(),
         materials_used: Vec::new(),
     };
     let Some(v) = root.get("wall") else {
@@ -93,7 +97,7 @@ pub(crate) fn read(
     };
     for w in ctx.tables(v, "wall")? {
         let mut accepted = shapes();
-        accepted.extend(["material", "motion", "conveyor"]);
+        accepted.extend(["material", "motion", "conveyor", "servo"]);
         w.deny_unknown(&accepted)?;
         let mat_v = w.req("material", "a material name")?;
         let mi = material_of(ctx, materials, mat_v, &w.key("material"))?;
@@ -124,6 +128,15 @@ pub(crate) fn read(
                 &w.key("conveyor"),
                 "a conveyor is a mesh wall's surface velocity; give it to a `mesh` wall",
             ));
+        }
+        if let Some(sv) = w.get("servo") {
+            let mut servo = read_servo(ctx, &w, sv, shape)?;
+            servo.wall = out.walls.len();
+            for m in &mut made {
+                m.velocity = servo.initial_velocity(m);
+                m.steered = 1;
+            }
+            out.servos.push(servo);
         }
         if let Some(mv) = w.get("motion") {
             let motion = read_motion(ctx, &w, mv, false)?;
@@ -312,6 +325,86 @@ fn analytic(
     )?;
     t.deny_unknown(keys)?;
     kind.read(&SlotKeys { t: &t }, material)
+}
+
+/// `servo = { stress, area | force, gain, max_speed, every }` on a plane wall: the wall moves
+/// along its normal to hold the load ([`grains_core::servo`]). Its `wall` is set by the caller.
+fn read_servo(
+    ctx: &Ctx<'_>,
+    w: &Table<'_, '_>,
+    sv: &Value<'_>,
+    shape: &str,
+) -> Result<Servo, SceneError> {
+    let usage =
+        "a table { stress, area, gain, max_speed, every } or { force, gain, max_speed, every }";
+    let t = ctx.table(sv, &w.key("servo"), usage)?;
+    t.deny_unknown(&["stress", "area", "force", "gain", "max_speed", "every"])?;
+    if shape != "plane" {
+        return Err(ctx.err(
+            &sv.span(),
+            &w.key("servo"),
+            format!("a servo moves a plane wall along its normal; this wall is a {shape}"),
+        ));
+    }
+    if let Some(m) = w.get("motion") {
+        return Err(ctx.err(
+            &m.span(),
+            &w.key("motion"),
+            "a servo wall's motion is its servo's: give `servo` or `motion`, not both",
+        ));
+    }
+    let target =
+        match (t.get("stress"), t.get("force")) {
+            (Some(s), None) => {
+                let stress = ctx.number(
+                    s,
+                    &t.key("stress"),
+                    "a stress (Pa), negative in compression",
+                )?;
+                let av = t.req("area", "the area the stress acts on (m^2), with `stress`")?;
+                stress * ctx.positive(av, &t.key("area"), "m^2")?
+            }
+            (None, Some(f)) => {
+                ctx.number(f, &t.key("force"), "a force (N), negative in compression")?
+            }
+            (Some(_), Some(f)) => {
+                return Err(ctx.err(
+                    &f.span(),
+                    &t.key("force"),
+                    "give `stress` (with `area`) or `force`, not both",
+                ))
+            }
+            (None, None) => return Err(ctx.err(
+                &t.span,
+                &t.key("stress"),
+                "a servo needs `stress` (Pa, with `area`) or `force` (N), negative in compression",
+            )),
+        };
+    let gv = t.req("gain", "the velocity per newton of error (m/s/N)")?;
+    let gain = ctx.number(gv, &t.key("gain"), "m/s/N")?;
+    if gain.is_nan() || gain <= 0.0 {
+        return Err(ctx.err(
+            &gv.span(),
+            &t.key("gain"),
+            format!(
+                "expected a positive gain (m/s/N), found {gain}: a servo without gain never moves"
+            ),
+        ));
+    }
+    let mv = t.req("max_speed", "the fastest the wall may move (m/s)")?;
+    let max_speed = ctx.positive(mv, &t.key("max_speed"), "m/s")?;
+    let every = t
+        .get("every")
+        .map(|v| ctx.integer(v, &t.key("every"), 1))
+        .transpose()?
+        .unwrap_or(10);
+    Ok(Servo {
+        wall: 0,
+        target,
+        gain,
+        max_speed,
+        every,
+    })
 }
 
 /// A wall's `motion` as read: velocity and spin about a centre between start and stop, or a
