@@ -65,5 +65,6 @@ mod shaders;
 mod shells;
 mod sources;
 mod springs;
+mod stages;
 mod stress;
 mod walls;

@@ -184,6 +184,7 @@ fn cases() -> Vec<(String, String)> {
             format!("{BASE}{INSERT}{REGION}radii = {{ table = [[0.001, 1.0]], {UNKNOWN} }}\n"),
         ),
         ("`[output]`", format!("{BASE}\n[output]\n{UNKNOWN}\n")),
+        ("`[initial]`", format!("{BASE}\n[initial]\n{UNKNOWN}\n")),
     ];
     let mut owned: Vec<(String, String)> =
         fixed.into_iter().map(|(h, s)| (h.to_string(), s)).collect();

@@ -17,6 +17,7 @@ pub mod bench;
 pub mod export;
 pub mod preflight;
 pub mod run;
+pub mod stage;
 pub mod sweep;
 
 use anyhow::{Context, Result};

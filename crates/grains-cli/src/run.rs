@@ -178,7 +178,7 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     if output.rewrite_frame {
         // A fresh run's first frame, or a resumed run's frame that was cut short.
         if let Err(e) = output.write(&mut backend) {
-            return Err(saving.stopped(e, &mut backend));
+            return Err(saving.stopped(e, &mut backend, &scene.world));
         }
     }
     let bar = progress_bar(args.quiet, steps);
@@ -200,11 +200,11 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         // (Off the cadence, this frame is removed when the run resumes.)
         if !done.is_multiple_of(every) {
             if let Err(e) = output.write(&mut backend) {
-                return Err(saving.stopped(e, &mut backend));
+                return Err(saving.stopped(e, &mut backend, &scene.world));
             }
         }
         output.writer.finish()?;
-        saving.save(&mut backend)?;
+        saving.save(&mut backend, &scene.world)?;
         return Err(Interrupted {
             step: done,
             resume: saving.resume,
@@ -275,8 +275,22 @@ fn initial_state(
     saving: &Checkpointing,
 ) -> Result<(Option<Resume>, u64)> {
     if !args.resume {
-        // A resumed run's particles have moved on from the scene's initial state.
-        check_overlaps(scene)?;
+        // A resumed run's particles have moved on from the scene's initial state, and a
+        // stage's overlaps are those its earlier run held at rest.
+        if scene.initial.is_none() {
+            check_overlaps(scene)?;
+        }
+        if let Some(init) = &scene.initial {
+            let (state, carried) = crate::stage::stage_state(scene, init)?;
+            if !args.quiet {
+                eprintln!(
+                    "starting from {} ({} spheres, {carried} contacts' history carried)",
+                    init.from.display(),
+                    init.ids.len()
+                );
+            }
+            return Ok((Some(Resume::State(Box::new(state))), 0));
+        }
         return Ok((None, 0));
     }
     // The state replaces the scene's initial positions, velocities, spins and orientations
@@ -338,17 +352,26 @@ struct Checkpointing {
 }
 
 impl Checkpointing {
-    /// Write the backend's state.
-    fn save(&self, b: &mut Box<dyn Backend>) -> Result<()> {
+    /// Write the backend's state, and beside it the particles a later stage starts from
+    /// (`stage.csv`).
+    fn save(&self, b: &mut Box<dyn Backend>, world: &grains_core::World) -> Result<()> {
         write_backend_checkpoint(&self.path, self.fingerprint, b.as_mut())?;
+        if let Some(dir) = self.path.parent() {
+            grains_io::write_stage(dir, world, &b.snapshot())?;
+        }
         Ok(())
     }
 
     /// Output that cannot be written (a full disk, a file-size limit) stops the run with the
     /// state of its step saved: its resume writes that step's frame again.
-    fn stopped(&self, e: anyhow::Error, b: &mut Box<dyn Backend>) -> anyhow::Error {
+    fn stopped(
+        &self,
+        e: anyhow::Error,
+        b: &mut Box<dyn Backend>,
+        world: &grains_core::World,
+    ) -> anyhow::Error {
         let step = b.counters().steps;
-        match self.save(b) {
+        match self.save(b, world) {
             Ok(()) => anyhow::anyhow!(
                 "{e:#}; the run stopped at step {step}, its state saved in {}: once the cause is \
                  fixed, resume with: {}",
@@ -606,12 +629,12 @@ fn step_until_done(
         if s.done.is_multiple_of(every) || s.done == steps {
             output
                 .write(backend)
-                .map_err(|e| saving.stopped(e, backend))?;
+                .map_err(|e| saving.stopped(e, backend, &scene.world))?;
         }
         if let Some(c) = checkpoint_every {
             if s.done.is_multiple_of(c.max(1)) || s.done == steps {
                 saving
-                    .save(backend)
+                    .save(backend, &scene.world)
                     .map_err(|e| Checkpointing::failed(e, s.done))?;
             }
         }

@@ -27,6 +27,7 @@ pub mod schedule;
 pub mod servo;
 pub mod shapes;
 pub mod shells;
+pub mod stage;
 pub mod state;
 pub mod stress;
 pub mod timestep;

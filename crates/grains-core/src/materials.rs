@@ -247,6 +247,32 @@ impl PairTable {
         }
     }
 
+    /// A signature of the contact chain two spheres of materials `a` and `b` meet with: its
+    /// laws and their parameters (FNV-1a of both). Two worlds whose signatures for a pair are
+    /// equal evaluate the pair alike, so a stage may carry its contact history
+    /// ([`crate::world::World`]s of two scenes). 0 for materials that never meet so.
+    pub fn pair_signature(&self, a: usize, b: usize) -> u64 {
+        let nm = self.n_materials;
+        let pair = a * nm + b;
+        // Materials that never meet as two spheres: no chain.
+        let Some(chain) = self.chains.get(self.sphere_chain[pair] as usize) else {
+            return 0;
+        };
+        let stride = self.params_stride;
+        let params = &self.params_of(SourceKind::Neighbour)[pair * stride..(pair + 1) * stride];
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let text = format!("{chain:?}");
+        for b in text
+            .as_bytes()
+            .iter()
+            .chain(bytemuck::cast_slice::<u32, u8>(params))
+        {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h
+    }
+
     /// The parameter records of source `s`: `params_stride` words per table entry.
     pub fn params_of(&self, s: SourceKind) -> &[u32] {
         let len = self.entries(s) * self.params_stride;

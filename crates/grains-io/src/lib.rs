@@ -19,6 +19,7 @@ mod csv;
 mod error;
 mod lock;
 mod resume;
+mod stage;
 mod vtk;
 mod walls;
 
@@ -38,6 +39,7 @@ pub use csv::{
 pub use error::IoError;
 pub use lock::{OutputLock, LOCK_FILE};
 pub use resume::{ResumePoint, Resumed};
+pub use stage::{stage_text, stages, write_stage, STAGE_CSV, STAGE_HEADER};
 pub use vtk::frame_file_name;
 pub use walls::{walls_file_name, KIND_MESH, SEGMENTS};
 

@@ -283,6 +283,7 @@ fn written(name: &str) -> Option<Written> {
         STRESS_CSV,
         PARTICLES_PVD,
         CHECKPOINT_FILE,
+        crate::STAGE_CSV,
     ];
     // A file's copy being written beside it is `<name>.tmp`.
     let base = name.strip_suffix(".tmp").unwrap_or(name);

@@ -32,6 +32,7 @@ pub mod mesh_file;
 mod messages;
 mod motion_table;
 pub mod overrides;
+pub use sections::initial::Initial;
 mod parse;
 mod sections;
 mod walk;
@@ -158,6 +159,9 @@ pub struct Scene {
     /// Wall blocks (`[[wall]]`): a box is one block of six planes, a mesh one of many
     /// triangles.
     pub wall_blocks: usize,
+    /// The earlier run this scene starts from (`[initial] from`): its spheres are the
+    /// world's first particles.
+    pub initial: Option<Initial>,
     /// Whether `output.every_steps` was the default (so a step override rescales it).
     every_default: bool,
 }
@@ -257,6 +261,7 @@ pub fn parse_scene_within(
         warnings: p.warnings,
         places: p.places,
         wall_blocks: p.wall_blocks,
+        initial: p.initial,
         every_default,
     })
 }

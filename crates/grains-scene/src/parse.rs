@@ -30,9 +30,10 @@ use crate::walk::{Ctx, Table};
 use crate::BackendChoice;
 
 /// The top-level keys of a scene: one per section.
-const SECTIONS: [&str; 10] = [
+const SECTIONS: [&str; 11] = [
     "simulation",
     "domain",
+    "initial",
     "material",
     "particles",
     "wall",
@@ -69,6 +70,8 @@ pub(crate) struct Parsed {
     pub places: crate::Places,
     /// `[[wall]]` blocks.
     pub wall_blocks: usize,
+    /// The earlier run the scene starts from.
+    pub initial: Option<crate::sections::initial::Initial>,
 }
 
 /// What the sections from `[domain]` to `[[bond]]` build, checked against each other: the
@@ -88,6 +91,9 @@ struct Parts {
     walls: Walls,
     interactions: Vec<Interaction>,
     bonds: Bonds,
+    /// The earlier run the scene starts from (`[initial] from`), whose spheres are the first
+    /// particles.
+    initial: Option<crate::sections::initial::Initial>,
 }
 
 pub(crate) fn parse(
@@ -116,7 +122,8 @@ pub(crate) fn parse(
     };
     root.deny_unknown(&SECTIONS)?;
     let sim = simulation::read(&ctx, &root)?;
-    let parts = read_parts(&ctx, &root)?;
+    let mut parts = read_parts(&ctx, &root)?;
+    let initial = parts.initial.take();
     let (mut world, timestep, overlaps) = build_world(&ctx, &sim, parts)?;
     crate::checks::dynamics_scene(&ctx, &root, &sim, &world)?;
     let steps = sim.steps(&ctx, world.dt)?;
@@ -154,6 +161,7 @@ pub(crate) fn parse(
         warnings: ctx.warnings.take(),
         places,
         wall_blocks,
+        initial,
     })
 }
 
@@ -195,6 +203,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
     *ctx.materials.borrow_mut() = materials.iter().map(|m| m.name.clone()).collect();
     let mut particles = Particles::default();
     let mut uses = MaterialUses::new(materials.len());
+    let initial = crate::sections::initial::read(ctx, root, &materials, &mut particles, &mut uses)?;
     particles::read(ctx, root, &domain, &materials, &mut particles, &mut uses)?;
     // [[insert]]: dormant particles after the [[particles]] blocks; then [[shell]], whose
     // nodes are the last particles.
@@ -244,6 +253,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
         walls,
         interactions,
         bonds,
+        initial,
     })
 }
 

@@ -4,6 +4,7 @@
 
 pub(crate) mod bond;
 pub(crate) mod domain;
+pub(crate) mod initial;
 pub(crate) mod insert;
 pub(crate) mod interaction;
 pub(crate) mod material;

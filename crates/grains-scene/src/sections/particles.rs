@@ -110,7 +110,9 @@ pub(crate) fn read(
 ) -> Result<(), SceneError> {
     let blocks = match (
         root.get("particles"),
-        root.get("shell").or(root.get("insert")),
+        root.get("shell")
+            .or(root.get("insert"))
+            .or(root.get("initial")),
     ) {
         (None, Some(_)) => Vec::new(),
         _ => ctx.tables(
