@@ -360,7 +360,8 @@ fn the_shipped_sweep_table_reads_against_the_drum() {
 
 /// `grains export SCENE` writes the run's checkpoint as pack files, one per material, from
 /// which a later scene starts where the run ended; without a checkpoint, or with other
-/// overrides than the run's, it refuses.
+/// overrides than the run's, it refuses. `grains export OUT` writes the same from the run's
+/// folder alone.
 #[test]
 fn export_writes_the_checkpoint_as_pack_files_a_scene_reads() {
     let scene = grains_tests::workspace_root().join("scenes/two_spheres_head_on.toml");
@@ -422,5 +423,15 @@ fn export_writes_the_checkpoint_as_pack_files_a_scene_reads() {
             assert_eq!(w.particles.vel[i][k], state.vel[i][k]);
         }
     }
+    // `grains export OUT` writes the same spheres from the run's stage.csv, without the scene.
+    std::fs::remove_file(&pack).expect("remove");
+    grains_cli::main_with_args(vec!["grains", "export", &o]).expect("export the folder");
+    let again = std::fs::read_to_string(&pack).expect("pack from the folder");
+    let data = |t: &str| t.lines().skip(1).map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        data(&again),
+        data(&text),
+        "the same spheres from the folder"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

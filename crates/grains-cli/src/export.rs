@@ -1,7 +1,9 @@
-//! `grains export SCENE`: the state a run of SCENE left in its checkpoint, written as pack
-//! files (`x y z r vx vy vz`, one sphere a line), one per material, so that a later scene can
-//! start from it (`[[particles]] file = ...`): a bed filled by one scene, compressed or
-//! discharged by the next.
+//! `grains export SCENE` or `grains export OUT`: the state a run left in its checkpoint,
+//! written as pack files (`x y z r vx vy vz`, one sphere a line), one per material, so that a
+//! later scene can start from it (`[[particles]] file = ...`): a bed filled by one scene,
+//! compressed or discharged by the next. Given the run's output folder, the spheres of its
+//! `stage.csv` (written beside each checkpoint); given its scene, the checkpoint read with the
+//! scene's world.
 
 use std::path::PathBuf;
 
@@ -12,7 +14,8 @@ use grains_core::shapes::KIND_SPHERE;
 /// Arguments of `grains export`.
 #[derive(Args, Debug, Clone)]
 pub struct ExportArgs {
-    /// The scene whose run is exported (its materials name the files).
+    /// The scene whose run is exported (its materials name the files), or the run's output
+    /// folder (its stage.csv).
     pub scene: PathBuf,
     /// The run's output directory (default: the scene's `[output] dir`).
     #[arg(long)]
@@ -32,6 +35,9 @@ pub fn export(args: &ExportArgs) -> Result<Vec<PathBuf>> {
             "--format {}: expected pack (pack files, x y z r vx vy vz a line)",
             args.format
         );
+    }
+    if args.scene.is_dir() {
+        return export_stage(&args.scene);
     }
     let scene = grains_scene::load_scene_with(&args.scene, None, &args.set)?;
     let out = args.out.clone().unwrap_or_else(|| scene.output.dir.clone());
@@ -75,17 +81,59 @@ pub fn export(args: &ExportArgs) -> Result<Vec<PathBuf>> {
         if lines.is_empty() {
             continue;
         }
-        let file = dir.join(format!("{}.pack", mat.name));
-        let text = format!(
-            "# {} spheres of \"{}\" at step {} of {}: x y z r vx vy vz (SI)\n{}\n",
-            lines.len(),
-            mat.name,
-            state.step,
-            args.scene.display(),
-            lines.join("\n")
-        );
-        std::fs::write(&file, text).with_context(|| format!("cannot write {}", file.display()))?;
-        written.push(file);
+        let what = format!("step {} of {}", state.step, args.scene.display());
+        written.push(write_pack(&dir, &mat.name, &what, &lines)?);
     }
     Ok(written)
+}
+
+/// Write `DIR/<material>.pack` of `lines`, from `what`; its path.
+fn write_pack(
+    dir: &std::path::Path,
+    material: &str,
+    what: &str,
+    lines: &[String],
+) -> Result<PathBuf> {
+    let file = dir.join(format!("{material}.pack"));
+    let text = format!(
+        "# {} spheres of \"{material}\" at {what}: x y z r vx vy vz (SI)\n{}\n",
+        lines.len(),
+        lines.join("\n")
+    );
+    std::fs::write(&file, text).with_context(|| format!("cannot write {}", file.display()))?;
+    Ok(file)
+}
+
+/// The pack files of the spheres of `out`'s stage.csv, in `out/export`, one per material in the
+/// order they first appear.
+fn export_stage(out: &std::path::Path) -> Result<Vec<PathBuf>> {
+    let path = out.join(grains_core::stage::STAGE_CSV);
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "cannot read {}: export a run's folder once it has written a checkpoint ([output] \
+             checkpoint_every, at its end too), or give its scene",
+            path.display()
+        )
+    })?;
+    let (rows, _) = grains_core::stage::parse_stage(&text)
+        .map_err(|(line, what)| anyhow::anyhow!("{}:{line}: {what}", path.display()))?;
+    let mut by_material: Vec<(String, Vec<String>)> = Vec::new();
+    for (_, r) in rows {
+        let v = r.values;
+        let line = format!(
+            "{:e} {:e} {:e} {:e} {:e} {:e} {:e}",
+            v[1], v[2], v[3], v[0], v[4], v[5], v[6]
+        );
+        match by_material.iter_mut().find(|(m, _)| *m == r.material) {
+            Some((_, lines)) => lines.push(line),
+            None => by_material.push((r.material, vec![line])),
+        }
+    }
+    let dir = out.join("export");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let what = format!("the stage of {}", out.display());
+    by_material
+        .iter()
+        .map(|(m, lines)| write_pack(&dir, m, &what, lines))
+        .collect()
 }

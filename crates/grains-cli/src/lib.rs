@@ -144,8 +144,9 @@ pub enum Command {
     /// such as material.glass.young), each row into OUT/row_<k>, a summary line per run in
     /// OUT/sweep.csv; --slurm writes a job-array script instead.
     Sweep(sweep::SweepArgs),
-    /// Write the state a run of SCENE left in its checkpoint as pack files (x y z r vx vy vz,
-    /// one sphere a line), one per material, in OUT/export/, for a later scene to start from.
+    /// Write the state a run of SCENE (or the run in folder OUT) left in its checkpoint as pack
+    /// files (x y z r vx vy vz, one sphere a line), one per material, in OUT/export/, for a
+    /// later scene to start from.
     Export(export::ExportArgs),
 }
 

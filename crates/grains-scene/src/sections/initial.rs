@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use grains_core::material::Material;
-use grains_core::stage::{parse_pairs, STAGE_CSV, STAGE_HEADER};
+use grains_core::stage::{parse_stage, STAGE_CSV};
 use grains_core::Particles;
 
 use crate::checks::MaterialUses;
@@ -62,82 +62,41 @@ pub(crate) fn read(
             ),
         )
     })?;
-    let mut pairs = None;
-    let mut header = false;
-    let mut ids = Vec::new();
-    for (k, line) in text.lines().enumerate() {
-        let n = k + 1;
-        if let Some(p) = parse_pairs(line) {
-            pairs = Some(p);
-            continue;
-        }
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        if !header {
-            if line.trim() != STAGE_HEADER {
-                return Err(err(n, format!("expected the header `{STAGE_HEADER}`")));
-            }
-            header = true;
-            continue;
-        }
-        let (id, mi, x) = row(line, materials).map_err(|what| err(n, what))?;
+    let (rows, pairs) = parse_stage(&text).map_err(|(line, what)| err(line, what))?;
+    let mut ids = Vec::with_capacity(rows.len());
+    for (line, r) in rows {
+        let mi = materials
+            .iter()
+            .position(|m| m.name == r.material)
+            .ok_or_else(|| {
+                let names: Vec<&str> = materials.iter().map(|m| m.name.as_str()).collect();
+                err(
+                    line,
+                    format!(
+                        "particle {} is of material `{}`, which this scene does not define (it \
+                         defines {}): add a [[material]] of that name",
+                        r.id,
+                        r.material,
+                        names.join(", ")
+                    ),
+                )
+            })?;
         uses.note(mi, fv.span(), key.clone());
-        let m = &materials[mi];
-        let f = |k: usize| x[k] as f64;
+        let f = |k: usize| r.values[k] as f64;
         particles.push_sphere(
             [f(1), f(2), f(3)],
             f(0),
             [f(4), f(5), f(6)],
             [f(7), f(8), f(9)],
             mi as u32,
-            m.density,
+            materials[mi].density,
             false,
         );
-        ids.push(id);
-    }
-    let pairs = pairs.ok_or_else(|| err(0, "no `# pairs:` line".into()))?;
-    if ids.is_empty() {
-        return Err(err(0, "the earlier run left no spheres".into()));
+        ids.push(r.id);
     }
     Ok(Some(Initial {
         from: dir,
         ids,
         pairs,
     }))
-}
-
-/// A row's particle id, material index and `(radius, x, y, z, vx, vy, vz, wx, wy, wz)`.
-fn row(line: &str, materials: &[Material]) -> Result<(u32, usize, [f32; 10]), String> {
-    let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-    if cells.len() != 12 {
-        return Err(format!("{} values where the header names 12", cells.len()));
-    }
-    let id: u32 = cells[0]
-        .parse()
-        .map_err(|_| format!("`{}` is not a particle index", cells[0]))?;
-    let name = cells[1];
-    let mi = materials
-        .iter()
-        .position(|m| m.name == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = materials.iter().map(|m| m.name.as_str()).collect();
-            format!(
-                "particle {id} is of material `{name}`, which this scene does not define (it \
-             defines {}): add a [[material]] of that name",
-                names.join(", ")
-            )
-        })?;
-    let mut x = [0.0f32; 10];
-    for (k, c) in cells[2..].iter().enumerate() {
-        let v: f32 = c.parse().map_err(|_| format!("`{c}` is not a number"))?;
-        if !v.is_finite() {
-            return Err(format!("particle {id} has a value of {c}"));
-        }
-        x[k] = v;
-    }
-    if x[0] <= 0.0 {
-        return Err(format!("particle {id} has radius {}", x[0]));
-    }
-    Ok((id, mi, x))
 }
