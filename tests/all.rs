@@ -53,6 +53,7 @@ mod overdamped;
 mod overrides;
 mod physics;
 mod planar;
+mod post;
 mod resistance;
 mod restitution;
 mod resume;

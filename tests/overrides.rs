@@ -234,8 +234,9 @@ fn the_cli_runs_and_records_its_overrides() {
 }
 
 /// `grains sweep` over a table of 4 rows runs 4 runs, each with its row's overrides, and writes
-/// 4 summary rows; `--row` runs one; `--slurm` writes a job array that bash accepts; a table
-/// naming a key the scene lacks is refused before anything is written.
+/// 4 summary rows; `--post` adds a run's `grains post` figure; `--row` runs one; `--slurm`
+/// writes a job array that bash accepts; a table naming a key the scene lacks is refused before
+/// anything is written.
 #[test]
 fn a_sweep_runs_one_run_a_row() {
     let scene = grains_tests::workspace_root().join("scenes/two_spheres_head_on.toml");
@@ -288,6 +289,22 @@ fn a_sweep_runs_one_run_a_row() {
             .expect("overrides.txt");
         assert!(rec.contains("--set material.glass.young="), "{rec}");
     }
+    // A `grains post` figure a run: the median diameter by mass of the two spheres.
+    let _ = std::fs::remove_dir_all(&out);
+    sweep(&["--row", "1", "--post", "psd"]).expect("row 1 with a figure");
+    let one = std::fs::read_to_string(out.join("row_0001/summary.csv")).expect("summary");
+    assert!(
+        one.lines()
+            .next()
+            .is_some_and(|h| h.ends_with(",status,post_psd")),
+        "{one}"
+    );
+    let d: f64 = one
+        .lines()
+        .nth(1)
+        .and_then(|l| l.rsplit(',').next()?.parse().ok())
+        .expect("a figure");
+    assert!((d / 0.02 - 1.0).abs() < 2e-3, "median diameter {d}");
     // One row alone, as a job-array task.
     let _ = std::fs::remove_dir_all(&out);
     sweep(&["--row", "2"]).expect("row 2");

@@ -297,27 +297,10 @@ fn short_drum() -> World {
 }
 
 /// The free surface's slope (degrees from horizontal) of a bed in the x-z plane: the highest
-/// bead centre in 6 mm columns across the middle 5 cm, fitted by least squares.
+/// bead centre in 6 mm columns across the middle 5 cm (`grains post repose`'s analysis).
 pub fn angle_of_repose(pos: &[[f32; 4]]) -> f64 {
-    let mut top = std::collections::BTreeMap::new();
-    for p in pos {
-        let b = ((p[0] as f64 + 0.05) / 0.006).floor() as i64;
-        let z = top.entry(b).or_insert(f64::NEG_INFINITY);
-        *z = f64::max(*z, p[2] as f64);
-    }
-    let pts: Vec<(f64, f64)> = top
-        .into_iter()
-        .map(|(b, z)| (-0.05 + (b as f64 + 0.5) * 0.006, z))
-        .filter(|(x, _)| x.abs() < 0.025)
-        .collect();
-    let n = pts.len() as f64;
-    let (mx, mz) = (
-        pts.iter().map(|p| p.0).sum::<f64>() / n,
-        pts.iter().map(|p| p.1).sum::<f64>() / n,
-    );
-    let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - mz)).sum::<f64>()
-        / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
-    slope.atan().to_degrees().abs()
+    let pts: Vec<[f64; 3]> = pos.iter().map(|p| [0, 1, 2].map(|k| p[k] as f64)).collect();
+    grains_core::post::angle_of_repose(&pts, (0, 2), 0.006, (-0.026, 0.022)).expect("a bed")
 }
 
 #[test]
@@ -490,29 +473,10 @@ fn a_hopper_discharges_at_a_steady_rate_near_beverloos() {
 /// (a positive radius seen) and now below the orifice (z < -2 mm) or deleted. Returns the rate
 /// between 20% and 80% of `count` discharged, and the rates of the two halves (beads/s).
 pub fn discharge_rate(csv: &Path, count: u32) -> (f64, f64, f64) {
-    let rows = grains_tests::csv_rows(csv);
-    let mut seen = std::collections::HashSet::new();
-    let mut by: std::collections::BTreeMap<u64, (f64, u32)> = Default::default();
-    for r in &rows {
-        let (id, radius, z) = (r[2] as u64, r[18], r[5]);
-        if radius > 0.0 {
-            seen.insert(id);
-        }
-        let e = by.entry(r[0] as u64).or_insert((r[1], 0));
-        if seen.contains(&id) && (radius < 0.0 || z < -0.002) {
-            e.1 += 1;
-        }
-    }
-    let pts: Vec<(f64, u32)> = by.into_values().collect();
-    let at = |f: f64| pts.iter().find(|p| p.1 as f64 >= f * count as f64).copied();
-    let (Some(a), Some(m), Some(b)) = (at(0.2), at(0.5), at(0.8)) else {
-        panic!("the hopper did not drain: {pts:?}")
-    };
-    (
-        (b.1 - a.1) as f64 / (b.0 - a.0),
-        (m.1 - a.1) as f64 / (m.0 - a.0),
-        (b.1 - m.1) as f64 / (b.0 - m.0),
-    )
+    let frames = grains_cli::post::read_frames(csv).expect("particles.csv");
+    let (counts, _) = grains_cli::post::discharged(&frames, 2, -0.002);
+    grains_core::post::discharge_rate(&counts, count as u64)
+        .unwrap_or_else(|| panic!("the hopper did not drain: {counts:?}"))
 }
 
 /// The drum in the output: `scenes/drum.toml` turning from the start, run on the CPU for three

@@ -15,6 +15,7 @@ macro_rules! out {
 
 pub mod bench;
 pub mod export;
+pub mod post;
 pub mod preflight;
 pub mod run;
 pub mod stage;
@@ -144,6 +145,10 @@ pub enum Command {
     /// such as material.glass.young), each row into OUT/row_<k>, a summary line per run in
     /// OUT/sweep.csv; --slurm writes a job-array script instead.
     Sweep(sweep::SweepArgs),
+    /// Analyse a run's output folder (coordination number, packing fraction profile, size
+    /// distribution, angle of repose, discharge rate with Beverloo's coefficient, radial
+    /// distribution, velocity profile) into OUT/post/<analysis>.csv.
+    Post(post::PostArgs),
     /// Write the state a run of SCENE (or the run in folder OUT) left in its checkpoint as pack
     /// files (x y z r vx vy vz, one sphere a line), one per material, in OUT/export/, for a
     /// later scene to start from.
@@ -255,6 +260,10 @@ where
         Command::Shader { scene } => shader(&scene),
         Command::Bench(args) => bench::bench(&args),
         Command::Sweep(args) => sweep::sweep(&args),
+        Command::Post(args) => {
+            out!("wrote {}", post::post(&args)?.display());
+            Ok(())
+        }
         Command::Export(args) => {
             for f in export::export(&args)? {
                 out!("wrote {}", f.display());

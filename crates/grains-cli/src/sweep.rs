@@ -49,6 +49,10 @@ pub struct SweepArgs {
     /// GPUs shared by its array tasks, or by the rows run here).
     #[arg(long, conflicts_with = "adapter")]
     pub per_adapter: bool,
+    /// Add each run's figure of a `grains post` analysis (with its defaults) to its summary
+    /// line, a column `post_<analysis>`; may be given several times.
+    #[arg(long = "post", value_enum)]
+    pub post: Vec<crate::post::Analysis>,
 }
 
 /// The table: its columns' paths and its rows' values, each with its line in the file.
@@ -141,8 +145,9 @@ fn row_dir(out: &Path, k: usize) -> PathBuf {
     out.join(format!("row_{k:04}"))
 }
 
-/// The summary header: the row, its values, then what its run reports.
-fn summary_header(t: &Table) -> String {
+/// The summary header: the row, its values, then what its run reports and its figures of
+/// `post`.
+fn summary_header(t: &Table, post: &[crate::post::Analysis]) -> String {
     let mut h = vec!["row".to_string()];
     h.extend(t.paths.iter().map(|p| csv_field(p)));
     h.extend(
@@ -157,7 +162,25 @@ fn summary_header(t: &Table) -> String {
         .iter()
         .map(|s| s.to_string()),
     );
+    h.extend(post.iter().map(|a| format!("post_{}", a.name())));
     h.join(",")
+}
+
+/// Row `k`'s figures of the analyses `post` on its run's output (empty where it gives none or
+/// the run failed; a failed analysis is said in its field).
+fn post_figures(post: &[crate::post::Analysis], dir: &Path, ran: bool) -> Vec<String> {
+    post.iter()
+        .map(|&a| {
+            if !ran {
+                return String::new();
+            }
+            match crate::post::headline(&crate::post::PostArgs::of(a, dir.to_path_buf())) {
+                Ok(Some(x)) => format!("{x:e}"),
+                Ok(None) => String::new(),
+                Err(e) => csv_field(&format!("failed: {e:#}")),
+            }
+        })
+        .collect()
 }
 
 /// A CSV field, quoted where it holds a comma or a quote.
@@ -229,7 +252,7 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         Some(k) => row_dir(&out, k).join("summary.csv"),
         None => out.join("sweep.csv"),
     };
-    let mut lines = vec![summary_header(&table)];
+    let mut lines = vec![summary_header(&table, &args.post)];
     for k in rows {
         if !args.quiet {
             eprintln!("sweep: row {k} of {}", table.rows.len());
@@ -243,7 +266,12 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             adapter: adapter_of(args, k)?,
             ..Default::default()
         });
-        lines.push(summary_line(&table, k, dts[k], &outcome));
+        let mut line = summary_line(&table, k, dts[k], &outcome);
+        for f in post_figures(&args.post, &row_dir(&out, k), outcome.is_ok()) {
+            line.push(',');
+            line.push_str(&f);
+        }
+        lines.push(line);
         // Written after every run, so that the rows done survive a later one's failure.
         std::fs::create_dir_all(summary.parent().unwrap_or(&out))?;
         std::fs::write(&summary, lines.join("\n") + "\n")
@@ -285,6 +313,9 @@ fn write_slurm(args: &SweepArgs, table: &Table, out: &Path) -> Result<()> {
     }
     if args.per_adapter {
         cmd.push_str(" --per-adapter");
+    }
+    for a in &args.post {
+        cmd.push_str(&format!(" --post {}", a.name()));
     }
     let script = format!(
         "#!/usr/bin/env bash\n\

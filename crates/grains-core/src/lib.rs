@@ -21,6 +21,7 @@ pub mod materials;
 pub mod mesh_walls;
 pub mod overlaps;
 pub mod parity;
+pub mod post;
 pub mod registry;
 pub mod restitution;
 pub mod schedule;
