@@ -118,7 +118,7 @@ mod tests {
             rows,
             vec![[0.0; 8], [1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
         );
-        let rows = parse("t,x,y,z,rx,ry,rz\n0,0,0,0,0,0,0\n2,0,0,0,0,0,3.14\n").unwrap();
+        let rows = parse("t,x,y,z,rx,ry,rz\n0,0,0,0,0,0,0\n2,0,0,0,0,0,2.5\n").unwrap();
         assert_eq!(rows[1][6], 2.5);
     }
 
