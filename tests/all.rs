@@ -54,6 +54,7 @@ mod overrides;
 mod physics;
 mod planar;
 mod post;
+mod python;
 mod resistance;
 mod restitution;
 mod resume;

@@ -190,6 +190,41 @@ pub fn wall_loads(
     out
 }
 
+/// Whether velocities `v` may be given to particles `ids` of `world`: as many of each, every
+/// id a particle of the scene (not a mesh wall's triangle), every component finite, and none
+/// out of the plane of a planar world.
+pub fn check_velocities(
+    world: &World,
+    ids: &[u32],
+    v: &[[f32; 3]],
+) -> Result<(), crate::CoreError> {
+    let bad = |m: String| Err(crate::CoreError::BadState(m));
+    let n = world.particles.len() - world.triangle_tail();
+    if ids.len() != v.len() {
+        return bad(format!("{} ids for {} velocities", ids.len(), v.len()));
+    }
+    if let Some(&i) = ids.iter().find(|&&i| i as usize >= n) {
+        return bad(format!(
+            "particle {i} does not exist: the scene has {n} particles"
+        ));
+    }
+    if let Some(k) = v.iter().position(|x| x.iter().any(|c| !c.is_finite())) {
+        return bad(format!(
+            "the velocity of particle {} is not finite: {:?}",
+            ids[k], v[k]
+        ));
+    }
+    if world.planar {
+        if let Some(k) = v.iter().position(|x| x[2] != 0.0) {
+            return bad(format!(
+                "the velocity of particle {} leaves the plane of a 2-D scene: {:?}",
+                ids[k], v[k]
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A list's records as `(owner, record, partner)`, in record order.
 pub(crate) fn records<'a>(
     pair_start: &'a [u32],
@@ -668,7 +703,7 @@ pub fn remove_particle(
 }
 
 /// A simulation backend: CPU loops or GPU dispatches of the same kernels.
-pub trait Backend {
+pub trait Backend: Send {
     /// Short name for messages ("cpu", or the adapter's name).
     fn name(&self) -> String;
     /// Advance one step.
@@ -710,6 +745,9 @@ pub trait Backend {
     /// The walls as they stand now (a moving wall where its motion has carried it), in the
     /// world's order, then the mesh walls' bodies: what output draws.
     fn walls(&mut self) -> Vec<crate::kernel_types::Wall>;
+    /// Set the velocities (m/s) of particles `ids` to `v`, between steps (a script's change of
+    /// a run: [`check_velocities`] refuses what does not fit the world first).
+    fn set_velocities(&mut self, ids: &[u32], v: &[[f32; 3]]) -> Result<(), crate::CoreError>;
     /// Set moving wall `wall`'s velocity from now on (a servo, [`crate::servo`]): its motion
     /// counts afresh from its pose now ([`crate::servo::rebase`]). Nothing for a wall that
     /// does not exist.

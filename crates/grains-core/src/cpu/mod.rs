@@ -1396,6 +1396,15 @@ impl Backend for CpuBackend {
         self.triangles.clone()
     }
 
+    fn set_velocities(&mut self, ids: &[u32], v: &[[f32; 3]]) -> Result<(), CoreError> {
+        crate::backend::check_velocities(&self.world, ids, v)?;
+        for (&i, x) in ids.iter().zip(v) {
+            let w = &mut self.vel[i as usize];
+            *w = [x[0], x[1], x[2], w[3]];
+        }
+        Ok(())
+    }
+
     fn steer_wall(&mut self, wall: usize, velocity: [f32; 3]) {
         if let Some(w) = self.walls.get_mut(wall) {
             crate::servo::rebase(w, &mut self.wall_origin[wall], velocity);

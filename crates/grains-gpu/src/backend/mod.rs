@@ -1079,6 +1079,17 @@ impl Backend for GpuBackend {
         )
     }
 
+    fn set_velocities(&mut self, ids: &[u32], v: &[[f32; 3]]) -> Result<(), CoreError> {
+        grains_core::backend::check_velocities(&self.world, ids, v)?;
+        let mut vel: Vec<[f32; 4]> = self.read_pod("vel", self.n as u64);
+        for (&i, x) in ids.iter().zip(v) {
+            let w = &mut vel[i as usize];
+            *w = [x[0], x[1], x[2], w[3]];
+        }
+        self.write_array("vel", 0, bytemuck::cast_slice(&vel));
+        Ok(())
+    }
+
     fn steer_wall(&mut self, wall: usize, velocity: [f32; 3]) {
         if wall >= self.n_walls {
             return;

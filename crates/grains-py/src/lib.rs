@@ -1,0 +1,477 @@
+//! The `grains` Python package's extension module: a [`Simulation`] over the same library as
+//! the CLI (scene reading, overrides, backends, checkpoints), its state read and written as
+//! NumPy arrays. The Python side (`python/grains/__init__.py`) re-exports it with its
+//! documentation.
+
+use std::path::{Path, PathBuf};
+
+use grains_core::Backend;
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+pyo3::create_exception!(
+    _grains,
+    SceneError,
+    PyValueError,
+    "A scene that cannot be read: the message is the CLI's, `file:line:column: key: what`."
+);
+
+/// A simulation of one scene on one backend.
+#[pyclass(unsendable, module = "grains")]
+pub struct Simulation {
+    backend: Box<dyn Backend>,
+    /// Particles of the scene (the mesh walls' triangles follow them in the backend).
+    n: usize,
+    /// Each particle's mass (kg) and material index, and the materials' names.
+    mass: Vec<f32>,
+    material: Vec<u32>,
+    materials: Vec<String>,
+    /// The world's fingerprint, which checkpoints carry.
+    fingerprint: u64,
+    /// The time step (s).
+    dt: f64,
+}
+
+/// Where a scene came from: a file, or TOML text.
+#[derive(Clone)]
+enum Source {
+    File(PathBuf, Vec<grains_scene::overrides::Override>),
+    Text(String, Vec<grains_scene::overrides::Override>),
+}
+
+fn scene_error(e: impl std::fmt::Display) -> PyErr {
+    SceneError::new_err(e.to_string())
+}
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The overrides of a dict `{"material.glass.young": 1e7}`: each `PATH=VALUE` as `--set` reads
+/// it (a Python string value is given as a TOML string).
+fn overrides(d: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<grains_scene::overrides::Override>> {
+    let Some(d) = d else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for (k, v) in d.iter() {
+        let key: String = k.extract()?;
+        let value = if let Ok(s) = v.extract::<String>() {
+            format!("{s:?}")
+        } else if let Ok(b) = v.extract::<bool>() {
+            b.to_string()
+        } else {
+            v.str()?.to_string()
+        };
+        out.push(format!("{key}={value}").parse().map_err(value_error)?);
+    }
+    Ok(out)
+}
+
+fn read_scene(source: &Source) -> PyResult<grains_scene::Scene> {
+    match source {
+        Source::File(path, sets) => {
+            grains_scene::load_scene_with(path, None, sets).map_err(scene_error)
+        }
+        Source::Text(text, sets) => {
+            let path = Path::new("<scene>");
+            let applied = grains_scene::overrides::apply(text, path, sets).map_err(scene_error)?;
+            grains_scene::parse_scene(&applied.text, path)
+                .map_err(|e| scene_error(applied.locate(e)))
+        }
+    }
+}
+
+fn backend_choice(name: &str) -> PyResult<grains_cli::BackendArg> {
+    match name {
+        "auto" => Ok(grains_cli::BackendArg::Auto),
+        "cpu" => Ok(grains_cli::BackendArg::Cpu),
+        "gpu" => Ok(grains_cli::BackendArg::Gpu),
+        other => Err(value_error(format!(
+            "backend {other:?}: expected \"auto\", \"cpu\" or \"gpu\""
+        ))),
+    }
+}
+
+/// `n` rows of three from `rows`, as an `(n, 3)` float64 array.
+fn rows3<'py>(py: Python<'py>, rows: impl Iterator<Item = [f64; 3]>) -> Bound<'py, PyArray2<f64>> {
+    let flat: Vec<f64> = rows.flatten().collect();
+    let n = flat.len() / 3;
+    Array2::from_shape_vec((n, 3), flat)
+        .unwrap_or_else(|_| Array2::zeros((0, 3)))
+        .into_pyarray(py)
+}
+
+impl Simulation {
+    fn build(
+        source: Source,
+        choice: grains_cli::BackendArg,
+        state: Option<grains_core::BackendState>,
+    ) -> PyResult<Simulation> {
+        let scene = read_scene(&source)?;
+        let world = scene.world;
+        let n = world.particles.len() - world.triangle_tail();
+        let (mass, material) = (
+            world.particles.mass[..n].to_vec(),
+            world.particles.material[..n].to_vec(),
+        );
+        let materials = world.materials.iter().map(|m| m.name.clone()).collect();
+        let fingerprint = world.fingerprint();
+        let dt = world.dt;
+        let resume = state.map(|s| grains_cli::Resume::State(Box::new(s)));
+        let (backend, _) =
+            grains_cli::make_backend_from(world, choice, resume).map_err(value_error)?;
+        Ok(Simulation {
+            backend,
+            n,
+            mass,
+            material,
+            materials,
+            fingerprint,
+            dt,
+        })
+    }
+
+    /// `ids` checked against the particles (all of them when `None`).
+    fn checked_ids(&self, ids: Option<PyReadonlyArray1<'_, i64>>) -> PyResult<Vec<u32>> {
+        match ids {
+            None => Ok((0..self.n as u32).collect()),
+            Some(a) => a
+                .as_array()
+                .iter()
+                .map(|&i| {
+                    if i < 0 || i as usize >= self.n {
+                        Err(value_error(format!(
+                            "id {i} is out of range: the scene has {} particles (0 to {})",
+                            self.n,
+                            self.n.saturating_sub(1)
+                        )))
+                    } else {
+                        Ok(i as u32)
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    /// Read `scene` (a path to a scene file, or the TOML text of one) with `overrides`
+    /// (`{"material.glass.young": 1e7}`, as `grains run --set`), and build its `backend`
+    /// ("auto", "cpu" or "gpu"). Raises `SceneError` with the CLI's message for a bad scene.
+    #[new]
+    #[pyo3(signature = (scene, backend = "auto", overrides = None))]
+    fn new(
+        scene: &str,
+        backend: &str,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Simulation> {
+        let sets = self::overrides(overrides)?;
+        let source = if scene.contains('\n') || scene.trim_start().starts_with('[') {
+            Source::Text(scene.to_string(), sets)
+        } else {
+            Source::File(PathBuf::from(scene), sets)
+        };
+        Simulation::build(source, backend_choice(backend)?, None)
+    }
+
+    /// Resume the simulation of `scene` (as for `Simulation`) from the checkpoint at `path`
+    /// that `checkpoint` wrote; a checkpoint of another scene is refused.
+    #[staticmethod]
+    #[pyo3(signature = (scene, path, backend = "auto", overrides = None))]
+    fn resume(
+        scene: &str,
+        path: &str,
+        backend: &str,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Simulation> {
+        let sets = self::overrides(overrides)?;
+        let source = if scene.contains('\n') {
+            Source::Text(scene.to_string(), sets)
+        } else {
+            Source::File(PathBuf::from(scene), sets)
+        };
+        let (fingerprint, state) =
+            grains_io::read_checkpoint(Path::new(path)).map_err(value_error)?;
+        let sim = Simulation::build(source, backend_choice(backend)?, Some(state))?;
+        if sim.fingerprint != fingerprint {
+            return Err(value_error(format!(
+                "{path} was written for a different scene (particles, materials, walls, laws, \
+                 domain, dt or skin differ)"
+            )));
+        }
+        Ok(sim)
+    }
+
+    /// Write the state to `path` (a checkpoint `Simulation.resume` and `grains run --resume`
+    /// read).
+    fn checkpoint(&mut self, path: &str) -> PyResult<()> {
+        grains_io::write_backend_checkpoint(
+            Path::new(path),
+            self.fingerprint,
+            self.backend.as_mut(),
+        )
+        .map_err(value_error)
+    }
+
+    /// Take `n` steps, with the GIL released.
+    #[pyo3(signature = (n = 1))]
+    fn step(&mut self, py: Python<'_>, n: u64) {
+        let backend = &mut self.backend;
+        py.detach(|| backend.run(n));
+    }
+
+    /// Run `steps` steps (or `duration` seconds, rounded to whole steps), calling
+    /// `callback(sim)` every `every` steps; a callback returning False stops the run. The GIL
+    /// is released while stepping. Returns the steps taken.
+    #[pyo3(signature = (steps = None, duration = None, every = None, callback = None))]
+    fn run(
+        slf: &Bound<'_, Self>,
+        steps: Option<u64>,
+        duration: Option<f64>,
+        every: Option<u64>,
+        callback: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<u64> {
+        let dt = slf.borrow().dt;
+        let total = match (steps, duration) {
+            (Some(s), None) => s,
+            (None, Some(d)) if d >= 0.0 => (d / dt).round() as u64,
+            _ => return Err(value_error("give steps or duration, one of them")),
+        };
+        let every = every.unwrap_or(total).max(1);
+        let mut done = 0;
+        while done < total {
+            let n = every.min(total - done);
+            {
+                let mut sim = slf.borrow_mut();
+                let backend = &mut sim.backend;
+                slf.py().detach(|| backend.run(n));
+            }
+            done += n;
+            if let Some(cb) = &callback {
+                let go = cb.call1((slf,))?;
+                if go.extract::<bool>().ok() == Some(false) {
+                    break;
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// The time step (s).
+    #[getter]
+    fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// Current time (s).
+    #[getter]
+    fn time(&self) -> f64 {
+        self.backend.time()
+    }
+
+    /// Steps taken.
+    #[getter]
+    fn step_count(&self) -> u64 {
+        self.backend.counters().steps
+    }
+
+    /// Centres (m), `(n, 3)`.
+    #[getter]
+    fn positions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let s = self.backend.snapshot();
+        rows3(
+            py,
+            s.pos[..self.n]
+                .iter()
+                .map(|p| [0, 1, 2].map(|k| p[k] as f64)),
+        )
+    }
+
+    /// Velocities (m/s), `(n, 3)`.
+    #[getter]
+    fn velocities<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let s = self.backend.snapshot();
+        rows3(
+            py,
+            s.vel[..self.n]
+                .iter()
+                .map(|p| [0, 1, 2].map(|k| p[k] as f64)),
+        )
+    }
+
+    /// Angular velocities (rad/s), `(n, 3)`.
+    #[getter]
+    fn angular_velocities<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let s = self.backend.snapshot();
+        rows3(
+            py,
+            s.omega[..self.n]
+                .iter()
+                .map(|p| [0, 1, 2].map(|k| p[k] as f64)),
+        )
+    }
+
+    /// Contact forces of the last step (N), `(n, 3)`.
+    #[getter]
+    fn forces<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let s = self.backend.snapshot();
+        rows3(
+            py,
+            s.force[..self.n]
+                .iter()
+                .map(|p| [0, 1, 2].map(|k| p[k] as f64)),
+        )
+    }
+
+    /// Radii (m); negative for a particle not in the run (dormant or deleted).
+    #[getter]
+    fn radii<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        let s = self.backend.snapshot();
+        let r: Vec<f64> = s.pos[..self.n].iter().map(|p| p[3] as f64).collect();
+        r.into_pyarray(py)
+    }
+
+    /// Masses (kg).
+    #[getter]
+    fn masses<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        let m: Vec<f64> = self.mass.iter().map(|&m| m as f64).collect();
+        m.into_pyarray(py)
+    }
+
+    /// Each particle's material index, into `material_names`.
+    #[getter]
+    fn materials<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let m: Vec<i64> = self.material.iter().map(|&m| m as i64).collect();
+        m.into_pyarray(py)
+    }
+
+    /// The materials' names.
+    #[getter]
+    fn material_names(&self) -> Vec<String> {
+        self.materials.clone()
+    }
+
+    /// Particle ids (their indices, as in `particles.csv`).
+    #[getter]
+    fn ids<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let v: Vec<i64> = (0..self.n as i64).collect();
+        v.into_pyarray(py)
+    }
+
+    /// Set the velocities (m/s) of the particles `ids` (all when None) to the rows of `v`,
+    /// `(len(ids), 3)`; checked whole before anything is set.
+    #[pyo3(signature = (v, ids = None))]
+    fn set_velocities(
+        &mut self,
+        v: PyReadonlyArray2<'_, f64>,
+        ids: Option<PyReadonlyArray1<'_, i64>>,
+    ) -> PyResult<()> {
+        let ids = self.checked_ids(ids)?;
+        let a = v.as_array();
+        if a.shape() != [ids.len(), 3] {
+            return Err(value_error(format!(
+                "velocities of shape {:?}: expected ({}, 3)",
+                a.shape(),
+                ids.len()
+            )));
+        }
+        let rows: Vec<[f32; 3]> = a
+            .rows()
+            .into_iter()
+            .map(|r| [r[0] as f32, r[1] as f32, r[2] as f32])
+            .collect();
+        if let Some(k) = rows.iter().position(|r| r.iter().any(|x| !x.is_finite())) {
+            return Err(value_error(format!(
+                "velocity {k} is not finite: {:?}",
+                rows[k]
+            )));
+        }
+        self.backend
+            .set_velocities(&ids, &rows)
+            .map_err(value_error)
+    }
+
+    /// The energy ledger now (J): a dict of `energy.csv`'s columns.
+    fn energy<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let e = self.backend.energy();
+        let d = PyDict::new(py);
+        for (k, v) in [
+            ("kinetic", e.kinetic),
+            ("rotational", e.rotational),
+            ("gravitational", e.gravitational),
+            ("elastic", e.elastic),
+            ("damping_dissipated", e.damping_dissipated),
+            ("friction_dissipated", e.friction_dissipated),
+            ("total", e.total),
+            ("removed", e.removed),
+            ("wall_work", e.wall_work),
+            ("kinematic_work", e.kinematic_work),
+            ("inserted", e.inserted),
+        ] {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    /// The contacts now: a dict of arrays `i`, `j` (a wall `w` as `-1 - w`), `overlap` (m),
+    /// `normal_force` and `tangential_force` (N), `normal` (`(m, 3)`, from `i` to `j`), `bond`.
+    fn contacts<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.backend.contact_records();
+        let d = PyDict::new(py);
+        d.set_item(
+            "i",
+            r.iter()
+                .map(|c| c.i as i64)
+                .collect::<Vec<_>>()
+                .into_pyarray(py),
+        )?;
+        d.set_item(
+            "j",
+            r.iter().map(|c| c.j).collect::<Vec<_>>().into_pyarray(py),
+        )?;
+        let f = |g: fn(&grains_core::ContactRecord) -> f32| {
+            r.iter().map(|c| g(c) as f64).collect::<Vec<_>>()
+        };
+        d.set_item("overlap", f(|c| c.overlap).into_pyarray(py))?;
+        d.set_item("normal_force", f(|c| c.normal_force).into_pyarray(py))?;
+        d.set_item(
+            "tangential_force",
+            f(|c| c.tangential_force).into_pyarray(py),
+        )?;
+        d.set_item(
+            "normal",
+            rows3(py, r.iter().map(|c| c.normal.map(|x| x as f64))),
+        )?;
+        d.set_item("bond", r.iter().map(|c| c.bond).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// The backend's name.
+    #[getter]
+    fn backend(&self) -> String {
+        self.backend.name()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Simulation({} particles on {}, step {}, t = {} s)",
+            self.n,
+            self.backend.name(),
+            self.backend.counters().steps,
+            self.backend.time()
+        )
+    }
+}
+
+/// The extension module.
+#[pymodule]
+fn _grains(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add("SceneError", m.py().get_type::<SceneError>())?;
+    Ok(())
+}
