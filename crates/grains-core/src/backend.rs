@@ -198,10 +198,20 @@ pub fn check_velocities(
     ids: &[u32],
     v: &[[f32; 3]],
 ) -> Result<(), crate::CoreError> {
+    check_rows(world, ids, v, "velocity")
+}
+
+/// [`check_velocities`] of rows `v` of `what` (velocity, position).
+fn check_rows(
+    world: &World,
+    ids: &[u32],
+    v: &[[f32; 3]],
+    what: &str,
+) -> Result<(), crate::CoreError> {
     let bad = |m: String| Err(crate::CoreError::BadState(m));
     let n = world.particles.len() - world.triangle_tail();
     if ids.len() != v.len() {
-        return bad(format!("{} ids for {} velocities", ids.len(), v.len()));
+        return bad(format!("{} ids for {} rows of {what}", ids.len(), v.len()));
     }
     if let Some(&i) = ids.iter().find(|&&i| i as usize >= n) {
         return bad(format!(
@@ -210,16 +220,33 @@ pub fn check_velocities(
     }
     if let Some(k) = v.iter().position(|x| x.iter().any(|c| !c.is_finite())) {
         return bad(format!(
-            "the velocity of particle {} is not finite: {:?}",
+            "the {what} of particle {} is not finite: {:?}",
             ids[k], v[k]
         ));
     }
     if world.planar {
         if let Some(k) = v.iter().position(|x| x[2] != 0.0) {
             return bad(format!(
-                "the velocity of particle {} leaves the plane of a 2-D scene: {:?}",
+                "the {what} of particle {} leaves the plane of a 2-D scene: {:?}",
                 ids[k], v[k]
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether positions `x` may be given to particles `ids` of `world`: as many of each, every id
+/// a particle of the scene, every coordinate finite and inside the domain on its non-periodic
+/// axes, and none off the plane of a planar world.
+pub fn check_positions(world: &World, ids: &[u32], x: &[[f32; 3]]) -> Result<(), crate::CoreError> {
+    check_rows(world, ids, x, "position")?;
+    let d = &world.domain;
+    for (&i, p) in ids.iter().zip(x) {
+        if let Some(k) = d.outside_axis(&[p[0], p[1], p[2], 0.0]) {
+            return Err(crate::CoreError::BadState(format!(
+                "particle {i} would be at {p:?}, outside the domain along axis {k} ({} to {} m)",
+                d.min[k], d.max[k]
+            )));
         }
     }
     Ok(())
@@ -748,6 +775,10 @@ pub trait Backend: Send {
     /// Set the velocities (m/s) of particles `ids` to `v`, between steps (a script's change of
     /// a run: [`check_velocities`] refuses what does not fit the world first).
     fn set_velocities(&mut self, ids: &[u32], v: &[[f32; 3]]) -> Result<(), crate::CoreError>;
+    /// Move particles `ids` to `x` (m), between steps ([`check_positions`] refuses what does
+    /// not fit the world first); the neighbour list is rebuilt at the next step where they
+    /// moved past half the skin.
+    fn set_positions(&mut self, ids: &[u32], x: &[[f32; 3]]) -> Result<(), crate::CoreError>;
     /// Set moving wall `wall`'s velocity from now on (a servo, [`crate::servo`]): its motion
     /// counts afresh from its pose now ([`crate::servo::rebase`]). Nothing for a wall that
     /// does not exist.

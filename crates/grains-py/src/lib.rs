@@ -105,6 +105,29 @@ fn rows3<'py>(py: Python<'py>, rows: impl Iterator<Item = [f64; 3]>) -> Bound<'p
         .into_pyarray(py)
 }
 
+/// The rows of an `(n, 3)` array, checked for shape and finiteness, as f32.
+fn rows_of(a: &PyReadonlyArray2<'_, f64>, n: usize, what: &str) -> PyResult<Vec<[f32; 3]>> {
+    let a = a.as_array();
+    if a.shape() != [n, 3] {
+        return Err(value_error(format!(
+            "{what} of shape {:?}: expected ({n}, 3)",
+            a.shape()
+        )));
+    }
+    let rows: Vec<[f32; 3]> = a
+        .rows()
+        .into_iter()
+        .map(|r| [r[0] as f32, r[1] as f32, r[2] as f32])
+        .collect();
+    if let Some(k) = rows.iter().position(|r| r.iter().any(|x| !x.is_finite())) {
+        return Err(value_error(format!(
+            "{what} {k} is not finite: {:?}",
+            rows[k]
+        )));
+    }
+    Ok(rows)
+}
+
 impl Simulation {
     fn build(
         source: Source,
@@ -372,28 +395,84 @@ impl Simulation {
         ids: Option<PyReadonlyArray1<'_, i64>>,
     ) -> PyResult<()> {
         let ids = self.checked_ids(ids)?;
-        let a = v.as_array();
-        if a.shape() != [ids.len(), 3] {
-            return Err(value_error(format!(
-                "velocities of shape {:?}: expected ({}, 3)",
-                a.shape(),
-                ids.len()
-            )));
-        }
-        let rows: Vec<[f32; 3]> = a
-            .rows()
-            .into_iter()
-            .map(|r| [r[0] as f32, r[1] as f32, r[2] as f32])
-            .collect();
-        if let Some(k) = rows.iter().position(|r| r.iter().any(|x| !x.is_finite())) {
-            return Err(value_error(format!(
-                "velocity {k} is not finite: {:?}",
-                rows[k]
-            )));
-        }
+        let rows = rows_of(&v, ids.len(), "velocity")?;
         self.backend
             .set_velocities(&ids, &rows)
             .map_err(value_error)
+    }
+
+    /// Move the particles `ids` (all when None) to the rows of `x` (m), `(len(ids), 3)`, inside
+    /// the domain; checked whole before anything is set. The neighbour list follows at the
+    /// next step.
+    #[pyo3(signature = (x, ids = None))]
+    fn set_positions(
+        &mut self,
+        x: PyReadonlyArray2<'_, f64>,
+        ids: Option<PyReadonlyArray1<'_, i64>>,
+    ) -> PyResult<()> {
+        let ids = self.checked_ids(ids)?;
+        let rows = rows_of(&x, ids.len(), "position")?;
+        self.backend.set_positions(&ids, &rows).map_err(value_error)
+    }
+
+    /// Remove the particles `ids` from the run (their radius becomes negative, as a deleted
+    /// particle's; the ledger's `removed` takes their energy).
+    fn remove(&mut self, ids: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
+        let ids = self.checked_ids(Some(ids))?;
+        self.backend.remove_particles(&ids).map_err(value_error)
+    }
+
+    /// Orientations (quaternions `x, y, z, w`), `(n, 4)`; the identity where none is kept.
+    #[getter]
+    fn orientations<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let s = self.backend.snapshot();
+        let flat: Vec<f64> = (0..self.n)
+            .flat_map(|i| {
+                s.quat
+                    .get(i)
+                    .copied()
+                    .unwrap_or(grains_core::shapes::IDENTITY)
+            })
+            .map(f64::from)
+            .collect();
+        Array2::from_shape_vec((self.n, 4), flat)
+            .unwrap_or_else(|_| Array2::zeros((0, 4)))
+            .into_pyarray(py)
+    }
+
+    /// The walls' loads now: a dict of `(walls, 3)` arrays `force` (N, what the particles
+    /// exert on each), `torque` (N m, about its centre) and `center` (m), in `walls.csv`'s
+    /// order (the analytic walls, then the mesh walls).
+    fn wall_loads<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let loads = self.backend.wall_loads();
+        let d = PyDict::new(py);
+        d.set_item("force", rows3(py, loads.iter().map(|l| l.force)))?;
+        d.set_item("torque", rows3(py, loads.iter().map(|l| l.torque)))?;
+        d.set_item("center", rows3(py, loads.iter().map(|l| l.center)))?;
+        Ok(d)
+    }
+
+    /// Move wall `wall` (its index in `wall_loads`) at `velocity` (m/s) from now on, taking
+    /// over the motion the scene gave it.
+    fn set_wall_velocity(&mut self, wall: usize, velocity: [f64; 3]) -> PyResult<()> {
+        let walls = self.backend.walls();
+        let Some(w) = walls.get(wall) else {
+            return Err(value_error(format!(
+                "wall {wall}: the scene has {} walls",
+                walls.len()
+            )));
+        };
+        if !w.moves() {
+            return Err(value_error(format!(
+                "wall {wall} was not given a motion in the scene; give it one (`motion`), \
+                 which this velocity then replaces"
+            )));
+        }
+        if velocity.iter().any(|x| !x.is_finite()) {
+            return Err(value_error(format!("velocity {velocity:?} is not finite")));
+        }
+        self.backend.steer_wall(wall, velocity.map(|x| x as f32));
+        Ok(())
     }
 
     /// The energy ledger now (J): a dict of `energy.csv`'s columns.
@@ -468,10 +547,112 @@ impl Simulation {
     }
 }
 
+/// Two columns of a profile: where, and what.
+type Columns<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
+/// The mean coordination number of `particles` particles with `pairs` contacts between them.
+#[pyfunction]
+fn coordination(pairs: usize, particles: usize) -> f64 {
+    grains_core::post::coordination(pairs, particles)
+}
+
+/// The solid fraction in `bins` slabs across `[lo, hi]` along `axis` (0, 1, 2) of cross-section
+/// `area` (m^2), of spheres at `centres` `(n, 3)` with `radii`: `(slab middles, fractions)`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn packing_profile<'py>(
+    py: Python<'py>,
+    centres: PyReadonlyArray2<'_, f64>,
+    radii: PyReadonlyArray1<'_, f64>,
+    axis: usize,
+    lo: f64,
+    hi: f64,
+    bins: usize,
+    area: f64,
+) -> PyResult<Columns<'py>> {
+    let r = radii.as_array();
+    let x = points(&centres, r.len())?;
+    if axis > 2 || bins == 0 || hi <= lo || area <= 0.0 {
+        return Err(value_error(
+            "expected axis 0 to 2, bins > 0, hi > lo and area > 0",
+        ));
+    }
+    let spheres: Vec<([f64; 3], f64)> = x.into_iter().zip(r.iter().copied()).collect();
+    let p = grains_core::post::packing_profile(&spheres, axis, (lo, hi), bins, area);
+    Ok((
+        p.iter().map(|q| q.0).collect::<Vec<_>>().into_pyarray(py),
+        p.iter().map(|q| q.1).collect::<Vec<_>>().into_pyarray(py),
+    ))
+}
+
+/// The angle of repose (degrees) of a bed whose particles are at `centres` `(n, 3)`: the
+/// highest centre along `up` in columns of `width` (m) along `along`, between `start` and
+/// `end`, fitted by least squares; None with fewer than two columns.
+#[pyfunction]
+#[pyo3(signature = (centres, width, start, end, along = 0, up = 2))]
+fn angle_of_repose(
+    centres: PyReadonlyArray2<'_, f64>,
+    width: f64,
+    start: f64,
+    end: f64,
+    along: usize,
+    up: usize,
+) -> PyResult<Option<f64>> {
+    let n = centres.as_array().shape()[0];
+    let x = points(&centres, n)?;
+    if along > 2 || up > 2 || width <= 0.0 {
+        return Err(value_error("expected axes 0 to 2 and width > 0"));
+    }
+    Ok(grains_core::post::angle_of_repose(
+        &x,
+        (along, up),
+        width,
+        (start, end),
+    ))
+}
+
+/// The radial distribution of `centres` `(n, 3)` in a region of `volume` (m^3): `bins` shells
+/// out to `rmax`, as `(shell middles, g)`.
+#[pyfunction]
+fn radial_distribution<'py>(
+    py: Python<'py>,
+    centres: PyReadonlyArray2<'_, f64>,
+    rmax: f64,
+    bins: usize,
+    volume: f64,
+) -> PyResult<Columns<'py>> {
+    let n = centres.as_array().shape()[0];
+    let x = points(&centres, n)?;
+    if rmax <= 0.0 || bins == 0 || volume <= 0.0 {
+        return Err(value_error("expected rmax > 0, bins > 0 and volume > 0"));
+    }
+    let g = grains_core::post::radial_distribution(&x, rmax, bins, volume);
+    Ok((
+        g.iter().map(|q| q.0).collect::<Vec<_>>().into_pyarray(py),
+        g.iter().map(|q| q.1).collect::<Vec<_>>().into_pyarray(py),
+    ))
+}
+
+/// `(n, 3)` rows of an array, checked.
+fn points(a: &PyReadonlyArray2<'_, f64>, n: usize) -> PyResult<Vec<[f64; 3]>> {
+    let a = a.as_array();
+    if a.shape() != [n, 3] {
+        return Err(value_error(format!(
+            "an array of shape {:?}: expected ({n}, 3)",
+            a.shape()
+        )));
+    }
+    Ok(a.rows().into_iter().map(|r| [r[0], r[1], r[2]]).collect())
+}
+
 /// The extension module.
 #[pymodule]
 fn _grains(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(coordination, m)?)?;
+    m.add_function(wrap_pyfunction!(packing_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(angle_of_repose, m)?)?;
+    m.add_function(wrap_pyfunction!(radial_distribution, m)?)?;
     m.add("SceneError", m.py().get_type::<SceneError>())?;
     Ok(())
 }

@@ -104,3 +104,85 @@ def test_contacts_are_arrays():
     c = sim.contacts()
     assert len(c["i"]) == 1 and c["normal"].shape == (1, 3)
     assert c["overlap"][0] > 0 and c["normal_force"][0] > 0
+
+
+def test_positions_are_set_inside_the_domain_and_particles_removed():
+    sim = grains.Simulation(HEAD_ON, backend="cpu")
+    sim.set_positions(np.array([[0.0, 0.03, 0.0]]), ids=np.array([1]))
+    assert np.allclose(sim.positions[1], [0.0, 0.03, 0.0])
+    before = sim.positions.copy()
+    with pytest.raises(ValueError, match="outside the domain"):
+        sim.set_positions(np.array([[0.0, 0.3, 0.0]]), ids=np.array([1]))
+    assert np.array_equal(sim.positions, before)
+    sim.step(5)
+    # Far apart now: particle 0 moves on at 1 m/s, alone.
+    assert len(sim.contacts()["i"]) == 0
+    sim.remove(np.array([0]))
+    assert sim.radii[0] < 0 and sim.radii[1] > 0
+    assert sim.orientations.shape == (2, 4)
+    assert np.array_equal(sim.orientations[:, 3], [1.0, 1.0])
+
+
+FLOOR = """
+[simulation]
+steps = 1
+dt = 1e-6
+gravity = [0.0, 0.0, -9.81]
+
+[domain]
+min = [-0.02, -0.02, -0.01]
+max = [0.02, 0.02, 0.02]
+
+[[material]]
+name = "glass"
+density = 2500.0
+young = 1.0e7
+poisson = 0.3
+
+[[particles]]
+material = "glass"
+radius = 0.002
+positions = [[0.0, 0.0, 0.00199]]
+
+[[wall]]
+material = "glass"
+plane = { point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0] }
+motion = { velocity = [0.0, 0.0, 0.0001] }
+
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+damping = { law = "viscous", restitution = 0.5 }
+"""
+
+
+def test_a_wall_is_loaded_and_moved_from_python():
+    sim = grains.Simulation(FLOOR, backend="cpu")
+    sim.step(200)
+    loads = sim.wall_loads()
+    assert loads["force"].shape == (1, 3)
+    # The bead presses the floor down: the force on the wall points along -z.
+    assert loads["force"][0, 2] < 0
+    z0 = sim.positions[0, 2]
+    sim.set_wall_velocity(0, [0.0, 0.0, 0.5])
+    sim.step(2000)
+    # The floor has risen by about 1 mm (0.5 m/s for 2 ms) and carried the bead up.
+    assert sim.positions[0, 2] - z0 > 5e-4
+    with pytest.raises(ValueError, match="wall 3"):
+        sim.set_wall_velocity(3, [0.0, 0.0, 0.0])
+
+
+def test_post_functions_on_arrays():
+    n, r = 6, 0.001
+    k = np.indices((n, n, n)).reshape(3, -1).T
+    centres = r + 2.0 * r * k.astype(float)
+    side = 2.0 * r * n
+    mids, phi = grains.post.packing_profile(centres, np.full(len(centres), r), 2, 0.0, side, n, side * side)
+    assert np.allclose(phi, np.pi / 6.0, atol=1e-12) and len(mids) == n
+    assert grains.post.coordination(3 * n**3, n**3) == 6.0
+    x = np.linspace(-0.04, 0.04, 21)
+    heap = np.stack([x, np.zeros_like(x), np.tan(np.radians(25.0)) * x], axis=1)
+    angle = grains.post.angle_of_repose(heap, 0.004, -0.04, 0.04)
+    assert abs(angle - 25.0) < 0.5
+    with pytest.raises(ValueError, match="shape"):
+        grains.post.angle_of_repose(np.zeros((4, 2)), 0.004, -0.04, 0.04)

@@ -1405,6 +1405,16 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    fn set_positions(&mut self, ids: &[u32], x: &[[f32; 3]]) -> Result<(), CoreError> {
+        crate::backend::check_positions(&self.world, ids, x)?;
+        for (&i, p) in ids.iter().zip(x) {
+            let w = &mut self.pos[i as usize];
+            *w = [p[0], p[1], p[2], w[3]];
+            self.pos_comp[i as usize] = [0.0; 4];
+        }
+        Ok(())
+    }
+
     fn steer_wall(&mut self, wall: usize, velocity: [f32; 3]) {
         if let Some(w) = self.walls.get_mut(wall) {
             crate::servo::rebase(w, &mut self.wall_origin[wall], velocity);

@@ -1090,6 +1090,20 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
+    fn set_positions(&mut self, ids: &[u32], x: &[[f32; 3]]) -> Result<(), CoreError> {
+        grains_core::backend::check_positions(&self.world, ids, x)?;
+        let mut pos: Vec<[f32; 4]> = self.read_pod("pos", self.n as u64);
+        let mut comp: Vec<[f32; 4]> = self.read_pod("pos_comp", self.n as u64);
+        for (&i, p) in ids.iter().zip(x) {
+            let w = &mut pos[i as usize];
+            *w = [p[0], p[1], p[2], w[3]];
+            comp[i as usize] = [0.0; 4];
+        }
+        self.write_array("pos", 0, bytemuck::cast_slice(&pos));
+        self.write_array("pos_comp", 0, bytemuck::cast_slice(&comp));
+        Ok(())
+    }
+
     fn steer_wall(&mut self, wall: usize, velocity: [f32; 3]) {
         if wall >= self.n_walls {
             return;

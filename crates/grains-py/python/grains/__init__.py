@@ -16,6 +16,7 @@ Units are SI throughout. A scene that cannot be read raises ``grains.SceneError`
 CLI's ``file:line:column: key: message``; bad arrays raise ``ValueError`` and change nothing.
 """
 
+from . import post
 from ._grains import SceneError, Simulation
 
-__all__ = ["Simulation", "SceneError"]
+__all__ = ["Simulation", "SceneError", "post"]
