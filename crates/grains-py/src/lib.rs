@@ -105,6 +105,11 @@ fn rows3<'py>(py: Python<'py>, rows: impl Iterator<Item = [f64; 3]>) -> Bound<'p
         .into_pyarray(py)
 }
 
+/// The `x, y, z` of the first `n` rows of a backend's array, as an `(n, 3)` array.
+fn xyz<'py>(py: Python<'py>, rows: &[[f32; 4]], n: usize) -> Bound<'py, PyArray2<f64>> {
+    rows3(py, rows[..n].iter().map(|p| [0, 1, 2].map(|k| p[k] as f64)))
+}
+
 /// The rows of an `(n, 3)` array, checked for shape and finiteness, as f32.
 fn rows_of(a: &PyReadonlyArray2<'_, f64>, n: usize, what: &str) -> PyResult<Vec<[f32; 3]>> {
     let a = a.as_array();
@@ -306,49 +311,25 @@ impl Simulation {
     /// Centres (m), `(n, 3)`.
     #[getter]
     fn positions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        let s = self.backend.snapshot();
-        rows3(
-            py,
-            s.pos[..self.n]
-                .iter()
-                .map(|p| [0, 1, 2].map(|k| p[k] as f64)),
-        )
+        xyz(py, &self.backend.snapshot().pos, self.n)
     }
 
     /// Velocities (m/s), `(n, 3)`.
     #[getter]
     fn velocities<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        let s = self.backend.snapshot();
-        rows3(
-            py,
-            s.vel[..self.n]
-                .iter()
-                .map(|p| [0, 1, 2].map(|k| p[k] as f64)),
-        )
+        xyz(py, &self.backend.snapshot().vel, self.n)
     }
 
     /// Angular velocities (rad/s), `(n, 3)`.
     #[getter]
     fn angular_velocities<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        let s = self.backend.snapshot();
-        rows3(
-            py,
-            s.omega[..self.n]
-                .iter()
-                .map(|p| [0, 1, 2].map(|k| p[k] as f64)),
-        )
+        xyz(py, &self.backend.snapshot().omega, self.n)
     }
 
     /// Contact forces of the last step (N), `(n, 3)`.
     #[getter]
     fn forces<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        let s = self.backend.snapshot();
-        rows3(
-            py,
-            s.force[..self.n]
-                .iter()
-                .map(|p| [0, 1, 2].map(|k| p[k] as f64)),
-        )
+        xyz(py, &self.backend.snapshot().force, self.n)
     }
 
     /// Radii (m); negative for a particle not in the run (dormant or deleted).
