@@ -22,12 +22,18 @@
 @group(0) @binding(11) var<storage, read_write> triangles: array<Triangle>;
 @group(0) @binding(12) var<storage, read_write> max_disp2: atomic<u32>;
 
-// `x` in the frame whose x and z axes are `ex` and `ez` (orthogonalised). Twin: `frame_turn`.
-fn frame_turn(ex: vec3<f32>, ez: vec3<f32>, x: vec3<f32>) -> vec3<f32> {
-    let z = normalize(ez);
-    let xa = normalize(ex - z * dot(z, ex));
-    let y = cross(z, xa);
-    return xa * x.x + y * x.y + z * x.z;
+// A body's frame: `point - center` (x) and `normal` (z), orthogonalised, and y completing
+// them. Twin: `body_frame`.
+fn body_frame(body: Wall) -> mat3x3<f32> {
+    let z = normalize(body.normal);
+    let ex = body.point - body.center;
+    let x = normalize(ex - z * dot(z, ex));
+    return mat3x3<f32>(x, cross(z, x), z);
+}
+
+// `v` turned by the body frame `f`. Twin: `frame_turn`.
+fn frame_turn(f: mat3x3<f32>, v: vec3<f32>) -> vec3<f32> {
+    return f[0] * v.x + f[1] * v.y + f[2] * v.z;
 }
 
 @compute @workgroup_size(64)
@@ -42,18 +48,17 @@ fn mesh_motion(
     let t0 = triangle_origin[gid];
     let body = walls[step.n_walls + t0.body];
     let center = body.center;
-    let ex = body.point - body.center;
-    let ez = body.normal;
+    let f = body_frame(body);
     let home = triangle_home[gid];
-    let c = center + frame_turn(ex, ez, home.xyz);
-    let a = frame_turn(ex, ez, t0.a);
-    let b = frame_turn(ex, ez, t0.b);
-    let cc = frame_turn(ex, ez, t0.c);
+    let c = center + frame_turn(f, home.xyz);
+    let a = frame_turn(f, t0.a);
+    let b = frame_turn(f, t0.b);
+    let cc = frame_turn(f, t0.c);
     let zero = vec3<f32>(0.0, 0.0, 0.0);
     let moving = body.moving != 0u;
     let spin = select(zero, body.omega, moving);
     var v = select(zero, body.velocity + cross(spin, c - center), moving);
-    let u = frame_turn(ex, ez, mesh_conveyor[t0.body].xyz);
+    let u = frame_turn(f, mesh_conveyor[t0.body].xyz);
     let n = cross(b - a, cc - a);
     let l2 = dot(n, n);
     if (l2 > 0.0) {

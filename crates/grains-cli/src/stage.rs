@@ -50,7 +50,6 @@ pub fn stage_state(scene: &Scene, init: &Initial) -> Result<(BackendState, usize
 /// `state` as a new run's: its step, rebuild log, removals, insertions and the ledger's
 /// per-particle accumulators started again; the particles, contacts and walls as they are.
 fn restarted(state: BackendState) -> BackendState {
-    let zero2 = |v: Vec<[f32; 2]>| vec![[0.0; 2]; v.len()];
     BackendState {
         step: 0,
         rebuild_steps: vec![0],
@@ -59,8 +58,8 @@ fn restarted(state: BackendState) -> BackendState {
         inserted: 0,
         inserted_energy: 0.0,
         dissipated: vec![[0.0; 4]; state.dissipated.len()],
-        wall_work: zero2(state.wall_work.clone()),
-        kinematic_work: zero2(state.kinematic_work.clone()),
+        wall_work: vec![[0.0; 2]; state.wall_work.len()],
+        kinematic_work: vec![[0.0; 2]; state.kinematic_work.len()],
         ..state
     }
 }

@@ -137,20 +137,8 @@ pub fn wall_loads(
     // The load on the body of triangle particle `t` of a force `f` and torque `m` on it.
     let add = |out: &mut Vec<WallLoad>, t: usize, f: [f32; 3], m: [f32; 3]| {
         let body = triangles[t - first_triangle].body as usize;
-        let Some(l) = out.get_mut(nw + body) else {
-            return;
-        };
-        let x = pos[t];
-        let r = [0, 1, 2].map(|c| x[c] as f64 - l.center[c]);
-        let f = f.map(|v| v as f64);
-        let cross = [
-            r[1] * f[2] - r[2] * f[1],
-            r[2] * f[0] - r[0] * f[2],
-            r[0] * f[1] - r[1] * f[0],
-        ];
-        for c in 0..3 {
-            l.force[c] += f[c];
-            l.torque[c] += cross[c] + m[c] as f64;
+        if let Some(l) = out.get_mut(nw + body) {
+            l.take(pos[t], f.map(f64::from), m.map(f64::from));
         }
     };
     for (p, r, j) in records(pair_start, pair_j) {
@@ -172,22 +160,33 @@ pub fn wall_loads(
             }
             continue;
         }
-        let (Some(x), Some(l)) = (pos.get(p), out.get_mut(j - n)) else {
-            continue;
-        };
-        let f = s.force.map(|v| v as f64);
-        let r = [0, 1, 2].map(|c| x[c] as f64 - l.center[c]);
-        let m = [
+        // The wall takes the reverse of what the particle does.
+        if let (Some(&x), Some(l)) = (pos.get(p), out.get_mut(j - n)) {
+            l.take(
+                x,
+                s.force.map(|v| -f64::from(v)),
+                s.torque1.map(|v| -f64::from(v)),
+            );
+        }
+    }
+    out
+}
+
+impl WallLoad {
+    /// Add a force `f` (N) acting on a body at `x` and a torque `m` (N m) about that body's
+    /// centre: the force, and its moment about the wall's centre with the torque.
+    fn take(&mut self, x: [f32; 4], f: [f64; 3], m: [f64; 3]) {
+        let r = [0, 1, 2].map(|c| x[c] as f64 - self.center[c]);
+        let cross = [
             r[1] * f[2] - r[2] * f[1],
             r[2] * f[0] - r[0] * f[2],
             r[0] * f[1] - r[1] * f[0],
         ];
         for c in 0..3 {
-            l.force[c] -= f[c];
-            l.torque[c] -= m[c] + s.torque1[c] as f64;
+            self.force[c] += f[c];
+            self.torque[c] += cross[c] + m[c];
         }
     }
-    out
 }
 
 /// Whether velocities `v` may be given to particles `ids` of `world`: as many of each, every

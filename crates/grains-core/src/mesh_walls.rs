@@ -139,7 +139,7 @@ impl MeshBodies {
     /// stand, a backend's walls after the analytic ones): the vertices `mesh_motion` gives
     /// them, for a backend taking up a state.
     pub fn triangles_at(origin: &[Triangle], bodies: &[Wall]) -> Vec<Triangle> {
-        use crate::kernels::passes::mesh_motion::frame_turn;
+        use crate::kernels::passes::mesh_motion::{body_frame, frame_turn};
         use glam::Vec3;
         origin
             .iter()
@@ -147,9 +147,8 @@ impl MeshBodies {
                 let Some(b) = bodies.get(t.body as usize) else {
                     return *t;
                 };
-                let ex = Vec3::from(b.point) - Vec3::from(b.center);
-                let ez = Vec3::from(b.normal);
-                let turn = |v: [f32; 3]| frame_turn(ex, ez, Vec3::from(v)).to_array();
+                let f = body_frame(b);
+                let turn = |v: [f32; 3]| frame_turn(&f, Vec3::from(v)).to_array();
                 Triangle {
                     a: turn(t.a),
                     b: turn(t.b),

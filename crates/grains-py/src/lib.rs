@@ -42,6 +42,18 @@ enum Source {
     Text(String, Vec<grains_scene::overrides::Override>),
 }
 
+impl Source {
+    /// `scene` as a Python caller gives it: TOML text (several lines, or a table first), or
+    /// else a path.
+    fn of(scene: &str, sets: Vec<grains_scene::overrides::Override>) -> Source {
+        if scene.contains('\n') || scene.trim_start().starts_with('[') {
+            Source::Text(scene.to_string(), sets)
+        } else {
+            Source::File(PathBuf::from(scene), sets)
+        }
+    }
+}
+
 fn scene_error(e: impl std::fmt::Display) -> PyErr {
     SceneError::new_err(e.to_string())
 }
@@ -198,12 +210,7 @@ impl Simulation {
         backend: &str,
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Simulation> {
-        let sets = self::overrides(overrides)?;
-        let source = if scene.contains('\n') || scene.trim_start().starts_with('[') {
-            Source::Text(scene.to_string(), sets)
-        } else {
-            Source::File(PathBuf::from(scene), sets)
-        };
+        let source = Source::of(scene, self::overrides(overrides)?);
         Simulation::build(source, backend_choice(backend)?, None)
     }
 
@@ -217,12 +224,7 @@ impl Simulation {
         backend: &str,
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Simulation> {
-        let sets = self::overrides(overrides)?;
-        let source = if scene.contains('\n') {
-            Source::Text(scene.to_string(), sets)
-        } else {
-            Source::File(PathBuf::from(scene), sets)
-        };
+        let source = Source::of(scene, self::overrides(overrides)?);
         let (fingerprint, state) =
             grains_io::read_checkpoint(Path::new(path)).map_err(value_error)?;
         let sim = Simulation::build(source, backend_choice(backend)?, Some(state))?;

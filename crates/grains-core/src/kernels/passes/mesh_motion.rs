@@ -24,12 +24,18 @@ use crate::kernel_types::{DomainParams, StepParams, Triangle, Wall};
 use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::v3;
 
-/// `x` in the frame whose x and z axes are `ex` and `ez` (orthogonalised).
-pub fn frame_turn(ex: Vec3, ez: Vec3, x: Vec3) -> Vec3 {
+/// A body's frame: its record's `point - center` (x) and `normal` (z), orthogonalised, and y
+/// completing them; the rotation from the body's initial orientation.
+pub fn body_frame(body: &Wall) -> [Vec3; 3] {
+    let (ex, ez) = (v3(body.point) - v3(body.center), v3(body.normal));
     let z = ez.normalize();
-    let xa = (ex - z * z.dot(ex)).normalize();
-    let y = z.cross(xa);
-    xa * x.x + y * x.y + z * x.z
+    let x = (ex - z * z.dot(ex)).normalize();
+    [x, z.cross(x), z]
+}
+
+/// `v` turned by the body frame `f` ([`body_frame`]).
+pub fn frame_turn(f: &[Vec3; 3], v: Vec3) -> Vec3 {
+    f[0] * v.x + f[1] * v.y + f[2] * v.z
 }
 
 /// The triangle particle's new state: position, velocity, spin, and its triangle.
@@ -57,17 +63,13 @@ pub fn mesh_motion(
 ) -> u32 {
     let t0 = &triangle_origin[gid];
     let body = &walls[(step.n_walls + t0.body) as usize];
-    let (center, ex, ez) = (
-        v3(body.center),
-        v3(body.point) - v3(body.center),
-        v3(body.normal),
-    );
+    let (center, f) = (v3(body.center), body_frame(body));
     let home = triangle_home[gid];
-    let c = center + frame_turn(ex, ez, Vec3::new(home[0], home[1], home[2]));
+    let c = center + frame_turn(&f, Vec3::new(home[0], home[1], home[2]));
     let (a, b, cc) = (
-        frame_turn(ex, ez, v3(t0.a)),
-        frame_turn(ex, ez, v3(t0.b)),
-        frame_turn(ex, ez, v3(t0.c)),
+        frame_turn(&f, v3(t0.a)),
+        frame_turn(&f, v3(t0.b)),
+        frame_turn(&f, v3(t0.c)),
     );
     let moving = body.moving != 0;
     let spin = if moving { v3(body.omega) } else { Vec3::ZERO };
@@ -77,7 +79,7 @@ pub fn mesh_motion(
         Vec3::ZERO
     };
     let u = mesh_conveyor[t0.body as usize];
-    let u = frame_turn(ex, ez, Vec3::new(u[0], u[1], u[2]));
+    let u = frame_turn(&f, Vec3::new(u[0], u[1], u[2]));
     let n = (b - a).cross(cc - a);
     let l2 = n.dot(n);
     if l2 > 0.0 {
