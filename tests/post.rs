@@ -212,3 +212,62 @@ fn a_shear_flow_has_a_linear_velocity_profile() {
         assert!((v[0] - 2.0 * z).abs() < 1e-12, "{z}: {v:?}");
     }
 }
+
+/// A cubic lattice whose every sphere carries the same stress `s`: over the lattice's box the
+/// mean stress is `sum V_i s / V_box = (pi/6) s` (its solid fraction times `s`), and the pressure
+/// `-tr/3` of that; a run without the stress format is told which format it needs.
+#[test]
+fn the_mean_stress_of_a_uniformly_stressed_lattice_is_its_solid_fraction_times_the_stress() {
+    let (n, r) = (4usize, 0.001);
+    let s = [-3000.0, -1500.0, -1200.0, 400.0, 0.0, -50.0];
+    let dir = temp_dir("stress");
+    let header = format!(
+        "{}{}",
+        grains_io::PARTICLES_HEADER,
+        grains_io::PARTICLES_STRESS_COLUMNS
+    );
+    let mut p = format!("{header}\n");
+    let cells: Vec<String> = s.iter().map(|x| x.to_string()).collect();
+    for (i, x) in lattice(n, r) {
+        p.push_str(&format!(
+            "10,0.01,{i},{},{},{},0,0,0,0,0,0,0,0,0,0,0,0,{r},{}\n",
+            x[0],
+            x[1],
+            x[2],
+            cells.join(",")
+        ));
+    }
+    std::fs::write(dir.join("particles.csv"), p).unwrap();
+    let d = dir.to_str().unwrap();
+    grains(&["post", "stress", d]);
+    let rows = read(dir.join("post/stress.csv"));
+    let row: Vec<f64> = rows[0].iter().map(|c| c.parse().unwrap()).collect();
+    assert_eq!(row[2], (n * n * n) as f64);
+    // f64 sums of 64 equal terms against the closed form: rounding only.
+    assert!(
+        (row[3] - PI / 6.0).abs() < 1e-12,
+        "solid fraction {}",
+        row[3]
+    );
+    for k in 0..6 {
+        let want = PI / 6.0 * s[k];
+        assert!(
+            (row[4 + k] - want).abs() <= 1e-9 * 3000.0,
+            "{k}: {} against {want}",
+            row[4 + k]
+        );
+    }
+    let pressure = -PI / 6.0 * (s[0] + s[1] + s[2]) / 3.0;
+    assert!((row[10] - pressure).abs() < 1e-9 * 3000.0);
+    // Without the stress columns: the format the run needs is named.
+    let plain = temp_dir("stress-plain");
+    let lines: Vec<String> = std::fs::read_to_string(dir.join("particles.csv"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').take(19).collect::<Vec<_>>().join(","))
+        .collect();
+    std::fs::write(plain.join("particles.csv"), lines.join("\n") + "\n").unwrap();
+    let err = grains_cli::main_with_args(["grains", "post", "stress", plain.to_str().unwrap()])
+        .expect_err("no stress columns");
+    assert!(format!("{err:#}").contains("stress format"), "{err:#}");
+}

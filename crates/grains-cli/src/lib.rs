@@ -18,6 +18,7 @@ pub mod export;
 pub mod post;
 pub mod preflight;
 pub mod run;
+pub mod session;
 pub mod stage;
 pub mod sweep;
 
@@ -509,7 +510,8 @@ fn shader(path: &Path) -> Result<()> {
 /// adapter's buffers are checked against its own limits as they are created.
 ///
 /// The scene's particles move into the backend (a large scene is not held twice): afterwards
-/// `scene.world` has everything but its particles.
+/// `scene.world` has everything but its particles (their shapes kept, and their materials
+/// where there are bonds).
 pub fn make_backend_within(
     scene: &mut grains_scene::Scene,
     (choice, adapter): (BackendArg, Option<&grains_gpu::AdapterChoice>),
@@ -533,6 +535,10 @@ pub fn make_backend_within(
     // handling read it.
     scene.world.particles.shape = particles.shape.clone();
     scene.world.particles.shapes = particles.shapes.clone();
+    // Bonds are logged when they break: the particles' materials name each bond's chain.
+    if !scene.world.fixed_pairs.is_empty() {
+        scene.world.particles.material = particles.material.clone();
+    }
     world.particles = particles;
     make_backend_on(world, choice, state, adapter)
 }

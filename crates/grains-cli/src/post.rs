@@ -26,6 +26,8 @@ pub enum Analysis {
     Rdf,
     /// Mean velocity in slabs along `--axis`.
     Velocity,
+    /// Mean stress of the region at every output step (needs the `stress` format).
+    Stress,
 }
 
 /// Arguments of `grains post`.
@@ -112,6 +114,9 @@ pub struct Frame {
     pub vel: Vec<[f64; 3]>,
     pub radius: Vec<f64>,
     pub deleted: Vec<u64>,
+    /// Each live particle's virial stress `sxx, syy, szz, sxy, sxz, syz` (Pa), where the run
+    /// wrote the `stress` format; else empty.
+    pub stress: Vec<[f64; 6]>,
 }
 
 /// The frames of a `particles.csv`, by step.
@@ -142,6 +147,10 @@ pub fn read_frames(path: &Path) -> Result<Vec<Frame>> {
         col("vz")?,
         col("radius")?,
     ];
+    let stress: Option<Vec<usize>> = ["sxx", "syy", "szz", "sxy", "sxz", "syz"]
+        .iter()
+        .map(|n| header.iter().position(|h| h == n))
+        .collect();
     let mut frames: BTreeMap<u64, Frame> = BTreeMap::new();
     for (k, line) in lines.enumerate() {
         let cells: Vec<&str> = line.split(',').collect();
@@ -173,6 +182,23 @@ pub fn read_frames(path: &Path) -> Result<Vec<Frame>> {
         f.pos.push([num(3)?, num(4)?, num(5)?]);
         f.vel.push([num(6)?, num(7)?, num(8)?]);
         f.radius.push(r);
+        if let Some(cols) = &stress {
+            let mut s = [0.0; 6];
+            for (x, &col) in s.iter_mut().zip(cols) {
+                *x = cells
+                    .get(col)
+                    .and_then(|v| v.parse().ok())
+                    .with_context(|| {
+                        format!(
+                            "{}:{}: expected a number in column {}",
+                            path.display(),
+                            k + 2,
+                            col + 1
+                        )
+                    })?;
+            }
+            f.stress.push(s);
+        }
     }
     if frames.is_empty() {
         bail!("{}: no frames", path.display());
@@ -241,6 +267,7 @@ pub fn headline(args: &PostArgs) -> Result<Option<f64>> {
             .max_by(|a, b| a[1].total_cmp(&b[1]))
             .map(|r| r[0]),
         Analysis::Velocity => mean(2),
+        Analysis::Stress => col(10).next_back(),
     })
 }
 
@@ -263,6 +290,7 @@ fn compute(args: &PostArgs) -> Result<Table> {
         Analysis::Psd => psd(args, frame),
         Analysis::Rdf => rdf(args, frame)?,
         Analysis::Velocity => velocity(args, frame, axis)?,
+        Analysis::Stress => stress(args, &frames)?,
     })
 }
 
@@ -302,6 +330,49 @@ fn region(args: &PostArgs, f: &Frame) -> ([f64; 3], [f64; 3]) {
         }
     }
     (args.min.unwrap_or(lo), args.max.unwrap_or(hi))
+}
+
+/// The mean stress of the region at every output step: the particles whose centres lie in it,
+/// their solid fraction, `sum V_i sigma_i` over the region's volume (Pa, compression negative,
+/// as `stress.csv`), and the pressure `-tr(sigma)/3`.
+fn stress(args: &PostArgs, frames: &[Frame]) -> Result<Table> {
+    let mut rows = Vec::new();
+    for f in frames {
+        if f.stress.len() != f.pos.len() {
+            bail!(
+                "{}: no stress columns: the run needs the stress format (`[output] formats` \
+                 with \"stress\")",
+                args.out.join(grains_io::PARTICLES_CSV).display()
+            );
+        }
+        let (lo, hi) = region(args, f);
+        let volume: f64 = (0..3).map(|k| (hi[k] - lo[k]).max(0.0)).product();
+        let (mut n, mut solid, mut sum) = (0u64, 0.0, [0.0; 6]);
+        for ((p, &r), s) in f.pos.iter().zip(&f.radius).zip(&f.stress) {
+            if (0..3).all(|k| p[k] >= lo[k] && p[k] <= hi[k]) {
+                let v = grains_core::stress::sphere_volume(r);
+                n += 1;
+                solid += v;
+                for k in 0..6 {
+                    sum[k] += v * s[k];
+                }
+            }
+        }
+        let mean = sum.map(|x| if volume > 0.0 { x / volume } else { 0.0 });
+        let fraction = if volume > 0.0 { solid / volume } else { 0.0 };
+        let cells: Vec<String> = mean.iter().map(|x| format!("{x:e}")).collect();
+        rows.push(format!(
+            "{},{:e},{n},{fraction:e},{},{:e}",
+            f.step,
+            f.time,
+            cells.join(","),
+            -(mean[0] + mean[1] + mean[2]) / 3.0
+        ));
+    }
+    Ok((
+        "step,time,particles,solid_fraction,sxx,syy,szz,sxy,sxz,syz,pressure".into(),
+        rows,
+    ))
 }
 
 fn mean_diameter(f: &Frame) -> f64 {

@@ -1,9 +1,7 @@
 //! `grains run`: a scene in, frames and the energy log out, with a progress bar.
 
-use crate::preflight::{
-    check_disk, check_overlaps, fault_message, healthy, lost_particles, memory_budget,
-    output_estimate,
-};
+use crate::preflight::{check_disk, check_overlaps, memory_budget, output_estimate};
+use crate::session::{Checkpointing, Session};
 use crate::{make_backend_within, preflight, BackendArg, Resume};
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
@@ -11,16 +9,12 @@ use grains_core::cpu::CpuMemoryModel;
 use grains_core::units::{qty, sig4};
 use grains_core::Backend;
 use grains_gpu::memory::GpuMemoryModel;
-use grains_io::{
-    open_checkpoint, write_backend_checkpoint, OutputLock, OutputWriter, ResumePoint,
-    CHECKPOINT_FILE,
-};
-use grains_scene::{BackendChoice, LostParticles};
+use grains_io::{open_checkpoint, OutputLock, OutputWriter, ResumePoint, CHECKPOINT_FILE};
+use grains_scene::BackendChoice;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Arguments of `grains run`.
 #[derive(Clone, Debug, Default)]
@@ -92,9 +86,6 @@ impl std::error::Error for Interrupted {}
 /// the damped settle of the test suite shows at the automatic time step.
 const AUDIT_WARNING: f64 = 1e-2;
 
-/// Steps between progress-bar updates at most; bounds the batch a backend runs at once.
-const PROGRESS_CHUNK: u64 = 200;
-
 /// Run a scene to completion.
 pub fn run(args: &RunArgs) -> Result<RunReport> {
     // The program itself, before any scene: code, runtime and allocator, resident whatever the
@@ -140,13 +131,6 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
     let opts = preflight::output_options(&scene, &out);
     let volume = output_estimate(&scene, &opts, start, memory.estimates.0);
     check_disk(&scene, &out, &volume)?;
-    // Bonds are logged when they break: the particles' materials name each bond's chain.
-    // Kept only where there are bonds to log (4 bytes a particle, held for the whole run).
-    let material = if scene.world.fixed_pairs.is_empty() {
-        Vec::new()
-    } else {
-        scene.world.particles.material.clone()
-    };
     let (mut backend, message) = make_backend_within(
         &mut scene,
         (choice, args.adapter.as_ref()),
@@ -170,27 +154,11 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         grains_scene::bytes(volume.bytes),
         volume.frames
     ));
-    let mut output = RunOutput::new(&scene, material, args, resumed, backend.as_mut());
-    let mut given_up = 0u64;
-    if !args.resume && scene.world.insert_every > 0 {
-        given_up += insert_batch(&scene, &mut backend, 0)?;
-    }
-    if output.rewrite_frame {
-        // A fresh run's first frame, or a resumed run's frame that was cut short.
-        if let Err(e) = output.write(&mut backend) {
-            return Err(saving.stopped(e, &mut backend, &scene.world));
-        }
-    }
+    let mut session = Session::new(scene, backend);
+    session.record(resumed, (args.resume, args.quiet), saving);
+    let mut given_up = session.begin(!args.resume)?;
     let bar = progress_bar(args.quiet, steps);
-    let stepped = step_until_done(
-        args,
-        &scene,
-        &mut backend,
-        &mut output,
-        &saving,
-        &bar,
-        start,
-    );
+    let stepped = session.advance(steps, args.interrupt.as_deref(), &bar);
     bar.finish_and_clear();
     let stepped = stepped?;
     given_up += stepped.given_up;
@@ -199,46 +167,44 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         // Interrupted: the state of this step on disk, output and checkpoint both.
         // (Off the cadence, this frame is removed when the run resumes.)
         if !done.is_multiple_of(every) {
-            if let Err(e) = output.write(&mut backend) {
-                return Err(saving.stopped(e, &mut backend, &scene.world));
-            }
+            session.write_frame()?;
         }
-        output.writer.finish()?;
-        saving.save(&mut backend, &scene.world)?;
+        session.finish()?;
+        session.save()?;
         return Err(Interrupted {
             step: done,
-            resume: saving.resume,
+            resume: resume_command(args),
         }
         .into());
     }
-    output.writer.finish()?;
-    let counters = backend.counters();
+    session.finish()?;
+    let counters = session.backend.counters();
+    let audit = session.recording.as_ref().and_then(|r| r.0.audit);
     let report = RunReport {
-        backend: backend.name(),
+        backend: session.backend.name(),
         steps: done - start,
         particles,
         counts,
         seconds: stepped.seconds,
         rebuilds: counters.rebuilds,
-        frames: output.writer.frames_written(),
+        frames: session.frames_written(),
         out,
-        energy_drift: output.audit.map(|(_, worst)| worst),
+        energy_drift: audit.map(|(_, worst)| worst),
         removed: counters.removed,
     };
+    let scene = &session.scene;
     if !args.quiet {
         let ending = Ending {
             given_up,
             removed_here: stepped.removed_here,
         };
-        for line in summary_lines(&scene, &report, backend.as_mut(), &memory, &ending) {
+        for line in summary_lines(scene, &report, session.backend.as_mut(), &memory, &ending) {
             eprintln!("{line}");
         }
     }
-    // A static run's load steps are not a motion in time: its ledger holds the energies of
-    // each equilibrium, which a sudden load does not conserve.
     let audited = scene.world.dynamics.mode != grains_core::dynamics::Mode::Static;
-    if let Some((_, worst)) = output.audit.filter(|(_, w)| audited && *w > AUDIT_WARNING) {
-        eprintln!("warning: {}", preflight::ledger_warning(&scene, worst));
+    if let Some((_, worst)) = audit.filter(|(_, w)| audited && *w > AUDIT_WARNING) {
+        eprintln!("warning: {}", preflight::ledger_warning(scene, worst));
     }
     Ok(report)
 }
@@ -275,23 +241,7 @@ fn initial_state(
     saving: &Checkpointing,
 ) -> Result<(Option<Resume>, u64)> {
     if !args.resume {
-        // A resumed run's particles have moved on from the scene's initial state, and a
-        // stage's overlaps are those its earlier run held at rest.
-        if scene.initial.is_none() {
-            check_overlaps(scene)?;
-        }
-        if let Some(init) = &scene.initial {
-            let (state, carried) = crate::stage::stage_state(scene, init)?;
-            if !args.quiet {
-                eprintln!(
-                    "starting from {} ({} spheres, {carried} contacts' history carried)",
-                    init.from.display(),
-                    init.ids.len()
-                );
-            }
-            return Ok((Some(Resume::State(Box::new(state))), 0));
-        }
-        return Ok((None, 0));
+        return Ok((first_state(scene, args.quiet)?, 0));
     }
     // The state replaces the scene's initial positions, velocities, spins and orientations
     // (64 bytes a particle): they go before it is read, so that resuming never holds both.
@@ -314,6 +264,57 @@ fn initial_state(
     }
     let step = ck.header.step;
     Ok((Some(Resume::File(ck)), step))
+}
+
+/// The state a fresh run of `scene` starts from: a stage's (`[initial] from`), or else the
+/// scene's own particles (`None`), checked for deep initial overlaps.
+pub fn first_state(scene: &grains_scene::Scene, quiet: bool) -> Result<Option<Resume>> {
+    // A stage's overlaps are those its earlier run held at rest.
+    let Some(init) = &scene.initial else {
+        check_overlaps(scene)?;
+        return Ok(None);
+    };
+    let (state, carried) = crate::stage::stage_state(scene, init)?;
+    if !quiet {
+        eprintln!(
+            "starting from {} ({} spheres, {carried} contacts' history carried)",
+            init.from.display(),
+            init.ids.len()
+        );
+    }
+    Ok(Some(Resume::State(Box::new(state))))
+}
+
+/// A session of `scene` (read, and checked for stability unless `allow_unstable`) on the
+/// backend `choice`, from `state` (the scene's first state when `None`), writing its output
+/// to `out` as `grains run` does from that step: what the Python package runs.
+pub fn open_session(
+    mut scene: grains_scene::Scene,
+    choice: BackendArg,
+    state: Option<grains_core::BackendState>,
+    (out, allow_unstable): (Option<&std::path::Path>, bool),
+) -> Result<Session> {
+    if !allow_unstable {
+        preflight::check_stability(&scene)?;
+    }
+    let state = match state {
+        Some(s) => Some(Resume::State(Box::new(s))),
+        None => first_state(&scene, true)?,
+    };
+    let estimates = (
+        CpuMemoryModel::dense_pack(&scene.world).total(),
+        GpuMemoryModel::dense_pack(&scene.world).total(),
+    );
+    let fingerprint = scene.world.fingerprint();
+    let budget = memory_budget(None);
+    let (backend, _) = make_backend_within(
+        &mut scene,
+        (choice, None),
+        state,
+        budget.as_ref(),
+        estimates,
+    )?;
+    Session::start(scene, backend, out, fingerprint)
 }
 
 /// The output writer of a run starting at `start`: a fresh run's, or a resumed run's with its
@@ -344,200 +345,6 @@ fn open_output(
     OutputWriter::resume(opts, &at)
 }
 
-/// Where a run's checkpoint goes, the scene it belongs to, and the command that resumes it.
-struct Checkpointing {
-    path: PathBuf,
-    fingerprint: u64,
-    resume: String,
-}
-
-impl Checkpointing {
-    /// Write the backend's state, and beside it the particles a later stage starts from
-    /// (`stage.csv`).
-    fn save(&self, b: &mut Box<dyn Backend>, world: &grains_core::World) -> Result<()> {
-        write_backend_checkpoint(&self.path, self.fingerprint, b.as_mut())?;
-        if let Some(dir) = self.path.parent() {
-            grains_io::write_stage(dir, world, &b.snapshot())?;
-        }
-        Ok(())
-    }
-
-    /// Output that cannot be written (a full disk, a file-size limit) stops the run with the
-    /// state of its step saved: its resume writes that step's frame again.
-    fn stopped(
-        &self,
-        e: anyhow::Error,
-        b: &mut Box<dyn Backend>,
-        world: &grains_core::World,
-    ) -> anyhow::Error {
-        let step = b.counters().steps;
-        match self.save(b, world) {
-            Ok(()) => anyhow::anyhow!(
-                "{e:#}; the run stopped at step {step}, its state saved in {}: once the cause is \
-                 fixed, resume with: {}",
-                self.path.display(),
-                self.resume
-            ),
-            Err(c) => anyhow::anyhow!(
-                "{e:#}; the run stopped at step {step}, and its checkpoint could not be written \
-                 either: {c:#}"
-            ),
-        }
-    }
-
-    /// A checkpoint that could not be written stops the run, the one before it kept.
-    fn failed(e: anyhow::Error, step: u64) -> anyhow::Error {
-        anyhow::anyhow!(
-            "{e:#}; the run stopped at step {step}, with its output written up to it and the \
-             checkpoint before it kept"
-        )
-    }
-}
-
-/// What a run writes at each output step, and what it keeps between them: the bonds already
-/// logged broken, and the energy audit (the ledger's total at this process's first energy
-/// line, and the largest relative departure from it since).
-struct RunOutput<'a> {
-    scene: &'a grains_scene::Scene,
-    writer: OutputWriter,
-    /// Whether the frame of the first step is to be written (a fresh run's, or a resumed
-    /// frame that was cut short).
-    rewrite_frame: bool,
-    material: Vec<u32>,
-    broken: std::collections::HashSet<usize>,
-    audit: Option<(f64, f64)>,
-    quiet: bool,
-}
-
-impl<'a> RunOutput<'a> {
-    /// The output of a run whose writer is `resumed`; a resumed run's bonds broken before the
-    /// output it keeps are known as logged already.
-    fn new(
-        scene: &'a grains_scene::Scene,
-        material: Vec<u32>,
-        args: &RunArgs,
-        resumed: grains_io::Resumed,
-        backend: &mut dyn Backend,
-    ) -> RunOutput<'a> {
-        let broken = if args.resume {
-            grains_core::kernels::sources::fixed::broken_fixed_pairs(
-                &scene.world.table,
-                &scene.world.fixed_pairs,
-                &material,
-                &backend.fixed_history(),
-            )
-            .into_iter()
-            .filter(|&(_, step)| resumed.bonds_through.is_some_and(|t| step <= t))
-            .map(|(k, _)| k)
-            .collect()
-        } else {
-            Default::default()
-        };
-        RunOutput {
-            scene,
-            writer: resumed.writer,
-            rewrite_frame: resumed.rewrite_frame,
-            material,
-            broken,
-            audit: None,
-            quiet: args.quiet,
-        }
-    }
-
-    /// Log the bonds that broke since the last output step.
-    fn write_broken_bonds(&mut self, b: &mut Box<dyn Backend>) -> Result<()> {
-        let world = &self.scene.world;
-        let now = grains_core::kernels::sources::fixed::broken_fixed_pairs(
-            &world.table,
-            &world.fixed_pairs,
-            &self.material,
-            &b.fixed_history(),
-        );
-        let mut rows = Vec::new();
-        for (k, step) in now {
-            if self.broken.insert(k) {
-                let [i, j] = world.fixed_pairs[k];
-                if !self.quiet {
-                    eprintln!("bond {k} (particles {i} and {j}) broke at step {step}");
-                }
-                rows.push((step, step as f64 * world.dt, k, i, j));
-            }
-        }
-        rows.sort_by_key(|r| (r.0, r.2));
-        self.writer.write_broken_bonds(&rows)?;
-        Ok(())
-    }
-
-    /// Write the output of the backend's current step: broken bonds, the frame, wall loads,
-    /// the walls' surfaces, shells, contacts and the energy line (with the audit).
-    fn write(&mut self, b: &mut Box<dyn Backend>) -> Result<()> {
-        let (scene, world) = (self.scene, &self.scene.world);
-        if !world.fixed_pairs.is_empty() {
-            self.write_broken_bonds(b)?;
-        }
-        // What the writers need besides the particles, read before the snapshot, which borrows
-        // the backend's own arrays where it can (the CPU's) rather than copying them.
-        let wall_loads = world.logs_wall_loads().then(|| b.wall_loads());
-        let has_walls = !world.walls.is_empty() || world.triangle_tail() > 0;
-        let walls = (scene.output.vtk && has_walls).then(|| (b.walls(), b.triangles()));
-        let shell_forces = (scene.output.vtk && !world.shells.is_empty()).then(|| b.shell_forces());
-        let records =
-            (scene.output.contacts || scene.output.stress.is_some()).then(|| b.contact_records());
-        let w = &mut self.writer;
-        let snap = b.snapshot();
-        let (step, time) = (snap.step, snap.time);
-        // Mesh walls' triangles are fixed particles of the solver, not particles of the scene:
-        // frames and stresses hold the scene's particles.
-        let n = snap.pos.len() - world.triangle_tail();
-        let stress = match (scene.output.stress, &records) {
-            (Some(region), Some(records)) => {
-                Some(stress_output(world, records, &snap.pos[..n], region))
-            }
-            _ => None,
-        };
-        if scene.output.vtk || scene.output.csv {
-            let per_particle = stress.as_ref().map(|s| s.0.as_slice());
-            if n < snap.pos.len() {
-                w.write_frame_with(&snap.first(n), None, per_particle)?;
-            } else {
-                w.write_frame_with(&snap, None, per_particle)?;
-            }
-        }
-        if let Some((_, region)) = &stress {
-            w.write_stress(step, time, region)?;
-        }
-        if let Some(loads) = wall_loads {
-            w.write_walls(step, time, &loads)?;
-        }
-        if let Some((walls, triangles)) = walls {
-            w.write_wall_surfaces(step, time, world, (&walls, &triangles), &snap.pos)?;
-        }
-        if let Some(forces) = shell_forces {
-            w.write_shells(&snap, &world.shells, &forces)?;
-        }
-        if let Some(records) = records.filter(|_| scene.output.contacts) {
-            w.write_contacts(step, time, &records, &snap.pos)?;
-        }
-        drop(snap);
-        if scene.output.energy {
-            let e = b.energy();
-            w.write_energy(step, time, &e)?;
-            let (e0, worst) = self.audit.get_or_insert((e.total, 0.0));
-            // Measured against what the run holds: its starting total, or the work moving
-            // walls and kinematic particles have put in, if larger.
-            let scale = e0
-                .abs()
-                .max(e.wall_work.abs())
-                .max(e.kinematic_work.abs())
-                .max(e.inserted.abs());
-            if scale != 0.0 {
-                *worst = worst.max((e.total - *e0).abs() / scale);
-            }
-        }
-        Ok(())
-    }
-}
-
 /// The progress bar of a run of `steps` steps (hidden with `-q`).
 fn progress_bar(quiet: bool, steps: u64) -> ProgressBar {
     if quiet {
@@ -555,116 +362,6 @@ fn progress_bar(quiet: bool, steps: u64) -> ProgressBar {
     .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     bar
-}
-
-/// Where the stepping of a run ended.
-struct Stepped {
-    /// The step it reached: the last, or where it was interrupted.
-    done: u64,
-    /// Wall-clock seconds of stepping (output excluded).
-    seconds: f64,
-    /// Lost particles deleted in this process.
-    removed_here: u64,
-    /// Inserted particles that found no free place.
-    given_up: u64,
-}
-
-/// Step the backend from `start` to the scene's last step (or until interrupted), in batches
-/// that end at each output, checkpoint and insertion step: a fault stops the run (or deletes
-/// the lost particles, where the scene says so), and output or a checkpoint that cannot be
-/// written stops it with what is saved.
-fn step_until_done(
-    args: &RunArgs,
-    scene: &grains_scene::Scene,
-    backend: &mut Box<dyn Backend>,
-    output: &mut RunOutput<'_>,
-    saving: &Checkpointing,
-    bar: &ProgressBar,
-    start: u64,
-) -> Result<Stepped> {
-    let (steps, every) = (scene.run.steps, scene.output.every_steps.max(1));
-    let insert_every = scene.world.insert_every;
-    let checkpoint_every = scene.output.checkpoint_every_steps;
-    // Servos steer their walls between steps, host-side: batches end where one is due.
-    let servos = &scene.world.servos;
-    let servo_every = servos.iter().map(|s| s.every.max(1)).min();
-    let interrupted = || {
-        args.interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::SeqCst))
-    };
-    let batch = backend.batch().clamp(1, PROGRESS_CHUNK);
-    let mut s = Stepped {
-        done: start,
-        seconds: 0.0,
-        removed_here: 0,
-        given_up: 0,
-    };
-    bar.set_position(s.done);
-    while s.done < steps && !interrupted() {
-        let done = s.done;
-        let next = |period: u64| (done / period + 1) * period;
-        let target = next(every)
-            .min(checkpoint_every.map_or(u64::MAX, |c| next(c.max(1))))
-            .min(if insert_every > 0 {
-                next(insert_every)
-            } else {
-                u64::MAX
-            })
-            .min(servo_every.map_or(u64::MAX, next))
-            .min(steps)
-            .min(done + batch);
-        let t0 = Instant::now();
-        let fault = backend.run_guarded(target - done)?;
-        s.seconds += t0.elapsed().as_secs_f64();
-        s.done = backend.counters().steps;
-        if let Some(f) = fault {
-            s.removed_here += delete_lost_or_stop(scene, backend, output, f)?;
-        }
-        bar.set_position(s.done);
-        if insert_every > 0 && s.done.is_multiple_of(insert_every) {
-            s.given_up += insert_batch(scene, backend, s.done)?;
-        }
-        grains_core::servo::steer(backend.as_mut(), servos, s.done);
-        if s.done.is_multiple_of(every) || s.done == steps {
-            output
-                .write(backend)
-                .map_err(|e| saving.stopped(e, backend, &scene.world))?;
-        }
-        if let Some(c) = checkpoint_every {
-            if s.done.is_multiple_of(c.max(1)) || s.done == steps {
-                saving
-                    .save(backend, &scene.world)
-                    .map_err(|e| Checkpointing::failed(e, s.done))?;
-            }
-        }
-    }
-    Ok(s)
-}
-
-/// A fault at the end of a batch: the lost particles deleted where the scene says so and they
-/// are healthy (returns how many), or the run stopped with the fault's message, everything up
-/// to the last good frame on disk and nothing of this step.
-fn delete_lost_or_stop(
-    scene: &grains_scene::Scene,
-    backend: &mut Box<dyn Backend>,
-    output: &mut RunOutput<'_>,
-    f: grains_core::Fault,
-) -> Result<u64> {
-    let snap = backend.snapshot();
-    let lost = lost_particles(scene, &snap);
-    let deletable = scene.guards.lost == LostParticles::Delete
-        && lost.contains(&f.particle)
-        && lost.iter().all(|&i| healthy(scene, &snap, i));
-    if !deletable {
-        let message = fault_message(scene, &snap, f.particle);
-        drop(snap);
-        output.writer.finish()?;
-        bail!("{message}");
-    }
-    drop(snap);
-    backend.remove_particles(&lost)?;
-    Ok(lost.len() as u64)
 }
 
 /// What the end-of-run memory line compares: the program's own resident set, and the
@@ -847,114 +544,4 @@ fn resume_command(args: &RunArgs) -> String {
         resume.push_str(&format!(" --adapter '{a}'"));
     }
     resume
-}
-
-/// The insertion batch at `step`: each block's particles due since the previous batch
-/// (`step - world.insert_every`), placed among the particles now in the run. Returns how many
-/// could not be placed; a block that has placed none of its particles and finds no place for
-/// any due now stops the run ([`nothing_placed`]): it would insert nothing.
-fn insert_batch(scene: &grains_scene::Scene, b: &mut Box<dyn Backend>, step: u64) -> Result<u64> {
-    let world = &scene.world;
-    let every = world.insert_every.max(1);
-    let t = |s: u64| s as f64 * world.dt;
-    let mut pos = b.snapshot().pos.into_owned();
-    let mut placed = Vec::new();
-    let mut given_up = 0u64;
-    for (k, ins) in world.insertions.iter().enumerate() {
-        let from = if step >= every {
-            ins.due(t(step - every))
-        } else {
-            0
-        };
-        let to = ins.due(t(step));
-        if to > from {
-            let p = grains_core::insert::place(world, ins, &pos, from, to);
-            let mine = ins.first as usize..ins.first as usize + ins.radii.len();
-            if p.particles.is_empty() && pos[mine].iter().all(|x| x[3] <= 0.0) {
-                bail!("{}", nothing_placed(scene, k, to));
-            }
-            given_up += p.given_up as u64;
-            let v = ins.velocity.map(|x| x as f32);
-            // Later blocks of this batch see these particles.
-            for &(id, x) in &p.particles {
-                if let Some(r) = world.insertion_radius(id) {
-                    pos[id as usize] = [x[0], x[1], x[2], r];
-                }
-            }
-            placed.extend(p.particles.into_iter().map(|(id, x)| (id, x, v)));
-        }
-    }
-    if !placed.is_empty() {
-        b.insert_particles(&placed)?;
-    }
-    Ok(given_up)
-}
-
-/// Why block `k` of the scene, `due` of whose particles are due and none placed, stops the run:
-/// where its region is, its size and the particles' radii.
-fn nothing_placed(scene: &grains_scene::Scene, k: usize, due: u32) -> String {
-    let ins = &scene.world.insertions[k];
-    let place = scene
-        .places
-        .inserts
-        .get(k)
-        .cloned()
-        .unwrap_or_else(|| format!("{}: insert[{k}]", scene.path.display()));
-    let (lo, hi) = ins
-        .radii
-        .iter()
-        .fold((f32::INFINITY, 0.0f32), |(a, b), &r| (a.min(r), b.max(r)));
-    let v = |x: [f64; 3]| format!("[{}, {}, {}]", sig4(x[0]), sig4(x[1]), sig4(x[2]));
-    let region = match ins.region {
-        grains_core::insert::Region::Box { min, max } => {
-            format!("the box from {} to {} m", v(min), v(max))
-        }
-        grains_core::insert::Region::Cylinder {
-            center,
-            radius,
-            height,
-            ..
-        } => format!(
-            "the cylinder at {} m of radius {} and height {}",
-            v(center),
-            qty(radius, "m"),
-            qty(height, "m")
-        ),
-    };
-    format!(
-        "{place}: insert[{k}] found no place for any of the {due} particle(s) due so far (radius {} to {}) \
-         in {region}: every try ({} per particle) met a wall, another particle or the domain's \
-         edge, so the block would insert nothing; expected a region clear of the walls with \
-         room for its particles (larger, or moved off the walls)",
-        qty(lo as f64, "m"),
-        qty(hi as f64, "m"),
-        grains_core::insert::ATTEMPTS
-    )
-}
-
-/// Each of the first `pos.len()` particles' virial stress (Pa), and the mean stress of the box
-/// `region` (the `stress` format: grains_core::stress).
-fn stress_output(
-    world: &grains_core::World,
-    records: &[grains_core::ContactRecord],
-    pos: &[[f32; 4]],
-    region: [[f64; 3]; 2],
-) -> (Vec<[f64; 6]>, grains_core::stress::RegionStress) {
-    use grains_core::stress::{per_volume, region_stress, virial_moments};
-    // A mesh wall's triangles are no particle of the scene: their contacts count for the
-    // sphere that touches them only.
-    let inside: Vec<_> = records
-        .iter()
-        .filter(|r| (r.i as usize) < pos.len())
-        .map(|r| {
-            let mut r = *r;
-            if r.j >= pos.len() as i64 {
-                r.j = -1;
-            }
-            r
-        })
-        .collect();
-    let moments = virial_moments(&inside, pos, &world.domain.params());
-    let region = region_stress(&moments, pos, region[0], region[1]);
-    (per_volume(&moments, pos), region)
 }

@@ -5,12 +5,19 @@
 
 use std::path::{Path, PathBuf};
 
-use grains_core::Backend;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+
+pyo3::create_exception!(
+    _grains,
+    SimulationError,
+    pyo3::exceptions::PyRuntimeError,
+    "A run that stopped: a particle that blew up or left the domain, output that could not be \
+     written; the message is the CLI's."
+);
 
 pyo3::create_exception!(
     _grains,
@@ -22,7 +29,8 @@ pyo3::create_exception!(
 /// A simulation of one scene on one backend.
 #[pyclass(unsendable, module = "grains")]
 pub struct Simulation {
-    backend: Box<dyn Backend>,
+    /// The scene, its backend and its output, stepped as `grains run` steps them.
+    session: grains_cli::session::Session,
     /// Particles of the scene (the mesh walls' triangles follow them in the backend).
     n: usize,
     /// Each particle's mass (kg) and material index, and the materials' names.
@@ -150,9 +158,10 @@ impl Simulation {
         source: Source,
         choice: grains_cli::BackendArg,
         state: Option<grains_core::BackendState>,
+        out: Option<&str>,
     ) -> PyResult<Simulation> {
         let scene = read_scene(&source)?;
-        let world = scene.world;
+        let world = &scene.world;
         let n = world.particles.len() - world.triangle_tail();
         let (mass, material) = (
             world.particles.mass[..n].to_vec(),
@@ -161,11 +170,11 @@ impl Simulation {
         let materials = world.materials.iter().map(|m| m.name.clone()).collect();
         let fingerprint = world.fingerprint();
         let dt = world.dt;
-        let resume = state.map(|s| grains_cli::Resume::State(Box::new(s)));
-        let (backend, _) =
-            grains_cli::make_backend_from(world, choice, resume).map_err(value_error)?;
+        let session =
+            grains_cli::run::open_session(scene, choice, state, (out.map(Path::new), false))
+                .map_err(|e| scene_error(format!("{e:#}")))?;
         Ok(Simulation {
-            backend,
+            session,
             n,
             mass,
             material,
@@ -202,32 +211,38 @@ impl Simulation {
 impl Simulation {
     /// Read `scene` (a path to a scene file, or the TOML text of one) with `overrides`
     /// (`{"material.glass.young": 1e7}`, as `grains run --set`), and build its `backend`
-    /// ("auto", "cpu" or "gpu"). Raises `SceneError` with the CLI's message for a bad scene.
+    /// ("auto", "cpu" or "gpu"). With `out`, the run writes to that folder what `grains run`
+    /// writes (frames, logs, checkpoints at the scene's cadence), from its first frame on.
+    /// Raises `SceneError` with the CLI's message for a bad scene (and for one `grains run`
+    /// refuses: an unstable time step, deep initial overlaps).
     #[new]
-    #[pyo3(signature = (scene, backend = "auto", overrides = None))]
+    #[pyo3(signature = (scene, backend = "auto", out = None, overrides = None))]
     fn new(
         scene: &str,
         backend: &str,
+        out: Option<&str>,
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Simulation> {
         let source = Source::of(scene, self::overrides(overrides)?);
-        Simulation::build(source, backend_choice(backend)?, None)
+        Simulation::build(source, backend_choice(backend)?, None, out)
     }
 
     /// Resume the simulation of `scene` (as for `Simulation`) from the checkpoint at `path`
     /// that `checkpoint` wrote; a checkpoint of another scene is refused.
     #[staticmethod]
-    #[pyo3(signature = (scene, path, backend = "auto", overrides = None))]
+    /// With `out`, the resumed run writes its output there afresh, from the checkpoint's step.
+    #[pyo3(signature = (scene, path, backend = "auto", out = None, overrides = None))]
     fn resume(
         scene: &str,
         path: &str,
         backend: &str,
+        out: Option<&str>,
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Simulation> {
         let source = Source::of(scene, self::overrides(overrides)?);
         let (fingerprint, state) =
             grains_io::read_checkpoint(Path::new(path)).map_err(value_error)?;
-        let sim = Simulation::build(source, backend_choice(backend)?, Some(state))?;
+        let sim = Simulation::build(source, backend_choice(backend)?, Some(state), out)?;
         if sim.fingerprint != fingerprint {
             return Err(value_error(format!(
                 "{path} was written for a different scene (particles, materials, walls, laws, \
@@ -243,19 +258,42 @@ impl Simulation {
         grains_io::write_backend_checkpoint(
             Path::new(path),
             self.fingerprint,
-            self.backend.as_mut(),
+            self.session.backend.as_mut(),
         )
         .map_err(value_error)
     }
 
-    /// Take `n` steps, with the GIL released.
+    /// Take `n` steps, with the GIL released, doing what a run does between them: insertion,
+    /// servos, deleting lost particles (where the scene says so) and, with an output folder,
+    /// writing frames, logs and checkpoints at the scene's cadence. A particle that blows up or
+    /// leaves the domain raises `SimulationError` with the CLI's message.
     #[pyo3(signature = (n = 1))]
-    fn step(&mut self, py: Python<'_>, n: u64) {
-        let backend = &mut self.backend;
-        py.detach(|| backend.run(n));
+    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
+        let session = &mut self.session;
+        let end = session.backend.counters().steps + n;
+        py.detach(|| session.step_to(end))
+            .map_err(|e| SimulationError::new_err(format!("{e:#}")))?;
+        Ok(())
     }
 
-    /// Run `steps` steps (or `duration` seconds, rounded to whole steps), calling
+    /// Write the output of this step now (frame, logs), off the scene's cadence; nothing
+    /// without an output folder.
+    fn write_frame(&mut self) -> PyResult<()> {
+        self.session
+            .write_frame()
+            .map_err(|e| SimulationError::new_err(format!("{e:#}")))
+    }
+
+    /// Flush the output folder's files (the frames' `.pvd` index, the CSV logs) and release
+    /// the folder; the simulation can still step, without output.
+    fn close(&mut self) -> PyResult<()> {
+        self.session
+            .close()
+            .map_err(|e| SimulationError::new_err(format!("{e:#}")))
+    }
+
+    /// Run `steps` steps (or `duration` seconds, rounded to whole steps; neither: on to the
+    /// scene's last step, as `grains run` does), calling
     /// `callback(sim)` every `every` steps; a callback returning False stops the run. The GIL
     /// is released while stepping. Returns the steps taken.
     #[pyo3(signature = (steps = None, duration = None, every = None, callback = None))]
@@ -270,17 +308,18 @@ impl Simulation {
         let total = match (steps, duration) {
             (Some(s), None) => s,
             (None, Some(d)) if d >= 0.0 => (d / dt).round() as u64,
-            _ => return Err(value_error("give steps or duration, one of them")),
+            (None, None) => {
+                let sim = slf.borrow();
+                let at = sim.session.backend.counters().steps;
+                sim.session.scene.run.steps.saturating_sub(at)
+            }
+            _ => return Err(value_error("give steps or duration, not both")),
         };
         let every = every.unwrap_or(total).max(1);
         let mut done = 0;
         while done < total {
             let n = every.min(total - done);
-            {
-                let mut sim = slf.borrow_mut();
-                let backend = &mut sim.backend;
-                slf.py().detach(|| backend.run(n));
-            }
+            slf.borrow_mut().step(slf.py(), n)?;
             done += n;
             if let Some(cb) = &callback {
                 let go = cb.call1((slf,))?;
@@ -301,43 +340,43 @@ impl Simulation {
     /// Current time (s).
     #[getter]
     fn time(&self) -> f64 {
-        self.backend.time()
+        self.session.backend.time()
     }
 
     /// Steps taken.
     #[getter]
     fn step_count(&self) -> u64 {
-        self.backend.counters().steps
+        self.session.backend.counters().steps
     }
 
     /// Centres (m), `(n, 3)`.
     #[getter]
     fn positions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        xyz(py, &self.backend.snapshot().pos, self.n)
+        xyz(py, &self.session.backend.snapshot().pos, self.n)
     }
 
     /// Velocities (m/s), `(n, 3)`.
     #[getter]
     fn velocities<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        xyz(py, &self.backend.snapshot().vel, self.n)
+        xyz(py, &self.session.backend.snapshot().vel, self.n)
     }
 
     /// Angular velocities (rad/s), `(n, 3)`.
     #[getter]
     fn angular_velocities<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        xyz(py, &self.backend.snapshot().omega, self.n)
+        xyz(py, &self.session.backend.snapshot().omega, self.n)
     }
 
     /// Contact forces of the last step (N), `(n, 3)`.
     #[getter]
     fn forces<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        xyz(py, &self.backend.snapshot().force, self.n)
+        xyz(py, &self.session.backend.snapshot().force, self.n)
     }
 
     /// Radii (m); negative for a particle not in the run (dormant or deleted).
     #[getter]
     fn radii<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        let s = self.backend.snapshot();
+        let s = self.session.backend.snapshot();
         let r: Vec<f64> = s.pos[..self.n].iter().map(|p| p[3] as f64).collect();
         r.into_pyarray(py)
     }
@@ -379,7 +418,8 @@ impl Simulation {
     ) -> PyResult<()> {
         let ids = self.checked_ids(ids)?;
         let rows = rows_of(&v, ids.len(), "velocity")?;
-        self.backend
+        self.session
+            .backend
             .set_velocities(&ids, &rows)
             .map_err(value_error)
     }
@@ -395,20 +435,26 @@ impl Simulation {
     ) -> PyResult<()> {
         let ids = self.checked_ids(ids)?;
         let rows = rows_of(&x, ids.len(), "position")?;
-        self.backend.set_positions(&ids, &rows).map_err(value_error)
+        self.session
+            .backend
+            .set_positions(&ids, &rows)
+            .map_err(value_error)
     }
 
     /// Remove the particles `ids` from the run (their radius becomes negative, as a deleted
     /// particle's; the ledger's `removed` takes their energy).
     fn remove(&mut self, ids: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
         let ids = self.checked_ids(Some(ids))?;
-        self.backend.remove_particles(&ids).map_err(value_error)
+        self.session
+            .backend
+            .remove_particles(&ids)
+            .map_err(value_error)
     }
 
     /// Orientations (quaternions `x, y, z, w`), `(n, 4)`; the identity where none is kept.
     #[getter]
     fn orientations<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        let s = self.backend.snapshot();
+        let s = self.session.backend.snapshot();
         let flat: Vec<f64> = (0..self.n)
             .flat_map(|i| {
                 s.quat
@@ -427,7 +473,7 @@ impl Simulation {
     /// exert on each), `torque` (N m, about its centre) and `center` (m), in `walls.csv`'s
     /// order (the analytic walls, then the mesh walls).
     fn wall_loads<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let loads = self.backend.wall_loads();
+        let loads = self.session.backend.wall_loads();
         let d = PyDict::new(py);
         d.set_item("force", rows3(py, loads.iter().map(|l| l.force)))?;
         d.set_item("torque", rows3(py, loads.iter().map(|l| l.torque)))?;
@@ -438,7 +484,7 @@ impl Simulation {
     /// Move wall `wall` (its index in `wall_loads`) at `velocity` (m/s) from now on, taking
     /// over the motion the scene gave it.
     fn set_wall_velocity(&mut self, wall: usize, velocity: [f64; 3]) -> PyResult<()> {
-        let walls = self.backend.walls();
+        let walls = self.session.backend.walls();
         let Some(w) = walls.get(wall) else {
             return Err(value_error(format!(
                 "wall {wall}: the scene has {} walls",
@@ -454,13 +500,15 @@ impl Simulation {
         if velocity.iter().any(|x| !x.is_finite()) {
             return Err(value_error(format!("velocity {velocity:?} is not finite")));
         }
-        self.backend.steer_wall(wall, velocity.map(|x| x as f32));
+        self.session
+            .backend
+            .steer_wall(wall, velocity.map(|x| x as f32));
         Ok(())
     }
 
     /// The energy ledger now (J): a dict of `energy.csv`'s columns.
     fn energy<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let e = self.backend.energy();
+        let e = self.session.backend.energy();
         let d = PyDict::new(py);
         for (k, v) in [
             ("kinetic", e.kinetic),
@@ -483,7 +531,7 @@ impl Simulation {
     /// The contacts now: a dict of arrays `i`, `j` (a wall `w` as `-1 - w`), `overlap` (m),
     /// `normal_force` and `tangential_force` (N), `normal` (`(m, 3)`, from `i` to `j`), `bond`.
     fn contacts<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let r = self.backend.contact_records();
+        let r = self.session.backend.contact_records();
         let d = PyDict::new(py);
         d.set_item(
             "i",
@@ -513,19 +561,33 @@ impl Simulation {
         Ok(d)
     }
 
+    /// Each particle's virial stress now (Pa), `(n, 6)`: `sxx, syy, szz, sxy, sxz, syz`,
+    /// `sum_c (x_c - x_i) (x) F_c` over its contacts over its volume, compression negative (the
+    /// `stress` format's columns).
+    fn stress<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let b = &mut self.session.backend;
+        let records = b.contact_records();
+        let pos = b.snapshot().pos[..self.n].to_vec();
+        let s = grains_cli::session::particle_stress(&self.session.scene.world, &records, &pos);
+        let flat: Vec<f64> = s.into_iter().flatten().collect();
+        Array2::from_shape_vec((self.n, 6), flat)
+            .unwrap_or_else(|_| Array2::zeros((0, 6)))
+            .into_pyarray(py)
+    }
+
     /// The backend's name.
     #[getter]
     fn backend(&self) -> String {
-        self.backend.name()
+        self.session.backend.name()
     }
 
     fn __repr__(&self) -> String {
         format!(
             "Simulation({} particles on {}, step {}, t = {} s)",
             self.n,
-            self.backend.name(),
-            self.backend.counters().steps,
-            self.backend.time()
+            self.session.backend.name(),
+            self.session.backend.counters().steps,
+            self.session.backend.time()
         )
     }
 }
@@ -616,6 +678,145 @@ fn radial_distribution<'py>(
     ))
 }
 
+/// The size distribution of spheres of `radii` (m) in `bins` equal bins of diameter: a dict of
+/// arrays `lo`, `hi` (m), `number`, `mass` (shares) and `cumulative_number`,
+/// `cumulative_mass`.
+#[pyfunction]
+fn size_distribution<'py>(
+    py: Python<'py>,
+    radii: PyReadonlyArray1<'_, f64>,
+    bins: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let r: Vec<f64> = radii.as_array().to_vec();
+    if bins == 0 || r.is_empty() || r.iter().any(|&x| !(x > 0.0 && x.is_finite())) {
+        return Err(value_error(
+            "expected bins > 0 and at least one radius, every one positive and finite",
+        ));
+    }
+    let d = grains_core::post::size_distribution(&r, bins);
+    let out = PyDict::new(py);
+    let col = |f: fn(&grains_core::post::SizeBin) -> f64| d.iter().map(f).collect::<Vec<_>>();
+    out.set_item("lo", col(|b| b.lo).into_pyarray(py))?;
+    out.set_item("hi", col(|b| b.hi).into_pyarray(py))?;
+    out.set_item("number", col(|b| b.number).into_pyarray(py))?;
+    out.set_item("mass", col(|b| b.mass).into_pyarray(py))?;
+    out.set_item(
+        "cumulative_number",
+        col(|b| b.cumulative_number).into_pyarray(py),
+    )?;
+    out.set_item(
+        "cumulative_mass",
+        col(|b| b.cumulative_mass).into_pyarray(py),
+    )?;
+    Ok(out)
+}
+
+/// A discharge's rate (particles/s) from `times` (s) and the particles discharged by each,
+/// of `total`: `(rate, rate over 20-50 %, rate over 50-80 %)`, measured between 20 % and 80 %
+/// discharged; None before 80 % is reached.
+#[pyfunction]
+fn discharge_rate(
+    times: PyReadonlyArray1<'_, f64>,
+    discharged: PyReadonlyArray1<'_, i64>,
+    total: u64,
+) -> PyResult<Option<(f64, f64, f64)>> {
+    let (t, n) = (times.as_array(), discharged.as_array());
+    if t.len() != n.len() || n.iter().any(|&k| k < 0) {
+        return Err(value_error(
+            "expected as many counts as times, none negative",
+        ));
+    }
+    let counts: Vec<(f64, u64)> = t
+        .iter()
+        .zip(n.iter())
+        .map(|(&t, &k)| (t, k as u64))
+        .collect();
+    Ok(grains_core::post::discharge_rate(&counts, total))
+}
+
+/// Beverloo's coefficient `C` of a mass rate `w` (kg/s): `W = C rho_b sqrt(g) (D - k d)^(5/2)`
+/// (Beverloo, Leniger and van de Velde 1961), with the bulk density `rho_b` (kg/m^3), gravity
+/// `g` (m/s^2), the orifice's diameter `d_o` and the particles' `d` (m).
+#[pyfunction]
+#[pyo3(signature = (w, rho_b, g, d_o, d, k = 1.5))]
+fn beverloo_coefficient(w: f64, rho_b: f64, g: f64, d_o: f64, d: f64, k: f64) -> f64 {
+    grains_core::post::beverloo_coefficient(w, rho_b, g, d_o, d, k)
+}
+
+/// The mean velocity of particles at `centres` `(n, 3)` moving at `velocities` `(n, 3)` in
+/// `bins` slabs across `[lo, hi]` along `axis`: `(slab middles, counts, mean velocities (m, 3))`.
+#[pyfunction]
+fn velocity_profile<'py>(
+    py: Python<'py>,
+    centres: PyReadonlyArray2<'_, f64>,
+    velocities: PyReadonlyArray2<'_, f64>,
+    axis: usize,
+    lo: f64,
+    hi: f64,
+    bins: usize,
+) -> PyResult<VelocityProfile<'py>> {
+    let n = centres.as_array().shape()[0];
+    let (x, v) = (points(&centres, n)?, points(&velocities, n)?);
+    if axis > 2 || bins == 0 || hi <= lo {
+        return Err(value_error("expected axis 0 to 2, bins > 0 and hi > lo"));
+    }
+    let p = grains_core::post::velocity_profile(&x, &v, axis, (lo, hi), bins);
+    Ok((
+        p.iter().map(|q| q.0).collect::<Vec<_>>().into_pyarray(py),
+        p.iter()
+            .map(|q| q.1 as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+        rows3(py, p.iter().map(|q| q.2)),
+    ))
+}
+
+/// Where, how many and at what velocity: a velocity profile's columns.
+type VelocityProfile<'py> = (
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray2<f64>>,
+);
+
+/// The mean stress (Pa, `sxx, syy, szz, sxy, sxz, syz`, compression negative) of the box
+/// `[lo, hi]` from the particles at `centres` `(n, 3)` with `radii` and stresses `stress`
+/// `(n, 6)` (`Simulation.stress()`): `sum V_i sigma_i` of those whose centres lie in it, over
+/// the box's volume, as `grains post stress` and `stress.csv`.
+#[pyfunction]
+fn mean_stress<'py>(
+    py: Python<'py>,
+    centres: PyReadonlyArray2<'_, f64>,
+    radii: PyReadonlyArray1<'_, f64>,
+    stress: PyReadonlyArray2<'_, f64>,
+    lo: [f64; 3],
+    hi: [f64; 3],
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let r = radii.as_array();
+    let x = points(&centres, r.len())?;
+    let s = stress.as_array();
+    if s.shape() != [r.len(), 6] {
+        return Err(value_error(format!(
+            "stress of shape {:?}: expected ({}, 6)",
+            s.shape(),
+            r.len()
+        )));
+    }
+    let volume: f64 = (0..3).map(|k| (hi[k] - lo[k]).max(0.0)).product();
+    if volume <= 0.0 {
+        return Err(value_error("expected a box with hi > lo on every axis"));
+    }
+    let mut sum = [0.0; 6];
+    for (i, p) in x.iter().enumerate() {
+        if (0..3).all(|k| p[k] >= lo[k] && p[k] <= hi[k]) && r[i] > 0.0 {
+            let v = grains_core::stress::sphere_volume(r[i]);
+            for (k, acc) in sum.iter_mut().enumerate() {
+                *acc += v * s[[i, k]];
+            }
+        }
+    }
+    Ok(sum.map(|x| x / volume).to_vec().into_pyarray(py))
+}
+
 /// `(n, 3)` rows of an array, checked.
 fn points(a: &PyReadonlyArray2<'_, f64>, n: usize) -> PyResult<Vec<[f64; 3]>> {
     let a = a.as_array();
@@ -628,14 +829,28 @@ fn points(a: &PyReadonlyArray2<'_, f64>, n: usize) -> PyResult<Vec<[f64; 3]>> {
     Ok(a.rows().into_iter().map(|r| [r[0], r[1], r[2]]).collect())
 }
 
+/// Run the `grains` command with `args` (its name first, as `sys.argv`): what
+/// `python -m grains` does. Returns the exit status the command would.
+#[pyfunction]
+fn main(py: Python<'_>, args: Vec<String>) -> i32 {
+    py.detach(|| grains_cli::exit_status(grains_cli::main_with_args(args)))
+}
+
 /// The extension module.
 #[pymodule]
 fn _grains(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(coordination, m)?)?;
     m.add_function(wrap_pyfunction!(packing_profile, m)?)?;
     m.add_function(wrap_pyfunction!(angle_of_repose, m)?)?;
     m.add_function(wrap_pyfunction!(radial_distribution, m)?)?;
+    m.add_function(wrap_pyfunction!(size_distribution, m)?)?;
+    m.add_function(wrap_pyfunction!(discharge_rate, m)?)?;
+    m.add_function(wrap_pyfunction!(beverloo_coefficient, m)?)?;
+    m.add_function(wrap_pyfunction!(velocity_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(mean_stress, m)?)?;
     m.add("SceneError", m.py().get_type::<SceneError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     Ok(())
 }

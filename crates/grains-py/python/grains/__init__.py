@@ -12,11 +12,17 @@ format, so ``grains run --resume`` takes up a checkpoint written from Python and
     sim.set_velocities(v, ids)   # m/s, checked before anything is set
     sim.checkpoint("out/checkpoint.bin")
 
+With ``out="folder"`` a simulation writes what ``grains run`` writes there, at the scene's
+cadence and bit for bit the same for the same steps; ``sim.run()`` with no argument runs on to
+the scene's last step, and ``sim.close()`` flushes the folder. ``python -m grains ARGS`` is the
+``grains`` command itself.
+
 Units are SI throughout. A scene that cannot be read raises ``grains.SceneError`` with the
-CLI's ``file:line:column: key: message``; bad arrays raise ``ValueError`` and change nothing.
+CLI's ``file:line:column: key: message``; bad arrays raise ``ValueError`` and change nothing; a
+run that stops (a particle that blows up or leaves the domain) raises ``grains.SimulationError``.
 """
 
 from . import post
-from ._grains import SceneError, Simulation
+from ._grains import SceneError, Simulation, SimulationError, main
 
-__all__ = ["Simulation", "SceneError", "post"]
+__all__ = ["Simulation", "SceneError", "SimulationError", "main", "post"]
