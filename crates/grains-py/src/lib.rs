@@ -482,7 +482,8 @@ impl Simulation {
     }
 
     /// Move wall `wall` (its index in `wall_loads`) at `velocity` (m/s) from now on, taking
-    /// over the motion the scene gave it.
+    /// over the motion the scene gave it; a wall the scene keeps at rest is moved where the
+    /// scene says `scripted = true`.
     fn set_wall_velocity(&mut self, wall: usize, velocity: [f64; 3]) -> PyResult<()> {
         let walls = self.session.backend.walls();
         let Some(w) = walls.get(wall) else {
@@ -493,8 +494,8 @@ impl Simulation {
         };
         if !w.moves() {
             return Err(value_error(format!(
-                "wall {wall} was not given a motion in the scene; give it one (`motion`), \
-                 which this velocity then replaces"
+                "wall {wall} does not move in the scene: give it `scripted = true` (at rest \
+                 until moved from here) or a `motion`, which this velocity then replaces"
             )));
         }
         if velocity.iter().any(|x| !x.is_finite()) {

@@ -214,3 +214,58 @@ def test_a_run_from_python_writes_the_clis_output_bit_for_bit(backend, tmp_path)
 def test_python_m_grains_is_the_command(tmp_path):
     assert grains.main(["grains", "check", HEAD_ON]) == 0
     assert grains.main(["grains", "check", str(tmp_path / "missing.toml")]) != 0
+
+
+def test_a_resting_sphere_carries_its_weight_as_stress():
+    sim = grains.Simulation(str(ROOT / "scenes" / "sphere_on_plane.toml"), backend="cpu")
+    sim.run(duration=0.1)
+    r, m = sim.radii[0], sim.masses[0]
+    volume = 4.0 / 3.0 * np.pi * r**3
+    s = sim.stress()
+    assert s.shape == (1, 6)
+    # One contact below the centre carrying m g up: sigma_zz = -(R - delta/2) m g / V, the lever
+    # shorter than R by half the overlap (delta / R ~ 2e-4 here); the settled sphere's force
+    # holds its weight to about 1e-4 (the dashpot has damped the bounce).
+    want = -r * m * 9.81 / volume
+    assert abs(s[0, 2] / want - 1.0) < 1e-3, (s[0], want)
+    assert np.all(np.abs(s[0, [0, 1, 3, 4, 5]]) < 1e-6 * abs(want))
+    # The box around the sphere: its stress times its share of the box.
+    lo, hi = [-0.05, -0.05, -0.02], [0.05, 0.05, 0.05]
+    mean = grains.post.mean_stress(sim.positions, sim.radii, s, lo, hi)
+    assert np.allclose(mean, s[0] * volume / (0.1 * 0.1 * 0.07), rtol=1e-12)
+
+
+def test_post_distributions_and_profiles_on_arrays():
+    # Half the beads of radius 1 mm, half of 2 mm: by number 1/2 each, by mass 1/9 and 8/9.
+    radii = np.array([0.001] * 50 + [0.002] * 50)
+    d = grains.post.size_distribution(radii, 2)
+    assert np.allclose(d["number"], [0.5, 0.5]) and np.allclose(d["mass"], [1 / 9, 8 / 9])
+    assert d["cumulative_mass"][-1] == pytest.approx(1.0)
+    # A shear flow v_x = 2 z: the slabs' mean velocities follow it.
+    z = np.linspace(0.0, 0.999, 1000)
+    x = np.stack([np.zeros_like(z), np.zeros_like(z), z], axis=1)
+    v = np.stack([2.0 * z, np.zeros_like(z), np.zeros_like(z)], axis=1)
+    mid, count, mean = grains.post.velocity_profile(x, v, 2, 0.0, 1.0, 4)
+    assert list(count) == [250] * 4
+    assert np.allclose(mean[:, 0], 2.0 * mid, atol=2e-3)
+    # A steady discharge of 10 beads a second: the rate and its halves.
+    t = np.arange(11, dtype=float)
+    assert grains.post.discharge_rate(t, (10 * t).astype(np.int64), 100) == pytest.approx((10, 10, 10))
+    with pytest.raises(ValueError):
+        grains.post.size_distribution(np.array([0.001, -0.001]), 2)
+
+
+def test_a_scripted_wall_rests_until_moved_and_takes_no_motion():
+    text = (ROOT / "scenes" / "sphere_on_plane.toml").read_text()
+    plane = 'plane = { point = [0.0, 0.0, -0.02], normal = [0.0, 0.0, 1.0] }'
+    sim = grains.Simulation(text.replace(plane, plane + "\nscripted = true"), backend="cpu")
+    sim.run(duration=0.05)
+    z = sim.positions[0, 2]
+    sim.run(duration=0.01)
+    assert abs(sim.positions[0, 2] - z) < 1e-6  # at rest on the resting floor
+    sim.set_wall_velocity(0, [0.0, 0.0, 0.1])
+    sim.run(duration=0.01)
+    assert sim.positions[0, 2] - z == pytest.approx(1e-3, rel=0.05)  # carried up 1 mm
+    both = text.replace(plane, plane + "\nscripted = true\nmotion = { velocity = [0.0, 0.0, 0.1] }")
+    with pytest.raises(grains.SceneError, match=r"<scene>:\d+:\d+: wall\[0\]\.motion: a scripted wall"):
+        grains.Simulation(both, backend="cpu")

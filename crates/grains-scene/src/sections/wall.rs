@@ -97,7 +97,7 @@ pub(crate) fn read(
     };
     for w in ctx.tables(v, "wall")? {
         let mut accepted = shapes();
-        accepted.extend(["material", "motion", "conveyor", "servo"]);
+        accepted.extend(["material", "motion", "conveyor", "servo", "scripted"]);
         w.deny_unknown(&accepted)?;
         let mat_v = w.req("material", "a material name")?;
         let mi = material_of(ctx, materials, mat_v, &w.key("material"))?;
@@ -137,6 +137,23 @@ pub(crate) fn read(
                 m.steered = 1;
             }
             out.servos.push(servo);
+        }
+        if let Some(sv) = w.get("scripted") {
+            if ctx.boolean(sv, &w.key("scripted"))? {
+                if let Some(other) = ["motion", "servo"].into_iter().find(|k| w.get(k).is_some()) {
+                    return Err(ctx.err(
+                        &w.key_span(other),
+                        &w.key(other),
+                        "a scripted wall is moved by its script alone; give it `motion` or \
+                         `servo`, or `scripted = true`, one of them",
+                    ));
+                }
+                // At rest until a script (Python's `set_wall_velocity`) gives it a velocity:
+                // the wall's motion passes run for it from the start, as for a servo's wall.
+                for m in &mut made {
+                    m.steered = 1;
+                }
+            }
         }
         if let Some(mv) = w.get("motion") {
             let motion = read_motion(ctx, &w, mv, false)?;
