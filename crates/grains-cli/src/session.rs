@@ -587,3 +587,122 @@ fn scene_moments(
         .collect();
     grains_core::stress::virial_moments(&inside, pos, &world.domain.params())
 }
+
+/// Where a script's insertion puts its particles: `n` at free places of the block's region
+/// (placed as its schedule would place them), or one at each given centre (m).
+pub enum Placing {
+    Free(u32),
+    At(Vec<[f32; 3]>),
+}
+
+impl Session {
+    /// Insert particles of the scripted `[[insert]]` block `block` ([`Placing`]), the next of
+    /// its dormant ones, moving at `velocity` (m/s; the block's own where `None`). Checked
+    /// whole before anything changes: the block is scripted and has the particles left; given
+    /// centres are finite, inside the domain and clear of the particles in the run and of each
+    /// other. Returns the ids inserted and how many found no free place.
+    pub fn insert_scripted(
+        &mut self,
+        block: usize,
+        placing: Placing,
+        velocity: Option<[f32; 3]>,
+    ) -> Result<(Vec<u32>, u32)> {
+        let world = &self.scene.world;
+        let Some(ins) = world.insertions.get(block) else {
+            bail!(
+                "insert[{block}]: the scene has {} [[insert]] blocks",
+                world.insertions.len()
+            );
+        };
+        if !ins.scripted {
+            bail!(
+                "insert[{block}] inserts on its schedule; give it `scripted = true` (and no \
+                 rate) to insert from a script"
+            );
+        }
+        let pos = self.backend.snapshot().pos.into_owned();
+        let (lo, hi) = (world.domain.min, world.domain.max);
+        let first = ins.first as usize;
+        // Past the last one woken: particles a free placement gave up on stay dormant.
+        let block_pos = &pos[first..first + ins.radii.len()];
+        let from = block_pos
+            .iter()
+            .rposition(|p| !grains_core::insert::is_dormant(*p, lo, hi))
+            .map_or(0, |j| j + 1) as u32;
+        let left = ins.radii.len() as u32 - from;
+        let n = match &placing {
+            Placing::Free(n) => *n,
+            Placing::At(x) => x.len() as u32,
+        };
+        if n > left {
+            bail!(
+                "insert[{block}] has {left} particles left of its count {}: cannot insert {n}",
+                ins.radii.len()
+            );
+        }
+        let placed: Vec<(u32, [f32; 3])> = match placing {
+            Placing::Free(n) => {
+                grains_core::insert::place(world, ins, &pos, from, from + n).particles
+            }
+            Placing::At(x) => {
+                let ids: Vec<u32> = (from..from + n).map(|j| ins.first + j).collect();
+                check_clear(world, &pos, &ids, &x)?;
+                ids.into_iter().zip(x).collect()
+            }
+        };
+        let v = velocity.unwrap_or(ins.velocity.map(|x| x as f32));
+        if v.iter().any(|x| !x.is_finite()) {
+            bail!("velocity {v:?} is not finite");
+        }
+        let given_up = n - placed.len() as u32;
+        let ids: Vec<u32> = placed.iter().map(|p| p.0).collect();
+        let rows: Vec<_> = placed.into_iter().map(|(id, x)| (id, x, v)).collect();
+        if !rows.is_empty() {
+            self.backend.insert_particles(&rows)?;
+        }
+        Ok((ids, given_up))
+    }
+}
+
+/// Particles `ids` (dormant, with their insertion radii) at centres `x`: finite, inside the
+/// domain, and clear of the particles in the run (`pos`) and of each other. The check is
+/// direct, over every particle in the run for each one inserted.
+fn check_clear(
+    world: &grains_core::World,
+    pos: &[[f32; 4]],
+    ids: &[u32],
+    x: &[[f32; 3]],
+) -> Result<()> {
+    for (&id, c) in ids.iter().zip(x) {
+        if c.iter().any(|v| !v.is_finite()) {
+            bail!("particle {id} would be at {c:?}: not finite");
+        }
+        if let Some(k) = world.domain.outside_axis(&[c[0], c[1], c[2], 0.0]) {
+            bail!(
+                "particle {id} would be at {c:?}, outside the domain along axis {k} ({} to {} m)",
+                world.domain.min[k],
+                world.domain.max[k]
+            );
+        }
+    }
+    let mut placed: Vec<([f32; 3], f32, u32)> = Vec::with_capacity(ids.len());
+    for (&id, c) in ids.iter().zip(x) {
+        let r = world.insertion_radius(id).unwrap_or(0.0);
+        let live = pos
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p[3] > 0.0)
+            .map(|(k, p)| ([p[0], p[1], p[2]], p[3], k as u32));
+        for (q, rq, k) in live.chain(placed.iter().copied()) {
+            let d2: f32 = (0..3).map(|a| (c[a] - q[a]) * (c[a] - q[a])).sum();
+            if d2 < (r + rq) * (r + rq) {
+                bail!(
+                    "particle {id} at {c:?} (radius {r} m) would overlap particle {k} at {q:?} \
+                     (radius {rq} m)"
+                );
+            }
+        }
+        placed.push((*c, r, id));
+    }
+    Ok(())
+}

@@ -54,6 +54,22 @@ pub struct Insertion {
     pub velocity: [f64; 3],
     /// Seed of the placement.
     pub seed: u64,
+    /// Whether a script inserts its particles (the Python package's `insert`) rather than its
+    /// schedule: none is ever due ([`Insertion::due`]).
+    pub scripted: bool,
+}
+
+/// Where a dormant particle waits (m): one domain length beyond the domain's upper corner,
+/// where nothing is.
+pub fn dormant_position(min: [f64; 3], max: [f64; 3]) -> [f64; 3] {
+    [0, 1, 2].map(|k| max[k] + (max[k] - min[k]))
+}
+
+/// Whether the particle at `p` (centre and radius) is dormant: not yet inserted (a deleted
+/// particle is out of the run too, but where it was lost).
+pub fn is_dormant(p: [f32; 4], min: [f64; 3], max: [f64; 3]) -> bool {
+    let far = dormant_position(min, max);
+    p[3] == crate::backend::REMOVED_RADIUS && (0..3).all(|k| p[k] == far[k] as f32)
 }
 
 /// SplitMix64 of `x`: the placement's stateless random numbers.
@@ -67,7 +83,7 @@ fn mix(mut x: u64) -> u64 {
 impl Insertion {
     /// How many of its particles are due by time `t` (s).
     pub fn due(&self, t: f64) -> u32 {
-        if t < self.start {
+        if self.scripted || t < self.start {
             return 0;
         }
         let n = ((t - self.start) * self.rate).floor() as u64 + 1;

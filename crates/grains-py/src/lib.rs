@@ -441,6 +441,40 @@ impl Simulation {
             .map_err(value_error)
     }
 
+    /// Insert particles of the scene's scripted `[[insert]]` block `block` (`scripted = true`):
+    /// `count` of them at free places of its region (placed as a schedule places them), or one
+    /// at each row of `positions` (m), `(k, 3)`, clear of the particles in the run; moving at
+    /// `velocity` (m/s; the block's own when None). Checked whole before anything is inserted.
+    /// Returns the ids inserted (fewer than `count` where no free place was found).
+    #[pyo3(signature = (block = 0, count = None, positions = None, velocity = None))]
+    fn insert<'py>(
+        &mut self,
+        py: Python<'py>,
+        block: usize,
+        count: Option<u32>,
+        positions: Option<PyReadonlyArray2<'_, f64>>,
+        velocity: Option<[f64; 3]>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let placing = match (count, positions) {
+            (Some(n), None) => grains_cli::session::Placing::Free(n),
+            (None, Some(x)) => {
+                let k = x.as_array().shape()[0];
+                grains_cli::session::Placing::At(rows_of(&x, k, "position")?)
+            }
+            _ => return Err(value_error("give count or positions, one of them")),
+        };
+        let v = velocity.map(|v| v.map(|x| x as f32));
+        let (ids, _) = self
+            .session
+            .insert_scripted(block, placing, v)
+            .map_err(|e| value_error(format!("{e:#}")))?;
+        Ok(ids
+            .into_iter()
+            .map(|i| i as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py))
+    }
+
     /// Remove the particles `ids` from the run (their radius becomes negative, as a deleted
     /// particle's; the ledger's `removed` takes their energy).
     fn remove(&mut self, ids: PyReadonlyArray1<'_, i64>) -> PyResult<()> {

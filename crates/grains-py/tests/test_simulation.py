@@ -269,3 +269,29 @@ def test_a_scripted_wall_rests_until_moved_and_takes_no_motion():
     both = text.replace(plane, plane + "\nscripted = true\nmotion = { velocity = [0.0, 0.0, 0.1] }")
     with pytest.raises(grains.SceneError, match=r"<scene>:\d+:\d+: wall\[0\]\.motion: a scripted wall"):
         grains.Simulation(both, backend="cpu")
+
+
+def test_particles_are_inserted_from_a_scripted_block(tmp_path):
+    text = (ROOT / "scenes" / "pour.toml").read_text()
+    text = text.replace("rate = 3000.0\n", "scripted = true\n").replace("count = 1500", "count = 40")
+    sim = grains.Simulation(text, backend="cpu")
+    sim.run(steps=50)
+    assert np.all(sim.radii < 0)  # nothing inserted on a schedule
+    ids = sim.insert(count=10)
+    assert len(ids) == 10 and np.all(sim.radii[ids] > 0)
+    assert np.allclose(sim.velocities[ids], [0.0, 0.0, -0.5])
+    # At given places, clear of the others: the next dormant ids.
+    at = np.array([[0.0, 0.0, 0.05], [0.005, 0.0, 0.05]])
+    more = sim.insert(positions=at, velocity=[0.0, 0.0, 0.0])
+    assert list(more) == [ids[-1] + 1, ids[-1] + 2]
+    assert np.allclose(sim.positions[more], at, atol=1e-7)
+    # Refused whole: an overlap, too many, a block on a schedule.
+    with pytest.raises(ValueError, match="would overlap particle"):
+        sim.insert(positions=np.array([[0.0, 0.0, 0.02], [0.0, 0.0, 0.0505]]))
+    with pytest.raises(ValueError, match="28 particles left"):
+        sim.insert(count=29)
+    assert np.sum(sim.radii > 0) == 12
+    sim.step(20)
+    scheduled = grains.Simulation(str(ROOT / "scenes" / "pour.toml"), backend="cpu")
+    with pytest.raises(ValueError, match="inserts on its schedule"):
+        scheduled.insert(count=1)

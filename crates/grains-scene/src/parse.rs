@@ -337,7 +337,8 @@ fn build_world(
     let timestep = timestep_report(&world);
     let dt = sim.time_step(ctx, timestep.auto_dt)?;
     world.dt = dt;
-    if !world.insertions.is_empty() {
+    // Scripted blocks alone ask for no batches.
+    if insert_every.is_finite() {
         world.insert_every = ((insert_every / dt).round() as u64).max(1);
     }
     // What the initial overlaps can release counts among the speeds the scene can produce: a

@@ -14,6 +14,10 @@
 //! seed = 1
 //! every = 0.005                 # s between batches, default the time 20 particles take
 //! ```
+//!
+//! A block with `scripted = true` (and no `rate`, `mass_rate`, `start` or `every`) is a pool of
+//! dormant particles that a script inserts (the Python package's `Simulation.insert`), in its
+//! region or where the script says.
 
 use grains_core::insert::{Insertion, Region};
 use grains_core::material::Material;
@@ -60,6 +64,7 @@ pub(crate) fn read(
             "velocity",
             "seed",
             "every",
+            "scripted",
         ])?;
         let mv = b.req("material", "a material name")?;
         let mi = crate::sections::material::material_of(ctx, materials, mv, &b.key("material"))?;
@@ -96,7 +101,24 @@ pub(crate) fn read(
         particle_fits_region(ctx, &b, &region, largest)?;
         let mass = |r: f32| mat.density * 4.0 / 3.0 * std::f64::consts::PI * (r as f64).powi(3);
         let mean_mass = radii.iter().map(|&r| mass(r)).sum::<f64>() / radii.len() as f64;
+        let scripted = match b.get("scripted") {
+            Some(v) => ctx.boolean(v, &b.key("scripted"))?,
+            None => false,
+        };
+        if scripted {
+            let timed = ["rate", "mass_rate", "start", "every"];
+            if let Some(k) = timed.into_iter().find(|k| b.get(k).is_some()) {
+                return Err(ctx.err(
+                    &b.key_span(k),
+                    &b.key(k),
+                    "a scripted block inserts when its script says, on no schedule: give \
+                     `scripted = true` or a schedule (`rate` or `mass_rate`, `start`, \
+                     `every`), not both",
+                ));
+            }
+        }
         let rate = match (b.get("rate"), b.get("mass_rate")) {
+            _ if scripted => 1.0,
             (Some(_), Some(_)) => {
                 return Err(ctx.err(&b.key_span("mass_rate").max_by_start(b.key_span("rate")), &b.key("mass_rate"), "give either `rate` (particles/s) or `mass_rate` (kg/s), not both"))
             }
@@ -118,11 +140,12 @@ pub(crate) fn read(
             .unwrap_or([0.0; 3]);
         let every = match b.get("every") {
             Some(v) => ctx.positive(v, &b.key("every"), "s")?,
+            // A scripted block's particles are never due: it asks for no batches.
+            None if scripted => f64::INFINITY,
             None => 20.0 / rate,
         };
         let first = particles.len() as u32;
-        // Dormant where nothing is: one domain length beyond its upper corner.
-        let far = [0, 1, 2].map(|k| domain.max[k] + (domain.max[k] - domain.min[k]));
+        let far = grains_core::insert::dormant_position(domain.min, domain.max);
         for &r in &radii {
             particles.push_sphere(
                 far,
@@ -147,6 +170,7 @@ pub(crate) fn read(
                 region,
                 velocity,
                 seed,
+                scripted,
             },
             every,
         });
