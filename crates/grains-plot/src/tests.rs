@@ -99,6 +99,7 @@ fn energy_plots_the_ledger_columns_that_move_and_the_drift() {
     assert_eq!(drift[0], 0.0);
     assert!((drift[1] - 1e-5).abs() < 1e-12, "{drift:?}");
     assert_eq!(drift[2], 0.0);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -125,6 +126,7 @@ fn walls_plot_each_walls_force_and_its_magnitude() {
     assert_eq!(t[2], ["0", "0", "1", "4", "0", "0", "4"]);
     assert_eq!(t[4], ["5", "0.5", "1", "3", "4", "0", "5"]);
     assert_eq!(t.len(), 5);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -137,6 +139,7 @@ fn many_walls_share_one_panel_of_magnitudes() {
     std::fs::write(dir.join("walls.csv"), text).unwrap();
     plot(Kind::Walls, &dir, &dir, None).unwrap();
     check_figure(&dir, "walls", crate::figure_size(1), &["wall 0", "wall 19"]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -171,6 +174,7 @@ fn contacts_count_per_output_step_without_bonds() {
     assert_eq!(t[1], ["10", "0.1", "2", "3", "4"]);
     assert_eq!(t[2], ["20", "0.2", "0", "0", "0"]);
     assert_eq!(t[3], ["30", "0.3", "1", "1.5", "1.5"]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -216,6 +220,7 @@ fn post_tables_plot_their_numeric_columns_against_the_first() {
     // One table by --file.
     let files = plot(Kind::Post, &dir, &dir, Some(&dir.join("post/repose.csv"))).unwrap();
     assert_eq!(files.len(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -244,6 +249,7 @@ fn a_missing_file_says_what_writes_it() {
     );
     // Nothing was written.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -277,4 +283,5 @@ fn a_malformed_file_names_its_line_and_cell() {
             "{e}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
