@@ -83,7 +83,10 @@ fn plot_draws_a_runs_energy_and_contacts() {
     assert!(svg.contains("<svg"));
     // The head-on collision moves the kinetic, elastic and dissipated columns.
     for name in ["kinetic", "elastic", "damping_dissipated", "total"] {
-        assert!(svg.contains(name), "{name} not in the legend");
+        assert!(
+            svg.contains(&format!("\n{name}\n")),
+            "{name} not in the legend"
+        );
     }
     // The table behind the figure holds the log's values, row for row.
     let energy = table(&out.join("energy.csv"));
