@@ -2,8 +2,8 @@
 //! column a line.
 //!
 //! Rows whose first cell is not a number are not plotted (the discharge table's `rate` row
-//! holds its summary); empty cells are gaps (an angle of repose a frame has none of). A
-//! column with any other text is not a series.
+//! holds its summary); an empty cell (an angle of repose a frame has none of) is a point
+//! skipped. A column with any other text is not a series.
 
 use std::path::{Path, PathBuf};
 
