@@ -25,6 +25,7 @@
 //! - `gpu`: CPU/GPU parity of every element, pass and scene; GPU determinism.
 //! - `resume`: every checkpoint of a violent run resumes, on both backends, to the same end.
 //! - `cli`: the `grains` binary end to end.
+//! - `plot`: `grains plot` on a run's output: figures, the tables behind them, messages.
 //! - `guard_rails`: scenes refused before they run, blow-ups and lost particles caught at their
 //!   step, Ctrl-C, messages, and a fuzz of the scene parser.
 
@@ -53,6 +54,7 @@ mod overdamped;
 mod overrides;
 mod physics;
 mod planar;
+mod plot;
 mod post;
 mod python;
 mod resistance;

@@ -15,6 +15,7 @@ macro_rules! out {
 
 pub mod bench;
 pub mod export;
+pub mod plot;
 pub mod post;
 pub mod preflight;
 pub mod run;
@@ -150,6 +151,10 @@ pub enum Command {
     /// distribution, angle of repose, discharge rate with Beverloo's coefficient, radial
     /// distribution, velocity profile) into OUT/post/<analysis>.csv.
     Post(post::PostArgs),
+    /// Draw a run's output as PNG and SVG figures, each with the CSV of what it plots:
+    /// `energy` (the ledger and its drift), `walls` (the wall loads), `contacts` (their count
+    /// and normal forces) or `post` (the tables of `grains post`), into OUTDIR or `--out DIR`.
+    Plot(plot::PlotArgs),
     /// Write the state a run of SCENE (or the run in folder OUT) left in its checkpoint as pack
     /// files (x y z r vx vy vz, one sphere a line), one per material, in OUT/export/, for a
     /// later scene to start from.
@@ -263,6 +268,12 @@ where
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Post(args) => {
             out!("wrote {}", post::post(&args)?.display());
+            Ok(())
+        }
+        Command::Plot(args) => {
+            for f in plot::plot(&args)? {
+                out!("wrote {}", f.display());
+            }
             Ok(())
         }
         Command::Export(args) => {
