@@ -336,6 +336,8 @@ impl GpuBackend {
         opts: GpuOptions,
     ) -> Result<GpuBackend, GpuError> {
         use bytemuck::cast_slice;
+        // Applied forces and kinematic work the state carries are the world's from now on.
+        grains_core::state::fit_world_to(&mut world, state);
         state
             .validate(&world)
             .map_err(|e| GpuError::State(e.to_string()))?;
@@ -1232,6 +1234,10 @@ impl Backend for GpuBackend {
                 continue;
             }
             let size = (a.extent.len(&sizes) * a.elem) as u64;
+            // Nothing to read, and maybe no buffer (no applied forces held).
+            if size == 0 {
+                continue;
+            }
             let bytes = self
                 .read_bytes(a.name, size)
                 .unwrap_or_else(|e| panic!("{e}"));
@@ -1270,6 +1276,11 @@ impl Backend for GpuBackend {
             }
             let len = a.extent.len(&sizes);
             let size = len * a.elem;
+            if size == 0 {
+                sink.array(a.name, 0)?;
+                sink.bytes(&[])?;
+                continue;
+            }
             let bytes = self
                 .read_bytes(a.name, size as u64)
                 .map_err(|e| std::io::Error::other(e.to_string()))?;
