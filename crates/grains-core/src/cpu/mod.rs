@@ -606,6 +606,20 @@ impl CpuBackend {
         self.tally.header()
     }
 
+    /// The world, and the arrays a change between steps edits ([`crate::external`]).
+    fn driven(&mut self) -> (&World, crate::external::Driven<'_>) {
+        let driven = crate::external::Driven {
+            pos: &self.pos,
+            vel: &mut self.vel,
+            omega: &mut self.omega,
+            quat: &self.quat,
+            force: &mut self.force,
+            applied_force: &mut self.applied_force,
+            kinematic_work: &mut self.kinematic_work,
+        };
+        (&self.world, driven)
+    }
+
     /// How many times the contact sweep laid its slot regions out anew (a block outgrew its
     /// region, or the regions had become far larger than the contacts): a diagnostic.
     pub fn slot_relays(&self) -> u64 {
@@ -1447,6 +1461,16 @@ impl Backend for CpuBackend {
             *w = [x[0], x[1], x[2], w[3]];
         }
         Ok(())
+    }
+
+    fn apply_forces(&mut self, ids: &[u32], f: &[[f32; 3]]) -> Result<(), CoreError> {
+        let (world, mut driven) = self.driven();
+        crate::external::apply_forces_in(world, ids, f, &mut driven)
+    }
+
+    fn set_fixed(&mut self, ids: &[u32], velocity: Option<&[[f32; 3]]>) -> Result<(), CoreError> {
+        let (world, mut driven) = self.driven();
+        crate::external::set_fixed_in(world, ids, velocity, &mut driven)
     }
 
     fn set_positions(&mut self, ids: &[u32], x: &[[f32; 3]]) -> Result<(), CoreError> {

@@ -570,6 +570,50 @@ impl GpuBackend {
         Ok((count, energy))
     }
 
+    /// Read back the arrays a change between steps edits (`grains_core::external`), let `f`
+    /// edit them, and write them back whole, but nothing where `f` refuses the change.
+    fn drive(
+        &mut self,
+        f: impl FnOnce(&World, &mut grains_core::external::Driven<'_>) -> Result<(), CoreError>,
+    ) -> Result<(), CoreError> {
+        let (n, sizes) = (self.n as u64, self.sizes());
+        let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
+        let quat = self.read_orientations();
+        let mut vel: Vec<[f32; 4]> = self.read_pod("vel", n);
+        let mut omega: Vec<[f32; 4]> = self.read_pod("omega", n);
+        let mut force: Vec<[f32; 4]> = self.read_pod("force", n);
+        let held = Extent::ParticlesIfApplied.len(&sizes) as u64;
+        let mut applied_force: Vec<[f32; 4]> = match held {
+            0 => Vec::new(),
+            k => self.read_pod("applied_force", k),
+        };
+        let books = Extent::ParticlesIfKinematic.len(&sizes) as u64;
+        let mut kinematic_work: Vec<[f32; 2]> = self.read_pod("kinematic_work", books);
+        f(
+            &self.world,
+            &mut grains_core::external::Driven {
+                pos: &pos,
+                vel: &mut vel,
+                omega: &mut omega,
+                quat: &quat,
+                force: &mut force,
+                applied_force: &mut applied_force,
+                kinematic_work: &mut kinematic_work,
+            },
+        )?;
+        let arrays: [(&str, &[u8]); 5] = [
+            ("vel", bytemuck::cast_slice(&vel)),
+            ("omega", bytemuck::cast_slice(&omega)),
+            ("force", bytemuck::cast_slice(&force)),
+            ("applied_force", bytemuck::cast_slice(&applied_force)),
+            ("kinematic_work", bytemuck::cast_slice(&kinematic_work)),
+        ];
+        for (name, bytes) in arrays.into_iter().filter(|(_, b)| !b.is_empty()) {
+            self.write_array(name, 0, bytes);
+        }
+        Ok(())
+    }
+
     /// Entries in the current neighbour list.
     pub fn neighbour_entries(&self) -> u64 {
         self.total
@@ -1090,6 +1134,14 @@ impl Backend for GpuBackend {
         }
         self.write_array("vel", 0, bytemuck::cast_slice(&vel));
         Ok(())
+    }
+
+    fn apply_forces(&mut self, ids: &[u32], f: &[[f32; 3]]) -> Result<(), CoreError> {
+        self.drive(|w, d| grains_core::external::apply_forces_in(w, ids, f, d))
+    }
+
+    fn set_fixed(&mut self, ids: &[u32], velocity: Option<&[[f32; 3]]>) -> Result<(), CoreError> {
+        self.drive(|w, d| grains_core::external::set_fixed_in(w, ids, velocity, d))
     }
 
     fn set_positions(&mut self, ids: &[u32], x: &[[f32; 3]]) -> Result<(), CoreError> {
