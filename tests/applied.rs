@@ -391,6 +391,14 @@ fn applied_forces_survive_a_checkpoint_and_a_resumed_run_is_bitwise_the_same() {
             "resumed into a world with flags {applied}, {kinematic}: not the uninterrupted run"
         );
     }
+    // As `grains run --resume` takes it: array by array from the file.
+    let mut ck = grains_io::open_checkpoint(&path).expect("open");
+    let header = ck.header.clone();
+    let mut b = CpuBackend::from_source(loaded_box(false, false), header, &mut ck)
+        .unwrap_or_else(|e| panic!("{e}"));
+    ck.finish().expect("the whole file");
+    b.run(150);
+    assert!(b.state() == end, "streamed: not the uninterrupted run");
     std::fs::remove_dir_all(&dir).ok();
 }
 
