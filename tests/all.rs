@@ -26,6 +26,8 @@
 //! - `resume`: every checkpoint of a violent run resumes, on both backends, to the same end.
 //! - `cli`: the `grains` binary end to end.
 //! - `plot`: `grains plot` on a run's output: figures, the tables behind them, messages.
+//! - `applied`: forces applied and particles fixed or released between steps: closed forms,
+//!   ledger, checkpoints, refusals, the `applied_power` pass against its twin (both backends).
 //! - `guard_rails`: scenes refused before they run, blow-ups and lost particles caught at their
 //!   step, Ctrl-C, messages, and a fuzz of the scene parser.
 
@@ -34,6 +36,7 @@
 #![allow(clippy::excessive_precision, clippy::needless_range_loop)]
 
 mod adhesion;
+mod applied;
 mod broad_phase;
 mod capsules;
 mod cli;

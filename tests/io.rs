@@ -533,18 +533,22 @@ fn mismatched_snapshot_is_refused() -> anyhow::Result<()> {
 }
 
 /// A checkpoint of `state` (`bytes`) as version 9 wrote it: `nbr_i`, each entry's owner,
-/// after `nbr_start`, no `kinematic_work` (the last array) and no checksum at the end.
+/// after `nbr_start`, none of the last three arrays (`applied_force`, `kinematic_work`,
+/// `wall_origin`) and no checksum at the end.
 fn with_owners(bytes: &[u8], state: &grains_core::BackendState) -> Vec<u8> {
     use grains_core::state::STATE_ARRAYS;
     let bytes = &bytes[..bytes.len() - 4];
-    // Without the arrays of later versions: the kinematic work (12) and the walls' origins (13).
-    let last = &STATE_ARRAYS[STATE_ARRAYS.len() - 2..];
+    // Without the arrays of later versions: the kinematic work (12), the walls' origins (13)
+    // and the applied forces (14).
+    let last = &STATE_ARRAYS[STATE_ARRAYS.len() - 3..];
     assert_eq!(
-        [last[0].name, last[1].name],
-        ["kinematic_work", "wall_origin"]
+        [last[0].name, last[1].name, last[2].name],
+        ["applied_force", "kinematic_work", "wall_origin"]
     );
-    let later = last[0].elem * state.kinematic_work.len() + last[1].elem * state.wall_origin.len();
-    let bytes = &bytes[..bytes.len() - 16 - later];
+    let later = last[0].elem * state.applied_force.len()
+        + last[1].elem * state.kinematic_work.len()
+        + last[2].elem * state.wall_origin.len();
+    let bytes = &bytes[..bytes.len() - 24 - later];
     let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     // Magic, version, fingerprint, step; the rebuild steps; removed and inserted counts and
     // energies; then each array as its count and elements.
@@ -614,6 +618,7 @@ fn checkpoint_round_trips_and_refuses_damage() {
             0,
         )],
         wall_work: vec![[1e-3, -1e-12]; 2],
+        applied_force: vec![[0.5, -1.5, 2e-7, 0.0]; 2],
         kinematic_work: vec![[-2e-4, 3e-13]; 2],
         wall_origin: vec![grains_core::kernel_types::Wall::plane(
             [0.0, 0.0, -1.0],
@@ -633,6 +638,7 @@ fn checkpoint_round_trips_and_refuses_damage() {
     let (fp, back) = grains_io::read_checkpoint(&path).expect("read version 9");
     assert_eq!(fp, 0xdead_beef);
     let unbooked = BackendState {
+        applied_force: Vec::new(),
         kinematic_work: Vec::new(),
         wall_origin: Vec::new(),
         ..state.clone()

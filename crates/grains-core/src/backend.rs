@@ -24,7 +24,7 @@ pub struct Snapshot<'a> {
     /// Orientation (quaternion x, y, z, w); empty where no particle keeps one
     /// ([`crate::world::Particles::orientations_kept`]): each is then the identity.
     pub quat: Cow<'a, [[f32; 4]]>,
-    /// Contact force total of the step, without gravity (N).
+    /// Force total of the step, contacts and applied force, without gravity (N).
     pub force: Cow<'a, [[f32; 4]]>,
     /// Contact torque total (N m).
     pub torque: Cow<'a, [[f32; 4]]>,
@@ -86,9 +86,12 @@ pub struct EnergyReport {
     pub wall_work: f64,
     /// Brought into the run by inserted particles since the start (J).
     pub inserted: f64,
-    /// Work done on the rest of the system by kinematic particles (fixed, moving at a set
-    /// velocity or spin) since the start (J):
-    /// [`crate::kernels::passes::kinematic_power`].
+    /// Work done on the rest of the system from outside the contacts since the start (J): by
+    /// kinematic particles (fixed, moving at a set velocity or spin,
+    /// [`crate::kernels::passes::kinematic_power`]), by applied forces
+    /// ([`crate::kernels::passes::applied_power`]), and as particles are fixed and released
+    /// between steps ([`crate::external::set_fixed_in`]). One column for all of it, so
+    /// `energy.csv` keeps its columns.
     pub kinematic_work: f64,
 }
 
@@ -207,31 +210,52 @@ fn check_rows(
     v: &[[f32; 3]],
     what: &str,
 ) -> Result<(), crate::CoreError> {
-    let bad = |m: String| Err(crate::CoreError::BadState(m));
-    let n = world.particles.len() - world.triangle_tail();
-    if ids.len() != v.len() {
-        return bad(format!("{} ids for {} rows of {what}", ids.len(), v.len()));
+    match rows_problem(world, ids, v, what) {
+        Some(m) => Err(crate::CoreError::BadState(m)),
+        None => Ok(()),
     }
-    if let Some(&i) = ids.iter().find(|&&i| i as usize >= n) {
-        return bad(format!(
-            "particle {i} does not exist: the scene has {n} particles"
-        ));
+}
+
+/// What is wrong with rows `v` of `what` for particles `ids` of `world`, if anything: as many
+/// of each, every id a particle of the scene (not a mesh wall's triangle), every component
+/// finite, and none out of the plane of a planar world.
+pub(crate) fn rows_problem(
+    world: &World,
+    ids: &[u32],
+    v: &[[f32; 3]],
+    what: &str,
+) -> Option<String> {
+    if ids.len() != v.len() {
+        return Some(format!("{} ids for {} rows of {what}", ids.len(), v.len()));
+    }
+    if let Some(m) = ids_problem(world, ids) {
+        return Some(m);
     }
     if let Some(k) = v.iter().position(|x| x.iter().any(|c| !c.is_finite())) {
-        return bad(format!(
+        return Some(format!(
             "the {what} of particle {} is not finite: {:?}",
             ids[k], v[k]
         ));
     }
     if world.planar {
         if let Some(k) = v.iter().position(|x| x[2] != 0.0) {
-            return bad(format!(
+            return Some(format!(
                 "the {what} of particle {} leaves the plane of a 2-D scene: {:?}",
                 ids[k], v[k]
             ));
         }
     }
-    Ok(())
+    None
+}
+
+/// What is wrong with particle ids `ids` of `world`, if anything: each must be a particle of
+/// the scene (not a mesh wall's triangle).
+pub(crate) fn ids_problem(world: &World, ids: &[u32]) -> Option<String> {
+    let n = world.particles.len() - world.triangle_tail();
+    let i = ids.iter().find(|&&i| i as usize >= n)?;
+    Some(format!(
+        "particle {i} does not exist: the scene has {n} particles"
+    ))
 }
 
 /// Whether positions `x` may be given to particles `ids` of `world`: as many of each, every id
@@ -778,6 +802,29 @@ pub trait Backend: Send {
     /// not fit the world first); the neighbour list is rebuilt at the next step where they
     /// moved past half the skin.
     fn set_positions(&mut self, ids: &[u32], x: &[[f32; 3]]) -> Result<(), crate::CoreError>;
+    /// Hold force `f[k]` (N) on particle `ids[k]` from the next half-step on, every step until
+    /// changed again (a zero force clears it): it joins the particle's gathered force
+    /// ([`crate::kernels::passes::applied_power`]), so both half-kicks of velocity Verlet (or
+    /// an implicit mode's solve) take it, and its work goes to the ledger's `kinematic_work`.
+    /// Refused with [`crate::CoreError::BuiltWithout`] in a world without applied forces
+    /// ([`World::applied_forces`]), and with [`crate::CoreError::Refused`] for an id out of
+    /// range, a force not finite, a particle fixed, out of the run or a clump's member
+    /// ([`crate::external::apply_forces_in`]); a refused call changes nothing.
+    fn apply_forces(&mut self, ids: &[u32], f: &[[f32; 3]]) -> Result<(), crate::CoreError>;
+    /// Fix particles `ids` between steps (`Some(v)`: each becomes kinematic, inverse mass and
+    /// inertia 0, no spin, moving at `v[k]` (m/s) from now on; its work on the rest of the
+    /// system is booked by `kinematic_power`) or release them (`None`: their inverse mass and
+    /// inertia back from the world, their velocity kept). Refused with
+    /// [`crate::CoreError::BuiltWithout`] in a world that does not book kinematic work
+    /// ([`World::kinematic`]), and with [`crate::CoreError::Refused`] for an id out of range,
+    /// a velocity not finite, a particle out of the run or of a clump
+    /// ([`crate::external::set_fixed_in`], which also says how the ledger books the change); a
+    /// refused call changes nothing.
+    fn set_fixed(
+        &mut self,
+        ids: &[u32],
+        velocity: Option<&[[f32; 3]]>,
+    ) -> Result<(), crate::CoreError>;
     /// Set moving wall `wall`'s velocity from now on (a servo, [`crate::servo`]): its motion
     /// counts afresh from its pose now ([`crate::servo::rebase`]). Nothing for a wall that
     /// does not exist.
@@ -844,7 +891,8 @@ pub trait Backend: Send {
 /// from the particles, elastic energy from every pair source's slots in [`SourceKind::ALL`]
 /// order (owning entries only, p < q, of the neighbour list), dissipation from the
 /// per-particle Kahan accumulators, and the work moving walls (`wall_work`, with that of the
-/// mesh walls' triangles from `kinematic_work`) and kinematic particles (`kinematic_work`) did.
+/// mesh walls' triangles from `kinematic_work`), kinematic particles and applied forces
+/// (`kinematic_work`) did.
 #[allow(clippy::too_many_arguments)]
 pub fn energy_report(
     world: &World,

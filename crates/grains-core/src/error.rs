@@ -65,6 +65,22 @@ pub enum CoreError {
     /// A world with nothing to simulate.
     #[error("the scene has no particles")]
     NoParticles,
+    /// A change of a run between steps that does not fit it (a particle that does not exist
+    /// or cannot take it, a value that is not finite); nothing of it was made.
+    #[error("{0}")]
+    Refused(String),
+    /// A change of a run between steps that needs what its world was built without; nothing
+    /// of it was made.
+    #[error(
+        "the world was built without {what}: set `World::{flag}` to true and build the \
+         backend again (from this one's `Backend::state`, to go on from where it stands)"
+    )]
+    BuiltWithout {
+        /// What the change needs, in words.
+        what: &'static str,
+        /// The `World` field that turns it on.
+        flag: &'static str,
+    },
 }
 
 /// Two materials that can touch with no interaction between them.

@@ -6,12 +6,14 @@
 //! - [`kernels`]: CPU twins of every WGSL kernel (resolvers, laws, passes).
 //! - [`world`], [`materials`]: the state to simulate and the per-material-pair table.
 //! - [`cpu`]: the CPU backend; [`backend`]: the interface both backends share.
+//! - [`external`]: forces applied and particles fixed or released between steps.
 //! - [`timestep`], [`restitution`]: derived figures; [`units`]: how messages print quantities.
 
 pub mod backend;
 pub mod cpu;
 pub mod dynamics;
 pub mod error;
+pub mod external;
 pub mod insert;
 pub mod kernel_types;
 pub mod kernels;

@@ -3,8 +3,8 @@
 //! it lists (`grains-gpu`'s plan), and the CPU backend runs the same passes in the same order,
 //! free to run a span of them through one fused sweep (the contact chains of the neighbour
 //! list, the gather and the halves: [`crate::cpu::CpuBackend`]). A pass the world does not
-//! need (no clumps, no moving wall, no shell, no moving kinematic particle) is not in the
-//! schedule, so neither backend pays for it.
+//! need (no clumps, no moving wall, no shell, no moving kinematic particle, no applied forces)
+//! is not in the schedule, so neither backend pays for it.
 //!
 //! The step (docs/architecture.md, "One time step"): [`Schedule::head`] (the first half-step
 //! and what follows the bodies' moves), the broad phase on the steps the largest
@@ -38,6 +38,8 @@ pub enum Pass {
     WallPower,
     /// The work the forces do on kinematic particles.
     KinematicPower,
+    /// Applied forces join the gathered forces, and their work is booked.
+    AppliedPower,
     /// The second half kick.
     IntegrateSecondHalf,
 }
@@ -57,6 +59,7 @@ impl Pass {
             Pass::ClumpGather => "clump_gather",
             Pass::WallPower => "wall_power",
             Pass::KinematicPower => "kinematic_power",
+            Pass::AppliedPower => "applied_power",
             Pass::IntegrateSecondHalf => "integrate_second_half",
         }
     }
@@ -66,7 +69,11 @@ impl Pass {
     pub fn adds_to_gathered(self) -> bool {
         matches!(
             self,
-            Pass::ShellVolume | Pass::ShellEdges | Pass::ShellGather | Pass::ClumpGather
+            Pass::ShellVolume
+                | Pass::ShellEdges
+                | Pass::ShellGather
+                | Pass::ClumpGather
+                | Pass::AppliedPower
         )
     }
 
@@ -94,7 +101,8 @@ pub struct Schedule {
     /// After the gather, before the second half: what adds to the gathered forces or reads
     /// them (shells, clump bodies, moving walls' power).
     pub after_gather: Vec<Pass>,
-    /// After those in a step, not in the initial forces: what the ledger books of the step.
+    /// After those in a step, not in the initial forces: what the ledger books of the step
+    /// (the applied forces, which join the gathered forces here, with their work).
     pub booked: Vec<Pass>,
 }
 
@@ -122,11 +130,10 @@ impl Schedule {
         }
         after_gather.extend(clumps.then_some(Pass::ClumpGather));
         after_gather.extend(moving.then_some(Pass::WallPower));
-        let booked = if world.kinematic {
-            vec![Pass::KinematicPower]
-        } else {
-            Vec::new()
-        };
+        let mut booked = Vec::new();
+        booked.extend(world.kinematic.then_some(Pass::KinematicPower));
+        // Last: an applied force acts on free particles only, which `kinematic_power` leaves.
+        booked.extend(world.applied_forces.then_some(Pass::AppliedPower));
         Schedule {
             head,
             chains,

@@ -42,9 +42,14 @@ pub enum Extent {
     /// One per particle in a world where a particle keeps an orientation
     /// ([`crate::world::Particles::orientations_kept`]), else none.
     ParticlesIfTurning,
-    /// One per particle in a world where a kinematic particle moves
-    /// ([`crate::world::World::kinematic`]), else none.
+    /// One per particle in a world that books work done on particles from outside the
+    /// contacts: where a kinematic particle moves ([`crate::world::World::kinematic`]) or
+    /// applied forces are held ([`crate::world::World::applied_forces`]); else none
+    /// ([`crate::world::World::books_particle_work`]).
     ParticlesIfKinematic,
+    /// One per particle in a world holding applied forces
+    /// ([`crate::world::World::applied_forces`]), else none.
+    ParticlesIfApplied,
 }
 
 /// The sizes an [`Extent`] is measured in.
@@ -72,6 +77,8 @@ pub struct Sizes {
     pub turning: bool,
     /// Whether a kinematic particle moves.
     pub kinematic: bool,
+    /// Whether applied forces are held.
+    pub applied: bool,
 }
 
 impl Sizes {
@@ -91,6 +98,7 @@ impl Sizes {
             walls_move: world.walls.iter().any(|w| w.moves()),
             turning: world.particles.orientations_kept(),
             kinematic: world.kinematic,
+            applied: world.applied_forces,
         }
     }
 
@@ -141,10 +149,34 @@ impl Extent {
             Extent::ParticlesIfWallsMove => 0,
             Extent::ParticlesIfTurning if s.turning => s.particles,
             Extent::ParticlesIfTurning => 0,
-            Extent::ParticlesIfKinematic if s.kinematic => s.particles,
+            Extent::ParticlesIfKinematic if s.kinematic || s.applied => s.particles,
             Extent::ParticlesIfKinematic => 0,
+            Extent::ParticlesIfApplied if s.applied => s.particles,
+            Extent::ParticlesIfApplied => 0,
         }
     }
+}
+
+/// Turn on in `world` the optional bookkeeping that a state of its scene carries in array
+/// `name` of `count` elements: applied forces where it holds them (`applied_force`, one per
+/// particle), and kinematic particles' work where it books work (`kinematic_work`: a run that
+/// fixed particles between steps, [`crate::Backend::set_fixed`], has moving kinematic
+/// particles its scene does not; one that only held applied forces gets a pass that books
+/// nothing). A state of the world as it is changes nothing. Called before the arrays' lengths
+/// are checked.
+pub fn fit_world(world: &mut World, name: &str, count: usize) {
+    let n = world.particles.len();
+    match name {
+        "applied_force" if count == n => world.applied_forces = true,
+        "kinematic_work" if count == n => world.kinematic = true,
+        _ => {}
+    }
+}
+
+/// [`fit_world`] to every array of `state`.
+pub fn fit_world_to(world: &mut World, state: &BackendState) {
+    fit_world(world, "applied_force", state.applied_force.len());
+    fit_world(world, "kinematic_work", state.kinematic_work.len());
 }
 
 /// The orientations a backend of `world` keeps, from a state's `quat`: none where no particle
@@ -294,9 +326,14 @@ state_arrays! {
     walls: crate::kernel_types::Wall = Extent::Walls,
     /// Work done on each particle by moving walls (J) and its Kahan compensation.
     wall_work: [f32; 2] = Extent::ParticlesIfWallsMove,
-    /// Work done on the rest of the system by each kinematic particle (J) and its Kahan
-    /// compensation ([`crate::kernels::passes::kinematic_power`]); empty in a state written
-    /// before it was kept, which a backend takes up as zero.
+    /// The force (N) applied to each particle from outside, held until changed
+    /// ([`crate::Backend::apply_forces`]; `w` 0); empty in a state of a world without applied
+    /// forces, which a backend that holds them takes up as zero.
+    applied_force: [f32; 4] = Extent::ParticlesIfApplied,
+    /// Work done on the rest of the system by each kinematic particle, and on each particle by
+    /// its applied force (J), with its Kahan compensation
+    /// ([`crate::kernels::passes::kinematic_power`], [`crate::kernels::passes::applied_power`]);
+    /// empty in a state written before it was kept, which a backend takes up as zero.
     kinematic_work: [f32; 2] = Extent::ParticlesIfKinematic,
     /// Where each wall's (and mesh wall's body's) motion counts from: the world's walls, until
     /// a servo re-bases a wall at its pose when it changes its velocity
@@ -482,6 +519,8 @@ pub fn check_len(a: &StateArray, have: usize, sizes: &Sizes) -> Result<(), CoreE
     let fitted = a.extent == Extent::ParticlesIfTurning && (have == 0 || have == n);
     // A checkpoint of a version before kinematic work was booked holds none: it starts at zero.
     let fitted = fitted || (a.extent == Extent::ParticlesIfKinematic && have == 0);
+    // A state of the world without applied forces holds none: they start at zero.
+    let fitted = fitted || (a.extent == Extent::ParticlesIfApplied && have == 0);
     // Nor one before servos re-based walls: their origins are the world's.
     let fitted = fitted || (a.name == "wall_origin" && have == 0);
     if have != want && !fitted {

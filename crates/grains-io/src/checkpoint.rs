@@ -37,8 +37,11 @@ const MAGIC: &[u8; 8] = b"GRAINSCK";
 // 11: the CRC-32 of the file at its end.
 // 12: the work kinematic particles did (`kinematic_work`, after `wall_work`).
 // 13: where the walls' motions count from (`wall_origin`, last), which servos re-base.
-const VERSION: u32 = 13;
-/// The version before, still read: version 13 without `wall_origin` (the world's walls').
+// 14: the forces applied to the particles (`applied_force`, before `kinematic_work`).
+const VERSION: u32 = 14;
+/// The version before, still read: version 14 without `applied_force` (none held).
+const VERSION_UNFORCED: u32 = 13;
+/// The version before that, still read: version 13 without `wall_origin` (the world's walls').
 const VERSION_UNSTEERED: u32 = 12;
 /// The version before that, still read: version 12 without `kinematic_work` (taken up as zero).
 const VERSION_UNBOOKED: u32 = 11;
@@ -323,6 +326,7 @@ pub fn open_checkpoint(path: &Path) -> Result<CheckpointArrays, IoError> {
         VERSION_UNCHECKED,
         VERSION_UNBOOKED,
         VERSION_UNSTEERED,
+        VERSION_UNFORCED,
         VERSION,
     ]
     .contains(&version)
@@ -401,7 +405,11 @@ impl StateSource for CheckpointArrays {
             return Ok(0);
         }
         // Not before version 13: none, which a backend takes up as the world's walls.
-        if self.version < VERSION && a.name == "wall_origin" {
+        if self.version < VERSION_UNFORCED && a.name == "wall_origin" {
+            return Ok(0);
+        }
+        // Not before version 14: none, no force held.
+        if self.version < VERSION && a.name == "applied_force" {
             return Ok(0);
         }
         let n = self.r.u64()?;

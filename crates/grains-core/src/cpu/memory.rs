@@ -33,7 +33,8 @@ pub fn memory_per_particle_at_least() -> u64 {
             Extent::Walls
             | Extent::ParticlesIfWallsMove
             | Extent::ParticlesIfTurning
-            | Extent::ParticlesIfKinematic => 0,
+            | Extent::ParticlesIfKinematic
+            | Extent::ParticlesIfApplied => 0,
         })
         .sum();
     (state + 4 * ENTRIES_PER_PARTICLE) as u64 + CPU_WORLD_BYTES_PER_PARTICLE

@@ -13,6 +13,7 @@ use crate::backend::{
 };
 use crate::error::CoreError;
 use crate::kernel_types::{DomainParams, GridParams, PairSlot, StepParams};
+use crate::kernels::passes::applied_power::applied_power;
 use crate::kernels::passes::gather::{kahan_add, GatherSlots};
 use crate::kernels::passes::integrate_first_half::FirstHalf;
 use crate::kernels::passes::kinematic_power::kinematic_power;
@@ -33,7 +34,7 @@ use crate::schedule::{Pass, Schedule};
 use crate::shapes::IDENTITY;
 use crate::state::{
     check_len, check_list, check_list_starts, check_packing, restride, slot_walls, stream_array,
-    BackendState, Sizes, StateHeader, StateSink, StateSource, STATE_ARRAYS, STREAM_CHUNK,
+    BackendState, Extent, Sizes, StateHeader, StateSink, StateSource, STATE_ARRAYS, STREAM_CHUNK,
 };
 use crate::world::World;
 use rayon::prelude::*;
@@ -171,9 +172,14 @@ pub struct CpuBackend {
     /// Work done on each particle by moving walls (J) and its compensation; empty when no
     /// wall moves.
     pub wall_work: Vec<[f32; 2]>,
-    /// Work done on the rest of the system by each kinematic particle (J) and its
-    /// compensation; empty unless a kinematic particle moves ([`World::kinematic`]).
+    /// Work done on the rest of the system by each kinematic particle, and on each particle by
+    /// its applied force (J), and its compensation; empty unless the world books them
+    /// ([`World::books_particle_work`]).
     pub kinematic_work: Vec<[f32; 2]>,
+    /// The force applied to each particle (N), held until changed
+    /// ([`Backend::apply_forces`]); empty unless the world holds them
+    /// ([`World::applied_forces`]).
+    pub applied_force: Vec<[f32; 4]>,
     /// The shape table, never empty ([`crate::world::Particles::shape_table`]).
     shapes: Vec<crate::shapes::ShapeRecord>,
     /// The step's passes ([`Schedule::of`] the world), which `step_checked` and
@@ -397,8 +403,13 @@ impl CpuBackend {
             } else {
                 Vec::new()
             },
-            kinematic_work: if world.kinematic {
+            kinematic_work: if world.books_particle_work() {
                 vec![[0.0; 2]; n]
+            } else {
+                Vec::new()
+            },
+            applied_force: if world.applied_forces {
+                vec![[0.0; 4]; n]
             } else {
                 Vec::new()
             },
@@ -421,7 +432,8 @@ impl CpuBackend {
 
     /// Resume from a saved state (a checkpoint): the run continues exactly where the state
     /// was taken.
-    pub fn from_state(world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
+    pub fn from_state(mut world: World, state: BackendState) -> Result<CpuBackend, CoreError> {
+        crate::state::fit_world_to(&mut world, &state);
         state.validate(&world)?;
         let mut s = state;
         let list = NeighbourList::from_full(
@@ -446,7 +458,7 @@ impl CpuBackend {
     /// [`BackendState::validate`], each where its arrays have been read; the same backend as
     /// [`CpuBackend::from_state`] of the whole state.
     pub fn from_source<S: StateSource>(
-        world: World,
+        mut world: World,
         header: StateHeader,
         src: &mut S,
     ) -> Result<CpuBackend, S::Error> {
@@ -460,6 +472,11 @@ impl CpuBackend {
         let mut far = Vec::new();
         for a in STATE_ARRAYS {
             let count = src.count(a)?;
+            // Applied forces and kinematic work the state carries are the world's from now on.
+            if a.extent == Extent::ParticlesIfApplied || a.extent == Extent::ParticlesIfKinematic {
+                crate::state::fit_world(&mut world, a.name, count);
+                (sizes.applied, sizes.kinematic) = (world.applied_forces, world.kinematic);
+            }
             // The list's starts and partners are checked together once both are read, as
             // `validate` does.
             if a.name != "nbr_start" && a.name != "nbr_j" {
@@ -577,12 +594,30 @@ impl CpuBackend {
         if !s.kinematic_work.is_empty() {
             b.kinematic_work = s.kinematic_work;
         }
+        // Nor does a state of the world without applied forces: none are held.
+        if !s.applied_force.is_empty() {
+            b.applied_force = s.applied_force;
+        }
         Ok(b)
     }
 
     /// The state's scalars: steps, rebuilds, particles removed and inserted.
     fn header(&self) -> StateHeader {
         self.tally.header()
+    }
+
+    /// The world, and the arrays a change between steps edits ([`crate::external`]).
+    fn driven(&mut self) -> (&World, crate::external::Driven<'_>) {
+        let driven = crate::external::Driven {
+            pos: &self.pos,
+            vel: &mut self.vel,
+            omega: &mut self.omega,
+            quat: &self.quat,
+            force: &mut self.force,
+            applied_force: &mut self.applied_force,
+            kinematic_work: &mut self.kinematic_work,
+        };
+        (&self.world, driven)
     }
 
     /// How many times the contact sweep laid its slot regions out anew (a block outgrew its
@@ -956,10 +991,11 @@ impl CpuBackend {
         // and the caller asked for the next step at once), that first half follows too: the
         // gather reads only slots, never positions, so moving a particle on does not change
         // what its neighbours gather.
-        let after = &self.schedule.after_gather;
+        let (after, booked) = (&self.schedule.after_gather, &self.schedule.booked);
         // An implicit step's solve takes the place of the second half, after the whole gather.
         let implicit = w.dynamics.implicit();
-        let fused = kick && !implicit && !after.iter().any(|p| p.adds_to_gathered());
+        let adds = after.iter().chain(booked).any(|p| p.adds_to_gathered());
+        let fused = kick && !implicit && !adds;
         let drift = fused && drift && !self.schedule.has(Pass::WallPower);
         // Where the gather alone writes the force, torque and dissipation (no bonds, shells or
         // clumps), a particle whose stored ones are already what a step without contacts
@@ -1051,17 +1087,39 @@ impl CpuBackend {
             }
         }
         // The initial forces (`kick` false) are not booked: see `kinematic_power`.
-        if kick && self.schedule.booked.contains(&Pass::KinematicPower) {
-            let (step, vel, omega) = (&self.step, &self.vel, &self.omega);
-            let (force, torque) = (&self.force, &self.torque);
-            let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
-            self.kinematic_work
-                .par_iter_mut()
-                .enumerate()
-                .for_each(|(gid, a)| {
-                    kinematic_power(gid, step, vel, omega, force, torque, shape, shapes, a)
-                });
+        if !kick {
+            return;
         }
+        for k in 0..self.schedule.booked.len() {
+            match self.schedule.booked[k] {
+                Pass::KinematicPower => self.kinematic_power_pass(),
+                Pass::AppliedPower => self.applied_power_pass(),
+                other => unreachable!("{other:?} is not booked"),
+            }
+        }
+    }
+
+    /// The work kinematic particles do this step (`kinematic_power`).
+    fn kinematic_power_pass(&mut self) {
+        let (step, vel, omega) = (&self.step, &self.vel, &self.omega);
+        let (force, torque) = (&self.force, &self.torque);
+        let (shape, shapes) = (&self.world.particles.shape, &self.shapes);
+        self.kinematic_work
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(gid, a)| {
+                kinematic_power(gid, step, vel, omega, force, torque, shape, shapes, a)
+            });
+    }
+
+    /// The applied forces joined to the gathered forces, and their work this step
+    /// (`applied_power`).
+    fn applied_power_pass(&mut self) {
+        let (step, vel, applied) = (&self.step, &self.vel, &self.applied_force);
+        (&mut self.force, &mut self.kinematic_work)
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(gid, (f, a))| applied_power(gid, step, vel, applied, f, a));
     }
 
     /// Clump bodies take their members' forces (`clump_gather`).
@@ -1405,6 +1463,16 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    fn apply_forces(&mut self, ids: &[u32], f: &[[f32; 3]]) -> Result<(), CoreError> {
+        let (world, mut driven) = self.driven();
+        crate::external::apply_forces_in(world, ids, f, &mut driven)
+    }
+
+    fn set_fixed(&mut self, ids: &[u32], velocity: Option<&[[f32; 3]]>) -> Result<(), CoreError> {
+        let (world, mut driven) = self.driven();
+        crate::external::set_fixed_in(world, ids, velocity, &mut driven)
+    }
+
     fn set_positions(&mut self, ids: &[u32], x: &[[f32; 3]]) -> Result<(), CoreError> {
         crate::backend::check_positions(&self.world, ids, x)?;
         for (&i, p) in ids.iter().zip(x) {
@@ -1490,6 +1558,7 @@ impl Backend for CpuBackend {
                 + b(&self.walls)
                 + b(&self.wall_work)
                 + b(&self.kinematic_work)
+                + b(&self.applied_force)
                 + b(&self.shapes)
                 + spill,
         )
@@ -1611,6 +1680,7 @@ impl Backend for CpuBackend {
             shell_volumes: self.shell_volumes.clone(),
             walls: self.walls.clone(),
             wall_work: self.wall_work.clone(),
+            applied_force: self.applied_force.clone(),
             kinematic_work: self.kinematic_work.clone(),
             wall_origin: self.wall_origin.clone(),
             ..BackendState::with_header(self.header())
@@ -1689,6 +1759,7 @@ impl Backend for CpuBackend {
         whole(sink, "shell_volumes", &self.shell_volumes)?;
         whole(sink, "walls", &self.walls)?;
         whole(sink, "wall_work", &self.wall_work)?;
+        whole(sink, "applied_force", &self.applied_force)?;
         whole(sink, "kinematic_work", &self.kinematic_work)?;
         whole(sink, "wall_origin", &self.wall_origin)
     }

@@ -63,8 +63,17 @@ pub struct World {
     /// Whether a kinematic particle moves ([`Particles::kinematic_moves`] of the particles
     /// [`World::new`] was given, kept after a backend takes their velocities): the backends
     /// then book its work (`kinematic_power`) in a per-particle `kinematic_work`. A caller
-    /// that gives a fixed particle a velocity after `World::new` sets it again.
+    /// that gives a fixed particle a velocity after `World::new` sets it again, and one that
+    /// fixes particles between steps ([`crate::Backend::set_fixed`], which a world without it
+    /// refuses) sets it before building the backend, from a state of the same world.
     pub kinematic: bool,
+    /// Whether the backends hold an applied force per particle (`applied_force`, set between
+    /// steps by [`crate::Backend::apply_forces`]), which joins the particle's gathered force
+    /// every step and whose work is booked in `kinematic_work` (`applied_power`). Off by
+    /// default: a world without it holds no such array and runs no such pass. A caller turns
+    /// it on before building a backend, from a state of the same world taken without it (whose
+    /// empty `applied_force` is taken up as zeros).
+    pub applied_forces: bool,
     /// Whether the world is planar (`[domain] dimensions = 2`): every particle stays in the
     /// plane z = 0, moving in x and y and turning about z only, as spheres constrained to a
     /// plane (each keeps its sphere's mass and inertia). The kicks drop what would leave the
@@ -133,6 +142,7 @@ impl World {
             skin,
             speed_limit: f64::INFINITY,
             kinematic: false,
+            applied_forces: false,
             planar: false,
             dynamics: crate::dynamics::Dynamics::default(),
         };
@@ -299,6 +309,13 @@ impl World {
         let limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&self);
         self.speed_limit = self.speed_limit.max(limit);
         Ok(self)
+    }
+
+    /// Whether the backends book work done on the particles from outside the contacts, per
+    /// particle in `kinematic_work`: by kinematic particles that move ([`World::kinematic`])
+    /// or by applied forces ([`World::applied_forces`]).
+    pub fn books_particle_work(&self) -> bool {
+        self.kinematic || self.applied_forces
     }
 
     /// The records a backend's walls array holds: the analytic walls, then the mesh walls'

@@ -398,14 +398,12 @@ impl GpuBackend {
         let walls_move = self.world.walls.iter().any(|w| w.moves());
         // The blocks' sums and starts, shared by the scans (which run one after another).
         let most_blocks = scan_block_count(nc.max(n) as usize) as u64;
-        let zeroed: [(&'static str, u64); 23] = [
+        let books = self.world.books_particle_work();
+        let mut zeroed: Vec<(&'static str, u64)> = vec![
             ("scan_sums", 4 * most_blocks),
             ("scan_starts", 4 * (most_blocks + 1)),
             ("wall_work", if walls_move { 8 * n } else { 8 }),
-            (
-                "kinematic_work",
-                if self.world.kinematic { 8 * n } else { 8 },
-            ),
+            ("kinematic_work", if books { 8 * n } else { 8 }),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
             ("pos_comp", 16 * n),
@@ -434,6 +432,10 @@ impl GpuBackend {
             ("fault", 4),
             ("control", 4 * CONTROL_WORDS as u64),
         ];
+        // Only where the world holds applied forces: no pass binds it otherwise.
+        if self.world.applied_forces {
+            zeroed.push(("applied_force", 16 * n));
+        }
         for (name, size) in zeroed {
             // Exact sizes where a kernel may take `arrayLength` (a scan over the cell counts).
             let segments = self.make_storage(name, size, true)?;

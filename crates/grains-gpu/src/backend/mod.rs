@@ -336,6 +336,8 @@ impl GpuBackend {
         opts: GpuOptions,
     ) -> Result<GpuBackend, GpuError> {
         use bytemuck::cast_slice;
+        // Applied forces and kinematic work the state carries are the world's from now on.
+        grains_core::state::fit_world_to(&mut world, state);
         state
             .validate(&world)
             .map_err(|e| GpuError::State(e.to_string()))?;
@@ -566,6 +568,50 @@ impl GpuBackend {
             }
         }
         Ok((count, energy))
+    }
+
+    /// Read back the arrays a change between steps edits (`grains_core::external`), let `f`
+    /// edit them, and write them back whole, but nothing where `f` refuses the change.
+    fn drive(
+        &mut self,
+        f: impl FnOnce(&World, &mut grains_core::external::Driven<'_>) -> Result<(), CoreError>,
+    ) -> Result<(), CoreError> {
+        let (n, sizes) = (self.n as u64, self.sizes());
+        let pos: Vec<[f32; 4]> = self.read_pod("pos", n);
+        let quat = self.read_orientations();
+        let mut vel: Vec<[f32; 4]> = self.read_pod("vel", n);
+        let mut omega: Vec<[f32; 4]> = self.read_pod("omega", n);
+        let mut force: Vec<[f32; 4]> = self.read_pod("force", n);
+        let held = Extent::ParticlesIfApplied.len(&sizes) as u64;
+        let mut applied_force: Vec<[f32; 4]> = match held {
+            0 => Vec::new(),
+            k => self.read_pod("applied_force", k),
+        };
+        let books = Extent::ParticlesIfKinematic.len(&sizes) as u64;
+        let mut kinematic_work: Vec<[f32; 2]> = self.read_pod("kinematic_work", books);
+        f(
+            &self.world,
+            &mut grains_core::external::Driven {
+                pos: &pos,
+                vel: &mut vel,
+                omega: &mut omega,
+                quat: &quat,
+                force: &mut force,
+                applied_force: &mut applied_force,
+                kinematic_work: &mut kinematic_work,
+            },
+        )?;
+        let arrays: [(&str, &[u8]); 5] = [
+            ("vel", bytemuck::cast_slice(&vel)),
+            ("omega", bytemuck::cast_slice(&omega)),
+            ("force", bytemuck::cast_slice(&force)),
+            ("applied_force", bytemuck::cast_slice(&applied_force)),
+            ("kinematic_work", bytemuck::cast_slice(&kinematic_work)),
+        ];
+        for (name, bytes) in arrays.into_iter().filter(|(_, b)| !b.is_empty()) {
+            self.write_array(name, 0, bytes);
+        }
+        Ok(())
     }
 
     /// Entries in the current neighbour list.
@@ -1090,6 +1136,14 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
+    fn apply_forces(&mut self, ids: &[u32], f: &[[f32; 3]]) -> Result<(), CoreError> {
+        self.drive(|w, d| grains_core::external::apply_forces_in(w, ids, f, d))
+    }
+
+    fn set_fixed(&mut self, ids: &[u32], velocity: Option<&[[f32; 3]]>) -> Result<(), CoreError> {
+        self.drive(|w, d| grains_core::external::set_fixed_in(w, ids, velocity, d))
+    }
+
     fn set_positions(&mut self, ids: &[u32], x: &[[f32; 3]]) -> Result<(), CoreError> {
         grains_core::backend::check_positions(&self.world, ids, x)?;
         let mut pos: Vec<[f32; 4]> = self.read_pod("pos", self.n as u64);
@@ -1232,6 +1286,10 @@ impl Backend for GpuBackend {
                 continue;
             }
             let size = (a.extent.len(&sizes) * a.elem) as u64;
+            // Nothing to read, and maybe no buffer (no applied forces held).
+            if size == 0 {
+                continue;
+            }
             let bytes = self
                 .read_bytes(a.name, size)
                 .unwrap_or_else(|e| panic!("{e}"));
@@ -1270,6 +1328,11 @@ impl Backend for GpuBackend {
             }
             let len = a.extent.len(&sizes);
             let size = len * a.elem;
+            if size == 0 {
+                sink.array(a.name, 0)?;
+                sink.bytes(&[])?;
+                continue;
+            }
             let bytes = self
                 .read_bytes(a.name, size as u64)
                 .map_err(|e| std::io::Error::other(e.to_string()))?;

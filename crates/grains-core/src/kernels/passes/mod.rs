@@ -4,6 +4,7 @@
 //! bindings of the same names; a binding an invocation writes only at `gid` is passed as that
 //! element (`&mut T`), which is what lets the CPU backend run invocations on several threads.
 
+pub mod applied_power;
 pub mod cell_count;
 pub mod cell_scatter;
 pub mod clump_gather;
@@ -35,6 +36,7 @@ pub mod solve_update;
 pub mod wall_motion;
 pub mod wall_power;
 
+pub use applied_power::applied_power;
 pub use cell_count::cell_count;
 pub use cell_scatter::cell_scatter;
 pub use clump_gather::clump_gather;
