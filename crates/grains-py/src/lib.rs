@@ -41,6 +41,10 @@ pub struct Simulation {
     fingerprint: u64,
     /// The time step (s).
     dt: f64,
+    /// The scene's source and backend choice, to build the backend again with a capability
+    /// its world was built without (applied forces, fixed particles).
+    source: Source,
+    choice: grains_cli::BackendArg,
 }
 
 /// Where a scene came from: a file, or TOML text.
@@ -174,6 +178,8 @@ impl Simulation {
             grains_cli::run::open_session(scene, choice, state, (out.map(Path::new), false))
                 .map_err(|e| scene_error(format!("{e:#}")))?;
         Ok(Simulation {
+            source,
+            choice,
             session,
             n,
             mass,
@@ -182,6 +188,32 @@ impl Simulation {
             fingerprint,
             dt,
         })
+    }
+
+    /// Apply `change` to the backend; where its world was built without what the change needs
+    /// (applied forces, moving fixed particles), build the backend again from its state with
+    /// that turned on (the scene read again, the state carried whole), then apply it.
+    fn with_capability(
+        &mut self,
+        change: impl Fn(&mut dyn grains_core::Backend) -> Result<(), grains_core::CoreError>,
+    ) -> PyResult<()> {
+        match change(self.session.backend.as_mut()) {
+            Err(grains_core::CoreError::BuiltWithout { flag, .. }) => {
+                let state = self.session.backend.state();
+                let mut world = read_scene(&self.source)?.world;
+                match flag {
+                    "applied_forces" => world.applied_forces = true,
+                    _ => world.kinematic = true,
+                }
+                let resume = grains_cli::Resume::State(Box::new(state));
+                let (backend, _) = grains_cli::make_backend_from(world, self.choice, Some(resume))
+                    .map_err(|e| value_error(format!("{e:#}")))?;
+                self.session.backend = backend;
+                // Another capability may be missing still (fixing needs the kinematic one).
+                self.with_capability(change)
+            }
+            other => other.map_err(value_error),
+        }
     }
 
     /// `ids` checked against the particles (all of them when `None`).
@@ -439,6 +471,47 @@ impl Simulation {
             .backend
             .set_positions(&ids, &rows)
             .map_err(value_error)
+    }
+
+    /// Hold forces `f` (N), `(len(ids), 3)`, on the particles `ids` (all when None) from now
+    /// on, added to their contact forces every step until set again (zero clears them); their
+    /// work is booked in the ledger's `kinematic_work`. Checked whole before anything is set.
+    #[pyo3(signature = (f, ids = None))]
+    fn apply_forces(
+        &mut self,
+        f: PyReadonlyArray2<'_, f64>,
+        ids: Option<PyReadonlyArray1<'_, i64>>,
+    ) -> PyResult<()> {
+        let ids = self.checked_ids(ids)?;
+        let rows = rows_of(&f, ids.len(), "force")?;
+        self.with_capability(|b| b.apply_forces(&ids, &rows))
+    }
+
+    /// Fix the particles `ids`: from now on they move at `velocity` (m/s), `(len(ids), 3)` or
+    /// one row for all (at rest when None), whatever acts on them, and their work on the
+    /// others is booked in the ledger's `kinematic_work`. `release` frees them again.
+    #[pyo3(signature = (ids, velocity = None))]
+    fn set_fixed(
+        &mut self,
+        ids: PyReadonlyArray1<'_, i64>,
+        velocity: Option<PyReadonlyArray2<'_, f64>>,
+    ) -> PyResult<()> {
+        let ids = self.checked_ids(Some(ids))?;
+        let rows = match velocity {
+            None => vec![[0.0; 3]; ids.len()],
+            Some(v) if v.as_array().shape() == [1, 3] => {
+                vec![rows_of(&v, 1, "velocity")?[0]; ids.len()]
+            }
+            Some(v) => rows_of(&v, ids.len(), "velocity")?,
+        };
+        self.with_capability(|b| b.set_fixed(&ids, Some(&rows)))
+    }
+
+    /// Free the fixed particles `ids`: their mass and inertia act again, from the velocity they
+    /// had.
+    fn release(&mut self, ids: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
+        let ids = self.checked_ids(Some(ids))?;
+        self.with_capability(|b| b.set_fixed(&ids, None))
     }
 
     /// Insert particles of the scene's scripted `[[insert]]` block `block` (`scripted = true`):

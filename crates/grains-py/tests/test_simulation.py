@@ -295,3 +295,88 @@ def test_particles_are_inserted_from_a_scripted_block(tmp_path):
     scheduled = grains.Simulation(str(ROOT / "scenes" / "pour.toml"), backend="cpu")
     with pytest.raises(ValueError, match="inserts on its schedule"):
         scheduled.insert(count=1)
+
+
+ONE_SPHERE = """
+[simulation]
+duration = 0.01
+dt = 1e-5
+gravity = [0.0, 0.0, 0.0]
+[domain]
+min = [-0.1, -0.1, -0.1]
+max = [0.1, 0.1, 0.1]
+[[material]]
+name = "glass"
+density = 2500.0
+young = 5.0e6
+poisson = 0.3
+[[particles]]
+material = "glass"
+radius = 0.001
+positions = [[0.0, 0.0, 0.0], [0.05, 0.0, 0.0]]
+[[interaction]]
+between = ["glass", "glass"]
+normal = { law = "hertz" }
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_applied_force_accelerates_a_free_sphere_as_newton_says(backend, tmp_path):
+    sim = grains.Simulation(ONE_SPHERE, backend=backend)
+    m = sim.masses[0]
+    f = np.array([[1e-4, 0.0, -2e-4]])
+    sim.apply_forces(f, ids=np.array([0]))
+    e0 = sim.energy()["total"]
+    sim.step(500)
+    t = sim.time
+    # Velocity Verlet is exact for a constant force: f32 rounding over 500 steps only.
+    assert np.allclose(sim.velocities[0], f[0] / m * t, rtol=1e-4)
+    assert np.allclose(sim.positions[0], f[0] / (2 * m) * t**2, rtol=1e-4, atol=1e-9)
+    assert np.array_equal(sim.velocities[1], [0.0, 0.0, 0.0])
+    # The force's work is booked: the ledger's total holds while the kinetic energy grows.
+    e = sim.energy()
+    assert e["kinetic"] == pytest.approx(np.sum(f**2) * t**2 / (2 * m), rel=1e-4)
+    assert abs(e["total"] - e0) < 1e-3 * e["kinetic"]
+    # The held force goes through a checkpoint.
+    path = str(tmp_path / "held.bin")
+    sim.checkpoint(path)
+    sim.step(200)
+    resumed = grains.Simulation.resume(ONE_SPHERE, path, backend=backend)
+    resumed.step(200)
+    assert np.array_equal(resumed.positions, sim.positions)
+    # Cleared, the sphere coasts.
+    sim.apply_forces(np.zeros((1, 3)), ids=np.array([0]))
+    v = sim.velocities[0].copy()
+    sim.step(100)
+    assert np.array_equal(sim.velocities[0], v)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_fixed_sphere_moves_at_its_velocity_and_falls_once_released(backend):
+    sim = grains.Simulation(str(ROOT / "scenes" / "sphere_on_plane.toml"), backend=backend)
+    sim.run(duration=0.05)
+    z0 = sim.positions[0, 2]
+    sim.set_fixed(np.array([0]), velocity=np.array([[0.0, 0.0, 0.02]]))
+    t0 = sim.time
+    sim.run(duration=0.01)
+    # Carried at its velocity, whatever the floor's contact pushes: f32 rounding of the sum.
+    assert sim.positions[0, 2] - z0 == pytest.approx(0.02 * (sim.time - t0), rel=1e-4)
+    assert np.allclose(sim.velocities[0], [0.0, 0.0, 0.02])
+    sim.release(np.array([0]))
+    v0 = sim.velocities[0, 2]
+    sim.step(100)
+    # Off the floor, free again: it decelerates at g.
+    assert sim.velocities[0, 2] - v0 == pytest.approx(-9.81 * 100 * sim.dt, rel=1e-3)
+
+
+def test_bad_forces_and_fixings_are_refused_whole():
+    sim = grains.Simulation(ONE_SPHERE, backend="cpu")
+    x = sim.positions.copy()
+    with pytest.raises(ValueError, match=r"expected \(2, 3\)"):
+        sim.apply_forces(np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="not finite"):
+        sim.apply_forces(np.array([[0.0, 1.0, 0.0], [np.nan, 0.0, 0.0]]))
+    with pytest.raises(ValueError, match="id 7 is out of range"):
+        sim.set_fixed(np.array([0, 7]))
+    sim.step(10)
+    assert np.array_equal(sim.positions, x)
