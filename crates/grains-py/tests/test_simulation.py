@@ -380,3 +380,20 @@ def test_bad_forces_and_fixings_are_refused_whole():
         sim.set_fixed(np.array([0, 7]))
     sim.step(10)
     assert np.array_equal(sim.positions, x)
+
+
+def test_figures_of_a_run_are_drawn_with_or_without_matplotlib(tmp_path):
+    out = tmp_path / "run"
+    sim = grains.Simulation(HEAD_ON, backend="cpu", out=str(out))
+    sim.run()
+    sim.close()
+    written = grains.plot.figure("energy", out, use_matplotlib=False)
+    names = {p.name for p in written}
+    assert {"energy.png", "energy.svg", "energy_plot.csv"} <= names
+    assert (out / "energy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    fig = grains.plot.figure("energy", out, use_matplotlib=True)
+    assert "kinetic" in [line.get_label() for line in fig.axes[0].lines]

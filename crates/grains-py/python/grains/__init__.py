@@ -22,7 +22,7 @@ CLI's ``file:line:column: key: message``; bad arrays raise ``ValueError`` and ch
 run that stops (a particle that blows up or leaves the domain) raises ``grains.SimulationError``.
 """
 
-from . import post
+from . import plot, post
 from ._grains import SceneError, Simulation, SimulationError, main
 
-__all__ = ["Simulation", "SceneError", "SimulationError", "main", "post"]
+__all__ = ["Simulation", "SceneError", "SimulationError", "main", "plot", "post"]
