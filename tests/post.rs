@@ -271,3 +271,64 @@ fn the_mean_stress_of_a_uniformly_stressed_lattice_is_its_solid_fraction_times_t
         .expect_err("no stress columns");
     assert!(format!("{err:#}").contains("stress format"), "{err:#}");
 }
+
+/// `grains post psd --scene`: the sizes a pour's `[[insert]]` block requested beside those a
+/// frame holds, on the same bins. A frame holding every requested bead matches it bin for bin;
+/// one holding only the smaller half has all its number below the requested median.
+#[test]
+fn the_realised_size_distribution_is_set_beside_the_requested_one() {
+    let scene_path = grains_tests::workspace_root().join("scenes/pour.toml");
+    let scene = grains_scene::load_scene(&scene_path).expect("the pour scene");
+    let mut radii: Vec<f64> = scene.world.insertions[0]
+        .radii
+        .iter()
+        .map(|&r| r as f64)
+        .collect();
+    let write = |dir: &PathBuf, radii: &[f64]| {
+        let mut p = format!("{}\n", grains_io::PARTICLES_HEADER);
+        for (i, r) in radii.iter().enumerate() {
+            p.push_str(&format!(
+                "5,0.5,{i},0,0,{},0,0,0,0,0,0,0,0,0,0,0,0,{r}\n",
+                i as f64 * 0.003
+            ));
+        }
+        std::fs::write(dir.join("particles.csv"), p).unwrap();
+    };
+    let psd = |dir: &PathBuf| -> Vec<Vec<f64>> {
+        let s = scene_path.to_str().unwrap();
+        grains(&[
+            "post",
+            "psd",
+            dir.to_str().unwrap(),
+            "--bins",
+            "8",
+            "--scene",
+            s,
+        ]);
+        read(dir.join("post/psd.csv"))
+            .iter()
+            .map(|r| r.iter().map(|c| c.parse().unwrap()).collect())
+            .collect()
+    };
+    let all = temp_dir("psd-all");
+    write(&all, &radii);
+    for row in psd(&all) {
+        assert_eq!((row[2], row[3]), (row[6], row[7]), "{row:?}");
+    }
+    radii.sort_by(f64::total_cmp);
+    let small = temp_dir("psd-small");
+    write(&small, &radii[..radii.len() / 2]);
+    let rows = psd(&small);
+    let requested_half = rows
+        .iter()
+        .scan(0.0, |c, r| {
+            *c += r[6];
+            Some(*c)
+        })
+        .position(|c| c >= 0.5)
+        .unwrap();
+    // Every realised bead lies in the bins up to the one holding the requested median.
+    let realised_below: f64 = rows[..=requested_half].iter().map(|r| r[2]).sum();
+    assert!((realised_below - 1.0).abs() < 1e-12, "{realised_below}");
+    assert!(rows.iter().map(|r| r[6]).sum::<f64>() > 0.999);
+}

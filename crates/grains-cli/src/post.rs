@@ -77,6 +77,10 @@ pub struct PostArgs {
     /// Largest distance of the radial distribution (m; default five mean diameters).
     #[arg(long)]
     pub rmax: Option<f64>,
+    /// The run's scene: `psd` then sets the sizes its `[[insert]]` blocks requested beside the
+    /// realised ones.
+    #[arg(long)]
+    pub scene: Option<PathBuf>,
 }
 
 fn vec3(s: &str) -> Result<[f64; 3], String> {
@@ -287,7 +291,7 @@ fn compute(args: &PostArgs) -> Result<Table> {
         Analysis::Discharge => discharge(args, &frames, axis)?,
         Analysis::Repose => repose(args, &frames, axis)?,
         Analysis::Packing => packing(args, frame, axis)?,
-        Analysis::Psd => psd(args, frame),
+        Analysis::Psd => psd(args, frame)?,
         Analysis::Rdf => rdf(args, frame)?,
         Analysis::Velocity => velocity(args, frame, axis)?,
         Analysis::Stress => stress(args, &frames)?,
@@ -313,6 +317,7 @@ impl PostArgs {
             bulk_density: None,
             k: 1.5,
             rmax: None,
+            scene: None,
         }
     }
 }
@@ -433,20 +438,47 @@ fn packing(args: &PostArgs, f: &Frame, axis: usize) -> Result<Table> {
     Ok((format!("{},solid_fraction", args.axis), rows))
 }
 
-fn psd(args: &PostArgs, f: &Frame) -> Table {
-    let rows = post::size_distribution(&f.radius, args.bins)
+/// The frame's size distribution; with `--scene`, beside the one its `[[insert]]` blocks
+/// requested (every radius they drew, inserted or not), on the same bins.
+fn psd(args: &PostArgs, f: &Frame) -> Result<Table> {
+    let requested = match &args.scene {
+        Some(path) => {
+            let scene = grains_scene::load_scene(path)?;
+            let r: Vec<f64> = scene
+                .world
+                .insertions
+                .iter()
+                .flat_map(|ins| ins.radii.iter().map(|&r| r as f64))
+                .collect();
+            if r.is_empty() {
+                bail!("{}: no [[insert]] block requests sizes", path.display());
+            }
+            Some(r)
+        }
+        None => None,
+    };
+    let range = post::diameter_range(requested.as_deref().unwrap_or(&f.radius));
+    let realised = post::size_distribution_in(&f.radius, args.bins, range);
+    let wanted = requested.map(|r| post::size_distribution_in(&r, args.bins, range));
+    let mut header = "d_lo,d_hi,number,mass,cumulative_number,cumulative_mass".to_string();
+    if wanted.is_some() {
+        header.push_str(",requested_number,requested_mass");
+    }
+    let rows = realised
         .iter()
-        .map(|b| {
-            format!(
+        .enumerate()
+        .map(|(k, b)| {
+            let mut row = format!(
                 "{},{},{},{},{},{}",
                 b.lo, b.hi, b.number, b.mass, b.cumulative_number, b.cumulative_mass
-            )
+            );
+            if let Some(w) = &wanted {
+                row.push_str(&format!(",{},{}", w[k].number, w[k].mass));
+            }
+            row
         })
         .collect();
-    (
-        "d_lo,d_hi,number,mass,cumulative_number,cumulative_mass".into(),
-        rows,
-    )
+    Ok((header, rows))
 }
 
 fn repose(args: &PostArgs, frames: &[Frame], up: usize) -> Result<Table> {

@@ -24,7 +24,7 @@ pub struct Session {
     /// The output and the checkpoints of a run that writes them.
     pub(crate) recording: Option<(RunOutput, Checkpointing)>,
     /// The output directory's lock, held while the session lives (the CLI holds its own).
-    _lock: Option<OutputLock>,
+    lock: Option<OutputLock>,
 }
 
 impl Session {
@@ -43,10 +43,10 @@ impl Session {
             scene,
             backend,
             recording: None,
-            _lock: None,
+            lock: None,
         };
         if let Some(out) = out {
-            session._lock = Some(OutputLock::take(out, &session.scene.path)?);
+            session.lock = Some(OutputLock::take(out, &session.scene.path)?);
             let opts = crate::preflight::output_options(&session.scene, out);
             let resumed = grains_io::Resumed {
                 writer: OutputWriter::create(&opts)?,
@@ -71,7 +71,7 @@ impl Session {
             scene,
             backend,
             recording: None,
-            _lock: None,
+            lock: None,
         }
     }
 
@@ -142,7 +142,7 @@ impl Session {
     pub fn close(&mut self) -> Result<()> {
         self.finish()?;
         self.recording = None;
-        self._lock = None;
+        self.lock = None;
         Ok(())
     }
 

@@ -75,25 +75,39 @@ pub struct SizeBin {
 /// The size distribution of spheres of `radii` (m) in `bins` equal bins of diameter between the
 /// smallest and the largest, by number and by mass (of one density: mass as `d^3`).
 pub fn size_distribution(radii: &[f64], bins: usize) -> Vec<SizeBin> {
-    let d: Vec<f64> = radii.iter().map(|r| 2.0 * r).collect();
-    let (min, max) = d
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
-            (a.min(x), b.max(x))
-        });
-    if d.is_empty() {
+    if radii.is_empty() {
         return Vec::new();
     }
-    // A single size makes one bin around it.
-    let (min, max) = if max > min {
+    size_distribution_in(radii, bins, diameter_range(radii))
+}
+
+/// The smallest and largest diameter of spheres of `radii` (m), widened around a single size so
+/// that it makes one bin.
+pub fn diameter_range(radii: &[f64]) -> (f64, f64) {
+    let (min, max) = radii
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &r| {
+            (a.min(2.0 * r), b.max(2.0 * r))
+        });
+    if max > min {
         (min, max)
     } else {
         (min * 0.999, min * 1.001)
-    };
+    }
+}
+
+/// [`size_distribution`] in `bins` equal bins of diameter across `(min, max)` (m), the
+/// diameters outside it counted in the end bins: two sets of spheres on the same bins (a
+/// run's realised sizes against those its `[[insert]]` blocks requested).
+pub fn size_distribution_in(radii: &[f64], bins: usize, (min, max): (f64, f64)) -> Vec<SizeBin> {
+    let d: Vec<f64> = radii.iter().map(|r| 2.0 * r).collect();
+    if d.is_empty() {
+        return Vec::new();
+    }
     let w = (max - min) / bins as f64;
     let (mut number, mut mass) = (vec![0.0; bins], vec![0.0; bins]);
     for &x in &d {
-        let k = (((x - min) / w) as usize).min(bins - 1);
+        let k = (((x - min) / w).max(0.0) as usize).min(bins - 1);
         number[k] += 1.0;
         mass[k] += x * x * x;
     }
