@@ -134,6 +134,10 @@ fn xyz<'py>(py: Python<'py>, rows: &[[f32; 4]], n: usize) -> Bound<'py, PyArray2
     rows3(py, rows[..n].iter().map(|p| [0, 1, 2].map(|k| p[k] as f64)))
 }
 
+/// Rows a caller passes: a float64 array, or anything numpy makes one of (a list, another
+/// float or integer dtype), converted as `numpy.asarray(x, dtype=float64)` does.
+type Rows<'py> = numpy::PyArrayLike2<'py, f64, numpy::AllowTypeChange>;
+
 /// The rows of an `(n, 3)` array, checked for shape and finiteness, as f32.
 fn rows_of(a: &PyReadonlyArray2<'_, f64>, n: usize, what: &str) -> PyResult<Vec<[f32; 3]>> {
     let a = a.as_array();
@@ -445,7 +449,7 @@ impl Simulation {
     #[pyo3(signature = (v, ids = None))]
     fn set_velocities(
         &mut self,
-        v: PyReadonlyArray2<'_, f64>,
+        v: Rows<'_>,
         ids: Option<PyReadonlyArray1<'_, i64>>,
     ) -> PyResult<()> {
         let ids = self.checked_ids(ids)?;
@@ -462,7 +466,7 @@ impl Simulation {
     #[pyo3(signature = (x, ids = None))]
     fn set_positions(
         &mut self,
-        x: PyReadonlyArray2<'_, f64>,
+        x: Rows<'_>,
         ids: Option<PyReadonlyArray1<'_, i64>>,
     ) -> PyResult<()> {
         let ids = self.checked_ids(ids)?;
@@ -479,7 +483,7 @@ impl Simulation {
     #[pyo3(signature = (f, ids = None))]
     fn apply_forces(
         &mut self,
-        f: PyReadonlyArray2<'_, f64>,
+        f: Rows<'_>,
         ids: Option<PyReadonlyArray1<'_, i64>>,
     ) -> PyResult<()> {
         let ids = self.checked_ids(ids)?;
@@ -494,7 +498,7 @@ impl Simulation {
     fn set_fixed(
         &mut self,
         ids: PyReadonlyArray1<'_, i64>,
-        velocity: Option<PyReadonlyArray2<'_, f64>>,
+        velocity: Option<Rows<'_>>,
     ) -> PyResult<()> {
         let ids = self.checked_ids(Some(ids))?;
         let rows = match velocity {
@@ -525,7 +529,7 @@ impl Simulation {
         py: Python<'py>,
         block: usize,
         count: Option<u32>,
-        positions: Option<PyReadonlyArray2<'_, f64>>,
+        positions: Option<Rows<'_>>,
         velocity: Option<[f64; 3]>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let placing = match (count, positions) {

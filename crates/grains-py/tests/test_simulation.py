@@ -397,3 +397,25 @@ def test_figures_of_a_run_are_drawn_with_or_without_matplotlib(tmp_path):
         return
     fig = grains.plot.figure("energy", out, use_matplotlib=True)
     assert "kinetic" in [line.get_label() for line in fig.axes[0].lines]
+
+
+def test_rows_are_taken_from_lists_and_other_dtypes_and_bad_ones_refused():
+    sim = grains.Simulation(HEAD_ON, backend="cpu")
+    sim.set_velocities([[1, 0, 0], [0, 0, 0]])  # a list of integers, m/s
+    assert np.array_equal(sim.velocities, [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    sim.set_velocities(np.array([[0.5, 0, 0], [0, 0, 0]], dtype=np.float32))
+    assert sim.velocities[0, 0] == 0.5
+    v = sim.velocities.copy()
+    with pytest.raises((TypeError, ValueError)):
+        sim.set_velocities([["a", "b", "c"], ["d", "e", "f"]])
+    with pytest.raises(TypeError):
+        sim.set_velocities(np.zeros((2, 3)), ids=np.array([0.5, 1.0]))  # ids are integers
+    with pytest.raises(ValueError, match="not finite"):
+        sim.set_positions([[0.0, 0.0, np.nan], [0.0, 0.0, 0.0]])
+    assert np.array_equal(sim.velocities, v)
+
+
+def test_a_negative_radius_raises_the_clis_message():
+    text = (ROOT / "scenes" / "sphere_on_plane.toml").read_text().replace("radius = 0.01", "radius = -0.01")
+    with pytest.raises(grains.SceneError, match=r"<scene>:\d+:\d+: particles\[0\]\.radius"):
+        grains.Simulation(text, backend="cpu")
