@@ -19,7 +19,7 @@ pub mod plot;
 pub mod post;
 pub mod preflight;
 pub mod run;
-pub mod session;
+pub mod runner;
 pub mod stage;
 pub mod sweep;
 

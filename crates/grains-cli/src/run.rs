@@ -1,7 +1,7 @@
 //! `grains run`: a scene in, frames and the energy log out, with a progress bar.
 
 use crate::preflight::{check_disk, check_overlaps, memory_budget, output_estimate};
-use crate::session::{Checkpointing, Session};
+use crate::runner::{Checkpointing, Runner};
 use crate::{make_backend_within, preflight, BackendArg, Resume};
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
@@ -154,11 +154,11 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         grains_scene::bytes(volume.bytes),
         volume.frames
     ));
-    let mut session = Session::new(scene, backend);
-    session.record(resumed, (args.resume, args.quiet), saving);
-    let mut given_up = session.begin(!args.resume)?;
+    let mut runner = Runner::new(scene, backend);
+    runner.record(resumed, (args.resume, args.quiet), saving);
+    let mut given_up = runner.begin(!args.resume)?;
     let bar = progress_bar(args.quiet, steps);
-    let stepped = session.advance(steps, args.interrupt.as_deref(), &bar);
+    let stepped = runner.advance(steps, args.interrupt.as_deref(), &bar);
     bar.finish_and_clear();
     let stepped = stepped?;
     given_up += stepped.given_up;
@@ -167,38 +167,38 @@ pub fn run(args: &RunArgs) -> Result<RunReport> {
         // Interrupted: the state of this step on disk, output and checkpoint both.
         // (Off the cadence, this frame is removed when the run resumes.)
         if !done.is_multiple_of(every) {
-            session.write_frame()?;
+            runner.write_frame()?;
         }
-        session.finish()?;
-        session.save()?;
+        runner.finish()?;
+        runner.save()?;
         return Err(Interrupted {
             step: done,
             resume: resume_command(args),
         }
         .into());
     }
-    session.finish()?;
-    let counters = session.backend.counters();
-    let audit = session.recording.as_ref().and_then(|r| r.0.audit);
+    runner.finish()?;
+    let counters = runner.backend.counters();
+    let audit = runner.recording.as_ref().and_then(|r| r.0.audit);
     let report = RunReport {
-        backend: session.backend.name(),
+        backend: runner.backend.name(),
         steps: done - start,
         particles,
         counts,
         seconds: stepped.seconds,
         rebuilds: counters.rebuilds,
-        frames: session.frames_written(),
+        frames: runner.frames_written(),
         out,
         energy_drift: audit.map(|(_, worst)| worst),
         removed: counters.removed,
     };
-    let scene = &session.scene;
+    let scene = &runner.scene;
     if !args.quiet {
         let ending = Ending {
             given_up,
             removed_here: stepped.removed_here,
         };
-        for line in summary_lines(scene, &report, session.backend.as_mut(), &memory, &ending) {
+        for line in summary_lines(scene, &report, runner.backend.as_mut(), &memory, &ending) {
             eprintln!("{line}");
         }
     }
@@ -285,15 +285,15 @@ pub fn first_state(scene: &grains_scene::Scene, quiet: bool) -> Result<Option<Re
     Ok(Some(Resume::State(Box::new(state))))
 }
 
-/// A session of `scene` (read, and checked for stability unless `allow_unstable`) on the
+/// A runner of `scene` (read, and checked for stability unless `allow_unstable`) on the
 /// backend `choice`, from `state` (the scene's first state when `None`), writing its output
 /// to `out` as `grains run` does from that step: what the Python package runs.
-pub fn open_session(
+pub fn open_runner(
     mut scene: grains_scene::Scene,
     choice: BackendArg,
     state: Option<grains_core::BackendState>,
     (out, allow_unstable): (Option<&std::path::Path>, bool),
-) -> Result<Session> {
+) -> Result<Runner> {
     if !allow_unstable {
         preflight::check_stability(&scene)?;
     }
@@ -314,7 +314,7 @@ pub fn open_session(
         budget.as_ref(),
         estimates,
     )?;
-    Session::start(scene, backend, out, fingerprint)
+    Runner::start(scene, backend, out, fingerprint)
 }
 
 /// The output writer of a run starting at `start`: a fresh run's, or a resumed run's with its

@@ -30,7 +30,7 @@ pyo3::create_exception!(
 #[pyclass(unsendable, module = "grains")]
 pub struct Simulation {
     /// The scene, its backend and its output, stepped as `grains run` steps them.
-    session: grains_cli::session::Session,
+    runner: grains_cli::runner::Runner,
     /// Particles of the scene (the mesh walls' triangles follow them in the backend).
     n: usize,
     /// Each particle's mass (kg) and material index, and the materials' names.
@@ -178,13 +178,13 @@ impl Simulation {
         let materials = world.materials.iter().map(|m| m.name.clone()).collect();
         let fingerprint = world.fingerprint();
         let dt = world.dt;
-        let session =
-            grains_cli::run::open_session(scene, choice, state, (out.map(Path::new), false))
+        let runner =
+            grains_cli::run::open_runner(scene, choice, state, (out.map(Path::new), false))
                 .map_err(|e| scene_error(format!("{e:#}")))?;
         Ok(Simulation {
             source,
             choice,
-            session,
+            runner,
             n,
             mass,
             material,
@@ -201,9 +201,9 @@ impl Simulation {
         &mut self,
         change: impl Fn(&mut dyn grains_core::Backend) -> Result<(), grains_core::CoreError>,
     ) -> PyResult<()> {
-        match change(self.session.backend.as_mut()) {
+        match change(self.runner.backend.as_mut()) {
             Err(grains_core::CoreError::BuiltWithout { flag, .. }) => {
-                let state = self.session.backend.state();
+                let state = self.runner.backend.state();
                 let mut world = read_scene(&self.source)?.world;
                 match flag {
                     "applied_forces" => world.applied_forces = true,
@@ -212,7 +212,7 @@ impl Simulation {
                 let resume = grains_cli::Resume::State(Box::new(state));
                 let (backend, _) = grains_cli::make_backend_from(world, self.choice, Some(resume))
                     .map_err(|e| value_error(format!("{e:#}")))?;
-                self.session.backend = backend;
+                self.runner.backend = backend;
                 // Another capability may be missing still (fixing needs the kinematic one).
                 self.with_capability(change)
             }
@@ -294,7 +294,7 @@ impl Simulation {
         grains_io::write_backend_checkpoint(
             Path::new(path),
             self.fingerprint,
-            self.session.backend.as_mut(),
+            self.runner.backend.as_mut(),
         )
         .map_err(value_error)
     }
@@ -305,9 +305,9 @@ impl Simulation {
     /// leaves the domain raises `SimulationError` with the CLI's message.
     #[pyo3(signature = (n = 1))]
     fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
-        let session = &mut self.session;
-        let end = session.backend.counters().steps + n;
-        py.detach(|| session.step_to(end))
+        let runner = &mut self.runner;
+        let end = runner.backend.counters().steps + n;
+        py.detach(|| runner.step_to(end))
             .map_err(|e| SimulationError::new_err(format!("{e:#}")))?;
         Ok(())
     }
@@ -315,7 +315,7 @@ impl Simulation {
     /// Write the output of this step now (frame, logs), off the scene's cadence; nothing
     /// without an output folder.
     fn write_frame(&mut self) -> PyResult<()> {
-        self.session
+        self.runner
             .write_frame()
             .map_err(|e| SimulationError::new_err(format!("{e:#}")))
     }
@@ -323,7 +323,7 @@ impl Simulation {
     /// Flush the output folder's files (the frames' `.pvd` index, the CSV logs) and release
     /// the folder; the simulation can still step, without output.
     fn close(&mut self) -> PyResult<()> {
-        self.session
+        self.runner
             .close()
             .map_err(|e| SimulationError::new_err(format!("{e:#}")))
     }
@@ -346,8 +346,8 @@ impl Simulation {
             (None, Some(d)) if d >= 0.0 => (d / dt).round() as u64,
             (None, None) => {
                 let sim = slf.borrow();
-                let at = sim.session.backend.counters().steps;
-                sim.session.scene.run.steps.saturating_sub(at)
+                let at = sim.runner.backend.counters().steps;
+                sim.runner.scene.run.steps.saturating_sub(at)
             }
             _ => return Err(value_error("give steps or duration, not both")),
         };
@@ -376,43 +376,43 @@ impl Simulation {
     /// Current time (s).
     #[getter]
     fn time(&self) -> f64 {
-        self.session.backend.time()
+        self.runner.backend.time()
     }
 
     /// Steps taken.
     #[getter]
     fn step_count(&self) -> u64 {
-        self.session.backend.counters().steps
+        self.runner.backend.counters().steps
     }
 
     /// Centres (m), `(n, 3)`.
     #[getter]
     fn positions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        xyz(py, &self.session.backend.snapshot().pos, self.n)
+        xyz(py, &self.runner.backend.snapshot().pos, self.n)
     }
 
     /// Velocities (m/s), `(n, 3)`.
     #[getter]
     fn velocities<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        xyz(py, &self.session.backend.snapshot().vel, self.n)
+        xyz(py, &self.runner.backend.snapshot().vel, self.n)
     }
 
     /// Angular velocities (rad/s), `(n, 3)`.
     #[getter]
     fn angular_velocities<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        xyz(py, &self.session.backend.snapshot().omega, self.n)
+        xyz(py, &self.runner.backend.snapshot().omega, self.n)
     }
 
     /// Contact forces of the last step (N), `(n, 3)`.
     #[getter]
     fn forces<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        xyz(py, &self.session.backend.snapshot().force, self.n)
+        xyz(py, &self.runner.backend.snapshot().force, self.n)
     }
 
     /// Radii (m); negative for a particle not in the run (dormant or deleted).
     #[getter]
     fn radii<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        let s = self.session.backend.snapshot();
+        let s = self.runner.backend.snapshot();
         let r: Vec<f64> = s.pos[..self.n].iter().map(|p| p[3] as f64).collect();
         r.into_pyarray(py)
     }
@@ -454,7 +454,7 @@ impl Simulation {
     ) -> PyResult<()> {
         let ids = self.checked_ids(ids)?;
         let rows = rows_of(&v, ids.len(), "velocity")?;
-        self.session
+        self.runner
             .backend
             .set_velocities(&ids, &rows)
             .map_err(value_error)
@@ -471,7 +471,7 @@ impl Simulation {
     ) -> PyResult<()> {
         let ids = self.checked_ids(ids)?;
         let rows = rows_of(&x, ids.len(), "position")?;
-        self.session
+        self.runner
             .backend
             .set_positions(&ids, &rows)
             .map_err(value_error)
@@ -533,16 +533,16 @@ impl Simulation {
         velocity: Option<[f64; 3]>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let placing = match (count, positions) {
-            (Some(n), None) => grains_cli::session::Placing::Free(n),
+            (Some(n), None) => grains_cli::runner::Placing::Free(n),
             (None, Some(x)) => {
                 let k = x.as_array().shape()[0];
-                grains_cli::session::Placing::At(rows_of(&x, k, "position")?)
+                grains_cli::runner::Placing::At(rows_of(&x, k, "position")?)
             }
             _ => return Err(value_error("give count or positions, one of them")),
         };
         let v = velocity.map(|v| v.map(|x| x as f32));
         let (ids, _) = self
-            .session
+            .runner
             .insert_scripted(block, placing, v)
             .map_err(|e| value_error(format!("{e:#}")))?;
         Ok(ids
@@ -556,7 +556,7 @@ impl Simulation {
     /// particle's; the ledger's `removed` takes their energy).
     fn remove(&mut self, ids: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
         let ids = self.checked_ids(Some(ids))?;
-        self.session
+        self.runner
             .backend
             .remove_particles(&ids)
             .map_err(value_error)
@@ -565,7 +565,7 @@ impl Simulation {
     /// Orientations (quaternions `x, y, z, w`), `(n, 4)`; the identity where none is kept.
     #[getter]
     fn orientations<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        let s = self.session.backend.snapshot();
+        let s = self.runner.backend.snapshot();
         let flat: Vec<f64> = (0..self.n)
             .flat_map(|i| {
                 s.quat
@@ -584,7 +584,7 @@ impl Simulation {
     /// exert on each), `torque` (N m, about its centre) and `center` (m), in `walls.csv`'s
     /// order (the analytic walls, then the mesh walls).
     fn wall_loads<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let loads = self.session.backend.wall_loads();
+        let loads = self.runner.backend.wall_loads();
         let d = PyDict::new(py);
         d.set_item("force", rows3(py, loads.iter().map(|l| l.force)))?;
         d.set_item("torque", rows3(py, loads.iter().map(|l| l.torque)))?;
@@ -596,7 +596,7 @@ impl Simulation {
     /// over the motion the scene gave it; a wall the scene keeps at rest is moved where the
     /// scene says `scripted = true`.
     fn set_wall_velocity(&mut self, wall: usize, velocity: [f64; 3]) -> PyResult<()> {
-        let walls = self.session.backend.walls();
+        let walls = self.runner.backend.walls();
         let Some(w) = walls.get(wall) else {
             return Err(value_error(format!(
                 "wall {wall}: the scene has {} walls",
@@ -612,7 +612,7 @@ impl Simulation {
         if velocity.iter().any(|x| !x.is_finite()) {
             return Err(value_error(format!("velocity {velocity:?} is not finite")));
         }
-        self.session
+        self.runner
             .backend
             .steer_wall(wall, velocity.map(|x| x as f32));
         Ok(())
@@ -620,7 +620,7 @@ impl Simulation {
 
     /// The energy ledger now (J): a dict of `energy.csv`'s columns.
     fn energy<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let e = self.session.backend.energy();
+        let e = self.runner.backend.energy();
         let d = PyDict::new(py);
         for (k, v) in [
             ("kinetic", e.kinetic),
@@ -643,7 +643,7 @@ impl Simulation {
     /// The contacts now: a dict of arrays `i`, `j` (a wall `w` as `-1 - w`), `overlap` (m),
     /// `normal_force` and `tangential_force` (N), `normal` (`(m, 3)`, from `i` to `j`), `bond`.
     fn contacts<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let r = self.session.backend.contact_records();
+        let r = self.runner.backend.contact_records();
         let d = PyDict::new(py);
         d.set_item(
             "i",
@@ -677,10 +677,10 @@ impl Simulation {
     /// `sum_c (x_c - x_i) (x) F_c` over its contacts over its volume, compression negative (the
     /// `stress` format's columns).
     fn stress<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        let b = &mut self.session.backend;
+        let b = &mut self.runner.backend;
         let records = b.contact_records();
         let pos = b.snapshot().pos[..self.n].to_vec();
-        let s = grains_cli::session::particle_stress(&self.session.scene.world, &records, &pos);
+        let s = grains_cli::runner::particle_stress(&self.runner.scene.world, &records, &pos);
         let flat: Vec<f64> = s.into_iter().flatten().collect();
         Array2::from_shape_vec((self.n, 6), flat)
             .unwrap_or_else(|_| Array2::zeros((0, 6)))
@@ -690,16 +690,16 @@ impl Simulation {
     /// The backend's name.
     #[getter]
     fn backend(&self) -> String {
-        self.session.backend.name()
+        self.runner.backend.name()
     }
 
     fn __repr__(&self) -> String {
         format!(
             "Simulation({} particles on {}, step {}, t = {} s)",
             self.n,
-            self.session.backend.name(),
-            self.session.backend.counters().steps,
-            self.session.backend.time()
+            self.runner.backend.name(),
+            self.runner.backend.counters().steps,
+            self.runner.backend.time()
         )
     }
 }

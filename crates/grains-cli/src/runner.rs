@@ -1,6 +1,6 @@
 //! A scene being run: its backend, and what a run does between batches of steps (insertion,
 //! servos, lost particles) and writes at its output steps (frames, logs, checkpoints).
-//! `grains run` drives a [`Session`] to the scene's last step; the Python package steps one
+//! `grains run` drives a [`Runner`] to the scene's last step; the Python package steps one
 //! as its caller asks, so that both write the same output for the same steps.
 
 use crate::preflight::{fault_message, healthy, lost_particles};
@@ -18,36 +18,36 @@ use std::time::Instant;
 const PROGRESS_CHUNK: u64 = 200;
 
 /// A scene, the backend running it, and the run's output (where it writes one).
-pub struct Session {
+pub struct Runner {
     pub scene: grains_scene::Scene,
     pub backend: Box<dyn Backend>,
     /// The output and the checkpoints of a run that writes them.
     pub(crate) recording: Option<(RunOutput, Checkpointing)>,
-    /// The output directory's lock, held while the session lives (the CLI holds its own).
+    /// The output directory's lock, held while the runner lives (the CLI holds its own).
     lock: Option<OutputLock>,
 }
 
-impl Session {
-    /// A session of `scene` (of world fingerprint `fingerprint`, taken before the backend
+impl Runner {
+    /// A runner of `scene` (of world fingerprint `fingerprint`, taken before the backend
     /// took its particles) on `backend` whose output goes to `out` (none without), starting
     /// afresh there at the backend's step: the directory locked, its output created, the
-    /// first insertion batch placed and the first frame written ([`Session::begin`]). Output
+    /// first insertion batch placed and the first frame written ([`Runner::begin`]). Output
     /// written by a Python caller is the CLI's for the same scene and steps.
     pub fn start(
         scene: grains_scene::Scene,
         backend: Box<dyn Backend>,
         out: Option<&Path>,
         fingerprint: u64,
-    ) -> Result<Session> {
-        let mut session = Session {
+    ) -> Result<Runner> {
+        let mut runner = Runner {
             scene,
             backend,
             recording: None,
             lock: None,
         };
         if let Some(out) = out {
-            session.lock = Some(OutputLock::take(out, &session.scene.path)?);
-            let opts = crate::preflight::output_options(&session.scene, out);
+            runner.lock = Some(OutputLock::take(out, &runner.scene.path)?);
+            let opts = crate::preflight::output_options(&runner.scene, out);
             let resumed = grains_io::Resumed {
                 writer: OutputWriter::create(&opts)?,
                 rewrite_frame: true,
@@ -58,16 +58,16 @@ impl Session {
                 fingerprint,
                 resume: "grains.Simulation.resume(scene, checkpoint)".into(),
             };
-            session.record(resumed, (false, true), saving);
+            runner.record(resumed, (false, true), saving);
         }
-        let fresh = session.backend_step() == 0;
-        session.begin(fresh)?;
-        Ok(session)
+        let fresh = runner.backend_step() == 0;
+        runner.begin(fresh)?;
+        Ok(runner)
     }
 
-    /// A session whose output the CLI has opened (and locked).
-    pub(crate) fn new(scene: grains_scene::Scene, backend: Box<dyn Backend>) -> Session {
-        Session {
+    /// A runner whose output the CLI has opened (and locked).
+    pub(crate) fn new(scene: grains_scene::Scene, backend: Box<dyn Backend>) -> Runner {
+        Runner {
             scene,
             backend,
             recording: None,
@@ -153,14 +153,14 @@ impl Session {
             .map_or(0, |r| r.0.writer.frames_written())
     }
 
-    /// Step up to step `end` as [`Session::advance`] does, without a progress bar or
+    /// Step up to step `end` as [`Runner::advance`] does, without a progress bar or
     /// interruption.
     pub fn step_to(&mut self, end: u64) -> Result<Stepped> {
         self.advance(end, None, &ProgressBar::hidden())
     }
 
     /// Step up to step `end` (or until `interrupt` is set) as a run does: in batches that end
-    /// at each output, checkpoint, insertion and servo step, where the session does what is
+    /// at each output, checkpoint, insertion and servo step, where the runner does what is
     /// due; a fault stops it (or deletes the lost particles, where the scene says so), and
     /// output or a checkpoint that cannot be written stops it with what is saved.
     pub fn advance(
@@ -254,7 +254,7 @@ impl Session {
     }
 }
 
-/// Where a session's stepping ended.
+/// Where a runner's stepping ended.
 pub struct Stepped {
     /// The step it reached: the end, or where it was interrupted.
     pub done: u64,
@@ -595,7 +595,7 @@ pub enum Placing {
     At(Vec<[f32; 3]>),
 }
 
-impl Session {
+impl Runner {
     /// Insert particles of the scripted `[[insert]]` block `block` ([`Placing`]), the next of
     /// its dormant ones, moving at `velocity` (m/s; the block's own where `None`). Checked
     /// whole before anything changes: the block is scripted and has the particles left; given
