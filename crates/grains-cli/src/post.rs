@@ -351,20 +351,13 @@ fn stress(args: &PostArgs, frames: &[Frame]) -> Result<Table> {
             );
         }
         let (lo, hi) = region(args, f);
-        let volume: f64 = (0..3).map(|k| (hi[k] - lo[k]).max(0.0)).product();
-        let (mut n, mut solid, mut sum) = (0u64, 0.0, [0.0; 6]);
-        for ((p, &r), s) in f.pos.iter().zip(&f.radius).zip(&f.stress) {
-            if (0..3).all(|k| p[k] >= lo[k] && p[k] <= hi[k]) {
-                let v = grains_core::stress::sphere_volume(r);
-                n += 1;
-                solid += v;
-                for k in 0..6 {
-                    sum[k] += v * s[k];
-                }
-            }
-        }
-        let mean = sum.map(|x| if volume > 0.0 { x / volume } else { 0.0 });
-        let fraction = if volume > 0.0 { solid / volume } else { 0.0 };
+        let r = grains_core::stress::region_stress_of(&f.pos, &f.radius, &f.stress, lo, hi);
+        let (n, mean) = (r.particles, r.stress);
+        let fraction = if r.volume > 0.0 {
+            r.solid_volume / r.volume
+        } else {
+            0.0
+        };
         let cells: Vec<String> = mean.iter().map(|x| format!("{x:e}")).collect();
         rows.push(format!(
             "{},{:e},{n},{fraction:e},{},{:e}",

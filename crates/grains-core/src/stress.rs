@@ -124,3 +124,37 @@ pub fn region_stress(
     }
     out
 }
+
+/// The mean stress of the box `[min, max]` from spheres at `centres` with `radii` (m) and
+/// stresses `stress` (Pa), as [`region_stress`] forms it from moments: `V sigma` of those in
+/// the run (radius > 0) whose centres lie in it, summed, over the box's volume. For stresses
+/// read back (`particles.csv`'s columns, the Python package's arrays).
+pub fn region_stress_of(
+    centres: &[[f64; 3]],
+    radii: &[f64],
+    stress: &[Sym6],
+    min: [f64; 3],
+    max: [f64; 3],
+) -> RegionStress {
+    let volume = (0..3).map(|k| (max[k] - min[k]).max(0.0)).product::<f64>();
+    let mut out = RegionStress {
+        volume,
+        ..Default::default()
+    };
+    let mut sum = [0.0; 6];
+    for ((p, &r), s) in centres.iter().zip(radii).zip(stress) {
+        if r <= 0.0 || !(0..3).all(|k| p[k] >= min[k] && p[k] <= max[k]) {
+            continue;
+        }
+        let v = sphere_volume(r);
+        out.particles += 1;
+        out.solid_volume += v;
+        for k in 0..6 {
+            sum[k] += v * s[k];
+        }
+    }
+    if volume > 0.0 {
+        out.stress = sum.map(|x| x / volume);
+    }
+    out
+}

@@ -913,20 +913,17 @@ fn mean_stress<'py>(
             r.len()
         )));
     }
-    let volume: f64 = (0..3).map(|k| (hi[k] - lo[k]).max(0.0)).product();
-    if volume <= 0.0 {
+    if (0..3).any(|k| hi[k] <= lo[k]) {
         return Err(value_error("expected a box with hi > lo on every axis"));
     }
-    let mut sum = [0.0; 6];
-    for (i, p) in x.iter().enumerate() {
-        if (0..3).all(|k| p[k] >= lo[k] && p[k] <= hi[k]) && r[i] > 0.0 {
-            let v = grains_core::stress::sphere_volume(r[i]);
-            for (k, acc) in sum.iter_mut().enumerate() {
-                *acc += v * s[[i, k]];
-            }
-        }
-    }
-    Ok(sum.map(|x| x / volume).to_vec().into_pyarray(py))
+    let rows: Vec<[f64; 6]> = s
+        .rows()
+        .into_iter()
+        .map(|q| [q[0], q[1], q[2], q[3], q[4], q[5]])
+        .collect();
+    let radii: Vec<f64> = r.to_vec();
+    let region = grains_core::stress::region_stress_of(&x, &radii, &rows, lo, hi);
+    Ok(region.stress.to_vec().into_pyarray(py))
 }
 
 /// `(n, 3)` rows of an array, checked.
