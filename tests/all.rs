@@ -39,6 +39,7 @@ mod adhesion;
 mod applied;
 mod broad_phase;
 mod capsules;
+mod cells;
 mod cli;
 mod clumps;
 mod dampers;

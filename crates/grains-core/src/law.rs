@@ -39,6 +39,9 @@ pub struct PairContext<'a> {
     /// Largest effective radius `R*` of any pair this chain may meet (m): the interaction range
     /// of an adhesive law grows with it.
     pub r_eff_max: f64,
+    /// Largest sum of the two contact lengths `l1 + l2` of any pair this chain may meet (m):
+    /// the two radii for particles, twice the radius against a wall.
+    pub lengths_max: f64,
 }
 
 /// What a normal law needs to estimate the duration of a collision, for `dt = "auto"`: two

@@ -48,12 +48,13 @@ impl Interaction {
 
     /// The chain's parameter record for materials `a`, `b` (words, in chain order), and the
     /// largest range of its laws (m) for pairs of effective radius up to `r_eff_max`.
-    pub fn params(&self, a: &Material, b: &Material, r_eff_max: f64) -> (Vec<u32>, f64) {
+    pub fn params(&self, a: &Material, b: &Material, reach: PairReach) -> (Vec<u32>, f64) {
         let pair = PairContext {
             a,
             b,
             spring: self.spring(),
-            r_eff_max,
+            r_eff_max: reach.r_eff_max,
+            lengths_max: reach.lengths_max,
         };
         let mut words = Vec::new();
         let mut range = 0.0f64;
@@ -63,6 +64,15 @@ impl Interaction {
         }
         (words, range)
     }
+}
+
+/// The sizes of the largest pair a chain may meet, which bound its laws' ranges.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairReach {
+    /// Largest effective radius `R*` (m).
+    pub r_eff_max: f64,
+    /// Largest sum of the two contact lengths (m).
+    pub lengths_max: f64,
 }
 
 /// Index meaning "no chain": the pair does not interact.
@@ -178,9 +188,13 @@ impl PairTable {
                 };
                 let ra = r_max.get(a).copied().unwrap_or(0.0);
                 let rb = r_max.get(b).copied().unwrap_or(0.0);
-                let r_eff_max = set.resolver.r_eff_max(ra, rb);
+                let reach = PairReach {
+                    r_eff_max: set.resolver.r_eff_max(ra, rb),
+                    // Two radii, or one twice against a wall: at most twice the larger.
+                    lengths_max: 2.0 * ra.max(rb),
+                };
                 for (x, y) in [(a, b), (b, a)] {
-                    let (words, range) = inter.params(&materials[x], &materials[y], r_eff_max);
+                    let (words, range) = inter.params(&materials[x], &materials[y], reach);
                     t.chain_range[id] = t.chain_range[id].max(range as f32);
                     let k = set.offset + x * n + y;
                     t.chain_map_mut(set.source)[k] = id as u32;

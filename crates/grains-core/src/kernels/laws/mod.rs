@@ -53,5 +53,6 @@ crate::registry::laws! {
     LubricationResistance => lubrication_resistance::LubricationResistance,
     ConstantStiffness => constant_stiffness::ConstantStiffness,
     DividingResistance => dividing_resistance::DividingResistance,
+    Delile => delile::Delile,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
