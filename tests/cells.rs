@@ -177,3 +177,133 @@ fn two_overdamped_delile_cells_relax_to_the_rest_distance_at_the_linearised_rate
         );
     }
 }
+
+/// Two overdamped beads (radii `r1`, `r2`, drag `g0` each) `s_start` apart on a `[[bond]]`
+/// whose chain is a stiff spring of rest length 2 mm and the division law `law`; as found
+/// pairs, a spring of 1e-9 N/m (1e-7 of the controller: the budding pair overlaps).
+fn dividing_pair(law: &str, (r1, r2): (f64, f64), s_start: f64, g0: f64, dt: f64) -> World {
+    let text = format!(
+        "[simulation]\nsteps = 1\ndt = {dt:e}\ndynamics = \"overdamped\"\nimplicitness = 1.0\n\n\
+         [domain]\nmin = [-0.05, -0.05, -0.05]\nmax = [0.05, 0.05, 0.05]\n\n\
+         [[material]]\nname = \"cell\"\ndensity = 1000.0\nyoung = 1.0e7\npoisson = 0.3\n\
+         substrate_friction = {g0:e}\nsubstrate_rotational_friction = 1.0e-6\n\n\
+         [[particles]]\nmaterial = \"cell\"\nradius = {r1:e}\npositions = [[0.0, 0.0, 0.0]]\n\n\
+         [[particles]]\nmaterial = \"cell\"\nradius = {r2:e}\npositions = [[{s_start:e}, 0.0, 0.0]]\n\n\
+         [[interaction]]\nbetween = [\"cell\", \"cell\"]\n\
+         normal = {{ law = \"linear\", stiffness = 1e-9 }}\n\n\
+         [[bond]]\npairs = [[0, 1]]\n\
+         normal = {{ law = \"spring\", stiffness = 10.0, rest_length = 0.002 }}\n\
+         extra = [{law}]\n"
+    );
+    test_world(&text)
+}
+
+/// Under a target separation ramping at speed v, two overdamped halves of drag `g0` separate at
+/// v, lagging the target by `g0 v / (2 k_rep)`, the bond's stiff spring (100 times the
+/// controller, pulling towards 2 mm) contributing nothing while the division law acts; once
+/// the cytokinesis is over the law lets go and the spring pulls the pair to its rest length.
+/// `dividing` ramps from `c0 (R1 + R2)` to `c1 (R1 + R2)`, `budding` from `|R1 - R2|` to
+/// `R1 + R2`.
+#[test]
+fn a_dividing_pair_lags_its_ramping_target_by_g0_v_over_2k() {
+    let (g0, dt, steps) = (1e-2, 1e-3, 1000u32);
+    let k = 2e-3 * g0 / dt;
+    let duration = steps as f64 * dt;
+    let dividing = format!(
+        "{{ law = \"dividing\", repulsive_stiffness = {k:e}, attractive_stiffness = {:e}, \
+         duration = {duration:e}, start_separation_ratio = 2.0, end_separation_ratio = 4.0 }}",
+        3.0 * k
+    );
+    let budding =
+        format!("{{ law = \"budding\", repulsive_stiffness = {k:e}, duration = {duration:e} }}");
+    // (law, radii, the target's start and end).
+    let cases = [
+        (dividing, (1e-3, 1e-3), 4e-3, 8e-3),
+        (budding, (4e-3, 1e-3), 3e-3, 5e-3),
+    ];
+    for (law, radii, s0, s1) in cases {
+        let v = (s1 - s0) / duration;
+        let lag = g0 * v / (2.0 * k);
+        for mut b in backends(dividing_pair(&law, radii, s0 - lag, g0, dt)) {
+            let gap = |b: &mut dyn Backend| {
+                let s = b.snapshot();
+                s.pos[1][0] as f64 - s.pos[0][0] as f64
+            };
+            b.run(900);
+            let target = s0 + v * 900.0 * dt;
+            let got = target - gap(b.as_mut());
+            // The discrete step moves the lag by a step's travel or two (v dt, 1/250 of it).
+            assert!(
+                (got - lag).abs() <= 0.015 * lag,
+                "{} {law}: lag {got} m against g0 v / (2 k) = {lag} m",
+                b.name()
+            );
+            b.run(150);
+            let rest = gap(b.as_mut());
+            assert!(
+                (rest - 0.002).abs() <= 1e-6,
+                "{} {law}: after the cytokinesis the spring holds the pair at {rest} m, not 2 mm",
+                b.name()
+            );
+        }
+    }
+}
+
+fn refusal(text: &str) -> String {
+    match grains_scene::parse_scene(text, std::path::Path::new("<test>")) {
+        Ok(_) => panic!("the scene parsed:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Bad cell-law settings are refused at their key, saying what would be right: a rest distance
+/// at or past the cut-off, a division law followed by another in its slot, a target that does
+/// not move apart, a missing duration.
+#[test]
+fn bad_cell_law_settings_are_refused_where_they_are_written() {
+    let delile = |keys: &str| {
+        format!(
+            "[simulation]\nsteps = 1\ndt = 1e-3\n\n[domain]\nmin = [-1, -1, -1]\nmax = [1, 1, 1]\n\n\
+             [[material]]\nname = \"cell\"\ndensity = 1000.0\nyoung = 1.0e3\npoisson = 0.4\n\n\
+             [[particles]]\nmaterial = \"cell\"\nradius = 0.01\npositions = [[0.0, 0.0, 0.0]]\n\n\
+             [[interaction]]\nbetween = [\"cell\", \"cell\"]\n{keys}\n"
+        )
+    };
+    let cases = [
+        (
+            "normal = { law = \"delile\", stiffness = 1.0, area_factor = 1.0, \
+             max_distance_ratio = 0.9 }",
+            "max_distance_ratio",
+            "must be below the maximum distance ratio (0.9)",
+        ),
+        (
+            "normal = { law = \"delile\", area_factor = 1.0 }",
+            "stiffness",
+            "",
+        ),
+        (
+            "normal = { law = \"hertz\" }\nextra = [{ law = \"dividing\", \
+             repulsive_stiffness = 1.0, duration = 1.0 }, { law = \"constant_force\", force = 1.0 }]",
+            "extra[1]",
+            "\"dividing\" sets the extra slot's result and must be its last law",
+        ),
+        (
+            "normal = { law = \"hertz\" }\nextra = { law = \"dividing\", repulsive_stiffness = 1.0, \
+             duration = 1.0, start_separation_ratio = 0.5, end_separation_ratio = 0.5 }",
+            "end_separation_ratio",
+            "must exceed the start's (0.5)",
+        ),
+        (
+            "normal = { law = \"hertz\" }\nextra = { law = \"budding\", repulsive_stiffness = 1.0 }",
+            "extra",
+            "duration",
+        ),
+    ];
+    for (keys, at, says) in cases {
+        let e = refusal(&delile(keys));
+        assert!(
+            e.starts_with("<test>:") && e.contains(at) && e.contains(says),
+            "{keys}\n gave: {e}"
+        );
+    }
+}

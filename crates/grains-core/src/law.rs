@@ -333,10 +333,13 @@ pub trait Law {
     const HISTORY_WORDS: &'static [Word];
     /// The ledger columns it writes: elastic, damping, friction.
     const ENERGY: &'static [&'static str];
-    /// Whether it must be the last law of its slot: a law that sets what the laws before it
-    /// added (`dividing_resistance` sets the friction block) would see a later law of its slot
-    /// add to what it set, so the scene refuses one after it.
-    const LAST_IN_SLOT: bool = false;
+    /// Whether it overwrites rather than adds: it SETS what the chain's laws before it
+    /// declared (`dividing` the pair's force and all that goes with it, `dividing_resistance`
+    /// the friction block), so that, while it acts, the pair feels it alone. A later law of
+    /// its slot would add to what it set, so it must be its slot's last law (the scene refuses
+    /// one after it); the force slots end with `extra`, so an overwriting `extra` law is the
+    /// chain's last word on the force. This one flag is the whole overwrite mechanism.
+    const OVERWRITES: bool = false;
 
     /// Per-pair parameters (`#[repr(C)]`, Pod, 4-byte scalars only).
     type Params: Pod + Default + std::fmt::Debug + PartialEq;

@@ -411,10 +411,11 @@ macro_rules! laws {
                 }
             }
 
-            /// Whether it must be the last law of its slot ([`Law::LAST_IN_SLOT`]).
-            pub fn last_in_slot(self) -> bool {
+            /// Whether it sets what the laws before it declared, and so must be the last law of
+            /// its slot ([`Law::OVERWRITES`]).
+            pub fn overwrites(self) -> bool {
                 match self {
-                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::LAST_IN_SLOT,)*
+                    $(LawKind::$variant => <crate::kernels::laws::$module::$ty as Law>::OVERWRITES,)*
                 }
             }
 

@@ -152,7 +152,7 @@ pub(crate) fn slot_laws(
             }
             // Laws of a slot run in the order written: one that sets what came before it
             // must come last, or a later law would add to what it set.
-            if let Some(last) = laws.last().map(|l| l.kind()).filter(|l| l.last_in_slot()) {
+            if let Some(last) = laws.last().map(|l| l.kind()).filter(|l| l.overwrites()) {
                 return Err(ctx.err(
                     &x.span(),
                     &path,

@@ -4,10 +4,10 @@
 //! `Gamma = gamma_dividing I` (Mpacts N_DividingResistance, `shared/reference/000`): a diagonal
 //! block, `gamma_n = gamma_t = friction`, which SETS the chain's block rather than adding to it,
 //! so that the pair of daughter cells feels this friction alone whatever the laws before it
-//! declared. It must therefore be the last law of the `resistance` slot (`Law::LAST_IN_SLOT`:
+//! declared. It must therefore be the last law of the `resistance` slot (`Law::OVERWRITES`:
 //! the scene refuses a law after it, as a later law would add to what it set). In Mpacts it acts
 //! on division partners only; in grains it acts on every pair its chain evaluates, so it belongs
-//! on the `[[bond]]` that joins the two halves.
+//! on the fixed pair that joins the two halves (a `[[bond]]`, with `dividing` or `budding`).
 //!
 //! Scene keys (in the `resistance` slot): `friction` (N s/m, required).
 
@@ -52,7 +52,7 @@ impl Law for DividingResistance {
     const KEYS: &'static [&'static str] = &["friction"];
     const HISTORY_WORDS: &'static [Word] = &[];
     const ENERGY: &'static [&'static str] = &["damping"];
-    const LAST_IN_SLOT: bool = true;
+    const OVERWRITES: bool = true;
     type Params = DividingResistanceParams;
     type History = ();
     type Spec = DividingResistanceSpec;

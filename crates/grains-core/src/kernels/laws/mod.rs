@@ -54,5 +54,7 @@ crate::registry::laws! {
     ConstantStiffness => constant_stiffness::ConstantStiffness,
     DividingResistance => dividing_resistance::DividingResistance,
     Delile => delile::Delile,
+    Dividing => dividing::Dividing,
+    Budding => budding::Budding,
     ContactMatrix => contact_matrix::ContactMatrix,
 }
