@@ -178,77 +178,6 @@ fn two_overdamped_delile_cells_relax_to_the_rest_distance_at_the_linearised_rate
     }
 }
 
-/// Two overdamped beads (radii `r1`, `r2`, drag `g0` each) `s_start` apart on a `[[bond]]`
-/// whose chain is a stiff spring of rest length 2 mm and the division law `law`; as found
-/// pairs, a spring of 1e-9 N/m (1e-7 of the controller: the budding pair overlaps).
-fn dividing_pair(law: &str, (r1, r2): (f64, f64), s_start: f64, g0: f64, dt: f64) -> World {
-    let text = format!(
-        "[simulation]\nsteps = 1\ndt = {dt:e}\ndynamics = \"overdamped\"\nimplicitness = 1.0\n\n\
-         [domain]\nmin = [-0.05, -0.05, -0.05]\nmax = [0.05, 0.05, 0.05]\n\n\
-         [[material]]\nname = \"cell\"\ndensity = 1000.0\nyoung = 1.0e7\npoisson = 0.3\n\
-         substrate_friction = {g0:e}\nsubstrate_rotational_friction = 1.0e-6\n\n\
-         [[particles]]\nmaterial = \"cell\"\nradius = {r1:e}\npositions = [[0.0, 0.0, 0.0]]\n\n\
-         [[particles]]\nmaterial = \"cell\"\nradius = {r2:e}\npositions = [[{s_start:e}, 0.0, 0.0]]\n\n\
-         [[interaction]]\nbetween = [\"cell\", \"cell\"]\n\
-         normal = {{ law = \"linear\", stiffness = 1e-9 }}\n\n\
-         [[bond]]\npairs = [[0, 1]]\n\
-         normal = {{ law = \"spring\", stiffness = 10.0, rest_length = 0.002 }}\n\
-         extra = [{law}]\n"
-    );
-    test_world(&text)
-}
-
-/// Under a target separation ramping at speed v, two overdamped halves of drag `g0` separate at
-/// v, lagging the target by `g0 v / (2 k_rep)`, the bond's stiff spring (100 times the
-/// controller, pulling towards 2 mm) contributing nothing while the division law acts; once
-/// the cytokinesis is over the law lets go and the spring pulls the pair to its rest length.
-/// `dividing` ramps from `c0 (R1 + R2)` to `c1 (R1 + R2)`, `budding` from `|R1 - R2|` to
-/// `R1 + R2`.
-#[test]
-fn a_dividing_pair_lags_its_ramping_target_by_g0_v_over_2k() {
-    let (g0, dt, steps) = (1e-2, 1e-3, 1000u32);
-    let k = 2e-3 * g0 / dt;
-    let duration = steps as f64 * dt;
-    let dividing = format!(
-        "{{ law = \"dividing\", repulsive_stiffness = {k:e}, attractive_stiffness = {:e}, \
-         duration = {duration:e}, start_separation_ratio = 2.0, end_separation_ratio = 4.0 }}",
-        3.0 * k
-    );
-    let budding =
-        format!("{{ law = \"budding\", repulsive_stiffness = {k:e}, duration = {duration:e} }}");
-    // (law, radii, the target's start and end).
-    let cases = [
-        (dividing, (1e-3, 1e-3), 4e-3, 8e-3),
-        (budding, (4e-3, 1e-3), 3e-3, 5e-3),
-    ];
-    for (law, radii, s0, s1) in cases {
-        let v = (s1 - s0) / duration;
-        let lag = g0 * v / (2.0 * k);
-        for mut b in backends(dividing_pair(&law, radii, s0 - lag, g0, dt)) {
-            let gap = |b: &mut dyn Backend| {
-                let s = b.snapshot();
-                s.pos[1][0] as f64 - s.pos[0][0] as f64
-            };
-            b.run(900);
-            let target = s0 + v * 900.0 * dt;
-            let got = target - gap(b.as_mut());
-            // The discrete step moves the lag by a step's travel or two (v dt, 1/250 of it).
-            assert!(
-                (got - lag).abs() <= 0.015 * lag,
-                "{} {law}: lag {got} m against g0 v / (2 k) = {lag} m",
-                b.name()
-            );
-            b.run(150);
-            let rest = gap(b.as_mut());
-            assert!(
-                (rest - 0.002).abs() <= 1e-6,
-                "{} {law}: after the cytokinesis the spring holds the pair at {rest} m, not 2 mm",
-                b.name()
-            );
-        }
-    }
-}
-
 fn refusal(text: &str) -> String {
     match grains_scene::parse_scene(text, std::path::Path::new("<test>")) {
         Ok(_) => panic!("the scene parsed:\n{text}"),
@@ -306,4 +235,186 @@ fn bad_cell_law_settings_are_refused_where_they_are_written() {
             "{keys}\n gave: {e}"
         );
     }
+}
+
+/// Settings of a colony scene.
+struct Colony<'a> {
+    /// Cells of radius 10 um at these centres (m).
+    cells: &'a [[f64; 3]],
+    cycle_time: f64,
+    spread: f64,
+    max_cells: u32,
+    /// The `extra` table of the division pairs.
+    division: String,
+    /// `target` and the rest of the block's keys.
+    more: &'a str,
+    dt: f64,
+    steps: u64,
+}
+
+/// An overdamped colony (drag 1e-2 N s/m) of `delile` cells (k = 1 N/m about the rest distance)
+/// in a box of 2 mm.
+fn colony_scene(c: &Colony<'_>) -> String {
+    let positions: Vec<String> = c
+        .cells
+        .iter()
+        .map(|x| format!("[{:e}, {:e}, {:e}]", x[0], x[1], x[2]))
+        .collect();
+    // w a (r_max - r_eq)^2 = 1 N/m for two cells of 10 um.
+    let wa = 1.0 / ((C_MAX - C_EQ) as f64 * 2e-5).powi(2);
+    format!(
+        "[simulation]\nsteps = {}\ndt = {:e}\ndynamics = \"overdamped\"\nimplicitness = 1.0\n\n\
+         [domain]\nmin = [-1e-3, -1e-3, -1e-3]\nmax = [1e-3, 1e-3, 1e-3]\n\n\
+         [output]\nevery = 1000000\nformats = []\n\n\
+         [[material]]\nname = \"cell\"\ndensity = 1000.0\nyoung = 1.0e3\npoisson = 0.4\n\
+         substrate_friction = 1e-2\nsubstrate_rotational_friction = 1.0e-12\n\n\
+         [[particles]]\nmaterial = \"cell\"\nradius = 1e-5\npositions = [{}]\n\n\
+         [[interaction]]\nbetween = [\"cell\", \"cell\"]\n\
+         normal = {{ law = \"delile\", stiffness = {wa:e}, area_factor = 1.0, \
+         max_distance_ratio = {C_MAX:?}, rest_distance_ratio = {C_EQ:?} }}\n\n\
+         [[cells]]\nmaterial = \"cell\"\ncycle_time = {:e}\ncycle_spread = {:?}\n\
+         max_cells = {}\nseed = 7\nextra = {}\n{}\n",
+        c.steps,
+        c.dt,
+        positions.join(", "),
+        c.cycle_time,
+        c.spread,
+        c.max_cells,
+        c.division,
+        c.more
+    )
+}
+
+/// A runner of scene text `text` on `backend` ("cpu" or "gpu"), without output.
+fn colony_runner(text: &str, backend: &str) -> grains_cli::runner::Runner {
+    let scene = grains_scene::parse_scene(text, std::path::Path::new("<test>"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let choice = match backend {
+        "gpu" => grains_cli::BackendArg::Gpu,
+        _ => grains_cli::BackendArg::Cpu,
+    };
+    grains_cli::run::open_runner(scene, choice, None, (None, true))
+        .unwrap_or_else(|e| panic!("{e:#}"))
+}
+
+/// The particles in the run: `(id, radius, mass)`.
+fn live(r: &mut grains_cli::runner::Runner) -> Vec<(u32, f32, f64)> {
+    let snap = r.backend.snapshot();
+    snap.pos
+        .iter()
+        .zip(snap.vel.iter())
+        .enumerate()
+        .filter(|(_, (p, _))| p[3] != grains_core::backend::REMOVED_RADIUS)
+        .map(|(i, (p, v))| (i as u32, p[3], 1.0 / v[3] as f64))
+        .collect()
+}
+
+const DIVIDING: &str = "{ law = \"dividing\", repulsive_stiffness = 1.0, duration = 0.03 }";
+
+/// With a fixed cycle and no spread, one cell becomes exactly `2^n` after n cycles (here 16
+/// after 4), on every backend: each division at its cycle's step, each daughter of half her
+/// mother's mass and `2^(-1/3)` her radius, so the colony's mass is the first cell's to f32
+/// rounding; `cells.csv`'s births are 2, 4, 8, 16 at steps 200, 400, 600, 800.
+#[test]
+fn a_colony_without_spread_doubles_every_cycle_and_keeps_its_mass() {
+    let text = colony_scene(&Colony {
+        cells: &[[0.0; 3]],
+        cycle_time: 0.1,
+        spread: 0.0,
+        max_cells: 16,
+        division: DIVIDING.into(),
+        more: "",
+        dt: 5e-4,
+        steps: 850,
+    });
+    for backend in grains_tests::scene_backends() {
+        let mut r = colony_runner(&text, backend);
+        let m0 = live(&mut r)[0].2;
+        for (n, step) in [(1u32, 199u64), (2, 200), (4, 400), (8, 600), (16, 800)] {
+            r.step_to(step).unwrap_or_else(|e| panic!("{e:#}"));
+            let cells = live(&mut r);
+            assert_eq!(cells.len() as u32, n, "{backend}: cells at step {step}");
+            assert_eq!(r.colony.as_ref().map(|c| c.count), Some(n));
+            let mass: f64 = cells.iter().map(|c| c.2).sum();
+            // Each mass is f32, read back as an inverse: a few ulps each.
+            assert!(
+                (mass - m0).abs() <= 1e-6 * m0,
+                "{backend}: the colony's mass at step {step} is {mass} kg, the cell's {m0} kg"
+            );
+            let g = n.trailing_zeros();
+            let r_want = 1e-5 * 2f64.powf(-(g as f64) / 3.0);
+            for c in &cells {
+                assert!(
+                    ((c.1 as f64) - r_want).abs() <= 1e-6 * r_want,
+                    "{backend}: radius {}",
+                    c.1
+                );
+            }
+        }
+        let births = &r.colony.as_ref().expect("a colony").births;
+        assert_eq!(
+            births,
+            &[(200, 2), (400, 4), (600, 8), (800, 16)],
+            "{backend}"
+        );
+    }
+}
+
+/// With a spread, the division steps are the cycle's hash of seed, cell and generation: the
+/// same births at the same steps on the CPU and the GPU.
+#[test]
+fn a_colony_with_spread_divides_at_the_same_steps_on_every_backend() {
+    let text = colony_scene(&Colony {
+        cells: &[[0.0; 3], [1e-4, 0.0, 0.0], [0.0, 1e-4, 0.0]],
+        cycle_time: 0.1,
+        spread: 0.3,
+        max_cells: 64,
+        division: DIVIDING.into(),
+        more: "",
+        dt: 5e-4,
+        steps: 700,
+    });
+    let runs: Vec<_> = grains_tests::scene_backends()
+        .into_iter()
+        .map(|backend| {
+            let mut r = colony_runner(&text, backend);
+            r.step_to(700).unwrap_or_else(|e| panic!("{e:#}"));
+            let colony = r.colony.take().expect("a colony");
+            (backend, colony.births, colony.count, live(&mut r).len())
+        })
+        .collect();
+    let (_, births, count, alive) = &runs[0];
+    assert!(
+        births.len() > 6,
+        "divisions spread over several steps: {births:?}"
+    );
+    assert_eq!(*count as usize, *alive);
+    for (backend, b, c, _) in &runs[1..] {
+        assert_eq!((b, c), (births, count), "{backend} against the cpu");
+    }
+}
+
+/// A colony that would outgrow `max_cells` stops the run at the division that does not fit,
+/// saying how many cells would be needed.
+#[test]
+fn a_colony_past_max_cells_stops_the_run_with_the_count_that_would_fit() {
+    let text = colony_scene(&Colony {
+        cells: &[[0.0; 3]],
+        cycle_time: 0.1,
+        spread: 0.0,
+        max_cells: 3,
+        division: DIVIDING.into(),
+        more: "",
+        dt: 5e-4,
+        steps: 500,
+    });
+    let mut r = colony_runner(&text, "cpu");
+    let e = match r.step_to(500) {
+        Ok(_) => panic!("the colony outgrew max_cells = 3 without a word"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(
+        e.contains("max_cells = 3 is reached") && e.contains("raise max_cells to at least 4"),
+        "{e}"
+    );
 }

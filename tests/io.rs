@@ -29,6 +29,7 @@ fn options(dir: &Path) -> OutputOptions {
         bonds: true,
         walls: true,
         stress: false,
+        cells: false,
     }
 }
 
@@ -466,6 +467,7 @@ fn switched_off_formats_leave_no_files() -> anyhow::Result<()> {
         bonds: false,
         walls: false,
         stress: false,
+        cells: false,
     };
     let mut w = OutputWriter::create(&opts)?;
     w.write_frame(&snapshot(1, 0.1, 0.0), None)?;
@@ -878,7 +880,11 @@ fn resuming_cuts_the_stress_log_back_to_the_checkpoint() -> anyhow::Result<()> {
     let mut w = OutputWriter::create(&opts)?;
     for step in [0, 100, 200, 300] {
         let time = step as f64 * 1e-5;
-        w.write_frame_with(&snapshot(step, time, 0.0), None, Some(&stress))?;
+        let extra = grains_io::PerParticle {
+            stress: Some(&stress),
+            ..Default::default()
+        };
+        w.write_frame_with(&snapshot(step, time, 0.0), None, extra)?;
         w.write_stress(step, time, &region)?;
     }
     w.finish()?;

@@ -183,6 +183,7 @@ fn cases() -> Vec<(String, String)> {
             "`[[insert]]` `radii` `table`",
             format!("{BASE}{INSERT}{REGION}radii = {{ table = [[0.001, 1.0]], {UNKNOWN} }}\n"),
         ),
+        ("`[[cells]]`", format!("{BASE}\n[[cells]]\n{UNKNOWN}\n")),
         ("`[output]`", format!("{BASE}\n[output]\n{UNKNOWN}\n")),
         ("`[initial]`", format!("{BASE}\n[initial]\n{UNKNOWN}\n")),
     ];

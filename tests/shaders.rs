@@ -470,8 +470,8 @@ fn struct_layouts_match_kernel_types() {
             kick,
             n_bodies,
             n_triangles,
-            _pad3,
-            _pad4,
+            division_first,
+            division_pairs,
             _pad5
         }),
         rust_layout!(FarSlot {

@@ -154,8 +154,8 @@ struct StepParams {
     kick: f32,
     n_bodies: u32,
     n_triangles: u32,
-    _pad3: u32,
-    _pad4: u32,
+    division_first: u32,
+    division_pairs: u32,
     _pad5: u32,
 }
 

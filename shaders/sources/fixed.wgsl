@@ -14,8 +14,17 @@ fn source_count() -> u32 {
     return step.n_fixed;
 }
 
-// Invocation `gid` evaluates its own pair (the template's `contact_pair`).
+// A fixed pair's `pair_active` word while it is switched off (a division pair before its cell
+// divides and after its cytokinesis): not evaluated, its history and slot zero. CPU twin:
+// `FIXED_OFF`.
+const FIXED_OFF: u32 = 0xffffffffu;
+
+// Invocation `gid` evaluates its own pair (the template's `contact_pair`) unless it is switched
+// off. CPU twin: `source_runs`.
 fn source_pairs(gid: u32) {
+    if (pair_active[gid] == FIXED_OFF) {
+        return;
+    }
     contact_pair(gid);
 }
 

@@ -12,6 +12,8 @@
 @group(0) @binding(13) var<storage, read> pair_start: array<u32>;
 // The packed slots' counts and the ring of those given back (lib/packed_slots.wgsl).
 @group(0) @binding(14) var<storage, read_write> slot_count: array<atomic<u32>>;
+// The fixed pairs' flags: which division pairs are in cytokinesis (`divides_with`).
+@group(0) @binding(15) var<storage, read> fixed_active: array<u32>;
 
 // One invocation per particle: its records of particles (those above it) are the head of its
 // records, before its walls.
@@ -45,10 +47,21 @@ fn kept_torque(s: PairSlot) -> vec3<f32> {
 fn source_pair(gid: u32) -> SourcePair {
     let p = owner;
     let q = pair_j[gid];
-    if (q >= step.n_particles) {
+    if (q >= step.n_particles || divides_with(p, q)) {
         return SourcePair();
     }
     return SourcePair(p, q, material[p] * step.n_materials + material[q], 1u);
+}
+
+// Whether `p < q` are the two halves of a division pair in cytokinesis: particles
+// `first + 2k`, `first + 2k + 1` of the division pool with fixed pair `division_pairs + k` on
+// (0xffffffff is the fixed source's FIXED_OFF). CPU twin: `divides_with`.
+fn divides_with(p: u32, q: u32) -> bool {
+    let first = step.division_first;
+    if (first == 0u || p < first || q != p + 1u || (p - first) % 2u != 0u) {
+        return false;
+    }
+    return fixed_active[step.division_pairs + (p - first) / 2u] != 0xffffffffu;
 }
 
 // The record (slot flag) of invocation `gid`: its own. CPU twin: `source_record`.

@@ -473,9 +473,12 @@ pub fn output_options(scene: &Scene, dir: &Path) -> grains_io::OutputOptions {
         csv: scene.output.csv,
         energy: scene.output.energy,
         contacts: scene.output.contacts,
-        bonds: !scene.world.fixed_pairs.is_empty(),
+        // The division pairs of a colony are fixed pairs too, but no bonds.
+        bonds: scene.world.fixed_pairs.len()
+            > scene.world.cells.as_ref().map_or(0, |c| c.pairs as usize),
         walls: scene.world.logs_wall_loads(),
         stress: scene.output.stress.is_some(),
+        cells: scene.world.cells.is_some(),
     }
 }
 

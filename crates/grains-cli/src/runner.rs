@@ -21,6 +21,8 @@ const PROGRESS_CHUNK: u64 = 200;
 pub struct Runner {
     pub scene: grains_scene::Scene,
     pub backend: Box<dyn Backend>,
+    /// The colony of a scene with `[[cells]]`: when its cells divide ([`grains_core::cells`]).
+    pub colony: Option<grains_core::cells::Colony>,
     /// The output and the checkpoints of a run that writes them.
     pub(crate) recording: Option<(RunOutput, Checkpointing)>,
     /// The output directory's lock, held while the runner lives (the CLI holds its own).
@@ -39,12 +41,7 @@ impl Runner {
         out: Option<&Path>,
         fingerprint: u64,
     ) -> Result<Runner> {
-        let mut runner = Runner {
-            scene,
-            backend,
-            recording: None,
-            lock: None,
-        };
+        let mut runner = Runner::new(scene, backend);
         if let Some(out) = out {
             runner.lock = Some(OutputLock::take(out, &runner.scene.path)?);
             let opts = crate::preflight::output_options(&runner.scene, out);
@@ -66,8 +63,17 @@ impl Runner {
     }
 
     /// A runner whose output the CLI has opened (and locked).
-    pub(crate) fn new(scene: grains_scene::Scene, backend: Box<dyn Backend>) -> Runner {
+    pub(crate) fn new(scene: grains_scene::Scene, mut backend: Box<dyn Backend>) -> Runner {
+        let colony = scene.world.cells.is_some().then(|| {
+            let snap = backend.snapshot();
+            let mass = snap
+                .vel
+                .iter()
+                .map(|v| if v[3] > 0.0 { 1.0 / v[3] } else { 0.0 });
+            mass.collect()
+        });
         Runner {
+            colony: colony.and_then(|m| grains_core::cells::Colony::of(&scene.world, m)),
             scene,
             backend,
             recording: None,
@@ -96,6 +102,12 @@ impl Runner {
     /// it is due (a fresh run's, or a resumed frame that was cut short). Returns the inserted
     /// particles that found no place.
     pub(crate) fn begin(&mut self, fresh: bool) -> Result<u64> {
+        if !fresh && self.colony.is_some() {
+            bail!(
+                "a run with [[cells]] starts at step 0: its colony's bookkeeping (generations, \
+                 cycles, cytokineses under way) is not in the checkpoint, so it cannot resume"
+            );
+        }
         let mut given_up = 0;
         if fresh && self.scene.world.insert_every > 0 {
             let step = self.backend_step();
@@ -118,7 +130,7 @@ impl Runner {
             return Ok(());
         };
         output
-            .write(&self.scene, self.backend.as_mut())
+            .write(&self.scene, self.backend.as_mut(), self.colony.as_ref())
             .map_err(|e| saving.stopped(e, &mut self.backend, &self.scene.world))
     }
 
@@ -195,6 +207,12 @@ impl Runner {
                     u64::MAX
                 })
                 .min(servo_every.map_or(u64::MAX, next))
+                .min(
+                    self.colony
+                        .as_ref()
+                        .and_then(|c| c.next_event(done))
+                        .unwrap_or(u64::MAX),
+                )
                 .min(if done < last { last } else { u64::MAX })
                 .min(end)
                 .min(done + batch);
@@ -221,6 +239,17 @@ impl Runner {
             s.given_up += insert_batch(scene, &mut self.backend, s.done)?;
         }
         grains_core::servo::steer(self.backend.as_mut(), &scene.world.servos, s.done);
+        if let Some(colony) = &mut self.colony {
+            let born = colony.apply(self.backend.as_mut())?;
+            if born > 0 {
+                if let Some((output, _)) = &mut self.recording {
+                    let time = s.done as f64 * scene.world.dt;
+                    output
+                        .writer
+                        .write_births(s.done, time, born, colony.count)?;
+                }
+            }
+        }
         if s.done.is_multiple_of(every) || s.done == last {
             self.write_frame()?;
         }
@@ -391,7 +420,12 @@ impl RunOutput {
 
     /// Write the output of the backend's current step: broken bonds, the frame, wall loads,
     /// the walls' surfaces, shells, contacts and the energy line (with the audit).
-    pub(crate) fn write(&mut self, scene: &grains_scene::Scene, b: &mut dyn Backend) -> Result<()> {
+    pub(crate) fn write(
+        &mut self,
+        scene: &grains_scene::Scene,
+        b: &mut dyn Backend,
+        colony: Option<&grains_core::cells::Colony>,
+    ) -> Result<()> {
         let world = &scene.world;
         if !world.fixed_pairs.is_empty() {
             self.write_broken_bonds(world, b)?;
@@ -417,11 +451,14 @@ impl RunOutput {
             _ => None,
         };
         if scene.output.vtk || scene.output.csv {
-            let per_particle = stress.as_ref().map(|s| s.0.as_slice());
+            let extra = grains_io::PerParticle {
+                stress: stress.as_ref().map(|s| s.0.as_slice()),
+                lineage: colony.map(|c| (&c.generation[..n], &c.parent[..n])),
+            };
             if n < snap.pos.len() {
-                w.write_frame_with(&snap.first(n), None, per_particle)?;
+                w.write_frame_with(&snap.first(n), None, extra)?;
             } else {
-                w.write_frame_with(&snap, None, per_particle)?;
+                w.write_frame_with(&snap, None, extra)?;
             }
         }
         if let Some((_, region)) = &stress {

@@ -717,6 +717,28 @@ pub fn insert_particles_in(
     Ok((changed, energy))
 }
 
+/// Check that each of `pairs` is a division pair of the world that is on (`fixed_active`).
+pub fn check_division_ends(
+    world: &World,
+    pairs: &[u32],
+    fixed_active: &[u32],
+) -> Result<(), crate::CoreError> {
+    let pool = world
+        .cells
+        .as_ref()
+        .map_or(0..0, |c| c.first_pair..c.first_pair + c.pairs);
+    for &k in pairs {
+        if !pool.contains(&k)
+            || fixed_active[k as usize] == crate::kernels::sources::fixed::FIXED_OFF
+        {
+            return Err(crate::CoreError::Refused(format!(
+                "fixed pair {k} is no division pair in cytokinesis"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// How many of the particles `changed` are bodies (not a clump's members, which go with theirs).
 pub fn bodies_in(world: &World, changed: &[usize]) -> u64 {
     changed
@@ -838,6 +860,17 @@ pub trait Backend: Send {
         &mut self,
         placed: &[(u32, [f32; 3], [f32; 3])],
     ) -> Result<(), crate::CoreError>;
+    /// Divide cells ([`crate::cells`]): each mother leaves the run, her two daughters (her
+    /// division pair's dormant particles) enter it as given, and the pair switches on with a
+    /// fresh history, driving them alone through the cytokinesis. Checked whole first.
+    fn divide_cells(
+        &mut self,
+        divisions: &[crate::cells::Division],
+    ) -> Result<(), crate::CoreError>;
+    /// End the cytokinesis of fixed pairs `pairs` (division pairs that are on): each is switched
+    /// off, its history and slot zeroed, and its two particles are an ordinary contact from the
+    /// next step on.
+    fn end_divisions(&mut self, pairs: &[u32]) -> Result<(), crate::CoreError>;
     /// Bytes of device buffers the backend holds (the GPU backend's live buffers and their saved
     /// copies); `None` for a backend whose state is in host memory.
     fn device_bytes(&self) -> Option<u64> {

@@ -315,8 +315,12 @@ pub struct StepParams {
     pub n_bodies: u32,
     /// Number of mesh walls' triangles: the last particles.
     pub n_triangles: u32,
-    pub _pad3: u32,
-    pub _pad4: u32,
+    /// First particle of the division pool ([`crate::cells`]): its particles `first + 2k` and
+    /// `first + 2k + 1` are the halves of division pair k; 0 in a world without one (a colony
+    /// starts from a cell, so its pool never starts at particle 0).
+    pub division_first: u32,
+    /// Index of division pair 0 among the fixed pairs.
+    pub division_pairs: u32,
     pub _pad5: u32,
 }
 

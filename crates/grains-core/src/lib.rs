@@ -10,6 +10,7 @@
 //! - [`timestep`], [`restitution`]: derived figures; [`units`]: how messages print quantities.
 
 pub mod backend;
+pub mod cells;
 pub mod cpu;
 pub mod dynamics;
 pub mod error;

@@ -11,6 +11,13 @@ pub const PARTICLES_HEADER: &str = "step,time,id,x,y,z,vx,vy,vz,wx,wy,wz,fx,fy,f
 /// negative.
 pub const PARTICLES_STRESS_COLUMNS: &str = ",sxx,syy,szz,sxy,sxz,syz";
 
+/// The columns `particles.csv` adds in a scene with `[[cells]]`: each particle's generation (0
+/// for the first cells) and the id of the cell it was born of, -1 for none.
+pub const PARTICLES_CELL_COLUMNS: &str = ",generation,parent";
+
+/// Header of `cells.csv`: per division step, the cells born and the colony's count after it.
+pub const CELLS_HEADER: &str = "step,time,births,cells";
+
 /// Header of `stress.csv`: per output step, the mean stress (Pa) of `[output] stress_region`
 /// (the particles whose centres lie in it, their count and spheres' volume, and the region's
 /// volume, m^3).
@@ -78,7 +85,7 @@ pub(crate) fn particle_rows(
     out: &mut String,
     snap: &Snapshot,
     ids: Option<&[u64]>,
-    stress: Option<&[[f64; 6]]>,
+    extra: crate::PerParticle<'_>,
     i0: usize,
     limit: usize,
 ) -> usize {
@@ -101,16 +108,28 @@ pub(crate) fn particle_rows(
         }
         out.push(',');
         push_f32(out, p[3]);
-        if let Some(t) = stress {
+        if let Some(t) = extra.stress {
             for v in t[i] {
                 out.push(',');
                 push_f32(out, v as f32);
             }
         }
+        if let Some((generation, parent)) = extra.lineage {
+            let _ = write!(out, ",{},{}", signed(generation[i]), signed(parent[i]));
+        }
         out.push('\n');
         i += 1;
     }
     i
+}
+
+/// A lineage word as written: -1 for none (`u32::MAX`).
+pub(crate) fn signed(v: u32) -> i64 {
+    if v == u32::MAX {
+        -1
+    } else {
+        v as i64
+    }
 }
 
 /// One `stress.csv` line, newline included.

@@ -34,7 +34,8 @@ pub use checkpoint::{
     CHECKPOINT_FILE,
 };
 pub use csv::{
-    CONTACTS_HEADER, ENERGY_HEADER, PARTICLES_HEADER, PARTICLES_STRESS_COLUMNS, STRESS_HEADER,
+    CELLS_HEADER, CONTACTS_HEADER, ENERGY_HEADER, PARTICLES_CELL_COLUMNS, PARTICLES_HEADER,
+    PARTICLES_STRESS_COLUMNS, STRESS_HEADER,
 };
 pub use error::IoError;
 pub use lock::{OutputLock, LOCK_FILE};
@@ -62,6 +63,8 @@ pub const WALLS_CSV: &str = "walls.csv";
 pub const WALLS_HEADER: &str = "step,time,wall,fx,fy,fz,tx,ty,tz,cx,cy,cz";
 /// Name of the region stress log in the output directory.
 pub const STRESS_CSV: &str = "stress.csv";
+/// Name of the colony's log of births in the output directory.
+pub const CELLS_CSV: &str = "cells.csv";
 /// Name of the ParaView series file in the output directory.
 pub const PARTICLES_PVD: &str = "particles.pvd";
 
@@ -88,15 +91,32 @@ pub struct OutputOptions {
     /// Write each particle's virial stress in the frames (`particles.csv` columns
     /// [`PARTICLES_STRESS_COLUMNS`], the `.vtu` array `stress`) and `stress.csv`.
     pub stress: bool,
+    /// Write each particle's generation and parent in the frames (`particles.csv` columns
+    /// [`PARTICLES_CELL_COLUMNS`], the `.vtu` arrays `generation` and `parent`) and the births
+    /// of each division step in `cells.csv` (a scene with `[[cells]]`).
+    pub cells: bool,
+}
+
+/// What a frame writes per particle besides the snapshot's arrays, each as long as it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PerParticle<'a> {
+    /// The virial stress (Pa), with the `stress` format.
+    pub stress: Option<&'a [[f64; 6]]>,
+    /// Each particle's generation and parent (`u32::MAX`: none, written as -1), in a scene
+    /// with `[[cells]]`.
+    pub lineage: Option<(&'a [u32], &'a [u32])>,
 }
 
 /// The header of `particles.csv` of a run with options `opts`.
 pub fn particles_header(opts: &OutputOptions) -> String {
+    let mut h = PARTICLES_HEADER.to_string();
     if opts.stress {
-        format!("{PARTICLES_HEADER}{PARTICLES_STRESS_COLUMNS}")
-    } else {
-        PARTICLES_HEADER.to_string()
+        h.push_str(PARTICLES_STRESS_COLUMNS);
     }
+    if opts.cells {
+        h.push_str(PARTICLES_CELL_COLUMNS);
+    }
+    h
 }
 
 /// Contact rows per particle the output estimate assumes: a dense pack's coordination number
@@ -126,7 +146,7 @@ pub fn frame_bytes_estimate(opts: &OutputOptions, particles: u64) -> u64 {
             };
             let mut out = Vec::new();
             // Writing into a Vec cannot fail.
-            let _ = vtk::write_vtu(&mut out, &snap, None, None);
+            let _ = vtk::write_vtu(&mut out, &snap, None, PerParticle::default());
             out.len() as f64
         };
         let (one, two) = (size(1), size(2));
@@ -220,6 +240,7 @@ pub struct OutputWriter {
     bonds: Option<CsvFile>,
     walls: Option<CsvFile>,
     stress: Option<CsvFile>,
+    cells: Option<CsvFile>,
     /// `(time, file name)` of every `.vtu` written, in order.
     frames: Vec<(f64, String)>,
     frames_written: usize,
@@ -280,6 +301,10 @@ impl OutputWriter {
             .energy
             .then(|| csv(ENERGY_CSV, ENERGY_HEADER))
             .transpose()?;
+        let cells = opts
+            .cells
+            .then(|| csv(CELLS_CSV, csv::CELLS_HEADER))
+            .transpose()?;
         let contacts = opts
             .contacts
             .then(|| csv(CONTACTS_CSV, CONTACTS_HEADER))
@@ -301,6 +326,7 @@ impl OutputWriter {
             bonds,
             walls,
             stress,
+            cells,
             frames_written: frames.len(),
             frames,
             text: String::new(),
@@ -334,7 +360,7 @@ impl OutputWriter {
     /// `ids[i]` is written as particle `i`'s id when given; otherwise the index is.
     /// A snapshot whose arrays disagree in length is refused before anything is written.
     pub fn write_frame(&mut self, snap: &Snapshot, ids: Option<&[u64]>) -> Result<(), IoError> {
-        self.write_frame_with(snap, ids, None)
+        self.write_frame_with(snap, ids, PerParticle::default())
     }
 
     /// [`OutputWriter::write_frame`] with each particle's virial stress (Pa), for a run with
@@ -343,22 +369,29 @@ impl OutputWriter {
         &mut self,
         snap: &Snapshot,
         ids: Option<&[u64]>,
-        stress: Option<&[[f64; 6]]>,
+        extra: PerParticle<'_>,
     ) -> Result<(), IoError> {
         check_lengths(snap, ids)?;
-        if let Some(t) = stress.filter(|t| t.len() != snap.pos.len()) {
-            return Err(IoError::Snapshot {
-                step: snap.step,
-                field: "stress",
-                expected: snap.pos.len(),
-                got: t.len(),
-            });
+        let lens = [
+            ("stress", extra.stress.map(<[_]>::len)),
+            ("generation", extra.lineage.map(|l| l.0.len())),
+            ("parent", extra.lineage.map(|l| l.1.len())),
+        ];
+        for (field, len) in lens {
+            if let Some(got) = len.filter(|&l| l != snap.pos.len()) {
+                return Err(IoError::Snapshot {
+                    step: snap.step,
+                    field,
+                    expected: snap.pos.len(),
+                    got,
+                });
+            }
         }
         if let Some(csv) = &mut self.particles {
             let mut i = 0;
             while i < snap.pos.len() {
                 self.text.clear();
-                i = csv::particle_rows(&mut self.text, snap, ids, stress, i, CSV_CHUNK);
+                i = csv::particle_rows(&mut self.text, snap, ids, extra, i, CSV_CHUNK);
                 csv.write_all(self.text.as_bytes())?;
             }
             csv.flush()?;
@@ -368,7 +401,7 @@ impl OutputWriter {
             let path = self.dir.join(&name);
             let file = File::create(&path).map_err(IoError::create(&path))?;
             let mut out = BufWriter::with_capacity(1 << 20, file);
-            vtk::write_vtu(&mut out, snap, ids, stress)
+            vtk::write_vtu(&mut out, snap, ids, extra)
                 .and_then(|()| out.flush())
                 .map_err(IoError::write(&path))?;
             // The same step written again replaced its file, so it is listed once.
@@ -504,6 +537,22 @@ impl OutputWriter {
             }
             f.write_all(text.as_bytes())?;
             f.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Appends one line to `cells.csv` (the cells born at a division step and the colony's
+    /// count after it) and flushes it; nothing without the `cells` output.
+    pub fn write_births(
+        &mut self,
+        step: u64,
+        time: f64,
+        births: u32,
+        cells: u32,
+    ) -> Result<(), IoError> {
+        if let Some(csv) = &mut self.cells {
+            csv.write_all(format!("{step},{time},{births},{cells}\n").as_bytes())?;
+            csv.flush()?;
         }
         Ok(())
     }

@@ -281,6 +281,7 @@ fn written(name: &str) -> Option<Written> {
         BROKEN_BONDS_CSV,
         WALLS_CSV,
         STRESS_CSV,
+        crate::CELLS_CSV,
         PARTICLES_PVD,
         CHECKPOINT_FILE,
         crate::STAGE_CSV,

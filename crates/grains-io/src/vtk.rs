@@ -43,6 +43,8 @@ enum Block<'a> {
     /// identity for every particle (no particle keeps an orientation).
     Xyzw(&'a [[f32; 4]]),
     U32(&'a [u32]),
+    /// A lineage word per particle as Int32: -1 for none (`u32::MAX`).
+    Lineage(&'a [u32]),
     /// Symmetric tensors `(xx, yy, zz, xy, xz, yz)`, written in ParaView's order of a
     /// six-component tensor: XX, YY, ZZ, XY, YZ, XZ.
     Sym6(&'a [[f64; 6]]),
@@ -64,7 +66,7 @@ impl Array<'_> {
     fn scalar_size(&self) -> usize {
         match self.vtk_type {
             "Int64" => 8,
-            "Float32" | "UInt32" => 4,
+            "Float32" | "UInt32" | "Int32" => 4,
             "UInt8" => 1,
             other => unreachable!("no VTK type {other} is written"),
         }
@@ -118,6 +120,9 @@ impl Array<'_> {
                 r.iter().try_for_each(|x| w.write_all(&x.to_le_bytes()))
             }),
             Block::U32(v) => each(v, live, |x| w.write_all(&x.to_le_bytes())),
+            Block::Lineage(v) => each(v, live, |&x| {
+                w.write_all(&(crate::csv::signed(x) as i32).to_le_bytes())
+            }),
             Block::Sym6(v) => each(v, live, |t| {
                 [t[0], t[1], t[2], t[3], t[5], t[4]]
                     .iter()
@@ -168,12 +173,13 @@ fn shown(snap: &Snapshot) -> Option<Vec<u32>> {
 
 /// Writes the whole `.vtu` of `snap` to `w`: the particles it shows ([`shown`]), each with its
 /// `id`. Lengths have been checked by the caller.
-/// With `stress`, each particle's virial stress (Pa) as the tensor array `stress`.
+/// With `extra`'s stress, each particle's virial stress (Pa) as the tensor array `stress`; with
+/// its lineage, `generation` and `parent` (-1 for none): colour by generation in ParaView.
 pub(crate) fn write_vtu(
     w: &mut impl Write,
     snap: &Snapshot,
     ids: Option<&[u64]>,
-    stress: Option<&[[f64; 6]]>,
+    extra: crate::PerParticle<'_>,
 ) -> io::Result<()> {
     let live = shown(snap);
     let n = live.as_ref().map_or(snap.pos.len(), Vec::len);
@@ -194,8 +200,12 @@ pub(crate) fn write_vtu(
         arr("torque", "Float32", 3, Block::Xyz(&snap.torque)),
         arr("material", "UInt32", 1, Block::U32(&snap.material)),
     ];
-    if let Some(t) = stress {
+    if let Some(t) = extra.stress {
         point_data.push(arr("stress", "Float32", 6, Block::Sym6(t)));
+    }
+    if let Some((generation, parent)) = extra.lineage {
+        point_data.push(arr("generation", "Int32", 1, Block::Lineage(generation)));
+        point_data.push(arr("parent", "Int32", 1, Block::Lineage(parent)));
     }
     let points = [arr("Points", "Float32", 3, Block::Xyz(&snap.pos))];
     let cells = [

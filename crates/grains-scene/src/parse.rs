@@ -30,7 +30,7 @@ use crate::walk::{Ctx, Table};
 use crate::BackendChoice;
 
 /// The top-level keys of a scene: one per section.
-const SECTIONS: [&str; 11] = [
+const SECTIONS: [&str; 12] = [
     "simulation",
     "domain",
     "initial",
@@ -41,6 +41,7 @@ const SECTIONS: [&str; 11] = [
     "bond",
     "shell",
     "insert",
+    "cells",
     "output",
 ];
 
@@ -87,6 +88,8 @@ struct Parts {
     /// the shells' nodes, then the mesh walls' triangles.
     particles: Particles,
     inserts: Vec<InsertBlock>,
+    /// The `[[cells]]` block, whose pool follows the insertion blocks' particles.
+    cells: Option<crate::sections::cells::CellsBlock>,
     shells: Shells,
     walls: Walls,
     interactions: Vec<Interaction>,
@@ -208,6 +211,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
     // [[insert]]: dormant particles after the [[particles]] blocks; then [[shell]], whose
     // nodes are the last particles.
     let inserts = insert::read(ctx, root, &materials, &domain, &mut particles)?;
+    let cells = crate::sections::cells::read(ctx, root, &materials, &domain, &mut particles)?;
     let shells = shell::read(ctx, root, &materials, &domain, &mut particles)?;
     uses.note_blocks(ctx, root, &materials, &["insert", "shell"])?;
 
@@ -249,6 +253,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
         materials,
         particles,
         inserts,
+        cells,
         shells,
         walls,
         interactions,
@@ -310,10 +315,25 @@ fn build_world(
     world
         .particles
         .set_sphere_orientation(sim.sphere_orientation);
-    if !parts.bonds.pairs.is_empty() {
+    let mut bonds = parts.bonds;
+    let cells = parts.cells.map(|mut c| {
+        c.cycle.first_pair = bonds.pairs.len() as u32;
+        bonds.pairs.extend(c.cycle.fixed_pairs());
+        c
+    });
+    if let Some(c) = &cells {
+        crate::sections::cells::apart_from_bonds(ctx, c, &bonds.interactions)?;
+        bonds.interactions.push(c.interaction.clone());
+    }
+    if !bonds.pairs.is_empty() {
         world = world
-            .with_fixed_pairs(parts.bonds.pairs, parts.bonds.interactions)
-            .map_err(|e| core_err(&parts.bonds.span, "bond", e))?;
+            .with_fixed_pairs(bonds.pairs, bonds.interactions)
+            .map_err(|e| core_err(&bonds.span, "bond", e))?;
+    }
+    if let Some(c) = cells {
+        world = world
+            .with_cells(c.cycle)
+            .map_err(|e| core_err(&c.span, "cells", e))?;
     }
     if !parts.shells.is_empty() {
         world = world.with_shells(parts.shells).map_err(domain_err)?;

@@ -27,7 +27,7 @@ use crate::kernels::passes::{
     ChainRun, SlotSink,
 };
 use crate::kernels::resolvers::{Bodies, ResolverKind};
-use crate::kernels::sources::fixed::fixed_index;
+use crate::kernels::sources::fixed::{self, fixed_index};
 use crate::kernels::sources::neighbour::FarSlot;
 use crate::kernels::sources::{SourceKind, SourceView};
 use crate::schedule::{Pass, Schedule};
@@ -392,7 +392,7 @@ impl CpuBackend {
             fixed_history: vec![0.0; nf * world.table.fixed_history_stride],
             fixed_slots: vec![PairSlot::default(); nf],
             // A fixed pair's history may be set before its first evaluation.
-            fixed_active: vec![1; nf],
+            fixed_active: world.fixed_active_start(),
             fixed_start,
             fixed_entry,
             walls: world.wall_records(),
@@ -814,6 +814,7 @@ impl CpuBackend {
             pair_start,
             pair_j,
             walls: &self.walls[..self.world.walls.len()],
+            fixed_active: &self.fixed_active,
             // The CPU's own records, unpadded (`PairTable::nbr_history_words`).
             stride: t.nbr_history_words,
             // Where every particle pair's chain is sphere-sphere, an inactive entry clearly
@@ -944,6 +945,9 @@ impl CpuBackend {
                 .zip(self.fixed_active.par_iter_mut())
                 .enumerate()
                 .for_each(|(gid, ((h, s), a))| {
+                    if !fixed::source_runs(*a) {
+                        return;
+                    }
                     contact(
                         gid,
                         chain,
@@ -1428,6 +1432,45 @@ impl Backend for CpuBackend {
 
     fn shell_forces(&mut self) -> Vec<[f32; 4]> {
         self.shell_forces.clone()
+    }
+
+    fn divide_cells(&mut self, divisions: &[crate::cells::Division]) -> Result<(), CoreError> {
+        let arrays = crate::cells::DivisionArrays {
+            pos: &mut self.pos,
+            pos_comp: &mut self.pos_comp,
+            vel: &mut self.vel,
+            omega: &mut self.omega,
+            quat: &self.quat,
+            fixed_active: &self.fixed_active,
+        };
+        let out = crate::cells::divide_in(&mut self.world, divisions, arrays)?;
+        let first_pair = self.world.cells.as_ref().map_or(0, |c| c.first_pair);
+        let stride = self.world.table.fixed_history_stride;
+        for d in divisions {
+            let k = (first_pair + d.pair) as usize;
+            // On, with no history and no slot yet: its first evaluation writes them.
+            self.fixed_active[k] = 0;
+            self.fixed_history[k * stride..(k + 1) * stride].fill(0.0);
+            self.fixed_slots[k] = PairSlot::default();
+        }
+        self.travel = f64::INFINITY;
+        self.tally.removed += divisions.len() as u64;
+        self.tally.removed_energy += out.removed_energy;
+        self.tally.inserted += 2 * divisions.len() as u64;
+        self.tally.inserted_energy += out.inserted_energy;
+        Ok(())
+    }
+
+    fn end_divisions(&mut self, pairs: &[u32]) -> Result<(), CoreError> {
+        crate::backend::check_division_ends(&self.world, pairs, &self.fixed_active)?;
+        let stride = self.world.table.fixed_history_stride;
+        for &k in pairs {
+            let k = k as usize;
+            self.fixed_active[k] = fixed::FIXED_OFF;
+            self.fixed_history[k * stride..(k + 1) * stride].fill(0.0);
+            self.fixed_slots[k] = PairSlot::default();
+        }
+        Ok(())
     }
 
     fn insert_particles(&mut self, placed: &[(u32, [f32; 3], [f32; 3])]) -> Result<(), CoreError> {

@@ -84,7 +84,8 @@ impl MatrixSources<'_> {
     /// The chain of a list record of particle `p` with partner `q` (a wall beyond the
     /// particles), as the contact passes find it.
     fn list_chain(&self, p: usize, q: usize) -> u32 {
-        let (src, pr) = list_record_pair(p as u32, q as u32, self.walls, self.step, self.material);
+        let (src, pr) = // A record in contact is never a dividing pair's (`divides_with`): no flags needed.
+        list_record_pair(p as u32, q as u32, (self.walls, &[]), self.step, self.material);
         self.table.chain_map(src)[pr.table as usize]
     }
 

@@ -27,6 +27,8 @@ pub(super) struct ListSweep<'a> {
     pub pair_start: &'a [u32],
     pub pair_j: &'a [u32],
     pub walls: &'a [Wall],
+    /// The fixed pairs' flags: which division pairs are in cytokinesis.
+    pub fixed_active: &'a [u32],
     /// Words of a history record of the list (`PairTable::nbr_history_words`).
     pub stride: usize,
     /// The largest reach of the list's chains where every one of them is sphere-sphere.
@@ -160,8 +162,13 @@ impl ListSweep<'_> {
         }
         *apart = 0;
         let (t, bodies) = (self.table, self.bodies);
-        let (src, pr) =
-            list_record_pair(p as u32, q as u32, self.walls, bodies.step, self.material);
+        let (src, pr) = list_record_pair(
+            p as u32,
+            q as u32,
+            (self.walls, self.fixed_active),
+            bodies.step,
+            self.material,
+        );
         let (map, params) = (t.chain_map(src), t.params_of(src));
         if pr.owns == 0 {
             return;

@@ -46,6 +46,8 @@ pub struct World {
     pub insertions: Vec<crate::insert::Insertion>,
     /// Steps between insertion batches (0: no insertion).
     pub insert_every: u64,
+    /// A `[[cells]]` block: its cells divide into its pool's division pairs ([`crate::cells`]).
+    pub cells: Option<crate::cells::CellCycle>,
     pub table: PairTable,
     pub domain: Domain,
     /// Gravity (m/s^2).
@@ -135,6 +137,7 @@ impl World {
             servos: Vec::new(),
             insertions: Vec::new(),
             insert_every: 0,
+            cells: None,
             table: PairTable::default(),
             domain,
             gravity,
@@ -187,6 +190,40 @@ impl World {
         self.fixed_interactions = interactions;
         self.build_table()?;
         self.grid()?;
+        Ok(self)
+    }
+
+    /// Each fixed pair's flag at the start: on (1), but a division pair's, off until its cell
+    /// divides ([`crate::kernels::sources::fixed::FIXED_OFF`]).
+    pub fn fixed_active_start(&self) -> Vec<u32> {
+        let mut a = vec![1u32; self.fixed_pairs.len()];
+        if let Some(c) = &self.cells {
+            let k = c.first_pair as usize;
+            a[k..k + c.pairs as usize].fill(crate::kernels::sources::fixed::FIXED_OFF);
+        }
+        a
+    }
+
+    /// This world with a `[[cells]]` block, whose pool's particles and fixed pairs (after any
+    /// bonds') are already its own: each pool particle of the cells' material, each pair
+    /// `(first + 2k, first + 2k + 1)` at `first_pair + k`.
+    pub fn with_cells(mut self, cycle: crate::cells::CellCycle) -> Result<World, CoreError> {
+        let n = self.particles.len();
+        let end = cycle.first as usize + 2 * cycle.pairs as usize;
+        let pairs_end = cycle.first_pair as usize + cycle.pairs as usize;
+        let placed = end <= n
+            && pairs_end <= self.fixed_pairs.len()
+            && cycle.first > 0
+            && self.fixed_pairs[cycle.first_pair as usize..pairs_end] == cycle.fixed_pairs()[..];
+        if !placed {
+            return Err(CoreError::BadState(format!(
+                "the division pool (particles {} to {end}, fixed pairs {} to {pairs_end}) is not                  among the world's {n} particles and {} fixed pairs",
+                cycle.first,
+                cycle.first_pair,
+                self.fixed_pairs.len()
+            )));
+        }
+        self.cells = Some(cycle);
         Ok(self)
     }
 
@@ -503,6 +540,8 @@ impl World {
             planar: self.planar as u32,
             n_bodies: self.meshes.bodies.len() as u32,
             n_triangles: self.triangles.len() as u32,
+            division_first: self.cells.as_ref().map_or(0, |c| c.first),
+            division_pairs: self.cells.as_ref().map_or(0, |c| c.first_pair),
             kick: if self.dynamics.implicit() {
                 0.0
             } else {

@@ -370,8 +370,10 @@ impl GpuBackend {
         self.upload("fixed_pairs", cast_slice(&fixed_pairs), 0, none)?;
         self.upload("fixed_start", cast_slice(&fixed_start), 0, none)?;
         self.upload("fixed_entry", cast_slice(&fixed_entry), 0, none)?;
-        // A fixed pair's history may be set before its first evaluation: active from the start.
-        let fixed_active = vec![1u32; fixed_pairs.len().max(1)];
+        // A fixed pair's history may be set before its first evaluation: active from the start,
+        // but for the division pairs, off until their cells divide.
+        let mut fixed_active = self.world.fixed_active_start();
+        fixed_active.resize(fixed_pairs.len().max(1), 1);
         self.upload("fixed_active", cast_slice(&fixed_active), 0, none)?;
         // The shells' tables and the state their passes keep (at least one element each).
         let sh = self.world.shells.clone();

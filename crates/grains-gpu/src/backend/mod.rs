@@ -570,6 +570,21 @@ impl GpuBackend {
         Ok((count, energy))
     }
 
+    /// Fixed pairs `pairs` with flag `active`, their history and slot zeroed.
+    fn reset_fixed_pairs(&mut self, pairs: &[u32], active: u32) {
+        let stride = self.world.table.fixed_history_stride;
+        let zeros = vec![0.0f32; stride];
+        for &k in pairs {
+            let k = k as u64;
+            self.write_array("fixed_active", 4 * k, bytemuck::bytes_of(&active));
+            let at = 4 * stride as u64 * k;
+            self.write_array("fixed_history", at, bytemuck::cast_slice(&zeros));
+            let slot = PairSlot::default();
+            let size = std::mem::size_of::<PairSlot>() as u64;
+            self.write_array("fixed_slots", size * k, bytemuck::bytes_of(&slot));
+        }
+    }
+
     /// Read back the arrays a change between steps edits (`grains_core::external`), let `f`
     /// edit them, and write them back whole, but nothing where `f` refuses the change.
     fn drive(
@@ -1080,6 +1095,56 @@ impl Backend for GpuBackend {
         })?;
         self.tally.removed += count;
         self.tally.removed_energy += energy;
+        Ok(())
+    }
+
+    fn divide_cells(
+        &mut self,
+        divisions: &[grains_core::cells::Division],
+    ) -> Result<(), CoreError> {
+        let n = self.n as u64;
+        let nf = self.world.fixed_pairs.len() as u64;
+        let mut pos: Vec<[f32; 4]> = self.read_pod("pos", n);
+        let mut pos_comp: Vec<[f32; 4]> = self.read_pod("pos_comp", n);
+        let mut vel: Vec<[f32; 4]> = self.read_pod("vel", n);
+        let mut omega: Vec<[f32; 4]> = self.read_pod("omega", n);
+        let quat = self.read_orientations();
+        let fixed_active: Vec<u32> = self.read_pod("fixed_active", nf);
+        let arrays = grains_core::cells::DivisionArrays {
+            pos: &mut pos,
+            pos_comp: &mut pos_comp,
+            vel: &mut vel,
+            omega: &mut omega,
+            quat: &quat,
+            fixed_active: &fixed_active,
+        };
+        let out = grains_core::cells::divide_in(&mut self.world, divisions, arrays)?;
+        for &i in &out.changed {
+            for (name, v) in [
+                ("pos", &pos),
+                ("pos_comp", &pos_comp),
+                ("vel", &vel),
+                ("omega", &omega),
+            ] {
+                self.write_array(name, 16 * i as u64, bytemuck::cast_slice(&v[i..=i]));
+            }
+        }
+        let first_pair = self.world.cells.as_ref().map_or(0, |c| c.first_pair);
+        // On, with no history and no slot yet: its first evaluation writes them.
+        let pairs: Vec<u32> = divisions.iter().map(|d| first_pair + d.pair).collect();
+        self.reset_fixed_pairs(&pairs, 0);
+        self.tally.removed += divisions.len() as u64;
+        self.tally.removed_energy += out.removed_energy;
+        self.tally.inserted += 2 * divisions.len() as u64;
+        self.tally.inserted_energy += out.inserted_energy;
+        Ok(())
+    }
+
+    fn end_divisions(&mut self, pairs: &[u32]) -> Result<(), CoreError> {
+        let nf = self.world.fixed_pairs.len() as u64;
+        let fixed_active: Vec<u32> = self.read_pod("fixed_active", nf);
+        grains_core::backend::check_division_ends(&self.world, pairs, &fixed_active)?;
+        self.reset_fixed_pairs(pairs, grains_core::kernels::sources::fixed::FIXED_OFF);
         Ok(())
     }
 

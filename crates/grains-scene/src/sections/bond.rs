@@ -74,6 +74,7 @@ pub(crate) fn read(
         for slot in Slot::ALL {
             laws.extend(slot_laws(ctx, b, slot)?);
         }
+        crate::sections::cells::refuse_division_laws(ctx, b, &laws)?;
         for &[i, j] in &mine {
             let (a, c) = (
                 particles.material[i as usize] as usize,

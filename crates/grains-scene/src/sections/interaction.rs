@@ -52,6 +52,7 @@ pub(crate) fn read(
         for slot in Slot::ALL {
             laws.extend(slot_laws(ctx, &it, slot)?);
         }
+        crate::sections::cells::refuse_division_laws(ctx, &it, &laws)?;
         interactions.push(Interaction::new(a, b, laws));
         interaction_lines.push(ctx.line_col(it.span.start).0);
     }

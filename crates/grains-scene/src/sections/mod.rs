@@ -3,6 +3,7 @@
 //! needs several blocks ([`crate::checks`]) once those blocks are read.
 
 pub(crate) mod bond;
+pub(crate) mod cells;
 pub(crate) mod domain;
 pub(crate) mod initial;
 pub(crate) mod insert;

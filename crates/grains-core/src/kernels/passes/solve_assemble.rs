@@ -47,7 +47,7 @@ impl AssembleView<'_> {
     /// The chain of particle `p`'s record of partner `q` (a wall past the particles), as the
     /// list's sources find it.
     fn record_chain(&self, p: u32, q: u32) -> u32 {
-        let (src, pr) = list_record_pair(p, q, self.walls, self.step, self.material);
+        let (src, pr) = list_record_pair(p, q, (self.walls, &[]), self.step, self.material);
         let map = match src {
             SourceKind::Wall => self.wall_chain,
             _ => self.sphere_chain,

@@ -7,6 +7,18 @@
 
 use crate::kernel_types::{PairSlot, SourcePair, StepParams};
 
+/// A fixed pair's `fixed_active` word while it is switched off: it is not evaluated, and its
+/// history and slot are zero. A division pair is off until its cell divides and again once the
+/// cytokinesis ends ([`crate::cells`]).
+pub const FIXED_OFF: u32 = u32::MAX;
+
+/// Whether invocation `gid` evaluates its pair: not while the pair is switched off. The CPU form
+/// of `source_pairs`.
+#[inline]
+pub fn source_runs(pair_active: u32) -> bool {
+    pair_active != FIXED_OFF
+}
+
 /// Fixed pair `gid` as (particle, particle).
 #[inline]
 pub fn source_pair(

@@ -126,6 +126,8 @@ pub enum SourceView<'a> {
     Neighbour {
         owner: u32,
         pair_j: &'a [u32],
+        /// The fixed pairs' flags, which say which division pairs are in cytokinesis.
+        fixed_active: &'a [u32],
     },
     /// Invocation `gid` is record `gid`, of particle `owner`.
     Wall {
@@ -146,14 +148,18 @@ pub enum SourceView<'a> {
 pub fn list_record_pair(
     owner: u32,
     q: u32,
-    walls: &[Wall],
+    (walls, fixed_active): (&[Wall], &[u32]),
     step: &crate::kernel_types::StepParams,
     material: &[u32],
 ) -> (SourceKind, SourcePair) {
     let pair_j = &[q];
     let (view, src) = if q < step.n_particles {
         (
-            SourceView::Neighbour { owner, pair_j },
+            SourceView::Neighbour {
+                owner,
+                pair_j,
+                fixed_active,
+            },
             SourceKind::Neighbour,
         )
     } else {
@@ -177,9 +183,11 @@ impl SourceView<'_> {
         material: &[u32],
     ) -> SourcePair {
         match *self {
-            SourceView::Neighbour { owner, pair_j } => {
-                neighbour::source_pair(gid, owner, step, material, pair_j)
-            }
+            SourceView::Neighbour {
+                owner,
+                pair_j,
+                fixed_active,
+            } => neighbour::source_pair(gid, owner, step, material, (pair_j, fixed_active)),
             SourceView::Wall {
                 walls,
                 owner,

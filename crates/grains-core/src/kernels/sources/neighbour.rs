@@ -12,17 +12,18 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec3A;
 
 /// Record `gid` of the neighbour list, of particle `owner`, as a pair of
-/// particles.
+/// particles; none for the two halves of a dividing cell, which their division pair drives
+/// alone ([`divides_with`]).
 #[inline]
 pub fn source_pair(
     gid: usize,
     owner: u32,
     step: &StepParams,
     material: &[u32],
-    pair_j: &[u32],
+    (pair_j, fixed_active): (&[u32], &[u32]),
 ) -> SourcePair {
     let (p, q) = (owner, pair_j[gid]);
-    if q >= step.n_particles {
+    if q >= step.n_particles || divides_with(p, q, step, fixed_active) {
         return SourcePair::default();
     }
     SourcePair {
@@ -31,6 +32,23 @@ pub fn source_pair(
         table: material[p as usize] * step.n_materials + material[q as usize],
         owns: 1,
     }
+}
+
+/// Whether `p < q` are the two halves of a division pair in cytokinesis
+/// ([`crate::cells`]): particles `first + 2k` and `first + 2k + 1` of the division pool, their
+/// fixed pair `division_pairs + k` switched on. Every other chain is then silent for them, as
+/// Mpacts' division laws silence the rest of theirs.
+#[inline]
+pub fn divides_with(p: u32, q: u32, step: &StepParams, fixed_active: &[u32]) -> bool {
+    let first = step.division_first;
+    if first == 0 || p < first || q != p + 1 || !(p - first).is_multiple_of(2) {
+        return false;
+    }
+    let k = step.division_pairs + (p - first) / 2;
+    // The implicit solve's lookups of records in contact pass no flags: none is a dividing pair.
+    fixed_active
+        .get(k as usize)
+        .is_some_and(|&a| a != super::fixed::FIXED_OFF)
 }
 
 /// The record (slot flag) of invocation `gid`: its own.
