@@ -418,3 +418,220 @@ fn a_colony_past_max_cells_stops_the_run_with_the_count_that_would_fit() {
         "{e}"
     );
 }
+
+/// Under a target separation ramping at speed v, the two halves of a dividing cell (drag `g0`
+/// each) separate at v, lagging the target by `g0 v / (2 k_rep)`; the `delile` contact of the
+/// two (100 times stiffer, which would push them straight to its rest distance) contributes
+/// nothing while they divide. `dividing` ramps from `c0 (R1 + R2)` to `R1 + R2`, `budding`
+/// from `|R1 - R2|` to `R1 + R2`. The lag is read once it is steady (nine relaxation times
+/// `g0 / (2 k)` after the split) against the law's own clock, which starts at the step after
+/// the split.
+#[test]
+fn a_dividing_cell_lags_its_ramping_target_by_g0_v_over_2k() {
+    let (g0, dt, tau) = (1e-2f64, 1e-3f64, 50.0f64);
+    let k = g0 / (2.0 * tau * dt);
+    let (duration, cycle) = (500.0 * dt, 501.0 * dt);
+    let law = |name: &str, more: &str| {
+        format!(
+            "{{ law = \"{name}\", repulsive_stiffness = {k:e}, attractive_stiffness = {:e}, \
+             duration = {duration:e}{more} }}",
+            3.0 * k
+        )
+    };
+    let r_half = 1e-5 * 0.5f64.cbrt();
+    let (r_mother, r_bud) = (1e-5 * 0.8f64.cbrt(), 1e-5 * 0.2f64.cbrt());
+    let cases = [
+        (
+            "\n",
+            law("dividing", ", start_separation_ratio = 0.2"),
+            0.4 * r_half,
+            2.0 * r_half,
+        ),
+        (
+            "target = \"bud\"\n",
+            law("budding", ""),
+            r_mother - r_bud,
+            r_mother + r_bud,
+        ),
+    ];
+    // The GPU runs `dividing`; `budding` is the same kernel with another target (its twin's
+    // parity is `gpu::twins`), so the CPU alone runs it.
+    let backends = |more: &str| {
+        let mut b = grains_tests::scene_backends();
+        if more != "\n" {
+            b.truncate(1);
+        }
+        b
+    };
+    let split = (cycle / dt).round() as u64;
+    let m = 450u64;
+    for (more, division, s0, s1) in cases {
+        let text = colony_scene(&Colony {
+            cells: &[[0.0; 3]],
+            cycle_time: cycle,
+            spread: 0.0,
+            max_cells: 2,
+            division,
+            more,
+            dt,
+            steps: split + m,
+        });
+        let v = (s1 - s0) / duration;
+        let lag = g0 * v / (2.0 * k);
+        for backend in backends(more) {
+            let mut r = colony_runner(&text, backend);
+            r.step_to(split + m).unwrap_or_else(|e| panic!("{e:#}"));
+            let cells = live(&mut r);
+            let snap = r.backend.snapshot();
+            let [a, b] = [cells[0].0, cells[1].0].map(|i| snap.pos[i as usize]);
+            let s = ((0..3)
+                .map(|k| (b[k] as f64 - a[k] as f64).powi(2))
+                .sum::<f64>())
+            .sqrt();
+            let target = s0 + v * (m - 1) as f64 * dt;
+            let got = target - s;
+            // The implicit step adds a step's travel, v dt, to the lag (1/50 of it here).
+            assert!(
+                (got - lag).abs() <= 1.5 * v * dt,
+                "{backend}, {more:?}: lag {got:e} m against g0 v / (2 k) = {lag:e} m"
+            );
+        }
+    }
+}
+
+/// Bad `[[cells]]` settings and division laws out of place are refused where they are written:
+/// a division law in an `[[interaction]]` or a `[[bond]]`, a cycle of zero, a cycle no longer
+/// than the cytokinesis, the wrong division law for the target, a `max_cells` of no more than
+/// the first cells, a bond between two cells, an unknown target.
+#[test]
+fn bad_colony_settings_are_refused_where_they_are_written() {
+    let base = |cycle: f64, max_cells: u32, division: &str, more: &str| {
+        colony_scene(&Colony {
+            cells: &[[0.0; 3], [1e-4, 0.0, 0.0]],
+            cycle_time: cycle,
+            spread: 0.0,
+            max_cells,
+            division: division.into(),
+            more,
+            dt: 5e-4,
+            steps: 10,
+        })
+    };
+    let inter = base(0.1, 8, DIVIDING, "").replace(
+        "rest_distance_ratio = 0.9069 }",
+        &format!("rest_distance_ratio = 0.9069 }}\nextra = {DIVIDING}"),
+    );
+    let bond = base(0.1, 8, DIVIDING, "")
+        + "\n[[bond]]\npairs = [[0, 1]]\nnormal = { law = \"spring\", stiffness = 1.0 }\n";
+    let cases = [
+        (
+            inter,
+            "interaction[0].extra",
+            "only a [[cells]] block makes",
+        ),
+        (
+            base(0.1, 8, DIVIDING, "")
+                + "\n[[bond]]\npairs = [[0, 1]]\nnormal = { law = \"spring\", stiffness = 1.0 }\n\
+                   extra = { law = \"dividing\", repulsive_stiffness = 1.0, duration = 0.01 }\n",
+            "bond[0].extra",
+            "only a [[cells]] block makes",
+        ),
+        (
+            base(0.0, 8, DIVIDING, ""),
+            "cells[0].cycle_time",
+            "expected a positive number",
+        ),
+        (
+            base(0.02, 8, DIVIDING, ""),
+            "cells[0].cycle_time",
+            "is not longer than the cytokinesis",
+        ),
+        (
+            base(0.1, 8, DIVIDING, "target = \"bud\""),
+            "cells[0].extra",
+            "law = \"budding\"",
+        ),
+        (base(0.1, 2, DIVIDING, ""), "cells[0].max_cells", ">= 3"),
+        (
+            bond,
+            "cells",
+            "a [[bond]] joins two particles of the cells' material",
+        ),
+        (
+            base(0.1, 8, DIVIDING, "target = \"split\""),
+            "cells[0].target",
+            "\"divide\" or \"bud\"",
+        ),
+    ];
+    for (text, at, says) in cases {
+        let e = refusal(&text);
+        assert!(
+            e.starts_with("<test>:") && e.contains(at) && e.contains(says),
+            "expected {at}: ...{says}... gave: {e}"
+        );
+    }
+}
+
+/// `grains run` of a colony writes each particle's generation and parent in `particles.csv`
+/// and the `.vtu` frames, and the births of each division step in `cells.csv`.
+#[test]
+fn a_colony_run_writes_generations_parents_and_births() {
+    let text = colony_scene(&Colony {
+        cells: &[[0.0; 3]],
+        cycle_time: 0.1,
+        spread: 0.0,
+        max_cells: 4,
+        division: DIVIDING.into(),
+        more: "",
+        dt: 5e-4,
+        steps: 450,
+    })
+    .replace(
+        "every = 1000000\nformats = []",
+        "every = 450\nformats = [\"csv\", \"vtk\"]",
+    );
+    let dir = std::env::temp_dir().join(format!("grains-colony-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let scene = dir.join("colony.toml");
+    std::fs::write(&scene, text).expect("the scene written");
+    grains_tests::run_scene_file(&scene, "cpu", &dir.join("out"));
+    let out = dir.join("out");
+    let cells = std::fs::read_to_string(out.join("cells.csv")).expect("cells.csv");
+    assert_eq!(cells, "step,time,births,cells\n200,0.1,2,2\n400,0.2,4,4\n");
+    let particles = std::fs::read_to_string(out.join("particles.csv")).expect("particles.csv");
+    let header = particles.lines().next().unwrap_or("");
+    assert!(header.ends_with(",radius,generation,parent"), "{header}");
+    // The last frame: the first cell gone, her daughters 1 and 2 gone, four granddaughters
+    // (generation 2) of mothers 1 and 2, the rest of the pool dormant.
+    let last: Vec<(i64, i64, i64)> = particles
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with("450,"))
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let n = f.len();
+            (
+                f[2].parse().unwrap(),
+                f[n - 2].parse().unwrap(),
+                f[n - 1].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        last,
+        [
+            (0, 0, -1),
+            (1, 1, 0),
+            (2, 1, 0),
+            (3, 2, 1),
+            (4, 2, 1),
+            (5, 2, 2),
+            (6, 2, 2)
+        ]
+    );
+    let vtu = std::fs::read(out.join("frame_00000450.vtu")).expect("the last frame");
+    let text = String::from_utf8_lossy(&vtu);
+    assert!(text.contains("Name=\"generation\"") && text.contains("Name=\"parent\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
