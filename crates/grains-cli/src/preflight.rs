@@ -381,7 +381,7 @@ pub fn timestep_line(scene: &Scene) -> String {
 
 /// What the energy audit's figure is relative to, as the run measures it.
 pub const AUDIT_SCALE: &str = "relative to the larger of its starting total and the work walls, \
-     kinematic particles and insertion put in";
+     kinematic particles and insertion put in, or the energy it dissipated";
 
 /// The warning when the energy ledger's total moved by `worst` (relative) during a run: the
 /// ledger books every energy that enters or leaves (moving walls', kinematic particles' and

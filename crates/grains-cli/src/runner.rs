@@ -482,12 +482,14 @@ impl RunOutput {
             w.write_energy(step, time, &e)?;
             let (e0, worst) = self.audit.get_or_insert((e.total, 0.0));
             // Measured against what the run holds: its starting total, or the work moving
-            // walls and kinematic particles have put in, if larger.
+            // walls and kinematic particles have put in, or what it has dissipated (an
+            // adhesive aggregate starting near zero releases its wells' energy), if larger.
             let scale = e0
                 .abs()
                 .max(e.wall_work.abs())
                 .max(e.kinematic_work.abs())
-                .max(e.inserted.abs());
+                .max(e.inserted.abs())
+                .max(e.damping_dissipated.abs() + e.friction_dissipated.abs());
             if scale != 0.0 {
                 *worst = worst.max((e.total - *e0).abs() / scale);
             }
