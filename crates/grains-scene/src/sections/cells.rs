@@ -134,7 +134,11 @@ pub(crate) fn read(
     }
     let first = particles.len() as u32;
     let mat = &materials[mi];
-    let far = grains_core::insert::dormant_position(domain.min, domain.max);
+    let mut far = grains_core::insert::dormant_position(domain.min, domain.max);
+    if ctx.planar.get() {
+        // A 2-D scene's particles all lie in the plane z = 0, dormant ones too.
+        far[2] = 0.0;
+    }
     let r0 = cells
         .iter()
         .map(|&c| particles.pos[c as usize][3] as f64)
