@@ -11,6 +11,11 @@
 
 fn for_each_candidate(gid: u32) {
     let x = pos[gid];
+    // A removed or dormant particle (its radius hugely negative) has no candidate: skipped
+    // whole, since a pool of them shares one far cell.
+    if (x.w < 0.0) {
+        return;
+    }
     let tri = shapes[shape[gid]].kind == KIND_TRIANGLE;
     let body = body_of(gid, shapes[shape[gid]]);
     let c = cell_coords(grid, x);

@@ -25,6 +25,12 @@ fn cell_count(
     if (gid >= step.n_particles) {
         return;
     }
+    // A removed or dormant particle (radius hugely negative) is in no cell (CPU twin:
+    // `NO_CELL`).
+    if (pos[gid].w < 0.0) {
+        particle_cell[gid] = 0xffffffffu;
+        return;
+    }
     let c = cell_index(grid, cell_coords(grid, pos[gid]));
     particle_cell[gid] = c;
     atomicAdd(&cell_counts[c], 1u);

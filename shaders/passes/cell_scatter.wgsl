@@ -22,6 +22,10 @@ fn cell_scatter(
         return;
     }
     let c = particle_cell[gid];
+    // A removed particle is in no cell (cell_count's 0xffffffff, the twin's `NO_CELL`).
+    if (c == 0xffffffffu) {
+        return;
+    }
     let slot = atomicAdd(&cell_cursor[c], 1u);
     sorted[slot] = gid;
 }

@@ -132,7 +132,12 @@ impl<'a> Grid<'a> {
         let cell = 2.0 * rmax + gap.max(0.0);
         let width = [0, 1, 2].map(|k| cell.max((d.max[k] - d.min[k]) / MAX_CELLS_PER_AXIS as f64));
         let dims = [0, 1, 2].map(|k| (((d.max[k] - d.min[k]) / width[k]).floor() as i64).max(1));
-        let buckets = pos.len().next_power_of_two().max(1);
+        // Removed and dormant particles (`REMOVED_RADIUS`) touch nothing and stay out of the
+        // grid: a pool of them at one far point would make one cell of every pair of them.
+        let live: Vec<u32> = (0..pos.len() as u32)
+            .filter(|&i| pos[i as usize][3] >= 0.0)
+            .collect();
+        let buckets = live.len().next_power_of_two().max(1);
         let mut g = Grid {
             pos,
             domain,
@@ -146,7 +151,7 @@ impl<'a> Grid<'a> {
             sorted_pos: Vec::new(),
             sorted_id: Vec::new(),
         };
-        let cells: Vec<[i64; 3]> = pos.iter().map(|p| g.key(p)).collect();
+        let cells: Vec<[i64; 3]> = live.iter().map(|&i| g.key(&pos[i as usize])).collect();
         let mut count = vec![0u32; buckets];
         for &c in &cells {
             count[g.bucket(c)] += 1;
@@ -155,18 +160,17 @@ impl<'a> Grid<'a> {
         crate::kernels::passes::prefix_sum::prefix_sum(&count, &mut start);
         drop(count);
         let mut next = start.clone();
-        g.order = vec![0u32; pos.len()];
-        for (i, &c) in cells.iter().enumerate() {
+        let mut order = vec![0u32; live.len()];
+        let mut ids = vec![0u64; live.len()];
+        for (k, &c) in cells.iter().enumerate() {
             let b = g.bucket(c);
-            g.order[next[b] as usize] = i as u32;
+            order[next[b] as usize] = live[k];
+            ids[next[b] as usize] = g.id_of(c);
             next[b] += 1;
         }
-        g.sorted_pos = g.order.iter().map(|&i| pos[i as usize]).collect();
-        g.sorted_id = g
-            .order
-            .iter()
-            .map(|&i| g.id_of(cells[i as usize]))
-            .collect();
+        g.sorted_pos = order.iter().map(|&i| pos[i as usize]).collect();
+        g.sorted_id = ids;
+        g.order = order;
         g.start = start;
         Some(g)
     }

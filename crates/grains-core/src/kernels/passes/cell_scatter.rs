@@ -10,6 +10,9 @@ pub fn cell_scatter(
     cell_cursor: &mut [u32],
     sorted: &mut [u32],
 ) {
+    if particle_cell[gid] == super::cell_count::NO_CELL {
+        return;
+    }
     let c = particle_cell[gid] as usize;
     let slot = cell_cursor[c];
     cell_cursor[c] += 1;

@@ -49,6 +49,11 @@ pub fn for_each_candidate(
     mut visit: impl FnMut(u32),
 ) {
     let x = pos[gid];
+    // A removed or dormant particle (its radius hugely negative) has no candidate: skipped
+    // whole, since a pool of them shares one far cell.
+    if x[3] < 0.0 {
+        return;
+    }
     let tri = is_triangle(gid, shape, shapes);
     let body = body_of(gid, shape, shapes);
     let c = cell_coords(grid, x);
