@@ -11,14 +11,9 @@
 
 use crate::kernel_types::{ContactForce, ContactGeom};
 use crate::kernels::laws::dividing::{
-    division_case, division_params, division_time, law_division, parse_division,
-    DivisionHistory, DivisionParams, DivisionSpec,
+    law_division, Division, DivisionHistory, DivisionParams, DivisionSpec, DivisionTarget,
 };
-use crate::law::{
-    CollisionContext, Law, LawKeys, LawTwin, PairContext, ParityCase, SpringShape, Word,
-};
-use crate::parity::SplitMix;
-use crate::registry::Slot;
+use crate::law::{LawKeys, PairContext};
 
 /// The budding force: the target from `|R1 - R2|` to `R1 + R2`.
 pub fn law_budding(
@@ -32,56 +27,27 @@ pub fn law_budding(
     law_division(geom, params, s0, s1, history, force);
 }
 
-/// The `budding` law.
-pub struct Budding;
+/// A bud: the target from `|R1 - R2|` to `R1 + R2`.
+pub struct Bud;
 
-impl Law for Budding {
+impl DivisionTarget for Bud {
     const KEYWORD: &'static str = "budding";
-    const SLOT: Slot = Slot::Extra;
     const KEYS: &'static [&'static str] =
         &["repulsive_stiffness", "attractive_stiffness", "duration"];
-    const HISTORY_WORDS: &'static [Word] = &[Word::Exact];
-    const ENERGY: &'static [&'static str] = &["elastic"];
-    const OVERWRITES: bool = true;
-    type Params = DivisionParams;
-    type History = DivisionHistory;
-    type Spec = DivisionSpec;
 
-    fn parse<K: LawKeys>(keys: &K) -> Result<DivisionSpec, K::Error> {
-        parse_division(keys)
+    fn parse_own<K: LawKeys>(_: &K, _: &mut DivisionSpec) -> Result<(), K::Error> {
+        Ok(())
     }
 
-    fn spring(_: &DivisionSpec) -> Option<SpringShape> {
-        None
-    }
-
-    fn mix(spec: &DivisionSpec, _: &PairContext<'_>) -> DivisionParams {
-        division_params(spec)
-    }
-
+    /// The target ends at touching.
     fn range(_: &DivisionSpec, _: &PairContext<'_>) -> f64 {
         0.0
     }
 
-    fn collision_time(spec: &DivisionSpec, c: &CollisionContext<'_>) -> Option<f64> {
-        Some(division_time(spec, c))
-    }
-
-    fn apply(
-        g: &ContactGeom,
-        p: &DivisionParams,
-        h: &mut DivisionHistory,
-        f: &mut ContactForce,
-    ) {
+    fn law(g: &ContactGeom, p: &DivisionParams, h: &mut DivisionHistory, f: &mut ContactForce) {
         law_budding(g, p, h, f)
     }
 }
 
-impl LawTwin for Budding {
-    // As `dividing`'s: 1e-5.
-    const PARITY_TOLERANCE: f32 = 1e-5;
-
-    fn parity_case(rng: &mut SplitMix, i: usize) -> ParityCase<DivisionParams, DivisionHistory> {
-        division_case(rng, i)
-    }
-}
+/// The `budding` law.
+pub type Budding = Division<Bud>;

@@ -113,37 +113,6 @@ pub fn law_dividing(
     law_division(geom, params, s0, s1, history, force);
 }
 
-/// The keys both division laws share, and the stiffness's default.
-pub fn parse_division<K: LawKeys>(keys: &K) -> Result<DivisionSpec, K::Error> {
-    let rep = keys.positive("repulsive_stiffness", "N/m")?;
-    let rep = required(keys, "repulsive_stiffness", "a positive number (N/m)", rep)?;
-    let att = keys.positive("attractive_stiffness", "N/m")?;
-    let t = keys.positive("duration", "s")?;
-    Ok(DivisionSpec {
-        repulsive: rep,
-        attractive: att.unwrap_or(rep),
-        duration: required(keys, "duration", "a positive number (s)", t)?,
-        start_ratio: 0.0,
-        end_ratio: 1.0,
-    })
-}
-
-/// A division law's parameters, as every pair of materials takes them.
-pub fn division_params(spec: &DivisionSpec) -> DivisionParams {
-    DivisionParams {
-        repulsive: spec.repulsive as f32,
-        attractive: spec.attractive as f32,
-        duration: spec.duration as f32,
-        start_ratio: spec.start_ratio as f32,
-        end_ratio: spec.end_ratio as f32,
-    }
-}
-
-/// The controller's oscillation on its stiffer side between two equal bodies.
-pub fn division_time(spec: &DivisionSpec, c: &CollisionContext<'_>) -> f64 {
-    std::f64::consts::PI * (c.m_eff / spec.repulsive.max(spec.attractive)).sqrt()
-}
-
 /// A random parity case of a division law: before, across and after the cytokinesis, with an
 /// earlier law's force and block to overwrite or keep.
 pub fn division_case(rng: &mut SplitMix, i: usize) -> ParityCase<DivisionParams, DivisionHistory> {
@@ -170,12 +139,30 @@ pub fn division_case(rng: &mut SplitMix, i: usize) -> ParityCase<DivisionParams,
     }
 }
 
-/// The `dividing` law.
-pub struct Dividing;
+/// What tells the division laws apart: their keyword and keys, and their target's start and
+/// end. Everything else of their [`Law`] is [`Division`]'s.
+pub trait DivisionTarget {
+    /// Scene keyword.
+    const KEYWORD: &'static str;
+    /// Its scene keys: `repulsive_stiffness`, `attractive_stiffness` and `duration`, which
+    /// every division law reads, and its own.
+    const KEYS: &'static [&'static str];
+    /// Its own keys, read into `spec`.
+    fn parse_own<K: LawKeys>(keys: &K, spec: &mut DivisionSpec) -> Result<(), K::Error>;
+    /// How far past touching the target's end is, for the largest pair (m).
+    fn range(spec: &DivisionSpec, pair: &PairContext<'_>) -> f64;
+    /// The law's CPU twin (`law_<keyword>`).
+    fn law(g: &ContactGeom, p: &DivisionParams, h: &mut DivisionHistory, f: &mut ContactForce);
+}
 
-impl Law for Dividing {
+/// A division law as a [`Law`]: everything but [`DivisionTarget`] is shared.
+pub struct Division<T>(std::marker::PhantomData<T>);
+
+/// Two halves: the target from `c0 (R1 + R2)` to `c1 (R1 + R2)`.
+pub struct Halves;
+
+impl DivisionTarget for Halves {
     const KEYWORD: &'static str = "dividing";
-    const SLOT: Slot = Slot::Extra;
     const KEYS: &'static [&'static str] = &[
         "repulsive_stiffness",
         "attractive_stiffness",
@@ -183,15 +170,8 @@ impl Law for Dividing {
         "start_separation_ratio",
         "end_separation_ratio",
     ];
-    const HISTORY_WORDS: &'static [Word] = &[Word::Exact];
-    const ENERGY: &'static [&'static str] = &["elastic"];
-    const OVERWRITES: bool = true;
-    type Params = DivisionParams;
-    type History = DivisionHistory;
-    type Spec = DivisionSpec;
 
-    fn parse<K: LawKeys>(keys: &K) -> Result<DivisionSpec, K::Error> {
-        let mut spec = parse_division(keys)?;
+    fn parse_own<K: LawKeys>(keys: &K, spec: &mut DivisionSpec) -> Result<(), K::Error> {
         let c0 = keys.non_negative("start_separation_ratio", "(a ratio)")?;
         let c1 = keys.positive("end_separation_ratio", "(a ratio)")?;
         spec.start_ratio = c0.unwrap_or(0.0);
@@ -205,6 +185,45 @@ impl Law for Dividing {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    fn range(spec: &DivisionSpec, pair: &PairContext<'_>) -> f64 {
+        ((spec.end_ratio - 1.0) * pair.lengths_max).max(0.0)
+    }
+
+    fn law(g: &ContactGeom, p: &DivisionParams, h: &mut DivisionHistory, f: &mut ContactForce) {
+        law_dividing(g, p, h, f)
+    }
+}
+
+/// The `dividing` law.
+pub type Dividing = Division<Halves>;
+
+impl<T: DivisionTarget> Law for Division<T> {
+    const KEYWORD: &'static str = T::KEYWORD;
+    const SLOT: Slot = Slot::Extra;
+    const KEYS: &'static [&'static str] = T::KEYS;
+    const HISTORY_WORDS: &'static [Word] = &[Word::Exact];
+    const ENERGY: &'static [&'static str] = &["elastic"];
+    const OVERWRITES: bool = true;
+    type Params = DivisionParams;
+    type History = DivisionHistory;
+    type Spec = DivisionSpec;
+
+    fn parse<K: LawKeys>(keys: &K) -> Result<DivisionSpec, K::Error> {
+        let rep = keys.positive("repulsive_stiffness", "N/m")?;
+        let rep = required(keys, "repulsive_stiffness", "a positive number (N/m)", rep)?;
+        let att = keys.positive("attractive_stiffness", "N/m")?;
+        let t = keys.positive("duration", "s")?;
+        let mut spec = DivisionSpec {
+            repulsive: rep,
+            attractive: att.unwrap_or(rep),
+            duration: required(keys, "duration", "a positive number (s)", t)?,
+            start_ratio: 0.0,
+            end_ratio: 1.0,
+        };
+        T::parse_own(keys, &mut spec)?;
         Ok(spec)
     }
 
@@ -213,16 +232,23 @@ impl Law for Dividing {
     }
 
     fn mix(spec: &DivisionSpec, _: &PairContext<'_>) -> DivisionParams {
-        division_params(spec)
+        DivisionParams {
+            repulsive: spec.repulsive as f32,
+            attractive: spec.attractive as f32,
+            duration: spec.duration as f32,
+            start_ratio: spec.start_ratio as f32,
+            end_ratio: spec.end_ratio as f32,
+        }
     }
 
-    /// The target's end, past touching, is where the halves may be.
     fn range(spec: &DivisionSpec, pair: &PairContext<'_>) -> f64 {
-        ((spec.end_ratio - 1.0) * pair.lengths_max).max(0.0)
+        T::range(spec, pair)
     }
 
+    /// The controller's oscillation on its stiffer side between two equal bodies.
     fn collision_time(spec: &DivisionSpec, c: &CollisionContext<'_>) -> Option<f64> {
-        Some(division_time(spec, c))
+        let k = spec.repulsive.max(spec.attractive);
+        Some(std::f64::consts::PI * (c.m_eff / k).sqrt())
     }
 
     fn apply(
@@ -231,11 +257,11 @@ impl Law for Dividing {
         h: &mut DivisionHistory,
         f: &mut ContactForce,
     ) {
-        law_dividing(g, p, h, f)
+        T::law(g, p, h, f)
     }
 }
 
-impl LawTwin for Dividing {
+impl<T: DivisionTarget> LawTwin for Division<T> {
     // A product of a difference of lengths near the pair's size: a few f32 ulps of the
     // lengths, relative to the force scale, 1e-5.
     const PARITY_TOLERANCE: f32 = 1e-5;
