@@ -1072,6 +1072,15 @@ pub struct RunTally {
 }
 
 impl RunTally {
+    /// Book `divisions` divisions: each mother removed, her two daughters inserted, with the
+    /// energies [`crate::cells::divide_in`] found.
+    pub fn book_divisions(&mut self, divisions: usize, out: &crate::cells::Divided) {
+        self.removed += divisions as u64;
+        self.removed_energy += out.removed_energy;
+        self.inserted += 2 * divisions as u64;
+        self.inserted_energy += out.inserted_energy;
+    }
+
     /// The tally a state carries ([`crate::state::BackendState`]'s scalars).
     pub fn of_state(s: &crate::state::BackendState) -> RunTally {
         RunTally {

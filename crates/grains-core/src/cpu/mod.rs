@@ -1454,10 +1454,7 @@ impl Backend for CpuBackend {
             self.fixed_slots[k] = PairSlot::default();
         }
         self.travel = f64::INFINITY;
-        self.tally.removed += divisions.len() as u64;
-        self.tally.removed_energy += out.removed_energy;
-        self.tally.inserted += 2 * divisions.len() as u64;
-        self.tally.inserted_energy += out.inserted_energy;
+        self.tally.book_divisions(divisions.len(), &out);
         Ok(())
     }
 

@@ -1133,10 +1133,7 @@ impl Backend for GpuBackend {
         // On, with no history and no slot yet: its first evaluation writes them.
         let pairs: Vec<u32> = divisions.iter().map(|d| first_pair + d.pair).collect();
         self.reset_fixed_pairs(&pairs, 0);
-        self.tally.removed += divisions.len() as u64;
-        self.tally.removed_energy += out.removed_energy;
-        self.tally.inserted += 2 * divisions.len() as u64;
-        self.tally.inserted_energy += out.inserted_energy;
+        self.tally.book_divisions(divisions.len(), &out);
         Ok(())
     }
 
