@@ -181,8 +181,9 @@ pub struct Colony {
     pub parent: Vec<u32>,
     /// Per particle: its mass as the colony gave it (kg).
     pub mass: Vec<f32>,
-    /// Per live cell: the step at which it divides (`u64::MAX` for none).
-    pub due: Vec<u64>,
+    /// The cells due to divide, by the step at which they do (a lookup per event, not a scan
+    /// of every particle).
+    pub schedule: std::collections::BTreeMap<u64, Vec<u32>>,
     /// Division pairs used so far.
     pub used: u32,
     /// Cells now in the run.
@@ -208,10 +209,11 @@ impl Colony {
         let n = mass.len();
         let (dt, planar) = (world.dt, world.planar);
         let mut generation = vec![u32::MAX; n];
-        let mut due = vec![u64::MAX; n];
+        let mut schedule = std::collections::BTreeMap::<u64, Vec<u32>>::new();
         for &c in &cycle.cells {
             generation[c as usize] = 0;
-            due[c as usize] = step_at(0, cycle.cycle_of(c, 0), dt);
+            let at = step_at(0, cycle.cycle_of(c, 0), dt);
+            schedule.entry(at).or_default().push(c);
         }
         Some(Colony {
             count: cycle.cells.len() as u32,
@@ -219,7 +221,7 @@ impl Colony {
             generation,
             parent: vec![u32::MAX; n],
             mass,
-            due,
+            schedule,
             used: 0,
             ending: Vec::new(),
             births: Vec::new(),
@@ -259,10 +261,7 @@ impl Colony {
         let (live, gone): (Vec<Mother>, Vec<Mother>) = mothers
             .into_iter()
             .partition(|m| m.radius != REMOVED_RADIUS);
-        for m in &gone {
-            self.due[m.id as usize] = u64::MAX;
-            self.count -= 1;
-        }
+        self.count -= gone.len() as u32;
         let divisions = self.divide(step, &live)?;
         for d in &divisions {
             for x in &d.daughters {
@@ -275,16 +274,16 @@ impl Colony {
 
     /// The next step after `step` at which a cell divides or a cytokinesis ends.
     pub fn next_event(&self, step: u64) -> Option<u64> {
-        let divides = self.due.iter().copied().filter(|&s| s > step).min();
+        let divides = self.schedule.range(step + 1..).next().map(|(&s, _)| s);
         let ends = self.ending.iter().map(|e| e.0).filter(|&s| s > step).min();
         [divides, ends].into_iter().flatten().min()
     }
 
-    /// The cells due to divide at `step`, by id.
-    pub fn due_at(&self, step: u64) -> Vec<u32> {
-        (0..self.due.len() as u32)
-            .filter(|&i| self.due[i as usize] == step)
-            .collect()
+    /// The cells due to divide at `step`, by id, taken off the schedule.
+    pub fn due_at(&mut self, step: u64) -> Vec<u32> {
+        let mut due = self.schedule.remove(&step).unwrap_or_default();
+        due.sort_unstable();
+        due
     }
 
     /// The division pairs whose cytokinesis ends at `step`, as fixed pair indices.
@@ -323,9 +322,9 @@ impl Colony {
                 d.id = id;
                 self.generation[id as usize] = g + 1;
                 self.parent[id as usize] = m.id;
-                self.due[id as usize] = step_at(step, self.cycle.cycle_of(id, g + 1), self.dt);
+                let at = step_at(step, self.cycle.cycle_of(id, g + 1), self.dt);
+                self.schedule.entry(at).or_default().push(id);
             }
-            self.due[m.id as usize] = u64::MAX;
             self.ending.push((ends, pair));
             out.push(Division {
                 mother: m.id,
