@@ -102,27 +102,11 @@ pub fn region_stress(
     min: [f64; 3],
     max: [f64; 3],
 ) -> RegionStress {
-    let volume = (0..3).map(|k| (max[k] - min[k]).max(0.0)).product::<f64>();
-    let mut out = RegionStress {
-        volume,
-        ..Default::default()
-    };
-    let mut sum = [0.0; 6];
-    for (m, p) in moments.iter().zip(pos) {
-        let inside = (0..3).all(|k| (p[k] as f64) >= min[k] && (p[k] as f64) <= max[k]);
-        if !inside || p[3] <= 0.0 {
-            continue;
-        }
-        out.particles += 1;
-        out.solid_volume += sphere_volume(p[3] as f64);
-        for k in 0..6 {
-            sum[k] += m[k];
-        }
-    }
-    if volume > 0.0 {
-        out.stress = sum.map(|x| x / volume);
-    }
-    out
+    let spheres = moments
+        .iter()
+        .zip(pos)
+        .map(|(m, p)| ([p[0], p[1], p[2]].map(f64::from), p[3] as f64, *m));
+    region_sum(spheres, min, max)
 }
 
 /// The mean stress of the box `[min, max]` from spheres at `centres` with `radii` (m) and
@@ -136,21 +120,34 @@ pub fn region_stress_of(
     min: [f64; 3],
     max: [f64; 3],
 ) -> RegionStress {
+    let spheres = centres.iter().zip(radii).zip(stress).map(|((p, &r), s)| {
+        let v = sphere_volume(r);
+        (*p, r, s.map(|x| v * x))
+    });
+    region_sum(spheres, min, max)
+}
+
+/// The sum of the moments `V sigma` of the spheres `(centre, radius, moment)` in the run
+/// (radius > 0) whose centres lie in the box `[min, max]`, over its volume.
+fn region_sum(
+    spheres: impl Iterator<Item = ([f64; 3], f64, Sym6)>,
+    min: [f64; 3],
+    max: [f64; 3],
+) -> RegionStress {
     let volume = (0..3).map(|k| (max[k] - min[k]).max(0.0)).product::<f64>();
     let mut out = RegionStress {
         volume,
         ..Default::default()
     };
     let mut sum = [0.0; 6];
-    for ((p, &r), s) in centres.iter().zip(radii).zip(stress) {
+    for (p, r, m) in spheres {
         if r <= 0.0 || !(0..3).all(|k| p[k] >= min[k] && p[k] <= max[k]) {
             continue;
         }
-        let v = sphere_volume(r);
         out.particles += 1;
-        out.solid_volume += v;
+        out.solid_volume += sphere_volume(r);
         for k in 0..6 {
-            sum[k] += v * s[k];
+            sum[k] += m[k];
         }
     }
     if volume > 0.0 {
