@@ -257,6 +257,17 @@ impl Particles {
         }
     }
 
+    /// Append a dormant sphere at `x` (m): the mass and inertia of `radius` (m) at `density`
+    /// (kg/m^3) kept for when it enters the run, but the removed-particle radius, no velocity,
+    /// no inverse mass or inertia ([`crate::insert`], [`crate::cells`]).
+    pub fn push_dormant(&mut self, x: [f64; 3], radius: f64, material: u32, density: f64) {
+        self.push_sphere(x, radius, [0.0; 3], [0.0; 3], material, density, false);
+        let i = self.len() - 1;
+        self.pos[i][3] = crate::backend::REMOVED_RADIUS;
+        self.vel[i] = [0.0; 4];
+        self.omega[i][3] = 0.0;
+    }
+
     /// Append a solid sphere of `density` (kg/m^3).
     #[allow(clippy::too_many_arguments)]
     pub fn push_sphere(

@@ -144,11 +144,7 @@ pub(crate) fn read(
         .map(|&c| particles.pos[c as usize][3] as f64)
         .fold(0.0, f64::max);
     for _ in 0..2 * pairs {
-        particles.push_sphere(far, r0, [0.0; 3], [0.0; 3], mi as u32, mat.density, false);
-        let i = particles.len() - 1;
-        particles.pos[i][3] = grains_core::backend::REMOVED_RADIUS;
-        particles.vel[i] = [0.0; 4];
-        particles.omega[i][3] = 0.0;
+        particles.push_dormant(far, r0, mi as u32, mat.density);
     }
     Ok(Some(CellsBlock {
         cycle: CellCycle {

@@ -147,19 +147,7 @@ pub(crate) fn read(
         let first = particles.len() as u32;
         let far = grains_core::insert::dormant_position(domain.min, domain.max);
         for &r in &radii {
-            particles.push_sphere(
-                far,
-                r as f64,
-                [0.0; 3],
-                [0.0; 3],
-                mi as u32,
-                mat.density,
-                false,
-            );
-            let i = particles.len() - 1;
-            particles.pos[i][3] = grains_core::backend::REMOVED_RADIUS;
-            particles.vel[i] = [0.0; 4];
-            particles.omega[i][3] = 0.0;
+            particles.push_dormant(far, r as f64, mi as u32, mat.density);
         }
         out.push(InsertBlock {
             insertion: Insertion {
