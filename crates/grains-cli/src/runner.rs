@@ -64,16 +64,14 @@ impl Runner {
 
     /// A runner whose output the CLI has opened (and locked).
     pub(crate) fn new(scene: grains_scene::Scene, mut backend: Box<dyn Backend>) -> Runner {
-        let colony = scene.world.cells.is_some().then(|| {
-            let snap = backend.snapshot();
-            let mass = snap
-                .vel
-                .iter()
-                .map(|v| if v[3] > 0.0 { 1.0 / v[3] } else { 0.0 });
-            mass.collect()
-        });
+        // The backend holds the particles now: their count is its.
+        let colony = scene
+            .world
+            .cells
+            .is_some()
+            .then(|| backend.snapshot().pos.len());
         Runner {
-            colony: colony.and_then(|m| grains_core::cells::Colony::of(&scene.world, m)),
+            colony: colony.and_then(|n| grains_core::cells::Colony::of(&scene.world, n)),
             scene,
             backend,
             recording: None,

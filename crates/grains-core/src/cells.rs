@@ -168,8 +168,8 @@ pub fn split(mother: &Mother, axis: DVec3, target: Target, start_ratio: f64) -> 
     })
 }
 
-/// The colony's bookkeeping on the host: each particle's generation, parent, birth and the step
-/// it divides at, the pairs used and the cytokineses under way.
+/// The colony's bookkeeping on the host: each particle's generation and parent, the cells due
+/// by the step they divide at, the pairs used and the cytokineses under way.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Colony {
     pub cycle: CellCycle,
@@ -179,8 +179,6 @@ pub struct Colony {
     /// Per particle: the mother's id, `u32::MAX` for the first cells and particles that are
     /// no cells.
     pub parent: Vec<u32>,
-    /// Per particle: its mass as the colony gave it (kg).
-    pub mass: Vec<f32>,
     /// The cells due to divide, by the step at which they do (a lookup per event, not a scan
     /// of every particle).
     pub schedule: std::collections::BTreeMap<u64, Vec<u32>>,
@@ -202,11 +200,10 @@ fn step_at(birth: u64, cycle: f64, dt: f64) -> u64 {
 }
 
 impl Colony {
-    /// The colony of `world`'s `[[cells]]` block at step 0, if it has one, its particles'
-    /// masses `mass` (kg; as a backend holds them, `1 / vel.w`, 0 for none).
-    pub fn of(world: &World, mass: Vec<f32>) -> Option<Colony> {
+    /// The colony of `world`'s `[[cells]]` block at step 0, if it has one, in a backend of `n`
+    /// particles.
+    pub fn of(world: &World, n: usize) -> Option<Colony> {
         let cycle = world.cells.clone()?;
-        let n = mass.len();
         let (dt, planar) = (world.dt, world.planar);
         let mut generation = vec![u32::MAX; n];
         let mut schedule = std::collections::BTreeMap::<u64, Vec<u32>>::new();
@@ -220,7 +217,6 @@ impl Colony {
             cycle,
             generation,
             parent: vec![u32::MAX; n],
-            mass,
             schedule,
             used: 0,
             ending: Vec::new(),
@@ -253,7 +249,8 @@ impl Colony {
                         pos: [x[0], x[1], x[2]],
                         vel: [v[0], v[1], v[2]],
                         radius: x[3],
-                        mass: self.mass[i as usize],
+                        // A cell in the run has an inverse mass; one that left has none.
+                        mass: if v[3] > 0.0 { 1.0 / v[3] } else { 0.0 },
                     }
                 })
                 .collect()
@@ -263,11 +260,6 @@ impl Colony {
             .partition(|m| m.radius != REMOVED_RADIUS);
         self.count -= gone.len() as u32;
         let divisions = self.divide(step, &live)?;
-        for d in &divisions {
-            for x in &d.daughters {
-                self.mass[x.id as usize] = x.mass;
-            }
-        }
         backend.divide_cells(&divisions)?;
         Ok(2 * divisions.len() as u32)
     }
