@@ -64,6 +64,7 @@ mod python;
 mod resistance;
 mod restitution;
 mod resume;
+mod rings;
 mod rolling;
 mod scene_errors;
 mod scene_reference;

@@ -56,6 +56,22 @@ const SHELL: &str = "\n[[shell]]\nmaterial = \"membrane\"\nthickness = 1e-4\n";
 /// A valid icosphere for a shell.
 const ICOSPHERE: &str = "icosphere = { center = [0.02, 0.02, 0.02], radius = 0.005 }\n";
 
+/// `BASE` made 2-D with a second material, and a valid `[[ring]]` block's first lines.
+fn ring_base() -> String {
+    let planar = edit(
+        "max = [0.1, 0.1, 0.1]\n",
+        "max = [0.1, 0.1, 0.1]\ndimensions = 2\n",
+    )
+    .replace(
+        "positions = [[0.05, 0.05, 0.05]]",
+        "positions = [[0.05, 0.05, 0.0]]",
+    );
+    format!("{planar}{MEMBRANE}\n[[ring]]\nmaterial = \"membrane\"\nthickness = 1e-4\n")
+}
+
+/// A valid circle of nodes for a ring.
+const CIRCLE: &str = "circle = { center = [0.02, 0.02], radius = 0.005, nodes = 16 }\n";
+
 /// A valid `[[insert]]` block's first lines, up to its region.
 const INSERT: &str = "\n[[insert]]\nmaterial = \"glass\"\ncount = 10\nrate = 100.0\n";
 
@@ -155,6 +171,28 @@ fn cases() -> Vec<(String, String)> {
             format!(
                 "{BASE}{MEMBRANE}{SHELL}sheet = {{ corner = [0.01, 0.01, 0.02], \
                  size = [0.01, 0.01], divisions = [2, 2], {UNKNOWN} }}\n"
+            ),
+        ),
+        ("`[[ring]]`", format!("{}{UNKNOWN}\n", ring_base())),
+        (
+            "`[[ring]]` `circle`",
+            format!(
+                "{}circle = {{ center = [0.02, 0.02], radius = 0.005, nodes = 16, {UNKNOWN} }}\n",
+                ring_base()
+            ),
+        ),
+        (
+            "`[[ring]]` `stretch` `spring`",
+            format!(
+                "{}{CIRCLE}stretch = {{ law = \"spring\", {UNKNOWN} }}\n",
+                ring_base()
+            ),
+        ),
+        (
+            "`[[ring]]` `area` `area_conservation`",
+            format!(
+                "{}{CIRCLE}area = {{ law = \"area_conservation\", {UNKNOWN} }}\n",
+                ring_base()
             ),
         ),
         ("`[[insert]]`", format!("{BASE}\n[[insert]]\n{UNKNOWN}\n")),

@@ -1,7 +1,8 @@
 // CPU twin: crates/grains-core/src/kernels/passes/shell_edges.rs
 //
 // One invocation per shell edge: its spring (with Maxwell relaxation), its dashpot and the
-// bending of its hinge; four records per edge, [i, elastic], [j, dissipated], [k, tension],
+// bending of its hinge (a shell's, levers k and l) or of its end node j (a ring's, towards k,
+// with l = NO_NODE); four records per edge, [i, elastic], [j, dissipated], [k, tension],
 // [l, 0], each the force on that node.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
@@ -9,6 +10,7 @@
 //!include lib/shell.wgsl
 //!include shell/node_node_shell.wgsl
 //!include shell/triangle_triangle_common_edge.wgsl
+//!include shell/segment_segment_common_node.wgsl
 //!include shell/elastic_shell_spring.wgsl
 //!include shell/maxwell_shell.wgsl
 //!include shell/shell_viscosity.wgsl
@@ -64,23 +66,43 @@ fn shell_edges(
         fj = fj - v.xyz;
         damp = damp + v.w;
     }
-    if (p.bend_law != 0u && e.w != NO_NODE) {
+    if (p.bend_law != 0u) {
         let x1 = pos[e.x].xyz;
-        let h = resolve_triangle_triangle_common_edge(
-            min_image(pos[e.y].xyz - x1, domain),
-            min_image(pos[e.z].xyz - x1, domain),
-            min_image(pos[e.w].xyz - x1, domain),
-        );
+        var theta: f32;
+        var g1: vec3<f32>;
+        var g2: vec3<f32>;
+        var g3: vec3<f32>;
+        var g4 = vec3<f32>(0.0, 0.0, 0.0);
+        if (e.w != NO_NODE) {
+            let h = resolve_triangle_triangle_common_edge(
+                min_image(pos[e.y].xyz - x1, domain),
+                min_image(pos[e.z].xyz - x1, domain),
+                min_image(pos[e.w].xyz - x1, domain),
+            );
+            theta = h.theta;
+            g1 = h.g1;
+            g2 = h.g2;
+            g3 = h.g3;
+            g4 = h.g4;
+        } else {
+            let rj = min_image(pos[e.y].xyz - x1, domain);
+            let rk = min_image(pos[e.z].xyz - x1, domain);
+            let t = resolve_segment_segment_common_node(rj, rk - rj);
+            theta = t.theta;
+            g1 = t.g1;
+            g2 = t.g2;
+            g3 = t.g3;
+        }
         var b: vec2<f32>;
         if (p.bend_law == 1u) {
-            b = law_linear_bending(h.theta, p.theta0, p.bend);
+            b = law_linear_bending(theta, p.theta0, p.bend);
         } else {
-            b = law_elastic_bending(h.theta, p.theta0, p.bend);
+            b = law_elastic_bending(theta, p.theta0, p.bend);
         }
-        fi = fi - b.x * h.g1;
-        fj = fj - b.x * h.g2;
-        fk = fk - b.x * h.g3;
-        fl = fl - b.x * h.g4;
+        fi = fi - b.x * g1;
+        fj = fj - b.x * g2;
+        fk = fk - b.x * g3;
+        fl = fl - b.x * g4;
         elastic = elastic + b.y;
     }
     shell_rest[gid] = rest;

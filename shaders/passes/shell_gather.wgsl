@@ -1,13 +1,14 @@
 // CPU twin: crates/grains-core/src/kernels/passes/shell_gather.rs
 //
 // Per particle, after the contact gather: a shell node adds its edge records and its share of
-// its shell's pressure to its force, and half of its edges' dissipation to its ledger, in the
+// its shell's pressure (a ring's: its segments' area gradients) to its force, and half of its edges' dissipation to its ledger, in the
 // fixed order of its entries. Other particles are left untouched.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/domain.wgsl
 //!include lib/math.wgsl
 //!include lib/shell.wgsl
+//!include shell/area_conservation.wgsl
 
 @group(0) @binding(0) var<uniform> step: StepParams;
 @group(0) @binding(1) var<uniform> domain: DomainParams;
@@ -48,6 +49,15 @@ fn shell_gather(
             let c = e & ~TRIANGLE_ENTRY;
             let tri = shell_tris[c / 3u];
             let corner = c % 3u;
+            let p = shell_volumes[tri.w].y;
+            if (tri.z == NO_NODE) {
+                var other = tri.x;
+                if (corner == 0u) {
+                    other = tri.y;
+                }
+                f = f - p * segment_area_gradient(corner, min_image(pos[other].xyz - xa, domain));
+                continue;
+            }
             var b = tri.y;
             var cc = tri.z;
             if (corner == 1u) {
@@ -59,7 +69,6 @@ fn shell_gather(
             }
             let rb = min_image(pos[b].xyz - xa, domain);
             let rc = min_image(pos[cc].xyz - xa, domain);
-            let p = shell_volumes[tri.w].y;
             f = f - p * cross(rb, rc) / 6.0;
         }
     }

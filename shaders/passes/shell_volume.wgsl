@@ -1,12 +1,14 @@
 // CPU twin: crates/grains-core/src/kernels/passes/shell_volume.rs
 //
 // One invocation per shell: enclosed volume (triangles summed in order, from the reference
-// node by minimum image) and the volume law's pressure and energy.
+// node by minimum image; a ring's segments (a, b, NO_NODE) as its enclosed area) and the
+// volume law's pressure and energy.
 //!include lib/types.wgsl
 //!include lib/dispatch.wgsl
 //!include lib/domain.wgsl
 //!include lib/shell.wgsl
 //!include shell/volume_conservation.wgsl
+//!include shell/area_conservation.wgsl
 
 @group(0) @binding(0) var<uniform> domain: DomainParams;
 @group(0) @binding(1) var<uniform> shell_counts: ShellCounts;
@@ -31,8 +33,12 @@ fn shell_volume(
         let tri = shell_tris[t];
         let a = min_image(pos[tri.x].xyz - x0, domain);
         let b = min_image(pos[tri.y].xyz - x0, domain);
-        let c = min_image(pos[tri.z].xyz - x0, domain);
-        v = v + dot(a, cross(b, c)) / 6.0;
+        if (tri.z == NO_NODE) {
+            v = v + segment_area(a, b);
+        } else {
+            let c = min_image(pos[tri.z].xyz - x0, domain);
+            v = v + dot(a, cross(b, c)) / 6.0;
+        }
     }
     let law = law_volume_conservation(v, s.rest_volume, s.volume_stiffness);
     shell_volumes[gid] = vec4<f32>(v, law.x, law.y, 0.0);

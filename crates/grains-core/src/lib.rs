@@ -27,6 +27,7 @@ pub mod parity;
 pub mod post;
 pub mod registry;
 pub mod restitution;
+pub mod rings;
 pub mod schedule;
 pub mod servo;
 pub mod shapes;

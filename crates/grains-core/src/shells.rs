@@ -325,9 +325,10 @@ pub struct ShellEdgeParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ShellParams {
-    /// Volume stiffness `k_v` (Pa) of `volume_conservation`; 0 for none.
+    /// Volume stiffness `k_v` (Pa) of `volume_conservation` (a ring's area stiffness `k_a`,
+    /// N/m, of `area_conservation`); 0 for none.
     pub volume_stiffness: f32,
-    /// Enclosed volume at rest (m^3).
+    /// Enclosed volume at rest (m^3; a ring's enclosed area, m^2).
     pub rest_volume: f32,
     /// Its triangles are `shell_tris[tri_start .. tri_start + tri_count]`.
     pub tri_start: u32,
@@ -374,7 +375,8 @@ pub struct Shells {
     pub edge_params: Vec<ShellEdgeParams>,
     /// Initial rest length of each edge (m): the `shell_rest` state array starts from it.
     pub rest: Vec<f32>,
-    /// `(a, b, c, shell)` per triangle, triangles of one shell contiguous.
+    /// `(a, b, c, shell)` per triangle, triangles of one shell contiguous; a ring's segments
+    /// are `(a, b, NO_NODE, ring)` ([`crate::rings`]).
     pub triangles: Vec<[u32; 4]>,
     pub shells: Vec<ShellParams>,
     /// First particle and node count of each shell.
@@ -413,7 +415,8 @@ impl Shells {
             if self.shells[tri[3] as usize].volume_stiffness == 0.0 {
                 continue;
             }
-            for c in 0..3 {
+            // A ring's segment has two corners (its third is NO_NODE).
+            for c in (0..3).filter(|&c| tri[c] != NO_NODE) {
                 lists[tri[c] as usize].push(TRIANGLE_ENTRY | (3 * t as u32 + c as u32));
             }
         }

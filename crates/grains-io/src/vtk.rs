@@ -356,7 +356,11 @@ pub(crate) fn write_shells(
             shell_of.push(s);
         }
     }
-    let (ne, nt) = (shells.edges.len(), shells.triangles.len());
+    // A ring's segments are its lines; only shells' triangles are polygons.
+    let triangles: Vec<&[u32; 4]> = (shells.triangles.iter())
+        .filter(|t| t[2] != grains_core::shells::NO_NODE)
+        .collect();
+    let (ne, nt) = (shells.edges.len(), triangles.len());
     writeln!(
         w,
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <PolyData>\n    <Piece NumberOfPoints=\"{}\" NumberOfLines=\"{ne}\" NumberOfPolys=\"{nt}\">",
@@ -395,7 +399,7 @@ pub(crate) fn write_shells(
         writeln!(w, "        </DataArray>\n      </{tag}>")
     };
     let lines: Vec<Vec<u32>> = shells.edges.iter().map(|e| vec![e[0], e[1]]).collect();
-    let polys: Vec<Vec<u32>> = shells.triangles.iter().map(|t| t[..3].to_vec()).collect();
+    let polys: Vec<Vec<u32>> = triangles.iter().map(|t| t[..3].to_vec()).collect();
     cells(w, "Lines", &lines)?;
     cells(w, "Polys", &polys)?;
     let mut by_edge = std::collections::HashMap::new();
@@ -406,7 +410,7 @@ pub(crate) fn write_shells(
     for t in tension {
         writeln!(w, "          {t}")?;
     }
-    for t in &shells.triangles {
+    for t in &triangles {
         let mut sum = 0.0f32;
         for c in 0..3 {
             let (a, b) = (t[c], t[(c + 1) % 3]);

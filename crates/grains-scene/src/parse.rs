@@ -30,7 +30,7 @@ use crate::walk::{Ctx, Table};
 use crate::BackendChoice;
 
 /// The top-level keys of a scene: one per section.
-const SECTIONS: [&str; 12] = [
+const SECTIONS: [&str; 13] = [
     "simulation",
     "domain",
     "initial",
@@ -40,6 +40,7 @@ const SECTIONS: [&str; 12] = [
     "interaction",
     "bond",
     "shell",
+    "ring",
     "insert",
     "cells",
     "output",
@@ -208,12 +209,14 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
     let mut uses = MaterialUses::new(materials.len());
     let initial = crate::sections::initial::read(ctx, root, &materials, &mut particles, &mut uses)?;
     particles::read(ctx, root, &domain, &materials, &mut particles, &mut uses)?;
-    // [[insert]]: dormant particles after the [[particles]] blocks; then [[shell]], whose
-    // nodes are the last particles.
+    // [[insert]]: dormant particles after the [[particles]] blocks; then [[shell]] and
+    // [[ring]], whose nodes are the last particles.
     let inserts = insert::read(ctx, root, &materials, &domain, &mut particles)?;
     let cells = crate::sections::cells::read(ctx, root, &materials, &domain, &mut particles)?;
-    let shells = shell::read(ctx, root, &materials, &domain, &mut particles)?;
-    uses.note_blocks(ctx, root, &materials, &["insert", "shell"])?;
+    let mut shells = shell::read(ctx, root, &materials, &domain, &mut particles)?;
+    let shell_blocks = !shells.is_empty();
+    crate::sections::ring::read(ctx, root, &materials, &domain, &mut shells, &mut particles)?;
+    uses.note_blocks(ctx, root, &materials, &["insert", "shell", "ring"])?;
 
     let walls = wall::read(ctx, root, &materials, &domain, &inserts, &mut particles)?;
     crate::checks::particles_in_front_of_walls(ctx, &walls, &particles)?;
@@ -241,7 +244,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
     if let Some(span) = &planar {
         let blocks = crate::checks::PlanarBlocks {
             inserts: !inserts.is_empty(),
-            shells: !shells.is_empty(),
+            shells: shell_blocks,
             meshes: walls.first_triangle.is_some(),
         };
         crate::checks::planar_scene(ctx, root, span, &particles, blocks)?;

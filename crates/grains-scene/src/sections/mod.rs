@@ -11,6 +11,7 @@ pub(crate) mod interaction;
 pub(crate) mod material;
 pub(crate) mod output;
 pub(crate) mod particles;
+pub(crate) mod ring;
 pub(crate) mod shell;
 pub(crate) mod simulation;
 pub(crate) mod wall;

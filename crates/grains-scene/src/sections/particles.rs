@@ -111,12 +111,16 @@ pub(crate) fn read(
     let blocks = match (
         root.get("particles"),
         root.get("shell")
+            .or(root.get("ring"))
             .or(root.get("insert"))
             .or(root.get("initial")),
     ) {
         (None, Some(_)) => Vec::new(),
         _ => ctx.tables(
-            root.req("particles", "at least one [[particles]] or [[shell]] block")?,
+            root.req(
+                "particles",
+                "at least one [[particles]], [[shell]] or [[ring]] block",
+            )?,
             "particles",
         )?,
     };

@@ -1,6 +1,11 @@
 //! Per-edge pass of the shells: the spring, dashpot and Maxwell relaxation of each mesh edge and
 //! the bending of the hinge it forms. WGSL twin: `shaders/passes/shell_edges.wgsl`.
 //!
+//! A ring's segment ([`crate::rings`]) is an edge `(i, j, k, NO_NODE)`: its spring and dashpot
+//! between i and j, and the bending of the node j where it meets the next segment, towards k
+//! (the `segment_segment_common_node` resolver). A shell's hinge has both levers; an open
+//! shell's boundary edge has no bending law.
+//!
 //! Each edge writes its own four force records (`shell_forces[4 gid + role]`, roles: common
 //! nodes i, j, levers k, l) for `shell_gather`: `xyz` the force on that node (N); `w` of role
 //! 0 the elastic energy stored in the edge (J), of role 1 the energy its dashpots dissipated
@@ -14,7 +19,9 @@ use crate::kernels::resolvers::sphere_sphere::min_image;
 use crate::kernels::shell::{
     elastic_bending::law_elastic_bending, elastic_shell_spring::law_elastic_shell_spring,
     linear_bending::law_linear_bending, maxwell_shell::law_maxwell_shell,
-    node_node_shell::resolve_node_node_shell, shell_viscosity::law_shell_viscosity,
+    node_node_shell::resolve_node_node_shell,
+    segment_segment_common_node::resolve_segment_segment_common_node,
+    shell_viscosity::law_shell_viscosity,
     triangle_triangle_common_edge::resolve_triangle_triangle_common_edge,
 };
 use crate::kernels::{v3, v4xyz};
@@ -64,19 +71,27 @@ pub fn shell_edges(
         fj -= f;
         damp += v[3];
     }
-    if p.bend_law != 0 && e[3] != NO_NODE {
+    if p.bend_law != 0 {
         let x1 = v4xyz(pos[i]);
         let rel = |q: u32| v3(min_image((v4xyz(pos[q as usize]) - x1).into(), domain));
-        let h = resolve_triangle_triangle_common_edge(rel(e[1]), rel(e[2]), rel(e[3]));
-        let b = if p.bend_law == 1 {
-            law_linear_bending(h.theta, p.theta0, p.bend)
+        // A shell's hinge (levers k and l), or a ring's node j (towards k).
+        let (theta, grad) = if e[3] != NO_NODE {
+            let h = resolve_triangle_triangle_common_edge(rel(e[1]), rel(e[2]), rel(e[3]));
+            (h.theta, h.grad)
         } else {
-            law_elastic_bending(h.theta, p.theta0, p.bend)
+            let (rj, rk) = (rel(e[1]), rel(e[2]));
+            let t = resolve_segment_segment_common_node(rj, rk - rj);
+            (t.theta, [t.grad[0], t.grad[1], t.grad[2], [0.0; 3]])
         };
-        fi -= b[0] * v3(h.grad[0]);
-        fj -= b[0] * v3(h.grad[1]);
-        fk -= b[0] * v3(h.grad[2]);
-        fl -= b[0] * v3(h.grad[3]);
+        let b = if p.bend_law == 1 {
+            law_linear_bending(theta, p.theta0, p.bend)
+        } else {
+            law_elastic_bending(theta, p.theta0, p.bend)
+        };
+        fi -= b[0] * v3(grad[0]);
+        fj -= b[0] * v3(grad[1]);
+        fk -= b[0] * v3(grad[2]);
+        fl -= b[0] * v3(grad[3]);
         elastic += b[1];
     }
     out[0] = [fi.x, fi.y, fi.z, elastic];

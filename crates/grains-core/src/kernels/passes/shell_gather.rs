@@ -4,16 +4,18 @@
 //!
 //! Entries (`shell_start`, `shell_entry`, built once by [`crate::shells::Shells::node_index`])
 //! are summed in their fixed order. A triangle corner `(a, b, c)` at this node contributes
-//! `-p (x_b - x_a) x (x_c - x_a) / 6`. Particles that are not nodes have no entries and are
-//! left untouched.
+//! `-p (x_b - x_a) x (x_c - x_a) / 6`; a ring segment's corner (a triangle `(a, b, NO_NODE)`)
+//! contributes `-p dA/dx` of `area_conservation`. Particles that are not nodes have no entries
+//! and are left untouched.
 
 use glam::Vec3;
 
 use crate::kernel_types::{DomainParams, StepParams};
 use crate::kernels::passes::gather::kahan_add;
 use crate::kernels::resolvers::sphere_sphere::min_image;
+use crate::kernels::shell::area_conservation::segment_area_gradient;
 use crate::kernels::{v3, v4xyz};
-use crate::shells::TRIANGLE_ENTRY;
+use crate::shells::{NO_NODE, TRIANGLE_ENTRY};
 
 /// Add node `gid`'s shell forces into `force` and its dissipation into `dissipated`.
 #[allow(clippy::too_many_arguments)]
@@ -49,6 +51,12 @@ pub fn shell_gather(
             let c = e & !TRIANGLE_ENTRY;
             let tri = shell_tris[(c / 3) as usize];
             let corner = c % 3;
+            let p = shell_volumes[tri[3] as usize][1];
+            let rel = |q: u32| v3(min_image((v4xyz(pos[q as usize]) - xa).into(), domain));
+            if tri[2] == NO_NODE {
+                f -= p * segment_area_gradient(corner, rel(tri[(1 - corner) as usize]));
+                continue;
+            }
             let (b, cc) = if corner == 0 {
                 (tri[1], tri[2])
             } else if corner == 1 {
@@ -56,10 +64,7 @@ pub fn shell_gather(
             } else {
                 (tri[0], tri[1])
             };
-            let rb = v3(min_image((v4xyz(pos[b as usize]) - xa).into(), domain));
-            let rc = v3(min_image((v4xyz(pos[cc as usize]) - xa).into(), domain));
-            let p = shell_volumes[tri[3] as usize][1];
-            f -= p * rb.cross(rc) / 6.0;
+            f -= p * rel(b).cross(rel(cc)) / 6.0;
         }
     }
     *force = [force[0] + f.x, force[1] + f.y, force[2] + f.z, force[3]];

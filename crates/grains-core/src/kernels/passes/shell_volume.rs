@@ -6,14 +6,18 @@
 //! may straddle a periodic boundary. Writes `shell_volumes[gid] = (V, p, energy, 0)`; the
 //! `shell_gather` pass turns `p` into node forces. A shell of a few thousand triangles is one
 //! short loop; many shells run in parallel.
+//!
+//! A ring ([`crate::rings`]) lists its segments as triangles `(a, b, NO_NODE, ring)`: its
+//! measure is the enclosed area (`area_conservation`'s shoelace sum), under the same law.
 
 use glam::Vec3;
 
 use crate::kernel_types::DomainParams;
 use crate::kernels::resolvers::sphere_sphere::min_image;
+use crate::kernels::shell::area_conservation::segment_area;
 use crate::kernels::shell::volume_conservation::law_volume_conservation;
 use crate::kernels::{v3, v4xyz};
-use crate::shells::ShellParams;
+use crate::shells::{ShellParams, NO_NODE};
 
 /// Shell `gid`'s `(V, p, energy, 0)`.
 pub fn shell_volume(
@@ -30,8 +34,12 @@ pub fn shell_volume(
     let mut v = 0.0f32;
     for t in s.tri_start..s.tri_start + s.tri_count {
         let tri = shell_tris[t as usize];
-        let (a, b, c): (Vec3, Vec3, Vec3) = (rel(tri[0]), rel(tri[1]), rel(tri[2]));
-        v += a.dot(b.cross(c)) / 6.0;
+        let (a, b): (Vec3, Vec3) = (rel(tri[0]), rel(tri[1]));
+        v += if tri[2] == NO_NODE {
+            segment_area(a, b)
+        } else {
+            a.dot(b.cross(rel(tri[2]))) / 6.0
+        };
     }
     let law = law_volume_conservation(v, s.rest_volume, s.volume_stiffness);
     *out = [v, law[0], law[1], 0.0];

@@ -16,11 +16,13 @@
 //! its WGSL file in `shaders/shell/` (included by the pass that runs the slot), and its arm in
 //! the slot's enum below.
 
+pub mod area_conservation;
 pub mod elastic_bending;
 pub mod elastic_shell_spring;
 pub mod linear_bending;
 pub mod maxwell_shell;
 pub mod node_node_shell;
+pub mod segment_segment_common_node;
 pub mod shell_viscosity;
 pub mod triangle_triangle_common_edge;
 pub mod volume_conservation;
