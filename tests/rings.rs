@@ -461,3 +461,12 @@ fn ring_blocks_refuse_bad_input_with_its_place() {
     );
     assert!(e.contains("lies outside the domain on x"), "{e}");
 }
+
+#[test]
+fn the_rings_scene_checks() {
+    let scene = grains_scene::load_scene(&grains_tests::workspace_root().join("scenes/rings.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(scene.world.shells.shells.len(), 6);
+    assert_eq!(scene.world.particles.len(), 6 * 32);
+    assert!(scene.world.planar);
+}

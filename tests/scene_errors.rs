@@ -322,7 +322,7 @@ static REFUSALS: &[Refusal] = &[
         key: "simulaton",
         parts: &[
             "unknown key `simulaton` at the top level",
-            "accepted keys: simulation, domain, initial, material, particles, wall, interaction, bond, shell, insert, cells, output",
+            "accepted keys: simulation, domain, initial, material, particles, wall, interaction, bond, shell, ring, insert, cells, output",
         ],
     },
     Refusal {

@@ -154,7 +154,7 @@ impl Shells {
             particles.shape.push(crate::shapes::SPHERE);
         }
         let tri_start = self.triangles.len() as u32;
-        for a in 0..n {
+        for (a, &length) in seg.iter().enumerate() {
             let (b, c) = ((a + 1) % n, (a + 2) % n);
             let mut e = ShellEdgeParams {
                 shell: ring,
@@ -183,7 +183,7 @@ impl Shells {
             let node = |q: usize| first + q as u32;
             self.edges.push([node(a), node(b), node(c), NO_NODE]);
             self.edge_params.push(e);
-            self.rest.push(seg[a] as f32);
+            self.rest.push(length as f32);
             self.triangles.push([node(a), node(b), NO_NODE, ring]);
         }
         let (volume_stiffness, rest_volume) = match spec.laws.area {

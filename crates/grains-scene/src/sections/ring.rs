@@ -253,10 +253,13 @@ fn read_points(path: &Path) -> Result<Vec<[f64; 2]>, String> {
     Ok(out)
 }
 
+/// A law's keyword and its keys besides `law`.
+type LawWords = (&'static str, &'static [&'static str]);
+
 /// The block's laws, slot by slot.
 fn laws_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<RingLaws, SceneError> {
     let mut laws = RingLaws::default();
-    let slots: [(&str, &[(&str, &[&str])]); 4] = [
+    let slots: [(&str, &[LawWords]); 4] = [
         ("stretch", &[("spring", &["stiffness"])]),
         ("bending", ShellSlot::Bending.laws()),
         ("damping", ShellSlot::Damping.laws()),
