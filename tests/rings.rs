@@ -42,6 +42,11 @@ fn ring(points: Vec<[f64; 2]>, laws: RingLaws) -> RingSpec {
 
 /// A planar world of `rings` (material 0, node contacts Hertz) at the automatic step.
 fn ring_world(rings: &[RingSpec]) -> World {
+    world_of(rings, vec![Interaction::new(0, 0, vec![hertz()])])
+}
+
+/// A planar world of `rings` (material 0) with `interactions`, at the automatic step.
+fn world_of(rings: &[RingSpec], interactions: Vec<Interaction>) -> World {
     let mats = vec![cortex()];
     let mut p = Particles::default();
     let mut sh = Shells::default();
@@ -49,17 +54,14 @@ fn ring_world(rings: &[RingSpec]) -> World {
         sh.add_ring(r, &mats, &mut p)
             .unwrap_or_else(|e| panic!("{e}"));
     }
-    let mut w = World::new(
-        p,
-        vec![],
-        mats,
-        vec![Interaction::new(0, 0, vec![hertz()])],
+    let mut w = World::new_with_shells(
+        (p, vec![], mats, interactions),
         open_domain(0.02),
         [0.0; 3],
         1e-7,
         1e-5,
+        sh,
     )
-    .and_then(|w| w.with_shells(sh))
     .unwrap_or_else(|e| panic!("{e}"));
     w.planar = true;
     w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
@@ -247,6 +249,7 @@ fn random_rings(seed: u64) -> World {
                     stiffness: 3.0,
                     rest_area: None,
                 }),
+                contact: None,
             },
         ),
         ring(
@@ -264,6 +267,7 @@ fn random_rings(seed: u64) -> World {
                     stiffness: 1.0,
                     rest_area: Some(2e-5),
                 }),
+                contact: None,
             },
         ),
         ring(
@@ -469,4 +473,385 @@ fn the_rings_scene_checks() {
     assert_eq!(scene.world.shells.shells.len(), 6);
     assert_eq!(scene.world.particles.len(), 6 * 32);
     assert!(scene.world.planar);
+}
+
+use grains_core::kernels::passes::segment_contact::{MASTERS, SEGMENT_RECORDS};
+use grains_core::kernels::shell::node_to_segment::{resolve_node_to_segment, segment_normal};
+use grains_core::rings::SegmentContact;
+use grains_core::shells::NO_NODE;
+
+fn contact(k: f64, self_contact: bool) -> RingLaws {
+    RingLaws {
+        contact: Some(SegmentContact {
+            stiffness: k,
+            self_contact,
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn node_to_segment_resolver_takes_the_three_cases_of_the_projection() {
+    // Segment (0, 0) -> (1, 0) of a ring whose interior is on the left: outward is -y.
+    // Its nodes' pseudonormals as on a straight run of segments: -y too.
+    let (x0, x1, m) = (Vec3::ZERO, Vec3::X, -Vec3::Y);
+    let at = |x: f32, y: f32| {
+        let a = Vec3::new(x, y, 0.0);
+        resolve_node_to_segment(x0 - a, x1 - a, m, m)
+    };
+    let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
+    let c = at(0.3, 0.1);
+    assert!(
+        close(c.s, 0.3) && close(c.d, -0.1) && c.g == [0.0, -1.0, 0.0],
+        "{c:?}"
+    );
+    let c = at(0.3, -0.2);
+    assert!(close(c.s, 0.3) && close(c.d, 0.2), "a gap: {c:?}");
+    // Beyond node 0: the distance to it, signed by the side; g from node 0 to the slave.
+    let c = at(-0.3, 0.4);
+    assert!(c.s < 0.0 && close(c.d, -0.5), "{c:?}");
+    assert!(close(c.g[0], 0.6) && close(c.g[1], -0.8), "{c:?}");
+    let c = at(1.3, 0.4);
+    assert!(c.s > 1.0 && close(c.d, -0.5), "{c:?}");
+    assert!(close(c.g[0], -0.6) && close(c.g[1], -0.8), "{c:?}");
+    // At a convex corner (node 1 turning left towards (1, 1)) a point beyond it on the
+    // outside of the next segment but inside this one's line is outside: the pseudonormal
+    // (0, -1) + (1, 0) says so where this segment's normal alone would not.
+    let corner = Vec3::new(1.0, -1.0, 0.0);
+    let a = Vec3::new(1.3, 0.1, 0.0);
+    let c = resolve_node_to_segment(x0 - a, x1 - a, m, corner);
+    assert!(c.s > 1.0 && c.d > 0.0, "outside a convex corner: {c:?}");
+}
+
+/// A square ring A and a triangle ring B whose apex is 0.1 mm inside A's bottom edge, a
+/// quarter of the way along it; `k` each.
+fn apex_in_square(k: f64) -> World {
+    let mm = 1e-3;
+    let a = vec![
+        [0.0, 0.0],
+        [4.0 * mm, 0.0],
+        [4.0 * mm, 4.0 * mm],
+        [0.0, 4.0 * mm],
+    ];
+    let b = vec![
+        [0.0, -2.0 * mm],
+        [2.0 * mm, -2.0 * mm],
+        [1.0 * mm, 0.1 * mm],
+    ];
+    world_of(
+        &[ring(a, contact(k, false)), ring(b, contact(k, false))],
+        vec![],
+    )
+}
+
+#[test]
+fn a_node_inside_a_segment_is_pushed_out_with_its_reaction_split_one_minus_s_and_s() {
+    let k = 50.0;
+    let b = CpuBackend::new(apex_in_square(k)).expect("cpu");
+    let (d, s) = (-1.0e-4f64, 0.25f64);
+    // Force on the apex (node 6): -k d n with n = (0, -1); on A's nodes 0 and 1 the reaction
+    // -(1 - s) F and -s F; nothing else acts (no other interference, no interaction).
+    let want: [(usize, f64); 3] = [(6, k * d), (0, -(1.0 - s) * k * d), (1, -s * k * d)];
+    for (p, fy) in want {
+        let f = b.force[p];
+        assert!(f[0].abs() < 1e-9, "node {p}: fx {}", f[0]);
+        assert!(
+            ((f[1] as f64) / fy - 1.0).abs() < 1e-5,
+            "node {p}: fy {} vs {fy}",
+            f[1]
+        );
+    }
+    let others: f32 = (0..7)
+        .filter(|p| ![0, 1, 6].contains(p))
+        .map(|p| b.force[p][1].abs())
+        .sum();
+    assert_eq!(others, 0.0);
+    let r = b.segment_records[SEGMENT_RECORDS * 6];
+    assert_eq!(r[0].to_bits(), 0, "master segment starts at A's node 0");
+    assert!((r[1] as f64 - s).abs() < 1e-5);
+    // The penalty's energy k d^2 / 2 in the ledger's elastic energy.
+    let mut b = b;
+    let e = b.energy().elastic;
+    assert!((e / (0.5 * k * d * d) - 1.0).abs() < 1e-4, "elastic {e}");
+}
+
+/// Brute force: of every ring with contact, the segment closest to slave `i` within reach
+/// (`(|d|, d)`), by the same rules the pass follows.
+fn brute_masters(w: &World, pos: &[[f32; 4]], i: usize) -> Vec<(u32, f32)> {
+    let sh = &w.shells;
+    let links = sh.segment_links(pos.len());
+    let own = links[i][0];
+    let mut out = Vec::new();
+    for (ring, s) in sh.shells.iter().enumerate() {
+        let (first, n) = (s.ref_node, s.tri_count);
+        let mut best: Option<f32> = None;
+        for k in 0..n {
+            let (a, b) = (first + k, first + (k + 1) % n);
+            if ring as u32 == own {
+                use grains_core::kernels::passes::segment_contact::hops;
+                let near = |q: u32| hops(i as u32, q, first, n) <= grains_core::rings::SELF_SKIP;
+                if s.self_contact == 0 || near(a) || near(b) {
+                    continue;
+                }
+            }
+            let x = |q: u32| Vec3::new(pos[q as usize][0], pos[q as usize][1], 0.0);
+            let xa = x(i as u32);
+            let link = |q: u32| links[q as usize];
+            let (x0, x1) = (x(a) - xa, x(b) - xa);
+            let n = segment_normal(x0, x1);
+            let m0 = segment_normal(x(link(a)[1]) - xa, x0) + n;
+            let m1 = n + segment_normal(x1, x(link(b)[2]) - xa);
+            let c = resolve_node_to_segment(x0, x1, m0, m1);
+            if c.d.abs() <= s.contact_reach && best.is_none_or(|d| c.d.abs() < d.abs()) {
+                best = Some(c.d);
+            }
+        }
+        if let Some(d) = best.filter(|d| *d < 0.0) {
+            out.push((ring as u32, d));
+        }
+    }
+    out
+}
+
+/// Six rings of 24 nodes with contact, crowded so that they overlap, nodes jittered.
+fn crowded_rings(seed: u64, self_contact: bool) -> World {
+    let mut rng = SplitMix(seed);
+    let mut rings = Vec::new();
+    for k in 0..6 {
+        let c = [(k % 3) as f64 * 3.4e-3, (k / 3) as f64 * 3.4e-3];
+        let mut pts = circle(c, 2e-3, 24);
+        for p in &mut pts {
+            p[0] += (rng.uniform() - 0.5) * 1e-4;
+            p[1] += (rng.uniform() - 0.5) * 1e-4;
+        }
+        let mut laws = contact(20.0 + k as f64, self_contact);
+        laws.stretch = Some(10.0);
+        laws.damping = Some(DampingLaw::ShellViscosity { viscosity: 0.5 });
+        rings.push(ring(pts, laws));
+    }
+    let mut w = world_of(&rings, vec![]);
+    for v in w.particles.vel.iter_mut() {
+        v[0] = (rng.uniform() * 2.0 - 1.0) as f32 * 0.02;
+        v[1] = (rng.uniform() * 2.0 - 1.0) as f32 * 0.02;
+    }
+    w
+}
+
+#[test]
+fn every_master_segment_within_reach_is_found_as_brute_force_finds_it() {
+    for seed in [1u64, 2] {
+        let w = crowded_rings(seed, seed == 2);
+        let mut b = CpuBackend::new(w.clone()).expect("cpu");
+        let mut checked = 0;
+        for round in 0..3 {
+            let pos = b.snapshot().pos.to_vec();
+            let links = w.shells.segment_links(pos.len());
+            for i in 0..pos.len() {
+                let want = brute_masters(&w, &pos, i);
+                assert!(
+                    want.len() <= MASTERS,
+                    "seed {seed}: node {i} has {} masters",
+                    want.len()
+                );
+                let rec = &b.segment_records[SEGMENT_RECORDS * i..][..SEGMENT_RECORDS];
+                let got: Vec<(u32, f32)> = rec[..MASTERS]
+                    .iter()
+                    .filter(|r| r[0].to_bits() != NO_NODE)
+                    .map(|r| {
+                        let ring = links[r[0].to_bits() as usize][0];
+                        let k = w.shells.shells[ring as usize].contact_stiffness;
+                        (ring, r[2].hypot(r[3]) / k)
+                    })
+                    .collect();
+                let mut want_rings: Vec<u32> = want.iter().map(|m| m.0).collect();
+                let mut got_rings: Vec<u32> = got.iter().map(|m| m.0).collect();
+                want_rings.sort();
+                got_rings.sort();
+                assert_eq!(got_rings, want_rings, "seed {seed} round {round}: node {i}");
+                for (ring, depth) in &got {
+                    let d = want
+                        .iter()
+                        .find(|m| m.0 == *ring)
+                        .map(|m| m.1)
+                        .unwrap_or(0.0);
+                    assert!(
+                        (depth + d).abs() <= 1e-5 * d.abs(),
+                        "seed {seed}: node {i} in ring {ring}: |F|/k {depth} vs {d}"
+                    );
+                    checked += 1;
+                }
+                assert_eq!(rec[MASTERS][2].to_bits(), 0, "no ring past SEEN");
+            }
+            b.run(300);
+        }
+        assert!(checked > 20, "seed {seed}: only {checked} contacts checked");
+    }
+}
+
+#[test]
+fn colliding_rings_bounce_apart_keeping_momentum_and_their_ledger() {
+    // Two rings of 32 nodes, springs and penalty, no damping: B flies into A at 0.5 m/s.
+    let laws = |k| {
+        let mut l = contact(k, false);
+        l.stretch = Some(20.0);
+        l.area = Some(AreaLaw {
+            stiffness: 2.0,
+            rest_area: None,
+        });
+        l
+    };
+    let mut b_ring = ring(circle([4.3e-3, 0.3e-3], 2e-3, 32), laws(200.0));
+    b_ring.velocity = [-0.5, 0.0];
+    let w = world_of(
+        &[ring(circle([0.0, 0.0], 2e-3, 32), laws(200.0)), b_ring],
+        vec![],
+    );
+    let mut b = CpuBackend::new(w).expect("cpu");
+    let momentum = |b: &mut CpuBackend| {
+        let vel = b.snapshot().vel.to_vec();
+        let m = &b.world.particles.mass;
+        let px: f64 = vel
+            .iter()
+            .zip(m)
+            .map(|(v, &m)| v[0] as f64 * m as f64)
+            .sum();
+        let py: f64 = vel
+            .iter()
+            .zip(m)
+            .map(|(v, &m)| v[1] as f64 * m as f64)
+            .sum();
+        (px, py)
+    };
+    let centre = |b: &mut CpuBackend, r: usize| {
+        let s = b.snapshot();
+        let xs = &s.pos[32 * r..32 * (r + 1)];
+        xs.iter().map(|p| p[0] as f64).sum::<f64>() / 32.0
+    };
+    let (p0, e0) = (momentum(&mut b), b.energy().total);
+    let mut deepest = 0.0f64;
+    for _ in 0..60 {
+        b.run(500);
+        let e = b.energy();
+        deepest = deepest.max(e.elastic);
+        // B never passes into A: their centres stay more than a radius apart.
+        let (xa, xb) = (centre(&mut b, 0), centre(&mut b, 1));
+        assert!(xb - xa > 2e-3, "centres {xa} {xb}");
+    }
+    let (p1, e1) = (momentum(&mut b), b.energy().total);
+    let scale = 0.5 * p0.0.abs();
+    assert!(
+        (p1.0 - p0.0).abs() < 1e-5 * scale && p1.1.abs() < 1e-5 * scale,
+        "momentum {p0:?} -> {p1:?}"
+    );
+    assert!(deepest > 0.0, "the rings never touched");
+    // Conservative penalty, springs and area laws under velocity Verlet: the ledger to 1e-3.
+    assert!(((e1 - e0) / e0).abs() < 1e-3, "energy {e0} -> {e1}");
+    // Bounced: apart again and separating (equal masses: A takes most of B's speed).
+    let (xa, xb) = (centre(&mut b, 0), centre(&mut b, 1));
+    let s = b.snapshot();
+    let mean_vx =
+        |r: std::ops::Range<usize>| s.vel[r].iter().map(|v| v[0] as f64).sum::<f64>() / 32.0;
+    let (va, vb) = (mean_vx(0..32), mean_vx(32..64));
+    assert!(
+        xb - xa > 4e-3 && vb > va,
+        "centres {xa} {xb}, speeds {va} {vb}"
+    );
+}
+
+#[test]
+fn self_contact_is_off_unless_asked() {
+    // A ring whose top dips to 0.2 mm above its bottom edge: its node 7 meets its own bottom
+    // segments (at node 2, five nodes along the ring) only with self_contact.
+    let mm = 1e-3;
+    let pts = vec![
+        [0.0, 0.0],
+        [1.0 * mm, 0.0],
+        [2.0 * mm, 0.0],
+        [3.0 * mm, 0.0],
+        [4.0 * mm, 0.0],
+        [4.0 * mm, 1.0 * mm],
+        [3.0 * mm, 1.0 * mm],
+        [2.0 * mm, 0.2 * mm],
+        [1.0 * mm, 1.0 * mm],
+        [0.0, 1.0 * mm],
+    ];
+    for on in [false, true] {
+        let b = CpuBackend::new(world_of(&[ring(pts.clone(), contact(10.0, on))], vec![]))
+            .expect("cpu");
+        let kept = b.segment_records[SEGMENT_RECORDS * 7 + MASTERS][1].to_bits();
+        assert_eq!(kept, on as u32, "self_contact {on}");
+        if on {
+            // Pushed out of the bottom edge: along -y, k |d| with d = -0.2 mm (at node 2).
+            let f = b.segment_records[SEGMENT_RECORDS * 7];
+            assert!(
+                (f[3] as f64 / (-10.0 * 0.2 * mm) - 1.0).abs() < 1e-5,
+                "{f:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn segment_passes_match_their_twins_on_random_states_and_over_200_steps() {
+    let Some(ctx) = grains_tests::gpu_context() else {
+        return;
+    };
+    for seed in [3u64, 4] {
+        let w = crowded_rings(seed, seed == 4);
+        let mut c = CpuBackend::new(w.clone()).expect("cpu");
+        let mut g = GpuBackend::new(w, &ctx).unwrap_or_else(|e| panic!("{e}"));
+        let n = c.force.len();
+        let gr: Vec<[f32; 4]> = g
+            .read_buffer("segment_records", SEGMENT_RECORDS * n)
+            .expect("read");
+        // The same masters in the same slots (node bits equal); s, forces and energies to 1e-5
+        // of the largest (the closest approach's few f32 operations in another order).
+        for (k, (a, b)) in c.segment_records.iter().zip(&gr).enumerate() {
+            if k % SEGMENT_RECORDS == MASTERS {
+                assert_eq!(
+                    a[1].to_bits(),
+                    b[1].to_bits(),
+                    "seed {seed}: kept, record {k}"
+                );
+                continue;
+            }
+            assert_eq!(
+                a[0].to_bits(),
+                b[0].to_bits(),
+                "seed {seed}: master, record {k}"
+            );
+        }
+        let kept: u32 = c
+            .segment_records
+            .iter()
+            .skip(MASTERS)
+            .step_by(SEGMENT_RECORDS)
+            .map(|r| r[1].to_bits())
+            .sum();
+        assert!(kept > 10, "seed {seed}: {kept} contacts");
+        for lane in 1..4 {
+            let (d, s) = max_diff(&c.segment_records, &gr, lane..lane + 1);
+            assert!(
+                d <= 1e-5 * s,
+                "seed {seed}: records lane {lane}: {d} of {s}"
+            );
+        }
+        let gforce: Vec<[f32; 4]> = g.read_buffer("force", n).expect("read");
+        let (d, s) = max_diff(&c.force, &gforce, 0..3);
+        assert!(d <= 1e-5 * s, "seed {seed}: node forces {d} of {s}");
+        if seed == 3 {
+            c.run(200);
+            g.run(200);
+            let (cs, gs) = (c.snapshot(), g.snapshot());
+            let (d, _) = max_diff(&cs.pos, &gs.pos, 0..3);
+            assert!(d < 1e-8, "positions after 200 steps differ by {d} m");
+            let (ec, eg) = (c.energy(), g.energy());
+            assert!(
+                (ec.total / eg.total - 1.0).abs() < 1e-5,
+                "ledgers {} vs {}",
+                ec.total,
+                eg.total
+            );
+        }
+    }
 }

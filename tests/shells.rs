@@ -710,9 +710,9 @@ fn shell_records_have_the_same_layout_in_rust_and_wgsl() {
             tri_start,
             tri_count,
             ref_node,
-            _pad0,
-            _pad1,
-            _pad2
+            contact_stiffness,
+            self_contact,
+            contact_reach
         }),
         pod_layout!(ShellCounts {
             n_edges,

@@ -18,9 +18,9 @@ struct ShellParams {
     tri_start: u32,
     tri_count: u32,
     ref_node: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    contact_stiffness: f32,
+    self_contact: u32,
+    contact_reach: f32,
 }
 
 struct ShellCounts {

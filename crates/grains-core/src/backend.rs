@@ -379,6 +379,8 @@ pub struct SourceSlots<'a> {
     /// The shell edges' records (`shell_forces`) and the shells' `shell_volumes`.
     pub shell_forces: &'a [[f32; 4]],
     pub shell_volumes: &'a [[f32; 4]],
+    /// The ring nodes' node-to-segment records (empty without such contact).
+    pub segment_records: &'a [[f32; 4]],
 }
 
 impl<'a> SourceSlots<'a> {
@@ -965,6 +967,10 @@ pub fn energy_report(
         .map(|r| r[3] as f64)
         .sum::<f64>();
     elastic += slots.shell_volumes.iter().map(|r| r[2] as f64).sum::<f64>();
+    // Node-to-segment penalties: each slave's summary record (the fourth of its four).
+    elastic += (slots.segment_records.iter().skip(3).step_by(4))
+        .map(|r| r[0] as f64)
+        .sum::<f64>();
     let (mut damp, mut fric) = (0.0f64, 0.0f64);
     for a in dissipated {
         damp += a[0] as f64 - a[1] as f64;

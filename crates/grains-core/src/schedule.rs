@@ -32,6 +32,10 @@ pub enum Pass {
     ShellVolume,
     ShellEdges,
     ShellGather,
+    /// Node-to-segment contact between rings: each slave's master segments, then each node's
+    /// forces as a slave and a master.
+    SegmentContact,
+    SegmentGather,
     /// Clump bodies take their members' forces.
     ClumpGather,
     /// The work moving walls do on the particles.
@@ -56,6 +60,8 @@ impl Pass {
             Pass::ShellVolume => "shell_volume",
             Pass::ShellEdges => "shell_edges",
             Pass::ShellGather => "shell_gather",
+            Pass::SegmentContact => "segment_contact",
+            Pass::SegmentGather => "segment_gather",
             Pass::ClumpGather => "clump_gather",
             Pass::WallPower => "wall_power",
             Pass::KinematicPower => "kinematic_power",
@@ -72,6 +78,8 @@ impl Pass {
             Pass::ShellVolume
                 | Pass::ShellEdges
                 | Pass::ShellGather
+                | Pass::SegmentContact
+                | Pass::SegmentGather
                 | Pass::ClumpGather
                 | Pass::AppliedPower
         )
@@ -127,6 +135,9 @@ impl Schedule {
         let mut after_gather = Vec::new();
         if !world.shells.is_empty() {
             after_gather.extend([Pass::ShellVolume, Pass::ShellEdges, Pass::ShellGather]);
+        }
+        if world.shells.has_segment_contact() {
+            after_gather.extend([Pass::SegmentContact, Pass::SegmentGather]);
         }
         after_gather.extend(clumps.then_some(Pass::ClumpGather));
         after_gather.extend(moving.then_some(Pass::WallPower));

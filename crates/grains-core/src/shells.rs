@@ -333,11 +333,16 @@ pub struct ShellParams {
     /// Its triangles are `shell_tris[tri_start .. tri_start + tri_count]`.
     pub tri_start: u32,
     pub tri_count: u32,
-    /// The node its volume is measured from (minimum image on periodic axes).
+    /// The node its volume is measured from (minimum image on periodic axes); a ring's first
+    /// node, its nodes being `ref_node .. ref_node + tri_count` in order.
     pub ref_node: u32,
-    pub _pad0: u32,
-    pub _pad1: u32,
-    pub _pad2: u32,
+    /// A ring's node-to-segment penalty stiffness (N/m, [`crate::rings`]); 0 for none.
+    pub contact_stiffness: f32,
+    /// Whether a ring's nodes meet its own segments (1) or only other rings' (0).
+    pub self_contact: u32,
+    /// How deep a slave node may be in this ring and still find its segment (m): half the
+    /// ring's longest segment.
+    pub contact_reach: f32,
 }
 
 /// Sizes the shell passes loop over (WGSL: `shaders/lib/shell.wgsl`), a uniform.

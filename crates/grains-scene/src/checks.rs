@@ -66,7 +66,9 @@ impl MaterialUses {
 /// wall material, needs an `[[interaction]]`; the error points at the block that brought the
 /// pair in (`uses` for particles, `wall_uses` for walls, each `(material, span, key path)`).
 /// `particle_materials` is each particle's material: one of a material alone cannot touch
-/// itself.
+/// itself. Two materials whose particles are all nodes of rings with node-to-segment contact
+/// (`segment_only`) meet through it and need no interaction between them.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn touching_materials_have_interactions(
     ctx: &Ctx<'_>,
     root: &Table<'_, '_>,
@@ -75,6 +77,7 @@ pub(crate) fn touching_materials_have_interactions(
     uses: &MaterialUses,
     wall_uses: &[(usize, Range<usize>, String)],
     particle_materials: &[u32],
+    segment_only: &[bool],
 ) -> Result<(), SceneError> {
     let has = |a: usize, b: usize| {
         interactions
@@ -103,6 +106,10 @@ pub(crate) fn touching_materials_have_interactions(
     for (x, &b) in by_use.iter().enumerate() {
         for &a in by_use.get(..=x).unwrap_or(&[]) {
             if a == b && count.get(a).copied().unwrap_or(0) < 2 {
+                continue;
+            }
+            let by_segments = |m: usize| segment_only.get(m).copied().unwrap_or(false);
+            if by_segments(a) && by_segments(b) {
                 continue;
             }
             if !has(a, b) {

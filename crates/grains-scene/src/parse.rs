@@ -230,6 +230,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
         &uses,
         &walls.materials_used,
         &particles.material,
+        &grains_core::rings::segment_only_materials(&shells, &particles.material, materials.len()),
     )?;
 
     let inserted: Vec<(u32, usize)> = inserts
@@ -298,15 +299,18 @@ fn build_world(
         .fold(0.0, f64::max);
     let skin = sim.skin.unwrap_or(0.5 * rmax);
     // A provisional dt when it is to be chosen from the world itself.
-    let mut world = World::new(
-        parts.particles,
-        parts.walls.walls,
-        parts.materials,
-        parts.interactions,
+    let mut world = World::new_with_shells(
+        (
+            parts.particles,
+            parts.walls.walls,
+            parts.materials,
+            parts.interactions,
+        ),
         parts.domain,
         sim.gravity,
         sim.dt_given.unwrap_or(1.0),
         skin,
+        parts.shells,
     )
     .map_err(domain_err)?;
     world.planar = parts.planar;
@@ -337,9 +341,6 @@ fn build_world(
         world = world
             .with_cells(c.cycle)
             .map_err(|e| core_err(&c.span, "cells", e))?;
-    }
-    if !parts.shells.is_empty() {
-        world = world.with_shells(parts.shells).map_err(domain_err)?;
     }
     if !parts.walls.triangles.is_empty() {
         world = world

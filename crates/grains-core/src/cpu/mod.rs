@@ -19,12 +19,13 @@ use crate::kernels::passes::integrate_first_half::FirstHalf;
 use crate::kernels::passes::kinematic_power::kinematic_power;
 use crate::kernels::passes::mesh_motion::{mesh_motion, MeshPlace};
 use crate::kernels::passes::pair_fill::pair_fill_owned;
+use crate::kernels::passes::segment_contact::SEGMENT_RECORDS;
 use crate::kernels::passes::slot_carry::carried_flag;
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, integrate_first_half,
-    integrate_second_half, prefix_sum, shell_edges, shell_gather, shell_volume, wall_motion,
-    ChainRun, SlotSink,
+    integrate_second_half, prefix_sum, segment_contact, segment_gather, shell_edges, shell_gather,
+    shell_volume, wall_motion, ChainRun, SlotSink,
 };
 use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::{self, fixed_index};
@@ -162,6 +163,11 @@ pub struct CpuBackend {
     pub shell_forces: Vec<[f32; 4]>,
     /// `(volume, pressure, energy, 0)` per shell.
     pub shell_volumes: Vec<[f32; 4]>,
+    /// Each ring node's node-to-segment records as a slave, four per particle; empty without
+    /// node-to-segment contact.
+    pub segment_records: Vec<[f32; 4]>,
+    /// Each particle's `[ring, previous, next, 0]` for the segment passes, built once.
+    segment_links: Vec<[u32; 4]>,
     /// The walls as they stand (moving walls move), then the mesh walls' bodies.
     pub walls: Vec<crate::kernel_types::Wall>,
     /// Where the walls' and bodies' motions count from ([`World::wall_records`], re-based by
@@ -416,6 +422,12 @@ impl CpuBackend {
             shell_rest: world.shells.rest.clone(),
             shell_forces: vec![[0.0; 4]; 4 * world.shells.edges.len()],
             shell_volumes: vec![[0.0; 4]; world.shells.shells.len()],
+            segment_records: if world.shells.has_segment_contact() {
+                vec![[0.0; 4]; 4 * n]
+            } else {
+                Vec::new()
+            },
+            segment_links: world.shells.segment_links(n),
             shell_start,
             shell_entry,
             cell_counts: vec![0; grid.n_cells as usize],
@@ -580,6 +592,7 @@ impl CpuBackend {
         b.shell_rest = s.shell_rest;
         b.shell_forces = s.shell_forces;
         b.shell_volumes = s.shell_volumes;
+        b.segment_records = s.segment_records;
         b.walls = s.walls;
         // A state written before servos re-based walls holds none: the world's.
         if !s.wall_origin.is_empty() {
@@ -1085,6 +1098,9 @@ impl CpuBackend {
                 // The three shell passes run as one.
                 Pass::ShellVolume => self.shell_forces_pass(),
                 Pass::ShellEdges | Pass::ShellGather => {}
+                // The two segment passes run in turn.
+                Pass::SegmentContact => self.segment_pass(),
+                Pass::SegmentGather => {}
                 Pass::ClumpGather => self.clump_gather_pass(),
                 Pass::WallPower => self.wall_power_pass(),
                 other => unreachable!("{other:?} does not follow the gather"),
@@ -1218,6 +1234,28 @@ impl CpuBackend {
             });
     }
 
+    /// Node-to-segment contact: each slave's records, then each node's forces.
+    fn segment_pass(&mut self) {
+        let (domain, pos, links) = (&self.domain, &self.pos, &self.segment_links);
+        let shells = &self.world.shells.shells;
+        let l = &self.list;
+        let list = (
+            &l.nbr_start[..],
+            &l.pair_start[..],
+            &l.pair_j[..],
+            &l.head_pair[..],
+        );
+        self.segment_records
+            .par_chunks_mut(SEGMENT_RECORDS)
+            .enumerate()
+            .for_each(|(gid, out)| segment_contact(gid, domain, shells, links, list, pos, out));
+        let records = &self.segment_records;
+        self.force
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(gid, f)| segment_gather(gid, links, list, records, f));
+    }
+
     /// The slots of every pair source.
     /// The slots of the records in contact as a state holds them, in record order, from what
     /// is kept of each ([`FarSlot::slot`]).
@@ -1238,6 +1276,7 @@ impl CpuBackend {
             walls: &self.walls,
             shell_forces: &self.shell_forces,
             shell_volumes: &self.shell_volumes,
+            segment_records: &self.segment_records,
         }
     }
 
@@ -1568,6 +1607,7 @@ impl Backend for CpuBackend {
             &self.dissipated,
             &self.shell_forces,
             &self.shell_volumes,
+            &self.segment_records,
         ];
         let words = [
             &l.nbr_start,
@@ -1718,6 +1758,7 @@ impl Backend for CpuBackend {
             shell_rest: self.shell_rest.clone(),
             shell_forces: self.shell_forces.clone(),
             shell_volumes: self.shell_volumes.clone(),
+            segment_records: self.segment_records.clone(),
             walls: self.walls.clone(),
             wall_work: self.wall_work.clone(),
             applied_force: self.applied_force.clone(),
@@ -1797,6 +1838,7 @@ impl Backend for CpuBackend {
         whole(sink, "shell_rest", &self.shell_rest)?;
         whole(sink, "shell_forces", &self.shell_forces)?;
         whole(sink, "shell_volumes", &self.shell_volumes)?;
+        whole(sink, "segment_records", &self.segment_records)?;
         whole(sink, "walls", &self.walls)?;
         whole(sink, "wall_work", &self.wall_work)?;
         whole(sink, "applied_force", &self.applied_force)?;

@@ -121,6 +121,27 @@ impl World {
         dt: f64,
         skin: f64,
     ) -> Result<World, CoreError> {
+        let shells = crate::shells::Shells::default();
+        let parts = (particles, walls, materials, interactions);
+        World::new_with_shells(parts, domain, gravity, dt, skin, shells)
+    }
+
+    /// [`World::new`] with its shells and rings ([`World::with_shells`]) from the start, so
+    /// that the pair table is built once knowing them: nodes of rings with node-to-segment
+    /// contact need no interaction between their materials.
+    pub fn new_with_shells(
+        (particles, walls, materials, interactions): (
+            Particles,
+            Vec<Wall>,
+            Vec<Material>,
+            Vec<Interaction>,
+        ),
+        domain: Domain,
+        gravity: [f64; 3],
+        dt: f64,
+        skin: f64,
+        shells: crate::shells::Shells,
+    ) -> Result<World, CoreError> {
         if particles.is_empty() {
             return Err(CoreError::NoParticles);
         }
@@ -150,6 +171,9 @@ impl World {
             dynamics: crate::dynamics::Dynamics::default(),
         };
         world.kinematic = world.particles.kinematic_moves();
+        if !shells.is_empty() {
+            return world.with_shells(shells);
+        }
         world.speed_limit = SPEED_LIMIT_FACTOR * crate::timestep::expected_impact_speed(&world);
         world.build_table()?;
         world.grid()?;
@@ -520,7 +544,7 @@ impl World {
             .zip(&self.table.chain_range)
             .filter(|(c, _)| c.source != SourceKind::Fixed)
             .map(|(_, &r)| r)
-            .fold(0.0, f32::max)
+            .fold(self.shells.segment_range(&self.particles), f32::max)
     }
 
     /// Step constants.

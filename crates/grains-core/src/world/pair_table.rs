@@ -102,7 +102,20 @@ impl World {
         let kind = |m: usize| kinds.get(m).copied().flatten().unwrap_or(ShapeKind::Sphere);
         let mut by_resolver: std::collections::BTreeMap<ResolverKind, Vec<TouchingPair>> =
             Default::default();
+        // Nodes of rings with node-to-segment contact meet through it, and node to node only
+        // where an interaction names their materials.
+        let by_segments = crate::rings::segment_only_materials(
+            &self.shells,
+            &particles.material,
+            materials.len(),
+        );
+        let named = |a: usize, b: usize| {
+            (self.interactions.iter()).any(|i| i.between == (a, b) || i.between == (b, a))
+        };
         for tp in all_pairs {
+            if by_segments[tp.a] && by_segments[tp.b] && !named(tp.a, tp.b) {
+                continue;
+            }
             let Some(r) =
                 neighbour_resolver(kind(tp.a), kind(tp.b), is_shell(tp.a), is_shell(tp.b))
             else {

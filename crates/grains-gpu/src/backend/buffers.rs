@@ -386,6 +386,8 @@ impl GpuBackend {
         self.upload("shell_start", cast_slice(&shell_start), 0, none)?;
         self.upload("shell_entry", cast_slice(&shell_entry), 4, none)?;
         self.upload("shell_rest", cast_slice(&sh.rest), 4, none)?;
+        let links = sh.segment_links(if sh.has_segment_contact() { self.n } else { 1 });
+        self.upload("segment_links", cast_slice(&links), 16, none)?;
         Ok(())
     }
 
@@ -408,6 +410,10 @@ impl GpuBackend {
             ("kinematic_work", if books { 8 * n } else { 8 }),
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
+            (
+                "segment_records",
+                if sh.has_segment_contact() { 64 * n } else { 16 },
+            ),
             ("pos_comp", 16 * n),
             ("force", 16 * n),
             ("torque", 16 * n),

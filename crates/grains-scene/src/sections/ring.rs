@@ -14,15 +14,16 @@
 //! bending = { law = "linear_bending", stiffness = 1e-18 }
 //! damping = { law = "shell_viscosity", viscosity = 1e-3 }
 //! area = { law = "area_conservation", stiffness = 1e-2 }
+//! contact = { law = "node_to_segment", stiffness = 1.0, self_contact = false }
 //! ```
 
 use std::path::Path;
 
 use grains_core::kernels::shell::{
-    area_conservation, elastic_bending, DampingLaw, ShellLaws, ShellSlot,
+    area_conservation, elastic_bending, penalty, DampingLaw, ShellLaws, ShellSlot,
 };
 use grains_core::material::Material;
-use grains_core::rings::{circle, AreaLaw, RingLaws, RingSpec};
+use grains_core::rings::{circle, AreaLaw, RingLaws, RingSpec, SegmentContact};
 use grains_core::shells::Shells;
 use grains_core::{Domain, Particles};
 
@@ -97,6 +98,7 @@ fn ring_spec(
         "bending",
         "damping",
         "area",
+        "contact",
     ])?;
     let mv = b.req("material", "a material name")?;
     let material = crate::sections::material::material_of(ctx, materials, mv, &b.key("material"))?;
@@ -259,7 +261,7 @@ type LawWords = (&'static str, &'static [&'static str]);
 /// The block's laws, slot by slot.
 fn laws_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<RingLaws, SceneError> {
     let mut laws = RingLaws::default();
-    let slots: [(&str, &[LawWords]); 4] = [
+    let slots: [(&str, &[LawWords]); 5] = [
         ("stretch", &[("spring", &["stiffness"])]),
         ("bending", ShellSlot::Bending.laws()),
         ("damping", ShellSlot::Damping.laws()),
@@ -267,6 +269,7 @@ fn laws_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<RingLaws, SceneError> {
             "area",
             &[(area_conservation::KEYWORD, area_conservation::KEYS)],
         ),
+        ("contact", &[(penalty::KEYWORD, penalty::KEYS)]),
     ];
     for (slot, accepted) in slots {
         let Some(sv) = b.get(slot) else { continue };
@@ -303,6 +306,17 @@ fn laws_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<RingLaws, SceneError> {
         };
         match slot {
             "stretch" => laws.stretch = Some(stiffness("N/m")?),
+            "contact" => {
+                let self_contact = t
+                    .get("self_contact")
+                    .map(|v| ctx.boolean(v, &t.key("self_contact")))
+                    .transpose()?
+                    .unwrap_or(false);
+                laws.contact = Some(SegmentContact {
+                    stiffness: stiffness("N/m")?,
+                    self_contact,
+                });
+            }
             "area" => {
                 let rest_area = t
                     .get("rest_area")

@@ -22,6 +22,8 @@ pub mod elastic_shell_spring;
 pub mod linear_bending;
 pub mod maxwell_shell;
 pub mod node_node_shell;
+pub mod node_to_segment;
+pub mod penalty;
 pub mod segment_segment_common_node;
 pub mod shell_viscosity;
 pub mod triangle_triangle_common_edge;
