@@ -453,6 +453,24 @@ fn ring_blocks_refuse_bad_input_with_its_place() {
         e.contains("ring[0].damping: \"maxwell_shell\" relaxes the segment springs"),
         "{e}"
     );
+    let e = scene_error(true, circle, "contact = { law = \"node_to_segment\" }");
+    assert!(
+        e.contains("ring[0].contact.stiffness") && e.contains("required"),
+        "{e}"
+    );
+    let e = scene_error(
+        true,
+        circle,
+        "contact = { law = \"node_to_segment\", stiffness = 1.0, self_contact = 1 }",
+    );
+    assert!(e.contains("ring[0].contact.self_contact"), "{e}");
+    let with_contact =
+        format!("{stretch}\ncontact = {{ law = \"node_to_segment\", stiffness = 1.0 }}");
+    assert_eq!(
+        scene_error(true, circle, &with_contact),
+        "",
+        "a ring with contact"
+    );
     let e = scene_error(true, circle, "area = { law = \"area_conservation\" }");
     assert!(
         e.contains("ring[0].area.stiffness") && e.contains("required"),

@@ -189,6 +189,13 @@ fn cases() -> Vec<(String, String)> {
             ),
         ),
         (
+            "`[[ring]]` `contact` `node_to_segment`",
+            format!(
+                "{}{CIRCLE}contact = {{ law = \"node_to_segment\", {UNKNOWN} }}\n",
+                ring_base()
+            ),
+        ),
+        (
             "`[[ring]]` `area` `area_conservation`",
             format!(
                 "{}{CIRCLE}area = {{ law = \"area_conservation\", {UNKNOWN} }}\n",

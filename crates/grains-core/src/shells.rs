@@ -435,7 +435,8 @@ impl Shells {
     /// Smallest time scale of the shell elements (s): `pi sqrt(m*/k)` of the stiffest edge for
     /// its nodes' effective mass, where `k` adds the spring, the bending hinge's stiffness
     /// against a lever displacement (`k_b / h^2`, `h` the triangle height) and the volume
-    /// term's stiffness at one node (`k_v A^2 / V0` with `A` the node's area); `None` without
+    /// term's stiffness at one node (`k_v A^2 / V0` with `A` the node's area) and a ring's
+    /// node-to-segment penalty; `None` without
     /// shells. `dt = "auto"` resolves it in 40 steps as it does a collision.
     pub fn element_time(&self, p: &Particles) -> Option<f64> {
         let mass = |i: u32| p.mass[i as usize] as f64;
@@ -455,7 +456,11 @@ impl Shells {
                 } else {
                     0.0
                 };
-                let k = ep.stretch as f64 + 4.0 * ep.bend as f64 / (h * h) + kv;
+                // A ring's node-to-segment penalty acts on its nodes too.
+                let k = ep.stretch as f64
+                    + 4.0 * ep.bend as f64 / (h * h)
+                    + kv
+                    + sh.contact_stiffness as f64;
                 if k > 0.0 {
                     PI * (m / k).sqrt()
                 } else {

@@ -535,8 +535,10 @@ impl World {
         h
     }
 
-    /// Largest interaction range (m) of the chains the broad phase serves: fixed pairs are
-    /// never found by the hash, so their range (a bond's rupture length) does not widen it.
+    /// Largest interaction range (m) of the chains the broad phase serves, and of
+    /// node-to-segment contact between rings ([`crate::shells::Shells::segment_range`]): fixed
+    /// pairs are never found by the hash, so their range (a bond's rupture length) does not
+    /// widen it.
     pub fn interaction_range(&self) -> f32 {
         self.table
             .chains
