@@ -497,3 +497,86 @@ max = [0.02, 0.02, 0.08]
         eprintln!("{e}\n");
     }
 }
+
+/// Two capsules of half length `h` and radius `r` crossing at `theta` (rad) about the z axis,
+/// body 2 above body 1 by `2 r - delta` at `offset` along body 1's axis.
+fn crossed_pair(theta: f32, offset: f32, delta: f32) -> grains_core::kernel_types::ContactGeom {
+    use grains_core::kernel_types::{CapsuleBody, DomainParams};
+    let (h, r) = (2e-3f32, 5e-4f32);
+    let body = |pos: [f32; 3], axis: [f32; 3]| CapsuleBody {
+        pos,
+        radius: r,
+        inv_mass: 1.0,
+        half_length: h,
+        axis,
+        ..Default::default()
+    };
+    let b1 = body([0.0; 3], [1.0, 0.0, 0.0]);
+    let b2 = body(
+        [offset, 0.0, 2.0 * r - delta],
+        [theta.cos(), theta.sin(), 0.0],
+    );
+    let domain = DomainParams {
+        min: [-1.0; 3],
+        max: [1.0; 3],
+        length: [2.0; 3],
+        ..Default::default()
+    };
+    grains_core::kernels::resolvers::capsule_capsule::resolve_capsule_capsule(
+        &b1, &b2, &domain, 1e-6,
+    )
+}
+
+#[test]
+fn dmt_capsule_moment_is_the_references_and_vanishes_parallel_crossed_and_at_the_caps() {
+    use grains_core::kernel_types::ContactForce;
+    use grains_core::kernels::laws::dmt_capsule::{
+        law_dmt_capsule, DmtCapsuleHistory, DmtCapsuleParams,
+    };
+    let (w, f, delta) = (0.05f32, 1.5f32, 1e-6f32);
+    let params = DmtCapsuleParams {
+        work: w,
+        torque_factor: f,
+    };
+    let moment = |g: &grains_core::kernel_types::ContactGeom| {
+        let mut force = ContactForce::default();
+        law_dmt_capsule(g, &params, &mut DmtCapsuleHistory::default(), &mut force);
+        (force.torque1, force.torque2)
+    };
+    for deg in [10.0f32, 30.0, 45.0, 60.0, 80.0] {
+        let theta = deg.to_radians();
+        let g = crossed_pair(theta, 0.0, delta);
+        // The closest points are the segments' middles, the normal +z.
+        assert!((g.delta - delta).abs() < 1e-9 && (g.normal[2] - 1.0).abs() < 1e-6);
+        let (m1, m2) = moment(&g);
+        // -2 f (2 pi R* W) (2/3 sqrt(R* delta)) cos sin about t1 x t2 = +z.
+        let r_eff = 0.5 * 5e-4f64;
+        let want = -2.0
+            * f as f64
+            * (2.0 * std::f64::consts::PI * r_eff * w as f64)
+            * (2.0 / 3.0 * (r_eff * delta as f64).sqrt())
+            * (theta as f64).cos()
+            * (theta as f64).sin();
+        assert!(
+            (m1[2] as f64 / want - 1.0).abs() < 1e-4 && m1[0].abs() < 1e-12 && m1[1].abs() < 1e-12,
+            "{deg} deg: {m1:?} vs {want}"
+        );
+        assert_eq!(m2, [-m1[0], -m1[1], -m1[2]]);
+    }
+    // Parallel and crossed axes: none; nor where the contact reaches a cap (body 2 shifted
+    // past body 1's end), nor apart.
+    let none = |g: &grains_core::kernel_types::ContactGeom| {
+        let (m1, _) = moment(g);
+        m1.iter().all(|x| x.abs() < 1e-15)
+    };
+    assert!(none(&crossed_pair(0.0, 0.0, delta)), "parallel");
+    assert!(
+        none(&crossed_pair(std::f32::consts::FRAC_PI_2, 0.0, delta)),
+        "crossed"
+    );
+    // Body 2's segment crosses above a point 0.3 mm past body 1's end: body 1's closest point
+    // is its end, on the cap.
+    let cap = crossed_pair(0.7, 2.3e-3, 1e-4);
+    assert!(cap.delta > 0.0 && none(&cap), "at a cap: {cap:?}");
+    assert!(none(&crossed_pair(0.7, 0.0, -1e-5)), "apart");
+}

@@ -429,7 +429,9 @@ fn struct_layouts_match_kernel_types() {
             lengths,
             _pad,
             wrel,
-            _pad2
+            _pad2,
+            alignment,
+            _pad3
         }),
         rust_layout!(ContactForce {
             force,

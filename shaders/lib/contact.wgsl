@@ -42,6 +42,8 @@ fn body_contact(
         vec2<f32>(0.0, 0.0),
         b1.omega - b2.omega,
         0.0,
+        vec3<f32>(0.0, 0.0, 0.0),
+        0.0,
     );
 }
 

@@ -85,6 +85,8 @@ struct ContactGeom {
     _pad: vec2<f32>,
     wrel: vec3<f32>,
     _pad2: f32,
+    alignment: vec3<f32>,
+    _pad3: f32,
 }
 
 struct ContactForce {

@@ -53,6 +53,8 @@ fn wall_geom_arm(b1: SphereBody, arm1: vec3<f32>, w: Wall, n: vec3<f32>, delta: 
         vec2<f32>(0.0, 0.0),
         b1.omega - wall_spin(w),
         0.0,
+        vec3<f32>(0.0, 0.0, 0.0),
+        0.0,
     );
 }
 

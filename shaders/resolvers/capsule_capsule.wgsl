@@ -72,7 +72,7 @@ fn resolve_capsule_capsule(b1: CapsuleBody, b2: CapsuleBody, domain: DomainParam
     let delta = b1.radius + b2.radius - dist;
     let arm1 = pu + n * (b1.radius - 0.5 * delta);
     let arm2 = qv - n * (b2.radius - 0.5 * delta);
-    return body_contact(
+    var g = body_contact(
         capsule_kinematics(b1),
         arm1,
         capsule_kinematics(b2),
@@ -85,4 +85,10 @@ fn resolve_capsule_capsule(b1: CapsuleBody, b2: CapsuleBody, domain: DomainParam
         1.0,
         dt,
     );
+    // Unit axes: (t1 . t2) (t1 x t2) / (|t1|^2 |t2|^2) is (u . v) (u x v); none where the
+    // closest points reach an end of either segment.
+    if (abs(st.x) < b1.half_length && abs(st.y) < b2.half_length) {
+        g.alignment = dot(u, v) * cross(u, v);
+    }
+    return g;
 }

@@ -131,6 +131,8 @@ fn compare_geom(
     check(what, i, "lengths", &a.lengths, &b.lengths, 0.0, 1.0);
     let spin = (0..3).map(|k| a.wrel[k].abs()).fold(1e-30f32, f32::max);
     check(what, i, "wrel", &a.wrel, &b.wrel, tol, spin);
+    // Capsule pairs' cos sin of their axes (at most 1/2), zero at the caps.
+    check(what, i, "alignment", &a.alignment, &b.alignment, tol, 0.5);
 }
 
 /// Every resolver of the registry through its harness kernel, on 10,000 random cases its own

@@ -215,6 +215,11 @@ pub struct ContactGeom {
     /// torsional laws.
     pub wrel: [f32; 3],
     pub _pad2: f32,
+    /// Of two capsules whose contact point projects inside both their segments,
+    /// `(t1 . t2) (t1 x t2) / (|t1|^2 |t2|^2)` of their axes (`cos sin` of their angle about
+    /// their common normal, for `dmt_capsule`); zero otherwise.
+    pub alignment: [f32; 3],
+    pub _pad3: f32,
 }
 
 /// What the laws of a chain accumulate; the assembly turns it into forces on both bodies.

@@ -91,6 +91,8 @@ pub fn random_geom(rng: &mut SplitMix, i: usize) -> ContactGeom {
         _pad: [0.0; 2],
         wrel: rng.vec3(1e3),
         _pad2: 0.0,
+        alignment: [0.0; 3],
+        _pad3: 0.0,
     }
 }
 

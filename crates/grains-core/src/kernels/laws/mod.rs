@@ -56,5 +56,6 @@ crate::registry::laws! {
     Delile => delile::Delile,
     Dividing => dividing::Dividing,
     Budding => budding::Budding,
+    DmtCapsule => dmt_capsule::DmtCapsule,
     ContactMatrix => contact_matrix::ContactMatrix,
 }

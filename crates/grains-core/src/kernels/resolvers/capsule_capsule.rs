@@ -91,7 +91,8 @@ pub fn capsule_capsule_overlap(
 /// Resolve the contact between capsules `b1` and `b2`.
 ///
 /// `r_eff = R1 R2 / (R1 + R2)` of the swept radii (m), lengths `[R1, R2]`; each arm is the
-/// contact point minus that capsule's centre.
+/// contact point minus that capsule's centre. Where the closest points lie inside both
+/// segments, `alignment` is `(u . v) (u x v)` of the unit axes, for `dmt_capsule`.
 pub fn resolve_capsule_capsule(
     b1: &CapsuleBody,
     b2: &CapsuleBody,
@@ -112,7 +113,7 @@ pub fn resolve_capsule_capsule(
     let delta = b1.radius + b2.radius - dist;
     let arm1 = pu + n * (b1.radius - 0.5 * delta);
     let arm2 = qv - n * (b2.radius - 0.5 * delta);
-    body_contact(
+    let mut g = body_contact(
         &capsule_kinematics(b1),
         arm1,
         &capsule_kinematics(b2),
@@ -124,7 +125,13 @@ pub fn resolve_capsule_capsule(
         [b1.radius, b2.radius],
         1.0,
         dt,
-    )
+    );
+    // Unit axes: (t1 . t2) (t1 x t2) / (|t1|^2 |t2|^2) is (u . v) (u x v); none where the
+    // closest points reach an end of either segment.
+    if st.x.abs() < b1.half_length && st.y.abs() < b2.half_length {
+        g.alignment = (u.dot(v) * u.cross(v)).to_array();
+    }
+    g
 }
 
 /// The registry's entry (`kernels/resolvers/mod.rs`).

@@ -204,6 +204,8 @@ pub fn body_contact(
         _pad: [0.0; 2],
         wrel: (v3(b1.omega) - v3(b2.omega)).to_array(),
         _pad2: 0.0,
+        alignment: [0.0; 3],
+        _pad3: 0.0,
     }
 }
 

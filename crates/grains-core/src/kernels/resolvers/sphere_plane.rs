@@ -88,6 +88,8 @@ pub fn wall_geom_arm(
         _pad: [0.0; 2],
         wrel: (v3(b1.omega) - wall_spin(w)).to_array(),
         _pad2: 0.0,
+        alignment: [0.0; 3],
+        _pad3: 0.0,
     }
 }
 
