@@ -614,7 +614,7 @@ fn checkpoint_round_trips_and_refuses_damage() {
         shell_rest: vec![1e-3, 2e-3],
         shell_forces: vec![[0.5, -1.0, 2.0, 1e-6]; 8],
         shell_volumes: vec![[1e-6, -3.0, 1e-9, 0.0]],
-        segment_records: vec![[0.5, 0.25, -1.0, 2.0]; 8],
+        surface_records: vec![[0.5, 0.25, -1.0, 2.0]; 8],
         walls: vec![grains_core::kernel_types::Wall::plane(
             [0.0; 3],
             [0.0, 0.0, 1.0],

@@ -660,6 +660,7 @@ fn a_shells_viscosity_is_a_matrix_element() {
             damping: Some(DampingLaw::ShellViscosity { viscosity: mu }),
             ..Default::default()
         },
+        contact: None,
     };
     let mut p = grains_core::Particles::default();
     let mut sh = Shells::default();

@@ -493,14 +493,14 @@ fn the_rings_scene_checks() {
     assert!(scene.world.planar);
 }
 
-use grains_core::kernels::passes::segment_contact::{MASTERS, SEGMENT_RECORDS};
-use grains_core::kernels::shell::node_to_segment::{resolve_node_to_segment, segment_normal};
-use grains_core::rings::SegmentContact;
+use grains_core::kernels::passes::surface_contact::{MASTERS, SURFACE_RECORDS};
+use grains_core::kernels::shell::node_to_segment::resolve_node_to_segment;
+use grains_core::shells::SurfaceContact;
 use grains_core::shells::NO_NODE;
 
 fn contact(k: f64, self_contact: bool) -> RingLaws {
     RingLaws {
-        contact: Some(SegmentContact {
+        contact: Some(SurfaceContact {
             stiffness: k,
             self_contact,
         }),
@@ -584,51 +584,112 @@ fn a_node_inside_a_segment_is_pushed_out_with_its_reaction_split_one_minus_s_and
         .map(|p| b.force[p][1].abs())
         .sum();
     assert_eq!(others, 0.0);
-    let r = b.segment_records[SEGMENT_RECORDS * 6];
-    assert_eq!(r[0].to_bits(), 0, "master segment starts at A's node 0");
-    assert!((r[1] as f64 - s).abs() < 1e-5);
+    let r = b.surface_records[SURFACE_RECORDS * 6];
+    assert_eq!(
+        r[0].to_bits(),
+        0,
+        "master segment: A's first, from its node 0"
+    );
+    assert!((r[2] as f64 - s).abs() < 1e-5 && (r[1] as f64 - (1.0 - s)).abs() < 1e-5);
     // The penalty's energy k d^2 / 2 in the ledger's elastic energy.
     let mut b = b;
     let e = b.energy().elastic;
     assert!((e / (0.5 * k * d * d) - 1.0).abs() < 1e-4, "elastic {e}");
 }
 
-/// Brute force: of every ring with contact, the segment closest to slave `i` within reach
-/// (`(|d|, d)`), by the same rules the pass follows.
-fn brute_masters(w: &World, pos: &[[f32; 4]], i: usize) -> Vec<(u32, f32)> {
+/// The surfaces' tables of a world, with its element index.
+fn surfaces_of(w: &World, n: usize) -> (Vec<u32>, Vec<u32>) {
+    w.shells.surface_index(n)
+}
+
+/// Brute force: of every ring or shell with contact, over all its elements, the one closest to
+/// slave `i` within reach (its `d`), by the same rules the pass follows; those with `d < 0`.
+pub(crate) fn brute_masters(w: &World, pos: &[[f32; 4]], i: usize) -> Vec<(u32, f32)> {
+    use grains_core::kernels::passes::surface_contact::{resolve_element, touches, Surfaces};
     let sh = &w.shells;
-    let links = sh.segment_links(pos.len());
-    let own = links[i][0];
+    let (start, elems) = surfaces_of(w, pos.len());
+    let s = Surfaces {
+        shells: &sh.shells,
+        shell_tris: &sh.triangles,
+        surface_start: &start,
+        surface_elems: &elems,
+    };
+    let own = &elems[start[i] as usize..start[i + 1] as usize];
+    let own_shell = sh.triangles[own[0] as usize][3];
+    let xa = Vec3::new(pos[i][0], pos[i][1], pos[i][2]);
+    let rel = |q: u32| Vec3::new(pos[q as usize][0], pos[q as usize][1], pos[q as usize][2]) - xa;
     let mut out = Vec::new();
-    for (ring, s) in sh.shells.iter().enumerate() {
-        let (first, n) = (s.ref_node, s.tri_count);
+    for (shell, p) in sh.shells.iter().enumerate() {
+        if p.contact_stiffness <= 0.0 {
+            continue;
+        }
         let mut best: Option<f32> = None;
-        for k in 0..n {
-            let (a, b) = (first + k, first + (k + 1) % n);
-            if ring as u32 == own {
-                use grains_core::kernels::passes::segment_contact::hops;
-                let near = |q: u32| hops(i as u32, q, first, n) <= grains_core::rings::SELF_SKIP;
-                if s.self_contact == 0 || near(a) || near(b) {
-                    continue;
-                }
+        for t in p.tri_start..p.tri_start + p.tri_count {
+            if shell as u32 == own_shell && (p.self_contact == 0 || touches(&s, t, own)) {
+                continue;
             }
-            let x = |q: u32| Vec3::new(pos[q as usize][0], pos[q as usize][1], 0.0);
-            let xa = x(i as u32);
-            let link = |q: u32| links[q as usize];
-            let (x0, x1) = (x(a) - xa, x(b) - xa);
-            let n = segment_normal(x0, x1);
-            let m0 = segment_normal(x(link(a)[1]) - xa, x0) + n;
-            let m1 = n + segment_normal(x1, x(link(b)[2]) - xa);
-            let c = resolve_node_to_segment(x0, x1, m0, m1);
-            if c.d.abs() <= s.contact_reach && best.is_none_or(|d| c.d.abs() < d.abs()) {
-                best = Some(c.d);
+            let (_, d, _) = resolve_element(&s, t, &rel);
+            if d.abs() <= p.contact_reach && best.is_none_or(|b| d.abs() < b.abs()) {
+                best = Some(d);
             }
         }
         if let Some(d) = best.filter(|d| *d < 0.0) {
-            out.push((ring as u32, d));
+            out.push((shell as u32, d));
         }
     }
     out
+}
+
+/// Every slave's masters against brute force (the same rings or shells, `|F| / k = |d|` to
+/// 1e-5), for the state `b` holds; how many contacts were checked.
+pub(crate) fn check_masters(w: &World, b: &mut CpuBackend, label: &str) -> usize {
+    let pos = b.snapshot().pos.to_vec();
+    let (start, _) = surfaces_of(w, pos.len());
+    let mut checked = 0;
+    for i in (0..pos.len()).filter(|&i| start[i] < start[i + 1]) {
+        let want = brute_masters(w, &pos, i);
+        assert!(
+            want.len() <= MASTERS,
+            "{label}: node {i} has {} masters",
+            want.len()
+        );
+        let rec = &b.surface_records[SURFACE_RECORDS * i..][..SURFACE_RECORDS];
+        let got: Vec<(u32, f32)> = (0..MASTERS)
+            .filter(|&k| rec[2 * k][0].to_bits() != NO_NODE)
+            .map(|k| {
+                let t = rec[2 * k][0].to_bits();
+                let shell = w.shells.triangles[t as usize][3];
+                let f = Vec3::new(rec[2 * k + 1][0], rec[2 * k + 1][1], rec[2 * k + 1][2]);
+                (
+                    shell,
+                    f.length() / w.shells.shells[shell as usize].contact_stiffness,
+                )
+            })
+            .collect();
+        let mut want_shells: Vec<u32> = want.iter().map(|m| m.0).collect();
+        let mut got_shells: Vec<u32> = got.iter().map(|m| m.0).collect();
+        want_shells.sort();
+        got_shells.sort();
+        assert_eq!(got_shells, want_shells, "{label}: node {i}");
+        for (shell, depth) in &got {
+            let d = want
+                .iter()
+                .find(|m| m.0 == *shell)
+                .map(|m| m.1)
+                .unwrap_or(0.0);
+            assert!(
+                (depth + d).abs() <= 1e-5 * d.abs(),
+                "{label}: node {i} in {shell}: |F|/k {depth} vs {d}"
+            );
+            checked += 1;
+        }
+        assert_eq!(
+            rec[2 * MASTERS][2].to_bits(),
+            0,
+            "no ring or shell past SEEN"
+        );
+    }
+    checked
 }
 
 /// Six rings of 24 nodes with contact, crowded so that they overlap, nodes jittered.
@@ -662,44 +723,7 @@ fn every_master_segment_within_reach_is_found_as_brute_force_finds_it() {
         let mut b = CpuBackend::new(w.clone()).expect("cpu");
         let mut checked = 0;
         for round in 0..3 {
-            let pos = b.snapshot().pos.to_vec();
-            let links = w.shells.segment_links(pos.len());
-            for i in 0..pos.len() {
-                let want = brute_masters(&w, &pos, i);
-                assert!(
-                    want.len() <= MASTERS,
-                    "seed {seed}: node {i} has {} masters",
-                    want.len()
-                );
-                let rec = &b.segment_records[SEGMENT_RECORDS * i..][..SEGMENT_RECORDS];
-                let got: Vec<(u32, f32)> = rec[..MASTERS]
-                    .iter()
-                    .filter(|r| r[0].to_bits() != NO_NODE)
-                    .map(|r| {
-                        let ring = links[r[0].to_bits() as usize][0];
-                        let k = w.shells.shells[ring as usize].contact_stiffness;
-                        (ring, r[2].hypot(r[3]) / k)
-                    })
-                    .collect();
-                let mut want_rings: Vec<u32> = want.iter().map(|m| m.0).collect();
-                let mut got_rings: Vec<u32> = got.iter().map(|m| m.0).collect();
-                want_rings.sort();
-                got_rings.sort();
-                assert_eq!(got_rings, want_rings, "seed {seed} round {round}: node {i}");
-                for (ring, depth) in &got {
-                    let d = want
-                        .iter()
-                        .find(|m| m.0 == *ring)
-                        .map(|m| m.1)
-                        .unwrap_or(0.0);
-                    assert!(
-                        (depth + d).abs() <= 1e-5 * d.abs(),
-                        "seed {seed}: node {i} in ring {ring}: |F|/k {depth} vs {d}"
-                    );
-                    checked += 1;
-                }
-                assert_eq!(rec[MASTERS][2].to_bits(), 0, "no ring past SEEN");
-            }
+            checked += check_masters(&w, &mut b, &format!("seed {seed} round {round}"));
             b.run(300);
         }
         assert!(checked > 20, "seed {seed}: only {checked} contacts checked");
@@ -796,13 +820,13 @@ fn self_contact_is_off_unless_asked() {
     for on in [false, true] {
         let b = CpuBackend::new(world_of(&[ring(pts.clone(), contact(10.0, on))], vec![]))
             .expect("cpu");
-        let kept = b.segment_records[SEGMENT_RECORDS * 7 + MASTERS][1].to_bits();
+        let kept = b.surface_records[SURFACE_RECORDS * 7 + 2 * MASTERS][1].to_bits();
         assert_eq!(kept, on as u32, "self_contact {on}");
         if on {
             // Pushed out of the bottom edge: along -y, k |d| with d = -0.2 mm (at node 2).
-            let f = b.segment_records[SEGMENT_RECORDS * 7];
+            let f = b.surface_records[SURFACE_RECORDS * 7 + 1];
             assert!(
-                (f[3] as f64 / (-10.0 * 0.2 * mm) - 1.0).abs() < 1e-5,
+                (f[1] as f64 / (-10.0 * 0.2 * mm) - 1.0).abs() < 1e-5,
                 "{f:?}"
             );
         }
@@ -820,40 +844,46 @@ fn segment_passes_match_their_twins_on_random_states_and_over_200_steps() {
         let mut g = GpuBackend::new(w, &ctx).unwrap_or_else(|e| panic!("{e}"));
         let n = c.force.len();
         let gr: Vec<[f32; 4]> = g
-            .read_buffer("segment_records", SEGMENT_RECORDS * n)
+            .read_buffer("surface_records", SURFACE_RECORDS * n)
             .expect("read");
-        // The same masters in the same slots (node bits equal); s, forces and energies to 1e-5
-        // of the largest (the closest approach's few f32 operations in another order).
-        for (k, (a, b)) in c.segment_records.iter().zip(&gr).enumerate() {
-            if k % SEGMENT_RECORDS == MASTERS {
+        // The same masters in the same slots (element bits equal); weights, forces and energies
+        // to 1e-5 of the largest (the closest approach's few f32 operations in another order).
+        let summary = 2 * MASTERS;
+        for (k, (a, b)) in c.surface_records.iter().zip(&gr).enumerate() {
+            let at = k % SURFACE_RECORDS;
+            if at == summary {
                 assert_eq!(
                     a[1].to_bits(),
                     b[1].to_bits(),
                     "seed {seed}: kept, record {k}"
                 );
-                continue;
+            } else if at % 2 == 0 {
+                assert_eq!(
+                    a[0].to_bits(),
+                    b[0].to_bits(),
+                    "seed {seed}: master, record {k}"
+                );
             }
-            assert_eq!(
-                a[0].to_bits(),
-                b[0].to_bits(),
-                "seed {seed}: master, record {k}"
-            );
         }
         let kept: u32 = c
-            .segment_records
+            .surface_records
             .iter()
-            .skip(MASTERS)
-            .step_by(SEGMENT_RECORDS)
+            .skip(summary)
+            .step_by(SURFACE_RECORDS)
             .map(|r| r[1].to_bits())
             .sum();
         assert!(kept > 10, "seed {seed}: {kept} contacts");
-        for lane in 1..4 {
-            let (d, s) = max_diff(&c.segment_records, &gr, lane..lane + 1);
-            assert!(
-                d <= 1e-5 * s,
-                "seed {seed}: records lane {lane}: {d} of {s}"
-            );
-        }
+        let pick = |v: &[[f32; 4]], odd: bool| -> Vec<[f32; 4]> {
+            v.iter()
+                .enumerate()
+                .filter(|(k, _)| k % SURFACE_RECORDS < summary && (k % 2 == 1) == odd)
+                .map(|(_, r)| *r)
+                .collect()
+        };
+        let (d, s) = max_diff(&pick(&c.surface_records, false), &pick(&gr, false), 1..4);
+        assert!(d <= 1e-5 * s, "seed {seed}: weights {d} of {s}");
+        let (d, s) = max_diff(&pick(&c.surface_records, true), &pick(&gr, true), 0..4);
+        assert!(d <= 1e-5 * s, "seed {seed}: forces {d} of {s}");
         let gforce: Vec<[f32; 4]> = g.read_buffer("force", n).expect("read");
         let (d, s) = max_diff(&c.force, &gforce, 0..3);
         assert!(d <= 1e-5 * s, "seed {seed}: node forces {d} of {s}");

@@ -36,6 +36,7 @@ fn spec(mesh: Mesh, laws: ShellLaws) -> ShellSpec {
         contact_radius: None,
         velocity: [0.0; 3],
         laws,
+        contact: None,
     }
 }
 

@@ -1,6 +1,6 @@
 // A particle's partners in the neighbour list, walls left out, for the passes that walk them
-// (segment_contact.wgsl, segment_gather.wgsl). CPU twin: `for_each_neighbour` in
-// crates/grains-core/src/kernels/passes/segment_contact.rs.
+// (surface_contact.wgsl, surface_gather.wgsl). CPU twin: `for_each_neighbour` in
+// crates/grains-core/src/kernels/passes/surface_contact.rs.
 //
 // Its records' partners (above it) in record order, then its head's records' owners (below
 // it) in head order. WGSL has no closures: each including pass defines `visit_neighbour(q)`

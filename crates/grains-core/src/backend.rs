@@ -380,7 +380,7 @@ pub struct SourceSlots<'a> {
     pub shell_forces: &'a [[f32; 4]],
     pub shell_volumes: &'a [[f32; 4]],
     /// The ring nodes' node-to-segment records (empty without such contact).
-    pub segment_records: &'a [[f32; 4]],
+    pub surface_records: &'a [[f32; 4]],
 }
 
 impl<'a> SourceSlots<'a> {
@@ -967,8 +967,11 @@ pub fn energy_report(
         .map(|r| r[3] as f64)
         .sum::<f64>();
     elastic += slots.shell_volumes.iter().map(|r| r[2] as f64).sum::<f64>();
-    // Node-to-segment penalties: each slave's summary record (the fourth of its four).
-    elastic += (slots.segment_records.iter().skip(3).step_by(4))
+    // Node-to-surface penalties: each slave's summary record.
+    use crate::kernels::passes::surface_contact::{MASTERS, SURFACE_RECORDS};
+    elastic += (slots.surface_records.iter())
+        .skip(2 * MASTERS)
+        .step_by(SURFACE_RECORDS)
         .map(|r| r[0] as f64)
         .sum::<f64>();
     let (mut damp, mut fric) = (0.0f64, 0.0f64);

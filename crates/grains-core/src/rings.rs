@@ -21,7 +21,7 @@ use crate::error::CoreError;
 use crate::kernels::shell::segment_segment_common_node::turning_angle;
 use crate::kernels::shell::{BendingLaw, DampingLaw};
 use crate::material::Material;
-use crate::shells::{ShellEdgeParams, ShellParams, Shells, NO_NODE};
+use crate::shells::{ShellEdgeParams, ShellParams, Shells, SurfaceContact, NO_NODE};
 use crate::world::Particles;
 
 /// The area law of a ring.
@@ -33,23 +33,6 @@ pub struct AreaLaw {
     pub rest_area: Option<f64>,
 }
 
-/// A ring's node-to-segment contact ([`crate::kernels::shell::penalty`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SegmentContact {
-    /// Penalty stiffness `k` (N/m) of this ring as a master.
-    pub stiffness: f64,
-    /// Whether its nodes meet its own segments (beyond their two neighbours on each side).
-    pub self_contact: bool,
-}
-
-/// No ring: a particle's [`Shells::segment_links`] entry where it is not a node of a ring with
-/// node-to-segment contact.
-pub const NO_RING: [u32; 4] = [NO_NODE; 4];
-
-/// How many nodes on each side of a slave node along its own ring it never meets in
-/// self-contact: their segments touch it by construction.
-pub const SELF_SKIP: u32 = 2;
-
 /// The laws of one ring, slot by slot.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RingLaws {
@@ -58,7 +41,7 @@ pub struct RingLaws {
     pub bending: Option<BendingLaw>,
     pub damping: Option<DampingLaw>,
     pub area: Option<AreaLaw>,
-    pub contact: Option<SegmentContact>,
+    pub contact: Option<SurfaceContact>,
 }
 
 /// A ring as the scene gives it.
@@ -212,87 +195,19 @@ impl Shells {
             None => (0.0, polygon_area(p) as f32),
         };
         let longest = seg.iter().copied().fold(0.0, f64::max);
-        let contact = spec.laws.contact;
+        let (contact_stiffness, self_contact, contact_reach) =
+            SurfaceContact::params(spec.laws.contact, longest);
         self.shells.push(ShellParams {
             volume_stiffness,
             rest_volume,
             tri_start,
             tri_count: n as u32,
             ref_node: first,
-            contact_stiffness: contact.map_or(0.0, |c| c.stiffness as f32),
-            self_contact: contact.is_some_and(|c| c.self_contact) as u32,
-            contact_reach: if contact.is_some() {
-                0.5 * longest as f32
-            } else {
-                0.0
-            },
+            contact_stiffness,
+            self_contact,
+            contact_reach,
         });
         self.nodes.push((first, n as u32));
         Ok(())
     }
-}
-
-impl Shells {
-    /// Whether a ring meets rings through node-to-segment contact.
-    pub fn has_segment_contact(&self) -> bool {
-        self.shells.iter().any(|s| s.contact_stiffness > 0.0)
-    }
-
-    /// Each of `n` particles' `[ring, previous node, next node, 0]` where it is a node of a
-    /// ring with node-to-segment contact, else [`NO_RING`] (the `segment_links` array of the
-    /// segment passes).
-    pub fn segment_links(&self, n: usize) -> Vec<[u32; 4]> {
-        let mut links = vec![NO_RING; n];
-        for (ring, s) in self.shells.iter().enumerate() {
-            if s.contact_stiffness <= 0.0 {
-                continue;
-            }
-            let (first, count) = (s.ref_node, s.tri_count);
-            for k in 0..count {
-                let node = |q: u32| first + q % count;
-                links[node(k) as usize] = [ring as u32, node(k + count - 1), node(k + 1), 0];
-            }
-        }
-        links
-    }
-
-    /// How far beyond touching the neighbour list must reach for node-to-segment contact (m):
-    /// a slave within a ring's reach `rho` of a segment of length `L` lies within `rho + L` of
-    /// both its end nodes, which the list holds when its cut-off, `r_i + r_j` plus this, is at
-    /// least that far. 0 without such contact.
-    pub fn segment_range(&self, particles: &Particles) -> f32 {
-        let contact = || self.shells.iter().filter(|s| s.contact_stiffness > 0.0);
-        let smallest = contact()
-            .flat_map(|s| s.ref_node..s.ref_node + s.tri_count)
-            .map(|p| particles.pos[p as usize][3])
-            .fold(f32::INFINITY, f32::min);
-        // reach = L_max / 2, so reach + L_max = 3 reach; the pair's two radii are at least
-        // twice the smallest node's.
-        contact()
-            .map(|s| (3.0 * s.contact_reach - 2.0 * smallest).max(0.0))
-            .fold(0.0, f32::max)
-    }
-}
-
-/// Per material, whether every particle of it is a node of a ring with node-to-segment
-/// contact (and there is at least one): such materials meet through it.
-pub fn segment_only_materials(
-    shells: &Shells,
-    particle_materials: &[u32],
-    n_materials: usize,
-) -> Vec<bool> {
-    let mut nodes = vec![0usize; n_materials];
-    let mut all = vec![0usize; n_materials];
-    let links = shells.segment_links(particle_materials.len());
-    for (link, &m) in links.iter().zip(particle_materials) {
-        if let Some(a) = all.get_mut(m as usize) {
-            *a += 1;
-            nodes[m as usize] += (link[0] != NO_NODE) as usize;
-        }
-    }
-    nodes
-        .iter()
-        .zip(&all)
-        .map(|(&k, &a)| k > 0 && k == a)
-        .collect()
 }

@@ -34,8 +34,8 @@ pub enum Pass {
     ShellGather,
     /// Node-to-segment contact between rings: each slave's master segments, then each node's
     /// forces as a slave and a master.
-    SegmentContact,
-    SegmentGather,
+    SurfaceContact,
+    SurfaceGather,
     /// Clump bodies take their members' forces.
     ClumpGather,
     /// The work moving walls do on the particles.
@@ -60,8 +60,8 @@ impl Pass {
             Pass::ShellVolume => "shell_volume",
             Pass::ShellEdges => "shell_edges",
             Pass::ShellGather => "shell_gather",
-            Pass::SegmentContact => "segment_contact",
-            Pass::SegmentGather => "segment_gather",
+            Pass::SurfaceContact => "surface_contact",
+            Pass::SurfaceGather => "surface_gather",
             Pass::ClumpGather => "clump_gather",
             Pass::WallPower => "wall_power",
             Pass::KinematicPower => "kinematic_power",
@@ -78,8 +78,8 @@ impl Pass {
             Pass::ShellVolume
                 | Pass::ShellEdges
                 | Pass::ShellGather
-                | Pass::SegmentContact
-                | Pass::SegmentGather
+                | Pass::SurfaceContact
+                | Pass::SurfaceGather
                 | Pass::ClumpGather
                 | Pass::AppliedPower
         )
@@ -136,8 +136,8 @@ impl Schedule {
         if !world.shells.is_empty() {
             after_gather.extend([Pass::ShellVolume, Pass::ShellEdges, Pass::ShellGather]);
         }
-        if world.shells.has_segment_contact() {
-            after_gather.extend([Pass::SegmentContact, Pass::SegmentGather]);
+        if world.shells.has_surface_contact() {
+            after_gather.extend([Pass::SurfaceContact, Pass::SurfaceGather]);
         }
         after_gather.extend(clumps.then_some(Pass::ClumpGather));
         after_gather.extend(moving.then_some(Pass::WallPower));

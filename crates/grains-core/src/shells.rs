@@ -336,12 +336,12 @@ pub struct ShellParams {
     /// The node its volume is measured from (minimum image on periodic axes); a ring's first
     /// node, its nodes being `ref_node .. ref_node + tri_count` in order.
     pub ref_node: u32,
-    /// A ring's node-to-segment penalty stiffness (N/m, [`crate::rings`]); 0 for none.
+    /// Node-to-surface penalty stiffness (N/m) of a ring or shell as a master; 0 for none.
     pub contact_stiffness: f32,
-    /// Whether a ring's nodes meet its own segments (1) or only other rings' (0).
+    /// Whether its nodes meet its own elements (1) or only other rings' or shells' (0).
     pub self_contact: u32,
-    /// How deep a slave node may be in this ring and still find its segment (m): half the
-    /// ring's longest segment.
+    /// How far a slave node may be from one of its elements and still find it (m): half its
+    /// longest edge.
     pub contact_reach: f32,
 }
 
@@ -357,6 +357,31 @@ pub struct ShellCounts {
     pub _pad1: u32,
 }
 
+/// The node-to-surface contact of a ring or shell ([`crate::kernels::shell::penalty`]):
+/// node-to-segment between rings, node-to-triangle between shells.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SurfaceContact {
+    /// Penalty stiffness `k` (N/m) of this ring or shell as a master.
+    pub stiffness: f64,
+    /// Whether its nodes meet its own elements (those not around them).
+    pub self_contact: bool,
+}
+
+impl SurfaceContact {
+    /// `(contact_stiffness, self_contact, contact_reach)` of [`ShellParams`] for elements whose
+    /// longest edge is `longest` (m): the reach is half of it.
+    pub fn params(contact: Option<SurfaceContact>, longest: f64) -> (f32, u32, f32) {
+        match contact {
+            Some(c) => (
+                c.stiffness as f32,
+                c.self_contact as u32,
+                (0.5 * longest) as f32,
+            ),
+            None => (0.0, 0, 0.0),
+        }
+    }
+}
+
 /// A shell as the scene gives it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShellSpec {
@@ -370,6 +395,8 @@ pub struct ShellSpec {
     /// Initial velocity of every node (m/s).
     pub velocity: [f64; 3],
     pub laws: ShellLaws,
+    /// Node-to-triangle contact with other shells.
+    pub contact: Option<SurfaceContact>,
 }
 
 /// Every shell of a world: the tables the three shell passes read.
@@ -591,13 +618,24 @@ impl Shells {
                  counter-clockwise seen from outside"
             )));
         }
+        let longest = edges
+            .iter()
+            .map(|e| {
+                let [a, b] = [e.nodes[0], e.nodes[1]].map(|v| mesh.vertices[v as usize]);
+                norm(sub(b, a))
+            })
+            .fold(0.0, f64::max);
+        let (contact_stiffness, self_contact, contact_reach) =
+            SurfaceContact::params(spec.contact, longest);
         self.shells.push(ShellParams {
             volume_stiffness,
             rest_volume,
             tri_start,
             tri_count: mesh.triangles.len() as u32,
             ref_node: first,
-            ..Default::default()
+            contact_stiffness,
+            self_contact,
+            contact_reach,
         });
         self.nodes.push((first, mesh.vertices.len() as u32));
         Ok(())
@@ -613,4 +651,71 @@ impl BendingLaw {
             | BendingLaw::ElasticShell { theta0, .. } => theta0,
         }
     }
+}
+
+impl Shells {
+    /// Whether a ring or shell meets others through node-to-surface contact.
+    pub fn has_surface_contact(&self) -> bool {
+        self.shells.iter().any(|s| s.contact_stiffness > 0.0)
+    }
+
+    /// Each of `n` particles' elements (indices of [`Shells::triangles`]: a shell's triangles,
+    /// a ring's segments) where it is a node of a ring or shell with contact, in CSR form:
+    /// particle p's are `elems[start[p]..start[p + 1]]`, in element order.
+    pub fn surface_index(&self, n: usize) -> (Vec<u32>, Vec<u32>) {
+        let mut lists = vec![Vec::new(); n];
+        for (t, tri) in self.triangles.iter().enumerate() {
+            if self.shells[tri[3] as usize].contact_stiffness <= 0.0 {
+                continue;
+            }
+            for &p in tri[..3].iter().filter(|&&p| p != NO_NODE) {
+                lists[p as usize].push(t as u32);
+            }
+        }
+        let mut start = vec![0u32; n + 1];
+        for (p, l) in lists.iter().enumerate() {
+            start[p + 1] = start[p] + l.len() as u32;
+        }
+        (start, lists.concat())
+    }
+
+    /// How far beyond touching the neighbour list must reach for node-to-surface contact (m):
+    /// a slave within an element's reach `rho` (half its longest edge `L`) lies within
+    /// `rho + L = 3 rho` of each of its nodes, which the list holds when its cut-off,
+    /// `r_i + r_j` plus this, is at least that far. 0 without such contact.
+    pub fn surface_range(&self, particles: &Particles) -> f32 {
+        let (start, _) = self.surface_index(particles.len());
+        let smallest = (0..particles.len())
+            .filter(|&p| start[p] < start[p + 1])
+            .map(|p| particles.pos[p][3])
+            .fold(f32::INFINITY, f32::min);
+        self.shells
+            .iter()
+            .filter(|s| s.contact_stiffness > 0.0)
+            .map(|s| (3.0 * s.contact_reach - 2.0 * smallest).max(0.0))
+            .fold(0.0, f32::max)
+    }
+}
+
+/// Per material, whether every particle of it is a node of a ring or shell with
+/// node-to-surface contact (and there is at least one): such materials meet through it.
+pub fn surface_only_materials(
+    shells: &Shells,
+    particle_materials: &[u32],
+    n_materials: usize,
+) -> Vec<bool> {
+    let mut nodes = vec![0usize; n_materials];
+    let mut all = vec![0usize; n_materials];
+    let (start, _) = shells.surface_index(particle_materials.len());
+    for (p, &m) in particle_materials.iter().enumerate() {
+        if let Some(a) = all.get_mut(m as usize) {
+            *a += 1;
+            nodes[m as usize] += (start[p] < start[p + 1]) as usize;
+        }
+    }
+    nodes
+        .iter()
+        .zip(&all)
+        .map(|(&k, &a)| k > 0 && k == a)
+        .collect()
 }

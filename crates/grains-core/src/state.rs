@@ -35,8 +35,9 @@ pub enum Extent {
     ShellEdgeNodes,
     /// One per shell.
     Shells,
-    /// Four per particle in a world with node-to-segment contact, else none.
-    SegmentNodes,
+    /// [`crate::kernels::passes::surface_contact::SURFACE_RECORDS`] per particle in a world
+    /// with node-to-surface contact, else none.
+    SurfaceNodes,
     /// One per wall, and one per mesh wall's body after them.
     Walls,
     /// One per particle in a world with a moving wall, else none.
@@ -75,7 +76,7 @@ pub struct Sizes {
     pub shells: usize,
     /// Whether a wall moves.
     /// Whether rings meet through node-to-segment contact.
-    pub segment_contact: bool,
+    pub surface_contact: bool,
     pub walls_move: bool,
     /// Whether a particle keeps an orientation.
     pub turning: bool,
@@ -99,7 +100,7 @@ impl Sizes {
             history_strides: SourceKind::ALL.map(|s| world.table.history_stride(s)),
             shell_edges: world.shells.edges.len(),
             shells: world.shells.shells.len(),
-            segment_contact: world.shells.has_segment_contact(),
+            surface_contact: world.shells.has_surface_contact(),
             walls_move: world.walls.iter().any(|w| w.moves()),
             turning: world.particles.orientations_kept(),
             kinematic: world.kinematic,
@@ -149,8 +150,10 @@ impl Extent {
             Extent::ShellEdges => s.shell_edges,
             Extent::ShellEdgeNodes => 4 * s.shell_edges,
             Extent::Shells => s.shells,
-            Extent::SegmentNodes if s.segment_contact => 4 * s.particles,
-            Extent::SegmentNodes => 0,
+            Extent::SurfaceNodes if s.surface_contact => {
+                crate::kernels::passes::surface_contact::SURFACE_RECORDS * s.particles
+            }
+            Extent::SurfaceNodes => 0,
             Extent::Walls => s.walls,
             Extent::ParticlesIfWallsMove if s.walls_move => s.particles,
             Extent::ParticlesIfWallsMove => 0,
@@ -330,8 +333,8 @@ state_arrays! {
     /// Each shell's `(volume, pressure, energy, 0)`.
     shell_volumes: [f32; 4] = Extent::Shells,
     /// Each ring node's node-to-segment records as a slave
-    /// ([`crate::kernels::passes::segment_contact`]), four per particle.
-    segment_records: [f32; 4] = Extent::SegmentNodes,
+    /// ([`crate::kernels::passes::surface_contact`]), `SURFACE_RECORDS` per particle.
+    surface_records: [f32; 4] = Extent::SurfaceNodes,
     /// The walls as they stand (moving walls move).
     walls: crate::kernel_types::Wall = Extent::Walls,
     /// Work done on each particle by moving walls (J) and its Kahan compensation.

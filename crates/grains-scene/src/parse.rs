@@ -230,7 +230,7 @@ fn read_parts(ctx: &Ctx<'_>, root: &Table<'_, '_>) -> Result<Parts, SceneError> 
         &uses,
         &walls.materials_used,
         &particles.material,
-        &grains_core::rings::segment_only_materials(&shells, &particles.material, materials.len()),
+        &grains_core::shells::surface_only_materials(&shells, &particles.material, materials.len()),
     )?;
 
     let inserted: Vec<(u32, usize)> = inserts

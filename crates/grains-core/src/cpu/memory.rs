@@ -29,7 +29,7 @@ pub fn memory_per_particle_at_least() -> u64 {
             }
             Extent::Slots(_) | Extent::History(_) => 0,
             Extent::ShellEdges | Extent::ShellEdgeNodes | Extent::Shells => 0,
-            Extent::SegmentNodes => 0,
+            Extent::SurfaceNodes => 0,
             // A sphere keeps no orientation unless the scene asks.
             Extent::Walls
             | Extent::ParticlesIfWallsMove

@@ -19,13 +19,13 @@ use crate::kernels::passes::integrate_first_half::FirstHalf;
 use crate::kernels::passes::kinematic_power::kinematic_power;
 use crate::kernels::passes::mesh_motion::{mesh_motion, MeshPlace};
 use crate::kernels::passes::pair_fill::pair_fill_owned;
-use crate::kernels::passes::segment_contact::SEGMENT_RECORDS;
 use crate::kernels::passes::slot_carry::carried_flag;
+use crate::kernels::passes::surface_contact::{Surfaces, SURFACE_RECORDS};
 use crate::kernels::passes::wall_power::wall_power_records;
 use crate::kernels::passes::{
     cell_count, cell_scatter, clump_gather, clump_place, contact, integrate_first_half,
-    integrate_second_half, prefix_sum, segment_contact, segment_gather, shell_edges, shell_gather,
-    shell_volume, wall_motion, ChainRun, SlotSink,
+    integrate_second_half, prefix_sum, shell_edges, shell_gather, shell_volume, surface_contact,
+    surface_gather, wall_motion, ChainRun, SlotSink,
 };
 use crate::kernels::resolvers::{Bodies, ResolverKind};
 use crate::kernels::sources::fixed::{self, fixed_index};
@@ -165,9 +165,10 @@ pub struct CpuBackend {
     pub shell_volumes: Vec<[f32; 4]>,
     /// Each ring node's node-to-segment records as a slave, four per particle; empty without
     /// node-to-segment contact.
-    pub segment_records: Vec<[f32; 4]>,
-    /// Each particle's `[ring, previous, next, 0]` for the segment passes, built once.
-    segment_links: Vec<[u32; 4]>,
+    pub surface_records: Vec<[f32; 4]>,
+    /// Each particle's elements for the surface passes (CSR), built once.
+    surface_start: Vec<u32>,
+    surface_elems: Vec<u32>,
     /// The walls as they stand (moving walls move), then the mesh walls' bodies.
     pub walls: Vec<crate::kernel_types::Wall>,
     /// Where the walls' and bodies' motions count from ([`World::wall_records`], re-based by
@@ -361,6 +362,11 @@ impl CpuBackend {
         } else {
             world.shells.node_index(n)
         };
+        let (surface_start, surface_elems) = if world.shells.has_surface_contact() {
+            world.shells.surface_index(n)
+        } else {
+            Default::default()
+        };
         let shell_viscosity = world.shell_viscosity_to_matrix();
         let pos = std::mem::take(&mut world.particles.pos);
         let vel = std::mem::take(&mut world.particles.vel);
@@ -422,12 +428,13 @@ impl CpuBackend {
             shell_rest: world.shells.rest.clone(),
             shell_forces: vec![[0.0; 4]; 4 * world.shells.edges.len()],
             shell_volumes: vec![[0.0; 4]; world.shells.shells.len()],
-            segment_records: if world.shells.has_segment_contact() {
-                vec![[0.0; 4]; 4 * n]
+            surface_records: if world.shells.has_surface_contact() {
+                vec![[0.0; 4]; SURFACE_RECORDS * n]
             } else {
                 Vec::new()
             },
-            segment_links: world.shells.segment_links(n),
+            surface_start,
+            surface_elems,
             shell_start,
             shell_entry,
             cell_counts: vec![0; grid.n_cells as usize],
@@ -592,7 +599,7 @@ impl CpuBackend {
         b.shell_rest = s.shell_rest;
         b.shell_forces = s.shell_forces;
         b.shell_volumes = s.shell_volumes;
-        b.segment_records = s.segment_records;
+        b.surface_records = s.surface_records;
         b.walls = s.walls;
         // A state written before servos re-based walls holds none: the world's.
         if !s.wall_origin.is_empty() {
@@ -1099,8 +1106,8 @@ impl CpuBackend {
                 Pass::ShellVolume => self.shell_forces_pass(),
                 Pass::ShellEdges | Pass::ShellGather => {}
                 // The two segment passes run in turn.
-                Pass::SegmentContact => self.segment_pass(),
-                Pass::SegmentGather => {}
+                Pass::SurfaceContact => self.surface_pass(),
+                Pass::SurfaceGather => {}
                 Pass::ClumpGather => self.clump_gather_pass(),
                 Pass::WallPower => self.wall_power_pass(),
                 other => unreachable!("{other:?} does not follow the gather"),
@@ -1234,10 +1241,16 @@ impl CpuBackend {
             });
     }
 
-    /// Node-to-segment contact: each slave's records, then each node's forces.
-    fn segment_pass(&mut self) {
-        let (domain, pos, links) = (&self.domain, &self.pos, &self.segment_links);
-        let shells = &self.world.shells.shells;
+    /// Node-to-surface contact: each slave's records, then each node's forces.
+    fn surface_pass(&mut self) {
+        let (domain, pos) = (&self.domain, &self.pos);
+        let sh = &self.world.shells;
+        let surfaces = Surfaces {
+            shells: &sh.shells,
+            shell_tris: &sh.triangles,
+            surface_start: &self.surface_start,
+            surface_elems: &self.surface_elems,
+        };
         let l = &self.list;
         let list = (
             &l.nbr_start[..],
@@ -1245,15 +1258,15 @@ impl CpuBackend {
             &l.pair_j[..],
             &l.head_pair[..],
         );
-        self.segment_records
-            .par_chunks_mut(SEGMENT_RECORDS)
+        self.surface_records
+            .par_chunks_mut(SURFACE_RECORDS)
             .enumerate()
-            .for_each(|(gid, out)| segment_contact(gid, domain, shells, links, list, pos, out));
-        let records = &self.segment_records;
+            .for_each(|(gid, out)| surface_contact(gid, domain, &surfaces, list, pos, out));
+        let (records, start) = (&self.surface_records, &self.surface_start);
         self.force
             .par_iter_mut()
             .enumerate()
-            .for_each(|(gid, f)| segment_gather(gid, links, list, records, f));
+            .for_each(|(gid, f)| surface_gather(gid, &sh.triangles, start, list, records, f));
     }
 
     /// The slots of every pair source.
@@ -1276,7 +1289,7 @@ impl CpuBackend {
             walls: &self.walls,
             shell_forces: &self.shell_forces,
             shell_volumes: &self.shell_volumes,
-            segment_records: &self.segment_records,
+            surface_records: &self.surface_records,
         }
     }
 
@@ -1607,7 +1620,7 @@ impl Backend for CpuBackend {
             &self.dissipated,
             &self.shell_forces,
             &self.shell_volumes,
-            &self.segment_records,
+            &self.surface_records,
         ];
         let words = [
             &l.nbr_start,
@@ -1758,7 +1771,7 @@ impl Backend for CpuBackend {
             shell_rest: self.shell_rest.clone(),
             shell_forces: self.shell_forces.clone(),
             shell_volumes: self.shell_volumes.clone(),
-            segment_records: self.segment_records.clone(),
+            surface_records: self.surface_records.clone(),
             walls: self.walls.clone(),
             wall_work: self.wall_work.clone(),
             applied_force: self.applied_force.clone(),
@@ -1838,7 +1851,7 @@ impl Backend for CpuBackend {
         whole(sink, "shell_rest", &self.shell_rest)?;
         whole(sink, "shell_forces", &self.shell_forces)?;
         whole(sink, "shell_volumes", &self.shell_volumes)?;
-        whole(sink, "segment_records", &self.segment_records)?;
+        whole(sink, "surface_records", &self.surface_records)?;
         whole(sink, "walls", &self.walls)?;
         whole(sink, "wall_work", &self.wall_work)?;
         whole(sink, "applied_force", &self.applied_force)?;

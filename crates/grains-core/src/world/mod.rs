@@ -536,7 +536,7 @@ impl World {
     }
 
     /// Largest interaction range (m) of the chains the broad phase serves, and of
-    /// node-to-segment contact between rings ([`crate::shells::Shells::segment_range`]): fixed
+    /// node-to-segment contact between rings ([`crate::shells::Shells::surface_range`]): fixed
     /// pairs are never found by the hash, so their range (a bond's rupture length) does not
     /// widen it.
     pub fn interaction_range(&self) -> f32 {
@@ -546,7 +546,7 @@ impl World {
             .zip(&self.table.chain_range)
             .filter(|(c, _)| c.source != SourceKind::Fixed)
             .map(|(_, &r)| r)
-            .fold(self.shells.segment_range(&self.particles), f32::max)
+            .fold(self.shells.surface_range(&self.particles), f32::max)
     }
 
     /// Step constants.

@@ -104,7 +104,7 @@ impl World {
             Default::default();
         // Nodes of rings with node-to-segment contact meet through it, and node to node only
         // where an interaction names their materials.
-        let by_segments = crate::rings::segment_only_materials(
+        let by_segments = crate::shells::surface_only_materials(
             &self.shells,
             &particles.material,
             materials.len(),

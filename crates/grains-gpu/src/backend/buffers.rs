@@ -386,8 +386,13 @@ impl GpuBackend {
         self.upload("shell_start", cast_slice(&shell_start), 0, none)?;
         self.upload("shell_entry", cast_slice(&shell_entry), 4, none)?;
         self.upload("shell_rest", cast_slice(&sh.rest), 4, none)?;
-        let links = sh.segment_links(if sh.has_segment_contact() { self.n } else { 1 });
-        self.upload("segment_links", cast_slice(&links), 16, none)?;
+        let (surface_start, surface_elems) = if sh.has_surface_contact() {
+            sh.surface_index(self.n)
+        } else {
+            (vec![0; self.n + 1], Vec::new())
+        };
+        self.upload("surface_start", cast_slice(&surface_start), 4, none)?;
+        self.upload("surface_elems", cast_slice(&surface_elems), 4, none)?;
         Ok(())
     }
 
@@ -411,8 +416,12 @@ impl GpuBackend {
             ("shell_forces", 64 * ne.max(1)),
             ("shell_volumes", 16 * ns.max(1)),
             (
-                "segment_records",
-                if sh.has_segment_contact() { 64 * n } else { 16 },
+                "surface_records",
+                if sh.has_surface_contact() {
+                    16 * grains_core::kernels::passes::surface_contact::SURFACE_RECORDS as u64 * n
+                } else {
+                    16
+                },
             ),
             ("pos_comp", 16 * n),
             ("force", 16 * n),

@@ -932,8 +932,8 @@ impl GpuBackend {
             fixed_slots: self.read_pod("fixed_slots", self.world.fixed_pairs.len() as u64),
             shell_forces: self.read_pod("shell_forces", 4 * sizes.shell_edges as u64),
             shell_volumes: self.read_pod("shell_volumes", sizes.shells as u64),
-            segment_records: self
-                .read_pod("segment_records", Extent::SegmentNodes.len(&sizes) as u64),
+            surface_records: self
+                .read_pod("surface_records", Extent::SurfaceNodes.len(&sizes) as u64),
             walls: self.read_pod("walls", sizes.walls as u64),
         }
     }
@@ -1442,7 +1442,7 @@ struct ReadSlots {
     fixed_slots: Vec<PairSlot>,
     shell_forces: Vec<[f32; 4]>,
     shell_volumes: Vec<[f32; 4]>,
-    segment_records: Vec<[f32; 4]>,
+    surface_records: Vec<[f32; 4]>,
     walls: Vec<Wall>,
 }
 
@@ -1456,7 +1456,7 @@ impl ReadSlots {
             fixed_slots: &self.fixed_slots,
             shell_forces: &self.shell_forces,
             shell_volumes: &self.shell_volumes,
-            segment_records: &self.segment_records,
+            surface_records: &self.surface_records,
             walls: &self.walls,
         }
     }

@@ -23,8 +23,9 @@ use grains_core::kernels::shell::{
     area_conservation, elastic_bending, penalty, DampingLaw, ShellLaws, ShellSlot,
 };
 use grains_core::material::Material;
-use grains_core::rings::{circle, AreaLaw, RingLaws, RingSpec, SegmentContact};
+use grains_core::rings::{circle, AreaLaw, RingLaws, RingSpec};
 use grains_core::shells::Shells;
+use grains_core::shells::SurfaceContact;
 use grains_core::{Domain, Particles};
 
 use crate::error::SceneError;
@@ -306,17 +307,7 @@ fn laws_of(ctx: &Ctx<'_>, b: &Table<'_, '_>) -> Result<RingLaws, SceneError> {
         };
         match slot {
             "stretch" => laws.stretch = Some(stiffness("N/m")?),
-            "contact" => {
-                let self_contact = t
-                    .get("self_contact")
-                    .map(|v| ctx.boolean(v, &t.key("self_contact")))
-                    .transpose()?
-                    .unwrap_or(false);
-                laws.contact = Some(SegmentContact {
-                    stiffness: stiffness("N/m")?,
-                    self_contact,
-                });
-            }
+            "contact" => laws.contact = Some(contact_of(ctx, &t)?),
             "area" => {
                 let rest_area = t
                     .get("rest_area")
@@ -383,4 +374,19 @@ fn inside_domain(
         }
     }
     Ok(())
+}
+
+/// A `contact = { law, stiffness, self_contact }` table's settings (its keys checked).
+pub(crate) fn contact_of(ctx: &Ctx<'_>, t: &Table<'_, '_>) -> Result<SurfaceContact, SceneError> {
+    let v = t.req("stiffness", "a positive number (N/m)")?;
+    let stiffness = ctx.positive(v, &t.key("stiffness"), "N/m")?;
+    let self_contact = t
+        .get("self_contact")
+        .map(|v| ctx.boolean(v, &t.key("self_contact")))
+        .transpose()?
+        .unwrap_or(false);
+    Ok(SurfaceContact {
+        stiffness,
+        self_contact,
+    })
 }

@@ -15,6 +15,7 @@
 //! bending = { law = "elastic_shell_bending" }
 //! damping = { law = "shell_viscosity", viscosity = 1e-3 }
 //! volume = { law = "volume_conservation", stiffness = 1e4 }
+//! contact = { law = "node_to_triangle", stiffness = 100.0 }   # node-to-triangle with shells
 //! ```
 
 use grains_core::kernels::shell::{ShellLaws, ShellSlot};
@@ -55,6 +56,7 @@ pub(crate) fn read(
             "rotate",
             "contact_radius",
             "velocity",
+            "contact",
         ];
         accepted.extend(ShellSlot::ALL.iter().map(|s| s.key()));
         b.deny_unknown(&accepted)?;
@@ -131,6 +133,7 @@ pub(crate) fn read(
                 "\"maxwell_shell\" relaxes the edge springs; add `stretch = { law = \"elastic_shell_spring\" }`",
             ));
         }
+        let contact = contact_table(ctx, &b)?;
         let spec = ShellSpec {
             mesh,
             material: material as u32,
@@ -138,6 +141,7 @@ pub(crate) fn read(
             contact_radius,
             velocity,
             laws,
+            contact,
         };
         let first = particles.len();
         shells.add(&spec, materials, particles).map_err(|e| {
@@ -168,6 +172,32 @@ pub(crate) fn read(
         }
     }
     Ok(shells)
+}
+
+/// The block's `contact = { law = "node_to_triangle", stiffness, self_contact }`, if any.
+fn contact_table(
+    ctx: &Ctx<'_>,
+    b: &Table<'_, '_>,
+) -> Result<Option<grains_core::shells::SurfaceContact>, SceneError> {
+    use grains_core::kernels::shell::penalty::{KEYS, TRIANGLE_KEYWORD};
+    let Some(v) = b.get("contact") else {
+        return Ok(None);
+    };
+    let what = format!("a table {{ law = \"{TRIANGLE_KEYWORD}\", stiffness = k }}");
+    let t = ctx.table(v, &b.key("contact"), &what)?;
+    let lv = t.req("law", &format!("\"{TRIANGLE_KEYWORD}\""))?;
+    let word = ctx.string(lv, &t.key("law"), &format!("\"{TRIANGLE_KEYWORD}\""))?;
+    if word != TRIANGLE_KEYWORD {
+        return Err(ctx.err(
+            &lv.span(),
+            &t.key("law"),
+            format!("unknown shell contact law \"{word}\"; accepted: \"{TRIANGLE_KEYWORD}\""),
+        ));
+    }
+    let mut ok = vec!["law"];
+    ok.extend_from_slice(KEYS);
+    t.deny_unknown(&ok)?;
+    crate::sections::ring::contact_of(ctx, &t).map(Some)
 }
 
 /// The block's mesh and the key it came from.

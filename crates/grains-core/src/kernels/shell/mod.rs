@@ -23,6 +23,7 @@ pub mod linear_bending;
 pub mod maxwell_shell;
 pub mod node_node_shell;
 pub mod node_to_segment;
+pub mod node_to_triangle;
 pub mod penalty;
 pub mod segment_segment_common_node;
 pub mod shell_viscosity;

@@ -1,14 +1,17 @@
-//! The penalty law of node-to-segment contact: a harmonic potential `phi = k d^2 / 2` in the
-//! signed closest approach `d` of a slave node to its master segment, acting while `d < 0`
-//! (interference), so the force on the slave is `-k d dd/dx_A`
+//! The penalty law of node-to-surface contact: a harmonic potential `phi = k d^2 / 2` in the
+//! signed closest approach `d` of a slave node to its master segment or triangle, acting while
+//! `d < 0` (interference), so the force on the slave is `-k d dd/dx_A`
 //! (`shared/reference/003`: the penalty parameter `k` is set as high as the time step allows).
 //! WGSL twin: `shaders/shell/penalty.wgsl`.
 //!
 //! Scene: `contact = { law = "node_to_segment", stiffness = k, self_contact = false }` (N/m)
-//! on a `[[ring]]`; the master ring's `k` acts.
+//! on a `[[ring]]`, `contact = { law = "node_to_triangle", ... }` on a `[[shell]]`; the master's
+//! `k` acts.
 
-/// Scene keyword.
+/// Scene keyword on a ring.
 pub const KEYWORD: &str = "node_to_segment";
+/// Scene keyword on a shell.
+pub const TRIANGLE_KEYWORD: &str = "node_to_triangle";
 /// Keys besides `law`.
 pub const KEYS: &[&str] = &["stiffness", "self_contact"];
 
