@@ -857,7 +857,7 @@ fn segment_passes_match_their_twins_on_random_states_and_over_200_steps() {
                     b[1].to_bits(),
                     "seed {seed}: kept, record {k}"
                 );
-            } else if at % 2 == 0 {
+            } else if at.is_multiple_of(2) {
                 assert_eq!(
                     a[0].to_bits(),
                     b[0].to_bits(),
