@@ -167,6 +167,12 @@ fn cases() -> Vec<(String, String)> {
             ),
         ),
         (
+            "`[[shell]]` `contact` `node_to_triangle`",
+            format!(
+                "{BASE}{MEMBRANE}{SHELL}{ICOSPHERE}contact = {{ law = \"node_to_triangle\", {UNKNOWN} }}\n"
+            ),
+        ),
+        (
             "`[[shell]]` `sheet`",
             format!(
                 "{BASE}{MEMBRANE}{SHELL}sheet = {{ corner = [0.01, 0.01, 0.02], \

@@ -678,6 +678,24 @@ fn shell_blocks_refuse_bad_input_with_its_place() {
         "stretch = { law = \"elastic_shell_spring\", stiffness = 3.0 }",
     );
     assert!(e.contains("unknown key `stiffness`"), "{e}");
+    let e = scene_error(
+        ico,
+        &format!("{stretch}\ncontact = {{ law = \"node_to_segment\", stiffness = 1.0 }}"),
+    );
+    assert!(
+        e.contains("shell[0].contact.law: unknown shell contact law \"node_to_segment\"; accepted: \"node_to_triangle\""),
+        "{e}"
+    );
+    let e = scene_error(
+        ico,
+        &format!("{stretch}\ncontact = {{ law = \"node_to_triangle\" }}"),
+    );
+    assert!(
+        e.contains("shell[0].contact.stiffness") && e.contains("required"),
+        "{e}"
+    );
+    let ok = format!("{stretch}\ncontact = {{ law = \"node_to_triangle\", stiffness = 1.0, self_contact = true }}");
+    assert_eq!(scene_error(ico, &ok), "", "a shell with contact");
 }
 
 #[test]
@@ -908,4 +926,271 @@ fn a_resumed_shell_run_continues_bitwise_on_the_cpu_and_closely_on_the_gpu() {
             "GPU resumed from a CPU state differs by {d} m after 40 steps"
         );
     }
+}
+
+use grains_core::kernels::passes::surface_contact::{MASTERS, SURFACE_RECORDS};
+use grains_core::kernels::shell::node_to_triangle::{closest_on_triangle, EDGE, FACE, VERTEX};
+use grains_core::shells::SurfaceContact;
+
+#[test]
+fn the_closest_point_on_a_triangle_takes_each_voronoi_region() {
+    let (a, b, c) = (Vec3::ZERO, Vec3::X, Vec3::Y);
+    let at = |p: [f32; 3]| {
+        let p = Vec3::from(p);
+        closest_on_triangle(a - p, b - p, c - p)
+    };
+    let near = |w: [f32; 3], want: [f32; 3]| (0..3).all(|k| (w[k] - want[k]).abs() < 1e-6);
+    let cases: [([f32; 3], [f32; 3], u32); 7] = [
+        ([0.2, 0.2, 0.5], [0.6, 0.2, 0.2], FACE),
+        ([-1.0, -1.0, 0.3], [1.0, 0.0, 0.0], VERTEX),
+        ([2.0, -0.5, 0.0], [0.0, 1.0, 0.0], VERTEX + 1),
+        ([-0.5, 2.0, -0.2], [0.0, 0.0, 1.0], VERTEX + 2),
+        ([0.5, -1.0, 0.0], [0.5, 0.5, 0.0], EDGE),
+        ([1.0, 1.0, 0.4], [0.0, 0.5, 0.5], EDGE + 1),
+        ([-1.0, 0.5, 0.0], [0.5, 0.0, 0.5], EDGE + 2),
+    ];
+    for (p, want, region) in cases {
+        let (w, r) = at(p);
+        assert!(near(w, want) && r == region, "{p:?}: {w:?} in {r}");
+    }
+}
+
+fn contact_spec(mesh: Mesh, k: f64, self_contact: bool) -> ShellSpec {
+    let mut s = spec(mesh, ShellLaws::default());
+    s.contact = Some(SurfaceContact {
+        stiffness: k,
+        self_contact,
+    });
+    s
+}
+
+/// A world of `shells` meeting only through node-to-triangle contact (no interaction).
+fn contact_world(shells: &[ShellSpec]) -> World {
+    let mats = vec![membrane()];
+    let mut p = Particles::default();
+    let mut sh = Shells::default();
+    for s in shells {
+        sh.add(s, &mats, &mut p).expect("shell");
+    }
+    let mut w = World::new_with_shells(
+        (p, vec![], mats, vec![]),
+        open_domain(0.02),
+        [0.0; 3],
+        1e-7,
+        1e-5,
+        sh,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    w.dt = grains_core::timestep::timestep_report(&w).auto_dt;
+    w
+}
+
+/// The rotation (w, x, y, z) that turns unit `a` onto unit `b`.
+fn turn(a: Vec3, b: Vec3) -> [f64; 4] {
+    let q = glam::Quat::from_rotation_arc(a, b);
+    [q.w as f64, q.x as f64, q.y as f64, q.z as f64]
+}
+
+#[test]
+fn a_node_inside_a_face_is_pushed_out_with_the_barycentric_reaction() {
+    // Shell A (an icosphere of 4 mm); shell B (an icosahedron of 0.5 mm) outside it with its
+    // node 0 turned to poke 20 um into the middle of A's face 0.
+    let (k, depth) = (80.0f64, 2.0e-5f64);
+    let a = Mesh::icosphere([0.0; 3], 4e-3, 1);
+    let face = a.triangles[0].map(|v| Vec3::from(a.vertices[v as usize].map(|x| x as f32)));
+    let n = (face[1] - face[0]).cross(face[2] - face[0]).normalize();
+    let centroid = (face[0] + face[1] + face[2]) / 3.0;
+    let mut b = Mesh::icosphere([0.0; 3], 1.0, 0);
+    let v0 = Vec3::from(b.vertices[0].map(|x| x as f32)).normalize();
+    let tip = centroid - n * depth as f32;
+    let centre = tip + n * 5e-4;
+    b.transform(5e-4, turn(v0, -n), centre.to_array().map(|x| x as f64));
+    let w = contact_world(&[contact_spec(a.clone(), k, false), contact_spec(b, k, false)]);
+    let first_b = a.vertices.len();
+    let c = CpuBackend::new(w).expect("cpu");
+    // On B's node 0: k depth along n (out of A); on the face's nodes: a third of it back each.
+    let f_slave = n.as_dvec3() * (k * depth);
+    let mut want = vec![(first_b, f_slave)];
+    for &v in &a.triangles[0] {
+        want.push((v as usize, -f_slave / 3.0));
+    }
+    for (p, f) in &want {
+        let got = c.force[*p];
+        for axis in 0..3 {
+            let err = (got[axis] as f64 - f[axis]).abs();
+            assert!(err < 2e-3 * f.length(), "node {p}: {got:?} vs {f:?}");
+        }
+    }
+    let listed: Vec<usize> = want.iter().map(|w| w.0).collect();
+    let stray = (0..c.force.len())
+        .filter(|p| !listed.contains(p))
+        .map(|p| Vec3::from_slice(&c.force[p][..3]).length())
+        .fold(0.0f32, f32::max);
+    assert_eq!(stray, 0.0, "no other node feels it");
+    let r = c.surface_records[SURFACE_RECORDS * first_b];
+    assert_eq!(r[0].to_bits(), 0, "A's face 0 is the master");
+    assert!(
+        (1..4).all(|k| (r[k] - 1.0 / 3.0).abs() < 2e-3),
+        "weights {r:?}"
+    );
+}
+
+/// Four icospheres of 2 mm crowded so that they overlap, nodes jittered and set moving.
+fn crowded_shells(seed: u64, self_contact: bool) -> World {
+    let mut rng = SplitMix(seed);
+    let shells: Vec<ShellSpec> = (0..4)
+        .map(|k| {
+            let c = [(k % 2) as f64 * 3.6e-3, (k / 2) as f64 * 3.6e-3, 0.0];
+            let mut m = Mesh::icosphere(c, 2e-3, 2);
+            for v in &mut m.vertices {
+                for x in v.iter_mut() {
+                    *x += (rng.uniform() - 0.5) * 6e-5;
+                }
+            }
+            let mut s = contact_spec(m, 30.0 + k as f64, self_contact);
+            // Springs keep the elements near their size, as the list's reach assumes.
+            s.laws.stretch = Some(StretchLaw::ElasticShellSpring);
+            s
+        })
+        .collect();
+    let mut w = contact_world(&shells);
+    for v in w.particles.vel.iter_mut() {
+        for x in v.iter_mut().take(3) {
+            *x = (rng.uniform() * 2.0 - 1.0) as f32 * 0.02;
+        }
+    }
+    w
+}
+
+#[test]
+fn every_master_triangle_within_reach_is_found_as_brute_force_finds_it() {
+    for seed in [5u64, 6] {
+        let w = crowded_shells(seed, seed == 6);
+        let mut b = CpuBackend::new(w.clone()).expect("cpu");
+        let mut checked = 0;
+        for round in 0..2 {
+            let label = format!("seed {seed} round {round}");
+            checked += crate::rings::check_masters(&w, &mut b, &label);
+            b.run(200);
+        }
+        assert!(checked > 20, "seed {seed}: only {checked} contacts checked");
+    }
+}
+
+/// The signed closest approach of node `p` to ring or shell `shell`, over all its elements
+/// (no reach): negative inside it.
+fn depth_in(w: &World, pos: &[[f32; 4]], p: usize, shell: usize) -> f32 {
+    use grains_core::kernels::passes::surface_contact::{resolve_element, Surfaces};
+    let sh = &w.shells;
+    let (start, elems) = sh.surface_index(pos.len());
+    let s = Surfaces {
+        shells: &sh.shells,
+        shell_tris: &sh.triangles,
+        surface_start: &start,
+        surface_elems: &elems,
+    };
+    let xa = Vec3::from_slice(&pos[p][..3]);
+    let rel = |q: u32| Vec3::from_slice(&pos[q as usize][..3]) - xa;
+    let params = sh.shells[shell];
+    (params.tri_start..params.tri_start + params.tri_count)
+        .map(|t| resolve_element(&s, t, &rel).1)
+        .fold(f32::INFINITY, |a, d| if d.abs() < a.abs() { d } else { a })
+}
+
+#[test]
+fn colliding_shells_meet_through_their_triangles_keeping_momentum_and_their_ledger() {
+    // Two closed shells of 42 nodes, B flying into A at 0.3 m/s, meeting only through
+    // node-to-triangle contact; no damping.
+    let laws = ShellLaws {
+        stretch: Some(StretchLaw::ElasticShellSpring),
+        volume: Some(VolumeLaw { stiffness: 2e4 }),
+        ..Default::default()
+    };
+    let k = 5e3;
+    let mut a = contact_spec(Mesh::icosphere([0.0; 3], 2e-3, 1), k, false);
+    let mut b = contact_spec(Mesh::icosphere([4.3e-3, 0.4e-3, 0.2e-3], 2e-3, 1), k, false);
+    a.laws = laws;
+    b.laws = laws;
+    b.velocity = [-0.3, 0.0, 0.0];
+    let n = 42;
+    let w = contact_world(&[a, b]);
+    let reach = w.shells.shells[0].contact_reach;
+    let mut c = CpuBackend::new(w.clone()).expect("cpu");
+    let momentum = |c: &mut CpuBackend| {
+        let vel = c.snapshot().vel.to_vec();
+        let m = &c.world.particles.mass;
+        (vel.iter().zip(m))
+            .map(|(v, &m)| glam::DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64) * m as f64)
+            .sum::<glam::DVec3>()
+    };
+    let (p0, e0) = (momentum(&mut c), c.energy().total);
+    let (mut touched, mut deepest) = (false, 0.0f32);
+    // 4 ms: B reaches A after 1 ms.
+    let chunk = (4e-3 / 40.0 / c.world.dt).ceil() as u64;
+    for _ in 0..40 {
+        c.run(chunk);
+        touched |= c.energy().elastic > 1e-12;
+        let pos = c.snapshot().pos.to_vec();
+        for p in 0..2 * n {
+            let other = if p < n { 1 } else { 0 };
+            deepest = deepest.min(depth_in(&w, &pos, p, other));
+        }
+    }
+    let (p1, e1) = (momentum(&mut c), c.energy().total);
+    assert!(touched, "the shells never touched");
+    assert!(
+        (p1 - p0).length() < 1e-5 * p0.length(),
+        "momentum {p0} -> {p1}"
+    );
+    assert!(((e1 - e0) / e0).abs() < 1e-3, "energy {e0} -> {e1}");
+    // The membranes hold: no node ever more than a third of the reach inside the other shell.
+    assert!(
+        deepest > -reach / 3.0,
+        "a node went {deepest} m deep (reach {reach} m)"
+    );
+}
+
+#[test]
+fn surface_passes_match_their_twins_on_shells() {
+    let Some(ctx) = gpu_context() else {
+        return;
+    };
+    let w = crowded_shells(7, true);
+    let mut c = CpuBackend::new(w.clone()).expect("cpu");
+    let mut g = GpuBackend::new(w, &ctx).unwrap_or_else(|e| panic!("{e}"));
+    let n = c.force.len();
+    let gr: Vec<[f32; 4]> = g
+        .read_buffer("surface_records", SURFACE_RECORDS * n)
+        .expect("read");
+    // The same masters in the same slots; weights, forces and energies to 1e-5 of the largest.
+    let summary = 2 * MASTERS;
+    let (mut worst, mut largest, mut kept) = (0.0f32, 0.0f32, 0u32);
+    for (k, (a, b)) in c.surface_records.iter().zip(&gr).enumerate() {
+        let at = k % SURFACE_RECORDS;
+        if at == summary {
+            assert_eq!(a[1].to_bits(), b[1].to_bits(), "kept, record {k}");
+            kept += a[1].to_bits();
+            continue;
+        }
+        let lanes = if at % 2 == 0 {
+            assert_eq!(a[0].to_bits(), b[0].to_bits(), "master, record {k}");
+            1..4
+        } else {
+            0..4
+        };
+        for l in lanes {
+            worst = worst.max((a[l] - b[l]).abs());
+            largest = largest.max(a[l].abs());
+        }
+    }
+    assert!(kept > 10, "{kept} contacts");
+    assert!(worst <= 1e-5 * largest, "records {worst} of {largest}");
+    let gforce: Vec<[f32; 4]> = g.read_buffer("force", n).expect("read");
+    let (d, s) = max_diff(&c.force, &gforce, 3);
+    assert!(d <= 1e-5 * s, "node forces {d} of {s}");
+    c.run(100);
+    g.run(100);
+    let (cs, gs) = (c.snapshot(), g.snapshot());
+    let (d, _) = max_diff(&cs.pos, &gs.pos, 3);
+    assert!(d < 1e-8, "positions after 100 steps differ by {d} m");
 }

@@ -680,9 +680,10 @@ impl Shells {
     }
 
     /// How far beyond touching the neighbour list must reach for node-to-surface contact (m):
-    /// a slave within an element's reach `rho` (half its longest edge `L`) lies within
-    /// `rho + L = 3 rho` of each of its nodes, which the list holds when its cut-off,
-    /// `r_i + r_j` plus this, is at least that far. 0 without such contact.
+    /// a slave within an element's reach `rho` (half its longest initial edge `L`) lies within
+    /// `rho + 1.5 L = 4 rho` of each of its nodes while the element's edges are at most half
+    /// again as long as `L`, which the list holds when its cut-off, `r_i + r_j` plus this, is
+    /// at least that far. 0 without such contact.
     pub fn surface_range(&self, particles: &Particles) -> f32 {
         let (start, _) = self.surface_index(particles.len());
         let smallest = (0..particles.len())
@@ -692,7 +693,7 @@ impl Shells {
         self.shells
             .iter()
             .filter(|s| s.contact_stiffness > 0.0)
-            .map(|s| (3.0 * s.contact_reach - 2.0 * smallest).max(0.0))
+            .map(|s| (4.0 * s.contact_reach - 2.0 * smallest).max(0.0))
             .fold(0.0, f32::max)
     }
 }

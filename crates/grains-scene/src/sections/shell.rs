@@ -115,6 +115,7 @@ pub(crate) fn read(
             t.deny_unknown(&ok)?;
             laws.parse(slot, word, &SlotKeys { t: &t })?;
         }
+        let contact = contact_table(ctx, &b)?;
         if laws == ShellLaws::default() {
             return Err(ctx.err(
                 &b.span,
@@ -133,7 +134,6 @@ pub(crate) fn read(
                 "\"maxwell_shell\" relaxes the edge springs; add `stretch = { law = \"elastic_shell_spring\" }`",
             ));
         }
-        let contact = contact_table(ctx, &b)?;
         let spec = ShellSpec {
             mesh,
             material: material as u32,
