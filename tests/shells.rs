@@ -1172,7 +1172,7 @@ fn surface_passes_match_their_twins_on_shells() {
             kept += a[1].to_bits();
             continue;
         }
-        let lanes = if at % 2 == 0 {
+        let lanes = if at.is_multiple_of(2) {
             assert_eq!(a[0].to_bits(), b[0].to_bits(), "master, record {k}");
             1..4
         } else {
