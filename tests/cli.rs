@@ -968,3 +968,22 @@ fn adapter_picks_the_gpu_by_number_or_name() {
         };
     assert!(e.contains("no such adapter") && e.contains(&name), "{e}");
 }
+
+/// A node-to-segment penalty too stiff for the given dt is refused before the run, with the
+/// step that would do (the penalty counts in the rings' element time).
+#[test]
+fn a_penalty_too_stiff_for_the_step_is_refused() {
+    let dir = temp_dir("stiff-penalty");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text = std::fs::read_to_string(scene("rings.toml")).expect("read");
+    let path = dir.join("rings.toml");
+    std::fs::write(&path, text.replace("dt = \"auto\"", "dt = 1.0e-5")).expect("write");
+    let e = grains(&["check", &path.to_string_lossy()]).expect_err("refused");
+    let m = format!("{e:#}");
+    assert!(
+        m.contains("dt = 1.000e-5 s resolves a collision")
+            && m.contains("use `dt = \"auto\"`")
+            && m.contains("--allow-unstable"),
+        "{m}"
+    );
+}

@@ -410,6 +410,13 @@ fn ring_blocks_refuse_bad_input_with_its_place() {
         e.contains("ring[0].points") && e.contains("run clockwise") && e.contains("anticlockwise"),
         "{e}"
     );
+    let bow = "points = [[0.0, 0.0], [0.002, 0.002], [0.002, 0.0], [0.0, 0.002]]";
+    let e = scene_error(true, bow, stretch);
+    assert!(
+        e.contains("ring[0].points")
+            && e.contains("crosses itself: its segments 0 (nodes 0-1) and 2 (nodes 2-3) intersect"),
+        "{e}"
+    );
     let e = scene_error(true, "file = \"bad.csv\"", stretch);
     assert!(
         e.contains("bad.csv:2: expected two numbers \"x y\" (m), found \"0.002 zero\""),

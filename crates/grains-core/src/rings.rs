@@ -81,6 +81,41 @@ pub fn polygon_area(points: &[[f64; 2]]) -> f64 {
         .sum()
 }
 
+/// The first two segments of the closed polyline `p` that share no node and intersect, by a
+/// sweep along x (segments sorted by their left end, each compared with those that start
+/// before it ends): `(a, b)` with `a < b`.
+fn crossing_segments(p: &[[f64; 2]]) -> Option<(usize, usize)> {
+    let n = p.len();
+    let seg = |k: usize| (p[k], p[(k + 1) % n]);
+    let orient = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| {
+        (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    };
+    let cross = |i: usize, j: usize| {
+        let ((a, b), (c, d)) = (seg(i), seg(j));
+        let (o1, o2) = (orient(a, b, c), orient(a, b, d));
+        let (o3, o4) = (orient(c, d, a), orient(c, d, b));
+        o1 * o2 <= 0.0 && o3 * o4 <= 0.0 && !(o1 == 0.0 && o2 == 0.0)
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    let lo = |k: usize| seg(k).0[0].min(seg(k).1[0]);
+    let hi = |k: usize| seg(k).0[0].max(seg(k).1[0]);
+    order.sort_by(|&a, &b| lo(a).total_cmp(&lo(b)));
+    let mut found: Option<(usize, usize)> = None;
+    for (x, &i) in order.iter().enumerate() {
+        for &j in &order[x + 1..] {
+            if lo(j) > hi(i) {
+                break;
+            }
+            let adjacent = (i + 1) % n == j || (j + 1) % n == i;
+            if !adjacent && cross(i, j) {
+                let pair = (i.min(j), i.max(j));
+                found = Some(found.map_or(pair, |f| f.min(pair)));
+            }
+        }
+    }
+    found
+}
+
 fn length(a: [f64; 2], b: [f64; 2]) -> f64 {
     (b[0] - a[0]).hypot(b[1] - a[1])
 }
@@ -97,6 +132,15 @@ fn check(spec: &RingSpec) -> Result<(), CoreError> {
         return bad(format!(
             "nodes {k} and {} of the ring coincide",
             (k + 1) % p.len()
+        ));
+    }
+    if let Some((a, b)) = crossing_segments(p) {
+        let n = p.len();
+        return bad(format!(
+            "the ring crosses itself: its segments {a} (nodes {a}-{}) and {b} (nodes {b}-{}) \
+             intersect; a ring must be a simple closed polyline",
+            (a + 1) % n,
+            (b + 1) % n
         ));
     }
     let area = polygon_area(p);
