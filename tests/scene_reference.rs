@@ -188,6 +188,13 @@ fn cases() -> Vec<(String, String)> {
             ),
         ),
         (
+            "`[[ring]]` `array`",
+            format!(
+                "{}{CIRCLE}stretch = {{ law = \"spring\", stiffness = 1.0 }}\narray = {{ count = [2, 1], spacing = [0.02, 0.0], {UNKNOWN} }}\n",
+                ring_base()
+            ),
+        ),
+        (
             "`[[ring]]` `stretch` `spring`",
             format!(
                 "{}{CIRCLE}stretch = {{ law = \"spring\", {UNKNOWN} }}\n",

@@ -363,9 +363,19 @@ pub fn initial_overlaps(world: &World) -> OverlapReport {
         triangles: &world.triangles,
     };
     let body = |i: u32| crate::kernels::passes::pair_count::body_of(i as usize, &p.shape, &shapes);
+    let (nm, chains) = (world.materials.len(), &world.table.sphere_chain);
     let visit = |report: &mut OverlapReport, i: u32, j: u32, bound: f64| {
         // Members of one clump overlap by design.
         if body(i) != u32::MAX && body(i) == body(j) {
+            return;
+        }
+        // Nor do particles that no chain joins touch (nodes of rings or shells that meet
+        // through their elements).
+        let (mi, mj) = (
+            p.material[i as usize] as usize,
+            p.material[j as usize] as usize,
+        );
+        if chains.get(mi * nm + mj) == Some(&crate::materials::NO_CHAIN) {
             return;
         }
         let depth = match crate::world::neighbour_resolver(kind(i), kind(j), false, false) {

@@ -15,6 +15,7 @@
 //! damping = { law = "shell_viscosity", viscosity = 1e-3 }
 //! area = { law = "area_conservation", stiffness = 1e-2 }
 //! contact = { law = "node_to_segment", stiffness = 1.0, self_contact = false }
+//! array = { count = [20, 15], spacing = [1.1e-5, 1.1e-5] }   # copies on a grid
 //! ```
 
 use std::path::Path;
@@ -65,19 +66,64 @@ pub(crate) fn read(
             .into_iter()
             .find(|k| b.get(k).is_some())
             .unwrap_or("circle");
-        shells.add_ring(&spec, materials, particles).map_err(|e| {
-            let (line, column) = ctx.line_col(b.key_span(key).start);
-            SceneError::Core {
-                file: ctx.file.to_path_buf(),
-                line,
-                column,
-                key: b.key(key),
-                err: e,
-            }
-        })?;
+        for offset in copies(ctx, &b, spec.points.len())? {
+            let mut copy = spec.clone();
+            copy.points
+                .iter_mut()
+                .for_each(|p| *p = [p[0] + offset[0], p[1] + offset[1]]);
+            shells.add_ring(&copy, materials, particles).map_err(|e| {
+                let (line, column) = ctx.line_col(b.key_span(key).start);
+                SceneError::Core {
+                    file: ctx.file.to_path_buf(),
+                    line,
+                    column,
+                    key: b.key(key),
+                    err: e,
+                }
+            })?;
+        }
         inside_domain(ctx, &b, key, domain, &particles.pos[first..])?;
     }
     Ok(())
+}
+
+/// The offsets of the block's copies of its ring: `array = { count = [nx, ny], spacing =
+/// [dx, dy] }` repeats it on a grid (row by row, x fastest), else one copy in place.
+fn copies(ctx: &Ctx<'_>, b: &Table<'_, '_>, nodes: usize) -> Result<Vec<[f64; 2]>, SceneError> {
+    let Some(v) = b.get("array") else {
+        return Ok(vec![[0.0; 2]]);
+    };
+    let t = ctx.table(
+        v,
+        &b.key("array"),
+        "a table { count = [nx, ny], spacing = [dx, dy] }",
+    )?;
+    t.deny_unknown(&["count", "spacing"])?;
+    let cv = t.req("count", "[nx, ny] (positive integers)")?;
+    let c = ctx.array(cv, &t.key("count"), "[nx, ny] (positive integers)")?;
+    if c.len() != 2 {
+        return Err(ctx.err(
+            &cv.span(),
+            &t.key("count"),
+            format!(
+                "expected [nx, ny] (positive integers), found {} element(s)",
+                c.len()
+            ),
+        ));
+    }
+    let nx = ctx.integer(&c[0], &format!("{}[0]", t.key("count")), 1)?;
+    let ny = ctx.integer(&c[1], &format!("{}[1]", t.key("count")), 1)?;
+    let total = nx.saturating_mul(ny).saturating_mul(nodes as u64);
+    ctx.check_memory(total, &cv.span(), &t.key("count"))?;
+    let spacing = point2(
+        ctx,
+        t.req("spacing", "[dx, dy] (m)")?,
+        &t.key("spacing"),
+        "m",
+    )?;
+    Ok((0..ny)
+        .flat_map(|j| (0..nx).map(move |i| [i as f64 * spacing[0], j as f64 * spacing[1]]))
+        .collect())
 }
 
 /// One block's ring.
@@ -100,6 +146,7 @@ fn ring_spec(
         "damping",
         "area",
         "contact",
+        "array",
     ])?;
     let mv = b.req("material", "a material name")?;
     let material = crate::sections::material::material_of(ctx, materials, mv, &b.key("material"))?;
