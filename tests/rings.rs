@@ -1076,3 +1076,16 @@ fn colliding_rings_keep_their_ledger_better_at_a_smaller_dt() {
         "drift {coarse:e} at dt, {fine:e} at dt/2: ratio {ratio}"
     );
 }
+
+#[test]
+fn the_cells_2d_scene_checks() {
+    let scene =
+        grains_scene::load_scene(&grains_tests::workspace_root().join("scenes/cells_2d.toml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    // 20 x 15 copies of a ring of 16 nodes, shifted by 2.2 mm.
+    assert_eq!(scene.world.shells.shells.len(), 300);
+    assert_eq!(scene.world.particles.len(), 300 * 16);
+    let first = |r: usize| scene.world.particles.pos[16 * r];
+    assert_eq!(first(1)[0] - first(0)[0], 2.2e-3);
+    assert_eq!(first(20)[1] - first(0)[1], 2.2e-3);
+}
