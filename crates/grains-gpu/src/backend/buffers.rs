@@ -386,10 +386,11 @@ impl GpuBackend {
         self.upload("shell_start", cast_slice(&shell_start), 0, none)?;
         self.upload("shell_entry", cast_slice(&shell_entry), 4, none)?;
         self.upload("shell_rest", cast_slice(&sh.rest), 4, none)?;
+        // Without node-to-surface contact the surface passes do not run: one word each.
         let (surface_start, surface_elems) = if sh.has_surface_contact() {
             sh.surface_index(self.n)
         } else {
-            (vec![0; self.n + 1], Vec::new())
+            (Vec::new(), Vec::new())
         };
         self.upload("surface_start", cast_slice(&surface_start), 4, none)?;
         self.upload("surface_elems", cast_slice(&surface_elems), 4, none)?;
