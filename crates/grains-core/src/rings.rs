@@ -21,7 +21,7 @@ use crate::error::CoreError;
 use crate::kernels::shell::segment_segment_common_node::turning_angle;
 use crate::kernels::shell::{BendingLaw, DampingLaw};
 use crate::material::Material;
-use crate::shells::{ShellEdgeParams, ShellParams, Shells, SurfaceContact, NO_NODE};
+use crate::shells::{push_node, ShellEdgeParams, ShellParams, Shells, SurfaceContact, NO_NODE};
 use crate::world::Particles;
 
 /// The area law of a ring.
@@ -183,20 +183,9 @@ impl Shells {
         let ring = self.shells.len() as u32;
         for k in 0..n {
             let m = mat.density * t * t * 0.5 * (seg[k] + seg[(k + n - 1) % n]);
-            let v = spec.velocity;
-            particles
-                .pos
-                .push([p[k][0] as f32, p[k][1] as f32, 0.0, radius as f32]);
-            particles
-                .vel
-                .push([v[0] as f32, v[1] as f32, 0.0, (1.0 / m) as f32]);
-            // Nodes are points: no rotational freedom (inverse inertia 0 keeps omega at 0).
-            particles.omega.push([0.0; 4]);
-            particles.quat.push(crate::shapes::IDENTITY);
-            particles.material.push(spec.material);
-            particles.mass.push(m as f32);
-            particles.inertia.push(0.0);
-            particles.shape.push(crate::shapes::SPHERE);
+            let (x, v) = (p[k], spec.velocity);
+            let node = [x[0], x[1], 0.0, radius];
+            push_node(particles, node, [v[0], v[1], 0.0], m, spec.material);
         }
         let tri_start = self.triangles.len() as u32;
         for (a, &length) in seg.iter().enumerate() {

@@ -231,6 +231,28 @@ impl Mesh {
     }
 }
 
+/// Append a node of a shell or ring: a sphere at `x = [x, y, z, contact radius]` with velocity
+/// `v` and mass `m`, without rotational freedom (nodes are points: an inverse inertia of 0
+/// keeps its spin at 0).
+pub(crate) fn push_node(
+    particles: &mut Particles,
+    x: [f64; 4],
+    v: [f64; 3],
+    m: f64,
+    material: u32,
+) {
+    particles.pos.push(x.map(|c| c as f32));
+    particles
+        .vel
+        .push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / m) as f32]);
+    particles.omega.push([0.0; 4]);
+    particles.quat.push(crate::shapes::IDENTITY);
+    particles.material.push(material);
+    particles.mass.push(m as f32);
+    particles.inertia.push(0.0);
+    particles.shape.push(crate::shapes::SPHERE);
+}
+
 /// An edge of a mesh with its hinge: common nodes `i -> j` as triangle 1 = `(i, j, k)` runs
 /// them, lever `k` of triangle 1 and lever `l` of triangle 2 = `(j, i, l)` ([`NO_NODE`] on a
 /// boundary); `t1`, `t2` the two triangles (`t2 = u32::MAX` on a boundary).
@@ -535,20 +557,8 @@ impl Shells {
             }
         }
         for (x, &m) in mesh.vertices.iter().zip(&node_mass) {
-            let v = spec.velocity;
-            particles
-                .pos
-                .push([x[0] as f32, x[1] as f32, x[2] as f32, radius as f32]);
-            particles
-                .vel
-                .push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / m) as f32]);
-            // Nodes are points: no rotational freedom (inverse inertia 0 keeps omega at 0).
-            particles.omega.push([0.0; 4]);
-            particles.quat.push(crate::shapes::IDENTITY);
-            particles.material.push(spec.material);
-            particles.mass.push(m as f32);
-            particles.inertia.push(0.0);
-            particles.shape.push(crate::shapes::SPHERE);
+            let node = [x[0], x[1], x[2], radius];
+            push_node(particles, node, spec.velocity, m, spec.material);
         }
         for e in &edges {
             let [i, j, k, l] = e.nodes;
