@@ -331,12 +331,16 @@ fn bodies(world: &World) -> Vec<(usize, f64, f64, bool)> {
         let k = (first as usize..(first + count) as usize)
             .min_by(|&a, &b| p.mass[a].total_cmp(&p.mass[b]));
         if let Some(k) = k {
-            bodies.push((
+            let node = (
                 p.material[k] as usize,
                 p.mass[k] as f64,
                 p.pos[k][3] as f64,
                 false,
-            ));
+            );
+            // Many alike rings or shells (a tissue of copies) are one body for the times.
+            if !bodies.contains(&node) {
+                bodies.push(node);
+            }
         }
     }
     bodies
