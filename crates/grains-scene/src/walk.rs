@@ -180,6 +180,36 @@ impl Ctx<'_> {
         }
     }
 
+    /// `[nx, ny]` of integers in `1..=max`, each refused at its own place ("expected at most
+    /// `max` `noun`").
+    pub fn count_pair(
+        &self,
+        v: &Value<'_>,
+        key: &str,
+        max: u64,
+        noun: &str,
+    ) -> Result<[u64; 2], SceneError> {
+        let what = "[nx, ny] (positive integers)";
+        let a = self.array(v, key, what)?;
+        if a.len() != 2 {
+            return Err(self.err(
+                &v.span(),
+                key,
+                format!("expected {what}, found {} element(s)", a.len()),
+            ));
+        }
+        let mut out = [0u64; 2];
+        for (k, (x, o)) in a.iter().zip(out.iter_mut()).enumerate() {
+            let at = format!("{key}[{k}]");
+            *o = self.integer(x, &at, 1)?;
+            if *o > max {
+                let message = format!("expected at most {max} {noun}, found {o}");
+                return Err(self.err(&x.span(), &at, message));
+            }
+        }
+        Ok(out)
+    }
+
     pub fn string<'a>(
         &self,
         v: &'a Value<'_>,

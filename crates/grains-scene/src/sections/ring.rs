@@ -100,19 +100,7 @@ fn copies(ctx: &Ctx<'_>, b: &Table<'_, '_>, nodes: usize) -> Result<Vec<[f64; 2]
     )?;
     t.deny_unknown(&["count", "spacing"])?;
     let cv = t.req("count", "[nx, ny] (positive integers)")?;
-    let c = ctx.array(cv, &t.key("count"), "[nx, ny] (positive integers)")?;
-    if c.len() != 2 {
-        return Err(ctx.err(
-            &cv.span(),
-            &t.key("count"),
-            format!(
-                "expected [nx, ny] (positive integers), found {} element(s)",
-                c.len()
-            ),
-        ));
-    }
-    let nx = ctx.integer(&c[0], &format!("{}[0]", t.key("count")), 1)?;
-    let ny = ctx.integer(&c[1], &format!("{}[1]", t.key("count")), 1)?;
+    let [nx, ny] = ctx.count_pair(cv, &t.key("count"), u64::MAX, "copies")?;
     let total = nx.saturating_mul(ny).saturating_mul(nodes as u64);
     ctx.check_memory(total, &cv.span(), &t.key("count"))?;
     let spacing = point2(

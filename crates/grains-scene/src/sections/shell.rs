@@ -287,29 +287,9 @@ fn mesh_of(
             let corner = ctx.vec3(t.req("corner", "[x, y, z] (m)")?, &t.key("corner"), "m")?;
             let size = two(&t, "size", "[lx, ly] (m)")?;
             let dv = t.req("divisions", "[nx, ny] (positive integers)")?;
-            let a = ctx.array(dv, &t.key("divisions"), "[nx, ny] (positive integers)")?;
-            if a.len() != 2 {
-                return Err(ctx.err(
-                    &dv.span(),
-                    &t.key("divisions"),
-                    format!(
-                        "expected [nx, ny] (positive integers), found {} element(s)",
-                        a.len()
-                    ),
-                ));
-            }
-            let mut d = [0u32; 2];
-            for (k, (x, o)) in a.iter().zip(d.iter_mut()).enumerate() {
-                let v = ctx.integer(x, &format!("{}[{k}]", t.key("divisions")), 1)?;
-                if v > 4096 {
-                    return Err(ctx.err(
-                        &x.span(),
-                        &format!("{}[{k}]", t.key("divisions")),
-                        format!("expected at most 4096 divisions, found {v}"),
-                    ));
-                }
-                *o = v as u32;
-            }
+            let d = ctx
+                .count_pair(dv, &t.key("divisions"), 4096, "divisions")?
+                .map(|n| n as u32);
             let nodes = (d[0] as u64 + 1) * (d[1] as u64 + 1);
             ctx.check_memory(nodes, &dv.span(), &t.key("divisions"))?;
             Ok((Mesh::sheet(corner, size, d), "sheet"))
