@@ -695,16 +695,21 @@ impl Shells {
     /// again as long as `L`, which the list holds when its cut-off, `r_i + r_j` plus this, is
     /// at least that far. 0 without such contact.
     pub fn surface_range(&self, particles: &Particles) -> f32 {
-        let (start, _) = self.surface_index(particles.len());
-        let smallest = (0..particles.len())
-            .filter(|&p| start[p] < start[p + 1])
-            .map(|p| particles.pos[p][3])
+        let smallest = (self.contact_nodes())
+            .map(|p| particles.pos[p as usize][3])
             .fold(f32::INFINITY, f32::min);
         self.shells
             .iter()
             .filter(|s| s.contact_stiffness > 0.0)
             .map(|s| (4.0 * s.contact_reach - 2.0 * smallest).max(0.0))
             .fold(0.0, f32::max)
+    }
+
+    /// The nodes of the rings and shells with node-to-surface contact.
+    pub fn contact_nodes(&self) -> impl Iterator<Item = u32> + '_ {
+        (self.shells.iter().zip(&self.nodes))
+            .filter(|(s, _)| s.contact_stiffness > 0.0)
+            .flat_map(|(_, &(first, count))| first..first + count)
     }
 }
 
@@ -715,15 +720,17 @@ pub fn surface_only_materials(
     particle_materials: &[u32],
     n_materials: usize,
 ) -> Vec<bool> {
-    let mut nodes = vec![0usize; n_materials];
-    let mut all = vec![0usize; n_materials];
-    let (start, _) = shells.surface_index(particle_materials.len());
-    for (p, &m) in particle_materials.iter().enumerate() {
-        if let Some(a) = all.get_mut(m as usize) {
-            *a += 1;
-            nodes[m as usize] += (start[p] < start[p + 1]) as usize;
+    let count = |ps: &mut dyn Iterator<Item = u32>| {
+        let mut n = vec![0usize; n_materials];
+        for p in ps {
+            if let Some(c) = n.get_mut(particle_materials[p as usize] as usize) {
+                *c += 1;
+            }
         }
-    }
+        n
+    };
+    let nodes = count(&mut shells.contact_nodes());
+    let all = count(&mut (0..particle_materials.len() as u32));
     nodes
         .iter()
         .zip(&all)
